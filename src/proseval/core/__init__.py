@@ -1,1 +1,8 @@
+"""The vocabulary every benchmark speaks: samples, tasks, states and scores."""
 
+from .sample import Sample
+from .score import Score
+from .state import State
+from .task import Task
+
+__all__ = ["Sample", "Score", "State", "Task"]

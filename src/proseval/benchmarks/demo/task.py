@@ -1,0 +1,87 @@
+"""`demo`: eight short prompts, a judge's 1–10 rating and a rule-based length score.
+
+A pipeline check that runs anywhere (no data files), not a benchmark.
+"""
+
+from __future__ import annotations
+
+from ...core.protocols import single_turn
+from ...core.sample import Sample
+from ...core.score import Score
+from ...core.state import State
+from ...core.task import Task
+from ...judging.parse import extract_json, parse_score
+from ...models.base import GenerateConfig
+from ...runtime.context import SampleContext
+from .prompts import PROMPTS
+
+JUDGE_INSTRUCTIONS = """You are grading a piece of writing produced for the request below.
+Consider how well it fulfils the request, its clarity, organisation and language.
+Give one integer score from 1 (very poor) to 10 (excellent).
+
+Request:
+{request}
+
+Writing to grade:
+{response}
+
+Reply with JSON only, in this form: {{"score": <integer 1-10>, "reason": "<one sentence>"}}"""
+
+
+def dataset() -> list[Sample]:
+    return [
+        Sample(
+            id=str(item["id"]),
+            input=f"{item['prompt']} Aim for about {item['words']} words.",
+            target={"words": item["words"]},
+            metadata={"genre": item["genre"]},
+        )
+        for item in PROMPTS
+    ]
+
+
+def length_score(text: str, target_words: int) -> float:
+    """1 at the target word count, falling linearly to 0 at zero or twice the target."""
+    words = len(text.split())
+    return max(0.0, 1.0 - abs(words - target_words) / target_words)
+
+
+async def length(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
+    target = int(sample.target["words"])
+    return {"length": Score(value=length_score(state.output, target),
+                            explanation=f"{len(state.output.split())} words for a target of {target}")}
+
+
+async def judge_quality(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
+    if not state.output.strip():
+        return {"quality": Score.unscored("empty", "the candidate's answer is empty")}
+    prompt = JUDGE_INSTRUCTIONS.format(request=sample.input, response=state.output)
+    completion = await ctx.generate("judge", [{"role": "user", "content": prompt}], turn="judge")
+    parsed = extract_json(completion.text)
+    if parsed.value is None:
+        return {"quality": Score.unscored(parsed.status, parsed.detail, raw=completion.text[:500])}
+    answer = parsed.value if isinstance(parsed.value, dict) else {}
+    score = parse_score(answer.get("score"), 1, 10)
+    if score.value is None:
+        return {"quality": Score.unscored(score.status, score.detail, raw=completion.text[:500])}
+    status = "repaired" if parsed.status == "repaired" else "ok"
+    return {"quality": Score(value=float(score.value), explanation=str(answer.get("reason", ""))[:500],
+                             parse_status=status)}
+
+
+def make_task() -> Task:
+    return Task(
+        name="demo",
+        version="1",
+        description="8 short writing prompts bundled with proseval; judge rating 1-10 and length adherence",
+        dataset=dataset,
+        protocol=single_turn,
+        scorers=[length, judge_quality],
+        roles_required=("candidate", "judge"),
+        role_configs={
+            "candidate": GenerateConfig(temperature=0.7, max_tokens=400),
+            "judge": GenerateConfig(temperature=0.0, max_tokens=200),
+        },
+        slice_keys=("genre",),
+        dataset_source={"source": "proseval built-in demo prompts"},
+    )

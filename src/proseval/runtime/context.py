@@ -1,0 +1,47 @@
+"""What a protocol or scorer sees while working on one sample."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.sample import Sample
+from ..models.base import Completion, GenerateConfig, Message, Usage
+from .executor import RoleModel
+
+
+class MissingRoleError(KeyError):
+    pass
+
+
+class SampleContext:
+    """Routes model calls for one sample to its roles and tallies their token use."""
+
+    def __init__(self, sample: Sample, roles: dict[str, RoleModel], *, epoch: int = 0):
+        self.sample = sample
+        self.epoch = epoch
+        self._roles = roles
+        self.usage: dict[str, Usage] = {}
+        self.cache_hits = 0
+
+    def has_role(self, role: str) -> bool:
+        return role in self._roles
+
+    async def generate(
+        self,
+        role: str,
+        messages: list[Message],
+        config: GenerateConfig | dict[str, Any] | None = None,
+        *,
+        turn: str | int = 0,
+    ) -> Completion:
+        """Ask the model bound to `role`; `turn` distinguishes several calls for one sample."""
+        if role not in self._roles:
+            raise MissingRoleError(f"role {role!r} is not bound")
+        completion = await self._roles[role].generate(
+            messages, config, sample_id=self.sample.id, epoch=self.epoch, turn=turn
+        )
+        used = self.usage.setdefault(role, Usage())
+        used.prompt_tokens += completion.usage.prompt_tokens
+        used.completion_tokens += completion.usage.completion_tokens
+        self.cache_hits += int(completion.cached)
+        return completion

@@ -1,0 +1,137 @@
+"""Calling a role's model: concurrency limit, retries with backoff, cache and accounting."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+from tenacity.wait import wait_base
+
+from ..models.base import Completion, GenerateConfig, Message, ModelAPI, ModelError, RetryableError
+from .cache import ResponseCache, cache_key
+
+
+@dataclass
+class RoleStats:
+    """Per-role accounting shown in the progress display and stored in results."""
+
+    requests: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_total: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        calls = self.requests - self.cache_hits
+        return {
+            "requests": self.requests,
+            "cache_hits": self.cache_hits,
+            "retries": self.retries,
+            "errors": self.errors,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "mean_latency_s": round(self.latency_total / calls, 4) if calls > 0 else None,
+        }
+
+
+class WaitRetryAfter(wait_base):
+    """Exponential backoff with full jitter, or the server's `Retry-After` when it gives one."""
+
+    def __init__(self, initial: float = 1.0, maximum: float = 60.0):
+        self.initial = initial
+        self.maximum = maximum
+
+    def __call__(self, retry_state: Any) -> float:
+        exc = retry_state.outcome.exception() if retry_state.outcome else None
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None:
+            return min(float(retry_after), self.maximum) + random.uniform(0, 0.1 * self.initial)
+        ceiling = min(self.maximum, self.initial * 2 ** (retry_state.attempt_number - 1))
+        return random.uniform(ceiling / 2, ceiling)
+
+
+@dataclass
+class RoleModel:
+    """A model bound to a role, with everything around the raw provider call."""
+
+    role: str
+    model: ModelAPI
+    config: GenerateConfig
+    concurrency: int
+    cache: ResponseCache | None = None
+    max_attempts: int = 6
+    backoff_initial: float = 1.0
+    backoff_max: float = 60.0
+    stats: RoleStats = field(default_factory=RoleStats)
+
+    def __post_init__(self) -> None:
+        self._semaphore = asyncio.Semaphore(self.concurrency)
+
+    async def generate(
+        self,
+        messages: list[Message],
+        config: GenerateConfig | dict[str, Any] | None = None,
+        *,
+        sample_id: str,
+        epoch: int = 0,
+        turn: str | int = 0,
+    ) -> Completion:
+        """One completion; raises `ModelError` when every attempt failed."""
+        effective = self.config.merged(config)
+        self.stats.requests += 1
+        key = None
+        if self.cache is not None:
+            key = cache_key(
+                self.model.cache_identity(), messages, effective.sent_params(),
+                sample_id=sample_id, epoch=epoch, turn=turn,
+            )
+            if (hit := self.cache.get(key)) is not None:
+                self.stats.cache_hits += 1
+                self._account(hit)
+                return hit
+        try:
+            completion = await self._call_with_retries(messages, effective)
+        except ModelError:
+            self.stats.errors += 1
+            raise
+        self._account(completion)
+        if self.cache is not None and key is not None:
+            self.cache.put(key, completion)
+        return completion
+
+    async def _call_with_retries(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(RetryableError),
+            stop=stop_after_attempt(self.max_attempts),
+            wait=WaitRetryAfter(self.backoff_initial, self.backoff_max),
+            before_sleep=self._count_retry,
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
+                async with self._semaphore:
+                    start = time.perf_counter()
+                    try:
+                        completion = await asyncio.wait_for(
+                            self.model.generate(messages, config), timeout=config.timeout + 5
+                        )
+                    except asyncio.TimeoutError:
+                        raise RetryableError(f"no answer within {config.timeout:g}s") from None
+                    if not completion.latency:
+                        completion.latency = time.perf_counter() - start
+        return completion
+
+    def _count_retry(self, _state: Any) -> None:
+        self.stats.retries += 1
+
+    def _account(self, completion: Completion) -> None:
+        self.stats.prompt_tokens += completion.usage.prompt_tokens
+        self.stats.completion_tokens += completion.usage.completion_tokens
+        if not completion.cached:
+            self.stats.latency_total += completion.latency

@@ -1,0 +1,107 @@
+"""The run folder's files as pydantic models; their JSON Schemas are exported to docs/."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..core.score import Score
+from ..core.state import State
+from ..models.base import GenerateConfig, Usage
+
+
+class RoleBinding(BaseModel):
+    """Which model plays a role, with the parameters it is sent. Never holds keys."""
+
+    spec: str
+    base_urls: list[str] = Field(default_factory=list)
+    config: GenerateConfig = Field(default_factory=GenerateConfig)
+    concurrency: int = 1
+
+
+class ResumeEvent(BaseModel):
+    at: str
+    forced: bool = False
+    config_hash: str
+
+
+class RunHeader(BaseModel):
+    """`header.json`: what was run, with what, from which data."""
+
+    run_id: str
+    task: str
+    task_version: str
+    task_params: dict[str, Any] = Field(default_factory=dict)
+    dataset: dict[str, Any] = Field(default_factory=dict)
+    roles: dict[str, RoleBinding]
+    seed: int | None = None
+    limit: int | None = None
+    epochs: int = 1
+    config_hash: str
+    package_version: str
+    git_commit: str | None = None
+    python: str
+    platform: str
+    started_at: str
+    demo_models: bool = False
+    rescored_from: str | None = None
+    resumes: list[ResumeEvent] = Field(default_factory=list)
+
+
+class SampleRecord(BaseModel):
+    """One line of `samples.jsonl`: a finished sample, successful or failed."""
+
+    id: str
+    epoch: int = 0
+    status: Literal["ok", "error"]
+    input: Any = None
+    target: Any = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    state: State | None = None
+    scores: dict[str, Score] = Field(default_factory=dict)
+    usage: dict[str, Usage] = Field(default_factory=dict)
+    cache_hits: int = 0
+    duration_s: float = 0.0
+    error: str | None = None
+
+
+class ScoredSample(BaseModel):
+    """The light view of a record that aggregation needs (no texts)."""
+
+    id: str
+    epoch: int = 0
+    status: Literal["ok", "error"]
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    scores: dict[str, Score] = Field(default_factory=dict)
+
+
+class MetricSummary(BaseModel):
+    mean: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n_scored: int = 0
+    n_unscored: int = 0
+    n_failed: int = 0
+
+
+class Counts(BaseModel):
+    total: int
+    finished: int
+    ok: int
+    failed: int
+    unscored: int = Field(description="finished samples with at least one unscored score")
+
+
+class Results(BaseModel):
+    """`results.json`: headline metrics, per-slice tables, counts, per-role usage."""
+
+    run_id: str
+    task: str
+    finished_at: str
+    complete: bool
+    counts: Counts
+    metrics: dict[str, MetricSummary]
+    slices: dict[str, dict[str, dict[str, MetricSummary]]] = Field(default_factory=dict)
+    roles: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,98 @@
+"""Binding models to roles from the user's options, with the checks made before any call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..models.base import GenerateConfig
+from ..models.spec import EMBEDDED_SPEC, parse_model_spec
+from .records import RoleBinding
+
+DEMO_NOTICE = (
+    "No --model given: every role uses the embedded SmolLM2-135M model. This is a demonstration "
+    "of the pipeline, not a meaningful evaluation; a 135M model is not a meaningful judge. Pass "
+    "--model and --role judge=... for real numbers."
+)
+
+
+class RoleError(ValueError):
+    pass
+
+
+@dataclass
+class RoleRequest:
+    """What the user asked for, before it is checked against a task."""
+
+    model: str | None = None
+    roles: dict[str, str] = field(default_factory=dict)
+    base_urls: list[str] = field(default_factory=list)
+    role_base_urls: dict[str, list[str]] = field(default_factory=dict)
+    concurrency: int | None = None
+    role_concurrency: dict[str, int] = field(default_factory=dict)
+    generation: dict[str, dict[str, object]] = field(default_factory=dict)
+
+
+def parse_assignments(items: list[str], what: str) -> dict[str, str]:
+    """`["judge=openai/gpt-4o-mini"]` → `{"judge": "openai/gpt-4o-mini"}`."""
+    result: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise RoleError(f"{what} {item!r} must look like NAME=VALUE")
+        result[name.strip()] = value.strip()
+    return result
+
+
+def default_concurrency(provider: str) -> int:
+    return {"local": 1, "scripted": 64}.get(provider, 16)
+
+
+def resolve_roles(
+    request: RoleRequest,
+    required: tuple[str, ...],
+    defaults: dict[str, GenerateConfig],
+    *,
+    allow_demo: bool = True,
+) -> tuple[dict[str, RoleBinding], list[str], bool]:
+    """Bindings for every role the task needs, warnings to show, and whether it is a demo run."""
+    specs = dict(request.roles)
+    if request.model:
+        specs.setdefault("candidate", request.model)
+    demo = allow_demo and request.model is None and "candidate" not in specs
+    warnings: list[str] = []
+    if demo:
+        for role in required:
+            specs.setdefault(role, EMBEDDED_SPEC)
+        warnings.append(DEMO_NOTICE)
+    missing = [role for role in required if role not in specs]
+    if missing:
+        flags = " ".join(f"--role {role}=PROVIDER/MODEL" for role in missing)
+        raise RoleError(f"this task needs the role(s) {', '.join(missing)}: add {flags}")
+    bindings: dict[str, RoleBinding] = {}
+    for role in sorted(set(required) | set(specs)):
+        if role not in specs:
+            continue
+        try:
+            spec = parse_model_spec(specs[role], request.role_base_urls.get(role) or request.base_urls)
+        except ValueError as exc:
+            raise RoleError(f"--role {role}: {exc}") from None
+        config = defaults.get(role, GenerateConfig())
+        if request.generation.get(role):
+            try:
+                config = GenerateConfig.model_validate({**config.model_dump(), **request.generation[role]})
+            except ValueError as exc:
+                raise RoleError(f"generation settings for {role}: {exc}") from None
+        concurrency = request.role_concurrency.get(role) or (
+            request.concurrency if request.concurrency else default_concurrency(spec.provider)
+        )
+        bindings[role] = RoleBinding(
+            spec=spec.spec, base_urls=list(spec.base_urls), config=config, concurrency=concurrency
+        )
+    candidate = bindings.get("candidate")
+    for role, binding in bindings.items():
+        if role != "candidate" and candidate and not demo and (binding.spec, binding.base_urls) == (
+            candidate.spec,
+            candidate.base_urls,
+        ):
+            warnings.append(f"the {role} is the candidate model itself ({binding.spec}): self-judging inflates scores")
+    return bindings, warnings, demo

@@ -1,0 +1,318 @@
+"""Running a task: new runs, resumed runs and re-scoring, with results written as they come."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import platform
+import secrets
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import __version__
+from ..core.sample import Sample
+from ..core.score import Score
+from ..core.state import State
+from ..core.task import Task
+from ..models.base import ModelError
+from ..models.spec import ModelSpec, build_model, parse_model_spec
+from .aggregate import count, summarize, summarize_slices
+from .cache import ResponseCache, canonical_json
+from .context import SampleContext
+from .executor import RoleModel
+from .progress import Display, RunProgress
+from .records import ResumeEvent, Results, RoleBinding, RunHeader, SampleRecord, ScoredSample
+from .runlog import RunFolder, SampleWriter
+
+
+class ConfigMismatchError(Exception):
+    pass
+
+
+@dataclass
+class RunOptions:
+    out_dir: Path = Path("runs")
+    limit: int | None = None
+    seed: int | None = None
+    epochs: int = 1
+    use_cache: bool = True
+    cache_path: Path | None = None
+    display: Display = "plain"
+    force: bool = False
+    retry_failed: bool = False
+    max_attempts: int = 6
+    backoff_initial: float = 1.0
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def config_hash(task: Task, bindings: dict[str, RoleBinding], seed: int | None, epochs: int) -> str:
+    """What must match for a resumed run to continue the same experiment (not concurrency, not limit)."""
+    payload = {
+        "task": task.name,
+        "version": task.version,
+        "params": task.params,
+        "roles": {
+            role: {"spec": b.spec, "base_urls": sorted(b.base_urls), "config": b.config.model_dump()}
+            for role, b in sorted(bindings.items())
+        },
+        "seed": seed,
+        "epochs": epochs,
+    }
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:16]
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+            cwd=Path(__file__).resolve().parent,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def new_run_id(task: Task) -> str:
+    slug = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in task.name)
+    return f"{slug}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def build_header(
+    task: Task, bindings: dict[str, RoleBinding], options: RunOptions, run_id: str, *, demo: bool,
+    rescored_from: str | None = None, n_samples: int,
+) -> RunHeader:
+    return RunHeader(
+        run_id=run_id,
+        task=task.name,
+        task_version=task.version,
+        task_params=task.params,
+        dataset={**task.dataset_source, "n_samples": n_samples},
+        roles=bindings,
+        seed=options.seed,
+        limit=options.limit,
+        epochs=options.epochs,
+        config_hash=config_hash(task, bindings, options.seed, options.epochs),
+        package_version=__version__,
+        git_commit=git_commit(),
+        python=sys.version.split()[0],
+        platform=platform.platform(),
+        started_at=now_iso(),
+        demo_models=demo,
+        rescored_from=rescored_from,
+    )
+
+
+def _model_spec(binding: RoleBinding) -> ModelSpec:
+    return parse_model_spec(binding.spec, binding.base_urls)
+
+
+def seeded_config(binding: RoleBinding, seed: int | None) -> RoleBinding:
+    """The run seed becomes every role's generation seed unless one was set explicitly."""
+    if seed is None or binding.config.seed is not None:
+        return binding
+    return binding.model_copy(update={"config": binding.config.model_copy(update={"seed": seed})})
+
+
+class Runner:
+    """Executes one task against bound roles into one run folder."""
+
+    def __init__(self, task: Task, bindings: dict[str, RoleBinding], folder: RunFolder, options: RunOptions):
+        self.task = task
+        self.bindings = bindings
+        self.folder = folder
+        self.options = options
+        self.cache = ResponseCache(options.cache_path) if options.use_cache else None
+        self.roles: dict[str, RoleModel] = {}
+
+    def _build_roles(self, needed: Iterable[str]) -> None:
+        for role in needed:
+            binding = self.bindings[role]
+            model = build_model(_model_spec(binding), max_connections=max(64, binding.concurrency * 2))
+            self.roles[role] = RoleModel(
+                role=role, model=model, config=binding.config, concurrency=binding.concurrency,
+                cache=self.cache, max_attempts=self.options.max_attempts,
+                backoff_initial=self.options.backoff_initial,
+            )
+
+    def _stats(self) -> tuple[int, int]:
+        tokens = sum(r.stats.prompt_tokens + r.stats.completion_tokens for r in self.roles.values())
+        hits = sum(r.stats.cache_hits for r in self.roles.values())
+        return tokens, hits
+
+    async def run_sample(self, sample: Sample, epoch: int) -> SampleRecord:
+        ctx = SampleContext(sample, self.roles, epoch=epoch)
+        start = time.perf_counter()
+        base = {"id": sample.id, "epoch": epoch, "input": sample.input, "target": sample.target,
+                "metadata": sample.metadata}
+        try:
+            state = await self.task.protocol(sample, ctx)
+        except ModelError as exc:
+            return SampleRecord(**base, status="error", error=f"{type(exc).__name__}: {exc}",
+                                usage=ctx.usage, duration_s=time.perf_counter() - start)
+        except Exception as exc:  # a bug in a protocol must not sink the whole run
+            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            return SampleRecord(**base, status="error", error=f"internal error: {detail}",
+                                usage=ctx.usage, duration_s=time.perf_counter() - start)
+        scores: dict[str, Score] = {}
+        for scorer in self.task.scorers:
+            name = getattr(scorer, "__name__", "score")
+            try:
+                scores.update(await scorer(sample, state, ctx))
+            except ModelError as exc:
+                scores[name] = Score.unscored("error", f"{type(exc).__name__}: {exc}")
+        return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage,
+                            cache_hits=ctx.cache_hits, duration_s=time.perf_counter() - start)
+
+    async def execute(self, samples: list[Sample], pending: list[tuple[Sample, int]], needed: Iterable[str]) -> Results:
+        self._build_roles(needed)
+        total = len(samples) * self.options.epochs
+        writer = SampleWriter(self.folder.samples_path)
+        progress = RunProgress(len(pending), display=self.options.display, description=self.task.name,
+                               stats=self._stats)
+        queue = iter(pending)
+        workers = max(1, min(len(pending), max((b.concurrency for b in self.bindings.values()), default=1)))
+
+        async def worker() -> None:
+            for sample, epoch in queue:
+                record = await self.run_sample(sample, epoch)
+                writer.append(record)
+                progress.advance(failed=record.status == "error")
+
+        try:
+            with progress:
+                await asyncio.gather(*(worker() for _ in range(workers)))
+        finally:
+            writer.close()
+            for role in self.roles.values():
+                await role.model.aclose()
+            if self.cache is not None:
+                self.cache.close()
+        return self.finish(total)
+
+    def finish(self, total: int) -> Results:
+        scored = list(self.folder.iter_scored())
+        results = aggregate_run(self.task, scored, total, self.folder.read_header().run_id,
+                                seed=self.options.seed or 0)
+        results.roles = {role: model.stats.as_dict() for role, model in self.roles.items()}
+        self.folder.write_results(results)
+        return results
+
+
+def aggregate_run(task: Task, scored: list[ScoredSample], total: int, run_id: str, *, seed: int = 0) -> Results:
+    extra = task.aggregate(scored) if task.aggregate else {}
+    return Results(
+        run_id=run_id,
+        task=task.name,
+        finished_at=now_iso(),
+        complete=len(scored) >= total,
+        counts=count(scored, total),
+        metrics=summarize(scored, seed=seed),
+        slices=summarize_slices(scored, task.slice_keys, seed=seed),
+        extra=extra,
+    )
+
+
+def _selected_samples(task: Task, limit: int | None) -> list[Sample]:
+    samples: list[Sample] = []
+    seen: set[str] = set()
+    for sample in task.dataset():
+        if sample.id in seen:
+            raise ValueError(f"duplicate sample id {sample.id!r} in the dataset of {task.name}")
+        seen.add(sample.id)
+        samples.append(sample)
+        if limit is not None and len(samples) >= limit:
+            break
+    return samples
+
+
+async def start_run(
+    task: Task, bindings: dict[str, RoleBinding], options: RunOptions, *, demo: bool = False,
+    run_dir: Path | None = None,
+) -> tuple[RunFolder, Results]:
+    """A new run in `run_dir` (default `out_dir/<run-id>`)."""
+    bindings = {role: seeded_config(b, options.seed) for role, b in bindings.items()}
+    samples = _selected_samples(task, options.limit)
+    run_id = run_dir.name if run_dir else new_run_id(task)
+    folder = RunFolder(run_dir or options.out_dir / run_id)
+    if folder.exists():
+        raise FileExistsError(f"{folder.path} already holds a run; use: proseval resume {folder.path}")
+    folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=len(samples)))
+    pending = [(s, e) for e in range(options.epochs) for s in samples]
+    runner = Runner(task, bindings, folder, options)
+    return folder, await runner.execute(samples, pending, task.roles_required)
+
+
+def check_resume(folder: RunFolder, task: Task, options: RunOptions) -> RunHeader:
+    header = folder.read_header()
+    expected = config_hash(task, header.roles, header.seed, header.epochs)
+    if expected != header.config_hash and not options.force:
+        raise ConfigMismatchError(
+            f"{folder.path}: the task or model configuration differs from the one this run started "
+            f"with (config hash {header.config_hash}, now {expected}); pass --force to continue anyway"
+        )
+    header.resumes.append(ResumeEvent(at=now_iso(), forced=expected != header.config_hash, config_hash=expected))
+    folder.write_header(header)
+    return header
+
+
+async def resume_run(folder: RunFolder, task: Task, options: RunOptions) -> Results:
+    """Run only the samples without a finished record (failed ones too with `retry_failed`)."""
+    header = check_resume(folder, task, options)
+    options = replace(options, seed=header.seed, epochs=header.epochs,
+                      limit=options.limit if options.limit is not None else header.limit)
+    folder.repair_tail()
+    if options.retry_failed:
+        failed = {(s.id, s.epoch) for s in folder.iter_scored() if s.status == "error"}
+        folder.drop_records(failed)
+    done = folder.finished_keys()
+    samples = _selected_samples(task, options.limit)
+    pending = [(s, e) for e in range(header.epochs) for s in samples if (s.id, e) not in done]
+    runner = Runner(task, header.roles, folder, options)
+    return await runner.execute(samples, pending, task.roles_required)
+
+
+def replay_task(task: Task, source: RunFolder) -> Task:
+    """The task with its protocol replaced by the candidate outputs stored in `source`."""
+    states: dict[tuple[str, int], State] = {}
+    samples: dict[str, Sample] = {}
+    for record in source.iter_records():
+        samples.setdefault(record.id, Sample(id=record.id, input=record.input, target=record.target,
+                                            metadata=record.metadata))
+        if record.state is not None:
+            states[(record.id, record.epoch)] = record.state
+
+    async def replay(sample: Sample, ctx: SampleContext) -> State:
+        state = states.get((sample.id, ctx.epoch))
+        if state is None:
+            raise ModelError("the candidate failed on this sample in the source run; nothing to score")
+        return state
+
+    return replace(task, protocol=replay, dataset=lambda: list(samples.values()),
+                   roles_required=tuple(r for r in task.roles_required if r != "candidate"))
+
+
+async def rescore_run(
+    source: RunFolder, task: Task, bindings: dict[str, RoleBinding], options: RunOptions
+) -> tuple[RunFolder, Results]:
+    """Recompute scores from the outputs stored in `source` with new role bindings."""
+    header = source.read_header()
+    replayed = replay_task(task, source)
+    merged = {**header.roles, **bindings}
+    samples = _selected_samples(replayed, None)
+    run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}"
+    folder = RunFolder(options.out_dir / run_id)
+    options = replace(options, seed=header.seed, epochs=header.epochs, limit=None)
+    folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
+                                     rescored_from=str(source.path), n_samples=len(samples)))
+    pending = [(s, e) for e in range(header.epochs) for s in samples]
+    runner = Runner(replayed, merged, folder, options)
+    return folder, await runner.execute(samples, pending, replayed.roles_required)
