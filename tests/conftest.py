@@ -16,3 +16,11 @@ def shared_dir() -> Path:
     if not SHARED_DIR.is_dir():
         pytest.skip(f"official data and vectors not found at {SHARED_DIR}")
     return SHARED_DIR
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own response cache, never the user's."""
+    path = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("PROSEVAL_CACHE_DIR", str(path))
+    return path

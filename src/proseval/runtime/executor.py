@@ -119,7 +119,7 @@ class RoleModel:
                     start = time.perf_counter()
                     try:
                         completion = await asyncio.wait_for(
-                            self.model.generate(messages, config), timeout=config.timeout + 5
+                            self.model.generate(messages, config), timeout=config.timeout + 1
                         )
                     except asyncio.TimeoutError:
                         raise RetryableError(f"no answer within {config.timeout:g}s") from None

@@ -1,22 +1,23 @@
-"""Counting flake8 violations of many code strings with a few long-lived flake8 workers.
+"""Counting flake8 violations of many code strings with a few flake8 worker processes.
 
 Each code string is written to a temporary ``.py`` file and checked by flake8's own file
-checker and style guide, exactly as a ``flake8`` command line would, but plugins are loaded
-once per worker process and files are handed out in small chunks, so that scoring thousands
-of answers costs about as much as one parallel ``flake8`` run over the same files.
+checker and style guide, as a ``flake8`` command line would, but per batch: plugins are loaded
+once per worker and each worker checks a share of the files, so scoring thousands of answers
+costs about as much as one parallel ``flake8`` run over the same files.
 
 The checked code is only read and tokenised by flake8; nothing is executed.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import json
 import operator
 import os
+import subprocess
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata
 
@@ -82,27 +83,66 @@ def count_violations(
     settings: Flake8Settings = Flake8Settings(),
     *,
     processes: int = 1,
-    chunk_size: int = 8,
 ) -> list[Flake8Outcome]:
-    """flake8 outcomes for `sources`, in order, using `processes` worker processes."""
+    """flake8 outcomes for `sources`, in order.
+
+    With ``processes == 1`` flake8 runs in this process. Otherwise the files are split into
+    `processes` parts of about equal size, each checked by one worker subprocess (this module
+    run as a script), so no process is forked from the caller and no main-module guard is
+    needed.
+    """
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
-    indexed = list(enumerate(sources))
-    chunks = [
-        (settings, indexed[start : start + chunk_size])
-        for start in range(0, len(indexed), chunk_size)
-    ]
+    with tempfile.TemporaryDirectory(prefix="proseval_cf_") as folder:
+        paths = []
+        for index, source in enumerate(sources):
+            # A lower-case identifier as the module name, so that pep8-naming's N999 stays quiet.
+            path = os.path.join(folder, f"answer_{index}.py")
+            with open(path, "w", encoding="utf-8", newline="") as handle:
+                handle.write(source)
+            paths.append(path)
+        if processes == 1 or len(paths) <= 1:
+            checker = _checker_for(tuple(settings.argv()))
+            return [checker.check(path) for path in paths]
+        return _check_in_workers(paths, [len(source) for source in sources], settings, processes)
+
+
+def _check_in_workers(
+    paths: list[str], sizes: list[int], settings: Flake8Settings, processes: int
+) -> list[Flake8Outcome]:
+    parts: list[list[int]] = [[] for _ in range(processes)]
+    loads = [0] * processes
+    for index in sorted(range(len(paths)), key=lambda i: -sizes[i]):
+        lightest = loads.index(min(loads))
+        parts[lightest].append(index)
+        loads[lightest] += sizes[index] + 1
+    workers = []
+    for part in parts:
+        if not part:
+            continue
+        worker = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), *settings.argv()],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        assert worker.stdin is not None
+        worker.stdin.write(json.dumps([paths[i] for i in part]))
+        worker.stdin.close()
+        workers.append((part, worker))
     outcomes: dict[int, Flake8Outcome] = {}
-    if processes == 1 or len(chunks) <= 1:
-        for chunk in chunks:
-            outcomes.update(_check_chunk(chunk))
-    else:
-        # "spawn": workers must not inherit the caller's threads or locks.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-            for chunk_result in pool.map(_check_chunk, chunks):
-                outcomes.update(chunk_result)
-    return [outcomes[index] for index in range(len(sources))]
+    for part, worker in workers:
+        assert worker.stdout is not None and worker.stderr is not None
+        output, errors = worker.stdout.read(), worker.stderr.read()
+        if worker.wait() != 0:
+            failure = Flake8Outcome(None, f"flake8 worker exited with {worker.returncode}: {errors[-500:]}")
+            outcomes.update(dict.fromkeys(part, failure))
+            continue
+        for index, item in zip(part, json.loads(output)):
+            outcomes[index] = Flake8Outcome(codes=item["codes"], error=item["error"])
+    return [outcomes[index] for index in range(len(paths))]
 
 
 class _CountingFormatter(BaseFormatter):
@@ -118,11 +158,17 @@ class _CountingFormatter(BaseFormatter):
 class _Checker:
     """flake8 with its plugins loaded once; checks one file at a time."""
 
-    def __init__(self, settings: Flake8Settings) -> None:
-        plugins, self._options = parse_args(settings.argv())
+    def __init__(self, argv: tuple[str, ...]) -> None:
+        plugins, self._options = parse_args(list(argv))
         self._plugins = plugins.checkers
 
-    def check(self, path: str) -> dict[str, int]:
+    def check(self, path: str) -> Flake8Outcome:
+        try:
+            return Flake8Outcome(codes=self._count(path))
+        except Exception as exc:  # flake8 or a plugin failed on this file
+            return Flake8Outcome(codes=None, error=f"{type(exc).__name__}: {exc}")
+
+    def _count(self, path: str) -> dict[str, int]:
         formatter = _CountingFormatter(self._options)
         guide = StyleGuideManager(self._options, formatter)
         checker = FileChecker(filename=path, plugins=self._plugins, options=self._options)
@@ -134,30 +180,21 @@ class _Checker:
         return dict(formatter.codes)
 
 
-_CHECKERS: dict[Flake8Settings, _Checker] = {}
+_CHECKERS: dict[tuple[str, ...], _Checker] = {}
 
 
-def _checker_for(settings: Flake8Settings) -> _Checker:
-    if settings not in _CHECKERS:
-        _CHECKERS[settings] = _Checker(settings)
-    return _CHECKERS[settings]
+def _checker_for(argv: tuple[str, ...]) -> _Checker:
+    if argv not in _CHECKERS:
+        _CHECKERS[argv] = _Checker(argv)
+    return _CHECKERS[argv]
 
 
-def _check_chunk(
-    task: tuple[Flake8Settings, list[tuple[int, str]]],
-) -> list[tuple[int, Flake8Outcome]]:
-    settings, items = task
-    checker = _checker_for(settings)
-    results = []
-    with tempfile.TemporaryDirectory(prefix="proseval_cf_") as folder:
-        for index, source in items:
-            # A lower-case identifier as the module name, so that pep8-naming's N999 stays quiet.
-            path = os.path.join(folder, f"answer_{index}.py")
-            try:
-                with open(path, "w", encoding="utf-8", newline="") as handle:
-                    handle.write(source)
-                outcome = Flake8Outcome(codes=checker.check(path))
-            except Exception as exc:  # flake8 or a plugin failed on this file
-                outcome = Flake8Outcome(codes=None, error=f"{type(exc).__name__}: {exc}")
-            results.append((index, outcome))
-    return results
+def _worker_main(argv: list[str]) -> None:
+    """Check the files named in the JSON list on stdin; print a JSON list of outcomes."""
+    checker = _checker_for(tuple(argv))
+    outcomes = [checker.check(path) for path in json.load(sys.stdin)]
+    json.dump([{"codes": o.codes, "error": o.error} for o in outcomes], sys.stdout)
+
+
+if __name__ == "__main__":
+    _worker_main(sys.argv[1:])

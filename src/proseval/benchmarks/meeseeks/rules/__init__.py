@@ -1,0 +1,1 @@
+"""Meeseeks rule checkers: one module per family, two registries (CJK / non-CJK)."""

@@ -1,0 +1,90 @@
+"""Response cache: key sensitivity, hits and misses, errors never cached."""
+
+from __future__ import annotations
+
+import pytest
+
+from proseval.models.base import Completion, GenerateConfig, RetryableError
+from proseval.models.scripted import ScriptedModel
+from proseval.runtime.cache import ResponseCache, cache_key
+from proseval.runtime.executor import RoleModel
+
+IDENTITY = {"provider": "openai-compatible", "model": "m", "base_url": ["http://a/v1"]}
+MESSAGES = [{"role": "user", "content": "hello"}]
+PARAMS = {"temperature": 0.0, "max_tokens": 10, "seed": 1}
+
+
+def key(**changes):
+    args = {"identity": IDENTITY, "messages": MESSAGES, "params": PARAMS, "sample_id": "s1", "epoch": 0, "turn": 0}
+    args.update(changes)
+    return cache_key(args.pop("identity"), args.pop("messages"), args.pop("params"), **args)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"identity": {**IDENTITY, "model": "other"}},
+        {"identity": {**IDENTITY, "provider": "openai"}},
+        {"identity": {**IDENTITY, "base_url": ["http://b/v1"]}},
+        {"messages": [{"role": "user", "content": "hello!"}]},
+        {"messages": [{"role": "system", "content": "hello"}]},
+        {"params": {**PARAMS, "temperature": 0.1}},
+        {"params": {**PARAMS, "max_tokens": 11}},
+        {"params": {**PARAMS, "seed": 2}},
+        {"params": {**PARAMS, "top_p": 0.9}},
+        {"params": {**PARAMS, "stop": ["\n"]}},
+        {"sample_id": "s2"},
+        {"epoch": 1},
+        {"turn": 1},
+        {"turn": "judge"},
+    ],
+)
+def test_any_change_changes_the_key(change):
+    assert key(**change) != key()
+
+
+def test_key_is_stable_and_order_independent():
+    assert key() == key(params=dict(reversed(list(PARAMS.items()))))
+    assert len(key()) == 64
+
+
+def test_sent_params_exclude_timeout_and_unset():
+    config = GenerateConfig(temperature=0.5, timeout=3)
+    assert config.sent_params() == {"temperature": 0.5}
+
+
+async def test_hits_and_misses_are_counted(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    model = ScriptedModel("counter", ["one", "two", "three"])
+    role = RoleModel("candidate", model, GenerateConfig(), concurrency=2, cache=cache)
+    first = await role.generate(MESSAGES, sample_id="s1")
+    again = await role.generate(MESSAGES, sample_id="s1")
+    other_turn = await role.generate(MESSAGES, sample_id="s1", turn=1)
+    assert (first.text, again.text, other_turn.text) == ("one", "one", "two")
+    assert again.cached and not first.cached
+    assert role.stats.cache_hits == 1 and role.stats.requests == 3
+    assert len(model.calls) == 2
+    assert cache.stats()["entries"] == 2
+
+
+async def test_errors_are_never_cached(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    model = ScriptedModel("flaky", [RetryableError("boom"), "fine"])
+    role = RoleModel("candidate", model, GenerateConfig(), concurrency=1, cache=cache, max_attempts=1)
+    with pytest.raises(RetryableError):
+        await role.generate(MESSAGES, sample_id="s1")
+    assert cache.stats()["entries"] == 0
+    assert (await role.generate(MESSAGES, sample_id="s1")).text == "fine"
+    assert cache.stats()["entries"] == 1
+
+
+def test_cache_persists_across_connections_and_clears(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    cache.put("k", Completion(text="stored", raw={"big": "x"}))
+    cache.close()
+    reopened = ResponseCache(path)
+    hit = reopened.get("k")
+    assert hit is not None and hit.text == "stored" and hit.cached and hit.raw is None
+    assert reopened.clear() == 1
+    assert reopened.get("k") is None
