@@ -316,5 +316,14 @@ def cache_clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask 
     console.print(f"removed {removed:,} cached responses")
 
 
+@app.command()
+def schema(out: Path = typer.Option(Path("docs/schema"), "--out", "-o", help="Folder to write the schemas to.")) -> None:
+    """Write the JSON Schemas of header.json, samples.jsonl records and results.json."""
+    from .runtime.schema import export_schemas
+
+    for path in export_schemas(out):
+        console.print(f"wrote {path}")
+
+
 def main() -> None:  # pragma: no cover - entry point
     app()

@@ -33,12 +33,18 @@ def options(tmp_path: Path, **kw) -> RunOptions:
 async def test_every_sample_finishes_or_is_recorded_as_failed(tmp_path):
     """A server that throttles, errors, hangs and sends broken bodies loses no sample."""
 
+    failures = [Reply("status", 429, headers={"Retry-After": "0.05"}), Reply("status", 500), Reply("truncated"),
+                Reply("malformed"), Reply("hang"), Reply("no_choices"), Reply("close")]
+    attempts: Counter = Counter()
+
     def chaos(i: int, body: dict) -> Reply:
         topic = int(body["messages"][0]["content"].split()[-1].rstrip("."))
         if topic % 10 == 9:  # these samples always fail
             return Reply("status", 500)
-        return [Reply("status", 429, headers={"Retry-After": "0.05"}), Reply("status", 500), Reply("truncated"),
-                Reply("malformed"), Reply("hang"), Reply("no_choices"), Reply(), Reply(), Reply(), Reply()][i % 10]
+        attempt = attempts[topic]
+        attempts[topic] += 1
+        # sample k first meets k % 8 failures of different kinds, then succeeds
+        return failures[(topic + attempt) % len(failures)] if attempt < topic % 8 else Reply()
 
     async with FakeOpenAIServer(behaviour=chaos, latency=0.01) as server:
         task = make_task(40)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wb_fixtures import tiny_files, write_files
+from writingbench.wb_fixtures import tiny_files, write_files
 
 from proseval.benchmarks.writingbench.data import WritingBench, load_benchmark
 

@@ -37,7 +37,9 @@ def names(index: int) -> list[str]:
     return [f"q{index}_c{n}" for n in range(1, 6)]
 
 
-def record(index: int, *, key: str = "checklist", with_lang: bool = True, criteria: list[str] | None = None) -> dict[str, Any]:
+def record(
+    index: int, *, key: str = "checklist", with_lang: bool = True, criteria: list[str] | None = None
+) -> dict[str, Any]:
     domain1, domain2, lang = TINY_QUERIES[index]
     obj: dict[str, Any] = {"index": index, "domain1": domain1, "domain2": domain2}
     if with_lang:
@@ -58,7 +60,10 @@ def tiny_files(*, key: str = "checklist") -> dict[str, bytes]:
         base = f"requirement/{dim}/{dim}_subset"
         files[f"{base}.jsonl"] = jsonl([record(i, key=key, with_lang=False) for i in chosen])
         files[f"{base}_C.jsonl"] = jsonl(
-            [record(i, key=key, with_lang=False, criteria=[names(i)[n - 1] for n in numbers]) for i, numbers in chosen.items()]
+            [
+                record(i, key=key, with_lang=False, criteria=[names(i)[n - 1] for n in numbers])
+                for i, numbers in chosen.items()
+            ]
         )
     return files
 

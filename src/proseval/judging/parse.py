@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-import json_repair
-
 from ..core.score import ParseStatus
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?(</\1>|$)", re.DOTALL | re.IGNORECASE)
+from .jsonfind import find_json_values, repair_json_value
+from .reasoning import strip_reasoning
 
 
 @dataclass(frozen=True)
@@ -22,36 +18,17 @@ class Parsed:
     detail: str = ""
 
 
-def strip_reasoning(text: str) -> str:
-    """Remove `<think>…</think>`-style blocks (an unclosed one runs to the end)."""
-    return _THINK.sub("", text).strip()
-
-
-def _candidates(text: str) -> list[str]:
-    found = [m.group(1).strip() for m in _FENCE.finditer(text)]
-    start, end = text.find("{"), text.rfind("}")
-    if start != -1 and end > start:
-        found.append(text[start : end + 1])
-    start, end = text.find("["), text.rfind("]")
-    if start != -1 and end > start:
-        found.append(text[start : end + 1])
-    return found
-
-
 def extract_json(text: str) -> Parsed:
     """The first JSON object or array in `text`: exact if possible, else repaired, else unparsable."""
-    cleaned = strip_reasoning(text or "")
-    if not cleaned:
+    cleaned = strip_reasoning(text or "").text
+    if not cleaned.strip():
         return Parsed(None, "empty", "the judge returned no text")
-    for candidate in [cleaned, *_candidates(cleaned)]:
-        try:
-            return Parsed(json.loads(candidate), "ok")
-        except ValueError:
-            continue
-    for candidate in [*_candidates(cleaned), cleaned]:
-        repaired = json_repair.loads(candidate)
-        if isinstance(repaired, (dict, list)) and repaired:
-            return Parsed(repaired, "repaired")
+    values = find_json_values(cleaned)
+    if values:
+        return Parsed(values[0], "ok")
+    repaired = repair_json_value(cleaned)
+    if isinstance(repaired, (dict, list)):
+        return Parsed(repaired, "repaired")
     return Parsed(None, "unparsable", f"no JSON found in: {cleaned[:200]!r}")
 
 

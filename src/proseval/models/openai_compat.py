@@ -10,9 +10,9 @@ import email.utils
 import json
 import os
 import time
+from collections.abc import Mapping
 from typing import Any
 
-import httpx
 import openai
 
 from .base import Completion, FatalError, GenerateConfig, Message, RetryableError, Usage
@@ -21,7 +21,7 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 _RETRYABLE_STATUS = {408, 409, 425, 429}
 
 
-def parse_retry_after(headers: httpx.Headers | None) -> float | None:
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
     """Seconds to wait from `Retry-After` (seconds or HTTP date) or `retry-after-ms`."""
     if headers is None:
         return None
@@ -59,8 +59,6 @@ class OpenAICompatModel:
         provider: str,
         name: str,
         base_urls: list[str] | None = None,
-        *,
-        max_connections: int = 256,
     ):
         if provider == "openai-compatible" and not base_urls:
             env_url = os.environ.get("PROSEVAL_BASE_URL")
@@ -74,16 +72,8 @@ class OpenAICompatModel:
         self.name = name
         self.base_urls = [u.rstrip("/") for u in (base_urls or [os.environ.get("OPENAI_BASE_URL", OPENAI_BASE_URL)])]
         key = resolve_api_key(provider)
-        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-        self._clients = [
-            openai.AsyncOpenAI(
-                api_key=key,
-                base_url=url,
-                max_retries=0,
-                http_client=httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(600.0)),
-            )
-            for url in self.base_urls
-        ]
+        # The SDK's own HTTP client keeps a large connection pool; retries are ours, not the SDK's.
+        self._clients = [openai.AsyncOpenAI(api_key=key, base_url=url, max_retries=0) for url in self.base_urls]
         self._in_flight = [0] * len(self._clients)
 
     def _pick(self) -> int:

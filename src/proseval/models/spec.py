@@ -35,11 +35,11 @@ def parse_model_spec(text: str, base_urls: list[str] | tuple[str, ...] = ()) -> 
     return ModelSpec(provider, model, urls)
 
 
-def build_model(spec: ModelSpec, *, max_connections: int = 256) -> ModelAPI:
+def build_model(spec: ModelSpec) -> ModelAPI:
     if spec.provider in ("openai", "openai-compatible"):
         from .openai_compat import OpenAICompatModel
 
-        return OpenAICompatModel(spec.provider, spec.model, list(spec.base_urls), max_connections=max_connections)
+        return OpenAICompatModel(spec.provider, spec.model, list(spec.base_urls))
     if spec.provider == "local":
         from .local import LocalModel
 

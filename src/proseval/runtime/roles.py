@@ -64,18 +64,18 @@ def resolve_roles(
         for role in required:
             specs.setdefault(role, EMBEDDED_SPEC)
         warnings.append(DEMO_NOTICE)
+    parsed = {}
+    for role, text in sorted(specs.items()):
+        try:
+            parsed[role] = parse_model_spec(text, request.role_base_urls.get(role) or request.base_urls)
+        except ValueError as exc:
+            raise RoleError(f"{'--model' if role == 'candidate' else '--role ' + role}: {exc}") from None
     missing = [role for role in required if role not in specs]
     if missing:
         flags = " ".join(f"--role {role}=PROVIDER/MODEL" for role in missing)
         raise RoleError(f"this task needs the role(s) {', '.join(missing)}: add {flags}")
     bindings: dict[str, RoleBinding] = {}
-    for role in sorted(set(required) | set(specs)):
-        if role not in specs:
-            continue
-        try:
-            spec = parse_model_spec(specs[role], request.role_base_urls.get(role) or request.base_urls)
-        except ValueError as exc:
-            raise RoleError(f"--role {role}: {exc}") from None
+    for role, spec in parsed.items():
         config = defaults.get(role, GenerateConfig())
         if request.generation.get(role):
             try:

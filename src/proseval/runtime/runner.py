@@ -136,7 +136,7 @@ class Runner:
     def _build_roles(self, needed: Iterable[str]) -> None:
         for role in needed:
             binding = self.bindings[role]
-            model = build_model(_model_spec(binding), max_connections=max(64, binding.concurrency * 2))
+            model = build_model(_model_spec(binding))
             self.roles[role] = RoleModel(
                 role=role, model=model, config=binding.config, concurrency=binding.concurrency,
                 cache=self.cache, max_attempts=self.options.max_attempts,

@@ -199,7 +199,7 @@ def _run(payload):
 def _describe(exc):
     try:
         text = f"{type(exc).__name__}: {exc}"
-    except BaseException:  # noqa: BLE001 - a user-defined __str__ may fail
+    except BaseException:  # noqa: BLE001, B036 - a user-defined __str__ may fail
         text = type(exc).__name__
     return text if len(text) <= 500 else text[:500] + "..."
 
@@ -214,7 +214,7 @@ def _outcome(payload):
         result = _run(payload)
     except MemoryError:
         return _MEMORY_ERROR
-    except BaseException as exc:  # noqa: BLE001 - every failure of untrusted code is a result
+    except BaseException as exc:  # noqa: BLE001, B036 - every failure of untrusted code is a result
         if _violations:
             return _error("forbidden", _violations[0])
         return _error("exception", _describe(exc))

@@ -10,6 +10,7 @@ limits before it parses the code. See ``_child.py`` for the in-process restricti
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -23,6 +24,7 @@ from typing import Any
 from proseval.sandbox.result import ErrorKind, SandboxLimits, SandboxResult
 
 _CHILD = Path(__file__).with_name("_child.py")
+DEFAULT_LIMITS = SandboxLimits()
 _STDERR_TAIL = 1000
 
 
@@ -54,10 +56,8 @@ def _payload(
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _validate(value: Any) -> tuple[list[str] | str | None, str | None]:
@@ -95,7 +95,8 @@ def _interpret(
     limits: SandboxLimits,
 ) -> SandboxResult:
     if timed_out:
-        return _failure("timeout", f"wall-clock limit of {limits.wall_seconds} s exceeded", duration)
+        message = f"wall-clock limit of {limits.wall_seconds} s exceeded"
+        return _failure("timeout", message, duration)
     tail = stderr.decode("utf-8", "replace")[-_STDERR_TAIL:]
     if returncode == -signal.SIGXCPU:
         return _failure("timeout", f"CPU time limit of {limits.cpu_seconds} s exceeded", duration)
@@ -122,7 +123,7 @@ def run_function(
     text: str,
     *,
     function: str = "extract_info_list",
-    limits: SandboxLimits = SandboxLimits(),
+    limits: SandboxLimits = DEFAULT_LIMITS,
     split_namespace: bool = False,
 ) -> SandboxResult:
     """Execute `code` in the sandbox and return ``function(text)``.
@@ -163,7 +164,7 @@ async def run_function_async(
     text: str,
     *,
     function: str = "extract_info_list",
-    limits: SandboxLimits = SandboxLimits(),
+    limits: SandboxLimits = DEFAULT_LIMITS,
     split_namespace: bool = False,
 ) -> SandboxResult:
     """Asynchronous `run_function`: waits for the child without blocking the event loop.

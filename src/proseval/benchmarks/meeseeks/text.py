@@ -116,5 +116,5 @@ def dominant_script(text: str) -> str:
 
 def script_clean(text: str) -> str:
     """Keep the letters of the text's dominant script and single spaces (lower-casing is up to the caller)."""
-    kept = _SCRIPT_KEEP[dominant_script(text)].sub(" ", _WHITESPACE.sub(" ", text))
+    kept = _SCRIPT_KEEP[dominant_script(text)].sub("", _WHITESPACE.sub(" ", text))
     return " ".join(kept.split())

@@ -119,13 +119,15 @@ class _Unit:
     criteria_unscored: int
 
 
-def _slice(kind: SliceKind, label: str, units: Sequence[_Unit], n_bootstrap: int, confidence: float, seed: int) -> SliceResult:
+def _slice(
+    kind: SliceKind, label: str, units: Sequence[_Unit], n_bootstrap: int, confidence: float, seed: int
+) -> SliceResult:
     scored = [unit for unit in units if unit.denominator > 0]
     value = ci_low = ci_high = None
     if scored:
         numerators = np.array([unit.numerator for unit in scored])
         denominators = np.array([unit.denominator for unit in scored], dtype=float)
-        value = math.fsum(numerators) / denominators.sum()
+        value = math.fsum(numerators) / math.fsum(denominators)
         if n_bootstrap > 0:
             rng = np.random.default_rng([seed, zlib.crc32(f"{kind}/{label}".encode())])
             draws = rng.integers(0, len(scored), size=(n_bootstrap, len(scored)))

@@ -42,7 +42,9 @@ def _line_values(line: ScoreLine, model: str) -> list[float]:
     values = [evaluation["score"] for evaluations in line.scores.values() for evaluation in evaluations]
     empty = not line.scores or any(not evaluations for evaluations in line.scores.values())
     if empty:
-        raise ValueError(f"{model}: index {line.index} has an empty score map or list (the official script divides by zero)")
+        raise ValueError(
+            f"{model}: index {line.index} has an empty score map or list (the official script divides by zero)"
+        )
     return values
 
 
@@ -79,7 +81,9 @@ def official_row(model: str, lines: Sequence[ScoreLine], bench: WritingBench) ->
             scores = last[index].scores
             for name in subset.criteria[index]:
                 if name not in scores:
-                    raise ValueError(f"{model}: index {index} lacks the {dim} criterion {name!r} (the official script fails)")
+                    raise ValueError(
+                        f"{model}: index {index} lacks the {dim} criterion {name!r} (the official script fails)"
+                    )
                 pairs.append(mean_of([evaluation["score"] for evaluation in scores[name]]))
         row[f"{dim}_R"] = mean_of([per_query[i] for i in present]) if present else 0
         row[f"{dim}_C"] = mean_of(pairs) if pairs else 0

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from proseval.benchmarks.writingbench.clean import strip_reasoning
-from proseval.benchmarks.writingbench.jsonfind import find_json_values, repair_json_value
+from proseval.judging.jsonfind import find_json_values, repair_json_value
 from proseval.benchmarks.writingbench.jsonl import describe_validation_error
 
 BAND_LABELS = ("1-2", "3-4", "5-6", "7-8", "9-10")
@@ -40,7 +40,7 @@ Name = Annotated[str, AfterValidator(_not_blank), AfterValidator(_no_outer_white
 class Criterion(BaseModel):
     """One query-specific criterion with its five score bands."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     name: Name
     description: Text = Field(alias="criteria_description")
@@ -144,4 +144,3 @@ def parse_criteria(text: str, count: int = CRITERIA_PER_QUERY) -> CriteriaParse:
     except ValueError as exc:
         return CriteriaParse(error=str(exc), repaired=repaired)
     return CriteriaParse(criteria=criteria, repaired=repaired)
-

@@ -80,7 +80,7 @@ def domain_chart_png(report: Report, *, level: Literal["domain1", "domain2"] = "
     items = report.of_kind(level)
     values = [item.value or 0.0 for item in items]
     errors = [
-        [0.0, 0.0] if item.value is None or item.ci_low is None else [item.value - item.ci_low, item.ci_high - item.value]
+        (item.value - item.ci_low, item.ci_high - item.value) if item.ci_low is not None else (0.0, 0.0)
         for item in items
     ]
     figure = Figure(figsize=(8, 1.0 + 0.3 * len(items)))

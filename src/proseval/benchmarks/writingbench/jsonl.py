@@ -50,8 +50,3 @@ def describe_validation_error(error: ValidationError) -> str:
         location = ".".join(str(part) for part in item["loc"]) or "record"
         parts.append(f"{location}: {item['msg']}")
     return "; ".join(parts)
-
-
-def dump_json_lines(records: list[dict[str, Any]]) -> str:
-    """Serialise records the way the official scripts write them (raw UTF-8, LF endings)."""
-    return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)

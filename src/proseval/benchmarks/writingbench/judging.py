@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from proseval.benchmarks.writingbench.clean import strip_reasoning
 from proseval.benchmarks.writingbench.criteria import Criterion
-from proseval.benchmarks.writingbench.jsonfind import find_json_values, repair_json_value
+from proseval.judging.jsonfind import find_json_values, repair_json_value
 
 # --- prompts -------------------------------------------------------------------------------
 

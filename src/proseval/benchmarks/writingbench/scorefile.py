@@ -11,7 +11,9 @@ scripts.
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,11 @@ def parse_score_file(raw: bytes, source: str) -> list[ScoreLine]:
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     raise DataFormatError(f"{source}:{number}: criterion {name!r}: score {value!r} is not a number")
     return lines
+
+
+def to_json_lines(records: Sequence[ResponseRecord | ScoreLine]) -> str:
+    """Write records the way the official scripts do: one JSON object per line, raw UTF-8, LF."""
+    return "".join(json.dumps(record.model_dump(), ensure_ascii=False) + "\n" for record in records)
 
 
 def load_score_file(path: str | os.PathLike[str]) -> list[ScoreLine]:

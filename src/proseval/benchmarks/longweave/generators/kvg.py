@@ -13,8 +13,10 @@ import string
 from typing import Any
 
 from ._common import long_output_note
+from ._rng import stream_rng
 
 KEY_ALPHABET = string.ascii_uppercase
+FILLER_KEY_ALPHABET = string.ascii_uppercase + "_"
 VALUE_ALPHABET = string.ascii_lowercase + string.digits
 PERCENTILES = list(range(5, 100, 5))
 
@@ -26,6 +28,22 @@ def draw_target(rng: random.Random, num_entries: int, key_length: int, value_len
     percentile = rng.choice(PERCENTILES)
     index = min(max(round(percentile / 100 * (num_entries - 1)), 0), num_entries - 1)
     return key, value, index
+
+
+def reference_dictionary(
+    rng: random.Random, target: tuple[str, str, int], n: int, key_length: int, value_length: int
+) -> list[list[str]]:
+    """A correct answer: ``n`` pairs with the target pair at its index (keys distinct)."""
+    key, value, index = target
+    taken = {key}
+    pairs = []
+    while len(pairs) < n - 1:
+        filler = "".join(rng.choices(FILLER_KEY_ALPHABET, k=key_length))
+        if filler not in taken:
+            taken.add(filler)
+            pairs.append([filler, "".join(rng.choices(VALUE_ALPHABET, k=value_length))])
+    pairs.insert(index, [key, value])
+    return pairs
 
 
 def build(rng: random.Random, key: str, length: str, p: dict[str, Any]) -> tuple[str, dict]:
@@ -55,5 +73,8 @@ Reply with the dictionary only: no code, no explanation."""
         "num_entries": n,
         "key_length": klen,
         "value_length": vlen,
+        "reference_dictionary": reference_dictionary(
+            stream_rng(key, "kvg-reference"), (target_key, target_value, index), n, klen, vlen
+        ),
     }
     return prompt, target

@@ -18,17 +18,6 @@ def cjk_count(keyword: str, item: str) -> int:
     return item.lower().count(keyword.lower())
 
 
-def latin_count(keyword: str, item: str, language: str) -> int:
-    """Occurrences of a keyword counting inflected forms (lemma match) for single words."""
-    if lemma.is_cjk(keyword) or " " in keyword.strip():
-        return lemma.direct_count(keyword, item)
-    return lemma_count_or_direct(keyword, item, language)
-
-
-def lemma_count_or_direct(keyword: str, item: str, language: str) -> int:
-    return lemma.lemma_count(keyword, item, language) or lemma.direct_count(keyword, item)
-
-
 def _exactly(n: int, keywords: list[str], items: Items, count) -> Verdict:
     wrong = [
         f"item {i}: {k!r} ×{c}"
@@ -48,7 +37,7 @@ def check_cjk_word_freq(params: FreqParams, items: Items, ctx: RuleContext) -> V
 
 def check_latin_word_freq(params: FreqParams, items: Items, ctx: RuleContext) -> Verdict:
     n, keywords = params
-    return _exactly(n, keywords, items, lambda k, item: latin_count(k, item, ctx.language))
+    return _exactly(n, keywords, items, lambda k, item: lemma.count(k, item, ctx.language))
 
 
 def check_notation_freq(params: FreqParams, items: Items, ctx: RuleContext) -> Verdict:
@@ -75,7 +64,7 @@ def check_latin_non_word_freq(params: FreqParams, items: Items, ctx: RuleContext
     over = [
         f"{k!r} ×{total}"
         for k in keywords
-        if (total := sum(latin_count(k, item, ctx.language) for item in items)) > n
+        if (total := sum(lemma.count(k, item, ctx.language) for item in items)) > n
     ]
     return Verdict.of(not over, f"at most {n} occurrences allowed in total" + (": " + ", ".join(over) if over else ""))
 

@@ -103,7 +103,8 @@ def check_russian_english_ratio(pair: tuple[float, float], items: Items, ctx: Ru
 
 
 RULES = [
-    *(rule(f"{n}_english_ratio", f"{n}_english_ratio", _pair, native_english_ratio_checker(n), dispatchers=("cjk",))
+    *(rule(f"{n}_english_ratio", f"{n}_english_ratio", _pair, native_english_ratio_checker(n), dispatchers=("cjk",),
+           bare_string="item")
       for n in ("chinese", "korean", "japanese")),
     rule("arabic_english_ratio", "arabic_english_ratio", _pair, native_english_ratio_checker("arabic"),
          dispatchers=("latin",)),

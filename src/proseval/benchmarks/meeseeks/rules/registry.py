@@ -72,8 +72,7 @@ def evaluate_rule(
 ) -> Verdict:
     """Check extracted ``items`` (or, for ``SCHEMA``, the raw response) against ``label``.
 
-    A bare string given where a list is expected is read as its characters, as the
-    reference implementation iterates it.
+    A bare string given where a list is expected is read as the checker's spec says.
     """
     spec = find_spec(label, dispatcher)
     if spec is None:
@@ -86,8 +85,8 @@ def evaluate_rule(
         params = spec.parse(label)
     except ParameterError as exc:
         return Verdict.undecidable(str(exc))
-    if isinstance(items, str) and spec.family != "schema":
-        items = list(items)
+    if isinstance(items, str) and spec.bare_string != "raw":
+        items = list(items) if spec.bare_string == "chars" else [items]
     return spec.check(params, items, ctx)
 
 

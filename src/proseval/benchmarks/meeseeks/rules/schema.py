@@ -190,4 +190,4 @@ def check_schema(_: None, response: str | list[str], ctx: RuleContext) -> Verdic
     return Verdict.of(not failed, "; ".join(failed) if failed else f"all {len(points)} fields valid")
 
 
-RULES = [rule("SCHEMA", "schema", no_params, check_schema, requires=("jsonschema",))]
+RULES = [rule("SCHEMA", "schema", no_params, check_schema, requires=("jsonschema",), bare_string="raw")]

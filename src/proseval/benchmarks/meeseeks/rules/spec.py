@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from .base import Dispatcher, RuleContext, Verdict
 
 Items = list[str]
 Parser = Callable[[str], Any]
 Checker = Callable[[Any, Items, RuleContext], Verdict]
+BareString = Literal["chars", "item", "raw"]
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,9 @@ class RuleSpec:
     """One checker bound to the labels starting with ``prefix`` (case-insensitive).
 
     ``requires`` names optional modules the checker imports lazily; ``extra`` is the
-    proseval extra that installs them.
+    proseval extra that installs them. ``bare_string`` says how a string given instead of
+    a list is read: as its characters (the reference iterates it), as one item, or passed
+    through unchanged (``SCHEMA`` reads the raw response).
     """
 
     prefix: str
@@ -27,6 +30,7 @@ class RuleSpec:
     dispatchers: tuple[Dispatcher, ...] = ("cjk", "latin")
     requires: tuple[str, ...] = ()
     extra: str | None = None
+    bare_string: BareString = "chars"
 
     def matches(self, label: str) -> bool:
         return label[: len(self.prefix)].lower() == self.prefix.lower()
@@ -46,5 +50,6 @@ def rule(
     dispatchers: tuple[Dispatcher, ...] = ("cjk", "latin"),
     requires: tuple[str, ...] = (),
     extra: str | None = None,
+    bare_string: BareString = "chars",
 ) -> RuleSpec:
-    return RuleSpec(prefix, family, parse, check, dispatchers, requires, extra)
+    return RuleSpec(prefix, family, parse, check, dispatchers, requires, extra, bare_string)

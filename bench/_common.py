@@ -1,0 +1,42 @@
+"""Helpers shared by the bench scripts: machine description, fake server process, import path."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "src") not in sys.path:
+    sys.path.insert(0, str(ROOT / "src"))
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.node()} · {os.cpu_count()} cores · {cpu} · Python {platform.python_version()}"
+
+
+class FakeServerProcess:
+    """The fake OpenAI-compatible server in its own process, so it does not share our core."""
+
+    def __init__(self, latency: float):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "proseval.testing.fake_openai", "--latency", str(latency)],
+            stdout=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        )
+        line = self.proc.stdout.readline().strip()
+        self.base_url = line.rsplit(" ", 1)[-1]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)

@@ -1,0 +1,61 @@
+"""Embedded model speed: tokens/s through proseval vs calling llama.cpp directly.
+
+Both sides load the same GGUF with the same settings and generate greedily from the same
+prompt; runs alternate so machine noise hits both alike. Prints medians and their ratio.
+
+    python bench/local_model.py --repeats 5 --max-tokens 128
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+
+from _common import machine
+
+from proseval.models.base import GenerateConfig
+from proseval.models.local import LocalModel, load_llama
+from proseval.runtime.executor import RoleModel
+
+PROMPT = [{"role": "user", "content": "Write a short paragraph about why libraries matter to a town."}]
+
+
+def direct(llama, max_tokens: int) -> tuple[int, float]:
+    start = time.perf_counter()
+    out = llama.create_chat_completion(messages=PROMPT, temperature=0.0, max_tokens=max_tokens, seed=1)
+    return out["usage"]["completion_tokens"], time.perf_counter() - start
+
+
+async def through_proseval(role: RoleModel, max_tokens: int, i: int) -> tuple[int, float]:
+    start = time.perf_counter()
+    completion = await role.generate(PROMPT, {"max_tokens": max_tokens}, sample_id=f"bench-{i}")
+    return completion.usage.completion_tokens, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--max-tokens", type=int, default=128)
+    args = parser.parse_args()
+
+    model = LocalModel("smollm2-135m")
+    llama, _ = load_llama(model.path, model.n_ctx)  # the very object proseval uses
+    role = RoleModel("candidate", model, GenerateConfig(temperature=0.0, seed=1), concurrency=1, cache=None)
+    direct(llama, 8)  # warm-up
+    ours, theirs = [], []
+    for i in range(args.repeats):
+        tokens, seconds = direct(llama, args.max_tokens)
+        theirs.append(tokens / seconds)
+        tokens, seconds = asyncio.run(through_proseval(role, args.max_tokens, i))
+        ours.append(tokens / seconds)
+    print(f"machine: {machine()}")
+    print(f"model: {model.path.name}, {args.repeats} alternating runs of up to {args.max_tokens} tokens")
+    print(f"llama.cpp direct : median {statistics.median(theirs):8.1f} tokens/s  {[round(x, 1) for x in theirs]}")
+    print(f"through proseval : median {statistics.median(ours):8.1f} tokens/s  {[round(x, 1) for x in ours]}")
+    print(f"ratio            : {100 * statistics.median(ours) / statistics.median(theirs):.1f} %")
+
+
+if __name__ == "__main__":
+    main()
