@@ -62,10 +62,16 @@ def extract_segments(answer: str, n: int, *, tolerant: bool = True) -> list[tupl
 def align_to_originals(answer_paragraphs: Sequence[str], originals: Sequence[str]) -> list[int]:
     """For each answer paragraph, the index of the most similar original (TF-IDF cosine)."""
     vectors = _tfidf_vectors([*originals, *answer_paragraphs])
-    original_vectors, answer_vectors = vectors[: len(originals)], vectors[len(originals) :]
+    postings: dict[str, list[tuple[int, float]]] = {}
+    for index, vector in enumerate(vectors[: len(originals)]):
+        for term, weight in vector.items():
+            postings.setdefault(term, []).append((index, weight))
     aligned = []
-    for vector in answer_vectors:
-        similarities = [_dot(vector, other) for other in original_vectors]
+    for vector in vectors[len(originals) :]:
+        similarities = [0.0] * len(originals)
+        for term, weight in vector.items():
+            for index, other in postings.get(term, ()):
+                similarities[index] += weight * other
         aligned.append(similarities.index(max(similarities)))
     return aligned
 
@@ -118,9 +124,3 @@ def _tfidf_vectors(documents: Sequence[str]) -> list[dict[str, float]]:
         norm = math.sqrt(sum(w * w for w in weights.values()))
         vectors.append({t: w / norm for t, w in weights.items()} if norm else {})
     return vectors
-
-
-def _dot(a: dict[str, float], b: dict[str, float]) -> float:
-    if len(b) < len(a):
-        a, b = b, a
-    return sum(weight * b.get(term, 0.0) for term, weight in a.items())
