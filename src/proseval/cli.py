@@ -13,7 +13,7 @@ from dotenv import load_dotenv
 from rich.console import Console
 
 from .models.base import FatalError
-from .registry import TASKS, get_task
+from .registry import TASKS, get_entry, get_task
 from .runtime.cache import ResponseCache
 from .runtime.roles import RoleError, RoleRequest, parse_assignments, resolve_roles
 from .runtime.runlog import RunFolder, RunFolderError
@@ -142,10 +142,32 @@ def _report(folder: RunFolder, results: Any) -> None:
     console.print(f"run folder: {folder.path}")
 
 
-def _params(items: list[str], cfg: dict[str, Any]) -> dict[str, Any]:
+def _params(items: list[str], cfg: dict[str, Any], extra: list[str]) -> dict[str, Any]:
+    """Task parameters from the YAML file, `-T KEY=VALUE` and task options such as `--data-dir X`."""
     params = dict(cfg.get("params") or {})
-    params.update({k: _parse_value(v) for k, v in parse_assignments(items, "-T").items()})
+    params.update({k.replace("-", "_"): _parse_value(v) for k, v in parse_assignments(items, "-T").items()})
+    params.update(_task_options(extra))
     return params
+
+
+def _task_options(args: list[str]) -> dict[str, Any]:
+    """`--judge-mode batched --strict --length=1k` → {"judge_mode": "batched", "strict": True, "length": "1k"}."""
+    options: dict[str, Any] = {}
+    position = 0
+    while position < len(args):
+        token = args[position]
+        if not token.startswith("--") or token == "--":
+            raise RoleError(f"unexpected argument {token!r}; task options look like --name value")
+        name, sep, value = token[2:].partition("=")
+        if not sep:
+            following = args[position + 1] if position + 1 < len(args) else None
+            if following is not None and not following.startswith("--"):
+                value, position = following, position + 1
+            else:
+                value = "true"
+        options[name.replace("-", "_")] = _parse_value(value)
+        position += 1
+    return options
 
 
 @app.command("list")
@@ -161,9 +183,35 @@ def list_tasks() -> None:
     console.print(table)
 
 
-@app.command()
+@app.command("describe")
+def describe(task: str = typer.Argument(..., help="Task name.")) -> None:
+    """Show a task's options (pass them to run as --name value)."""
+    from rich.table import Table
+
+    try:
+        entry = get_entry(task)
+    except KeyError as exc:
+        _fail(str(exc).strip("'\""))
+    console.print(f"[bold]{entry.name}[/]: {entry.summary}")
+    fields = entry.params.model_fields
+    if not fields:
+        console.print("This task has no options.")
+        return
+    table = Table(title="Options", title_justify="left")
+    for column in ("option", "type", "default", "meaning"):
+        table.add_column(column)
+    for name, info in fields.items():
+        annotation = getattr(info.annotation, "__name__", None) or str(info.annotation).replace("typing.", "")
+        default = "required" if info.is_required() else repr(info.get_default(call_default_factory=True))
+        table.add_row("--" + name.replace("_", "-"), annotation, default, info.description or "")
+    console.print(table)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
-    task: Optional[str] = typer.Argument(None, help="Task name (see: proseval list)."),
+    ctx: typer.Context,
+    task: Optional[str] = typer.Argument(None, help="Task name (see: proseval list); its own options (see: "
+                                         "proseval describe TASK) follow as --name value."),
     model: Optional[str] = ModelOpt,
     role: Optional[list[str]] = RoleOpt,
     base_url: Optional[list[str]] = BaseUrlOpt,
@@ -192,7 +240,7 @@ def run(
     if not task_name:
         _fail("name a task, e.g. proseval run demo (see: proseval list)")
     try:
-        the_task = get_task(task_name, _params(param or [], cfg))
+        the_task = get_task(task_name, _params(param or [], cfg, list(ctx.args)))
         request = _role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency, gen)
         bindings, warnings, demo = resolve_roles(request, the_task.roles_required, the_task.role_configs)
     except (KeyError, ValueError, TypeError) as exc:

@@ -1,26 +1,32 @@
-"""The tasks proseval knows, by name."""
+"""The tasks proseval knows, by name, with the parameters each accepts."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from .core.task import Task
+
+
+class NoParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True)
 class TaskEntry:
     name: str
     summary: str
-    factory: Callable[..., Task]
+    factory: Callable[[Any], Task]
+    params: type[BaseModel] = NoParams
+    render: Callable[[Any], list[Any]] | None = field(default=None)
 
 
-def _demo(**params: Any) -> Task:
+def _demo(params: NoParams) -> Task:
     from .benchmarks.demo.task import make_task
 
-    if params:
-        raise ValueError(f"the demo task takes no parameters (got {', '.join(params)})")
     return make_task()
 
 
@@ -29,7 +35,32 @@ TASKS: dict[str, TaskEntry] = {
 }
 
 
-def get_task(name: str, params: dict[str, Any] | None = None) -> Task:
+def register(entry: TaskEntry) -> None:
+    TASKS[entry.name] = entry
+
+
+def get_entry(name: str) -> TaskEntry:
     if name not in TASKS:
         raise KeyError(f"unknown task {name!r}; available: {', '.join(sorted(TASKS))} (see: proseval list)")
-    return TASKS[name].factory(**(params or {}))
+    return TASKS[name]
+
+
+def format_validation_error(task: str, exc: ValidationError) -> str:
+    lines = []
+    for error in exc.errors():
+        where = "--" + "-".join(str(part) for part in error["loc"]).replace("_", "-") if error["loc"] else "parameters"
+        message = "unknown parameter" if error["type"] == "extra_forbidden" else error["msg"]
+        lines.append(f"{where}: {message}")
+    return f"task {task}: " + "; ".join(lines) + f" (see: proseval describe {task})"
+
+
+def get_task(name: str, params: dict[str, Any] | None = None) -> Task:
+    """Build a task; parameters are validated by the task's own model and recorded on the task."""
+    entry = get_entry(name)
+    try:
+        validated = entry.params.model_validate(params or {})
+    except ValidationError as exc:
+        raise ValueError(format_validation_error(name, exc)) from None
+    task = entry.factory(validated)
+    task.params = validated.model_dump(mode="json")
+    return task

@@ -126,7 +126,8 @@ def test_cf_violation_rate_is_close_to_the_knob() -> None:
         t = generate("cf", "2k", index).target
         sites += t["violation_sites"]
         violations += len(t["violations"])
-        assert len({line for line, _ in t["violations"]}) <= len(t["original_code"].splitlines()) + 1
+        last = len(t["original_code"].splitlines()) + 1  # W391 points past the last line
+        assert all(1 <= line <= last for line, _ in t["violations"])
     assert sites > 3000
     assert abs(violations / sites - 0.85) < 0.02
 

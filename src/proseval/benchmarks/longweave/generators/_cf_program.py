@@ -85,7 +85,9 @@ class _Writer:
 def _generic_variants(rng: random.Random, text: str) -> list[tuple[str, str]]:
     """Violations that fit any code line of this shape."""
     comment = rng.choice(COMMENTS)
-    variants = [("W291", text + "  "), ("E261", f"{text} # {comment}"), ("E262", f"{text}  #{comment}")]
+    variants = [
+        ("W291", text + "  "), ("E261", f"{text} # {comment}"), ("E262", f"{text}  #{comment}")
+    ]
     if text.startswith('"""'):  # docstring: punctuation inside it is not code
         return variants + [("E703", text + ";")]
     if ", " in text:
@@ -198,16 +200,19 @@ def _report(w: _Writer, n: dict[str, str]) -> None:
     w.line(1, f"print(\"Summary:\", {n['title']})")
     w.line(1, f"for {n['key']} in sorted({n['stats']}):")
     w.line(2, f"print({n['key']}, {n['stats']}[{n['key']}])")
-    w.line(1, f"if \"total\" in {n['stats']}:", (("SIM118", f"if \"total\" in {n['stats']}.keys():"),))
+    w.line(1, f"if \"total\" in {n['stats']}:",
+           (("SIM118", f"if \"total\" in {n['stats']}.keys():"),))
     w.line(2, f"print(\"Total:\", {n['stats']}[\"total\"])")
     message = f"End of {n['item']} summary"
-    w.line(1, f"print(\"{message}\")", (("F541", f"print(f\"{message}\")"), ("E501", _long_print(1, message))))
+    w.line(1, f"print(\"{message}\")",
+           (("F541", f"print(f\"{message}\")"), ("E501", _long_print(1, message))))
     w.line(1, f"return len({n['stats']})")
 
 
 def _repeat(w: _Writer, n: dict[str, str]) -> None:
     w.line(1, f"{n['misses']} = 0")
-    w.line(1, f"for _ in range({n['rounds']}):", (("B007", f"for {n['step']} in range({n['rounds']}):"),))
+    w.line(1, f"for _ in range({n['rounds']}):",
+           (("B007", f"for {n['step']} in range({n['rounds']}):"),))
     w.line(2, f"{n['misses']} += sum(1 for {n['item']} in {n['items']} if not {n['item']})")
     w.line(1, f"return {n['misses']}")
 
@@ -234,14 +239,16 @@ def _validate(w: _Writer, n: dict[str, str]) -> None:
     w.line(1, f"{n['passed']} = []")
     w.line(1, f"for {n['item']} in {n['items']}:")
     w.line(2, f"{n['ok']} = {n['item']}.get(\"valid\", False)")
-    w.line(2, f"if {n['ok']} or not {n['strict']}:", (("E712", f"if {n['ok']} == True or not {n['strict']}:"),))
+    w.line(2, f"if {n['ok']} or not {n['strict']}:",
+           (("E712", f"if {n['ok']} == True or not {n['strict']}:"),))
     w.line(3, f"{n['passed']}.append({n['item']})")
     w.line(1, f"return {n['passed']}")
 
 
 def _merge(w: _Writer, n: dict[str, str]) -> None:
     comprehension = f"{{k: v for k, v in {n['first']}.items()}}"
-    w.line(1, f"{n['merged']} = dict({n['first']})", (("C416", f"{n['merged']} = {comprehension}"),))
+    w.line(1, f"{n['merged']} = dict({n['first']})",
+           (("C416", f"{n['merged']} = {comprehension}"),))
     w.line(1, f"for {n['key']}, {n['value']} in {n['second']}.items():")
     w.line(2, f"{n['merged']}[{n['key']}] = {n['merged']}.get({n['key']}, 0) + {n['value']}")
     w.line(1, f"return {n['merged']}")
@@ -249,9 +256,12 @@ def _merge(w: _Writer, n: dict[str, str]) -> None:
 
 TEMPLATES: tuple[Template, ...] = (
     Template(("total", "sum"), ("items", "limit"),
-             {"total": ("total", "subtotal", "running_total"), "count": ("count", "hits", "matched"),
-              "value": ("value", "current", "measured"), "limit": ("threshold", "minimum", "floor_value")},
-             "Return the total {attr} of {items} above a threshold.", _total, ("total", "count", "value")),
+             {"total": ("total", "subtotal", "running_total"),
+              "count": ("count", "hits", "matched"),
+              "value": ("value", "current", "measured"),
+              "limit": ("threshold", "minimum", "floor_value")},
+             "Return the total {attr} of {items} above a threshold.", _total,
+             ("total", "count", "value")),
     Template(("select", "pick"), ("items", "limit"),
              {"chosen": ("chosen", "selected", "kept"), "limit": ("limit", "max_items", "cap")},
              "Return up to a limit of {items} with status {status}.", _select, ("chosen",)),
@@ -269,7 +279,8 @@ TEMPLATES: tuple[Template, ...] = (
              {"key": ("key", "name", "field"), "title": ("title", "heading", "caption")},
              "Print every entry of a {item} summary.", _report, ()),
     Template(("recount", "scan"), ("items", "rounds"),
-             {"misses": ("misses", "empty_count", "blanks"), "rounds": ("rounds", "passes", "repeats"),
+             {"misses": ("misses", "empty_count", "blanks"),
+              "rounds": ("rounds", "passes", "repeats"),
               "step": ("step", "attempt", "pass_no")},
              "Count empty {items} over several passes.", _repeat, ("misses",)),
     Template(("scale", "normalize"), ("values",),
@@ -338,7 +349,8 @@ def _function(
     w.line(1, f'"""{doc}"""')
     if w.polluted():
         w.violations.append((w.next_line(), "F841"))
-        w.raw(1, f"{rng.choice(('scratch', 'spare', 'debug_flag'))} = {rng.choice(('0', 'None', '[]'))}")
+        unused = rng.choice(("scratch", "spare", "debug_flag"))
+        w.raw(1, f"{unused} = {rng.choice(('0', 'None', '[]'))}")
     start = len(w.lines)
     template.body(w, n)
     if renamed:

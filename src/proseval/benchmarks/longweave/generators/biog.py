@@ -31,8 +31,12 @@ MONTHS = (
     "October", "November", "December",
 )
 SETTLEMENTS = ("market town", "port city", "mountain village", "industrial town", "capital city")
-ROLES = ("keynote speaker", "organiser", "delegate", "expedition leader", "guest of honour", "judge")
-POSITIONS = ("director", "senior partner", "chief editor", "head of research", "treasurer", "adviser")
+ROLES = (
+    "keynote speaker", "organiser", "delegate", "expedition leader", "guest of honour", "judge",
+)
+POSITIONS = (
+    "director", "senior partner", "chief editor", "head of research", "treasurer", "adviser",
+)
 DEGREES = ("bachelor's degree", "master's degree", "doctorate", "diploma")
 
 # archetype: (occupations, birth-year range, relation weight boosts)
@@ -85,8 +89,10 @@ class _Graph:
         return self.rng.randint(min(low, high), max(low, high))
 
     def name(self, surname: str | None = None) -> str:
-        rng = self.rng
-        return unique(rng, lambda r: f"{r.choice(FIRST_NAMES)} {surname or r.choice(LAST_NAMES)}", self.taken)
+        def make(r: random.Random) -> str:
+            return f"{r.choice(FIRST_NAMES)} {surname or r.choice(LAST_NAMES)}"
+
+        return unique(self.rng, make, self.taken)
 
     def town(self) -> str:
         town = unique(self.rng, town_name, self.taken)
@@ -103,7 +109,9 @@ class _Graph:
         self.fact(other, "year of birth", born, f"{other} was born in {born}.")
         return other
 
-    def organisation(self, kinds: tuple[tuple[str, str], ...], with_founding_year: bool = True) -> str:
+    def organisation(
+        self, kinds: tuple[tuple[str, str], ...], with_founding_year: bool = True
+    ) -> str:
         rng = self.rng
         pattern, kind = rng.choice(kinds)
 
@@ -125,7 +133,8 @@ class _Graph:
 
 ORG_WORK = (("{town} General Hospital", "hospital"), ("{town} {noun} Company", "company"),
             ("The {town} Courier", "newspaper"), ("{town} District Court", "court"),
-            ("{town} Grammar School", "school"), ("{town} Institute of {field}", "research institute"))
+            ("{town} Grammar School", "school"),
+            ("{town} Institute of {field}", "research institute"))
 ORG_SCHOOL = (("University of {town}", "university"), ("{town} College of {field}", "college"))
 ORG_CLUB = (("{adj} {noun} Society", "learned society"), ("{town} {noun} Club", "club"),
             ("{adj} {noun} Guild", "guild"))
@@ -171,7 +180,9 @@ def _add_relation(g: _Graph, relation: str) -> None:
             year = g.year(*active)
             g.fact(p, f"year founded {org}", year, f"{p} founded {org} in {year}.")
     elif relation in ("authored", "created"):
-        work = unique(rng, lambda r: f"The {r.choice(ADJECTIVES).title()} {r.choice(NOUNS).title()}", g.taken)
+        work = unique(
+            rng, lambda r: f"The {r.choice(ADJECTIVES).title()} {r.choice(NOUNS).title()}", g.taken
+        )
         kind = rng.choice(("book", "essay collection", "report") if relation == "authored"
                           else ("painting", "symphony", "sculpture", "photograph series"))
         verb = "wrote" if relation == "authored" else "created"
@@ -184,7 +195,11 @@ def _add_relation(g: _Graph, relation: str) -> None:
     elif relation == "participated_in":
         year = g.year(*active)
         kind = rng.choice(("congress", "expedition", "exhibition", "summit", "festival"))
-        event = unique(rng, lambda r: f"{year} {town_name(r)} {r.choice(FIELDS).title()} {kind.title()}", g.taken)
+        event = unique(
+            rng,
+            lambda r: f"{year} {town_name(r)} {r.choice(FIELDS).title()} {kind.title()}",
+            g.taken,
+        )
         g.fact(p, "took part in", event, f"{p} took part in the {event}.")
         role = rng.choice(ROLES)
         g.fact(p, f"role at {event}", role, f"{p} attended the {event} as {role}.")
@@ -192,7 +207,9 @@ def _add_relation(g: _Graph, relation: str) -> None:
         place = town_name(rng)
         g.fact(event, "held in", place, f"The {event} was held in {place}.")
     elif relation == "received_award":
-        award = unique(rng, lambda r: f"{town_name(r)} Medal for {r.choice(FIELDS).title()}", g.taken)
+        award = unique(
+            rng, lambda r: f"{town_name(r)} Medal for {r.choice(FIELDS).title()}", g.taken
+        )
         g.fact(p, "award received", award, f"{p} received the {award}.")
         year = g.year(g.born + 25, g.end - 1)
         g.fact(p, f"year received {award}", year, f"{p} received the {award} in {year}.")
@@ -217,7 +234,8 @@ def _add_relation(g: _Graph, relation: str) -> None:
         other = g.relative(None, g.year(g.born - 10, g.born + 10))
         g.fact(p, "collaborator", other, f"{p} collaborated with {other}.")
         year = g.year(*active)
-        g.fact(p, f"year began working with {other}", year, f"{p} began working with {other} in {year}.")
+        g.fact(p, f"year began working with {other}", year,
+               f"{p} began working with {other} in {year}.")
 
 
 def build_graph(rng: random.Random, num_facts: int, reference_year: int) -> dict[str, Any]:
@@ -228,7 +246,9 @@ def build_graph(rng: random.Random, num_facts: int, reference_year: int) -> dict
     person = f"{title} {first} {surname}"
     born = rng.randint(low, high)
     died = rng.randint(born + 60, min(born + 95, reference_year - 1)) if born < 1935 else None
-    g = _Graph(rng, person, surname, born, died or reference_year, taken={person, f"{first} {surname}"})
+    g = _Graph(
+        rng, person, surname, born, died or reference_year, taken={person, f"{first} {surname}"}
+    )
     birth_date = f"{rng.randint(1, 28)} {rng.choice(MONTHS)} {born}"
     g.fact(person, "date of birth", birth_date, f"{person} was born on {birth_date}.")
     birthplace = g.town()

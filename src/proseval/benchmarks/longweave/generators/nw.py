@@ -21,7 +21,9 @@ ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", 
         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
         "eighteen", "nineteen")
 TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-ORDINALS = ("", "First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth", "Ninth")
+ORDINALS = (
+    "", "First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth", "Ninth",
+)
 ABBREVIATED_MONTHS = (("January", "Jan."), ("February", "Feb."), ("August", "Aug."),
                       ("September", "Sept."), ("October", "Oct."), ("November", "Nov."),
                       ("December", "Dec."))
@@ -125,7 +127,8 @@ def build(rng: random.Random, key: str, length: str, p: dict[str, Any]) -> tuple
     summary, slots = context(text_rng)
     statements = []
     for category in categories:
-        for wrong, right, reason in text_rng.sample(STATEMENTS[category], p["statements_per_category"]):
+        chosen = text_rng.sample(STATEMENTS[category], p["statements_per_category"])
+        for wrong, right, reason in chosen:
             statements.append({
                 "id": len(statements) + 1,
                 "category": category,

@@ -112,6 +112,15 @@ KNOBS: dict[str, dict[str, Knob]] = {
 }
 
 TASKS: tuple[str, ...] = tuple(KNOBS)
+TITLES: dict[str, str] = {
+    "cf": "CF — code fixing with flake8 compliance",
+    "biog": "BioG — KG-to-text biography",
+    "sr": "SR — CSV sales report",
+    "nw": "NW — AP-style news writing",
+    "kvg": "KVG — KV dictionary generation",
+    "sms": "SMS — state-machine simulation",
+    "pr": "PR — paragraph reordering",
+}
 
 
 def params(task: str, length: str) -> dict[str, Any]:
@@ -131,7 +140,7 @@ def parameter_tables_markdown() -> str:
     blocks = []
     for task, knobs in KNOBS.items():
         rows = [
-            f"### {task}",
+            f"### {TITLES[task]}",
             "",
             "| knob | " + " | ".join(LENGTHS) + " | source | meaning |",
             "|---|" + "---|" * len(LENGTHS) + "---|---|",

@@ -90,7 +90,9 @@ def _fill(rng: random.Random, template: str, name: str) -> str:
     )
 
 
-def _paragraph(rng: random.Random, opening: str, pool: tuple[str, ...], name: str, words: int) -> str:
+def _paragraph(
+    rng: random.Random, opening: str, pool: tuple[str, ...], name: str, words: int
+) -> str:
     sentences = [opening]
     count = len(opening.split())
     while count < words:

@@ -61,7 +61,12 @@ CUSTOMER_SUFFIXES = (
     "Trading", "Supplies", "Partners", "Group", "Foods", "Logistics", "Retail", "Clinic",
     "Studio", "Workshop", "Hotels", "Pharmacy",
 )
-WEEKDAYS = tuple(calendar.day_name)
+# English names, fixed here because calendar.day_name/month_name follow the locale
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ class Month:
 
     @property
     def label(self) -> str:
-        return f"{calendar.month_name[self.month]} {self.year}"
+        return f"{MONTHS[self.month - 1]} {self.year}"
 
 
 def _quantity(rng: random.Random, category: str, price: int) -> int:
@@ -158,7 +163,10 @@ def simulate_month(rng: random.Random, p: dict[str, Any]) -> Month:
     )
     regional_target = round(base_total / 100000) * 100000
     per_rep = regional_target / len(rep_ids)
-    reps = {r: (rep_names[r], round(per_rep * rng.uniform(0.8, 1.2) / 100000) * 100000) for r in rep_ids}
+    reps = {
+        r: (rep_names[r], round(per_rep * rng.uniform(0.8, 1.2) / 100000) * 100000)
+        for r in rep_ids
+    }
     previous = round(pre_growth_total / 100000) * 100000
     return Month(region, YEAR, month, regional_target, previous, reps, customers, rows)
 
@@ -243,7 +251,8 @@ def global_questions(m: Month) -> list[QA]:
     top = _top(by_rep)
     if top:
         qa.append(("Which salesperson had the highest total sales?",
-                   f"{m.reps[top][0]} ({top}) had the highest total sales, {money(usd(by_rep[top]))}.",
+                   f"{m.reps[top][0]} ({top}) had the highest total sales, "
+                   f"{money(usd(by_rep[top]))}.",
                    "top_rep", {}, {"id": top, "usd": usd(by_rep[top])}))
     bottom = _top({rid: -v for rid, v in by_rep.items()})
     if bottom:
@@ -278,7 +287,8 @@ def global_questions(m: Month) -> list[QA]:
         qa.append(("Which product category had the highest sales, and what share of total "
                    "sales did it account for?",
                    f"{top} led with {money(usd(by_category[top]))}, {share:.1f}% of total sales.",
-                   "top_category", {}, {"category": top, "usd": usd(by_category[top]), "share": share}))
+                   "top_category", {},
+                   {"category": top, "usd": usd(by_category[top]), "share": share}))
     by_city = _sums(rows, lambda r: r.city)
     top = _top(by_city)
     if top:
@@ -348,7 +358,8 @@ def entity_questions(m: Month) -> list[QA]:
     for rid, sales in sorted(by_rep.items()):
         name, target = m.reps[rid]
         qa.append((f"What were the total sales of {name} ({rid})?",
-                   f"{name} sold {money(usd(sales))} in total.", "rep_sales", {"id": rid}, usd(sales)))
+                   f"{name} sold {money(usd(sales))} in total.", "rep_sales", {"id": rid},
+                   usd(sales)))
         value = percent(sales, target)
         qa.append((f"What percentage of the monthly target did {name} ({rid}) reach?",
                    f"{name} reached {value:.1f}% of the monthly target of {money(usd(target))}.",

@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import operator
 import os
+import queue
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -86,10 +88,10 @@ def count_violations(
 ) -> list[Flake8Outcome]:
     """flake8 outcomes for `sources`, in order.
 
-    With ``processes == 1`` flake8 runs in this process. Otherwise the files are split into
-    `processes` parts of about equal size, each checked by one worker subprocess (this module
-    run as a script), so no process is forked from the caller and no main-module guard is
-    needed.
+    With ``processes == 1`` flake8 runs in this process. Otherwise `processes` worker
+    subprocesses (this module run as a script) check one file at a time, each taking the next
+    file as soon as it is done; no process is forked from the caller, so callers need no
+    main-module guard and their threads are not copied.
     """
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
@@ -104,45 +106,61 @@ def count_violations(
         if processes == 1 or len(paths) <= 1:
             checker = _checker_for(tuple(settings.argv()))
             return [checker.check(path) for path in paths]
-        return _check_in_workers(paths, [len(source) for source in sources], settings, processes)
+        return _check_in_workers(paths, settings, min(processes, len(paths)), folder)
 
 
 def _check_in_workers(
-    paths: list[str], sizes: list[int], settings: Flake8Settings, processes: int
+    paths: list[str], settings: Flake8Settings, processes: int, folder: str
 ) -> list[Flake8Outcome]:
-    parts: list[list[int]] = [[] for _ in range(processes)]
-    loads = [0] * processes
-    for index in sorted(range(len(paths)), key=lambda i: -sizes[i]):
-        lightest = loads.index(min(loads))
-        parts[lightest].append(index)
-        loads[lightest] += sizes[index] + 1
-    workers = []
-    for part in parts:
-        if not part:
-            continue
-        worker = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), *settings.argv()],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-        )
-        assert worker.stdin is not None
-        worker.stdin.write(json.dumps([paths[i] for i in part]))
-        worker.stdin.close()
-        workers.append((part, worker))
+    pending: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for index in range(len(paths)):
+        pending.put(index)
     outcomes: dict[int, Flake8Outcome] = {}
-    for part, worker in workers:
-        assert worker.stdout is not None and worker.stderr is not None
-        output, errors = worker.stdout.read(), worker.stderr.read()
-        if worker.wait() != 0:
-            failure = Flake8Outcome(None, f"flake8 worker exited with {worker.returncode}: {errors[-500:]}")
-            outcomes.update(dict.fromkeys(part, failure))
-            continue
-        for index, item in zip(part, json.loads(output)):
-            outcomes[index] = Flake8Outcome(codes=item["codes"], error=item["error"])
-    return [outcomes[index] for index in range(len(paths))]
+    failures: list[str] = []
+
+    def serve(number: int) -> None:
+        error_path = os.path.join(folder, f"worker_{number}.err")
+        with open(error_path, "w+", encoding="utf-8") as error_log:
+            worker = subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), *settings.argv()],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=error_log,
+                text=True,
+                encoding="utf-8",
+            )
+            assert worker.stdin is not None and worker.stdout is not None
+            while True:
+                try:
+                    index = pending.get_nowait()
+                except queue.Empty:
+                    break
+                try:
+                    worker.stdin.write(paths[index] + "\n")
+                    worker.stdin.flush()
+                    reply = worker.stdout.readline()
+                except OSError:
+                    reply = ""
+                if not reply:
+                    pending.put(index)  # another worker may still check it
+                    break
+                item = json.loads(reply)
+                outcomes[index] = Flake8Outcome(codes=item["codes"], error=item["error"])
+            try:
+                worker.stdin.close()
+            except OSError:
+                pass
+            if worker.wait() != 0:
+                error_log.seek(0)
+                failures.append(f"worker exited with {worker.returncode}: {error_log.read()[-500:]}")
+
+    threads = [threading.Thread(target=serve, args=(n,)) for n in range(processes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    failure = Flake8Outcome(None, "flake8 " + ("; ".join(failures) or "worker stopped"))
+    return [outcomes.get(index, failure) for index in range(len(paths))]
 
 
 class _CountingFormatter(BaseFormatter):
@@ -190,10 +208,12 @@ def _checker_for(argv: tuple[str, ...]) -> _Checker:
 
 
 def _worker_main(argv: list[str]) -> None:
-    """Check the files named in the JSON list on stdin; print a JSON list of outcomes."""
+    """Check the file named on each stdin line; answer each with one JSON line on stdout."""
     checker = _checker_for(tuple(argv))
-    outcomes = [checker.check(path) for path in json.load(sys.stdin)]
-    json.dump([{"codes": o.codes, "error": o.error} for o in outcomes], sys.stdout)
+    while path := sys.stdin.readline().rstrip("\n"):
+        outcome = checker.check(path)
+        sys.stdout.write(json.dumps({"codes": outcome.codes, "error": outcome.error}) + "\n")
+        sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ from functools import lru_cache
 from . import (
     affixes,
     chinese,
-    english,
     european,
     frequency,
     japanese,
@@ -43,7 +42,6 @@ _ALL: list[RuleSpec] = [
     *chinese.RULES,
     *japanese.RULES,
     *korean.RULES,
-    *english.RULES,
     *european.RULES,
 ]
 
