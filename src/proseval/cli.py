@@ -137,8 +137,14 @@ def _run_async(coro: Any) -> Any:
         raise typer.Exit(130) from None
 
 
+def _task_tables(task_name: str, results: Any) -> list[Any]:
+    entry = TASKS.get(task_name)
+    return entry.render(results) if entry is not None and entry.render is not None else []
+
+
 def _report(folder: RunFolder, results: Any) -> None:
-    print_results(console, folder.read_header(), results)
+    header = folder.read_header()
+    print_results(console, header, results, _task_tables(header.task, results))
     console.print(f"run folder: {folder.path}")
 
 
@@ -341,7 +347,7 @@ def show(run_dir: Path = typer.Argument(..., help="Run folder.")) -> None:
         results = folder.read_results()
     except RunFolderError as exc:
         _fail(str(exc))
-    print_results(console, header, results)
+    print_results(console, header, results, _task_tables(header.task, results))
 
 
 @cache_app.command("stats")

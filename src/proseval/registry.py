@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .benchmarks.writingbench.params import WritingBenchParams
 from .core.task import Task
 
 
@@ -30,8 +31,23 @@ def _demo(params: NoParams) -> Task:
     return make_task()
 
 
+def _writingbench(params: WritingBenchParams) -> Task:
+    from .benchmarks.writingbench.task import make_task
+
+    return make_task(params)
+
+
+def _render_writingbench(results: Any) -> list[Any]:
+    from .benchmarks.writingbench.render import render
+
+    return render(results)
+
+
 TASKS: dict[str, TaskEntry] = {
     "demo": TaskEntry("demo", "8 short bundled writing prompts: judge rating 1-10 + length adherence", _demo),
+    "writingbench": TaskEntry(
+        "writingbench", "WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
+        _writingbench, WritingBenchParams, _render_writingbench),
 }
 
 

@@ -6,14 +6,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-ParseStatus = Literal["ok", "repaired", "unparsable", "out_of_range", "refused", "error", "empty", "not_applicable"]
+ParseStatus = Literal[
+    "ok", "repaired", "partial", "unparsable", "out_of_range", "refused", "error", "empty", "not_applicable"
+]
 
 
 class Score(BaseModel):
     """One named score of one sample.
 
     `value` is a number, a dict of named sub-scores, or `None` = unscored. `parse_status`
-    says how the value was obtained (e.g. ``repaired`` JSON) or why there is none.
+    says how the value was obtained (``repaired`` JSON, ``partial`` when only some of its
+    parts could be scored) or why there is none.
     """
 
     value: float | dict[str, float | None] | None

@@ -1,4 +1,8 @@
-"""A benchmark variant: data + protocol + scorers + aggregation, and the roles it needs."""
+"""A benchmark variant: data + protocol + scorers + aggregation, and the roles it needs.
+
+`aggregate` adds task-specific numbers to `results.json` (under `extra`); `artifacts`
+returns extra files (tables, charts) written into the run folder beside it.
+"""
 
 from __future__ import annotations
 
@@ -13,11 +17,12 @@ from .state import State
 
 if TYPE_CHECKING:
     from ..runtime.context import SampleContext
-    from ..runtime.records import ScoredSample
+    from ..runtime.records import Results, ScoredSample
 
 Protocol = Callable[[Sample, "SampleContext"], Awaitable[State]]
 Scorer = Callable[[Sample, State, "SampleContext"], Awaitable[dict[str, Score]]]
 Aggregate = Callable[[list["ScoredSample"]], dict[str, Any]]
+Artifacts = Callable[["Results"], dict[str, "str | bytes"]]
 
 
 @dataclass
@@ -33,4 +38,5 @@ class Task:
     params: dict[str, Any] = field(default_factory=dict)
     dataset_source: dict[str, Any] = field(default_factory=dict)
     aggregate: Aggregate | None = None
+    artifacts: Artifacts | None = None
     description: str = ""

@@ -84,8 +84,8 @@ def usage_table(results: Results) -> Table:
     return table
 
 
-def print_results(console: Console, header: RunHeader, results: Results) -> None:
-    parts = [header_table(header), metrics_table(results), *slice_tables(results)]
+def print_results(console: Console, header: RunHeader, results: Results, extra: list | None = None) -> None:
+    parts = [header_table(header), metrics_table(results), *slice_tables(results), *(extra or [])]
     if results.roles:
         parts.append(usage_table(results))
     console.print(Group(*parts))

@@ -204,6 +204,10 @@ class Runner:
                                 seed=self.options.seed or 0)
         results.roles = {role: model.stats.as_dict() for role, model in self.roles.items()}
         self.folder.write_results(results)
+        if self.task.artifacts is not None:
+            for name, content in self.task.artifacts(results).items():
+                path = self.folder.path / name
+                path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content, encoding="utf-8")
         return results
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 FIRST_NAMES: tuple[str, ...] = (
     "Ada", "Adrian", "Alma", "Amos", "Anika", "Arlo", "Aurora", "Basil", "Beatrix", "Bruno",
@@ -100,7 +101,9 @@ def person_name(rng: random.Random) -> str:
     return f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
 
 
-def unique(rng: random.Random, make, taken: set[str], attempts: int = 200) -> str:
+def unique(
+    rng: random.Random, make: Callable[[random.Random], str], taken: set[str], attempts: int = 200
+) -> str:
     """Draw ``make(rng)`` until the result is not in ``taken``; record and return it.
 
     After ``attempts`` collisions a numeric suffix guarantees uniqueness, so the call always

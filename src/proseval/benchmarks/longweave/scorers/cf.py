@@ -17,6 +17,7 @@ The judge's relevance verdict is an input (`relevant`), never computed here:
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import warnings
 from collections.abc import Iterable
@@ -112,29 +113,42 @@ def extract_code(answer: str, *, strip_lone_fence: bool = True) -> tuple[str, st
 
 def compile_error(code: str) -> str | None:
     """Why `code` does not compile as a module, or None if it does. Nothing is executed."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(code, "<answer>", "exec", dont_inherit=True)
-    except _CODE_ERRORS as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return None
+    return _parse_and_compile(code)[1]
 
 
 def count_functions(code: str, *, ast_count: bool = True) -> int:
     """Function count: top-level defs by AST (column-0 def lines if the code does not parse),
     or the official substring count of ``"def "``."""
-    if not code.strip():
-        return 0
-    if not ast_count:
-        return code.count("def ")
+    return _count_functions(code, ast_count, _parse_and_compile(code)[0] if ast_count else None)
+
+
+def _parse_and_compile(code: str) -> tuple[ast.Module | None, str | None]:
+    """The parsed module (None if it does not parse) and the compile error (None if none)."""
+    tree = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(code)
-    except _CODE_ERRORS:
+            compile(tree, "<answer>", "exec", dont_inherit=True)
+    except _CODE_ERRORS as exc:
+        return tree, f"{type(exc).__name__}: {exc}"
+    return tree, None
+
+
+def _count_functions(code: str, ast_count: bool, tree: ast.Module | None) -> int:
+    if not code.strip():
+        return 0
+    if not ast_count:
+        return code.count("def ")
+    if tree is None:
         return len(_TOP_LEVEL_DEF_LINE.findall(code))
     return sum(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in tree.body)
+
+
+@functools.lru_cache(maxsize=256)
+def _original_functions(original_code: str, ast_count: bool) -> int:
+    """Function count of an original program; many answers share one, so it is cached."""
+    return count_functions(original_code, ast_count=ast_count)
 
 
 def style_quality_score(violations: int) -> float:
@@ -183,12 +197,13 @@ def score_cf_batch(
 
 def _prepare(case: CFCase, config: CFConfig) -> _Prepared:
     code, extraction = extract_code(case.answer, strip_lone_fence=config.strip_lone_fence)
+    tree, error = _parse_and_compile(code) if code else (None, "empty code")
     return _Prepared(
         code=code,
         extraction=extraction,
-        compile_error=compile_error(code) if code else "empty code",
-        answer_functions=count_functions(code, ast_count=config.ast_function_count),
-        original_functions=count_functions(case.original_code, ast_count=config.ast_function_count),
+        compile_error=error,
+        answer_functions=_count_functions(code, config.ast_function_count, tree),
+        original_functions=_original_functions(case.original_code, config.ast_function_count),
     )
 
 

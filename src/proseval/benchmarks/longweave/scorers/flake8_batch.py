@@ -116,12 +116,40 @@ def _check_in_workers(
     for index in range(len(paths)):
         pending.put(index)
     outcomes: dict[int, Flake8Outcome] = {}
-    failures: list[str] = []
 
     def serve(number: int) -> None:
-        error_path = os.path.join(folder, f"worker_{number}.err")
-        with open(error_path, "w+", encoding="utf-8") as error_log:
-            worker = subprocess.Popen(
+        """Feed files to one worker; a worker that dies fails its current file and is replaced."""
+        worker = _Worker(settings, os.path.join(folder, f"worker_{number}.err"))
+        try:
+            while True:
+                try:
+                    index = pending.get_nowait()
+                except queue.Empty:
+                    return
+                outcome = worker.check(paths[index])
+                if outcome is None:
+                    outcomes[index] = Flake8Outcome(None, f"flake8 worker died: {worker.close()}")
+                    worker = _Worker(settings, worker.error_path)
+                else:
+                    outcomes[index] = outcome
+        finally:
+            worker.close()
+
+    threads = [threading.Thread(target=serve, args=(n,)) for n in range(processes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [outcomes[index] for index in range(len(paths))]
+
+
+class _Worker:
+    """One flake8 worker subprocess: this module run as a script."""
+
+    def __init__(self, settings: Flake8Settings, error_path: str) -> None:
+        self.error_path = error_path
+        with open(error_path, "w", encoding="utf-8") as error_log:
+            self._process = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), *settings.argv()],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -129,38 +157,33 @@ def _check_in_workers(
                 text=True,
                 encoding="utf-8",
             )
-            assert worker.stdin is not None and worker.stdout is not None
-            while True:
-                try:
-                    index = pending.get_nowait()
-                except queue.Empty:
-                    break
-                try:
-                    worker.stdin.write(paths[index] + "\n")
-                    worker.stdin.flush()
-                    reply = worker.stdout.readline()
-                except OSError:
-                    reply = ""
-                if not reply:
-                    pending.put(index)  # another worker may still check it
-                    break
-                item = json.loads(reply)
-                outcomes[index] = Flake8Outcome(codes=item["codes"], error=item["error"])
-            try:
-                worker.stdin.close()
-            except OSError:
-                pass
-            if worker.wait() != 0:
-                error_log.seek(0)
-                failures.append(f"worker exited with {worker.returncode}: {error_log.read()[-500:]}")
 
-    threads = [threading.Thread(target=serve, args=(n,)) for n in range(processes)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    failure = Flake8Outcome(None, "flake8 " + ("; ".join(failures) or "worker stopped"))
-    return [outcomes.get(index, failure) for index in range(len(paths))]
+    def check(self, path: str) -> Flake8Outcome | None:
+        """The outcome for `path`, or None if the worker died."""
+        assert self._process.stdin is not None and self._process.stdout is not None
+        try:
+            self._process.stdin.write(path + "\n")
+            self._process.stdin.flush()
+            reply = self._process.stdout.readline()
+        except OSError:
+            return None
+        if not reply:
+            return None
+        item = json.loads(reply)
+        return Flake8Outcome(codes=item["codes"], error=item["error"])
+
+    def close(self) -> str:
+        """Stop the worker; its exit status and the end of its error output."""
+        try:
+            assert self._process.stdin is not None
+            self._process.stdin.close()
+        except OSError:
+            pass
+        status = self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+        with open(self.error_path, encoding="utf-8", errors="replace") as error_log:
+            return f"exit status {status}: {error_log.read()[-500:]}"
 
 
 class _CountingFormatter(BaseFormatter):

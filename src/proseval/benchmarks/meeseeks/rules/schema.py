@@ -37,7 +37,7 @@ class SchemaPoint:
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
 _SHALLOW_OBJECT = re.compile(r"\{(?:[^{}]|\{[^{}]*\})*\}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-_DECODER = json.JSONDecoder()
+_OPENING = re.compile(r"[\[{]")
 
 
 def _loads(text: str) -> Any:
@@ -56,17 +56,44 @@ def _loads(text: str) -> Any:
         return json.loads(_CONTROL.sub("", tweaked))
 
 
+def _balanced_end(text: str, start: int) -> int | None:
+    """Index after the bracket closing the one at ``start`` (quotes respected), if any."""
+    closing = {"{": "}", "[": "]"}
+    stack, quote, escaped = [], None, False
+    for i in range(start, len(text)):
+        c = text[i]
+        if quote:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == quote:
+                quote = None
+        elif c in "\"'":
+            quote = c
+        elif c in closing:
+            stack.append(closing[c])
+        elif c in "]}":
+            if not stack or stack.pop() != c:
+                return None
+            if not stack:
+                return i + 1
+    return None
+
+
 def _scan_values(text: str) -> list[Any]:
-    """Every complete top-level JSON object/array found by decoding from each opening bracket."""
+    """Every complete top-level JSON (or Python-literal) object/array found in the text."""
     values, pos = [], 0
-    while (match := re.compile(r"[\[{]").search(text, pos)) is not None:
-        try:
-            value, end = _DECODER.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            pos = match.start() + 1
-            continue
-        values.append(value)
-        pos = end
+    while (match := _OPENING.search(text, pos)) is not None:
+        end = _balanced_end(text, match.start())
+        if end is not None:
+            try:
+                values.append(_loads(text[match.start() : end]))
+                pos = end
+                continue
+            except ValueError:
+                pass
+        pos = match.start() + 1
     return values
 
 

