@@ -28,11 +28,12 @@ def machine() -> str:
 class FakeServerProcess:
     """The fake OpenAI-compatible server in its own process, so it does not share our core."""
 
-    def __init__(self, latency: float):
+    def __init__(self, latency: float, responder: str | None = None):
+        extra = ["--responder", responder] if responder is not None else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "proseval.testing.fake_openai", "--latency", str(latency)],
+            [sys.executable, "-m", "proseval.testing.fake_openai", "--latency", str(latency), *extra],
             stdout=subprocess.PIPE, text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "bench")])},
         )
         line = self.proc.stdout.readline().strip()
         self.base_url = line.rsplit(" ", 1)[-1]

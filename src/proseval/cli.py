@@ -245,14 +245,9 @@ def run(
     task_name = task or cfg.get("task")
     if not task_name:
         _fail("name a task, e.g. proseval run demo (see: proseval list)")
-    try:
-        the_task = get_task(task_name, _params(param or [], cfg, list(ctx.args)))
-        request = _role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency, gen)
-        bindings, warnings, demo = resolve_roles(request, the_task.roles_required, the_task.role_configs)
-    except (KeyError, ValueError, TypeError) as exc:
-        _fail(str(exc).strip("'\""))
-    for warning in warnings:
-        errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+    params = _params(param or [], cfg, list(ctx.args))
+    request = _safe(lambda: _role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
+                                          gen))
     options = RunOptions(
         out_dir=Path(_pick(out, cfg, "out", "runs")),
         limit=_pick(limit, cfg, "limit"),
@@ -262,11 +257,28 @@ def run(
         display=_display(_pick(display, cfg, "display")),
         max_attempts=int(cfg.get("max_attempts", 6)),
     )
+    folder, results = execute(task_name, params, request, options, run_dir=run_dir)
+    _report(folder, results)
+
+
+def _safe(build: Any) -> Any:
     try:
-        folder, results = _run_async(start_run(the_task, bindings, options, demo=demo, run_dir=run_dir))
+        return build()
+    except (KeyError, ValueError, TypeError) as exc:
+        _fail(str(exc).strip("'\""))
+
+
+def execute(task_name: str, params: dict[str, Any], request: RoleRequest, options: RunOptions,
+            run_dir: Optional[Path] = None) -> tuple[RunFolder, Any]:
+    """Build the task, check the roles (before any call), run it; errors become clear messages."""
+    the_task = _safe(lambda: get_task(task_name, params))
+    bindings, warnings, demo = _safe(lambda: resolve_roles(request, the_task.roles_required, the_task.role_configs))
+    for warning in warnings:
+        errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+    try:
+        return _run_async(start_run(the_task, bindings, options, demo=demo, run_dir=run_dir))
     except (FatalError, FileExistsError, RunFolderError) as exc:
         _fail(str(exc))
-    _report(folder, results)
 
 
 def _resume(path: Path, *, force: bool, no_cache: bool, display: Optional[str], limit: Optional[int],
@@ -377,6 +389,11 @@ def schema(out: Path = typer.Option(Path("docs/schema"), "--out", "-o", help="Fo
 
     for path in export_schemas(out):
         console.print(f"wrote {path}")
+
+
+from .benchmarks.writingbench import cli as _writingbench_cli  # noqa: E402  (registers its commands)
+
+app.add_typer(_writingbench_cli.app, name="writingbench")
 
 
 def main() -> None:  # pragma: no cover - entry point

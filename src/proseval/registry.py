@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .benchmarks.writingbench.params import WritingBenchParams
+from .benchmarks.writingbench.params import CriteriaParams, CurateParams, WritingBenchParams
 from .core.task import Task
 
 
@@ -37,6 +37,24 @@ def _writingbench(params: WritingBenchParams) -> Task:
     return make_task(params)
 
 
+def _writingbench_criteria(params: CriteriaParams) -> Task:
+    from pathlib import Path
+
+    from .benchmarks.writingbench.userdata import criteria_task
+
+    return criteria_task(Path(params.in_file))
+
+
+def _writingbench_curate(params: CurateParams) -> Task:
+    from pathlib import Path
+
+    from .benchmarks.writingbench.task import make_scorer
+    from .benchmarks.writingbench.userdata import curate_task
+
+    scorer = make_scorer(WritingBenchParams(judge_mode=params.judge_mode, judge_attempts=params.judge_attempts))
+    return curate_task(Path(params.in_file), scorer)
+
+
 def _render_writingbench(results: Any) -> list[Any]:
     from .benchmarks.writingbench.render import render
 
@@ -48,6 +66,12 @@ TASKS: dict[str, TaskEntry] = {
     "writingbench": TaskEntry(
         "writingbench", "WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
         _writingbench, WritingBenchParams, _render_writingbench),
+    "writingbench-criteria": TaskEntry(
+        "writingbench-criteria", "write 5 WritingBench-style criteria for your own queries "
+        "(see: proseval writingbench criteria)", _writingbench_criteria, CriteriaParams),
+    "writingbench-curate": TaskEntry(
+        "writingbench-curate", "score instruction/response pairs with generated criteria "
+        "(see: proseval writingbench curate)", _writingbench_curate, CurateParams),
 }
 
 

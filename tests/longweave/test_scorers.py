@@ -14,7 +14,7 @@ from proseval.benchmarks.longweave.scorers.cf import (
     score_cf,
     score_cf_batch,
 )
-from proseval.benchmarks.longweave.scorers.flake8_batch import Flake8Outcome
+from proseval.benchmarks.longweave.scorers.code_checks import CodeCheck
 from proseval.benchmarks.longweave.scorers.kvg import KVGConfig, KVGInstance, score_kvg
 from proseval.benchmarks.longweave.scorers.length import (
     count_words,
@@ -56,7 +56,9 @@ def test_cf_clean_code_costs_only_the_missing_final_newline():
 
 
 def test_cf_file_level_noqa_gives_full_marks():
-    score = score_cf(fenced("# flake8: noqa\n" + CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION)
+    score = score_cf(
+        fenced("# flake8: noqa\n" + CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION
+    )
     assert score.trace["violations"] == 0
     assert score.value == 1.0
 
@@ -108,7 +110,9 @@ def test_cf_naming_codes_can_be_left_out():
         "N802": 1,
         "W292": 1,
     }
-    without = score_cf(fenced(code), ORIGINAL_ONE_FUNCTION, config=CFConfig(count_naming=False))
+    without = score_cf(
+        fenced(code), ORIGINAL_ONE_FUNCTION, config=CFConfig(count_naming=False)
+    )
     assert without.trace["violation_codes"] == {"W292": 1}
 
 
@@ -127,7 +131,10 @@ def test_cf_extraction_takes_the_first_python_or_untagged_block():
 
 def test_cf_lone_fence_line_is_dropped_unless_official():
     answer = "x = 1\ny = 2\n```"
-    assert extract_code(answer) == ("x = 1\ny = 2", "whole answer without its lone fence line")
+    assert extract_code(answer) == (
+        "x = 1\ny = 2",
+        "whole answer without its lone fence line",
+    )
     assert extract_code("```python\nx = 1")[0] == "x = 1"
     assert extract_code(answer, strip_lone_fence=False)[0] == answer
     official = score_cf(answer, "x = 0\n", config=OFFICIAL_CF)
@@ -155,12 +162,18 @@ def test_cf_function_count_score_scale():
 
 def test_cf_flake8_failure_is_unscored_not_zero(monkeypatch):
     def failing(sources, settings, processes):
-        return [Flake8Outcome(codes=None, error="RuntimeError: plugin crashed") for _ in sources]
+        return [
+            CodeCheck(None, 1, flake8_error="RuntimeError: plugin crashed")
+            for _ in sources
+        ]
 
-    monkeypatch.setattr(cf_module, "count_violations", failing)
+    monkeypatch.setattr(cf_module, "check_sources", failing)
     score = score_cf(fenced(CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION)
     assert score.value is None
-    assert score.metrics["style_quality_score"] is None and score.metrics["total_score"] is None
+    assert (
+        score.metrics["style_quality_score"] is None
+        and score.metrics["total_score"] is None
+    )
     assert score.metrics["runnable_ratio"] == 1.0
     assert "plugin crashed" in score.reason
 
@@ -182,7 +195,9 @@ def test_cf_batch_in_worker_processes_matches_in_process():
 
 def test_cf_bad_process_count_is_refused():
     with pytest.raises(ValueError, match="processes"):
-        score_cf_batch([(fenced(CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION)], processes=0)
+        score_cf_batch(
+            [(fenced(CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION)], processes=0
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,14 +213,23 @@ def filler(i: int) -> tuple[str, str]:
     return (chr(ord("A") + i) * 4, chr(ord("a") + i) * 4)
 
 
-SMALL = KVGInstance("TTTT", "tttt", target_index=2, num_entries=4, key_length=4, value_length=4)
+SMALL = KVGInstance(
+    "TTTT", "tttt", target_index=2, num_entries=4, key_length=4, value_length=4
+)
 
 
 def test_kvg_perfect_answer():
     pairs = [filler(0), filler(1), ("TTTT", "tttt"), filler(3)]
     score = score_kvg(kv_answer(pairs), SMALL)
     assert score.metrics == dict.fromkeys(
-        ["key_existence", "position_score", "entry_num_score", "avg_length_score", "total_score"], 1.0
+        [
+            "key_existence",
+            "position_score",
+            "entry_num_score",
+            "avg_length_score",
+            "total_score",
+        ],
+        1.0,
     )
 
 
@@ -224,7 +248,9 @@ def test_kvg_reference_point_from_the_specification():
 
 def test_kvg_length_score_averages_keys_and_values():
     pairs = [("AA", "aaaa"), ("BB", "bbbb"), ("TT", "tttt"), ("CC", "cccc")]
-    instance = KVGInstance("TT", "tttt", target_index=2, num_entries=4, key_length=4, value_length=4)
+    instance = KVGInstance(
+        "TT", "tttt", target_index=2, num_entries=4, key_length=4, value_length=4
+    )
     score = score_kvg(kv_answer(pairs), instance)
     # keys: mean length 2 against 4, scale max(1, 1) = 1 -> 1 / (1 + 4) = 0.2; values exact -> 1
     assert score.metrics["avg_length_score"] == 0.6
@@ -243,7 +269,9 @@ def test_kvg_unpaired_target_passes_only_officially():
 def test_kvg_apostrophe_breaks_only_the_official_parser():
     answer = '{"AAAA": "it\'s", "BBBB": "bbbb", "TTTT": "tttt", "CCCC": "cccc"}'
     default = score_kvg(answer, SMALL)
-    assert default.metrics["key_existence"] == 1.0 and default.trace["parsing"] == "JSON"
+    assert (
+        default.metrics["key_existence"] == 1.0 and default.trace["parsing"] == "JSON"
+    )
     assert score_kvg(answer, SMALL, config=KVGConfig.official()).value == 0.0
 
 
@@ -283,13 +311,18 @@ def test_kvg_bad_instance_is_refused():
 # From S0 on "0120": S0 -0-> S0 emits 0; S0 -1-> S1 emits 1; S1 -2-> S0 emits 0; S0 -0-> S0 emits 0.
 MACHINE = SMSInstance("0120")
 ROWS = ["S0 | 0 | S0 | 0", "S0 | 1 | S1 | 1", "S1 | 2 | S0 | 0", "S0 | 0 | S0 | 0"]
-HEADER = "Current State | Input | Next State | Output Signal\n----------------------------"
+HEADER = (
+    "Current State | Input | Next State | Output Signal\n----------------------------"
+)
 
 
 def test_sms_expected_outputs():
     assert MACHINE.expected_outputs() == ["0", "1", "0", "0"]
     # 3 states, 2 outputs: S0 -2-> S2 emits 0; S2 -2-> S1 (4 mod 3) emits 0 (4 mod 2).
-    assert SMSInstance("22", num_states=3, output_size=2).expected_outputs() == ["0", "0"]
+    assert SMSInstance("22", num_states=3, output_size=2).expected_outputs() == [
+        "0",
+        "0",
+    ]
 
 
 def test_sms_correct_table():
@@ -316,7 +349,10 @@ def test_sms_truncated_table():
 
 
 def test_sms_comma_and_colon_separators_and_blank_lines():
-    assert score_sms("S0, 0, S0, 0\n\nS0: 1: S1: 1\nS1,2,S0,0\nS0|0|S0|0", MACHINE).value == 1.0
+    assert (
+        score_sms("S0, 0, S0, 0\n\nS0: 1: S1: 1\nS1,2,S0,0\nS0|0|S0|0", MACHINE).value
+        == 1.0
+    )
 
 
 @pytest.mark.parametrize(
@@ -355,7 +391,9 @@ def test_sms_invalid_machine_is_refused():
 DOC = ["alpha beta gamma", "delta epsilon zeta", "theta iota kappa"]
 
 
-def blocks(labels_and_texts: list[tuple[int, str]], marker: str = "[[Segment {}]]\n") -> str:
+def blocks(
+    labels_and_texts: list[tuple[int, str]], marker: str = "[[Segment {}]]\n"
+) -> str:
     return "\n\n".join(marker.format(label) + text for label, text in labels_and_texts)
 
 
@@ -371,7 +409,11 @@ def test_kendall_tau_b_by_hand():
 
 
 def test_pr_alignment_by_content():
-    assert align_to_originals(["zeta epsilon", "gamma alpha", "kappa"], DOC) == [1, 0, 2]
+    assert align_to_originals(["zeta epsilon", "gamma alpha", "kappa"], DOC) == [
+        1,
+        0,
+        2,
+    ]
     # nothing in common with any original: the first original wins
     assert align_to_originals(["omega"], DOC) == [0]
 
@@ -411,7 +453,9 @@ def test_pr_all_segments_matching_one_original_scores_zero():
 
 
 @pytest.mark.parametrize(
-    "marker", ["**[[Segment {}]]**\n", "[[Segment {}]] ", "__[[Segment {}]]__ "], ids=["bold", "inline", "underscored"]
+    "marker",
+    ["**[[Segment {}]]**\n", "[[Segment {}]] ", "__[[Segment {}]]__ "],
+    ids=["bold", "inline", "underscored"],
 )
 def test_pr_decorated_markers_count_only_by_default(marker):
     answer = blocks(list(enumerate(DOC)), marker=marker)
@@ -422,7 +466,11 @@ def test_pr_decorated_markers_count_only_by_default(marker):
 def test_pr_empty_body_swallows_the_next_marker_only_officially():
     answer = "[[Segment 0]]\n\n[[Segment 1]]\nalpha beta gamma\n\n[[Segment 2]]\ntheta iota kappa"
     assert [label for label, _ in extract_segments(answer, 3, tolerant=False)] == [0, 2]
-    assert extract_segments(answer, 3) == [(0, ""), (1, "alpha beta gamma"), (2, "theta iota kappa")]
+    assert extract_segments(answer, 3) == [
+        (0, ""),
+        (1, "alpha beta gamma"),
+        (2, "theta iota kappa"),
+    ]
 
 
 def test_pr_single_segment_document_is_unscored():

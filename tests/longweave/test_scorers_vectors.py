@@ -19,7 +19,10 @@ from typing import Any
 import pytest
 
 from proseval.benchmarks.longweave.scorers.cf import CFCase, CFConfig, score_cf_batch
-from proseval.benchmarks.longweave.scorers.flake8_batch import PINNED_VERSIONS, installed_versions
+from proseval.benchmarks.longweave.scorers.code_checks import (
+    PINNED_VERSIONS,
+    installed_versions,
+)
 from proseval.benchmarks.longweave.scorers.kvg import KVGConfig, KVGInstance, score_kvg
 from proseval.benchmarks.longweave.scorers.pr import PRConfig, score_pr
 from proseval.benchmarks.longweave.scorers.result import RuleScore
@@ -42,7 +45,9 @@ def load(shared_dir: Path, task: str) -> list[Record]:
     return records
 
 
-def disagreements(records: list[Record], scores: list[RuleScore], names: list[str]) -> set[str]:
+def disagreements(
+    records: list[Record], scores: list[RuleScore], names: list[str]
+) -> set[str]:
     """Ids whose score differs from the official one on any of `names` (or is missing)."""
     differing = set()
     for record, score in zip(records, scores, strict=True):
@@ -53,20 +58,29 @@ def disagreements(records: list[Record], scores: list[RuleScore], names: list[st
     return differing
 
 
-def expected_deviations(records: list[Record], rule: Callable[[Record], bool]) -> set[str]:
+def expected_deviations(
+    records: list[Record], rule: Callable[[Record], bool]
+) -> set[str]:
     return {record["id"] for record in records if rule(record)}
 
 
 # --------------------------------------------------------------------------------------------
 # CF: flake8 is the slow part, so each configuration runs once per session.
 
-CF_METRICS = ["runnable_ratio", "style_quality_score", "func_count_score", "total_score"]
+CF_METRICS = [
+    "runnable_ratio",
+    "style_quality_score",
+    "func_count_score",
+    "total_score",
+]
 
 
 @pytest.fixture(scope="session")
 def cf_records(shared_dir: Path) -> list[Record]:
     versions = installed_versions()
-    assert versions == PINNED_VERSIONS, f"the CF vectors need the pinned flake8 stack, found {versions}"
+    assert versions == PINNED_VERSIONS, (
+        f"the CF vectors need the pinned flake8 stack, found {versions}"
+    )
     return load(shared_dir, "cf")
 
 
@@ -85,12 +99,16 @@ def cf_default_scores(cf_records: list[Record]) -> list[RuleScore]:
     return _score_cf(cf_records, CFConfig())
 
 
-def test_cf_official_configuration_agrees_on_every_record(cf_records, cf_official_scores):
+def test_cf_official_configuration_agrees_on_every_record(
+    cf_records, cf_official_scores
+):
     assert len(cf_records) == 1007
     assert disagreements(cf_records, cf_official_scores, CF_METRICS) == set()
     for record, score in zip(cf_records, cf_official_scores):
         trace = record["trace"]
-        assert score.trace["answer_functions"] == trace.get("answer_def_count", 0), record["id"]
+        assert score.trace["answer_functions"] == trace.get("answer_def_count", 0), (
+            record["id"]
+        )
         if trace.get("flake8_violation_count", -1) >= 0:
             assert score.trace["violation_codes"] == trace["flake8_codes"], record["id"]
 
@@ -109,7 +127,9 @@ def _cf_deviation(record: Record) -> bool:
     )
 
 
-def test_cf_default_configuration_differs_exactly_on_the_deviations(cf_records, cf_default_scores):
+def test_cf_default_configuration_differs_exactly_on_the_deviations(
+    cf_records, cf_default_scores
+):
     differing = disagreements(cf_records, cf_default_scores, CF_METRICS)
     assert differing == expected_deviations(cf_records, _cf_deviation)
     assert len(cf_records) - len(differing) == 477
@@ -118,7 +138,13 @@ def test_cf_default_configuration_differs_exactly_on_the_deviations(cf_records, 
 # --------------------------------------------------------------------------------------------
 # KVG
 
-KVG_METRICS = ["key_existence", "position_score", "entry_num_score", "avg_length_score", "total_score"]
+KVG_METRICS = [
+    "key_existence",
+    "position_score",
+    "entry_num_score",
+    "avg_length_score",
+    "total_score",
+]
 
 
 def _score_kvg(records: list[Record], config: KVGConfig) -> list[RuleScore]:
@@ -126,7 +152,12 @@ def _score_kvg(records: list[Record], config: KVGConfig) -> list[RuleScore]:
     for record in records:
         i = record["instance"]
         instance = KVGInstance(
-            i["target_key"], i["target_value"], i["target_index"], i["num_entries"], i["key_length"], i["value_length"]
+            i["target_key"],
+            i["target_value"],
+            i["target_index"],
+            i["num_entries"],
+            i["key_length"],
+            i["value_length"],
         )
         scores.append(score_kvg(record["answer"], instance, config=config))
     return scores
@@ -135,12 +166,19 @@ def _score_kvg(records: list[Record], config: KVGConfig) -> list[RuleScore]:
 def test_kvg_against_vectors(shared_dir):
     records = load(shared_dir, "kvg")
     assert len(records) == 2756
-    assert disagreements(records, _score_kvg(records, KVGConfig.official()), KVG_METRICS) == set()
+    assert (
+        disagreements(records, _score_kvg(records, KVGConfig.official()), KVG_METRICS)
+        == set()
+    )
 
     def deviation(record: Record) -> bool:
         # 16: the target key must map to the target value; 17: JSON or Python-literal parsing
         # comes before the quote replacement, so apostrophes and True literals parse.
-        return record["answer_kind"] in {"unpaired_key_value", "apostrophe_in_value", "python_literals"}
+        return record["answer_kind"] in {
+            "unpaired_key_value",
+            "apostrophe_in_value",
+            "python_literals",
+        }
 
     differing = disagreements(records, _score_kvg(records, KVGConfig()), KVG_METRICS)
     assert differing == expected_deviations(records, deviation)
@@ -155,8 +193,12 @@ def _score_sms(records: list[Record], config: SMSConfig) -> list[RuleScore]:
     scores = []
     for record in records:
         i = record["instance"]
-        instance = SMSInstance(i["input_string"], i["num_states"], i["output_size"], i["initial_state"])
-        assert "".join(instance.expected_outputs()) == i["expected_outputs"], record["id"]
+        instance = SMSInstance(
+            i["input_string"], i["num_states"], i["output_size"], i["initial_state"]
+        )
+        assert "".join(instance.expected_outputs()) == i["expected_outputs"], record[
+            "id"
+        ]
         scores.append(score_sms(record["answer"], instance, config=config))
     return scores
 
@@ -179,8 +221,12 @@ def test_sms_against_vectors(shared_dir):
         "separator_with_pipes",
     }
     # 19: pipes around rows, fences, Markdown separators and lines before the table are skipped.
-    differing = disagreements(records, _score_sms(records, SMSConfig()), ["match_ratio"])
-    assert differing == expected_deviations(records, lambda r: r["answer_kind"] in tolerated)
+    differing = disagreements(
+        records, _score_sms(records, SMSConfig()), ["match_ratio"]
+    )
+    assert differing == expected_deviations(
+        records, lambda r: r["answer_kind"] in tolerated
+    )
     assert len(records) - len(differing) == 1788
 
 
@@ -189,7 +235,9 @@ def test_sms_against_vectors(shared_dir):
 
 
 def _score_pr(records: list[Record], config: PRConfig) -> list[RuleScore]:
-    return [score_pr(r["answer"], r["instance"]["segments"], config=config) for r in records]
+    return [
+        score_pr(r["answer"], r["instance"]["segments"], config=config) for r in records
+    ]
 
 
 def test_pr_against_vectors(shared_dir):
@@ -198,16 +246,23 @@ def test_pr_against_vectors(shared_dir):
     official = _score_pr(records, PRConfig.official())
     assert disagreements(records, official, ["kendalls_tau"]) == set()
     for record, score in zip(records, official):
-        assert score.trace["labels"] == record["trace"]["extracted_labels"], record["id"]
+        assert score.trace["labels"] == record["trace"]["extracted_labels"], record[
+            "id"
+        ]
         if "aligned_indices" in record["trace"]:
-            assert score.trace["aligned"] == record["trace"]["aligned_indices"], record["id"]
+            assert score.trace["aligned"] == record["trace"]["aligned_indices"], record[
+                "id"
+            ]
 
     def deviation(record: Record) -> bool:
         # 20: emphasised markers and text on the marker line are accepted; an empty segment body
         # no longer swallows the next marker (which only matters when a marker follows it).
         if record["answer_kind"] in {"bold_markers", "inline_marker"}:
             return True
-        return record["answer_kind"] == "empty_content_one" and record["official"]["status"] == "error"
+        return (
+            record["answer_kind"] == "empty_content_one"
+            and record["official"]["status"] == "error"
+        )
 
     differing = disagreements(records, _score_pr(records, PRConfig()), ["kendalls_tau"])
     assert differing == expected_deviations(records, deviation)

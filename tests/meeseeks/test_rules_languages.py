@@ -10,13 +10,15 @@ from proseval.benchmarks.meeseeks.rules.base import RuleContext
 from proseval.benchmarks.meeseeks.rules.registry import evaluate_rule
 
 HEAD = RuleContext(language="ja", compat="head")
+ZH = RuleContext(language="zh")
+PT = RuleContext(language="pt")
 
 
-def cjk(label, items, ctx=RuleContext(language="zh")):
+def cjk(label, items, ctx=ZH):
     return evaluate_rule(label, items, ctx, "cjk").passed
 
 
-def latin(label, items, ctx=RuleContext(language="pt")):
+def latin(label, items, ctx=PT):
     return evaluate_rule(label, items, ctx, "latin").passed
 
 

@@ -101,5 +101,5 @@ def test_official_data_coverage(shared_dir):
     rows = rule_coverage(load_items(shared_dir / "data" / "meeseeks"))
     assert sum(r.occurrences for r in rows) == 41351 - 19624
     implemented = sum(r.occurrences for r in rows if r.implemented)
-    # Labels without a checker yet are listed in docs/meeseeks.md; this pins the current state.
-    assert implemented / sum(r.occurrences for r in rows) > 0.9
+    # Families without a checker yet are listed in docs/meeseeks.md (1707 of 21727 rule uses).
+    assert implemented >= 20020

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import resource
 import subprocess
 import sys
@@ -89,8 +90,26 @@ def test_unbounded_allocation_is_a_memory_error_and_the_host_is_unaffected():
     one_shot = run("return ['x' * 10**12]")
     assert one_shot.error_kind == "memory"
     assert psutil.Process().memory_info().rss - rss_before < 50 * 1024 * 1024
-    child_peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    assert child_peak_kib * 1024 <= FAST.memory_bytes
+
+
+def test_the_memory_cap_bounds_the_child_peak():
+    """Measured in a fresh process, whose only child is the sandbox (RUSAGE_CHILDREN is per parent)."""
+    probe = textwrap.dedent(
+        f"""
+        import resource
+        from proseval.sandbox import SandboxLimits, run_function
+        code = "def extract_info_list(model_response):\\n    chunks = []\\n    while True:\\n        chunks.append('x' * 10**6)"
+        result = run_function(code, "text", limits=SandboxLimits(wall_seconds=5.0, cpu_seconds=2,
+                                                                 memory_bytes={FAST.memory_bytes}))
+        print(result.error_kind, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        """
+    )
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [src, os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True, env=env)
+    kind, peak_kib = out.stdout.split()
+    assert kind == "memory"
+    assert 0 < int(peak_kib) * 1024 <= FAST.memory_bytes
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ from ..models.spec import EMBEDDED_SPEC, parse_model_spec
 from .records import RoleBinding
 
 DEMO_NOTICE = (
-    "No --model given: every role uses the embedded SmolLM2-135M model. This is a demonstration "
-    "of the pipeline, not a meaningful evaluation; a 135M model is not a meaningful judge. Pass "
-    "--model and --role judge=... for real numbers."
+    "No --model given: the role(s) {roles} use the embedded SmolLM2-135M model. This is a "
+    "demonstration of the pipeline, not a meaningful evaluation; a 135M model is not a meaningful "
+    "judge. Pass --model and --role ROLE=PROVIDER/MODEL for real numbers."
 )
 
 
@@ -58,12 +58,13 @@ def resolve_roles(
     specs = dict(request.roles)
     if request.model:
         specs.setdefault("candidate", request.model)
-    demo = allow_demo and request.model is None and "candidate" not in specs
+    embedded = [r for r in required if r not in specs] if allow_demo and request.model is None else []
+    demo = bool(embedded)
     warnings: list[str] = []
     if demo:
-        for role in required:
-            specs.setdefault(role, EMBEDDED_SPEC)
-        warnings.append(DEMO_NOTICE)
+        for role in embedded:
+            specs[role] = EMBEDDED_SPEC
+        warnings.append(DEMO_NOTICE.format(roles=", ".join(embedded)))
     parsed = {}
     for role, text in sorted(specs.items()):
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import threading
 from collections.abc import Callable
@@ -178,10 +179,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--reply", default=None, help="answer every request with this text (default: an echo)")
+    parser.add_argument("--responder", default=None, metavar="MODULE:FUNCTION",
+                        help="a function(request_body) -> reply text, imported from a module on the path")
     args = parser.parse_args()
 
     async def serve() -> None:
-        server = FakeOpenAIServer(latency=args.latency, port=args.port)
+        responder = (lambda body: args.reply) if args.reply is not None else default_text
+        if args.responder:
+            module, _, function = args.responder.partition(":")
+            responder = getattr(importlib.import_module(module), function)
+        server = FakeOpenAIServer(latency=args.latency, port=args.port, responder=responder)
         await server.start()
         print(f"listening on {server.base_url}", flush=True)
         await asyncio.Event().wait()

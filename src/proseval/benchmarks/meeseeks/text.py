@@ -79,10 +79,12 @@ def words(text: str) -> list[str]:
     return [t for t in _WHITESPACE.split(text) if t]
 
 
+_WORD_WITH_LETTER = {lang: re.compile(f"\\S*[{letters}]\\S*") for lang, letters in LETTERS.items()}
+
+
 def word_count(text: str, language: str = "english") -> int:
     """Number of whitespace tokens holding at least one letter of the language's alphabet."""
-    letter = re.compile(f"[{LETTERS[language]}]")
-    return sum(1 for token in words(text) if letter.search(token))
+    return len(_WORD_WITH_LETTER[language].findall(text))
 
 
 _SCRIPTS = {

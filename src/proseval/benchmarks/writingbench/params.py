@@ -20,6 +20,8 @@ class WritingBenchParams(BaseModel):
 
     data_dir: str | None = Field(None, description=f"folder with benchmark_query/ (default: ${DATA_ENV}, "
                                                   "else the download folder)")
+    queries: str | None = Field(None, description="evaluate your own JSONL queries with 'checklist' criteria "
+                                                  "(e.g. from proseval writingbench criteria) instead of the benchmark")
     download: bool = Field(False, description="download the official files (pinned commit, SHA-256 "
                                               "checked) when the data folder has none")
     verify: bool = Field(True, description="check every data file's SHA-256 against the official commit")
@@ -34,3 +36,18 @@ class WritingBenchParams(BaseModel):
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per criterion when replies are unusable")
     reasoning: Literal["robust", "official"] = Field(
         "robust", description="how reasoning text is removed before judging (official: first '</think>\\n\\n')")
+
+
+class CriteriaParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    in_file: str = Field(description="JSONL of requests (query / instruction / prompt), one per line")
+
+
+class CurateParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    in_file: str = Field(description="JSONL of request + response pairs (query / instruction / prompt and "
+                                     "response / output / answer)")
+    judge_mode: Literal["per-criterion", "batched"] = "per-criterion"
+    judge_attempts: int = Field(3, ge=1, le=10)

@@ -12,7 +12,6 @@ from proseval.benchmarks.writingbench.aggregate import QueryScores, Report, aggr
 from proseval.benchmarks.writingbench.clean import strip_reasoning, strip_reasoning_official
 from proseval.benchmarks.writingbench.criteria import Criterion
 from proseval.benchmarks.writingbench.export import domain_chart_png, report_to_csv, report_to_markdown
-from proseval.benchmarks.writingbench.params import DATA_ENV, WritingBenchParams, default_data_dir
 from proseval.benchmarks.writingbench.judging import (
     JudgeVerdict,
     batched_judge_messages,
@@ -21,6 +20,8 @@ from proseval.benchmarks.writingbench.judging import (
     parse_batched_reply,
     parse_judge_reply,
 )
+from proseval.benchmarks.writingbench.params import DATA_ENV, WritingBenchParams, default_data_dir
+from proseval.benchmarks.writingbench.userdata import read_lines, request_text
 from proseval.core.protocols import single_turn
 from proseval.core.sample import Sample
 from proseval.core.score import Score
@@ -176,7 +177,36 @@ def query_scores(samples: list[ScoredSample]) -> list[QueryScores]:
     return records
 
 
+def custom_task(params: WritingBenchParams) -> Task:
+    """The WritingBench protocol and judge on the user's own queries and criteria."""
+    path = Path(params.queries or "")
+    rows = read_lines(path, need_checklist=True)
+
+    def dataset() -> list[Sample]:
+        return [Sample(id=f"queries/{key}", input=request_text(record),
+                       target={"checklist": record["checklist"]},
+                       metadata={"index": key, **{k: record[k] for k in ("domain1", "domain2", "lang") if k in record}})
+                for key, record in rows]
+
+    def aggregate_run(samples: list[ScoredSample]) -> dict[str, Any]:
+        scores = [entry.get("score") for s in samples if s.status == "ok" and SCORE in s.scores
+                  for entry in s.scores[SCORE].metadata.get("criteria", {}).values()]
+        scored = [v for v in scores if v is not None]
+        return {"overall": sum(scored) / len(scored) if scored else None, "criteria_scored": len(scored),
+                "criteria_unscored": len(scores) - len(scored)}
+
+    return Task(
+        name="writingbench", version="2", dataset=dataset, protocol=single_turn, scorers=[make_scorer(params)],
+        roles_required=("candidate", "judge"), role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
+        slice_keys=tuple(k for k in ("domain1", "lang") if any(k in r for _, r in rows)),
+        dataset_source={"source": str(path), "prompt": "proseval's own judge prompt (non-official)"},
+        aggregate=aggregate_run,
+    )
+
+
 def make_task(params: WritingBenchParams) -> Task:
+    if params.queries:
+        return custom_task(params)
     bench = resolve_data(params)
     queries = select_queries(bench, params)
 

@@ -2,7 +2,12 @@
 and word-length helpers. Every config's `official()` reproduces the official scorer; the
 defaults fix its documented bugs (see docs/longweave.md)."""
 
-from proseval.benchmarks.longweave.scorers.cf import CFCase, CFConfig, score_cf, score_cf_batch
+from proseval.benchmarks.longweave.scorers.cf import (
+    CFCase,
+    CFConfig,
+    score_cf,
+    score_cf_batch,
+)
 from proseval.benchmarks.longweave.scorers.kvg import KVGConfig, KVGInstance, score_kvg
 from proseval.benchmarks.longweave.scorers.length import (
     count_words,

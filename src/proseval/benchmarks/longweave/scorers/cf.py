@@ -16,30 +16,34 @@ The judge's relevance verdict is an input (`relevant`), never computed here:
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from proseval.benchmarks.longweave.scorers.flake8_batch import (
+from proseval.benchmarks.longweave.scorers.code_checks import (
     CF_SELECT,
     FLAKE8_DEFAULT_EXTEND_IGNORE,
-    Flake8Outcome,
+    CodeCheck,
     Flake8Settings,
-    count_violations,
+    check_sources,
+    parse_and_compile,
+    top_level_functions,
 )
-from proseval.benchmarks.longweave.scorers.result import RuleScore, closeness, gated_harmonic_mean
+from proseval.benchmarks.longweave.scorers.result import (
+    RuleScore,
+    closeness,
+    gated_harmonic_mean,
+)
 
 #: The violation count at which the style score falls to one half.
 STYLE_HALF_COUNT = 50
+METRICS = ("runnable_ratio", "style_quality_score", "func_count_score", "total_score")
 
 # Three backticks, an optional "python" tag (any case), the shortest text up to the next three
 # backticks. Other tags ("py", "python3") are not consumed and stay in the code, as officially.
 _FENCED_BLOCK = re.compile(r"```(?:python)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
-_TOP_LEVEL_DEF_LINE = re.compile(r"^(?:async[ \t]+)?def ", re.MULTILINE)
-_CODE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+_RELEVANCE = {True: "judged relevant", False: "judged irrelevant", None: "not judged"}
 
 
 @dataclass(frozen=True)
@@ -64,10 +68,16 @@ class CFConfig:
     @classmethod
     def official(cls) -> CFConfig:
         """The official scorer as the reference vectors recorded it (pep8-naming installed)."""
-        return cls(default_extend_ignore=False, ast_function_count=False, strip_lone_fence=False)
+        return cls(
+            default_extend_ignore=False,
+            ast_function_count=False,
+            strip_lone_fence=False,
+        )
 
     def flake8_settings(self) -> Flake8Settings:
-        select = CF_SELECT if self.count_naming else tuple(c for c in CF_SELECT if c != "N")
+        select = (
+            CF_SELECT if self.count_naming else tuple(c for c in CF_SELECT if c != "N")
+        )
         ignore = FLAKE8_DEFAULT_EXTEND_IGNORE if self.default_extend_ignore else ()
         return Flake8Settings(select=select, extend_ignore=ignore)
 
@@ -79,19 +89,6 @@ class CFCase:
     answer: str
     original_code: str
     relevant: bool | None = None
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    code: str
-    extraction: str
-    compile_error: str | None
-    answer_functions: int
-    original_functions: int
-
-    @property
-    def runnable(self) -> bool:
-        return bool(self.code) and self.compile_error is None
 
 
 def extract_code(answer: str, *, strip_lone_fence: bool = True) -> tuple[str, str]:
@@ -113,42 +110,17 @@ def extract_code(answer: str, *, strip_lone_fence: bool = True) -> tuple[str, st
 
 def compile_error(code: str) -> str | None:
     """Why `code` does not compile as a module, or None if it does. Nothing is executed."""
-    return _parse_and_compile(code)[1]
+    return parse_and_compile(code)[1]
 
 
 def count_functions(code: str, *, ast_count: bool = True) -> int:
     """Function count: top-level defs by AST (column-0 def lines if the code does not parse),
     or the official substring count of ``"def "``."""
-    return _count_functions(code, ast_count, _parse_and_compile(code)[0] if ast_count else None)
-
-
-def _parse_and_compile(code: str) -> tuple[ast.Module | None, str | None]:
-    """The parsed module (None if it does not parse) and the compile error (None if none)."""
-    tree = None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(code)
-            compile(tree, "<answer>", "exec", dont_inherit=True)
-    except _CODE_ERRORS as exc:
-        return tree, f"{type(exc).__name__}: {exc}"
-    return tree, None
-
-
-def _count_functions(code: str, ast_count: bool, tree: ast.Module | None) -> int:
     if not code.strip():
         return 0
     if not ast_count:
         return code.count("def ")
-    if tree is None:
-        return len(_TOP_LEVEL_DEF_LINE.findall(code))
-    return sum(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in tree.body)
-
-
-@functools.lru_cache(maxsize=256)
-def _original_functions(original_code: str, ast_count: bool) -> int:
-    """Function count of an original program; many answers share one, so it is cached."""
-    return count_functions(original_code, ast_count=ast_count)
+    return top_level_functions(code, parse_and_compile(code)[0])
 
 
 def style_quality_score(violations: int) -> float:
@@ -169,79 +141,92 @@ def score_cf(
     relevant: bool | None = None,
     config: CFConfig = CFConfig(),
 ) -> RuleScore:
-    """Score one CF answer (runs flake8 in this process)."""
+    """Score one CF answer (in this process)."""
     return score_cf_batch([CFCase(answer, original_code, relevant)], config=config)[0]
 
 
 def score_cf_batch(
-    answers_and_instances: Iterable[CFCase | tuple[str, str] | tuple[str, str, bool | None]],
+    answers_and_instances: Iterable[
+        CFCase | tuple[str, str] | tuple[str, str, bool | None]
+    ],
     *,
     processes: int = 1,
     config: CFConfig = CFConfig(),
 ) -> list[RuleScore]:
-    """Score many CF answers; flake8 runs once per chunk of files in `processes` workers.
+    """Score many CF answers. Compile checks, function counts and flake8 run in `processes`
+    processes (see `code_checks`); this process only extracts the code and does the arithmetic.
 
     Items are `CFCase`s or ``(answer, original_code[, relevant])`` tuples.
     """
-    cases = [item if isinstance(item, CFCase) else CFCase(*item) for item in answers_and_instances]
-    prepared = [_prepare(case, config) for case in cases]
-    to_check = [
-        i for i, (case, prep) in enumerate(zip(cases, prepared)) if prep.runnable and case.relevant is not False
+    cases = [
+        item if isinstance(item, CFCase) else CFCase(*item)
+        for item in answers_and_instances
     ]
-    outcomes = count_violations(
-        [prepared[i].code for i in to_check], config.flake8_settings(), processes=processes
+    extracted = [
+        extract_code(case.answer, strip_lone_fence=config.strip_lone_fence)
+        for case in cases
+    ]
+    to_check = [
+        i
+        for i, case in enumerate(cases)
+        if extracted[i][0] and case.relevant is not False
+    ]
+    checks = check_sources(
+        [extracted[i][0] for i in to_check],
+        config.flake8_settings(),
+        processes=processes,
     )
-    by_case: dict[int, Flake8Outcome] = dict(zip(to_check, outcomes))
-    return [_finish(case, prep, by_case.get(i)) for i, (case, prep) in enumerate(zip(cases, prepared))]
+    by_case = dict(zip(to_check, checks))
+    return [
+        _score(case, code, how, by_case.get(i), config)
+        for i, (case, (code, how)) in enumerate(zip(cases, extracted))
+    ]
 
 
-def _prepare(case: CFCase, config: CFConfig) -> _Prepared:
-    code, extraction = extract_code(case.answer, strip_lone_fence=config.strip_lone_fence)
-    tree, error = _parse_and_compile(code) if code else (None, "empty code")
-    return _Prepared(
-        code=code,
-        extraction=extraction,
-        compile_error=error,
-        answer_functions=_count_functions(code, config.ast_function_count, tree),
-        original_functions=_original_functions(case.original_code, config.ast_function_count),
-    )
+@functools.lru_cache(maxsize=256)
+def _original_functions(original_code: str, ast_count: bool) -> int:
+    """Function count of an original program; many answers share one, so it is cached."""
+    return count_functions(original_code, ast_count=ast_count)
 
 
-def _zeros(trace: dict[str, object]) -> RuleScore:
-    names = ("runnable_ratio", "style_quality_score", "func_count_score", "total_score")
-    return RuleScore(value=0.0, metrics=dict.fromkeys(names, 0.0), trace=trace)
-
-
-def _finish(case: CFCase, prep: _Prepared, outcome: Flake8Outcome | None) -> RuleScore:
+def _score(
+    case: CFCase, code: str, how: str, check: CodeCheck | None, config: CFConfig
+) -> RuleScore:
     trace: dict[str, object] = {
-        "relevance": {True: "judged relevant", False: "judged irrelevant", None: "not judged"}[
-            case.relevant
-        ],
-        "extraction": prep.extraction,
-        "code_chars": len(prep.code),
-        "compile_error": prep.compile_error,
-        "answer_functions": prep.answer_functions,
-        "original_functions": prep.original_functions,
+        "relevance": _RELEVANCE[case.relevant],
+        "extraction": how,
+        "code_chars": len(code),
     }
-    if case.relevant is False or not prep.code:
-        return _zeros(trace)
-    runnable = 1.0 if prep.runnable else 0.0
-    func = func_count_score(prep.answer_functions, prep.original_functions)
-    if not prep.runnable:
+    if check is None:  # judged irrelevant, or nothing to score
+        return RuleScore(0.0, dict.fromkeys(METRICS, 0.0), trace)
+    answer_functions = (
+        check.functions if config.ast_function_count else code.count("def ")
+    )
+    original_functions = _original_functions(
+        case.original_code, config.ast_function_count
+    )
+    trace.update(
+        compile_error=check.compile_error,
+        answer_functions=answer_functions,
+        original_functions=original_functions,
+    )
+    runnable = 0.0 if check.compile_error else 1.0
+    func = func_count_score(answer_functions, original_functions)
+    if check.compile_error:
         style = 0.0
-    elif outcome is None or outcome.codes is None:
-        error = outcome.error if outcome else "flake8 was not run"
+    elif check.violations is None:
         metrics = {
             "runnable_ratio": runnable,
             "style_quality_score": None,
             "func_count_score": func,
             "total_score": None,
         }
-        return RuleScore(None, metrics, {**trace, "flake8_error": error}, f"flake8 failed: {error}")
+        trace["flake8_error"] = check.flake8_error
+        return RuleScore(None, metrics, trace, f"flake8 failed: {check.flake8_error}")
     else:
-        trace["violations"] = outcome.count
-        trace["violation_codes"] = dict(sorted(outcome.codes.items()))
-        style = style_quality_score(outcome.count or 0)
+        trace["violations"] = sum(check.violations.values())
+        trace["violation_codes"] = dict(sorted(check.violations.items()))
+        style = style_quality_score(trace["violations"])
     total = gated_harmonic_mean([runnable, style, func])
     metrics = {
         "runnable_ratio": runnable,
@@ -249,4 +234,4 @@ def _finish(case: CFCase, prep: _Prepared, outcome: Flake8Outcome | None) -> Rul
         "func_count_score": func,
         "total_score": total,
     }
-    return RuleScore(value=total, metrics=metrics, trace=trace)
+    return RuleScore(total, metrics, trace)

@@ -29,7 +29,9 @@ def truncate_to_words(text: str, limit: int, *, keep_layout: bool = True) -> str
     if limit < 0:
         raise ValueError(f"word limit must be >= 0, got {limit}")
     if not keep_layout:
-        return " ".join(match.group() for _, match in zip(range(limit), _WORD.finditer(text)))
+        return " ".join(
+            match.group() for _, match in zip(range(limit), _WORD.finditer(text))
+        )
     if limit == 0:
         return ""
     for count, match in enumerate(_WORD.finditer(text), start=1):
@@ -44,5 +46,9 @@ def length_adherence(text: str, target_words: int) -> RuleScore:
         raise ValueError(f"target word count must be >= 1, got {target_words}")
     words = count_words(text)
     score = closeness(words, target_words, 0.25 * target_words)
-    trace = {"words": words, "target_words": target_words, "ratio": words / target_words}
+    trace = {
+        "words": words,
+        "target_words": target_words,
+        "ratio": words / target_words,
+    }
     return RuleScore(score, {"length_adherence": score}, trace)

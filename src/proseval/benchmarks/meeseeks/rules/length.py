@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .. import text
-from .base import RuleContext, Verdict
+from .base import ParameterError, RuleContext, Verdict
 from .params import after_colon, range_param
 from .spec import Items, rule
 
@@ -100,8 +100,6 @@ def check_spanish_word_count(bounds: Range, items: Items, ctx: RuleContext) -> V
 def _mixed_params(label: str) -> tuple[str, Range]:
     language = after_colon(label).split(":", 1)[0].strip().lower()
     if language not in text.LETTERS:
-        from .base import ParameterError
-
         raise ParameterError(f"unknown language {language!r} in rule {label!r}")
     return language, range_param(label)
 

@@ -51,6 +51,7 @@ REGISTRIES: dict[Dispatcher, tuple[RuleSpec, ...]] = {
 }
 
 
+@lru_cache(maxsize=8192)
 def find_spec(label: str, dispatcher: Dispatcher) -> RuleSpec | None:
     """The checker that handles ``label`` in ``dispatcher``'s registry, if any."""
     return next((s for s in REGISTRIES[dispatcher] if s.matches(label)), None)

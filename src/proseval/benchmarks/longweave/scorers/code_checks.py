@@ -1,26 +1,32 @@
-"""Counting flake8 violations of many code strings with a few flake8 worker processes.
+"""The per-answer work of the CF scorer, done for many code strings in a few worker processes.
 
-Each code string is written to a temporary ``.py`` file and checked by flake8's own file
-checker and style guide, as a ``flake8`` command line would, but per batch: plugins are loaded
-once per worker and each worker checks a share of the files, so scoring thousands of answers
-costs about as much as one parallel ``flake8`` run over the same files.
+For each code string: does it compile (``compile()`` of the parsed module; nothing is
+executed), how many top-level functions it defines, and, if it compiles, its flake8
+violations per code. flake8 checks a temporary ``.py`` file with its own file checker and
+style guide, as a ``flake8`` command line would, with plugins loaded once per process.
 
-The checked code is only read and tokenised by flake8; nothing is executed.
+With one process everything runs here. With more, worker subprocesses (this module run as a
+script: it imports only the standard library and flake8) take one file at a time as soon as
+they are free, so a batch costs about as much as one parallel ``flake8`` run over the same
+files. Nothing is forked from the caller: callers need no main-module guard.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import operator
 import os
 import queue
+import re
 import subprocess
 import sys
 import tempfile
 import threading
+import warnings
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from importlib import metadata
 
 from flake8.checker import FileChecker
@@ -32,7 +38,16 @@ from flake8.violation import Violation
 #: The families the official CF scorer selects.
 CF_SELECT = ("E", "W", "F", "B", "N", "SIM", "C4")
 #: flake8's default extend-ignore list, which an explicit selection switches off.
-FLAKE8_DEFAULT_EXTEND_IGNORE = ("E121", "E123", "E126", "E226", "E24", "E704", "W503", "W504")
+FLAKE8_DEFAULT_EXTEND_IGNORE = (
+    "E121",
+    "E123",
+    "E126",
+    "E226",
+    "E24",
+    "E704",
+    "W503",
+    "W504",
+)
 #: The flake8 stack the official scores were recorded with.
 PINNED_VERSIONS = {
     "flake8": "7.2.0",
@@ -41,6 +56,9 @@ PINNED_VERSIONS = {
     "flake8-simplify": "0.21.0",
     "pep8-naming": "0.15.1",
 }
+
+_CODE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
+_TOP_LEVEL_DEF_LINE = re.compile(r"^(?:async[ \t]+)?def ", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -58,15 +76,20 @@ class Flake8Settings:
 
 
 @dataclass(frozen=True)
-class Flake8Outcome:
-    """Violations per code for one source, or the error that stopped flake8 on it."""
+class CodeCheck:
+    """What the CF scorer needs to know about one code string.
 
-    codes: dict[str, int] | None
-    error: str | None = None
+    compile_error: why it does not compile, None if it does.
+    functions: top-level ``def``/``async def`` statements (column-0 def lines if it does not
+        parse).
+    violations: flake8 violations per code; None if the code does not compile or flake8 failed.
+    flake8_error: why flake8 failed, if it did.
+    """
 
-    @property
-    def count(self) -> int | None:
-        return None if self.codes is None else sum(self.codes.values())
+    compile_error: str | None
+    functions: int
+    violations: dict[str, int] | None = None
+    flake8_error: str | None = None
 
 
 def installed_versions() -> dict[str, str | None]:
@@ -80,19 +103,35 @@ def installed_versions() -> dict[str, str | None]:
     return versions
 
 
-def count_violations(
+def parse_and_compile(code: str) -> tuple[ast.Module | None, str | None]:
+    """The parsed module (None if it does not parse) and the compile error (None if none)."""
+    tree = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
+            compile(tree, "<answer>", "exec", dont_inherit=True)
+    except _CODE_ERRORS as exc:
+        return tree, f"{type(exc).__name__}: {exc}"
+    return tree, None
+
+
+def top_level_functions(code: str, tree: ast.Module | None) -> int:
+    """Top-level function definitions of `tree`, or column-0 def lines of `code` without one."""
+    if tree is None:
+        return len(_TOP_LEVEL_DEF_LINE.findall(code))
+    return sum(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in tree.body
+    )
+
+
+def check_sources(
     sources: Sequence[str],
     settings: Flake8Settings = Flake8Settings(),
     *,
     processes: int = 1,
-) -> list[Flake8Outcome]:
-    """flake8 outcomes for `sources`, in order.
-
-    With ``processes == 1`` flake8 runs in this process. Otherwise `processes` worker
-    subprocesses (this module run as a script) check one file at a time, each taking the next
-    file as soon as it is done; no process is forked from the caller, so callers need no
-    main-module guard and their threads are not copied.
-    """
+) -> list[CodeCheck]:
+    """`CodeCheck`s for `sources`, in order, using `processes` processes."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
     with tempfile.TemporaryDirectory(prefix="proseval_cf_") as folder:
@@ -100,22 +139,24 @@ def count_violations(
         for index, source in enumerate(sources):
             # A lower-case identifier as the module name, so that pep8-naming's N999 stays quiet.
             path = os.path.join(folder, f"answer_{index}.py")
-            with open(path, "w", encoding="utf-8", newline="") as handle:
+            with open(
+                path, "w", encoding="utf-8", errors="surrogatepass", newline=""
+            ) as handle:
                 handle.write(source)
             paths.append(path)
         if processes == 1 or len(paths) <= 1:
             checker = _checker_for(tuple(settings.argv()))
-            return [checker.check(path) for path in paths]
+            return [checker.check(source, path) for source, path in zip(sources, paths)]
         return _check_in_workers(paths, settings, min(processes, len(paths)), folder)
 
 
 def _check_in_workers(
     paths: list[str], settings: Flake8Settings, processes: int, folder: str
-) -> list[Flake8Outcome]:
+) -> list[CodeCheck]:
     pending: queue.SimpleQueue[int] = queue.SimpleQueue()
     for index in range(len(paths)):
         pending.put(index)
-    outcomes: dict[int, Flake8Outcome] = {}
+    checks: dict[int, CodeCheck] = {}
 
     def serve(number: int) -> None:
         """Feed files to one worker; a worker that dies fails its current file and is replaced."""
@@ -126,12 +167,12 @@ def _check_in_workers(
                     index = pending.get_nowait()
                 except queue.Empty:
                     return
-                outcome = worker.check(paths[index])
-                if outcome is None:
-                    outcomes[index] = Flake8Outcome(None, f"flake8 worker died: {worker.close()}")
+                check = worker.check(paths[index])
+                if check is None:
+                    checks[index] = CodeCheck(f"check failed: {worker.close()}", 0)
                     worker = _Worker(settings, worker.error_path)
                 else:
-                    outcomes[index] = outcome
+                    checks[index] = check
         finally:
             worker.close()
 
@@ -140,11 +181,11 @@ def _check_in_workers(
         thread.start()
     for thread in threads:
         thread.join()
-    return [outcomes[index] for index in range(len(paths))]
+    return [checks[index] for index in range(len(paths))]
 
 
 class _Worker:
-    """One flake8 worker subprocess: this module run as a script."""
+    """One worker subprocess: this module run as a script."""
 
     def __init__(self, settings: Flake8Settings, error_path: str) -> None:
         self.error_path = error_path
@@ -158,8 +199,8 @@ class _Worker:
                 encoding="utf-8",
             )
 
-    def check(self, path: str) -> Flake8Outcome | None:
-        """The outcome for `path`, or None if the worker died."""
+    def check(self, path: str) -> CodeCheck | None:
+        """The check of the file at `path`, or None if the worker died."""
         assert self._process.stdin is not None and self._process.stdout is not None
         try:
             self._process.stdin.write(path + "\n")
@@ -167,10 +208,7 @@ class _Worker:
             reply = self._process.stdout.readline()
         except OSError:
             return None
-        if not reply:
-            return None
-        item = json.loads(reply)
-        return Flake8Outcome(codes=item["codes"], error=item["error"])
+        return CodeCheck(**json.loads(reply)) if reply else None
 
     def close(self) -> str:
         """Stop the worker; its exit status and the end of its error output."""
@@ -197,22 +235,30 @@ class _CountingFormatter(BaseFormatter):
 
 
 class _Checker:
-    """flake8 with its plugins loaded once; checks one file at a time."""
+    """Compile check, function count and flake8 (plugins loaded once) for one file at a time."""
 
     def __init__(self, argv: tuple[str, ...]) -> None:
         plugins, self._options = parse_args(list(argv))
         self._plugins = plugins.checkers
 
-    def check(self, path: str) -> Flake8Outcome:
+    def check(self, source: str, path: str) -> CodeCheck:
+        tree, error = parse_and_compile(source)
+        functions = top_level_functions(source, tree)
+        if error is not None:
+            return CodeCheck(error, functions)
         try:
-            return Flake8Outcome(codes=self._count(path))
-        except Exception as exc:  # flake8 or a plugin failed on this file
-            return Flake8Outcome(codes=None, error=f"{type(exc).__name__}: {exc}")
+            return CodeCheck(None, functions, violations=self._violations(path))
+        except Exception as exc:  # noqa: BLE001 - a flake8 plugin failing on this file
+            return CodeCheck(
+                None, functions, flake8_error=f"{type(exc).__name__}: {exc}"
+            )
 
-    def _count(self, path: str) -> dict[str, int]:
+    def _violations(self, path: str) -> dict[str, int]:
         formatter = _CountingFormatter(self._options)
         guide = StyleGuideManager(self._options, formatter)
-        checker = FileChecker(filename=path, plugins=self._plugins, options=self._options)
+        checker = FileChecker(
+            filename=path, plugins=self._plugins, options=self._options
+        )
         filename, results, _ = checker.run_checks()
         results.sort(key=operator.itemgetter(1, 2))
         with guide.processing_file(filename):
@@ -234,8 +280,9 @@ def _worker_main(argv: list[str]) -> None:
     """Check the file named on each stdin line; answer each with one JSON line on stdout."""
     checker = _checker_for(tuple(argv))
     while path := sys.stdin.readline().rstrip("\n"):
-        outcome = checker.check(path)
-        sys.stdout.write(json.dumps({"codes": outcome.codes, "error": outcome.error}) + "\n")
+        with open(path, encoding="utf-8", errors="surrogatepass", newline="") as handle:
+            source = handle.read()
+        sys.stdout.write(json.dumps(asdict(checker.check(source, path))) + "\n")
         sys.stdout.flush()
 
 
