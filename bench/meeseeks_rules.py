@@ -44,7 +44,7 @@ def build_workload(shared: Path, per_label: int) -> list[tuple[str, object, Rule
                 (item.dispatcher, label_family(sub.rule, item.dispatcher)), []
             )
             for case in cases[:per_label]:
-                ctx = RuleContext(language=item.language, question=item.question, json_schema=item.json_schema)
+                ctx = RuleContext(language=item.language, json_schema=item.json_schema)
                 workload.append((sub.rule, case["items"], ctx, item.dispatcher))
     return workload
 

@@ -30,13 +30,7 @@ def _expected(case: dict) -> int:
 
 
 def _verdict(case: dict, compat: str):
-    extra = case["extra"]
-    ctx = RuleContext(
-        language=case["lang"],
-        question=extra.get("item_question", ""),
-        json_schema=extra.get("json_schema"),
-        compat=compat,
-    )
+    ctx = RuleContext(language=case["lang"], json_schema=case["extra"].get("json_schema"), compat=compat)
     return evaluate_rule(case["rule"], case["items"], ctx, case["checker_family"])
 
 

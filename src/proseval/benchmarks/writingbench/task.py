@@ -94,8 +94,8 @@ async def judge_criterion(ctx: SampleContext, query: str, response: str, criteri
                           params: WritingBenchParams) -> dict[str, Any]:
     text, info = _fit(lambda r: judge_messages(query, r, criterion), response, params.judge_max_input_tokens)
     if text is None:
-        return {"score": None, "status": "context_overflow", "error": "the judge prompt exceeds "
-                f"--judge-max-input-tokens even without the response", **info}
+        return {"score": None, "status": "context_overflow",
+                "error": "the judge prompt exceeds --judge-max-input-tokens even without the response", **info}
     messages = judge_messages(query, text, criterion)
     verdict = None
     for attempt in range(params.judge_attempts):

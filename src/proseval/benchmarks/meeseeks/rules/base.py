@@ -55,13 +55,12 @@ class Verdict:
 class RuleContext:
     """What a checker may know besides its parameters and the extracted parts.
 
-    ``language`` is the file's language code (zh ja ko en de fr es pt ru ar id);
-    ``question`` is the item's round-1 prompt (used only for language identification);
+    ``language`` is the file's language code (zh ja ko en de fr es pt ru ar id); it also
+    chooses the lemmatiser, so the round-1 prompt or the re-ask prompt never matters;
     ``json_schema`` is the item's schema for ``SCHEMA`` rules.
     """
 
     language: str = "en"
-    question: str = ""
     json_schema: dict | None = None
     compat: Compat = "fixed"
 
