@@ -74,11 +74,6 @@ def simple_clean(text: str) -> str:
     return _NON_WORD.sub("", strip_list_index(text.replace(" ", "")))
 
 
-def words(text: str) -> list[str]:
-    """Whitespace-separated tokens."""
-    return [t for t in _WHITESPACE.split(text) if t]
-
-
 _WORD_WITH_LETTER = {lang: re.compile(f"\\S*[{letters}]\\S*") for lang, letters in LETTERS.items()}
 
 
