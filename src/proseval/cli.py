@@ -391,6 +391,34 @@ def schema(out: Path = typer.Option(Path("docs/schema"), "--out", "-o", help="Fo
         console.print(f"wrote {path}")
 
 
+generate_app = typer.Typer(help="Write benchmark datasets to JSON Lines files.", no_args_is_help=True)
+app.add_typer(generate_app, name="generate")
+
+
+@generate_app.command("longweave")
+def generate_longweave(
+    task: str = typer.Option(..., "--task", "-t", help="cf, biog, sr, nw, kvg, sms or pr (comma-separated for several)."),
+    length: str = typer.Option(..., "--length", "-l", help="1k, 2k, 4k or 8k (comma-separated for several)."),
+    n: int = typer.Option(200, "-n", "--samples", min=1, help="Samples per task x length."),
+    seed: int = typer.Option(0, "--seed", help="Generator seed (0 reproduces the official KVG/SMS instances)."),
+    start: int = typer.Option(0, "--start", min=0, help="First sample index."),
+    output: Path = typer.Option(..., "--output", "-o", help="Output JSON Lines file."),
+) -> None:
+    """Generate LongWeave samples: one JSON object per line (id, input, target, metadata)."""
+    from .benchmarks.longweave.generators import generate
+    from .benchmarks.longweave.params import LongWeaveParams
+
+    params = _safe(lambda: LongWeaveParams(task=task, length=length))
+    count = 0
+    with output.open("w", encoding="utf-8") as handle:
+        for name in params.task:
+            for size in params.length:
+                for index in range(start, start + n):
+                    handle.write(generate(name, size, index, seed).model_dump_json() + "\n")
+                    count += 1
+    console.print(f"wrote {count} samples to {output}")
+
+
 from .benchmarks.writingbench import cli as _writingbench_cli  # noqa: E402  (registers its commands)
 
 app.add_typer(_writingbench_cli.app, name="writingbench")

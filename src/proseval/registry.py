@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .benchmarks.longweave.params import LongWeaveParams
 from .benchmarks.writingbench.params import CriteriaParams, CurateParams, WritingBenchParams
 from .core.task import Task
 
@@ -55,6 +56,18 @@ def _writingbench_curate(params: CurateParams) -> Task:
     return curate_task(Path(params.in_file), scorer)
 
 
+def _longweave(params: LongWeaveParams) -> Task:
+    from .benchmarks.longweave.task import make_task
+
+    return make_task(params)
+
+
+def _render_longweave(results: Any) -> list[Any]:
+    from .benchmarks.longweave.render import render
+
+    return render(results)
+
+
 def _render_writingbench(results: Any) -> list[Any]:
     from .benchmarks.writingbench.render import render
 
@@ -66,6 +79,9 @@ TASKS: dict[str, TaskEntry] = {
     "writingbench": TaskEntry(
         "writingbench", "WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
         _writingbench, WritingBenchParams, _render_writingbench),
+    "longweave": TaskEntry(
+        "longweave", "LongWeave: 7 generated, verifiable long-writing tasks at 1k/2k/4k/8k words",
+        _longweave, LongWeaveParams, _render_longweave),
     "writingbench-criteria": TaskEntry(
         "writingbench-criteria", "write 5 WritingBench-style criteria for your own queries "
         "(see: proseval writingbench criteria)", _writingbench_criteria, CriteriaParams),

@@ -79,7 +79,7 @@ def usage_table(results: Results) -> Table:
     for column in ("role", "calls", "cached", "retries", "errors", "tok in", "tok out", "latency s"):
         table.add_column(column, justify="left" if column == "role" else "right")
     for role, stats in results.roles.items():
-        table.add_row(role, *(str(stats.get(k, "—")) for k in (
+        table.add_row(role, *("—" if stats.get(k) is None else str(stats[k]) for k in (
             "requests", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "mean_latency_s")))
     return table
 

@@ -132,6 +132,7 @@ class Runner:
         self.options = options
         self.cache = ResponseCache(options.cache_path) if options.use_cache else None
         self.roles: dict[str, RoleModel] = {}
+        self._reported: set[str] = set()
 
     def _build_roles(self, needed: Iterable[str]) -> None:
         for role in needed:
@@ -142,6 +143,12 @@ class Runner:
                 cache=self.cache, max_attempts=self.options.max_attempts,
                 backoff_initial=self.options.backoff_initial,
             )
+
+    def _report_internal(self, where: str, detail: str) -> None:
+        if where not in self._reported:
+            self._reported.add(where)
+            print(f"warning: {where} raised {detail}; the affected scores are recorded as unscored "
+                  "(please report this)", file=sys.stderr)
 
     def _stats(self) -> tuple[int, int]:
         tokens = sum(r.stats.prompt_tokens + r.stats.completion_tokens for r in self.roles.values())
@@ -169,6 +176,10 @@ class Runner:
                 scores.update(await scorer(sample, state, ctx))
             except ModelError as exc:
                 scores[name] = Score.unscored("error", f"{type(exc).__name__}: {exc}")
+            except Exception as exc:  # a scorer bug on one odd answer must not sink the run
+                detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+                scores[name] = Score.unscored("error", f"internal error in scorer {name}: {detail}")
+                self._report_internal(name, detail)
         return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage,
                             cache_hits=ctx.cache_hits, duration_s=time.perf_counter() - start)
 

@@ -1,0 +1,41 @@
+"""Options of the `longweave` task (kept light: the registry imports this at start-up)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+TASK_NAMES = ("cf", "biog", "sr", "nw", "kvg", "sms", "pr")
+LENGTH_NAMES = ("1k", "2k", "4k", "8k")
+JUDGED_TASKS = ("cf", "biog", "sr", "nw")
+
+
+def _split(value: Any, allowed: tuple[str, ...], what: str) -> list[str]:
+    items = value.split(",") if isinstance(value, str) else list(value)
+    items = [str(item).strip().lower() for item in items if str(item).strip()]
+    unknown = [item for item in items if item not in allowed]
+    if unknown or not items:
+        raise ValueError(f"unknown {what} {', '.join(unknown) or '(none)'}; choose from {','.join(allowed)}")
+    return [name for name in allowed if name in items]
+
+
+class LongWeaveParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    task: list[str] = Field(list(TASK_NAMES), description="tasks, comma-separated: cf,biog,sr,nw,kvg,sms,pr")
+    length: list[str] = Field(list(LENGTH_NAMES), description="target lengths, comma-separated: 1k,2k,4k,8k")
+    per_cell: int = Field(200, ge=1, le=100_000, description="samples per task x length cell (official: 200)")
+    seed: int = Field(0, description="generator seed (0 reproduces the official KVG/SMS instances)")
+    judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per batch while targets stay unjudged")
+    official: bool = Field(False, description="score with the official behaviours (documented bugs included)")
+
+    @field_validator("task", mode="before")
+    @classmethod
+    def _tasks(cls, value: Any) -> list[str]:
+        return _split(value, TASK_NAMES, "LongWeave task")
+
+    @field_validator("length", mode="before")
+    @classmethod
+    def _lengths(cls, value: Any) -> list[str]:
+        return _split(value, LENGTH_NAMES, "LongWeave length")
