@@ -13,7 +13,9 @@ from dotenv import load_dotenv
 from rich.console import Console
 
 from .models.base import FatalError
-from .registry import TASKS, get_entry, get_task
+from pydantic import ValidationError
+
+from .registry import TASKS, format_validation_error, get_entry, get_task
 from .runtime.cache import ResponseCache
 from .runtime.roles import RoleError, RoleRequest, parse_assignments, resolve_roles
 from .runtime.runlog import RunFolder, RunFolderError
@@ -408,7 +410,10 @@ def generate_longweave(
     from .benchmarks.longweave.generators import generate
     from .benchmarks.longweave.params import LongWeaveParams
 
-    params = _safe(lambda: LongWeaveParams(task=task, length=length))
+    try:
+        params = LongWeaveParams(task=task, length=length)
+    except ValidationError as exc:
+        _fail(format_validation_error("longweave", exc))
     count = 0
     with output.open("w", encoding="utf-8") as handle:
         for name in params.task:

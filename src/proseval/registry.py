@@ -106,6 +106,7 @@ def format_validation_error(task: str, exc: ValidationError) -> str:
     for error in exc.errors():
         where = "--" + "-".join(str(part) for part in error["loc"]).replace("_", "-") if error["loc"] else "parameters"
         message = "unknown parameter" if error["type"] == "extra_forbidden" else error["msg"]
+        message = message.removeprefix("Value error, ")
         lines.append(f"{where}: {message}")
     return f"task {task}: " + "; ".join(lines) + f" (see: proseval describe {task})"
 
