@@ -159,3 +159,32 @@ def test_options_are_validated(tiny_dir: Path):
         get_task("writingbench", {"data_dir": str(tiny_dir), "verify": False, "domain": "Cooking"})
     task = get_task("writingbench", {"data_dir": str(tiny_dir), "verify": False, "domain": "Education"})
     assert [s.metadata["index"] for s in task.dataset()] == [3]
+
+
+async def test_export_and_official_table_round_trip(tiny_dir: Path, tmp_path: Path, scripts):
+    from typer.testing import CliRunner
+
+    from proseval.cli import app
+
+    task = get_task("writingbench", {"data_dir": str(tiny_dir), "verify": False})
+    folder, results = await start_run(task, bindings("wb-judge"), RunOptions(out_dir=tmp_path, display="none"))
+    runner = CliRunner()
+    scores_dir = tmp_path / "scores"
+    scores_dir.mkdir()
+    out = runner.invoke(app, ["writingbench", "export", str(folder.path), "--scores", str(scores_dir / "m.jsonl"),
+                              "--responses", str(tmp_path / "responses.jsonl")], catch_exceptions=False)
+    assert out.exit_code == 0 and "1 unscored criteria left out" in " ".join(out.output.split())
+    assert len((tmp_path / "responses.jsonl").read_text().splitlines()) == 3
+    table = runner.invoke(app, ["writingbench", "official-table", "--score-dir", str(scores_dir),
+                                "--data-dir", str(tiny_dir), "-o", str(tmp_path / "t.csv")], catch_exceptions=False)
+    # the tiny data set has no pinned hashes: the official table refuses it unless told not to verify
+    assert table.exit_code == 2 and "sha-256" in table.output.lower()
+    table = runner.invoke(app, ["writingbench", "official-table", "--score-dir", str(scores_dir), "--no-verify",
+                                "--data-dir", str(tiny_dir), "-o", str(tmp_path / "t.csv")], catch_exceptions=False)
+    assert table.exit_code == 0, table.output
+    import csv
+
+    (row,) = csv.DictReader((tmp_path / "t.csv").open())
+    ours = next(s for s in results.extra["writingbench"]["slices"] if s["kind"] == "overall")
+    assert float(row["Overall"]) == pytest.approx(ours["value"]) == pytest.approx((15 + 30 + 26) / 14)
+    assert row["Count"] == "3"

@@ -11,7 +11,10 @@ from rich.table import Table
 
 from proseval import cli as main_cli
 from proseval.benchmarks.writingbench import data as wb_data
+from proseval.benchmarks.writingbench.aggregate_official import official_table
+from proseval.benchmarks.writingbench.export import official_table_to_csv
 from proseval.benchmarks.writingbench.params import default_data_dir
+from proseval.benchmarks.writingbench.scorefile import ResponseRecord, ScoreLine, load_score_dir, to_json_lines
 from proseval.benchmarks.writingbench.userdata import criteria_output, histogram, read_lines, select_top
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import RunOptions
@@ -108,3 +111,54 @@ def curate(
     threshold = f"{kept[-1][1]:.2f}" if kept else "—"
     main_cli.console.print(f"kept {len(kept)} of {len(scored) - unscored} scored pairs (score >= {threshold}); "
                            f"{unscored} unscored pairs left out; wrote {output}; run folder {folder.path}")
+
+
+@app.command()
+def export(
+    run_dir: Path = typer.Argument(..., help="A writingbench run folder."),
+    scores: Path = typer.Option(..., "--scores", help="Score file to write, in the official format."),
+    responses: Optional[Path] = typer.Option(None, "--responses", help="Response file to write, in the official "
+                                             "format."),
+) -> None:
+    """Write a run's judge scores (and responses) as official-format files.
+
+    Scored criteria only: unscored ones are left out of the score lines and counted.
+    """
+    folder = RunFolder(run_dir)
+    lines, response_lines, left_out = [], [], 0
+    for record in folder.iter_records():
+        if record.status != "ok" or "index" not in record.metadata:
+            continue
+        index = int(record.metadata["index"])
+        if record.state is not None:
+            response_lines.append(ResponseRecord(index=index, response=record.state.output))
+        criteria = record.scores["writingbench"].metadata.get("criteria", {}) if "writingbench" in record.scores else {}
+        judged = {name: [{"score": entry["score"], "reason": entry.get("reason") or ""}]
+                  for name, entry in criteria.items() if entry.get("score") is not None}
+        left_out += len(criteria) - len(judged)
+        if judged:
+            lines.append(ScoreLine(index=index, scores=judged))
+    lines.sort(key=lambda line: line.index)
+    scores.write_text(to_json_lines(lines), encoding="utf-8")
+    if responses is not None:
+        responses.write_text(to_json_lines(sorted(response_lines, key=lambda r: r.index)), encoding="utf-8")
+    main_cli.console.print(f"wrote {len(lines)} score lines to {scores}; {left_out} unscored criteria left out")
+
+
+@app.command("official-table")
+def official_table_cmd(
+    score_dir: Path = typer.Option(..., "--score-dir", help="Folder of official-format score files (one per model).",
+                                   exists=True, file_okay=False),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="benchmark_query/ folder (default: the "
+                                            "download folder)."),
+    output: Path = typer.Option(..., "--output", "-o", help="CSV file to write."),
+    verify: bool = typer.Option(True, "--verify/--no-verify", help="Check the data files' SHA-256."),
+) -> None:
+    """The official aggregation script's table, reproduced exactly (quirks included), as CSV."""
+    try:
+        bench = wb_data.load_benchmark(data_dir or default_data_dir(), verify=verify)
+        columns, rows = official_table(load_score_dir(score_dir), bench)
+    except (OSError, ValueError) as exc:
+        main_cli._fail(str(exc))
+    output.write_text(official_table_to_csv(columns, rows), encoding="utf-8")
+    main_cli.console.print(f"wrote {len(rows)} model rows x {len(columns)} columns to {output}")
