@@ -274,7 +274,7 @@ def score_by_length_png(report: LongWeaveReport, *, title: str = "LongWeave") ->
     axes.set_xlabel("length")
     axes.set_ylabel(f"mean score ({round(report.confidence * 100)}% bootstrap CI)")
     axes.set_title(f"{title} ({report.policy})")
-    if report.tasks:
+    if axes.get_legend_handles_labels()[0]:
         axes.legend(loc="best", fontsize="small")
     figure.tight_layout()
     buffer = io.BytesIO()
