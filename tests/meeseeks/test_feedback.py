@@ -87,7 +87,8 @@ def test_a_failure_without_reason_is_still_listed():
 
 def test_reask_prompt_contains_original_question_errors_and_previous_answer_in_order():
     prompt = reask_prompt("写4条文案 {not a field}", "文案一\n文案二\n文案三", [PASS, FAIL_COUNT])
-    q, e, a = (prompt.index(s) for s in ("写4条文案 {not a field}", "是否生成了4条文案", "文案一\n文案二\n文案三"))
+    parts = ("写4条文案 {not a field}", "是否生成了4条文案", "文案一\n文案二\n文案三")
+    q, e, a = (prompt.index(part) for part in parts)
     assert q < e < a
     assert "是否给出了文案" not in prompt  # passed requirements are not mentioned
 
@@ -142,6 +143,15 @@ def test_chat_feedback_has_one_numbered_line_per_failure():
     assert len(lines) == 4  # opening, two failures, closing
     assert lines[1].startswith("1. 是否生成了4条文案") and lines[1].endswith("3 items, expected [4, 4]")
     assert lines[2].startswith("2. 文案是否避免重复") and lines[2].endswith("Dependencies failed")
+
+
+def test_chat_feedback_indents_multi_line_reasons():
+    text = chat_feedback([CheckOutcome("q", 0, "分析：太短\n判断：否"), FAIL_COUNT])
+    assert text.splitlines()[1:4] == [
+        "1. q -> not satisfied. Details: 分析：太短",
+        "   判断：否",
+        "2. 是否生成了4条文案 -> not satisfied. Details: 3 items, expected [4, 4]",
+    ]
 
 
 def test_chat_feedback_in_chinese():

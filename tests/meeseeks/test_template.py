@@ -76,7 +76,7 @@ def test_a_bare_string_parameter():
     ("expression", "why"),
     [
         ("__import__('os')", "only calls to min, max, round"),
-        ("__import__('os').system('true')", "Attribute is not allowed"),
+        ("__import__('os').system('true')", "only calls to min, max, round"),
         ("n.__class__", "Attribute is not allowed"),
         ("n.real", "Attribute is not allowed"),
         ("open(n)", "only calls to min, max, round"),
@@ -176,6 +176,16 @@ def test_seeded_sample_is_reproducible_and_in_product_order():
         assert item["question"] == f"Write {k // 3 + 1} lines."
 
 
+def test_sampling_from_a_huge_range_does_not_enumerate_it():
+    items = expand_template(template({"n": {"first": 1, "last": 10**12}}), limit=3, seed=5)
+    assert len(items) == 3 and all(1 <= int(i["question"].split()[1]) <= 10**12 for i in items)
+
+
+def test_seed_argument_without_limit_is_an_error():
+    with pytest.raises(TemplateError, match="seed is only used together with limit"):
+        expand_template(template({"n": [1, 2]}), seed=4)
+
+
 def test_too_many_combinations_need_a_limit():
     big = template({"n": {"first": 1, "last": MAX_ITEMS + 1}})
     with pytest.raises(TemplateError, match="set a limit"):
@@ -197,7 +207,7 @@ def test_error_names_file_field_and_placeholder():
 
 def test_malicious_placeholder_in_a_template_is_rejected():
     tpl = template({"n": [3]}, question="Write {__import__('os').system('echo hi')} lines")
-    with pytest.raises(TemplateError, match=r"evil\.json: item 0: item\.question: placeholder .*Attribute is not allowed"):
+    with pytest.raises(TemplateError, match=r"evil\.json: item 0: item\.question: placeholder .*only calls to"):
         expand_template(tpl, source="evil.json")
 
 
@@ -242,7 +252,7 @@ def test_invalid_templates(changes, why):
 def test_expanded_items_are_checked_with_the_item_model():
     tpl = template({"n": [3]})
     tpl["item"]["sub_questions"] = []
-    with pytest.raises(MeeseeksDataError, match="^bad.json: item 0: .*at least one sub-question"):
+    with pytest.raises(MeeseeksDataError, match="(?s)^bad.json: item 0: .*at least one sub-question"):
         expand_template(tpl, source="bad.json")
 
 

@@ -16,7 +16,7 @@ Two modes:
   per failed sub-question). The template is English for every language, as officially; a
   user-supplied copy of the official template with the same placeholders can replace ours.
 * ``chat`` (the paper-era implementation): the conversation goes on; the round-k answer
-  becomes an assistant turn and the feedback a new user turn with one numbered line per
+  becomes an assistant turn and the feedback a new user turn with one numbered entry per
   failed sub-question. The official feedback of that era was Chinese; proseval offers an
   English (default) and a Chinese wording.
 
@@ -195,9 +195,16 @@ def reask_prompt(
 
 
 def chat_feedback(outcomes: Sequence[CheckOutcome], *, language: ChatLanguage = "en") -> str:
-    """The feedback turn of the chat mode: one numbered line per failed requirement."""
+    """The feedback turn of the chat mode: one numbered entry per failed requirement.
+
+    Continuation lines of a multi-line reason (e.g. a judge's analysis) are indented, so
+    every entry starts with its number.
+    """
     opening, wording, closing = _CHAT_TEXT[language]
-    lines = [f"{n}. {_describe(o, wording)}" for n, o in enumerate(_failures(outcomes), start=1)]
+    lines = [
+        f"{n}. " + _describe(o, wording).replace("\n", "\n   ")
+        for n, o in enumerate(_failures(outcomes), start=1)
+    ]
     return "\n".join([opening, *lines, closing])
 
 

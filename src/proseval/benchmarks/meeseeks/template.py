@@ -39,7 +39,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, StrictStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
 
 from .data import LANGUAGE_TOKENS, LANGUAGES, MeeseeksDataError, parse_item
 from .deps import DependencyGraph
@@ -53,8 +62,8 @@ MAX_ROUND_DIGITS = 15
 MAX_ITEMS = 10_000
 FUNCTIONS = ("min", "max", "round")
 
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_NAME_PATTERN = r"^[A-Za-z0-9_.-]+$"
 
 
 class TemplateError(ValueError):
@@ -93,7 +102,7 @@ class ItemTemplate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=_NAME.pattern)
+    name: str = Field(pattern=_NAME_PATTERN)
     language: str
     parameters: dict[str, list[StrictInt | StrictFloat | StrictStr] | IntRange]
     item: dict[str, Any]
@@ -106,7 +115,10 @@ class ItemTemplate(BaseModel):
             raise ValueError(f"language {self.language!r} is not one of {', '.join(LANGUAGES)}")
         for name, values in self.parameters.items():
             if not _IDENTIFIER.fullmatch(name) or name in FUNCTIONS:
-                raise ValueError(f"parameter name {name!r} must be a letter then letters, digits or _, not {FUNCTIONS}")
+                raise ValueError(
+                    f"parameter name {name!r} must be a letter then letters, digits or _, "
+                    f"and not one of {', '.join(FUNCTIONS)}"
+                )
             if isinstance(values, list) and not values:
                 raise ValueError(f"parameter {name!r} has no values")
         if self.seed is not None and self.limit is None:
@@ -361,6 +373,8 @@ def expand_template(
     seed = spec.seed if seed is None else seed
     if limit is not None and not 1 <= limit <= MAX_ITEMS:
         raise TemplateError(f"{source}: limit {limit} is not between 1 and {MAX_ITEMS}")
+    if seed is not None and limit is None:
+        raise TemplateError(f"{source}: seed is only used together with limit")
     names = list(spec.parameters)
     domains = [v.values() if isinstance(v, IntRange) else v for v in spec.parameters.values()]
     total = math.prod(len(d) for d in domains)
@@ -383,7 +397,9 @@ def load_template(path: Path) -> ItemTemplate:
     try:
         raw = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise TemplateError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+        raise TemplateError(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from exc
     return parse_template(raw, str(path))
 
 
