@@ -116,3 +116,29 @@ def test_exported_schemas_are_up_to_date():
     for name, text in render_schemas().items():
         exported = ROOT / "docs" / "schema" / name
         assert exported.read_text() == text, f"run: proseval schema (docs/schema/{name} is stale)"
+
+
+def test_cache_stats_and_clear(tmp_path, isolated_cache):
+    invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "--out", str(tmp_path),
+           "--display", "none", "-n", "2")
+    stats = invoke("cache", "stats")
+    assert stats.exit_code == 0 and "entries: 4" in stats.output and str(isolated_cache) in stats.output
+    cleared = invoke("cache", "clear", "--yes")
+    assert cleared.exit_code == 0 and "removed 4" in cleared.output
+    assert "entries: 0" in invoke("cache", "stats").output
+
+
+def test_no_cache_flag_leaves_the_cache_empty(tmp_path):
+    invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "--out", str(tmp_path),
+           "--display", "none", "-n", "2", "--no-cache")
+    assert "entries: 0" in invoke("cache", "stats").output
+
+
+def test_generate_longweave_is_deterministic(tmp_path):
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path in (first, second):
+        result = invoke("generate", "longweave", "--task", "kvg,sms", "--length", "1k", "-n", "3", "-o", str(path))
+        assert result.exit_code == 0 and "wrote 6 samples" in result.output
+    assert first.read_bytes() == second.read_bytes()
+    ids = [json.loads(line)["id"] for line in first.read_text().splitlines()]
+    assert ids == [f"longweave/{t}@1k/{i}" for t in ("kvg", "sms") for i in range(3)]
