@@ -428,6 +428,10 @@ from .benchmarks.writingbench import cli as _writingbench_cli  # noqa: E402  (re
 
 app.add_typer(_writingbench_cli.app, name="writingbench")
 
+from .benchmarks.meeseeks import cli as _meeseeks_cli  # noqa: E402  (registers its commands)
+
+app.add_typer(_meeseeks_cli.app, name="meeseeks")
+
 
 def main() -> None:  # pragma: no cover - entry point
     app()

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .benchmarks.longweave.params import LongWeaveParams
+from .benchmarks.meeseeks.params import MeeseeksParams
 from .benchmarks.writingbench.params import CriteriaParams, CurateParams, WritingBenchParams
 from .core.task import Task
 
@@ -68,6 +69,18 @@ def _render_longweave(results: Any) -> list[Any]:
     return render(results)
 
 
+def _meeseeks(params: MeeseeksParams) -> Task:
+    from .benchmarks.meeseeks.task import make_task
+
+    return make_task(params)
+
+
+def _render_meeseeks(results: Any) -> list[Any]:
+    from .benchmarks.meeseeks.render import render
+
+    return render(results)
+
+
 def _render_writingbench(results: Any) -> list[Any]:
     from .benchmarks.writingbench.render import render
 
@@ -82,6 +95,9 @@ TASKS: dict[str, TaskEntry] = {
     "longweave": TaskEntry(
         "longweave", "LongWeave: 7 generated, verifiable long-writing tasks at 1k/2k/4k/8k words",
         _longweave, LongWeaveParams, _render_longweave),
+    "meeseeks": TaskEntry(
+        "meeseeks", "Meeseeks: multi-constraint instruction following; rule checks + Yes/No judge, "
+        "feedback over up to 20 rounds", _meeseeks, MeeseeksParams, _render_meeseeks),
     "writingbench-criteria": TaskEntry(
         "writingbench-criteria", "write 5 WritingBench-style criteria for your own queries "
         "(see: proseval writingbench criteria)", _writingbench_criteria, CriteriaParams),

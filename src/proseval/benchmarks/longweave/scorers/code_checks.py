@@ -32,7 +32,7 @@ from importlib import metadata
 from flake8.checker import FileChecker
 from flake8.formatting.base import BaseFormatter
 from flake8.options.parse_args import parse_args
-from flake8.style_guide import StyleGuideManager
+from flake8.style_guide import DecisionEngine, StyleGuideManager
 from flake8.violation import Violation
 
 #: The families the official CF scorer selects.
@@ -240,6 +240,8 @@ class _Checker:
     def __init__(self, argv: tuple[str, ...]) -> None:
         plugins, self._options = parse_args(list(argv))
         self._plugins = plugins.checkers
+        # Shared so that each code's select/ignore decision is made once, not once per file.
+        self._decider = DecisionEngine(self._options)
 
     def check(self, source: str, path: str) -> CodeCheck:
         tree, error = parse_and_compile(source)
@@ -255,7 +257,7 @@ class _Checker:
 
     def _violations(self, path: str) -> dict[str, int]:
         formatter = _CountingFormatter(self._options)
-        guide = StyleGuideManager(self._options, formatter)
+        guide = StyleGuideManager(self._options, formatter, self._decider)
         checker = FileChecker(
             filename=path, plugins=self._plugins, options=self._options
         )

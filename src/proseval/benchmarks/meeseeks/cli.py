@@ -1,0 +1,86 @@
+"""`proseval meeseeks ...`: rule coverage of a data set, new items from a template."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from proseval.benchmarks.meeseeks.data import MeeseeksDataError, load_items
+from proseval.benchmarks.meeseeks.params import DATA_ENV
+from proseval.benchmarks.meeseeks.rules.coverage import CoverageRow, format_coverage_table, rule_coverage
+from proseval.benchmarks.meeseeks.template import TemplateError, data_file_name, expand_template, load_template
+
+app = typer.Typer(help="Meeseeks tools: rule coverage of the data, items from a template.", no_args_is_help=True)
+console = Console()
+
+STATUS_TEXT = {"implemented": "yes", "needs_extra": "yes, needs extra", "unsupported": "no"}
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def coverage_summary(rows: list[CoverageRow]) -> str:
+    total = sum(r.occurrences for r in rows)
+    implemented = sum(r.occurrences for r in rows if r.implemented)
+    ready = sum(r.occurrences for r in rows if r.status == "implemented")
+    share = implemented / total * 100 if total else 0.0
+    return (f"{implemented} of {total} rule sub-questions have a checker ({share:.1f} %); {ready} can run with "
+            f"the installed extras; {len({r.label for r in rows})} distinct labels")
+
+
+def label_table(rows: list[CoverageRow]) -> Table:
+    total = sum(r.occurrences for r in rows) or 1
+    table = Table(title="Meeseeks rule labels")
+    for column in ("label", "dispatcher", "family", "implemented", "occurrences", "% of rule sub-questions"):
+        table.add_column(column, justify="right" if column in ("occurrences", "% of rule sub-questions") else "left")
+    for row in rows:
+        implemented = STATUS_TEXT[row.status] + (f" ({row.extra})" if row.status == "needs_extra" and row.extra else "")
+        table.add_row(row.label, row.dispatcher, row.family, implemented, str(row.occurrences),
+                      f"{row.occurrences / total * 100:.2f}")
+    return table
+
+
+@app.command()
+def rules(
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=f"Meeseeks data folder (default: ${DATA_ENV})."),
+    language: Optional[list[str]] = typer.Option(None, "--language", "-l", help="Only these languages. Repeatable."),
+    by_family: bool = typer.Option(False, "--by-family", help="One line per rule family instead of per label."),
+) -> None:
+    """Which rule labels of the data have a checker, with their occurrences."""
+    folder = data_dir or (Path(os.environ[DATA_ENV]) if os.environ.get(DATA_ENV) else None)
+    if folder is None:
+        _fail(f"pass --data-dir PATH or set ${DATA_ENV}")
+    try:
+        items = load_items(folder, language or None)
+    except (MeeseeksDataError, ValueError) as exc:
+        _fail(str(exc))
+    rows = rule_coverage(items)
+    console.print(format_coverage_table(rows) if by_family else label_table(rows))
+    console.print(coverage_summary(rows))
+
+
+@app.command()
+def generate(
+    template: Path = typer.Option(..., "--template", "-t", help="Item template (JSON).", exists=True, dir_okay=False),
+    output: Path = typer.Option(..., "--output", "-o", help="Output JSON file (an array of items)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Keep at most this many combinations."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="With --limit: a seeded sample of combinations."),
+) -> None:
+    """Expand an item template into items in the official item schema."""
+    try:
+        spec = load_template(template)
+        items = expand_template(spec, source=str(template), limit=limit, seed=seed)
+    except (TemplateError, MeeseeksDataError, ValueError) as exc:
+        _fail(str(exc))
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(items, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    console.print(f"wrote {len(items)} items to {output}; to evaluate them, place the file in a raw_input/ folder "
+                  f"under a name the loader reads as {spec.language!r}, e.g. {data_file_name(spec.name, spec.language)}")

@@ -1,0 +1,209 @@
+"""The `meeseeks` task: multi-round instruction following with rule checks, a Yes/No judge and feedback."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from proseval.benchmarks.meeseeks.data import CJK_LANGUAGES, MeeseeksItem, load_items
+from proseval.benchmarks.meeseeks.deps import DependencyGraph
+from proseval.benchmarks.meeseeks.loop import run_item
+from proseval.benchmarks.meeseeks.metrics import Check, carry_forward, score_item
+from proseval.benchmarks.meeseeks.params import DATA_ENV, MeeseeksParams
+from proseval.benchmarks.meeseeks.report import rounds_report
+from proseval.core.sample import Sample
+from proseval.core.score import Score
+from proseval.core.state import State
+from proseval.core.task import Task
+from proseval.models.base import GenerateConfig
+from proseval.runtime.context import SampleContext
+from proseval.runtime.records import Results, ScoredSample
+
+SCORE = "meeseeks"
+UTILITY = "utility"
+# Official settings for all three roles (reference commit): temperature 0, 8096 new tokens.
+ROLE_CONFIG = GenerateConfig(temperature=0.0, max_tokens=8096)
+
+
+def resolve_items(params: MeeseeksParams) -> list[MeeseeksItem]:
+    folder = params.data_dir or os.environ.get(DATA_ENV)
+    if not folder:
+        raise ValueError(f"no Meeseeks data folder: pass --data-dir PATH (the official input_data/ folder or "
+                         f"the repository holding it) or set ${DATA_ENV}")
+    return load_items(Path(folder).expanduser(), params.language, official_runner_only=params.compat == "head")
+
+
+def dependency_graph(item: MeeseeksItem) -> DependencyGraph:
+    where = f"{item.source_file}: item {item.index}"
+    return DependencyGraph.build([sq.point_id for sq in item.sub_questions], [sq.dep for sq in item.sub_questions],
+                                 where=where)
+
+
+def to_sample(item: MeeseeksItem) -> Sample:
+    return Sample(id=f"meeseeks/{item.id}", input=item.question, target=item.model_dump(mode="json"),
+                  metadata={"language": item.language, "category": item.category, "source_file": item.source_file,
+                            "official_runner": item.official_runner})
+
+
+# --- per-item scores ---------------------------------------------------------------------------
+
+
+def _checks(raw: Sequence[Sequence[Any]]) -> list[Check]:
+    return [Check(tags, result) for tags, result in raw]
+
+
+def score_state(state: State) -> dict[str, Score]:
+    """The final round's per-item score and utility, with every round's values in the metadata."""
+    rounds, per_round = [], []
+    for turn in state.turns:
+        rounds.append({"round": turn["round"], "checks": turn["checks"], "undecided": turn.get("undecided", 0),
+                       "unsupported": turn.get("unsupported", 0), "candidate_error": turn.get("candidate_error")})
+        if turn["checks"] is not None:
+            item = score_item(_checks(turn["checks"]))
+            per_round.append({"round": turn["round"], "score": item.score, "utility": item.utility,
+                              "failed": turn["failed"], "undecided": turn["undecided"],
+                              "unsupported": turn["unsupported"]})
+    final = per_round[-1]
+    metadata = {"final_round": final["round"], "per_round": per_round, "rounds": rounds,
+                "undecided": final["undecided"], "unsupported": final["unsupported"]}
+    explanation = (f"round {final['round']}: {final['failed']} sub-question(s) failed, "
+                   f"{final['undecided']} undecided")
+    if final["score"] is None:
+        score = Score(value=None, parse_status="not_applicable", metadata=metadata,
+                      explanation=f"{explanation}; no check could be decided")
+    else:
+        score = Score(value=final["score"], parse_status="partial" if final["undecided"] else "ok",
+                      explanation=explanation, metadata=metadata)
+    utility = Score(value=final["utility"], parse_status="ok" if final["utility"] is not None else "partial",
+                    explanation="1 if every sub-question passed" if final["utility"] is not None
+                    else "no failure, but some sub-question is undecided")
+    return {SCORE: score, UTILITY: utility}
+
+
+# --- aggregation -------------------------------------------------------------------------------
+
+
+def _per_round_inputs(samples: Sequence[ScoredSample]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]:
+    """Per round: the checks of each item processed in it, its check counts, and candidate errors."""
+    checks: list[dict[str, Any]] = []
+    counts: list[dict[str, Any]] = []
+    errors: list[int] = []
+
+    def slot(number: int) -> None:
+        while len(checks) < number:
+            checks.append({}), counts.append({}), errors.append(0)
+
+    for sample in samples:
+        score = sample.scores.get(SCORE)
+        if sample.status != "ok" or score is None:
+            slot(1)
+            checks[0][sample.id] = None  # asked in round 1, never evaluated
+            errors[0] += sample.status != "ok"
+            continue
+        for entry in score.metadata["rounds"]:
+            number = entry["round"]
+            slot(number)
+            raw = entry["checks"]
+            checks[number - 1][sample.id] = None if raw is None else _checks(raw)
+            counts[number - 1][sample.id] = None if raw is None else (entry["undecided"], entry["unsupported"])
+            errors[number - 1] += entry.get("candidate_error") is not None
+    return checks, counts, errors
+
+
+def aggregate_rounds(samples: Sequence[ScoredSample]) -> dict[str, Any]:
+    """Per-round full-set metrics with carry-forward, in proseval's and the official layout."""
+    ids = [s.id for s in samples]
+    checks, counts, errors = _per_round_inputs(samples)
+    english = any(s.metadata.get("language") not in CJK_LANGUAGES for s in samples)
+    report = rounds_report(checks, ids, english=english)
+    carried = carry_forward(counts, ids)
+    rounds = []
+    for entry, state, candidate_errors in zip(report, carried, errors):
+        decided_counts = [c for c in state.values() if c is not None]
+        rounds.append({**entry["summary"],
+                       "undecided_checks": sum(c[0] for c in decided_counts),
+                       "unsupported_checks": sum(c[1] for c in decided_counts),
+                       "candidate_errors": candidate_errors})
+    return {
+        "rounds": rounds,
+        "round_stats": {f"round_{e['official']['round']}_stats": e["official"] for e in report},
+        "failed_samples": sum(1 for s in samples if s.status != "ok"),
+        "capability_names": "en" if english else "zh",
+    }
+
+
+def utility_plot_png(rounds: Sequence[dict[str, Any]]) -> bytes | None:
+    """Utility Rate (and both Meeseeks Scores) per round; None when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    numbers = [r["round"] for r in rounds]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for key, label in (("utility_score", "Utility Rate"), ("meeseeks_score", "Meeseeks Score (official code)"),
+                       ("meeseeks_score_level1", "Meeseeks Score (paper, level 1)")):
+        points = [(n, r[key]) for n, r in zip(numbers, rounds) if r[key] is not None]
+        if points:
+            ax.plot(*zip(*points), marker="o", label=label)
+    ax.set_xlabel("round")
+    ax.set_ylim(0, 1)
+    ax.set_xticks(numbers)
+    ax.grid(alpha=0.3)
+    if ax.lines:
+        ax.legend(loc="lower right", fontsize="small")
+    buffer = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def artifacts(results: Results) -> dict[str, str | bytes]:
+    data = results.extra.get(SCORE) or {}
+    files: dict[str, str | bytes] = {
+        f"{name}.json": json.dumps(stats, ensure_ascii=False, indent=4)
+        for name, stats in data.get("round_stats", {}).items()
+    }
+    chart = utility_plot_png(data.get("rounds", []))
+    if chart is not None:
+        files["meeseeks_rounds.png"] = chart
+    return files
+
+
+def make_task(params: MeeseeksParams) -> Task:
+    items = resolve_items(params)
+    graphs = {f"meeseeks/{item.id}": dependency_graph(item) for item in items}  # fails early on bad data
+
+    def dataset() -> list[Sample]:
+        return [to_sample(item) for item in items]
+
+    async def protocol(sample: Sample, ctx: SampleContext) -> State:
+        return await run_item(MeeseeksItem.model_validate(sample.target), graphs[sample.id], ctx, params)
+
+    async def meeseeks(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
+        return score_state(state)
+
+    languages = sorted({item.language for item in items})
+    return Task(
+        name="meeseeks",
+        version="1",
+        description="Meeseeks: multi-constraint instruction following with feedback rounds",
+        dataset=dataset,
+        protocol=protocol,
+        scorers=[meeseeks],
+        roles_required=("candidate", "extractor", "judge"),
+        role_configs={role: ROLE_CONFIG for role in ("candidate", "extractor", "judge")},
+        slice_keys=("language",),
+        dataset_source={"source": "meituan-longcat/Meeseeks input_data (user-supplied copy)",
+                        "languages": languages, "n_items": len(items),
+                        "prompts": "proseval's own extractor, judge and feedback prompts (non-official)"},
+        aggregate=lambda samples: {SCORE: aggregate_rounds(samples)},
+        artifacts=artifacts,
+    )
