@@ -143,7 +143,16 @@ def test_cf_lone_fence_line_is_dropped_unless_official():
 
 
 def test_cf_function_counts():
-    code = "# def commented\ndef outer():\n    def inner():\n        pass\n    return 'def '\n\nasync def later():\n    pass\n"
+    code = (
+        "# def commented\n"
+        "def outer():\n"
+        "    def inner():\n"
+        "        pass\n"
+        "    return 'def '\n"
+        "\n"
+        "async def later():\n"
+        "    pass\n"
+    )
     # "def " substrings: the comment, outer, inner, the string literal, later
     assert count_functions(code, ast_count=False) == 5
     assert count_functions(code) == 2  # outer and later
@@ -308,7 +317,8 @@ def test_kvg_bad_instance_is_refused():
 # --------------------------------------------------------------------------------------------
 # SMS
 
-# From S0 on "0120": S0 -0-> S0 emits 0; S0 -1-> S1 emits 1; S1 -2-> S0 emits 0; S0 -0-> S0 emits 0.
+# From S0 on "0120": S0 -0-> S0 emits 0; S0 -1-> S1 emits 1; S1 -2-> S0 emits 0;
+# S0 -0-> S0 emits 0.
 MACHINE = SMSInstance("0120")
 ROWS = ["S0 | 0 | S0 | 0", "S0 | 1 | S1 | 1", "S1 | 2 | S0 | 0", "S0 | 0 | S0 | 0"]
 HEADER = (
