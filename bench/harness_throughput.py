@@ -30,7 +30,9 @@ def child(url: str, n: int, concurrency: int, workdir: Path) -> None:
     from proseval.core.protocols import single_turn
     from proseval.models.base import GenerateConfig
     from proseval.runtime.records import RoleBinding
+    from proseval.runtime.loop import run_async
     from proseval.runtime.runner import RunOptions, start_run
+    import proseval.models.openai_compat  # noqa: F401  (a one-time import, not part of throughput)
 
     def dataset():
         return (Sample(id=f"b{i:06d}", input=f"Write sentence number {i}.") for i in range(n))
@@ -42,7 +44,7 @@ def child(url: str, n: int, concurrency: int, workdir: Path) -> None:
     timings = []
     for _ in range(2):
         start = time.perf_counter()
-        _, results = asyncio.run(start_run(task, bindings, options))
+        _, results = run_async(start_run(task, bindings, options))
         timings.append(time.perf_counter() - start)
         assert results.counts.ok == n, results.counts
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from .registry import TASKS, format_validation_error, get_entry, get_task
 from .runtime.cache import ResponseCache
 from .runtime.roles import RoleError, RoleRequest, parse_assignments, resolve_roles
+from .runtime.loop import run_async
 from .runtime.runlog import RunFolder, RunFolderError
 from .runtime.runner import ConfigMismatchError, RunOptions, replay_task, rescore_run, resume_run, start_run
 from .report.tables import print_results
@@ -133,7 +134,7 @@ def _display(value: Optional[str]) -> str:
 
 def _run_async(coro: Any) -> Any:
     try:
-        return asyncio.run(coro)
+        return run_async(coro)
     except KeyboardInterrupt:
         errors.print("[yellow]interrupted: finished samples are saved; continue with proseval resume RUN_DIR[/]")
         raise typer.Exit(130) from None

@@ -90,11 +90,13 @@ class OpenAICompatModel:
         self._in_flight[index] += 1
         start = time.perf_counter()
         try:
-            response = await self._clients[index].chat.completions.create(
-                model=self.name,
-                messages=messages,  # type: ignore[arg-type]
-                timeout=config.timeout,
-                **config.sent_params(),
+            # The SDK's generic `post` (its transport, headers and errors) with a plain JSON body:
+            # about half the CPU of the typed `chat.completions.create`, which matters at scale.
+            response = await self._clients[index].post(
+                "/chat/completions",
+                body={"model": self.name, "messages": messages, **config.sent_params()},
+                cast_to=object,
+                options={"timeout": config.timeout},
             )
         except openai.APIStatusError as exc:
             status = exc.status_code
@@ -130,20 +132,20 @@ def _http_client() -> Any:
 
 
 def _to_completion(response: Any, latency: float) -> Completion:
-    choices = getattr(response, "choices", None)
-    if not choices or getattr(choices[0], "message", None) is None:
+    choices = response.get("choices") if isinstance(response, dict) else None
+    message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+    if not isinstance(message, dict):
         raise RetryableError(f"malformed response: no choices in {_short(str(response))}")
-    choice = choices[0]
-    usage = getattr(response, "usage", None)
+    usage = response.get("usage") or {}
     return Completion(
-        text=choice.message.content or "",
-        finish_reason=choice.finish_reason,
+        text=message.get("content") or "",
+        finish_reason=choices[0].get("finish_reason"),
         usage=Usage(
-            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            prompt_tokens=usage.get("prompt_tokens") or 0,
+            completion_tokens=usage.get("completion_tokens") or 0,
         ),
         latency=latency,
-        raw=response.model_dump() if hasattr(response, "model_dump") else None,
+        raw=response,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -43,48 +44,91 @@ def flatten_scores(sample: ScoredSample) -> dict[str, float | None]:
     return flat
 
 
-def summarize(samples: Sequence[ScoredSample], *, seed: int = 0) -> dict[str, MetricSummary]:
-    values: dict[str, list[float]] = defaultdict(list)
-    unscored: dict[str, int] = defaultdict(int)
-    failed = sum(1 for s in samples if s.status == "error")
-    for sample in samples:
+class _Tally:
+    """Scored values and unscored counts per metric, for one group of samples."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, array] = defaultdict(lambda: array("d"))
+        self.unscored: dict[str, int] = defaultdict(int)
+        self.failed = 0
+
+    def add(self, sample: ScoredSample, flat: dict[str, float | None]) -> None:
         if sample.status != "ok":
-            continue
-        for name, value in flatten_scores(sample).items():
+            self.failed += 1
+            return
+        for name, value in flat.items():
             if value is None:
-                unscored[name] += 1
+                self.unscored[name] += 1
             else:
-                values[name].append(float(value))
-    result: dict[str, MetricSummary] = {}
-    for name in sorted(set(values) | set(unscored)):
-        scored = values.get(name, [])
-        low, high = bootstrap_ci(scored, seed=seed)
-        result[name] = MetricSummary(
-            mean=float(np.mean(scored)) if scored else None,
-            ci_low=low,
-            ci_high=high,
-            n_scored=len(scored),
-            n_unscored=unscored.get(name, 0),
-            n_failed=failed,
-        )
-    return result
+                self.values[name].append(float(value))
+
+    def summary(self, seed: int) -> dict[str, MetricSummary]:
+        result: dict[str, MetricSummary] = {}
+        for name in sorted(set(self.values) | set(self.unscored)):
+            scored = self.values.get(name, array("d"))
+            low, high = bootstrap_ci(scored, seed=seed)
+            result[name] = MetricSummary(
+                mean=float(np.mean(scored)) if len(scored) else None,
+                ci_low=low,
+                ci_high=high,
+                n_scored=len(scored),
+                n_unscored=self.unscored.get(name, 0),
+                n_failed=self.failed,
+            )
+        return result
+
+
+class Accumulator:
+    """One pass over the records: overall metrics, per-slice metrics and counts.
+
+    Keeps only numbers (no texts, no record objects), so memory stays small however many
+    samples a run has.
+    """
+
+    def __init__(self, slice_keys: Iterable[str] = ()):
+        self.slice_keys = tuple(slice_keys)
+        self.overall = _Tally()
+        self.slices: dict[str, dict[str, _Tally]] = {key: defaultdict(_Tally) for key in self.slice_keys}
+        self.finished = self.ok = self.unscored = 0
+
+    def add(self, sample: ScoredSample) -> None:
+        flat = flatten_scores(sample)
+        self.finished += 1
+        if sample.status == "ok":
+            self.ok += 1
+            self.unscored += any(v is None for v in flat.values())
+        self.overall.add(sample, flat)
+        for key in self.slice_keys:
+            self.slices[key][str(sample.metadata.get(key, "(none)"))].add(sample, flat)
+
+    def metrics(self, seed: int = 0) -> dict[str, MetricSummary]:
+        return self.overall.summary(seed)
+
+    def slice_tables(self, seed: int = 0) -> dict[str, dict[str, dict[str, MetricSummary]]]:
+        return {key: {label: tally.summary(seed) for label, tally in sorted(groups.items())}
+                for key, groups in self.slices.items()}
+
+    def counts(self, total: int) -> Counts:
+        return Counts(total=total, finished=self.finished, ok=self.ok, failed=self.finished - self.ok,
+                      unscored=self.unscored)
+
+
+def _accumulate(samples: Iterable[ScoredSample], keys: Iterable[str] = ()) -> Accumulator:
+    accumulator = Accumulator(keys)
+    for sample in samples:
+        accumulator.add(sample)
+    return accumulator
+
+
+def summarize(samples: Iterable[ScoredSample], *, seed: int = 0) -> dict[str, MetricSummary]:
+    return _accumulate(samples).metrics(seed)
 
 
 def summarize_slices(
-    samples: Sequence[ScoredSample], keys: Iterable[str], *, seed: int = 0
+    samples: Iterable[ScoredSample], keys: Iterable[str], *, seed: int = 0
 ) -> dict[str, dict[str, dict[str, MetricSummary]]]:
-    tables: dict[str, dict[str, dict[str, MetricSummary]]] = {}
-    for key in keys:
-        groups: dict[str, list[ScoredSample]] = defaultdict(list)
-        for sample in samples:
-            groups[str(sample.metadata.get(key, "(none)"))].append(sample)
-        tables[key] = {label: summarize(group, seed=seed) for label, group in sorted(groups.items())}
-    return tables
+    return _accumulate(samples, keys).slice_tables(seed)
 
 
-def count(samples: Sequence[ScoredSample], total: int) -> Counts:
-    ok = sum(1 for s in samples if s.status == "ok")
-    unscored = sum(
-        1 for s in samples if s.status == "ok" and any(v is None for v in flatten_scores(s).values())
-    )
-    return Counts(total=total, finished=len(samples), ok=ok, failed=len(samples) - ok, unscored=unscored)
+def count(samples: Iterable[ScoredSample], total: int) -> Counts:
+    return _accumulate(samples).counts(total)

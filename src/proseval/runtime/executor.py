@@ -43,16 +43,23 @@ class RoleStats:
 class WaitRetryAfter(wait_base):
     """Exponential backoff with full jitter, or the server's `Retry-After` when it gives one."""
 
-    def __init__(self, initial: float = 1.0, maximum: float = 60.0):
+    def __init__(self, initial: float = 1.0, maximum: float = 60.0, offset: int = 0):
         self.initial = initial
         self.maximum = maximum
+        self.offset = offset  # attempts already made before tenacity took over
 
     def __call__(self, retry_state: Any) -> float:
         exc = retry_state.outcome.exception() if retry_state.outcome else None
+        return self.delay(exc, retry_state.attempt_number + self.offset)
+
+    def first(self, exc: BaseException) -> float:
+        return self.delay(exc, 1)
+
+    def delay(self, exc: BaseException | None, attempt: int) -> float:
         retry_after = getattr(exc, "retry_after", None)
         if retry_after is not None:
             return min(float(retry_after), self.maximum) + random.uniform(0, 0.1 * self.initial)
-        ceiling = min(self.maximum, self.initial * 2 ** (retry_state.attempt_number - 1))
+        ceiling = min(self.maximum, self.initial * 2 ** (attempt - 1))
         return random.uniform(ceiling / 2, ceiling)
 
 
@@ -105,26 +112,35 @@ class RoleModel:
             self.cache.put(key, completion)
         return completion
 
+    async def _call_once(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        async with self._semaphore:
+            start = time.perf_counter()
+            try:
+                completion = await asyncio.wait_for(self.model.generate(messages, config), timeout=config.timeout + 1)
+            except asyncio.TimeoutError:
+                raise RetryableError(f"no answer within {config.timeout:g}s") from None
+            if not completion.latency:
+                completion.latency = time.perf_counter() - start
+            return completion
+
     async def _call_with_retries(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        try:  # the common case needs none of the retry machinery
+            return await self._call_once(messages, config)
+        except RetryableError as first:
+            if self.max_attempts <= 1:
+                raise
+            self.stats.retries += 1
+            await asyncio.sleep(WaitRetryAfter(self.backoff_initial, self.backoff_max).first(first))
         retrying = AsyncRetrying(
             retry=retry_if_exception_type(RetryableError),
-            stop=stop_after_attempt(self.max_attempts),
-            wait=WaitRetryAfter(self.backoff_initial, self.backoff_max),
+            stop=stop_after_attempt(self.max_attempts - 1),
+            wait=WaitRetryAfter(self.backoff_initial, self.backoff_max, offset=1),
             before_sleep=self._count_retry,
             reraise=True,
         )
         async for attempt in retrying:
             with attempt:
-                async with self._semaphore:
-                    start = time.perf_counter()
-                    try:
-                        completion = await asyncio.wait_for(
-                            self.model.generate(messages, config), timeout=config.timeout + 1
-                        )
-                    except asyncio.TimeoutError:
-                        raise RetryableError(f"no answer within {config.timeout:g}s") from None
-                    if not completion.latency:
-                        completion.latency = time.perf_counter() - start
+                completion = await self._call_once(messages, config)
         return completion
 
     def _count_retry(self, _state: Any) -> None:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,12 +22,12 @@ from ..core.state import State
 from ..core.task import Task
 from ..models.base import ModelError
 from ..models.spec import ModelSpec, build_model, parse_model_spec
-from .aggregate import count, summarize, summarize_slices
+from .aggregate import Accumulator
 from .cache import ResponseCache, canonical_json
 from .context import SampleContext
 from .executor import RoleModel
 from .progress import Display, RunProgress
-from .records import ResumeEvent, Results, RoleBinding, RunHeader, SampleRecord, ScoredSample
+from .records import ResumeEvent, Results, RoleBinding, RunHeader, SampleRecord
 from .runlog import RunFolder, SampleWriter
 
 
@@ -183,17 +183,23 @@ class Runner:
         return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage,
                             cache_hits=ctx.cache_hits, duration_s=time.perf_counter() - start)
 
-    async def execute(self, samples: list[Sample], pending: list[tuple[Sample, int]], needed: Iterable[str]) -> Results:
+    async def execute(self, plan: SamplePlan, done: set[tuple[str, int]], needed: Iterable[str]) -> Results:
+        """Run every (sample, epoch) of `plan` not in `done`, streaming samples from the dataset."""
         self._build_roles(needed)
-        total = len(samples) * self.options.epochs
+        epochs = self.options.epochs
+        n_pending = plan.count * epochs - sum(1 for key in done if key[1] < epochs and key[0] in plan.ids)
+        pending = ((sample, epoch) for epoch in range(epochs) for sample in plan.samples()
+                   if (sample.id, epoch) not in done)
         writer = SampleWriter(self.folder.samples_path)
-        progress = RunProgress(len(pending), display=self.options.display, description=self.task.name,
+        progress = RunProgress(n_pending, display=self.options.display, description=self.task.name,
                                stats=self._stats)
-        queue = iter(pending)
-        workers = max(1, min(len(pending), max((b.concurrency for b in self.bindings.values()), default=1)))
+        # A few more samples in flight than request slots, so that a slot freed by a finishing
+        # sample is taken at once instead of waiting for that sample's bookkeeping.
+        slots = max((b.concurrency for b in self.bindings.values()), default=1)
+        workers = max(1, min(n_pending, slots + max(1, slots // 4) if slots > 1 else 1))
 
         async def worker() -> None:
-            for sample, epoch in queue:
+            for sample, epoch in pending:
                 record = await self.run_sample(sample, epoch)
                 writer.append(record)
                 progress.advance(failed=record.status == "error")
@@ -207,11 +213,10 @@ class Runner:
                 await role.model.aclose()
             if self.cache is not None:
                 self.cache.close()
-        return self.finish(total)
+        return self.finish(plan.count * epochs)
 
     def finish(self, total: int) -> Results:
-        scored = list(self.folder.iter_scored())
-        results = aggregate_run(self.task, scored, total, self.folder.read_header().run_id,
+        results = aggregate_run(self.task, self.folder, total, self.folder.read_header().run_id,
                                 seed=self.options.seed or 0)
         results.roles = {role: model.stats.as_dict() for role, model in self.roles.items()}
         self.folder.write_results(results)
@@ -222,31 +227,49 @@ class Runner:
         return results
 
 
-def aggregate_run(task: Task, scored: list[ScoredSample], total: int, run_id: str, *, seed: int = 0) -> Results:
-    extra = task.aggregate(scored) if task.aggregate else {}
+def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, seed: int = 0) -> Results:
+    """Generic numbers in one streaming pass over the records; task-specific ones on top."""
+    accumulator = Accumulator(task.slice_keys)
+    for sample in folder.iter_scored():
+        accumulator.add(sample)
+    extra = task.aggregate(list(folder.iter_scored())) if task.aggregate else {}
+    counts = accumulator.counts(total)
     return Results(
         run_id=run_id,
         task=task.name,
         finished_at=now_iso(),
-        complete=len(scored) >= total,
-        counts=count(scored, total),
-        metrics=summarize(scored, seed=seed),
-        slices=summarize_slices(scored, task.slice_keys, seed=seed),
+        complete=counts.finished >= total,
+        counts=counts,
+        metrics=accumulator.metrics(seed),
+        slices=accumulator.slice_tables(seed),
         extra=extra,
     )
 
 
-def _selected_samples(task: Task, limit: int | None) -> list[Sample]:
-    samples: list[Sample] = []
-    seen: set[str] = set()
-    for sample in task.dataset():
-        if sample.id in seen:
-            raise ValueError(f"duplicate sample id {sample.id!r} in the dataset of {task.name}")
-        seen.add(sample.id)
-        samples.append(sample)
-        if limit is not None and len(samples) >= limit:
-            break
-    return samples
+class SamplePlan:
+    """The selected samples of a task, streamed from its dataset rather than held in memory.
+
+    The first pass counts them and checks that ids are unique; later passes re-read the
+    dataset (datasets are deterministic), so a run of any size keeps only ids in memory.
+    """
+
+    def __init__(self, task: Task, limit: int | None):
+        self.task = task
+        self.limit = limit
+        self.ids: set[str] = set()
+        for sample in self.samples(check=True):
+            self.ids.add(sample.id)
+        self.count = len(self.ids)
+
+    def samples(self, *, check: bool = False) -> Iterator[Sample]:
+        seen: set[str] = set()
+        for sample in self.task.dataset():
+            if check and sample.id in seen:
+                raise ValueError(f"duplicate sample id {sample.id!r} in the dataset of {self.task.name}")
+            seen.add(sample.id)
+            yield sample
+            if self.limit is not None and len(seen) >= self.limit:
+                return
 
 
 async def start_run(
@@ -255,15 +278,14 @@ async def start_run(
 ) -> tuple[RunFolder, Results]:
     """A new run in `run_dir` (default `out_dir/<run-id>`)."""
     bindings = {role: seeded_config(b, options.seed) for role, b in bindings.items()}
-    samples = _selected_samples(task, options.limit)
+    plan = SamplePlan(task, options.limit)
     run_id = run_dir.name if run_dir else new_run_id(task)
     folder = RunFolder(run_dir or options.out_dir / run_id)
     if folder.exists():
         raise FileExistsError(f"{folder.path} already holds a run; use: proseval resume {folder.path}")
-    folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=len(samples)))
-    pending = [(s, e) for e in range(options.epochs) for s in samples]
+    folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
     runner = Runner(task, bindings, folder, options)
-    return folder, await runner.execute(samples, pending, task.roles_required)
+    return folder, await runner.execute(plan, set(), task.roles_required)
 
 
 def check_resume(folder: RunFolder, task: Task, options: RunOptions) -> RunHeader:
@@ -288,11 +310,8 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions) -> Resu
     if options.retry_failed:
         failed = {(s.id, s.epoch) for s in folder.iter_scored() if s.status == "error"}
         folder.drop_records(failed)
-    done = folder.finished_keys()
-    samples = _selected_samples(task, options.limit)
-    pending = [(s, e) for e in range(header.epochs) for s in samples if (s.id, e) not in done]
     runner = Runner(task, header.roles, folder, options)
-    return await runner.execute(samples, pending, task.roles_required)
+    return await runner.execute(SamplePlan(task, options.limit), folder.finished_keys(), task.roles_required)
 
 
 def replay_task(task: Task, source: RunFolder) -> Task:
@@ -322,12 +341,11 @@ async def rescore_run(
     header = source.read_header()
     replayed = replay_task(task, source)
     merged = {**header.roles, **bindings}
-    samples = _selected_samples(replayed, None)
+    plan = SamplePlan(replayed, None)
     run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}"
     folder = RunFolder(options.out_dir / run_id)
     options = replace(options, seed=header.seed, epochs=header.epochs, limit=None)
     folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
-                                     rescored_from=str(source.path), n_samples=len(samples)))
-    pending = [(s, e) for e in range(header.epochs) for s in samples]
+                                     rescored_from=str(source.path), n_samples=plan.count))
     runner = Runner(replayed, merged, folder, options)
-    return folder, await runner.execute(samples, pending, replayed.roles_required)
+    return folder, await runner.execute(plan, set(), replayed.roles_required)
