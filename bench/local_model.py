@@ -1,9 +1,11 @@
 """Embedded model speed: tokens/s through proseval vs calling llama.cpp directly.
 
-Both sides load the same GGUF with the same settings and generate greedily from the same
-prompt; runs alternate so machine noise hits both alike. Prints medians and their ratio.
+Both sides use the same loaded GGUF with the same settings and generate greedily from the
+same prompt. Each side is warmed up, then they alternate in blocks of runs (llama.cpp's
+compute threads belong to the calling thread, so every switch of caller costs a warm-up
+that would otherwise be charged to whichever side comes next). Prints medians and ratio.
 
-    python bench/local_model.py --repeats 5 --max-tokens 128
+    python bench/local_model.py --blocks 4 --block-size 3 --max-tokens 128
 """
 
 from __future__ import annotations
@@ -36,22 +38,31 @@ async def through_proseval(role: RoleModel, max_tokens: int, i: int) -> tuple[in
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--blocks", type=int, default=4, help="alternating blocks per side")
+    parser.add_argument("--block-size", type=int, default=3, help="runs per block")
     parser.add_argument("--max-tokens", type=int, default=128)
     args = parser.parse_args()
 
     model = LocalModel("smollm2-135m")
     llama, _ = load_llama(model.path, model.n_ctx)  # the very object proseval uses
     role = RoleModel("candidate", model, GenerateConfig(temperature=0.0, seed=1), concurrency=1, cache=None)
-    direct(llama, 8)  # warm-up
     ours, theirs = [], []
-    for i in range(args.repeats):
-        tokens, seconds = direct(llama, args.max_tokens)
-        theirs.append(tokens / seconds)
-        tokens, seconds = asyncio.run(through_proseval(role, args.max_tokens, i))
-        ours.append(tokens / seconds)
+
+    async def proseval_block(start: int) -> None:
+        for i in range(start, start + args.block_size):
+            tokens, seconds = await through_proseval(role, args.max_tokens, i)
+            ours.append(tokens / seconds)
+
+    for block in range(args.blocks):
+        direct(llama, args.max_tokens)  # warm-up of this caller
+        for _ in range(args.block_size):
+            tokens, seconds = direct(llama, args.max_tokens)
+            theirs.append(tokens / seconds)
+        asyncio.run(through_proseval(role, args.max_tokens, -1 - block))  # warm-up of proseval's worker
+        asyncio.run(proseval_block(block * args.block_size))
     print(f"machine: {machine()}")
-    print(f"model: {model.path.name}, {args.repeats} alternating runs of up to {args.max_tokens} tokens")
+    print(f"model: {model.path.name}, {args.blocks} alternating blocks of {args.block_size} runs per side, "
+          f"up to {args.max_tokens} tokens each")
     print(f"llama.cpp direct : median {statistics.median(theirs):8.1f} tokens/s  {[round(x, 1) for x in theirs]}")
     print(f"through proseval : median {statistics.median(ours):8.1f} tokens/s  {[round(x, 1) for x in ours]}")
     print(f"ratio            : {100 * statistics.median(ours) / statistics.median(theirs):.1f} %")

@@ -1,7 +1,9 @@
 """In-process llama.cpp: the embedded SmolLM2-135M-Instruct model, or any GGUF file.
 
-llama.cpp contexts are not thread-safe, so generations run one at a time in a worker
-thread (`asyncio.to_thread`), which keeps the event loop free for other roles' requests.
+Generations run one at a time (llama.cpp contexts are not thread-safe) on one dedicated
+worker thread, which keeps the event loop free for other roles' requests. Always the same
+thread: llama.cpp's compute threads are tied to the thread that calls it, and switching
+callers costs a warm-up (measured in bench/local_model.py).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import importlib.resources
 import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,7 @@ def resolve_model_path(name: str) -> Path:
 
 _LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
 _LOAD_LOCK = threading.Lock()
+_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="proseval-llama")
 
 
 def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
@@ -73,7 +77,7 @@ class LocalModel:
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
         async with self._lock:
-            return await asyncio.to_thread(self._generate_sync, messages, config)
+            return await asyncio.get_running_loop().run_in_executor(_WORKER, self._generate_sync, messages, config)
 
     def _generate_sync(self, messages: list[Message], config: GenerateConfig) -> Completion:
         llama, lock = load_llama(self.path, self.n_ctx)
