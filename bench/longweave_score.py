@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from _common import ROOT  # noqa: F401  (puts src/ on the path when proseval is not installed)
+
 from proseval.benchmarks.longweave.scorers.cf import (
     CFCase,
     CFConfig,

@@ -249,18 +249,21 @@ class _Checker:
         if error is not None:
             return CodeCheck(error, functions)
         try:
-            return CodeCheck(None, functions, violations=self._violations(path))
+            return CodeCheck(None, functions, violations=self._violations(path, tree))
         except Exception as exc:  # noqa: BLE001 - a flake8 plugin failing on this file
             return CodeCheck(
                 None, functions, flake8_error=f"{type(exc).__name__}: {exc}"
             )
 
-    def _violations(self, path: str) -> dict[str, int]:
+    def _violations(self, path: str, tree: ast.Module | None) -> dict[str, int]:
         formatter = _CountingFormatter(self._options)
         guide = StyleGuideManager(self._options, formatter, self._decider)
         checker = FileChecker(
             filename=path, plugins=self._plugins, options=self._options
         )
+        if tree is not None and checker.processor is not None:
+            # flake8 would parse the same source again; hand its AST plugins our tree instead.
+            checker.processor.build_ast = lambda: tree  # type: ignore[method-assign]
         filename, results, _ = checker.run_checks()
         results.sort(key=operator.itemgetter(1, 2))
         with guide.processing_file(filename):
