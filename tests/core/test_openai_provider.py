@@ -7,20 +7,29 @@ import time
 import pytest
 
 from proseval.models.base import FatalError, GenerateConfig, RetryableError
-from proseval.models.openai_compat import OpenAICompatModel, parse_retry_after
+from proseval.models.openai_compat import make_endpoint, parse_retry_after
 from proseval.runtime.executor import RoleModel
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
 
 MESSAGES = [{"role": "user", "content": "Say hi"}]
 
 
-def model_for(*servers: FakeOpenAIServer) -> OpenAICompatModel:
-    return OpenAICompatModel("openai-compatible", "fake-model", [s.base_url for s in servers])
+PROVIDERS = ["openai-compatible", "openai"]  # aiohttp transport, and the official SDK
 
 
-async def test_request_and_response_are_translated():
+@pytest.fixture(autouse=True)
+def openai_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+def model_for(*servers: FakeOpenAIServer, provider: str = "openai-compatible"):
+    return make_endpoint(provider, "fake-model", [s.base_url for s in servers])
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_request_and_response_are_translated(provider):
     async with FakeOpenAIServer(latency=0.05) as server:
-        model = model_for(server)
+        model = model_for(server, provider=provider)
         completion = await model.generate(MESSAGES, GenerateConfig(temperature=0.2, max_tokens=5, seed=3, stop=["x"]))
         await model.aclose()
     assert completion.text == "echo: Say hi"
@@ -47,20 +56,24 @@ async def test_request_and_response_are_translated():
         (Reply("close"), RetryableError, None),
     ],
 )
-async def test_failures_are_classified(reply, error, status):
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_failures_are_classified(reply, error, status, provider):
     async with FakeOpenAIServer(behaviour=lambda i, body: reply) as server:
-        model = model_for(server)
+        model = model_for(server, provider=provider)
         with pytest.raises(error) as caught:
             await model.generate(MESSAGES, GenerateConfig(timeout=5))
         await model.aclose()
     assert caught.value.status == status
     if status == 429:
         assert caught.value.retry_after == 2
+    if status in (400, 401):
+        assert "fake error" in str(caught.value)  # the server's own message is kept
 
 
-async def test_timeouts_are_retryable():
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_timeouts_are_retryable(provider):
     async with FakeOpenAIServer(behaviour=lambda i, body: Reply("hang")) as server:
-        model = model_for(server)
+        model = model_for(server, provider=provider)
         start = time.perf_counter()
         with pytest.raises(RetryableError, match="timed out"):
             await model.generate(MESSAGES, GenerateConfig(timeout=0.3))
@@ -96,13 +109,13 @@ async def test_requests_are_spread_over_replicas():
 def test_missing_base_url_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("PROSEVAL_BASE_URL", raising=False)
     with pytest.raises(FatalError, match="--base-url"):
-        OpenAICompatModel("openai-compatible", "m", [])
+        make_endpoint("openai-compatible", "m", [])
 
 
 def test_openai_needs_a_key(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(FatalError, match="OPENAI_API_KEY"):
-        OpenAICompatModel("openai", "gpt-4o-mini", [])
+        make_endpoint("openai", "gpt-4o-mini", [])
 
 
 def test_retry_after_parsing():

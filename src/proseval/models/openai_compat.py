@@ -1,11 +1,12 @@
-"""Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, SGLang, llama.cpp, Ollama, ...).
+"""OpenAI and any OpenAI-compatible chat-completions endpoint (vLLM, SGLang, llama.cpp, Ollama, ...).
 
-Retries are the executor's job, so the SDK's own retries are switched off; this module only
-translates transport outcomes into `Completion` or a `RetryableError` / `FatalError`.
+Retries are the executor's job; this module only translates transport outcomes into a
+`Completion` or a `RetryableError` / `FatalError`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import importlib.util
 import json
@@ -14,9 +15,10 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import aiohttp
 import openai
 
-from .base import Completion, FatalError, GenerateConfig, Message, RetryableError, Usage
+from .base import Completion, FatalError, GenerateConfig, Message, ModelError, RetryableError, Usage
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _RETRYABLE_STATUS = {408, 409, 425, 429}
@@ -52,8 +54,8 @@ def resolve_api_key(provider: str) -> str:
     return "EMPTY"  # local servers (vLLM, Ollama, ...) accept any key
 
 
-class OpenAICompatModel:
-    """Chat completions against one or more replicas of the same model."""
+class _ChatEndpoint:
+    """What both transports share: replicas, key, replica choice, cache identity, error mapping."""
 
     def __init__(
         self,
@@ -72,18 +74,32 @@ class OpenAICompatModel:
         self.provider = provider
         self.name = name
         self.base_urls = [u.rstrip("/") for u in (base_urls or [os.environ.get("OPENAI_BASE_URL", OPENAI_BASE_URL)])]
-        key = resolve_api_key(provider)
-        # Retries are ours, not the SDK's. The aiohttp transport costs about 40 % less CPU per
-        # request than the default one (measured in bench/), which matters at high concurrency.
-        self._clients = [
-            openai.AsyncOpenAI(api_key=key, base_url=url, max_retries=0, http_client=_http_client())
-            for url in self.base_urls
-        ]
-        self._in_flight = [0] * len(self._clients)
+        self._key = resolve_api_key(provider)
+        self._in_flight = [0] * len(self.base_urls)
 
     def _pick(self) -> int:
         """The replica with the fewest requests in flight."""
-        return min(range(len(self._clients)), key=self._in_flight.__getitem__)
+        return min(range(len(self.base_urls)), key=self._in_flight.__getitem__)
+
+    def _status_error(self, status: int, detail: str, index: int, headers: Mapping[str, str] | None) -> ModelError:
+        message = f"HTTP {status} from {self.base_urls[index]}: {_short(detail)}"
+        if status in _RETRYABLE_STATUS or status >= 500:
+            return RetryableError(message, retry_after=parse_retry_after(headers), status=status)
+        return FatalError(message, status=status)
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {"provider": self.provider, "model": self.name, "base_url": sorted(self.base_urls)}
+
+
+class OpenAIModel(_ChatEndpoint):
+    """OpenAI itself, through the official SDK (its own retries off: retrying is the executor's)."""
+
+    def __init__(self, provider: str, name: str, base_urls: list[str] | None = None):
+        super().__init__(provider, name, base_urls)
+        self._clients = [
+            openai.AsyncOpenAI(api_key=self._key, base_url=url, max_retries=0, http_client=_http_client())
+            for url in self.base_urls
+        ]
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
         index = self._pick()
@@ -99,12 +115,7 @@ class OpenAICompatModel:
                 options={"timeout": config.timeout},
             )
         except openai.APIStatusError as exc:
-            status = exc.status_code
-            retry_after = parse_retry_after(exc.response.headers)
-            message = f"HTTP {status} from {self.base_urls[index]}: {_short(exc.message)}"
-            if status in _RETRYABLE_STATUS or status >= 500:
-                raise RetryableError(message, retry_after=retry_after, status=status) from None
-            raise FatalError(message, status=status) from None
+            raise self._status_error(exc.status_code, exc.message, index, exc.response.headers) from None
         except openai.APITimeoutError:
             raise RetryableError(f"timed out after {config.timeout:g}s ({self.base_urls[index]})") from None
         except openai.APIConnectionError as exc:
@@ -116,12 +127,68 @@ class OpenAICompatModel:
             self._in_flight[index] -= 1
         return _to_completion(response, time.perf_counter() - start)
 
-    def cache_identity(self) -> dict[str, Any]:
-        return {"provider": self.provider, "model": self.name, "base_url": sorted(self.base_urls)}
-
     async def aclose(self) -> None:
         for client in self._clients:
             await client.close()
+
+
+class CompatModel(_ChatEndpoint):
+    """Self-hosted OpenAI-compatible servers (vLLM, SGLang, Ollama, ...) over plain aiohttp.
+
+    A chat completion is one JSON POST; doing it with aiohttp directly costs about a third of
+    the CPU of the SDK's request pipeline (measured in bench/harness_throughput.py), which is
+    what keeps hundreds of requests in flight on a small evaluation machine.
+    """
+
+    def __init__(self, provider: str, name: str, base_urls: list[str] | None = None):
+        super().__init__(provider, name, base_urls)
+        self._headers = {"Authorization": f"Bearer {self._key}", "Content-Type": "application/json"}
+        self._session: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:  # created inside the running loop
+            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300))
+        return self._session
+
+    async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        index = self._pick()
+        self._in_flight[index] += 1
+        url = self.base_urls[index]
+        body = json.dumps({"model": self.name, "messages": messages, **config.sent_params()})
+        start = time.perf_counter()
+        try:
+            async with self._client().post(url + "/chat/completions", data=body, headers=self._headers,
+                                           timeout=aiohttp.ClientTimeout(total=config.timeout)) as reply:
+                raw = await reply.read()
+                if reply.status >= 400:
+                    raise self._status_error(reply.status, _error_detail(raw), index, reply.headers)
+        except asyncio.TimeoutError:
+            raise RetryableError(f"timed out after {config.timeout:g}s ({url})") from None
+        except aiohttp.ClientError as exc:
+            raise RetryableError(f"connection error ({url}): {_short(str(exc) or type(exc).__name__)}") from None
+        finally:
+            self._in_flight[index] -= 1
+        try:
+            response = json.loads(raw)
+        except ValueError as exc:
+            raise RetryableError(f"malformed response body: {_short(str(exc))}") from None
+        return _to_completion(response, time.perf_counter() - start)
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+def _error_detail(raw: bytes) -> str:
+    try:
+        data = json.loads(raw)
+        return str(data.get("error", {}).get("message") or data) if isinstance(data, dict) else str(data)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
+def make_endpoint(provider: str, name: str, base_urls: list[str] | None = None) -> _ChatEndpoint:
+    return (OpenAIModel if provider == "openai" else CompatModel)(provider, name, base_urls)
 
 
 def _http_client() -> Any:

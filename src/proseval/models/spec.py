@@ -37,9 +37,9 @@ def parse_model_spec(text: str, base_urls: list[str] | tuple[str, ...] = ()) -> 
 
 def build_model(spec: ModelSpec) -> ModelAPI:
     if spec.provider in ("openai", "openai-compatible"):
-        from .openai_compat import OpenAICompatModel
+        from .openai_compat import make_endpoint
 
-        return OpenAICompatModel(spec.provider, spec.model, list(spec.base_urls))
+        return make_endpoint(spec.provider, spec.model, list(spec.base_urls))
     if spec.provider == "local":
         from .local import LocalModel
 
