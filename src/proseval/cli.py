@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import types
+import typing
 from pathlib import Path
 from typing import Any, Optional
 
@@ -11,6 +13,7 @@ import typer
 import yaml
 from dotenv import load_dotenv
 from rich.console import Console
+from rich.markup import escape
 
 from .models.base import FatalError
 from pydantic import ValidationError
@@ -210,10 +213,22 @@ def describe(task: str = typer.Argument(..., help="Task name.")) -> None:
     for column in ("option", "type", "default", "meaning"):
         table.add_column(column)
     for name, info in fields.items():
-        annotation = getattr(info.annotation, "__name__", None) or str(info.annotation).replace("typing.", "")
         default = "required" if info.is_required() else repr(info.get_default(call_default_factory=True))
-        table.add_row("--" + name.replace("_", "-"), annotation, default, info.description or "")
+        cells = ("--" + name.replace("_", "-"), _type_label(info.annotation), default, info.description or "")
+        table.add_row(*map(escape, cells))
     console.print(table)
+
+
+def _type_label(annotation: Any) -> str:
+    """A reader's name for an option type: `int`, `str | None`, `batched | per-criterion`, `list[str]`."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Literal:
+        return " | ".join(map(str, args))
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(_type_label(arg) for arg in args)
+    if origin is not None:
+        return f"{getattr(origin, '__name__', origin)}[{', '.join(map(_type_label, args))}]"
+    return "None" if annotation is type(None) else getattr(annotation, "__name__", str(annotation))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

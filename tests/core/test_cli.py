@@ -24,6 +24,15 @@ def test_list_shows_tasks():
     assert result.exit_code == 0 and "demo" in result.output
 
 
+def test_describe_shows_choices_and_bracketed_text(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")
+    result = runner.invoke(app, ["describe", "meeseeks"])
+    assert result.exit_code == 0, result.output
+    assert "reask | chat" in result.output
+    assert "list[str] | None" in result.output
+    assert "[en, de]" in result.output
+
+
 def test_run_show_and_rescore(tmp_path):
     result = invoke("run", "demo", "--model", "scripted/echo", "--role", "judge=scripted/echo",
                     "--out", str(tmp_path), "--display", "none", "--limit", "3")

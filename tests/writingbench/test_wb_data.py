@@ -20,6 +20,7 @@ from proseval.benchmarks.writingbench.data import (
     build_benchmark,
     download,
     group_by,
+    interleave,
     load_benchmark,
     select,
 )
@@ -216,6 +217,20 @@ def test_select_and_group_by(tiny_bench):
     with pytest.raises(ValueError, match="unknown requirement"):
         select(tiny_bench, requirement="tone")
     assert len(DOMAIN1_LABELS) == 6
+
+
+def test_interleave_alternates_groups_and_keeps_every_query(tiny_bench):
+    assert [q.index for q in interleave(tiny_bench.queries, "lang")] == [1, 2, 3, 4]
+    by_domain = interleave(tiny_bench.queries, "domain1")
+    assert sorted(q.index for q in by_domain) == [1, 2, 3, 4]
+    first_of_each = by_domain[:len(group_by(tiny_bench.queries, "domain1"))]
+    assert len({q.domain1 for q in first_of_each}) == len(first_of_each)
+    assert interleave([], "lang") == []
+
+
+def test_interleaved_prefix_of_official_data_is_balanced(official_bench):
+    prefix = interleave(official_bench.queries, "domain1")[:12]
+    assert Counter(q.domain1 for q in prefix) == {label: 2 for label in DOMAIN1_LABELS}
 
 
 def test_group_by_missing_lang_is_unknown():

@@ -315,6 +315,12 @@ def select(
     ]
 
 
+def interleave(queries: Iterable[Query], key: Literal["domain1", "domain2", "lang"]) -> list[Query]:
+    """Round-robin over the groups of `key` (each group in benchmark order), so any prefix is balanced."""
+    groups = list(group_by(queries, key).values())
+    return [group[i] for i in range(max(map(len, groups), default=0)) for group in groups if i < len(group)]
+
+
 def group_by(queries: Iterable[Query], key: Literal["domain1", "domain2", "lang"]) -> dict[str, list[Query]]:
     """Queries grouped by a label, groups in order of first appearance (missing lang → "unknown")."""
     groups: dict[str, list[Query]] = {}

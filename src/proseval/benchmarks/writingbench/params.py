@@ -29,6 +29,9 @@ class WritingBenchParams(BaseModel):
     lang: Literal["en", "zh"] | None = Field(None, description="only queries in this language")
     requirement: Literal["style", "format", "length"] | None = Field(
         None, description="only the queries of this requirement subset")
+    order: Literal["benchmark", "interleaved"] = Field(
+        "benchmark", description="sample order; interleaved alternates domain1 labels so that --limit "
+                                 "takes a balanced sample of every domain")
     judge_mode: Literal["per-criterion", "batched"] = Field(
         "per-criterion", description="one judge call per criterion (official), or all five in one call")
     judge_max_input_tokens: int | None = Field(

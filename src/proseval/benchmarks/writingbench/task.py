@@ -55,7 +55,9 @@ def resolve_data(params: WritingBenchParams) -> wb_data.WritingBench:
 def select_queries(bench: wb_data.WritingBench, params: WritingBenchParams) -> list[wb_data.Query]:
     domain1 = params.domain if params.domain in wb_data.DOMAIN1_LABELS else None
     domain2 = params.domain if params.domain and domain1 is None else None
-    return wb_data.select(bench, domain1=domain1, domain2=domain2, lang=params.lang, requirement=params.requirement)
+    queries = wb_data.select(bench, domain1=domain1, domain2=domain2, lang=params.lang,
+                             requirement=params.requirement)
+    return wb_data.interleave(queries, "domain1") if params.order == "interleaved" else queries
 
 
 def to_sample(query: wb_data.Query, bench: wb_data.WritingBench) -> Sample:
