@@ -13,18 +13,26 @@ from functools import lru_cache
 
 from . import (
     affixes,
+    arabic,
     chinese,
+    chinese_prosody,
     european,
+    french,
     frequency,
+    german,
+    indonesian,
     japanese,
     keywords,
     korean,
     length,
     notation,
+    portuguese,
     ratio,
     repetition,
     rhyme,
+    russian,
     schema,
+    spanish,
 )
 from .base import Dispatcher, ParameterError, RuleContext, Verdict
 from .spec import RuleSpec
@@ -43,6 +51,14 @@ _ALL: list[RuleSpec] = [
     *japanese.RULES,
     *korean.RULES,
     *european.RULES,
+    *chinese_prosody.RULES,
+    *spanish.RULES,
+    *french.RULES,
+    *portuguese.RULES,
+    *german.RULES,
+    *russian.RULES,
+    *indonesian.RULES,
+    *arabic.RULES,
 ]
 
 REGISTRIES: dict[Dispatcher, tuple[RuleSpec, ...]] = {

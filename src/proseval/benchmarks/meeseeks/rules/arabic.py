@@ -1,0 +1,7 @@
+"""Arabic morphology rules."""
+
+from __future__ import annotations
+
+from .spec import RuleSpec
+
+RULES: list[RuleSpec] = []

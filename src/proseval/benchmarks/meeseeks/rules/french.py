@@ -1,0 +1,7 @@
+"""French grammar rules."""
+
+from __future__ import annotations
+
+from .spec import RuleSpec
+
+RULES: list[RuleSpec] = []

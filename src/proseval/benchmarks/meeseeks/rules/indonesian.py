@@ -1,0 +1,7 @@
+"""Indonesian lexicon and morphology rules."""
+
+from __future__ import annotations
+
+from .spec import RuleSpec
+
+RULES: list[RuleSpec] = []

@@ -1,0 +1,7 @@
+"""Portuguese grammar and format rules."""
+
+from __future__ import annotations
+
+from .spec import RuleSpec
+
+RULES: list[RuleSpec] = []
