@@ -60,7 +60,7 @@ def test_missing_optional_dependency_is_reported_not_failed(monkeypatch):
     monkeypatch.setattr(registry, "module_available", lambda name: name != "pyphen")
     verdict = evaluate_rule("french_yayun", ["amour"], RuleContext(language="fr"), "latin")
     assert (verdict.passed, verdict.status) == (None, "missing_dependency")
-    assert "pyphen" in verdict.reason and "meeseeks-fr" in verdict.reason
+    assert "pyphen" in verdict.reason and "proseval[meeseeks]" in verdict.reason
 
 
 def test_label_family_for_unknown_labels():

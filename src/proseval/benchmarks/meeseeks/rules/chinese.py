@@ -1,6 +1,6 @@
 """Chinese rules: traditional script, strokes, tones, components, structures, word games.
 
-Character data comes from optional packages (extra ``meeseeks-zh``): OpenCC for the
+Character data comes from optional packages (extra ``meeseeks``): OpenCC for the
 simplified→traditional map, ``strokes`` for stroke counts, ``pypinyin`` for readings and the
 data tables shipped by ``char_similar`` for components, structures and tones.
 """
@@ -18,7 +18,7 @@ from .base import ParameterError, RuleContext, Verdict
 from .params import after_colon, int_after_colon, range_param
 from .spec import Items, no_params, rule
 
-EXTRA = "meeseeks-zh"
+EXTRA = "meeseeks"
 _HAN = re.compile(f"[{text.HAN}]")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from fractions import Fraction
+from functools import lru_cache
 
 from .. import text
 from .base import ParameterError, RuleContext, Verdict
@@ -157,6 +158,47 @@ def check_jpn_yayun(_: None, items: Items, ctx: RuleContext) -> Verdict:
     return Verdict.of(share > RHYME_SHARE, f"{n} of {len(items)} lines end in '{vowel}'")
 
 
+_OKURIGANA = re.compile(f"[{text.HAN}]+[{text.HIRAGANA}]+")
+_NOMINAL_AUXILIARIES = frozenset({"だ", "です"})
+
+
+@lru_cache(maxsize=1)
+def _tokenizer():
+    from janome.tokenizer import Tokenizer
+
+    return Tokenizer()
+
+
+def _used_nominally(next_token) -> bool:
+    """A 連用形 verb is a noun before a non-conjunctive particle, a noun, だ/です, punctuation other
+    than 、 (洗い、 is the verb's continuative use) or nothing."""
+    if next_token is None:
+        return True
+    pos, sub = next_token.part_of_speech.split(",")[:2]
+    return ((pos == "記号" and sub != "読点") or pos == "名詞" or (pos == "助詞" and sub != "接続助詞")
+            or (pos == "助動詞" and next_token.base_form in _NOMINAL_AUXILIARIES))
+
+
+def okurigana_nouns(item: str) -> list[str]:
+    """Kanji + trailing hiragana words (考え, 始まり) used as nouns (Janome POS; na-adjective stems
+    such as 静か excluded); 届け出 or 話し合い do not fit the shape."""
+    tokens = list(_tokenizer().tokenize(item))
+    found = []
+    for token, nxt in zip(tokens, [*tokens[1:], None]):
+        if not _OKURIGANA.fullmatch(token.surface):
+            continue
+        pos, sub = token.part_of_speech.split(",")[:2]
+        noun = pos == "名詞" and sub != "形容動詞語幹"
+        if noun or (pos == "動詞" and token.infl_form == "連用形" and _used_nominally(nxt)):
+            found.append(token.surface)
+    return found
+
+
+def check_okurigana_nouns(n: int, items: Items, ctx: RuleContext) -> Verdict:
+    found = [word for item in items for word in okurigana_nouns(item)]
+    return Verdict.of(len(found) >= n, f"{len(found)} kanji + okurigana nouns {found}, at least {n} required")
+
+
 RULES = [
     rule("has_dakuten_count", "has_dakuten_count", int_after_colon, _count_total(DAKUTEN, "voiced kana"),
          dispatchers=("cjk",)),
@@ -171,4 +213,6 @@ RULES = [
          dispatchers=("cjk",)),
     rule("jpn_mixed_ratio", "jpn_mixed_ratio", _shares, check_mixed_ratio, dispatchers=("cjk",)),
     rule("jpn_yayun", "jpn_yayun", no_params, check_jpn_yayun, dispatchers=("cjk",)),
+    rule("has_kanji_okurigana_pattern", "has_kanji_okurigana_pattern", int_after_colon, check_okurigana_nouns,
+         dispatchers=("cjk",), requires=("janome",), extra="meeseeks"),
 ]

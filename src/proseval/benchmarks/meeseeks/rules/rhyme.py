@@ -146,7 +146,7 @@ RULES = [
       for lang in ("portuguese", "german", "spanish", "indonesian", "russian")),
     rule("arabic_yayun", "arabic_yayun", no_params, check_arabic_yayun, dispatchers=("latin",)),
     rule("french_yayun", "french_yayun", no_params, check_french_yayun, dispatchers=("latin",),
-         requires=("pyphen",), extra="meeseeks-fr"),
+         requires=("pyphen",), extra="meeseeks"),
     rule("french_rhyme_pattern", "french_rhyme_pattern", _scheme, check_french_rhyme_pattern,
          dispatchers=("latin",)),
 ]
