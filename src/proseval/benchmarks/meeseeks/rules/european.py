@@ -55,6 +55,22 @@ def mark_word_checker(marks: str, what: str, *, per_item: bool, all_of: tuple[st
     return check
 
 
+def per_item_range(finder, what: str, *, empty_passes: bool = True):
+    """Every item holds a number of ``finder`` matches in range (an empty list passes unless told otherwise)."""
+
+    def check(bounds: Range, items: Items, ctx: RuleContext) -> Verdict:
+        if not items and not empty_passes:
+            return Verdict.fail("nothing was extracted")
+        lo, hi = bounds
+        for i, item in enumerate(items, 1):
+            found = finder(item)
+            if not lo <= len(found) <= hi:
+                return Verdict.fail(f"item {i} has {len(found)} {what} {found[:10]}, expected [{lo:g}, {hi:g}]")
+        return Verdict.ok(f"every item has [{lo:g}, {hi:g}] {what}")
+
+    return check
+
+
 def check_h_words(n: Range, items: Items, ctx: RuleContext) -> Verdict:
     """Words starting with h (the bare letter h excluded), over all items."""
     found = [w for item in items for w in _WORD.findall(item) if w.lower().startswith("h") and len(w) > 1]

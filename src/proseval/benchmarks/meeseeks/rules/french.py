@@ -6,6 +6,7 @@ import re
 from math import gcd
 
 from .base import ParameterError, RuleContext, Verdict
+from .european import per_item_range
 from .params import list_param, name_suffix, range_param
 from .spec import Items, no_params, rule
 
@@ -77,20 +78,6 @@ def check_h_ratio_each(expected: Ratio, items: Items, ctx: RuleContext) -> Verdi
         if not ratio_matches(len(asp), len(mute), expected) or not (asp or mute):
             return Verdict.fail(f"item {i}: {_h_summary(asp, mute)}, expected ratio {expected[0]}:{expected[1]}")
     return Verdict.ok(f"every item has the aspirated:mute h ratio {expected[0]}:{expected[1]}")
-
-
-def per_item_range(finder, what: str):
-    """Every item holds a number of ``finder`` matches in range (no item: vacuously true)."""
-
-    def check(bounds: Range, items: Items, ctx: RuleContext) -> Verdict:
-        lo, hi = bounds
-        for i, item in enumerate(items, 1):
-            found = finder(item)
-            if not lo <= len(found) <= hi:
-                return Verdict.fail(f"item {i} has {len(found)} {what} {found[:10]}, expected [{lo:g}, {hi:g}]")
-        return Verdict.ok(f"every item has [{lo:g}, {hi:g}] {what}")
-
-    return check
 
 
 # Reflexive pronoun + verb. me/te count only with their subject je/tu a few words before,

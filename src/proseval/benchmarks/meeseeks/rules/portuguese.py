@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .base import RuleContext, Verdict
+from .european import per_item_range
 from .params import range_param
 from .spec import Items, no_params, rule
 
@@ -85,22 +86,6 @@ _EURO = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})*(?:,\d{2})?[ \u00a0]€|(?<![
 
 def euro_amounts(item: str) -> list[str]:
     return _EURO.findall(item)
-
-
-def per_item_range(finder, what: str, *, empty_passes: bool = True):
-    """Every item holds a number of ``finder`` matches in range."""
-
-    def check(bounds: Range, items: Items, ctx: RuleContext) -> Verdict:
-        if not items and not empty_passes:
-            return Verdict.fail("nothing was extracted")
-        lo, hi = bounds
-        for i, item in enumerate(items, 1):
-            found = finder(item)
-            if not lo <= len(found) <= hi:
-                return Verdict.fail(f"item {i} has {len(found)} {what} {found[:10]}, expected [{lo:g}, {hi:g}]")
-        return Verdict.ok(f"every item has [{lo:g}, {hi:g}] {what}")
-
-    return check
 
 
 _check_euro = per_item_range(euro_amounts, "euro amounts written as '25 €' / '1.250,50 €'", empty_passes=False)
