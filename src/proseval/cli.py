@@ -409,7 +409,8 @@ def schema(out: Path = typer.Option(Path("docs/schema"), "--out", "-o", help="Fo
         console.print(f"wrote {path}")
 
 
-generate_app = typer.Typer(help="Write benchmark datasets to JSON Lines files.", no_args_is_help=True)
+generate_app = typer.Typer(help="Write benchmark datasets: generated samples or items expanded from a template.",
+                           no_args_is_help=True)
 app.add_typer(generate_app, name="generate")
 
 
@@ -447,6 +448,7 @@ app.add_typer(_writingbench_cli.app, name="writingbench")
 from .benchmarks.meeseeks import cli as _meeseeks_cli  # noqa: E402  (registers its commands)
 
 app.add_typer(_meeseeks_cli.app, name="meeseeks")
+generate_app.command("meeseeks")(_meeseeks_cli.generate)
 
 
 def main() -> None:  # pragma: no cover - entry point

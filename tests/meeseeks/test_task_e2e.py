@@ -238,3 +238,7 @@ def test_cli_rules_and_generate(tmp_path: Path):
     items = json.loads((tmp_path / "items.json").read_text(encoding="utf-8"))
     assert [i["sub_questions"][0]["rule"] for i in items] == ["item_count:[2,2]", "item_count:[3,3]"]
     assert "DATA-tea英语版.json" in out.output
+    from proseval.cli import app as main_app
+    out = runner.invoke(main_app, ["generate", "meeseeks", "--template", str(template), "-o", str(tmp_path / "b.json")])
+    assert out.exit_code == 0, out.output
+    assert json.loads((tmp_path / "b.json").read_text(encoding="utf-8")) == items
