@@ -108,6 +108,7 @@ async def test_per_criterion_run(tiny_dir: Path, tmp_path: Path, scripts):
     # format: query 2, C criterion c5
     assert slice_value(results, "requirement_C", "format")["value"] == pytest.approx(6)
     assert {p.name for p in folder.path.iterdir()} >= {"writingbench.csv", "writingbench.md"}
+    assert "1 sample(s) failed before judging" in (folder.path / "writingbench.md").read_text(encoding="utf-8")
 
 
 async def test_batched_mode(tiny_dir: Path, tmp_path: Path, scripts):

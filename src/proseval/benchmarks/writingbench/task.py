@@ -222,8 +222,10 @@ def make_task(params: WritingBenchParams) -> Task:
 
     def artifacts(results: Results) -> dict[str, str | bytes]:
         report = Report.model_validate(results.extra["writingbench"])
+        failed = results.extra.get("failed_samples", 0)
+        note = f"\n{failed} sample(s) failed before judging (e.g. generation errors) and are not in this table.\n"
         files: dict[str, str | bytes] = {"writingbench.csv": report_to_csv(report),
-                                          "writingbench.md": report_to_markdown(report)}
+                                          "writingbench.md": report_to_markdown(report) + (note if failed else "")}
         chart = domain_chart_png(report)
         if chart is not None:
             files["writingbench_domain1.png"] = chart
