@@ -205,6 +205,7 @@ def test_bad_options_and_data(tmp_path: Path, monkeypatch):
     with pytest.raises(ValueError, match="extra"):
         MeeseeksParams(rounds=2, colour="red")
     monkeypatch.delenv("PROSEVAL_MEESEEKS_DIR", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))  # an empty default download folder
     with pytest.raises(ValueError, match="--data-dir"):
         make_task(MeeseeksParams())
     broken = tmp_path / "input_data" / "english_data" / "raw_input"

@@ -17,6 +17,7 @@ from proseval.benchmarks.writingbench.data import (
     OFFICIAL_COMMIT,
     PINNED_SHA256,
     DataIntegrityError,
+    DownloadError,
     build_benchmark,
     download,
     group_by,
@@ -277,9 +278,16 @@ def test_download_rejects_a_wrong_hash_without_writing(tmp_path):
     assert not any(tmp_path.rglob("*.jsonl")) and not any(tmp_path.rglob("*.part"))
 
 
-def test_download_http_error_is_raised(tmp_path):
-    with pytest.raises(httpx.HTTPStatusError):
+def test_download_http_and_network_errors_are_clear(tmp_path):
+    with pytest.raises(DownloadError, match="could not download https://raw.githubusercontent.com/.*404"):
         download(tmp_path, client=_serving({}, []))
+
+    def offline(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("name resolution failed", request=request)
+
+    with pytest.raises(DownloadError, match="name resolution failed"):
+        download(tmp_path, client=httpx.Client(transport=httpx.MockTransport(offline)))
+    assert not any(tmp_path.iterdir())
 
 
 def test_download_keeps_nothing_unverified_on_disk(tmp_path):

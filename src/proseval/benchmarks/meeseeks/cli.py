@@ -1,4 +1,4 @@
-"""`proseval meeseeks ...`: rule coverage of a data set, new items from a template."""
+"""`proseval meeseeks ...`: data download, rule coverage of a data set, new items from a template."""
 
 from __future__ import annotations
 
@@ -9,14 +9,18 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
-from proseval.benchmarks.meeseeks.data import MeeseeksDataError, load_items
-from proseval.benchmarks.meeseeks.params import DATA_ENV
+from proseval.benchmarks.meeseeks.data import MeeseeksDataError, input_root, load_items
+from proseval.benchmarks.meeseeks.download import OFFICIAL_COMMIT, OFFICIAL_REPOSITORY, combined_sha256, has_data
+from proseval.benchmarks.meeseeks.download import download as download_data
+from proseval.benchmarks.meeseeks.params import DATA_ENV, default_data_dir
 from proseval.benchmarks.meeseeks.rules.coverage import CoverageRow, format_coverage_table, rule_coverage
 from proseval.benchmarks.meeseeks.template import TemplateError, data_file_name, expand_template, load_template
 
-app = typer.Typer(help="Meeseeks tools: rule coverage of the data, items from a template.", no_args_is_help=True)
+app = typer.Typer(help="Meeseeks tools: download the data, rule coverage, items from a template.",
+                  no_args_is_help=True)
 console = Console()
 
 STATUS_TEXT = {"implemented": "yes", "needs_extra": "yes, needs extra", "unsupported": "no"}
@@ -49,15 +53,37 @@ def label_table(rows: list[CoverageRow]) -> Table:
 
 
 @app.command()
+def download(dest: Optional[Path] = typer.Option(None, "--dest", help="Target folder (default: the folder "
+                                                 "proseval looks in when no data folder is given).")) -> None:
+    """Download the official data files at the pinned commit and check their combined SHA-256."""
+    target = (dest or default_data_dir()).expanduser()
+    present = has_data(target)
+    columns = (TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    try:
+        with Progress(*columns, console=console, transient=True) as progress:
+            task = progress.add_task(f"{OFFICIAL_REPOSITORY}@{OFFICIAL_COMMIT[:7]}", total=None)
+            path = download_data(target, progress=lambda done, total: progress.update(task, completed=done,
+                                                                                        total=total))
+    except (OSError, ValueError) as exc:
+        _fail(str(exc))
+    console.print(f"Meeseeks data {'already present' if present else 'downloaded'}: {input_root(path)}",
+                  highlight=False)
+    console.print(f"verified: combined SHA-256 {combined_sha256(path)} ({OFFICIAL_REPOSITORY} at {OFFICIAL_COMMIT})",
+                  highlight=False)
+
+
+@app.command()
 def rules(
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=f"Meeseeks data folder (default: ${DATA_ENV})."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help=f"Meeseeks data folder (default: ${DATA_ENV}, "
+                                            "else the download folder)."),
     language: Optional[list[str]] = typer.Option(None, "--language", "-l", help="Only these languages. Repeatable."),
     by_family: bool = typer.Option(False, "--by-family", help="One line per rule family instead of per label."),
 ) -> None:
     """Which rule labels of the data have a checker, with their occurrences."""
-    folder = data_dir or (Path(os.environ[DATA_ENV]) if os.environ.get(DATA_ENV) else None)
-    if folder is None:
-        _fail(f"pass --data-dir PATH or set ${DATA_ENV}")
+    folder = data_dir or Path(os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
+    if not has_data(folder):
+        _fail(f"no Meeseeks data in {folder}: pass --data-dir PATH, set ${DATA_ENV} or run `proseval meeseeks "
+              f"download`")
     try:
         items = load_items(folder, language or None)
     except (MeeseeksDataError, ValueError) as exc:

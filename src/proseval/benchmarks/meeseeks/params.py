@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
+import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DATA_ENV = "PROSEVAL_MEESEEKS_DIR"
 KNOWN_LANGUAGES = ("zh", "ja", "ko", "en", "de", "fr", "es", "pt", "ru", "ar", "id")
+
+
+def default_data_dir() -> Path:
+    """Where `proseval meeseeks download` puts the official files and the task looks by default."""
+    return Path(platformdirs.user_data_dir("proseval")) / "meeseeks"
 
 
 class MeeseeksParams(BaseModel):
@@ -15,7 +22,11 @@ class MeeseeksParams(BaseModel):
 
     data_dir: str | None = Field(
         None, description=f"folder with input_data/{{english_data,asia_data}}/raw_input/*.json "
-                          f"(default: ${DATA_ENV})")
+                          f"(default: ${DATA_ENV}, else the download folder)")
+    download: bool = Field(False, description="download the official files (pinned commit, SHA-256 checked) "
+                                              "when the data folder has none")
+    verify: bool = Field(True, description="check the combined SHA-256 of the official file set (a mismatch is "
+                                           "an error); other file sets are recorded as unverified")
     language: list[str] | None = Field(
         None, description="language code(s) to evaluate, e.g. en or [en, de] or en,de "
                           f"(default: all of {', '.join(KNOWN_LANGUAGES)})")

@@ -11,9 +11,10 @@ from typing import Any
 
 from proseval.benchmarks.meeseeks.data import CJK_LANGUAGES, MeeseeksItem, load_items
 from proseval.benchmarks.meeseeks.deps import DependencyGraph
+from proseval.benchmarks.meeseeks.download import DataCheck, check_data, download, has_data
 from proseval.benchmarks.meeseeks.loop import run_item
 from proseval.benchmarks.meeseeks.metrics import Check, carry_forward, score_item
-from proseval.benchmarks.meeseeks.params import DATA_ENV, MeeseeksParams
+from proseval.benchmarks.meeseeks.params import DATA_ENV, MeeseeksParams, default_data_dir
 from proseval.benchmarks.meeseeks.report import rounds_report
 from proseval.core.sample import Sample
 from proseval.core.score import Score
@@ -29,12 +30,23 @@ UTILITY = "utility"
 ROLE_CONFIG = GenerateConfig(temperature=0.0, max_tokens=8096)
 
 
-def resolve_items(params: MeeseeksParams) -> list[MeeseeksItem]:
-    folder = params.data_dir or os.environ.get(DATA_ENV)
-    if not folder:
-        raise ValueError(f"no Meeseeks data folder: pass --data-dir PATH (the official input_data/ folder or "
-                         f"the repository holding it) or set ${DATA_ENV}")
-    return load_items(Path(folder).expanduser(), params.language, official_runner_only=params.compat == "head")
+def resolve_items(params: MeeseeksParams) -> tuple[list[MeeseeksItem], DataCheck]:
+    """The items of the data folder (given, else ``$PROSEVAL_MEESEEKS_DIR``, else the download folder)
+    and its verification (see :func:`~proseval.benchmarks.meeseeks.download.check_data`)."""
+    folder = Path(params.data_dir or os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
+    if not has_data(folder):
+        if not params.download:
+            raise ValueError(
+                f"no Meeseeks data in {folder}: pass --data-dir PATH (the official input_data/ folder or the "
+                f"repository holding it), set ${DATA_ENV}, run `proseval meeseeks download` once, or add "
+                f"--download to fetch the official files")
+        try:
+            download(folder)
+        except OSError as exc:  # network and disk errors become a clear message, like data errors
+            raise ValueError(str(exc)) from exc
+    check = check_data(folder, verify=params.verify)
+    items = load_items(folder, params.language, official_runner_only=params.compat == "head")
+    return items, check
 
 
 def dependency_graph(item: MeeseeksItem) -> DependencyGraph:
@@ -178,7 +190,7 @@ def artifacts(results: Results) -> dict[str, str | bytes]:
 
 
 def make_task(params: MeeseeksParams) -> Task:
-    items = resolve_items(params)
+    items, check = resolve_items(params)
     graphs = {f"meeseeks/{item.id}": dependency_graph(item) for item in items}  # fails early on bad data
 
     def dataset() -> list[Sample]:
@@ -201,7 +213,8 @@ def make_task(params: MeeseeksParams) -> Task:
         roles_required=("candidate", "extractor", "judge"),
         role_configs={role: ROLE_CONFIG for role in ("candidate", "extractor", "judge")},
         slice_keys=("language",),
-        dataset_source={"source": "meituan-longcat/Meeseeks input_data (user-supplied copy)",
+        dataset_source={"source": "meituan-longcat/Meeseeks input_data" if check.official_file_set
+                        else "user-supplied Meeseeks item files", **check.as_source(),
                         "languages": languages, "n_items": len(items),
                         "prompts": "proseval's own extractor, judge and feedback prompts (non-official)"},
         aggregate=lambda samples: {SCORE: aggregate_rounds(samples)},

@@ -71,6 +71,10 @@ _CRITERIA_KEYS: Mapping[str, Version] = {"checklist": "v2", "criteria": "v1"}
 _RECORD_KEYS = {"index", "domain1", "domain2", "lang", "query"}
 
 
+class DownloadError(OSError):
+    """The official files could not be fetched (network or HTTP error)."""
+
+
 class DataIntegrityError(ValueError):
     """A file's SHA-256 differs from the pinned official value, or files of two versions are mixed."""
 
@@ -273,8 +277,11 @@ def download(dest: str | os.PathLike[str], *, client: httpx.Client | None = None
             if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == expected:
                 continue
             url = RAW_URL.format(repository=OFFICIAL_REPOSITORY, commit=OFFICIAL_COMMIT, path=name)
-            response = http.get(url)
-            response.raise_for_status()
+            try:
+                response = http.get(url)
+                response.raise_for_status()
+            except httpx.HTTPError as exc:
+                raise DownloadError(f"could not download {url}: {exc}") from exc
             actual = hashlib.sha256(response.content).hexdigest()
             if actual != expected:
                 raise DataIntegrityError(f"{url}: SHA-256 {actual} does not match the pinned {expected}")

@@ -48,7 +48,10 @@ def resolve_data(params: WritingBenchParams) -> wb_data.WritingBench:
                 f"no WritingBench data in {folder}: pass --data-dir PATH (the official benchmark_query/ "
                 f"folder), set ${DATA_ENV}, or add --download to fetch the official files"
             )
-        wb_data.download(folder)
+        try:
+            wb_data.download(folder)
+        except wb_data.DownloadError as exc:
+            raise ValueError(f"{exc} (or pass --data-dir with a local copy)") from exc
     return wb_data.load_benchmark(folder, verify=params.verify)
 
 
