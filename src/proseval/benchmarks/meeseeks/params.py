@@ -27,6 +27,9 @@ class MeeseeksParams(BaseModel):
                                               "when the data folder has none")
     verify: bool = Field(True, description="check the combined SHA-256 of the official file set (a mismatch is "
                                            "an error); other file sets are recorded as unverified")
+    order: Literal["files", "interleaved"] = Field(
+        "files", description="item order; interleaved alternates the data files (templates), so that --limit "
+                             "takes a varied sample")
     language: list[str] | None = Field(
         None, description="language code(s) to evaluate, e.g. en or [en, de] or en,de "
                           f"(default: all of {', '.join(KNOWN_LANGUAGES)})")

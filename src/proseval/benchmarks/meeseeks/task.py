@@ -16,6 +16,7 @@ from proseval.benchmarks.meeseeks.loop import run_item
 from proseval.benchmarks.meeseeks.metrics import Check, carry_forward, score_item
 from proseval.benchmarks.meeseeks.params import DATA_ENV, MeeseeksParams, default_data_dir
 from proseval.benchmarks.meeseeks.report import rounds_report
+from proseval.core.ordering import round_robin
 from proseval.core.sample import Sample
 from proseval.core.score import Score
 from proseval.core.state import State
@@ -191,6 +192,8 @@ def artifacts(results: Results) -> dict[str, str | bytes]:
 
 def make_task(params: MeeseeksParams) -> Task:
     items, check = resolve_items(params)
+    if params.order == "interleaved":
+        items = round_robin(items, lambda item: item.source_file)
     graphs = {f"meeseeks/{item.id}": dependency_graph(item) for item in items}  # fails early on bad data
 
     def dataset() -> list[Sample]:

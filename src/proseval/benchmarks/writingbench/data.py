@@ -23,6 +23,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from proseval.core.ordering import round_robin
 from proseval.benchmarks.writingbench.criteria import Criterion, validate_checklist
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, describe_validation_error, iter_json_objects
 
@@ -324,8 +325,7 @@ def select(
 
 def interleave(queries: Iterable[Query], key: Literal["domain1", "domain2", "lang"]) -> list[Query]:
     """Round-robin over the groups of `key` (each group in benchmark order), so any prefix is balanced."""
-    groups = list(group_by(queries, key).values())
-    return [group[i] for i in range(max(map(len, groups), default=0)) for group in groups if i < len(group)]
+    return round_robin(queries, lambda query: getattr(query, key) or "unknown")
 
 
 def group_by(queries: Iterable[Query], key: Literal["domain1", "domain2", "lang"]) -> dict[str, list[Query]]:
