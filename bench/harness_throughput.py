@@ -11,7 +11,6 @@ fully cached run, and peak RSS for each N (each measurement in its own process).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import resource
 import statistics
