@@ -89,7 +89,7 @@ def test_word_structure_palindrome_and_chains():
 
 
 @pytest.mark.skipif(
-    any(importlib.util.find_spec(m) is None for m in ("opencc", "strokes", "char_similar")),
+    any(importlib.util.find_spec(m) is None for m in ("opencc", "strokes")),
     reason="the meeseeks extra is not installed",
 )
 def test_chinese_character_data_rules():

@@ -16,7 +16,7 @@ import pytest
 from proseval.benchmarks.meeseeks.rules.base import RuleContext
 from proseval.benchmarks.meeseeks.rules.registry import evaluate_rule
 
-_OPTIONAL = ("simplemma", "jsonschema", "pyphen", "opencc", "strokes", "char_similar", "pinyin_order", "pypinyin")
+_OPTIONAL = ("simplemma", "jsonschema", "pyphen", "opencc", "strokes", "pinyin_order", "pypinyin")
 _MISSING = [m for m in _OPTIONAL if importlib.util.find_spec(m) is None]
 pytestmark = pytest.mark.skipif(bool(_MISSING), reason=f"checker dependencies not installed: {_MISSING}")
 

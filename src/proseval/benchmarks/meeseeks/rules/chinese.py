@@ -1,14 +1,13 @@
 """Chinese rules: traditional script, strokes, tones, components, structures, word games.
 
 Character data comes from optional packages (extra ``meeseeks``): OpenCC for the
-simplified→traditional map, ``strokes`` for stroke counts, ``pypinyin`` for readings and the
-data tables shipped by ``char_similar`` for components, structures and tones.
+simplified→traditional map, ``strokes`` for stroke counts, ``pypinyin`` for readings; components,
+structures and tones come from ``data/hanzi.tsv``, the reference's char-similar tables in one
+compact file (built by ``tools/build_hanzi_table.py``).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -29,14 +28,23 @@ def han_chars(item: str) -> list[str]:
 # --- character tables ----------------------------------------------------------------
 
 
+_HANZI_TABLE = Path(__file__).with_name("data") / "hanzi.tsv"
+_COLUMNS = ("component", "struct", "tone")
+
+
 @lru_cache(maxsize=None)
-def char_table(name: str) -> dict:
-    """A JSON table shipped in ``char_similar/data`` (read as data; the package is not imported)."""
-    spec = importlib.util.find_spec("char_similar")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("char_similar")
-    path = Path(next(iter(spec.submodule_search_locations))) / "data" / f"char_{name}.dict"
-    return json.loads(path.read_text(encoding="utf-8"))
+def char_table(name: str) -> dict[str, str]:
+    """One column of the character table (`component`, `struct` or `tone`): character → value."""
+    column = _COLUMNS.index(name) + 1
+    table = {}
+    with _HANZI_TABLE.open(encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith("#") or line.startswith("char\t"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if fields[column]:
+                table[fields[0]] = fields[column]
+    return table
 
 
 @lru_cache(maxsize=None)
@@ -104,8 +112,8 @@ def _tone(label: str) -> int:
 
 
 def tone_of(ch: str) -> int | None:
-    entry = char_table("pinyin").get(ch)
-    return int(entry[3]) if entry else None
+    tone = char_table("tone").get(ch)
+    return int(tone) if tone else None
 
 
 def tone_checker(first: bool):
@@ -148,7 +156,7 @@ def check_hanzi_component(params: tuple[str, tuple[float, float]], items: Items,
     return _per_item_count(items, bounds, lambda ch: table.get(ch) == component, f"characters with {component}")
 
 
-# Structure names in the order of the codes used by the char_similar structure table.
+# Structure names in the order of the structure codes of the character table.
 STRUCTURES = ("独体字", "左右结构", "上下结构", "左中右结构", "上中下结构", "右上包围结构", "左上包围结构",
               "左下包围结构", "上三包围结构", "下三包围结构", "左三包围结构", "全包围结构", "镶嵌结构", "品字结构")
 HALF_ENCLOSED = frozenset(range(5, 11))
@@ -241,14 +249,12 @@ RULES = [
          requires=("strokes",), extra=EXTRA),
     rule("check_pinyin_order", "check_pinyin_order", no_params, check_pinyin_order, dispatchers=("cjk",),
          requires=("pinyin_order", "pypinyin"), extra=EXTRA),
-    rule("start_hanzi_tone", "start_hanzi_tone", _tone, tone_checker(True), dispatchers=("cjk",),
-         requires=("char_similar",), extra=EXTRA),
-    rule("end_hanzi_tone", "end_hanzi_tone", _tone, tone_checker(False), dispatchers=("cjk",),
-         requires=("char_similar",), extra=EXTRA),
+    rule("start_hanzi_tone", "start_hanzi_tone", _tone, tone_checker(True), dispatchers=("cjk",)),
+    rule("end_hanzi_tone", "end_hanzi_tone", _tone, tone_checker(False), dispatchers=("cjk",)),
     rule("hanzi_component", "hanzi_component", _named_range("hanzi_component"), check_hanzi_component,
-         dispatchers=("cjk",), requires=("char_similar",), extra=EXTRA),
+         dispatchers=("cjk",)),
     rule("hanzi_structure", "hanzi_structure", _named_range("hanzi_structure"), check_hanzi_structure,
-         dispatchers=("cjk",), requires=("char_similar",), extra=EXTRA),
+         dispatchers=("cjk",)),
     rule("word_structure", "word_structure", _pattern, check_word_structure, dispatchers=("cjk",)),
     rule("has_palindrome", "has_palindrome", no_params, check_has_palindrome, dispatchers=("cjk",)),
     rule("jielong", "jielong", _jielong_kind, check_jielong, dispatchers=("cjk",)),
