@@ -11,19 +11,19 @@ from typing import Any, Optional
 import typer
 import yaml
 from dotenv import load_dotenv
+from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
+from .doctor import COMPONENTS
 from .models.base import FatalError
-from pydantic import ValidationError
-
 from .registry import TASKS, format_validation_error, get_entry, get_task
+from .report.tables import print_results
 from .runtime.cache import ResponseCache
-from .runtime.roles import RoleError, RoleRequest, parse_assignments, resolve_roles
 from .runtime.loop import run_async
+from .runtime.roles import RoleError, RoleRequest, parse_assignments, resolve_roles
 from .runtime.runlog import RunFolder, RunFolderError
 from .runtime.runner import ConfigMismatchError, RunOptions, replay_task, rescore_run, resume_run, start_run
-from .report.tables import print_results
 
 app = typer.Typer(
     help="Evaluate how well large language models write.",
@@ -397,6 +397,34 @@ def cache_clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask 
     removed = cache.clear()
     cache.close()
     console.print(f"removed {removed:,} cached responses")
+
+
+@app.command()
+def doctor(
+    require: Optional[list[str]] = typer.Option(
+        None, "--require", help=f"A component that must work here ({', '.join(COMPONENTS)}); repeatable. "
+        "Exit status 1 if it does not."),
+    no_model: bool = typer.Option(False, "--no-model", help="Do not load and run the embedded model."),
+) -> None:
+    """What a bug report needs: versions, CPU, llama.cpp build, extras, sandbox; checks each part."""
+    from rich.table import Table
+
+    from .doctor import exit_status, run_checks
+
+    required = set(require or [])
+    unknown = required - set(COMPONENTS)
+    if unknown:
+        _fail(f"unknown component(s) for --require: {', '.join(sorted(unknown))} (choose from {', '.join(COMPONENTS)})")
+    checks = run_checks(run_model=not no_model)
+    table = Table(show_header=True, header_style="bold", box=None)
+    table.add_column("check")
+    table.add_column("status")
+    table.add_column("detail", overflow="fold")
+    colours = {"ok": "green", "warn": "yellow", "fail": "bold red", "info": "dim"}
+    for check in checks:
+        table.add_row(check.name, f"[{colours[check.status]}]{check.status}[/]", escape(check.detail))
+    console.print(table)
+    raise typer.Exit(exit_status(checks, required))
 
 
 @app.command()

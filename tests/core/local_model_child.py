@@ -1,0 +1,51 @@
+"""Child process of the embedded-model tests: real llama.cpp work, reported as one JSON line.
+
+Run by tests/core/test_local_model.py through `proseval.models.local_probe.run_child`, so a
+native crash fails those tests with the signal and the CPU instead of killing pytest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from proseval.models.base import GenerateConfig
+from proseval.models.local import LocalModel, load_llama
+
+
+async def checks() -> dict:
+    model = LocalModel("smollm2-135m", n_ctx=1024)
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    background = asyncio.create_task(ticker())
+    completion = await model.generate(
+        [{"role": "user", "content": "What is the capital of France? Answer in one word."}],
+        GenerateConfig(temperature=0.0, max_tokens=24, seed=1),
+    )
+    background.cancel()
+    messages = [{"role": "user", "content": "Name a colour."}]
+    config = GenerateConfig(temperature=0.0, max_tokens=12, seed=3)
+    first = await model.generate(messages, config)
+    second = await model.generate(messages, config)
+    llama, _ = load_llama(model.path, model.n_ctx)
+    return {
+        "ok": True,
+        "text": completion.text,
+        "prompt_tokens": completion.usage.prompt_tokens,
+        "completion_tokens": completion.usage.completion_tokens,
+        "finish_reason": completion.finish_reason,
+        "ticks": ticks,
+        "greedy_pair": [first.text, second.text],
+        "use_extra_bufts": bool(llama.model_params.use_extra_bufts),
+        "n_gpu_layers": llama.model_params.n_gpu_layers,
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(asyncio.run(checks())))
