@@ -9,7 +9,7 @@ Script, rounds=3, reask feedback:
   B: r1 poem without the keyword, r2 no poem (judge No, keyword gated), r3 the judge gives
      no verdict (everything undecided, nothing fails: the item stops).
   C: the candidate raises FatalError: failed sample.
-  D: r1 extraction code imports os (forbidden), r2 the candidate raises: D keeps round 1.
+  D: r1 extraction code imports os (forbidden: unscored, so nothing failed and D is not re-asked).
 """
 
 from __future__ import annotations
@@ -127,30 +127,32 @@ async def test_rounds_scores_and_metrics(tmp_path: Path, scripts):
     assert b.scores["meeseeks"].value is None and b.scores["utility"].value is None
     assert [r["score"] for r in b.scores["meeseeks"].metadata["per_round"]] == [0.5, 0.0, None]
 
-    # D: the sandbox rejects the extraction code; the rule without a checker is unsupported
+    # D: the sandbox rejects the extraction code: the extractor failed, not the candidate, so the
+    # check is unscored (never 0); the rule without a checker is unsupported
     first_d = d.state.turns[0]
     assert first_d["parts"]["colours"]["failure"] == "forbidden"
-    assert first_d["sub_questions"][0]["status"] == "extraction_failed"
-    assert first_d["sub_questions"][0]["result"] == 0 and "extraction failed" in first_d["sub_questions"][0]["reason"]
+    assert first_d["parts"]["colours"]["sandbox"]["layers"][-1] == "seccomp"
+    assert first_d["sub_questions"][0]["status"] == "extraction_undecided"
+    assert first_d["sub_questions"][0]["result"] is None
+    assert "extraction failed (forbidden)" in first_d["sub_questions"][0]["reason"]
     assert first_d["sub_questions"][1]["status"] == "unsupported" and first_d["sub_questions"][1]["result"] is None
-    assert "FatalError" in d.state.turns[1]["candidate_error"]
-    assert d.scores["meeseeks"].value == 0.0 and d.scores["meeseeks"].parse_status == "partial"
-    assert d.scores["meeseeks"].metadata["final_round"] == 1
+    assert len(d.state.turns) == 1  # nothing failed, so D is not re-asked
+    assert d.scores["meeseeks"].value is None and d.scores["meeseeks"].metadata["undecided"] == 2
 
-    # per-round full-set metrics, hand-computed (carry-forward; C not evaluated; D kept from round 1)
+    # per-round full-set metrics, hand-computed (carry-forward; C not evaluated; D unscored)
     rounds = results.extra["meeseeks"]["rounds"]
-    assert [r["processed_this_round"] for r in rounds] == [4, 3, 2]
-    assert [r["candidate_errors"] for r in rounds] == [1, 1, 0]
-    assert [r["meeseeks_score"] for r in rounds] == pytest.approx([(0.75 + 0.5 + 0) / 3, 0.5 / 3, (1 + 0) / 2])
-    assert [r["utility_score"] for r in rounds] == pytest.approx([0, 0, 1 / 2])
-    assert [r["meeseeks_score_level1"] for r in rounds] == pytest.approx([(3 / 4 + 0 / 2) / 2, (0 + 1 / 2) / 2,
-                                                                          (2 / 2 + 1 / 2) / 2])
+    assert [r["processed_this_round"] for r in rounds] == [4, 2, 2]
+    assert [r["candidate_errors"] for r in rounds] == [1, 0, 0]
+    assert [r["meeseeks_score"] for r in rounds] == pytest.approx([(0.75 + 0.5) / 2, (0.5 + 0) / 2, 1.0])
+    assert [r["utility_score"] for r in rounds] == pytest.approx([0, 0, 1])
+    assert [r["meeseeks_score_level1"] for r in rounds] == pytest.approx([(3 / 4 + 0 / 1) / 2, (0 / 2 + 1 / 1) / 2,
+                                                                          (2 / 2 + 1 / 1) / 2])
     assert [r["not_evaluated_items"] for r in rounds] == [1, 1, 1]
-    assert [r["partial_items"] for r in rounds] == [1, 1, 1]
-    assert [r["undecided_checks"] for r in rounds] == [1, 1, 3]
+    assert [r["partial_items"] for r in rounds] == [0, 0, 0]
+    assert [r["undecided_checks"] for r in rounds] == [2, 2, 4]
     assert [r["unsupported_checks"] for r in rounds] == [1, 1, 1]
     level1 = {n["name"]: (n["correct"], n["wrong"], n["unscored"]) for n in rounds[2]["capabilities"]}
-    assert level1 == {"Granular Content Validation": (2, 0, 2), "Output Structure Validation": (1, 1, 0)}
+    assert level1 == {"Granular Content Validation": (2, 0, 2), "Output Structure Validation": (1, 0, 1)}
 
     # official stats schema per round, also written as files
     stats = results.extra["meeseeks"]["round_stats"]
@@ -172,7 +174,7 @@ async def test_round_limit_and_chat_feedback(tmp_path: Path, scripts):
     assert [m["role"] for m in chat] == ["system", "user", "assistant", "user"]
     assert chat[2]["content"] == SLOGAN_ANSWERS[0]
     assert chat[3]["content"].splitlines()[1].startswith("1. Are there exactly two slogans? -> not satisfied.")
-    assert [r["processed_this_round"] for r in results.extra["meeseeks"]["rounds"]] == [4, 3]
+    assert [r["processed_this_round"] for r in results.extra["meeseeks"]["rounds"]] == [4, 2]
 
 
 async def test_general_extraction_and_head_profile(tmp_path: Path, scripts):

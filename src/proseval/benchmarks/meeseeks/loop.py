@@ -104,6 +104,10 @@ def tag_string(sq: SubQuestion, compat: str) -> str | None:
     return "、".join(sq.tags)
 
 
+# Extraction paths whose failure is the extractor's (its answer or its code), not the candidate's.
+EXTRACTOR_KINDS = frozenset({"code", "llm"})
+
+
 class RoundEvaluator:
     """Evaluates one answer of one item: extraction, rule checks, judge, dependencies."""
 
@@ -143,7 +147,9 @@ class RoundEvaluator:
                     extraction = Extraction(None, "no_code", "the extractor's answer defines no extract_info_list")
                 else:
                     result = await run_function_async(code, answer, limits=self.limits,
-                                                      split_namespace=SPLIT_NAMESPACE[self.compat])
+                                                      split_namespace=SPLIT_NAMESPACE[self.compat],
+                                                      allow_weak=self.params.allow_weak_sandbox)
+                    record["sandbox"] = {"seconds": round(result.duration, 3), "layers": list(result.layers)}
                     extraction = extraction_from_sandbox(result, compat=self.compat)
             elif kind == "llm":
                 reply = await self._ask("extractor", llm_extraction_prompt(task_text, answer, part.instruction,
@@ -158,6 +164,9 @@ class RoundEvaluator:
             record.update(failure="extractor_error", detail=f"{type(exc).__name__}: {exc}")
             return PartResult(None, True, record)
         record.update(items=extraction.items, failure=extraction.failure, detail=extraction.detail)
+        if extraction.failure and kind in EXTRACTOR_KINDS and self.compat != "head":
+            # The extractor model or its code failed, not the candidate: unscored, never 0.
+            return PartResult(None, True, record)
         return PartResult(checker_input(extraction, compat=self.compat), False, record)
 
     async def judge(self, sq: SubQuestion, answer: str, task_text: str) -> dict[str, Any]:
@@ -193,8 +202,9 @@ class RoundEvaluator:
             return {"method": "rule", "result": None, "status": "undecidable",
                     "reason": "the sub-question names no corresponding_part"}
         if part.undecided:
+            failure = part.record.get("failure", "")
             return {"method": "rule", "result": None, "status": "extraction_undecided",
-                    "reason": f"extraction could not be run: {part.record.get('detail', '')}"}
+                    "reason": f"extraction failed ({failure}): {part.record.get('detail', '')[:300]}"}
         if part.items is None:
             return {"method": "rule", "result": 0, "status": "extraction_failed",
                     "reason": f"{EXTRACTION_FAILED} ({part.record['failure']}: {part.record['detail'][:300]})"}

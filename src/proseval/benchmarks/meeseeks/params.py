@@ -49,6 +49,9 @@ class MeeseeksParams(BaseModel):
                                                             "verdict can be read (compat=head: always 1)")
     sandbox_seconds: float = Field(10.0, gt=0, le=600, description="wall-clock limit of one extraction-code run")
     sandbox_memory_mb: int = Field(512, ge=64, le=16384, description="address-space limit of the sandbox")
+    allow_weak_sandbox: bool = Field(
+        False, description="run model-written extraction code even where the operating system cannot confine "
+                           "it (no seccomp: not Linux, or libseccomp missing); you accept the risk")
 
     @field_validator("language", mode="before")
     @classmethod

@@ -24,6 +24,7 @@ from proseval.core.task import Task
 from proseval.models.base import GenerateConfig
 from proseval.runtime.context import SampleContext
 from proseval.runtime.records import Results, ScoredSample
+from proseval.sandbox import isolation
 
 SCORE = "meeseeks"
 UTILITY = "utility"
@@ -190,7 +191,24 @@ def artifacts(results: Results) -> dict[str, str | bytes]:
     return files
 
 
+def sandbox_record(params: MeeseeksParams) -> dict[str, Any]:
+    """How model-written extraction code will be confined here; refuses weak isolation unless allowed.
+
+    Raises ValueError (before any request) when code-guided extraction is asked for on a machine
+    without seccomp and the user has not passed --allow-weak-sandbox.
+    """
+    if params.extraction != "code":
+        return {"used": False}
+    layers = isolation.available_layers()
+    missing = isolation.missing_for_strong_isolation(layers)
+    if missing and not params.allow_weak_sandbox:
+        raise ValueError(isolation.refusal_message(missing))
+    return {"used": True, "layers": [name for name, on in layers.items() if on],
+            "weak_accepted": bool(missing)}
+
+
 def make_task(params: MeeseeksParams) -> Task:
+    sandbox = sandbox_record(params)
     items, check = resolve_items(params)
     if params.order == "interleaved":
         items = round_robin(items, lambda item: item.source_file)
@@ -219,7 +237,8 @@ def make_task(params: MeeseeksParams) -> Task:
         dataset_source={"source": "meituan-longcat/Meeseeks input_data" if check.official_file_set
                         else "user-supplied Meeseeks item files", **check.as_source(),
                         "languages": languages, "n_items": len(items),
-                        "prompts": "proseval's own extractor, judge and feedback prompts (non-official)"},
+                        "prompts": "proseval's own extractor, judge and feedback prompts (non-official)",
+                        "extraction_sandbox": sandbox},
         aggregate=lambda samples: {SCORE: aggregate_rounds(samples)},
         artifacts=artifacts,
     )

@@ -224,7 +224,7 @@ def test_printing_does_not_corrupt_the_result():
 def test_oversized_result_is_rejected():
     limits = SandboxLimits(wall_seconds=5.0, cpu_seconds=2, max_output_bytes=1000)
     result = run("return ['x' * 5000]", limits=limits)
-    assert result.error_kind == "bad_result" and "too large" in result.error
+    assert result.error_kind == "output_too_large" and "too large" in result.error
 
 
 @pytest.mark.parametrize(
@@ -287,3 +287,15 @@ async def test_cancelling_an_async_run_kills_the_child():
     with pytest.raises(asyncio.CancelledError):
         await task
     assert psutil.Process().children(recursive=True) == []
+
+
+async def test_many_concurrent_runs_all_finish():
+    """Runs that start and end around each other never mix up their pipes (fd numbers are reused)."""
+    gate = asyncio.Semaphore(4)
+
+    async def one(i: int):
+        async with gate:
+            return await run_function_async(extractor("return [model_response]"), f"text {i}", limits=FAST)
+
+    results = await asyncio.gather(*(one(i) for i in range(100)))
+    assert [r.value for r in results] == [[f"text {i}"] for i in range(100)]
