@@ -23,6 +23,7 @@ from .runtime.cache import ResponseCache
 from .runtime.loop import run_async
 from .runtime.roles import RoleError, RoleRequest, parse_assignments, resolve_roles
 from .runtime.runlog import RunFolder, RunFolderError
+from .runtime.secrets import scrub
 from .runtime.runner import ConfigMismatchError, RunOptions, replay_task, rescore_run, resume_run, start_run
 
 app = typer.Typer(
@@ -52,7 +53,7 @@ NoCacheOpt = typer.Option(None, "--no-cache", help="Neither read nor write the r
 
 
 def _fail(message: str, code: int = 2) -> None:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    errors.print(f"[bold red]error:[/] {escape(scrub(message))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -256,8 +257,16 @@ def run(
 ) -> None:
     """Run a task and print its results table."""
     load_dotenv(Path.cwd() / ".env")
+    _check_counts(limit=limit, epochs=epochs)
     if resume is not None:
-        return _resume(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit)
+        changes = any([task, model, role, base_url, role_base_url, gen, param, ctx.args, seed is not None,
+                       epochs is not None, config])
+        requested = None
+        if changes:
+            requested = _requested_config(task, ctx.args, param, config, model, role, base_url, role_base_url,
+                                          concurrency, role_concurrency, gen, resume, seed=seed, epochs=epochs)
+        return _resume(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
+                       requested=requested)
     cfg = _load_config(config)
     task_name = task or cfg.get("task")
     if not task_name:
@@ -276,6 +285,34 @@ def run(
     )
     folder, results = execute(task_name, params, request, options, run_dir=run_dir)
     _report(folder, results)
+
+
+def _check_counts(**values: Optional[int]) -> None:
+    """--limit and --epochs are counts: at least 1, checked before anything else."""
+    for name, value in values.items():
+        if value is not None and value < 1:
+            _fail(f"--{name} must be at least 1 (got {value})")
+
+
+def _requested_config(task: Optional[str], extra: list[str], param, config, model, role, base_url, role_base_url,
+                      concurrency, role_concurrency, gen, resume: Path, *, seed: Optional[int],
+                      epochs: Optional[int]) -> tuple[Any, dict[str, Any]]:
+    """The task and role bindings the options of `run --resume` describe, to compare with the run's."""
+    try:
+        header = RunFolder(resume).read_header()
+    except RunFolderError as exc:
+        _fail(str(exc))
+    for name, asked, kept in (("seed", seed, header.seed), ("epochs", epochs, header.epochs)):
+        if asked is not None and asked != kept:
+            _fail(f"--{name} {asked}: {resume} was run with {name} {kept}, which a resume cannot change; "
+                  "start a new run")
+    cfg = _load_config(config)
+    params = _params(param or [], cfg, list(extra))
+    request = _safe(lambda: _role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
+                                          gen))
+    the_task = _safe(lambda: get_task(task or cfg.get("task") or header.task, params))
+    bindings, _, _ = _safe(lambda: resolve_roles(request, the_task.roles_required, the_task.role_configs))
+    return the_task, bindings
 
 
 def _safe(build: Any) -> Any:
@@ -299,16 +336,16 @@ def execute(task_name: str, params: dict[str, Any], request: RoleRequest, option
 
 
 def _resume(path: Path, *, force: bool, no_cache: bool, display: Optional[str], limit: Optional[int],
-            retry_failed: bool = False) -> None:
+            retry_failed: bool = False, requested: Optional[tuple[Any, dict[str, Any]]] = None) -> None:
     folder = RunFolder(path)
     try:
         header = folder.read_header()
-        the_task = get_task(header.task, header.task_params)
+        the_task, bindings = requested if requested else (get_task(header.task, header.task_params), None)
         if header.rescored_from:
             the_task = replay_task(the_task, RunFolder(Path(header.rescored_from)))
         options = RunOptions(out_dir=path.parent, use_cache=not no_cache, display=_display(display), force=force,
                              retry_failed=retry_failed, limit=limit)
-        results = _run_async(resume_run(folder, the_task, options))
+        results = _run_async(resume_run(folder, the_task, options, bindings))
     except (RunFolderError, ConfigMismatchError, FatalError, KeyError) as exc:
         _fail(str(exc).strip("'\""))
     _report(folder, results)
@@ -325,6 +362,7 @@ def resume_cmd(
 ) -> None:
     """Continue an interrupted run: only samples without a finished record are run."""
     load_dotenv(Path.cwd() / ".env")
+    _check_counts(limit=limit)
     _resume(run_dir, force=force, no_cache=no_cache, display=display, limit=limit, retry_failed=retry_failed)
 
 

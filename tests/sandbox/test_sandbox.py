@@ -251,6 +251,22 @@ def test_working_directory_is_removed(tmp_path: Path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_folders_left_by_a_killed_evaluator_are_swept(tmp_path: Path, monkeypatch):
+    """A folder whose owning process is dead is removed; a live process's folder is kept."""
+    from proseval.sandbox import runner
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(runner, "_swept", False)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"proseval-sandbox-{dead.pid}-abc"
+    live = tmp_path / f"proseval-sandbox-{os.getppid()}-def"
+    stale.mkdir()
+    live.mkdir()
+    assert run("return []").ok
+    assert not stale.exists() and live.exists()
+
+
 async def test_async_runs_do_not_block_the_event_loop():
     limits = SandboxLimits(wall_seconds=1.0, cpu_seconds=30)
     ticks = 0

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ..core.score import Score
 from .records import Counts, MetricSummary, ScoredSample
 
 
@@ -111,6 +112,55 @@ class Accumulator:
     def counts(self, total: int) -> Counts:
         return Counts(total=total, finished=self.finished, ok=self.ok, failed=self.finished - self.ok,
                       unscored=self.unscored)
+
+
+def epoch_means(samples: Iterable[ScoredSample]) -> list[ScoredSample]:
+    """One sample per id whose scores are the means of its epochs' scored values.
+
+    A score unscored in every epoch stays unscored; a sample that failed in every epoch stays
+    failed. Confidence intervals are then over samples, the independent units.
+    """
+    groups: dict[str, list[ScoredSample]] = {}
+    for sample in samples:
+        groups.setdefault(sample.id, []).append(sample)
+    means = []
+    for sample_id, group in groups.items():
+        ok = [s for s in group if s.status == "ok"]
+        if not ok:
+            means.append(group[0])
+            continue
+        values: dict[str, list[float]] = {}
+        for sample in ok:
+            for name, value in flatten_scores(sample).items():
+                values.setdefault(name, [])
+                if value is not None:
+                    values[name].append(float(value))
+        scores = {name: Score(value=float(np.mean(scored)) if scored else None,
+                              parse_status="ok" if scored else "not_applicable") for name, scored in values.items()}
+        means.append(ScoredSample(id=sample_id, epoch=0, status="ok", metadata=ok[0].metadata, scores=scores))
+    return means
+
+
+def mean_tree(trees: Sequence[object]) -> object:
+    """Element-wise mean of structurally equal JSON-like values (numbers averaged, None skipped).
+
+    Dicts are merged key by key, lists position by position; anything else (text, booleans,
+    structures that differ) is taken from the first value.
+    """
+    first = trees[0]
+    if all(isinstance(t, dict) for t in trees):
+        keys = list(first)  # type: ignore[arg-type]
+        return {k: mean_tree([t[k] for t in trees if k in t]) for k in keys}  # type: ignore[index]
+    if all(isinstance(t, list) for t in trees) and len({len(t) for t in trees}) == 1:  # type: ignore[arg-type]
+        return [mean_tree([t[i] for t in trees]) for i in range(len(first))]  # type: ignore[arg-type,index]
+    numbers = [t for t in trees if _is_number(t)]
+    if numbers and all(t is None or _is_number(t) for t in trees):
+        return float(np.mean(numbers))
+    return first
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _accumulate(samples: Iterable[ScoredSample], keys: Iterable[str] = ()) -> Accumulator:

@@ -74,6 +74,7 @@ class ScoredSample(BaseModel):
     status: Literal["ok", "error"]
     metadata: dict[str, Any] = Field(default_factory=dict)
     scores: dict[str, Score] = Field(default_factory=dict)
+    usage: dict[str, Usage] = Field(default_factory=dict)
 
 
 class MetricSummary(BaseModel):
@@ -91,6 +92,7 @@ class Counts(BaseModel):
     ok: int
     failed: int
     unscored: int = Field(description="finished samples with at least one unscored score")
+    duplicates: int = Field(0, description="extra records of a (sample, epoch) that were set aside")
 
 
 class Results(BaseModel):
@@ -105,3 +107,9 @@ class Results(BaseModel):
     slices: dict[str, dict[str, dict[str, MetricSummary]]] = Field(default_factory=dict)
     roles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)
+    epochs: list[dict[str, MetricSummary]] = Field(
+        default_factory=list, description="with several epochs: the metrics of each epoch (the headline "
+        "metrics are over each sample's mean across its epochs)")
+    extra_epochs: list[dict[str, Any]] = Field(
+        default_factory=list, description="with several epochs: the task's own figures for each epoch "
+        "(`extra` then holds their element-wise mean)")

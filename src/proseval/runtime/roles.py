@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from ..models.base import GenerateConfig
 from ..models.spec import EMBEDDED_SPEC, parse_model_spec
 from .records import RoleBinding
+from .secrets import scrub_url
 
 DEMO_NOTICE = (
     "No --model given: the role(s) {roles} use the embedded SmolLM2-135M model. This is a "
@@ -43,6 +45,33 @@ def parse_assignments(items: list[str], what: str) -> dict[str, str]:
     return result
 
 
+def check_base_url(url: str, where: str) -> None:
+    """An endpoint must be an http(s) URL with a host: checked before any request."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise RoleError(f"{where} {scrub_url(url)!r} is not an http(s) URL with a host, e.g. http://localhost:8000/v1")
+
+
+def check_request(request: RoleRequest, required: tuple[str, ...]) -> None:
+    """Reject roles the task does not use, malformed endpoints and concurrency below 1."""
+    unknown = sorted(set(request.roles) - set(required))
+    unknown += sorted(set(request.role_base_urls) - set(required) - set(unknown))
+    unknown += sorted(set(request.role_concurrency) - set(required) - set(unknown))
+    unknown += sorted(set(request.generation) - set(required) - set(unknown))
+    if unknown:
+        raise RoleError(f"this task has no role(s) {', '.join(unknown)}; its roles: {', '.join(required)}")
+    for url in request.base_urls:
+        check_base_url(url, "--base-url")
+    for role, urls in request.role_base_urls.items():
+        for url in urls:
+            check_base_url(url, f"--role-base-url {role}")
+    if request.concurrency is not None and request.concurrency < 1:
+        raise RoleError(f"--concurrency must be at least 1 (got {request.concurrency})")
+    for role, value in request.role_concurrency.items():
+        if value < 1:
+            raise RoleError(f"--role-concurrency {role} must be at least 1 (got {value})")
+
+
 def default_concurrency(provider: str) -> int:
     return {"local": 1, "scripted": 64}.get(provider, 16)
 
@@ -55,6 +84,7 @@ def resolve_roles(
     allow_demo: bool = True,
 ) -> tuple[dict[str, RoleBinding], list[str], bool]:
     """Bindings for every role the task needs, warnings to show, and whether it is a demo run."""
+    check_request(request, required)
     specs = dict(request.roles)
     if request.model:
         specs.setdefault("candidate", request.model)

@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import socket
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
 
 from pydantic import ValidationError
 
 from .records import Results, RunHeader, SampleRecord, ScoredSample
+from .secrets import REDACTED, secret_values
 
 HEADER = "header.json"
 SAMPLES = "samples.jsonl"
 RESULTS = "results.json"
+USAGE = "usage.jsonl"
+LOCK = ".lock"
 
 
 class RunFolderError(Exception):
     pass
+
+
+class RunLockedError(RunFolderError):
+    """Another process is writing this run folder."""
 
 
 def write_json_atomic(path: Path, text: str) -> None:
@@ -36,6 +51,35 @@ class RunFolder:
 
     def exists(self) -> bool:
         return (self.path / HEADER).is_file()
+
+    # one writer at a time ------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[str | None]:
+        """Hold the folder's exclusive writer lock; yields a note when a killed writer left its lock.
+
+        The lock is an ``flock`` on ``.lock``, which the kernel releases when its holder dies, so
+        a lock file without a holder is stale: it is reported and taken over. A second writer
+        while the first is alive gets `RunLockedError` at once.
+        """
+        self.path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            if fcntl is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "unknown process"
+                    raise RunLockedError(f"{self.path} is being written by another proseval process ({holder}); "
+                                         "wait for it to finish or stop it") from None
+            previous = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
+            stale = f"a previous writer ({previous}) stopped without finishing" if previous else None
+            os.ftruncate(fd, 0)
+            at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, since {at}".encode(), 0)
+            yield stale
+            os.ftruncate(fd, 0)
+        finally:
+            os.close(fd)
 
     # header -----------------------------------------------------------------
     def read_header(self) -> RunHeader:
@@ -93,10 +137,28 @@ class RunFolder:
             try:
                 data = json.loads(line)
                 yield ScoredSample.model_validate(
-                    {k: data.get(k) for k in ("id", "epoch", "status", "metadata", "scores") if k in data}
+                    {k: data.get(k) for k in ("id", "epoch", "status", "metadata", "scores", "usage") if k in data}
                 )
             except (ValueError, ValidationError) as exc:
                 raise RunFolderError(f"{self.samples_path}:{line_number}: invalid record: {exc}") from None
+
+    def unique_scored(self) -> tuple[list[ScoredSample], int]:
+        """One record per (sample, epoch), and how many duplicates were set aside.
+
+        Duplicates come from a folder written twice (an old version without the lock, a copied
+        line); a finished record beats a failed one, and among equals the later one wins.
+        """
+        chosen: dict[tuple[str, int], ScoredSample] = {}
+        duplicates = 0
+        for sample in self.iter_scored():
+            key = (sample.id, sample.epoch)
+            previous = chosen.get(key)
+            if previous is not None:
+                duplicates += 1
+                if previous.status == "ok" and sample.status != "ok":
+                    continue
+            chosen[key] = sample
+        return list(chosen.values()), duplicates
 
     def finished_keys(self) -> set[tuple[str, int]]:
         return {(s.id, s.epoch) for s in self.iter_scored()}
@@ -127,6 +189,23 @@ class RunFolder:
         os.replace(tmp, self.samples_path)
         return dropped
 
+    # per-process request statistics -------------------------------------------
+    def append_usage(self, roles: dict[str, dict]) -> None:
+        """One line per process that wrote to the run: its requests, cache hits, retries, errors."""
+        line = json.dumps({"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "roles": roles})
+        with (self.path / USAGE).open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+    def read_usage(self) -> list[dict]:
+        file = self.path / USAGE
+        if not file.is_file():
+            return []
+        sessions = []
+        for line in file.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                sessions.append(json.loads(line))
+        return sessions
+
     # results ----------------------------------------------------------------
     def write_results(self, results: Results) -> None:
         write_json_atomic(self.path / RESULTS, results.model_dump_json(indent=2))
@@ -148,9 +227,13 @@ class SampleWriter:
 
     def __init__(self, path: Path):
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._secrets = [json.dumps(value)[1:-1] for value in secret_values()]
 
     def append(self, record: SampleRecord) -> None:
-        data = (record.model_dump_json() + "\n").encode("utf-8")
+        line = record.model_dump_json()
+        for secret in self._secrets:  # a key echoed anywhere (an error body, a reply) never reaches disk
+            line = line.replace(secret, REDACTED)
+        data = (line + "\n").encode("utf-8")
         view = memoryview(data)
         while view:
             written = os.write(self._fd, view)

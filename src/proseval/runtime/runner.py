@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from ..core.sample import Sample
@@ -22,13 +23,14 @@ from ..core.state import State
 from ..core.task import Task
 from ..models.base import ModelError
 from ..models.spec import ModelSpec, build_model, parse_model_spec
-from .aggregate import Accumulator
+from .aggregate import Accumulator, epoch_means, mean_tree
 from .cache import ResponseCache, canonical_json
 from .context import SampleContext
 from .executor import RoleModel
 from .progress import Display, RunProgress
-from .records import ResumeEvent, Results, RoleBinding, RunHeader, SampleRecord
+from .records import ResumeEvent, Results, RoleBinding, RunHeader, SampleRecord, ScoredSample
 from .runlog import RunFolder, SampleWriter
+from .secrets import REDACTED, scrub, scrub_url
 
 
 class ConfigMismatchError(Exception):
@@ -61,7 +63,8 @@ def config_hash(task: Task, bindings: dict[str, RoleBinding], seed: int | None, 
         "version": task.version,
         "params": task.params,
         "roles": {
-            role: {"spec": b.spec, "base_urls": sorted(b.base_urls), "config": b.config.model_dump()}
+            role: {"spec": b.spec, "base_urls": sorted(scrub_url(u) for u in b.base_urls),
+                   "config": b.config.model_dump()}
             for role, b in sorted(bindings.items())
         },
         "seed": seed,
@@ -96,7 +99,8 @@ def build_header(
         task_version=task.version,
         task_params=task.params,
         dataset={**task.dataset_source, "n_samples": n_samples},
-        roles=bindings,
+        roles={role: b.model_copy(update={"base_urls": [scrub_url(u) for u in b.base_urls]})
+               for role, b in bindings.items()},
         seed=options.seed,
         limit=options.limit,
         epochs=options.epochs,
@@ -163,10 +167,10 @@ class Runner:
         try:
             state = await self.task.protocol(sample, ctx)
         except ModelError as exc:
-            return SampleRecord(**base, status="error", error=f"{type(exc).__name__}: {exc}",
+            return SampleRecord(**base, status="error", error=scrub(f"{type(exc).__name__}: {exc}"),
                                 usage=ctx.usage, duration_s=time.perf_counter() - start)
         except Exception as exc:  # a bug in a protocol must not sink the whole run
-            detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
             return SampleRecord(**base, status="error", error=f"internal error: {detail}",
                                 usage=ctx.usage, duration_s=time.perf_counter() - start)
         scores: dict[str, Score] = {}
@@ -175,9 +179,9 @@ class Runner:
             try:
                 scores.update(await scorer(sample, state, ctx))
             except ModelError as exc:
-                scores[name] = Score.unscored("error", f"{type(exc).__name__}: {exc}")
+                scores[name] = Score.unscored("error", scrub(f"{type(exc).__name__}: {exc}"))
             except Exception as exc:  # a scorer bug on one odd answer must not sink the run
-                detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+                detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
                 scores[name] = Score.unscored("error", f"internal error in scorer {name}: {detail}")
                 self._report_internal(name, detail)
         return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage,
@@ -216,9 +220,9 @@ class Runner:
         return self.finish(plan.count * epochs)
 
     def finish(self, total: int) -> Results:
+        self.folder.append_usage({role: model.stats.as_dict() for role, model in self.roles.items()})
         results = aggregate_run(self.task, self.folder, total, self.folder.read_header().run_id,
-                                seed=self.options.seed or 0)
-        results.roles = {role: model.stats.as_dict() for role, model in self.roles.items()}
+                                seed=self.options.seed or 0, epochs=self.options.epochs)
         self.folder.write_results(results)
         if self.task.artifacts is not None:
             for name, content in self.task.artifacts(results).items():
@@ -227,22 +231,78 @@ class Runner:
         return results
 
 
-def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, seed: int = 0) -> Results:
-    """Generic numbers in one streaming pass over the records; task-specific ones on top."""
-    accumulator = Accumulator(task.slice_keys)
-    for sample in folder.iter_scored():
-        accumulator.add(sample)
-    extra = task.aggregate(list(folder.iter_scored())) if task.aggregate else {}
-    counts = accumulator.counts(total)
+def role_usage(samples: Iterable[ScoredSample], sessions: list[dict]) -> dict[str, dict[str, Any]]:
+    """Per-role totals over the whole run, across every process that worked on it.
+
+    Tokens are summed over the records (so a killed process's finished samples count);
+    requests, cache hits, retries and errors over the processes that finished their part.
+    """
+    totals: dict[str, dict[str, Any]] = {}
+    for session in sessions:
+        for role, stats in session.get("roles", {}).items():
+            entry = totals.setdefault(role, {"requests": 0, "cache_hits": 0, "retries": 0, "errors": 0,
+                                             "latency_total": 0.0})
+            for key in ("requests", "cache_hits", "retries", "errors"):
+                entry[key] += int(stats.get(key) or 0)
+            calls = int(stats.get("requests") or 0) - int(stats.get("cache_hits") or 0)
+            entry["latency_total"] += (stats.get("mean_latency_s") or 0.0) * max(calls, 0)
+    tokens: dict[str, list[int]] = {}
+    for sample in samples:
+        for role, usage in sample.usage.items():
+            pair = tokens.setdefault(role, [0, 0])
+            pair[0] += usage.prompt_tokens
+            pair[1] += usage.completion_tokens
+    for role in set(totals) | set(tokens):
+        entry = totals.setdefault(role, {"requests": 0, "cache_hits": 0, "retries": 0, "errors": 0,
+                                         "latency_total": 0.0})
+        entry["prompt_tokens"], entry["completion_tokens"] = tokens.get(role, [0, 0])
+        calls = entry["requests"] - entry["cache_hits"]
+        entry["mean_latency_s"] = round(entry.pop("latency_total") / calls, 4) if calls > 0 else None
+        entry["sessions"] = len(sessions)
+    return dict(sorted(totals.items()))
+
+
+def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, seed: int = 0,
+                  epochs: int = 1) -> Results:
+    """Generic numbers over one record per (sample, epoch); task-specific ones on top.
+
+    With several epochs the headline metrics are over each sample's mean across its epochs,
+    `epochs` holds each epoch's metrics, and the task's own figures are computed per epoch
+    (`extra_epochs`) with their element-wise mean in `extra`.
+    """
+    samples, duplicates = folder.unique_scored()
+    records = Accumulator(task.slice_keys)
+    for sample in samples:
+        records.add(sample)
+    counts = records.counts(total)
+    counts.duplicates = duplicates
+    headline, per_epoch, extra_epochs = records, [], []
+    if epochs > 1:
+        headline = Accumulator(task.slice_keys)
+        for sample in epoch_means(samples):
+            headline.add(sample)
+        groups = [[s for s in samples if s.epoch == epoch] for epoch in range(epochs)]
+        per_epoch = [Accumulator() for _ in groups]
+        for accumulator, group in zip(per_epoch, groups):
+            for sample in group:
+                accumulator.add(sample)
+        if task.aggregate:
+            extra_epochs = [task.aggregate(group) for group in groups if group]
+        extra = mean_tree(extra_epochs) if extra_epochs else {}
+    else:
+        extra = task.aggregate(samples) if task.aggregate else {}
     return Results(
         run_id=run_id,
         task=task.name,
         finished_at=now_iso(),
         complete=counts.finished >= total,
         counts=counts,
-        metrics=accumulator.metrics(seed),
-        slices=accumulator.slice_tables(seed),
-        extra=extra,
+        metrics=headline.metrics(seed),
+        slices=headline.slice_tables(seed),
+        roles=role_usage(samples, folder.read_usage()),
+        extra=extra,  # type: ignore[arg-type]
+        epochs=[accumulator.metrics(seed) for accumulator in per_epoch],
+        extra_epochs=extra_epochs,
     )
 
 
@@ -283,35 +343,73 @@ async def start_run(
     folder = RunFolder(run_dir or options.out_dir / run_id)
     if folder.exists():
         raise FileExistsError(f"{folder.path} already holds a run; use: proseval resume {folder.path}")
-    folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
-    runner = Runner(task, bindings, folder, options)
-    return folder, await runner.execute(plan, set(), task.roles_required)
+    with folder.locked():
+        folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
+        runner = Runner(task, bindings, folder, options)
+        return folder, await runner.execute(plan, set(), task.roles_required)
 
 
-def check_resume(folder: RunFolder, task: Task, options: RunOptions) -> RunHeader:
+def _differences(header: RunHeader, task: Task, bindings: dict[str, RoleBinding]) -> list[str]:
+    found = []
+    if header.task != task.name or header.task_version != task.version:
+        found.append(f"task {header.task}@{header.task_version} -> {task.name}@{task.version}")
+    changed = sorted(k for k in set(header.task_params) | set(task.params)
+                     if header.task_params.get(k) != task.params.get(k))
+    found += [f"--{k.replace('_', '-')}: {header.task_params.get(k)!r} -> {task.params.get(k)!r}" for k in changed]
+    for role in sorted(set(header.roles) | set(bindings)):
+        before, after = header.roles.get(role), bindings.get(role)
+        if before is None or after is None:
+            found.append(f"role {role}: {'added' if before is None else 'removed'}")
+        elif (before.spec, sorted(before.base_urls), before.config) != (after.spec, sorted(after.base_urls), after.config):
+            found.append(f"role {role}: {before.spec} -> {after.spec}" if before.spec != after.spec
+                         else f"role {role}: endpoint or generation settings changed")
+    return found
+
+
+def check_resume(folder: RunFolder, task: Task, options: RunOptions,
+                 bindings: dict[str, RoleBinding] | None = None) -> RunHeader:
+    """Refuse to continue a run whose task, parameters or role bindings changed, unless forced.
+
+    `bindings` are the roles the user asked for now (None: continue with the run's own); with
+    `force`, a changed configuration is adopted and recorded in the header's resume events.
+    """
     header = folder.read_header()
-    expected = config_hash(task, header.roles, header.seed, header.epochs)
+    wanted = header.roles if bindings is None else {r: seeded_config(b, header.seed) for r, b in bindings.items()}
+    expected = config_hash(task, wanted, header.seed, header.epochs)
     if expected != header.config_hash and not options.force:
+        changes = _differences(header, task, wanted) or [f"config hash {header.config_hash} -> {expected}"]
         raise ConfigMismatchError(
-            f"{folder.path}: the task or model configuration differs from the one this run started "
-            f"with (config hash {header.config_hash}, now {expected}); pass --force to continue anyway"
+            f"{folder.path}: the run was started with another configuration ({'; '.join(changes)}); "
+            "pass --force to continue with the new one"
         )
+    if expected != header.config_hash:
+        header.roles, header.task_params = wanted, task.params
     header.resumes.append(ResumeEvent(at=now_iso(), forced=expected != header.config_hash, config_hash=expected))
+    header.config_hash = expected
     folder.write_header(header)
     return header
 
 
-async def resume_run(folder: RunFolder, task: Task, options: RunOptions) -> Results:
+async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
+                     bindings: dict[str, RoleBinding] | None = None) -> Results:
     """Run only the samples without a finished record (failed ones too with `retry_failed`)."""
-    header = check_resume(folder, task, options)
-    options = replace(options, seed=header.seed, epochs=header.epochs,
-                      limit=options.limit if options.limit is not None else header.limit)
-    folder.repair_tail()
-    if options.retry_failed:
-        failed = {(s.id, s.epoch) for s in folder.iter_scored() if s.status == "error"}
-        folder.drop_records(failed)
-    runner = Runner(task, header.roles, folder, options)
-    return await runner.execute(SamplePlan(task, options.limit), folder.finished_keys(), task.roles_required)
+    with folder.locked() as stale:
+        if stale:
+            print(f"note: {folder.path}: {stale}; continuing", file=sys.stderr)
+        header = check_resume(folder, task, options, bindings)
+        hidden = [role for role, b in header.roles.items() if any(REDACTED in u for u in b.base_urls)]
+        if hidden:
+            raise ConfigMismatchError(
+                f"{folder.path}: the endpoint of role(s) {', '.join(hidden)} had credentials in its URL, which "
+                "are never stored; put the key in an environment variable and start a new run")
+        options = replace(options, seed=header.seed, epochs=header.epochs,
+                          limit=options.limit if options.limit is not None else header.limit)
+        folder.repair_tail()
+        if options.retry_failed:
+            failed = {(s.id, s.epoch) for s in folder.iter_scored() if s.status == "error"}
+            folder.drop_records(failed)
+        runner = Runner(task, header.roles, folder, options)
+        return await runner.execute(SamplePlan(task, options.limit), folder.finished_keys(), task.roles_required)
 
 
 def replay_task(task: Task, source: RunFolder) -> Task:
@@ -345,7 +443,8 @@ async def rescore_run(
     run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}"
     folder = RunFolder(options.out_dir / run_id)
     options = replace(options, seed=header.seed, epochs=header.epochs, limit=None)
-    folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
-                                     rescored_from=str(source.path), n_samples=plan.count))
-    runner = Runner(replayed, merged, folder, options)
-    return folder, await runner.execute(plan, set(), replayed.roles_required)
+    with folder.locked():
+        folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
+                                         rescored_from=str(source.path), n_samples=plan.count))
+        runner = Runner(replayed, merged, folder, options)
+        return folder, await runner.execute(plan, set(), replayed.roles_required)

@@ -24,7 +24,7 @@ from typing import Any
 class Reply:
     """What to answer one request with."""
 
-    kind: str = "ok"  # ok | status | hang | truncated | malformed | no_choices | close
+    kind: str = "ok"  # ok | status | echo_headers | hang | truncated | malformed | no_choices | close
     status: int = 200
     text: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
@@ -116,14 +116,15 @@ class FakeOpenAIServer:
                 lines = head.decode("latin-1").split("\r\n")
                 headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
                 raw = await reader.readexactly(int(headers.get("content-length", "0")))
-                if not await self._respond(lines[0], raw, writer):
+                if not await self._respond(lines[0], raw, writer, headers):
                     break
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
             pass
         finally:
             writer.close()
 
-    async def _respond(self, request_line: str, raw: bytes, writer: asyncio.StreamWriter) -> bool:
+    async def _respond(self, request_line: str, raw: bytes, writer: asyncio.StreamWriter,
+                       headers: dict[str, str] | None = None) -> bool:
         """Answer one request; False closes the connection."""
         method, path, _ = (request_line.split(" ") + ["", ""])[:3]
         if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
@@ -144,6 +145,10 @@ class FakeOpenAIServer:
             return False
         if reply.kind == "close":
             return False
+        if reply.kind == "echo_headers":  # a hostile or careless server: the request's headers in the error
+            payload = json.dumps({"error": {"message": f"bad request; headers were {headers}"}}).encode()
+            await self._send(writer, reply.status, payload, reply.headers)
+            return True
         if reply.kind == "status":
             payload = json.dumps({"error": {"message": f"fake error {reply.status}"}}).encode()
             await self._send(writer, reply.status, payload, reply.headers)
