@@ -35,12 +35,19 @@ def records() -> list[dict]:
     ]
 
 
-def test_proseval_policy_scores_empty_and_failed_as_zero():
+def test_proseval_policy_scores_empty_as_zero_and_leaves_failed_calls_out():
     report = aggregate(records(), n_bootstrap=0)
     cell = report.cell("biog", "1k")
-    # (0.5 + 1.0 + 0 + 0) / 4; the unscored sample is left out
-    assert cell.mean == pytest.approx(0.375)
-    assert (cell.n_used, cell.n_ok, cell.n_empty, cell.n_failed, cell.n_unscored) == (4, 2, 1, 1, 1)
+    # (0.5 + 1.0 + 0) / 3: the empty answer is a model failure (0); the failed call and the
+    # unscored sample are infrastructure failures: left out, counted
+    assert cell.mean == pytest.approx(0.5)
+    assert (cell.n_used, cell.n_ok, cell.n_empty, cell.n_failed, cell.n_unscored) == (3, 2, 1, 1, 1)
+
+
+def test_one_good_sample_and_one_http_503_is_the_good_samples_score():
+    report = aggregate([{"task": "kvg", "length": "1k", "score": 1.0, "status": "ok"},
+                        {"task": "kvg", "length": "1k", "score": None, "status": "failed"}], n_bootstrap=0)
+    assert report.overall.mean == 1.0 and report.counts["failed"] == 1
 
 
 def test_official_drop_leaves_empty_and_failed_out():
@@ -53,17 +60,17 @@ def test_official_drop_leaves_empty_and_failed_out():
 
 def test_task_length_and_overall_averages():
     report = aggregate(records(), n_bootstrap=0)
-    # Task/Avg = unweighted mean of the length cells: (0.375 + 0.2) / 2
-    assert report.tasks["biog"].mean == pytest.approx(0.2875)
+    # Task/Avg = unweighted mean of the length cells: (0.5 + 0.2) / 2
+    assert report.tasks["biog"].mean == pytest.approx(0.35)
     assert report.tasks["biog"].n_cells == 2
-    # sample-weighted: (0.5 + 1 + 0 + 0 + 0.2) / 5
-    assert report.tasks_pooled["biog"].mean == pytest.approx(0.34)
-    # Overall/1k = mean over tasks: (0.375 + 0.8) / 2
-    assert report.lengths["1k"].mean == pytest.approx(0.5875)
+    # sample-weighted: (0.5 + 1 + 0 + 0.2) / 4
+    assert report.tasks_pooled["biog"].mean == pytest.approx(0.425)
+    # Overall/1k = mean over tasks: (0.5 + 0.8) / 2
+    assert report.lengths["1k"].mean == pytest.approx(0.65)
     assert report.lengths["2k"].mean == pytest.approx(0.2)
-    # Overall/Avg = mean over the three cells, not over the 7 used samples (3.3 / 7)
-    assert report.overall.mean == pytest.approx((0.375 + 0.2 + 0.8) / 3)
-    assert report.overall.n_cells == 3 and report.overall.n_samples == 7
+    # Overall/Avg = mean over the three cells, not over the 6 used samples
+    assert report.overall.mean == pytest.approx((0.5 + 0.2 + 0.8) / 3)
+    assert report.overall.n_cells == 3 and report.overall.n_samples == 6
     assert report.counts == {
         "samples": 8, "ok": 5, "empty": 1, "failed": 1, "unscored": 1,
     }
@@ -84,8 +91,9 @@ def test_cell_without_usable_samples_is_skipped():
     proseval = aggregate(data, n_bootstrap=0)
     assert proseval.cell("nw", "2k").mean is None and proseval.cell("nw", "2k").n_unscored == 1
     assert "nw" in proseval.tasks and proseval.tasks["nw"].mean is None
-    # the failed sr@2k sample scores 0 under proseval: Overall/2k = (0.2 + 0) / 2
-    assert proseval.lengths["2k"].mean == pytest.approx(0.1)
+    # the failed sr@2k call is left out under proseval too: Overall/2k is biog@2k alone
+    assert proseval.cell("sr", "2k").mean is None and proseval.cell("sr", "2k").n_failed == 1
+    assert proseval.lengths["2k"].mean == pytest.approx(0.2)
     official = aggregate_official_drop(data, n_bootstrap=0)
     # dropped: sr@2k has no sample left, so Overall/2k is biog@2k alone
     assert official.cell("sr", "2k").mean is None

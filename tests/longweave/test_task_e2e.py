@@ -138,3 +138,41 @@ def test_limit_takes_a_balanced_share_of_cells():
     first = [s.metadata for _, s in zip(range(8), task.dataset())]
     assert sorted((m["task"], m["length"]) for m in first) == sorted(
         [(t, l) for t in ("cf", "kvg") for l in ("1k", "2k")] * 2)
+
+
+async def test_a_failed_candidate_call_is_left_out_and_counted_never_zero(tmp_path, scripts):
+    """One good sample and one that failed with HTTP 503 after retries: the headline is the good one's."""
+    from proseval.testing.fake_openai import FakeOpenAIServer, Reply
+
+    good = perfect_answer(generate("kvg", "1k", 0).input)
+    async with FakeOpenAIServer(behaviour=lambda i, body: Reply(text=good) if i == 0 else Reply("status", 503)) as srv:
+        task = get_task("longweave", {"task": "kvg", "length": "1k", "per_cell": 2})
+        candidate = RoleBinding(spec="openai-compatible/fake", base_urls=[srv.base_url], concurrency=1)
+        _, results = await start_run(task, {"candidate": candidate},
+                                     RunOptions(out_dir=tmp_path, display="none", max_attempts=2,
+                                                backoff_initial=0.01))
+    c = cell(results, "kvg")
+    assert (c["mean"], c["n_used"], c["n_failed"]) == (1.0, 1, 1)
+    assert results.extra["longweave"]["overall"]["mean"] == 1.0
+    assert results.counts.failed == 1
+
+
+async def test_unscored_judge_targets_are_counted_in_the_results(tmp_path, scripts):
+    def half_judge(messages):
+        prompt = messages[-1]["content"]
+        ids = [int(i) for i in ITEM.findall(prompt)]
+        fields = re.findall(r'"(\w+)"', FIELDS.search(prompt).group(1))
+        return json.dumps([{"id": i, **{f: True for f in fields}} for i in ids[: len(ids) - 1]])
+
+    register_script("lw-half", half_judge)
+    try:
+        task = get_task("longweave", {"task": "biog", "length": "1k", "per_cell": 1, "judge_attempts": 1})
+        folder, results = await start_run(task, bindings("lw-candidate", "lw-half"),
+                                          RunOptions(out_dir=tmp_path, display="none"))
+    finally:
+        unregister_script("lw-half")
+    trace = next(folder.iter_records()).scores["longweave"].metadata["trace"]
+    counts = results.extra["longweave_targets"]
+    assert trace["unscored_targets"] > 0
+    assert counts["unscored"] == trace["unscored_targets"] and counts["judged"] == trace["judged_targets"]
+    assert counts["samples_scored_with_unscored_targets"] == 1

@@ -9,8 +9,11 @@ of the official metric report is given too (``tasks_pooled``).
 Each record is one sample's primary score with a status:
 
 * ``ok``: scored; ``score`` is its value;
-* ``empty`` / ``failed``: the candidate gave no answer or its call failed. proseval counts
-  them as 0 (:func:`aggregate`); the official code drops them (:func:`aggregate_official_drop`);
+* ``empty``: the candidate answered with nothing (a model failure). proseval scores it 0
+  (:func:`aggregate`); the official code drops it (:func:`aggregate_official_drop`);
+* ``failed``: the candidate's call failed after retries (an infrastructure failure): excluded
+  from every mean and counted, under both policies, and retryable with
+  ``proseval resume --retry-failed``; never a 0;
 * ``unscored``: the judge or evaluator could not decide; excluded and counted under both.
 
 Confidence intervals are percentile bootstraps that resample samples within each cell
@@ -161,8 +164,8 @@ def aggregate(
 ) -> LongWeaveReport:
     """Cell, task, length and overall means with bootstrap CIs (none when n_bootstrap is 0).
 
-    policy ``proseval``: empty and failed answers score 0; ``official_drop``: they are left
-    out, as in the official code. Unscored samples are left out under both.
+    policy ``proseval``: empty answers score 0; ``official_drop``: they are left out, as in the
+    official code. Failed calls and unscored samples are left out (and counted) under both.
     """
     if n_bootstrap < 0:
         raise ValueError(f"n_bootstrap must be >= 0, got {n_bootstrap}")
@@ -185,7 +188,7 @@ def aggregate(
             count = {s: sum(o.status == s for o in members) for s in STATUSES}
             used = [o.score for o in members if o.status == "ok"]
             if policy == "proseval":
-                used += [0.0] * (count["empty"] + count["failed"])
+                used += [0.0] * count["empty"]
             values = np.asarray(used, dtype=float)
             mean = float(values.mean()) if values.size else None
             low = high = None
@@ -234,7 +237,7 @@ def aggregate(
 def aggregate_official_drop(
     records: Iterable[Outcome | Mapping[str, Any]], **options: Any
 ) -> LongWeaveReport:
-    """The official averaging: empty and failed answers are dropped instead of scoring 0."""
+    """The official averaging: empty answers are dropped instead of scoring 0."""
     return aggregate(records, policy="official_drop", **options)
 
 

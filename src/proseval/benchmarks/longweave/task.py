@@ -184,6 +184,19 @@ def outcomes(samples: list[ScoredSample]) -> list[dict[str, Any]]:
     return rows
 
 
+def target_counts(samples: list[ScoredSample]) -> dict[str, int]:
+    """Judged targets over the run: with a verdict, unscored, and samples scored despite unscored targets."""
+    judged = unscored = partial = 0
+    for sample in samples:
+        score = sample.scores.get(SCORE)
+        trace = (score.metadata.get("trace") or {}) if score is not None else {}
+        judged += int(trace.get("judged_targets") or 0)
+        missing = int(trace.get("unscored_targets") or 0)
+        unscored += missing
+        partial += int(bool(missing) and score is not None and score.value is not None)
+    return {"judged": judged, "unscored": unscored, "samples_scored_with_unscored_targets": partial}
+
+
 def make_task(params: LongWeaveParams) -> Task:
     scorer = Scorers(params)
     needs_judge = any(task in JUDGED_TASKS for task in params.task)
@@ -193,7 +206,8 @@ def make_task(params: LongWeaveParams) -> Task:
 
     def aggregate_run(samples: list[ScoredSample]) -> dict[str, Any]:
         rows = outcomes(samples)
-        return {"longweave": aggregate(rows).to_dict(), "longweave_official_drop": aggregate_official_drop(rows).to_dict()}
+        return {"longweave": aggregate(rows).to_dict(), "longweave_official_drop": aggregate_official_drop(rows).to_dict(),
+                "longweave_targets": target_counts(samples)}
 
     def artifacts(results: Results) -> dict[str, str | bytes]:
         from proseval.benchmarks.longweave.render import markdown_table, report_from_dict

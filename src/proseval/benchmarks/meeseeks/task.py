@@ -70,13 +70,27 @@ def _checks(raw: Sequence[Sequence[Any]]) -> list[Check]:
     return [Check(tags, result) for tags, result in raw]
 
 
+def counted_checks(turn: dict[str, Any]) -> list[Any] | None:
+    """The checks of a round that count for scoring, or None.
+
+    A round from the second on in which a check stayed undecided (a judge, extractor or sandbox
+    failure) does not count: the item keeps its last counted round, so an infrastructure
+    failure can never raise (or lower) its score. Round 1 counts with its decided checks.
+    """
+    if turn["checks"] is None or (turn["round"] > 1 and turn.get("undecided", 0) > 0):
+        return None
+    return turn["checks"]
+
+
 def score_state(state: State) -> dict[str, Score]:
-    """The final round's per-item score and utility, with every round's values in the metadata."""
+    """The last counted round's per-item score and utility, with every round's values in the metadata."""
     rounds, per_round = [], []
     for turn in state.turns:
-        rounds.append({"round": turn["round"], "checks": turn["checks"], "undecided": turn.get("undecided", 0),
-                       "unsupported": turn.get("unsupported", 0), "candidate_error": turn.get("candidate_error")})
-        if turn["checks"] is not None:
+        counted = counted_checks(turn)
+        rounds.append({"round": turn["round"], "checks": counted, "undecided": turn.get("undecided", 0),
+                       "unsupported": turn.get("unsupported", 0), "candidate_error": turn.get("candidate_error"),
+                       "not_counted": turn["checks"] is not None and counted is None})
+        if counted is not None:
             item = score_item(_checks(turn["checks"]))
             per_round.append({"round": turn["round"], "score": item.score, "utility": item.utility,
                               "failed": turn["failed"], "undecided": turn["undecided"],
@@ -101,15 +115,18 @@ def score_state(state: State) -> dict[str, Score]:
 # --- aggregation -------------------------------------------------------------------------------
 
 
-def _per_round_inputs(samples: Sequence[ScoredSample]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[int]]:
-    """Per round: the checks of each item processed in it, its check counts, and candidate errors."""
+def _per_round_inputs(samples: Sequence[ScoredSample]) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
+                                                                list[int], list[int]]:
+    """Per round: the counted checks of each item processed in it, its check counts, candidate
+    errors, and items whose evaluation did not count (an infrastructure failure in a later round)."""
     checks: list[dict[str, Any]] = []
     counts: list[dict[str, Any]] = []
     errors: list[int] = []
+    not_counted: list[int] = []
 
     def slot(number: int) -> None:
         while len(checks) < number:
-            checks.append({}), counts.append({}), errors.append(0)
+            checks.append({}), counts.append({}), errors.append(0), not_counted.append(0)
 
     for sample in samples:
         score = sample.scores.get(SCORE)
@@ -125,23 +142,25 @@ def _per_round_inputs(samples: Sequence[ScoredSample]) -> tuple[list[dict[str, A
             checks[number - 1][sample.id] = None if raw is None else _checks(raw)
             counts[number - 1][sample.id] = None if raw is None else (entry["undecided"], entry["unsupported"])
             errors[number - 1] += entry.get("candidate_error") is not None
-    return checks, counts, errors
+            not_counted[number - 1] += bool(entry.get("not_counted"))
+    return checks, counts, errors, not_counted
 
 
 def aggregate_rounds(samples: Sequence[ScoredSample]) -> dict[str, Any]:
     """Per-round full-set metrics with carry-forward, in proseval's and the official layout."""
     ids = [s.id for s in samples]
-    checks, counts, errors = _per_round_inputs(samples)
+    checks, counts, errors, not_counted = _per_round_inputs(samples)
     english = any(s.metadata.get("language") not in CJK_LANGUAGES for s in samples)
     report = rounds_report(checks, ids, english=english)
     carried = carry_forward(counts, ids)
     rounds = []
-    for entry, state, candidate_errors in zip(report, carried, errors):
+    for entry, state, candidate_errors, kept in zip(report, carried, errors, not_counted):
         decided_counts = [c for c in state.values() if c is not None]
         rounds.append({**entry["summary"],
                        "undecided_checks": sum(c[0] for c in decided_counts),
                        "unsupported_checks": sum(c[1] for c in decided_counts),
-                       "candidate_errors": candidate_errors})
+                       "candidate_errors": candidate_errors,
+                       "not_counted_items": kept})
     return {
         "rounds": rounds,
         "round_stats": {f"round_{e['official']['round']}_stats": e["official"] for e in report},
