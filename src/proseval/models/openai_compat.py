@@ -18,7 +18,17 @@ from typing import Any
 import aiohttp
 import openai
 
-from .base import Completion, FatalError, GenerateConfig, Message, ModelError, RetryableError, Usage
+from .base import (
+    Completion,
+    ContextOverflowError,
+    FatalError,
+    GenerateConfig,
+    Message,
+    ModelError,
+    RetryableError,
+    Usage,
+    is_context_overflow,
+)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _RETRYABLE_STATUS = {408, 409, 425, 429}
@@ -85,6 +95,8 @@ class _ChatEndpoint:
         message = f"HTTP {status} from {self.base_urls[index]}: {_short(detail)}"
         if status in _RETRYABLE_STATUS or status >= 500:
             return RetryableError(message, retry_after=parse_retry_after(headers), status=status)
+        if status in (400, 413, 422) and is_context_overflow(detail):
+            return ContextOverflowError(message, status=status)
         return FatalError(message, status=status)
 
     def cache_identity(self) -> dict[str, Any]:

@@ -70,8 +70,13 @@ def header_table(header: RunHeader) -> Table:
 def counts_line(results: Results) -> str:
     c = results.counts
     state = "complete" if results.complete else "INCOMPLETE (resume to finish)"
-    return (f"samples: {c.finished}/{c.total} finished ({state}); ok {c.ok}, failed {c.failed}, "
+    line = (f"samples: {c.finished}/{c.total} finished ({state}); ok {c.ok}, failed {c.failed}, "
             f"with unscored scores {c.unscored}")
+    if c.model_failures:
+        line += "; model failures: " + ", ".join(f"{kind} {n}" for kind, n in c.model_failures.items())
+    if c.duplicates:
+        line += f"; duplicate records set aside {c.duplicates}"
+    return line
 
 
 def usage_table(results: Results) -> Table:

@@ -91,10 +91,13 @@ class Accumulator:
         self.overall = _Tally()
         self.slices: dict[str, dict[str, _Tally]] = {key: defaultdict(_Tally) for key in self.slice_keys}
         self.finished = self.ok = self.unscored = 0
+        self.model_failures: dict[str, int] = defaultdict(int)
 
     def add(self, sample: ScoredSample) -> None:
         flat = flatten_scores(sample)
         self.finished += 1
+        if sample.model_failure:
+            self.model_failures[sample.model_failure] += 1
         if sample.status == "ok":
             self.ok += 1
             self.unscored += any(v is None for v in flat.values())
@@ -111,7 +114,7 @@ class Accumulator:
 
     def counts(self, total: int) -> Counts:
         return Counts(total=total, finished=self.finished, ok=self.ok, failed=self.finished - self.ok,
-                      unscored=self.unscored)
+                      unscored=self.unscored, model_failures=dict(sorted(self.model_failures.items())))
 
 
 def epoch_means(samples: Iterable[ScoredSample]) -> list[ScoredSample]:

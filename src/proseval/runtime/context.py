@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.sample import Sample
-from ..models.base import Completion, GenerateConfig, Message, Usage
+from ..models.base import Completion, ContextOverflowError, GenerateConfig, Message, Usage
 from .executor import RoleModel
 
 
@@ -22,6 +22,7 @@ class SampleContext:
         self._roles = roles
         self.usage: dict[str, Usage] = {}
         self.cache_hits = 0
+        self.candidate_overflow = False
 
     def has_role(self, role: str) -> bool:
         return role in self._roles
@@ -37,9 +38,13 @@ class SampleContext:
         """Ask the model bound to `role`; `turn` distinguishes several calls for one sample."""
         if role not in self._roles:
             raise MissingRoleError(f"role {role!r} is not bound")
-        completion = await self._roles[role].generate(
-            messages, config, sample_id=self.sample.id, epoch=self.epoch, turn=turn
-        )
+        try:
+            completion = await self._roles[role].generate(
+                messages, config, sample_id=self.sample.id, epoch=self.epoch, turn=turn
+            )
+        except ContextOverflowError:
+            self.candidate_overflow = self.candidate_overflow or role == "candidate"
+            raise
         used = self.usage.setdefault(role, Usage())
         used.prompt_tokens += completion.usage.prompt_tokens
         used.completion_tokens += completion.usage.completion_tokens

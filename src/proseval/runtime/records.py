@@ -49,12 +49,23 @@ class RunHeader(BaseModel):
     resumes: list[ResumeEvent] = Field(default_factory=list)
 
 
+ModelFailure = Literal["empty", "truncated", "refusal", "context_overflow"]
+
+
 class SampleRecord(BaseModel):
-    """One line of `samples.jsonl`: a finished sample, successful or failed."""
+    """One line of `samples.jsonl`: a finished sample, successful or failed.
+
+    `status` "error" is an infrastructure failure (unscored, retryable) unless `model_failure`
+    is "context_overflow": the candidate's endpoint rejected the prompt as too long, which
+    retrying cannot fix. `model_failure` also marks finished samples whose answer was empty,
+    cut at `max_tokens`, or refused by the provider's filter; they are scored as the benchmark
+    defines and counted apart.
+    """
 
     id: str
     epoch: int = 0
     status: Literal["ok", "error"]
+    model_failure: ModelFailure | None = None
     input: Any = None
     target: Any = None
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -72,6 +83,7 @@ class ScoredSample(BaseModel):
     id: str
     epoch: int = 0
     status: Literal["ok", "error"]
+    model_failure: ModelFailure | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     scores: dict[str, Score] = Field(default_factory=dict)
     usage: dict[str, Usage] = Field(default_factory=dict)
@@ -93,6 +105,9 @@ class Counts(BaseModel):
     failed: int
     unscored: int = Field(description="finished samples with at least one unscored score")
     duplicates: int = Field(0, description="extra records of a (sample, epoch) that were set aside")
+    model_failures: dict[str, int] = Field(
+        default_factory=dict, description="samples whose candidate answer was empty, truncated at max_tokens, "
+        "refused, or whose prompt overflowed its context (scored as the benchmark defines)")
 
 
 class Results(BaseModel):

@@ -137,7 +137,8 @@ class RunFolder:
             try:
                 data = json.loads(line)
                 yield ScoredSample.model_validate(
-                    {k: data.get(k) for k in ("id", "epoch", "status", "metadata", "scores", "usage") if k in data}
+                    {k: data.get(k) for k in ("id", "epoch", "status", "model_failure", "metadata", "scores", "usage")
+                     if k in data}
                 )
             except (ValueError, ValidationError) as exc:
                 raise RunFolderError(f"{self.samples_path}:{line_number}: invalid record: {exc}") from None

@@ -168,6 +168,7 @@ class Runner:
             state = await self.task.protocol(sample, ctx)
         except ModelError as exc:
             return SampleRecord(**base, status="error", error=scrub(f"{type(exc).__name__}: {exc}"),
+                                model_failure="context_overflow" if ctx.candidate_overflow else None,
                                 usage=ctx.usage, duration_s=time.perf_counter() - start)
         except Exception as exc:  # a bug in a protocol must not sink the whole run
             detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
@@ -185,7 +186,8 @@ class Runner:
                 scores[name] = Score.unscored("error", f"internal error in scorer {name}: {detail}")
                 self._report_internal(name, detail)
         return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage,
-                            cache_hits=ctx.cache_hits, duration_s=time.perf_counter() - start)
+                            model_failure=model_failure(state), cache_hits=ctx.cache_hits,
+                            duration_s=time.perf_counter() - start)
 
     async def execute(self, plan: SamplePlan, done: set[tuple[str, int]], needed: Iterable[str]) -> Results:
         """Run every (sample, epoch) of `plan` not in `done`, streaming samples from the dataset."""
@@ -260,6 +262,17 @@ def role_usage(samples: Iterable[ScoredSample], sessions: list[dict]) -> dict[st
         entry["mean_latency_s"] = round(entry.pop("latency_total") / calls, 4) if calls > 0 else None
         entry["sessions"] = len(sessions)
     return dict(sorted(totals.items()))
+
+
+def model_failure(state: State) -> str | None:
+    """How the candidate failed on a finished sample, if it did (counted apart, scored by the task)."""
+    if state.finish_reason == "content_filter":
+        return "refusal"
+    if not state.output.strip():
+        return "empty"
+    if state.finish_reason == "length":
+        return "truncated"
+    return None
 
 
 def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, seed: int = 0,
@@ -405,8 +418,9 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
         options = replace(options, seed=header.seed, epochs=header.epochs,
                           limit=options.limit if options.limit is not None else header.limit)
         folder.repair_tail()
-        if options.retry_failed:
-            failed = {(s.id, s.epoch) for s in folder.iter_scored() if s.status == "error"}
+        if options.retry_failed:  # infrastructure failures only: a context overflow would fail again
+            failed = {(s.id, s.epoch) for s in folder.iter_scored()
+                      if s.status == "error" and s.model_failure != "context_overflow"}
             folder.drop_records(failed)
         runner = Runner(task, header.roles, folder, options)
         return await runner.execute(SamplePlan(task, options.limit), folder.finished_keys(), task.roles_required)

@@ -150,7 +150,7 @@ class FakeOpenAIServer:
             await self._send(writer, reply.status, payload, reply.headers)
             return True
         if reply.kind == "status":
-            payload = json.dumps({"error": {"message": f"fake error {reply.status}"}}).encode()
+            payload = json.dumps({"error": {"message": reply.text or f"fake error {reply.status}"}}).encode()
             await self._send(writer, reply.status, payload, reply.headers)
             return True
         if reply.kind == "malformed":

@@ -53,8 +53,9 @@ async def length(sample: Sample, state: State, ctx: SampleContext) -> dict[str, 
 
 
 async def judge_quality(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
-    if not state.output.strip():
-        return {"quality": Score.unscored("empty", "the candidate's answer is empty")}
+    if not state.output.strip():  # a model failure: the lowest quality, without asking the judge
+        return {"quality": Score(value=1.0, parse_status="empty",
+                                 explanation="the candidate's answer is empty: lowest score (1)")}
     prompt = JUDGE_INSTRUCTIONS.format(request=sample.input, response=state.output)
     completion = await ctx.generate("judge", [{"role": "user", "content": prompt}], turn="judge")
     parsed = extract_json(completion.text)
