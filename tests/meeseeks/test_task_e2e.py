@@ -249,3 +249,46 @@ def test_cli_rules_and_generate(tmp_path: Path):
     out = runner.invoke(main_app, ["generate", "meeseeks", "--template", str(template), "-o", str(tmp_path / "b.json")])
     assert out.exit_code == 0, out.output
     assert json.loads((tmp_path / "b.json").read_text(encoding="utf-8")) == items
+
+
+async def test_rescore_redoes_the_judge_on_the_stored_answers(tmp_path, scripts):
+    from proseval.runtime.runner import rescore_run
+
+    task = make_task(MeeseeksParams(data_dir=str(DATA), language="en", rounds=3))
+    source, before = await start_run(task, BINDINGS, RunOptions(out_dir=tmp_path, display="none"))
+    asked_before = sum(asked.values())
+    judge_calls: list[str] = []
+
+    def strict_judge(messages):
+        judge_calls.append(messages[-1]["content"])
+        return "分析：no\n判断：否"
+
+    register_script("ms-strict", strict_judge)
+    try:
+        rescored, after = await rescore_run(source, task, {"judge": RoleBinding(spec="scripted/ms-strict")},
+                                            RunOptions(out_dir=tmp_path, display="none"))
+    finally:
+        unregister_script("ms-strict")
+    assert sum(asked.values()) == asked_before, "the candidate was not called again"
+    assert judge_calls, "the new judge was called"
+    first = {r.id: r for r in source.iter_records()}
+    for record in rescored.iter_records():
+        if record.state is None:
+            continue
+        old_turns = first[record.id].state.turns
+        assert [t.get("answer") for t in record.state.turns] == [t.get("answer") for t in old_turns]
+    a = next(r for r in rescored.iter_records() if r.id.endswith("#0"))
+    # the slogan item's judge gate now fails, so its dependants fail too: a lower score than before
+    assert a.scores["meeseeks"].value < next(r for r in source.iter_records() if r.id.endswith("#0")).scores[
+        "meeseeks"].value
+    header = rescored.read_header()
+    assert header.roles["judge"].spec == "scripted/ms-strict" and "candidate" not in header.roles
+    assert set(header.roles) == {"extractor", "judge"}
+
+
+def test_rescore_cannot_rebind_the_candidate(tmp_path):
+    from proseval.runtime.runner import check_rescore_roles
+
+    task = make_task(MeeseeksParams(data_dir=str(DATA), language="en"))
+    with pytest.raises(ValueError, match="cannot rebind candidate"):
+        check_rescore_roles(task, {"candidate": RoleBinding(spec="scripted/echo")})

@@ -1,7 +1,8 @@
 """A benchmark variant: data + protocol + scorers + aggregation, and the roles it needs.
 
 `aggregate` adds task-specific numbers to `results.json` (under `extra`); `artifacts`
-returns extra files (tables, charts) written into the run folder beside it.
+returns extra files (tables, charts) written into the run folder beside it. `reevaluate`
+lets `proseval score` redo judge-dependent steps that live in the protocol.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from ..runtime.records import Results, ScoredSample
 
 Protocol = Callable[[Sample, "SampleContext"], Awaitable[State]]
+Reevaluate = Callable[[Sample, State, "SampleContext"], Awaitable[State]]
 Scorer = Callable[[Sample, State, "SampleContext"], Awaitable[dict[str, Score]]]
 Aggregate = Callable[[list["ScoredSample"]], dict[str, Any]]
 Artifacts = Callable[["Results"], dict[str, "str | bytes"]]
@@ -40,3 +42,8 @@ class Task:
     aggregate: Aggregate | None = None
     artifacts: Artifacts | None = None
     description: str = ""
+    # Re-scoring: a task whose judge-dependent steps run inside its protocol (not only in its
+    # scorers) redoes them on a stored state here; None means the scorers are all there is.
+    reevaluate: Reevaluate | None = None
+    # The roles a re-score can bind anew (default: every role but the candidate).
+    rescore_roles: tuple[str, ...] | None = None

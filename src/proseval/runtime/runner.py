@@ -427,7 +427,11 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
 
 
 def replay_task(task: Task, source: RunFolder) -> Task:
-    """The task with its protocol replaced by the candidate outputs stored in `source`."""
+    """The task with its protocol replaced by the candidate outputs stored in `source`.
+
+    Where the task redoes judge-dependent steps of its protocol (`Task.reevaluate`), the stored
+    state goes through it with the roles bound now; otherwise the stored state is scored again.
+    """
     states: dict[tuple[str, int], State] = {}
     samples: dict[str, Sample] = {}
     for record in source.iter_records():
@@ -440,19 +444,30 @@ def replay_task(task: Task, source: RunFolder) -> Task:
         state = states.get((sample.id, ctx.epoch))
         if state is None:
             raise ModelError("the candidate failed on this sample in the source run; nothing to score")
-        return state
+        return await task.reevaluate(sample, state, ctx) if task.reevaluate else state
 
     return replace(task, protocol=replay, dataset=lambda: list(samples.values()),
                    roles_required=tuple(r for r in task.roles_required if r != "candidate"))
+
+
+def check_rescore_roles(task: Task, bindings: dict[str, RoleBinding]) -> None:
+    """A re-score binds only roles whose work it redoes: never the candidate."""
+    allowed = task.rescore_roles or tuple(r for r in task.roles_required if r != "candidate")
+    refused = sorted(set(bindings) - set(allowed))
+    if refused:
+        raise ValueError(f"a re-score of {task.name} redoes the work of {', '.join(allowed) or 'no role'} on the "
+                         f"stored answers; it cannot rebind {', '.join(refused)} (start a new run for that)")
 
 
 async def rescore_run(
     source: RunFolder, task: Task, bindings: dict[str, RoleBinding], options: RunOptions
 ) -> tuple[RunFolder, Results]:
     """Recompute scores from the outputs stored in `source` with new role bindings."""
+    check_rescore_roles(task, bindings)
     header = source.read_header()
     replayed = replay_task(task, source)
-    merged = {**header.roles, **bindings}
+    # Only the roles the re-score calls; the candidate's answers come from the source run.
+    merged = {role: {**header.roles, **bindings}[role] for role in replayed.roles_required}
     plan = SamplePlan(replayed, None)
     run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}"
     folder = RunFolder(options.out_dir / run_id)

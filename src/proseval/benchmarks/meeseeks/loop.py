@@ -308,3 +308,24 @@ async def run_item(item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContex
     conversation = list(messages) if stopped_by_error else [*messages, {"role": "assistant", "content": answer}]
     return State(messages=conversation, output=answer, finish_reason=finish_reason, turns=turns,
                  metadata={"rounds_run": len(turns)})
+
+
+async def reevaluate_item(item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContext, params: MeeseeksParams,
+                          stored: State) -> State:
+    """Evaluate the stored answers of every round again with the roles bound now (re-scoring).
+
+    The candidate is not called: each round keeps its prompt and answer, and its extraction,
+    rule checks and judge verdicts are made anew. The rounds themselves are the stored ones:
+    which rounds happened depended on the original verdicts, so a re-score changes verdicts
+    and scores, not the trajectory.
+    """
+    turns: list[dict[str, Any]] = []
+    for turn in stored.turns:
+        if turn.get("checks") is None and "candidate_error" in turn:
+            turns.append(dict(turn))
+            continue
+        task_text = turn["prompt"] if params.compat == "head" else item.question
+        evaluation = await RoundEvaluator(item, graph, ctx, params, turn["round"]).evaluate(turn["answer"], task_text)
+        turns.append(round_record(turn["round"], turn["prompt"], turn["answer"], turn.get("finish_reason"),
+                                  evaluation))
+    return stored.model_copy(update={"turns": turns})

@@ -12,7 +12,7 @@ from typing import Any
 from proseval.benchmarks.meeseeks.data import CJK_LANGUAGES, MeeseeksItem, load_items
 from proseval.benchmarks.meeseeks.deps import DependencyGraph
 from proseval.benchmarks.meeseeks.download import DataCheck, check_data, download, has_data
-from proseval.benchmarks.meeseeks.loop import run_item
+from proseval.benchmarks.meeseeks.loop import reevaluate_item, run_item
 from proseval.benchmarks.meeseeks.metrics import Check, carry_forward, score_item
 from proseval.benchmarks.meeseeks.params import DATA_ENV, MeeseeksParams, default_data_dir
 from proseval.benchmarks.meeseeks.report import rounds_report
@@ -242,6 +242,9 @@ def make_task(params: MeeseeksParams) -> Task:
     async def meeseeks(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
         return score_state(state)
 
+    async def reevaluate(sample: Sample, stored: State, ctx: SampleContext) -> State:
+        return await reevaluate_item(MeeseeksItem.model_validate(sample.target), graphs[sample.id], ctx, params, stored)
+
     languages = sorted({item.language for item in items})
     return Task(
         name="meeseeks",
@@ -260,4 +263,6 @@ def make_task(params: MeeseeksParams) -> Task:
                         "extraction_sandbox": sandbox},
         aggregate=lambda samples: {SCORE: aggregate_rounds(samples)},
         artifacts=artifacts,
+        reevaluate=reevaluate,
+        rescore_roles=("extractor", "judge"),
     )
