@@ -1,3 +1,26 @@
-"""proseval: evaluate how well large language models write."""
+"""proseval: evaluate how well large language models write.
+
+The public API: `run` a task and `read_run` a run folder; `task` and `scorer` register a
+benchmark's tasks and scorers; `Task`, `Sample`, `Score` and `State` are its vocabulary.
+Everything else is internal and may change.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
+__all__ = ["Run", "Sample", "Score", "State", "Task", "read_run", "run", "scorer", "task"]
+
+_EXPORTS = {
+    "Run": "proseval.api", "read_run": "proseval.api", "run": "proseval.api",
+    "Sample": "proseval.core", "Score": "proseval.core", "State": "proseval.core", "Task": "proseval.core",
+    "scorer": "proseval.core", "task": "proseval.registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the public names on first use, so that `import proseval` stays light."""
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'proseval' has no attribute {name!r}")

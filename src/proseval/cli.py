@@ -11,13 +11,12 @@ from typing import Any, Optional
 import typer
 import yaml
 from dotenv import load_dotenv
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
 from .doctor import COMPONENTS
 from .models.base import FatalError
-from .registry import TASKS, format_validation_error, get_entry, get_task
+from .registry import command_groups, generate_commands, get_entry, get_task, load_errors, tasks
 from .report.tables import print_results
 from .runtime.cache import ResponseCache
 from .runtime.loop import run_async
@@ -144,7 +143,7 @@ def _run_async(coro: Any) -> Any:
 
 
 def _task_tables(task_name: str, results: Any) -> list[Any]:
-    entry = TASKS.get(task_name)
+    entry = tasks().get(task_name)
     return entry.render(results) if entry is not None and entry.render is not None else []
 
 
@@ -190,9 +189,11 @@ def list_tasks() -> None:
     table = Table(title="Tasks")
     table.add_column("task")
     table.add_column("what it is")
-    for entry in TASKS.values():
+    for entry in tasks().values():
         table.add_row(entry.name, entry.summary)
     console.print(table)
+    for problem in load_errors:
+        errors.print(f"[bold yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
 
 
 @app.command("describe")
@@ -479,41 +480,10 @@ generate_app = typer.Typer(help="Write benchmark datasets: generated samples or 
 app.add_typer(generate_app, name="generate")
 
 
-@generate_app.command("longweave")
-def generate_longweave(
-    task: str = typer.Option(..., "--task", "-t", help="cf, biog, sr, nw, kvg, sms or pr (comma-separated for several)."),
-    length: str = typer.Option(..., "--length", "-l", help="1k, 2k, 4k or 8k (comma-separated for several)."),
-    n: int = typer.Option(200, "-n", "--samples", min=1, help="Samples per task x length."),
-    seed: int = typer.Option(0, "--seed", help="Generator seed (0 reproduces the official KVG/SMS instances)."),
-    start: int = typer.Option(0, "--start", min=0, help="First sample index."),
-    output: Path = typer.Option(..., "--output", "-o", help="Output JSON Lines file."),
-) -> None:
-    """Generate LongWeave samples: one JSON object per line (id, input, target, metadata)."""
-    from .benchmarks.longweave.generators import generate
-    from .benchmarks.longweave.params import LongWeaveParams
-
-    try:
-        params = LongWeaveParams(task=task, length=length)
-    except ValidationError as exc:
-        _fail(format_validation_error("longweave", exc))
-    count = 0
-    with output.open("w", encoding="utf-8") as handle:
-        for name in params.task:
-            for size in params.length:
-                for index in range(start, start + n):
-                    handle.write(generate(name, size, index, seed).model_dump_json() + "\n")
-                    count += 1
-    console.print(f"wrote {count} samples to {output}")
-
-
-from .benchmarks.writingbench import cli as _writingbench_cli  # noqa: E402  (registers its commands)
-
-app.add_typer(_writingbench_cli.app, name="writingbench")
-
-from .benchmarks.meeseeks import cli as _meeseeks_cli  # noqa: E402  (registers its commands)
-
-app.add_typer(_meeseeks_cli.app, name="meeseeks")
-generate_app.command("meeseeks")(_meeseeks_cli.generate)
+for _name, _load in command_groups().items():
+    app.add_typer(_load(), name=_name)
+for _name, _load in generate_commands().items():
+    generate_app.command(_name)(_load())
 
 
 def main() -> None:  # pragma: no cover - entry point

@@ -1,17 +1,29 @@
-"""The tasks proseval knows, by name, with the parameters each accepts."""
+"""Where benchmarks register themselves: tasks, their command groups and their generators.
+
+No list of benchmarks lives here. A benchmark is a package that, when imported, declares its
+tasks with the `@task` decorator and its commands with `command_group` / `generate_command`;
+it is found through the ``proseval.benchmarks`` entry-point group, so a benchmark in another
+package registers itself by naming its module there:
+
+    [project.entry-points."proseval.benchmarks"]
+    mybench = "mypackage.mybench"
+"""
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from importlib.metadata import entry_points
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .benchmarks.longweave.params import LongWeaveParams
-from .benchmarks.meeseeks.params import MeeseeksParams
-from .benchmarks.writingbench.params import CriteriaParams, CurateParams, WritingBenchParams
 from .core.task import Task
+
+ENTRY_POINT_GROUP = "proseval.benchmarks"
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class NoParams(BaseModel):
@@ -20,6 +32,8 @@ class NoParams(BaseModel):
 
 @dataclass(frozen=True)
 class TaskEntry:
+    """A registered task: its name, one-line summary, factory, parameter model and result tables."""
+
     name: str
     summary: str
     factory: Callable[[Any], Task]
@@ -27,104 +41,87 @@ class TaskEntry:
     render: Callable[[Any], list[Any]] | None = field(default=None)
 
 
-def _demo(params: NoParams) -> Task:
-    from .benchmarks.demo.task import make_task
-
-    return make_task()
-
-
-def _writingbench(params: WritingBenchParams) -> Task:
-    from .benchmarks.writingbench.task import make_task
-
-    return make_task(params)
+_TASKS: dict[str, TaskEntry] = {}
+_COMMAND_GROUPS: dict[str, Callable[[], Any]] = {}
+_GENERATORS: dict[str, Callable[[], Callable[..., Any]]] = {}
+_loaded = False
+load_errors: list[str] = []
 
 
-def _writingbench_criteria(params: CriteriaParams) -> Task:
-    from pathlib import Path
+def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
+         render: Callable[[Any], list[Any]] | None = None) -> Callable[[F], F]:
+    """Register a task factory: ``@task("mybench", summary=..., params=MyParams)``.
 
-    from .benchmarks.writingbench.userdata import criteria_task
+    The factory takes the validated parameters and returns a `Task`; import heavy modules inside
+    it, so that listing tasks stays fast. `render` turns a run's results into extra tables.
+    """
 
-    return criteria_task(Path(params.in_file))
+    def register(factory: F) -> F:
+        if name in _TASKS and _TASKS[name].factory is not factory:
+            raise ValueError(f"task {name!r} is registered twice")
+        _TASKS[name] = TaskEntry(name, summary, factory, params, render)
+        return factory
 
-
-def _writingbench_curate(params: CurateParams) -> Task:
-    from pathlib import Path
-
-    from .benchmarks.writingbench.task import make_scorer
-    from .benchmarks.writingbench.userdata import curate_task
-
-    scorer = make_scorer(WritingBenchParams(judge_mode=params.judge_mode, judge_attempts=params.judge_attempts))
-    return curate_task(Path(params.in_file), scorer)
-
-
-def _longweave(params: LongWeaveParams) -> Task:
-    from .benchmarks.longweave.task import make_task
-
-    return make_task(params)
+    return register
 
 
-def _render_longweave(results: Any) -> list[Any]:
-    from .benchmarks.longweave.render import render
-
-    return render(results)
-
-
-def _meeseeks(params: MeeseeksParams) -> Task:
-    from .benchmarks.meeseeks.task import make_task
-
-    return make_task(params)
+def command_group(name: str, load: Callable[[], Any]) -> None:
+    """Register `proseval NAME ...`: `load` returns the benchmark's typer app (imported lazily)."""
+    _COMMAND_GROUPS[name] = load
 
 
-def _render_meeseeks(results: Any) -> list[Any]:
-    from .benchmarks.meeseeks.render import render
-
-    return render(results)
-
-
-def _render_writingbench(results: Any) -> list[Any]:
-    from .benchmarks.writingbench.render import render
-
-    return render(results)
+def generate_command(name: str, load: Callable[[], Callable[..., Any]]) -> None:
+    """Register `proseval generate NAME ...`: `load` returns the typer command function."""
+    _GENERATORS[name] = load
 
 
-TASKS: dict[str, TaskEntry] = {
-    "demo": TaskEntry("demo", "8 short bundled writing prompts: judge rating 1-10 + length adherence", _demo),
-    "writingbench": TaskEntry(
-        "writingbench", "WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
-        _writingbench, WritingBenchParams, _render_writingbench),
-    "longweave": TaskEntry(
-        "longweave", "LongWeave: 7 generated, verifiable long-writing tasks at 1k/2k/4k/8k words",
-        _longweave, LongWeaveParams, _render_longweave),
-    "meeseeks": TaskEntry(
-        "meeseeks", "Meeseeks: multi-constraint instruction following; rule checks + Yes/No judge, "
-        "feedback over up to 20 rounds", _meeseeks, MeeseeksParams, _render_meeseeks),
-    "writingbench-criteria": TaskEntry(
-        "writingbench-criteria", "write 5 WritingBench-style criteria for your own queries "
-        "(see: proseval writingbench criteria)", _writingbench_criteria, CriteriaParams),
-    "writingbench-curate": TaskEntry(
-        "writingbench-curate", "score instruction/response pairs with generated criteria "
-        "(see: proseval writingbench curate)", _writingbench_curate, CurateParams),
-}
+def load_benchmarks() -> None:
+    """Import every module of the entry-point group once; a broken plug-in is reported, not fatal."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+        try:
+            importlib.import_module(point.value.partition(":")[0])
+        except Exception as exc:  # noqa: BLE001 - one broken plug-in must not take the others down
+            load_errors.append(f"benchmark plug-in {point.name!r} ({point.value}) failed to load: "
+                               f"{type(exc).__name__}: {exc}")
+    if not _TASKS:
+        print("warning: no benchmark is registered; reinstall proseval (pip install -e .) so that its "
+              f"entry points ({ENTRY_POINT_GROUP}) are known", file=sys.stderr)
 
 
-def register(entry: TaskEntry) -> None:
-    TASKS[entry.name] = entry
+def tasks() -> dict[str, TaskEntry]:
+    load_benchmarks()
+    return dict(sorted(_TASKS.items()))
+
+
+def command_groups() -> dict[str, Callable[[], Any]]:
+    load_benchmarks()
+    return dict(sorted(_COMMAND_GROUPS.items()))
+
+
+def generate_commands() -> dict[str, Callable[[], Callable[..., Any]]]:
+    load_benchmarks()
+    return dict(sorted(_GENERATORS.items()))
 
 
 def get_entry(name: str) -> TaskEntry:
-    if name not in TASKS:
-        raise KeyError(f"unknown task {name!r}; available: {', '.join(sorted(TASKS))} (see: proseval list)")
-    return TASKS[name]
+    known = tasks()
+    if name not in known:
+        raise KeyError(f"unknown task {name!r}; available: {', '.join(known)} (see: proseval list)")
+    return known[name]
 
 
-def format_validation_error(task: str, exc: ValidationError) -> str:
+def format_validation_error(task_name: str, exc: ValidationError) -> str:
     lines = []
     for error in exc.errors():
         where = "--" + "-".join(str(part) for part in error["loc"]).replace("_", "-") if error["loc"] else "parameters"
         message = "unknown parameter" if error["type"] == "extra_forbidden" else error["msg"]
         message = message.removeprefix("Value error, ")
         lines.append(f"{where}: {message}")
-    return f"task {task}: " + "; ".join(lines) + f" (see: proseval describe {task})"
+    return f"task {task_name}: " + "; ".join(lines) + f" (see: proseval describe {task_name})"
 
 
 def get_task(name: str, params: dict[str, Any] | None = None) -> Task:
@@ -134,6 +131,6 @@ def get_task(name: str, params: dict[str, Any] | None = None) -> Task:
         validated = entry.params.model_validate(params or {})
     except ValidationError as exc:
         raise ValueError(format_validation_error(name, exc)) from None
-    task = entry.factory(validated)
-    task.params = validated.model_dump(mode="json")
-    return task
+    built = entry.factory(validated)
+    built.params = validated.model_dump(mode="json")
+    return built

@@ -2,7 +2,8 @@
 
 from .sample import Sample
 from .score import Score
+from .scorer import scorer
 from .state import State
 from .task import Task
 
-__all__ = ["Sample", "Score", "State", "Task"]
+__all__ = ["Sample", "Score", "State", "Task", "scorer"]

@@ -19,6 +19,7 @@ from typing import Any
 from .. import __version__
 from ..core.sample import Sample
 from ..core.score import Score
+from ..core.scorer import declared_metrics, scorer_name
 from ..core.state import State
 from ..core.task import Task
 from ..models.base import ModelError
@@ -176,9 +177,14 @@ class Runner:
                                 usage=ctx.usage, duration_s=time.perf_counter() - start)
         scores: dict[str, Score] = {}
         for scorer in self.task.scorers:
-            name = getattr(scorer, "__name__", "score")
+            name = scorer_name(scorer)
             try:
-                scores.update(await scorer(sample, state, ctx))
+                produced = await scorer(sample, state, ctx)
+                declared = declared_metrics(scorer)
+                if declared is not None and not set(produced) <= set(declared):
+                    raise ValueError(f"scorer {name} returned {sorted(set(produced) - set(declared))}, "
+                                     f"which it does not declare ({', '.join(declared)})")
+                scores.update(produced)
             except ModelError as exc:
                 scores[name] = Score.unscored("error", scrub(f"{type(exc).__name__}: {exc}"))
             except Exception as exc:  # a scorer bug on one odd answer must not sink the run

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ...core.protocols import single_turn
 from ...core.sample import Sample
 from ...core.score import Score
+from ...core.scorer import scorer
 from ...core.state import State
 from ...core.task import Task
 from ...judging.parse import extract_json, parse_score
@@ -46,12 +47,14 @@ def length_score(text: str, target_words: int) -> float:
     return max(0.0, 1.0 - abs(words - target_words) / target_words)
 
 
+@scorer("length")
 async def length(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
     target = int(sample.target["words"])
     return {"length": Score(value=length_score(state.output, target),
                             explanation=f"{len(state.output.split())} words for a target of {target}")}
 
 
+@scorer("quality")
 async def judge_quality(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
     if not state.output.strip():  # a model failure: the lowest quality, without asking the judge
         return {"quality": Score(value=1.0, parse_status="empty",

@@ -22,9 +22,7 @@ Confidence intervals are percentile bootstraps that resample samples within each
 
 from __future__ import annotations
 
-import io
 import math
-import warnings
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -33,6 +31,7 @@ from typing import Any, Literal
 import numpy as np
 
 from proseval.benchmarks.longweave.generators.params import LENGTHS, TASKS
+from proseval.report.plots import chart, ci_errors
 
 Status = Literal["ok", "empty", "failed", "unscored"]
 Policy = Literal["proseval", "official_drop"]
@@ -246,40 +245,20 @@ def score_by_length_png(report: LongWeaveReport, *, title: str = "LongWeave") ->
 
     Returns None, with a warning, when matplotlib (``proseval[plot]``) is not installed.
     """
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        warnings.warn(
-            "matplotlib is not installed; install proseval[plot] to draw charts", stacklevel=2
-        )
-        return None
     lengths = _order(LENGTHS, (c.length for c in report.cells))
-    figure = Figure(figsize=(7, 4.5))
-    FigureCanvasAgg(figure)  # render with Agg without touching the global backend
-    axes = figure.subplots()
-    for task in report.tasks:
-        points = [
-            (x, cell) for x, n in enumerate(lengths)
-            if (cell := report.cell(task, n)) is not None and cell.mean is not None
-        ]
-        if not points:
-            continue
-        xs = [x for x, _ in points]
-        ys = [c.mean for _, c in points]
-        errors = [
-            [c.mean - c.ci_low if c.ci_low is not None else 0.0 for _, c in points],
-            [c.ci_high - c.mean if c.ci_high is not None else 0.0 for _, c in points],
-        ]
-        axes.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=task)
-    axes.set_xticks(range(len(lengths)), lengths)
-    axes.set_ylim(0, 1.05)
-    axes.set_xlabel("length")
-    axes.set_ylabel(f"mean score ({round(report.confidence * 100)}% bootstrap CI)")
-    axes.set_title(f"{title} ({report.policy})")
-    if axes.get_legend_handles_labels()[0]:
-        axes.legend(loc="best", fontsize="small")
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+
+    def draw(axes) -> None:
+        for task in report.tasks:
+            points = [(x, cell) for x, n in enumerate(lengths)
+                      if (cell := report.cell(task, n)) is not None and cell.mean is not None]
+            if points:
+                axes.errorbar([x for x, _ in points], [c.mean for _, c in points],
+                              yerr=ci_errors([(c.mean, c.ci_low, c.ci_high) for _, c in points]),
+                              marker="o", capsize=3, label=task)
+        axes.set_xticks(range(len(lengths)), lengths)
+        axes.set_ylim(0, 1.05)
+        axes.set_xlabel("length")
+        axes.set_ylabel(f"mean score ({round(report.confidence * 100)}% bootstrap CI)")
+        axes.set_title(f"{title} ({report.policy})")
+
+    return chart(draw)

@@ -43,6 +43,7 @@ from proseval.benchmarks.longweave.scorers.cf import extract_code
 from proseval.core.protocols import single_turn
 from proseval.core.sample import Sample
 from proseval.core.score import Score
+from proseval.core.scorer import scorer
 from proseval.core.state import State
 from proseval.core.task import Task
 from proseval.judging.reasoning import strip_reasoning
@@ -198,7 +199,7 @@ def target_counts(samples: list[ScoredSample]) -> dict[str, int]:
 
 
 def make_task(params: LongWeaveParams) -> Task:
-    scorer = Scorers(params)
+    score = scorer(SCORE, metrics=(SCORE, "length_adherence"))(Scorers(params))
     needs_judge = any(task in JUDGED_TASKS for task in params.task)
 
     def dataset() -> Any:
@@ -219,14 +220,13 @@ def make_task(params: LongWeaveParams) -> Task:
             files["longweave_by_length.png"] = chart
         return files
 
-    scorer.__name__ = SCORE  # type: ignore[attr-defined]
     return Task(
         name="longweave",
         version="1",
         description="LongWeave: 7 generated long-writing tasks at 1k-8k words",
         dataset=dataset,
         protocol=single_turn,
-        scorers=[scorer],
+        scorers=[score],
         roles_required=("candidate", "judge") if needs_judge else ("candidate",),
         role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
         slice_keys=("task", "length"),

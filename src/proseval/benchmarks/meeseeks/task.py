@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from collections.abc import Sequence
@@ -11,17 +10,28 @@ from typing import Any
 
 from proseval.benchmarks.meeseeks.data import CJK_LANGUAGES, MeeseeksItem, load_items
 from proseval.benchmarks.meeseeks.deps import DependencyGraph
-from proseval.benchmarks.meeseeks.download import DataCheck, check_data, download, has_data
+from proseval.benchmarks.meeseeks.download import (
+    DataCheck,
+    check_data,
+    download,
+    has_data,
+)
 from proseval.benchmarks.meeseeks.loop import reevaluate_item, run_item
 from proseval.benchmarks.meeseeks.metrics import Check, carry_forward, score_item
-from proseval.benchmarks.meeseeks.params import DATA_ENV, MeeseeksParams, default_data_dir
+from proseval.benchmarks.meeseeks.params import (
+    DATA_ENV,
+    MeeseeksParams,
+    default_data_dir,
+)
 from proseval.benchmarks.meeseeks.report import rounds_report
 from proseval.core.ordering import round_robin
 from proseval.core.sample import Sample
 from proseval.core.score import Score
+from proseval.core.scorer import scorer
 from proseval.core.state import State
 from proseval.core.task import Task
 from proseval.models.base import GenerateConfig
+from proseval.report.plots import chart
 from proseval.runtime.context import SampleContext
 from proseval.runtime.records import Results, ScoredSample
 from proseval.sandbox import isolation
@@ -171,31 +181,20 @@ def aggregate_rounds(samples: Sequence[ScoredSample]) -> dict[str, Any]:
 
 def utility_plot_png(rounds: Sequence[dict[str, Any]]) -> bytes | None:
     """Utility Rate (and both Meeseeks Scores) per round; None when matplotlib is not installed."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
     numbers = [r["round"] for r in rounds]
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    for key, label in (("utility_score", "Utility Rate"), ("meeseeks_score", "Meeseeks Score (official code)"),
-                       ("meeseeks_score_level1", "Meeseeks Score (paper, level 1)")):
-        points = [(n, r[key]) for n, r in zip(numbers, rounds) if r[key] is not None]
-        if points:
-            ax.plot(*zip(*points), marker="o", label=label)
-    ax.set_xlabel("round")
-    ax.set_ylim(0, 1)
-    ax.set_xticks(numbers)
-    ax.grid(alpha=0.3)
-    if ax.lines:
-        ax.legend(loc="lower right", fontsize="small")
-    buffer = io.BytesIO()
-    fig.tight_layout()
-    fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
-    return buffer.getvalue()
+
+    def draw(axes) -> None:
+        for key, label in (("utility_score", "Utility Rate"), ("meeseeks_score", "Meeseeks Score (official code)"),
+                           ("meeseeks_score_level1", "Meeseeks Score (paper, level 1)")):
+            points = [(n, r[key]) for n, r in zip(numbers, rounds) if r[key] is not None]
+            if points:
+                axes.plot(*zip(*points), marker="o", label=label)
+        axes.set_xlabel("round")
+        axes.set_ylim(0, 1)
+        axes.set_xticks(numbers)
+        axes.grid(alpha=0.3)
+
+    return chart(draw, size=(6, 3.5))
 
 
 def artifacts(results: Results) -> dict[str, str | bytes]:
@@ -239,6 +238,7 @@ def make_task(params: MeeseeksParams) -> Task:
     async def protocol(sample: Sample, ctx: SampleContext) -> State:
         return await run_item(MeeseeksItem.model_validate(sample.target), graphs[sample.id], ctx, params)
 
+    @scorer(SCORE, metrics=(SCORE, UTILITY))
     async def meeseeks(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
         return score_state(state)
 

@@ -1,1 +1,42 @@
 """WritingBench: general writing over 6 domains and 100 subdomains, judged per query-specific criterion."""
+
+from importlib import import_module
+from pathlib import Path
+
+from proseval.benchmarks.writingbench.params import CriteriaParams, CurateParams, WritingBenchParams
+from proseval.registry import command_group, task
+
+
+def _render(results):
+    from proseval.benchmarks.writingbench.render import render
+
+    return render(results)
+
+
+@task("writingbench", summary="WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
+      params=WritingBenchParams, render=_render)
+def writingbench(params: WritingBenchParams):
+    from proseval.benchmarks.writingbench.task import make_task
+
+    return make_task(params)
+
+
+@task("writingbench-criteria", summary="write 5 WritingBench-style criteria for your own queries "
+      "(see: proseval writingbench criteria)", params=CriteriaParams)
+def writingbench_criteria(params: CriteriaParams):
+    from proseval.benchmarks.writingbench.userdata import criteria_task
+
+    return criteria_task(Path(params.in_file))
+
+
+@task("writingbench-curate", summary="score instruction/response pairs with generated criteria "
+      "(see: proseval writingbench curate)", params=CurateParams)
+def writingbench_curate(params: CurateParams):
+    from proseval.benchmarks.writingbench.task import make_scorer
+    from proseval.benchmarks.writingbench.userdata import curate_task
+
+    scorer = make_scorer(WritingBenchParams(judge_mode=params.judge_mode, judge_attempts=params.judge_attempts))
+    return curate_task(Path(params.in_file), scorer)
+
+
+command_group("writingbench", lambda: import_module("proseval.benchmarks.writingbench.cli").app)

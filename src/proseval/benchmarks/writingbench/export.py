@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import csv
 import io
-import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from proseval.benchmarks.writingbench.aggregate import Report
+from proseval.report.plots import chart, ci_errors
 
 _REPORT_FIELDS = (
     "kind",
@@ -71,29 +71,17 @@ def domain_chart_png(report: Report, *, level: Literal["domain1", "domain2"] = "
     Returns None, with a warning, when matplotlib (``proseval[plot]``) is not installed.
     Slices without a score are shown without a bar.
     """
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError:
-        warnings.warn("matplotlib is not installed; install proseval[plot] to draw charts", stacklevel=2)
-        return None
     items = report.of_kind(level)
-    values = [item.value or 0.0 for item in items]
-    errors = [
-        (item.value - item.ci_low, item.ci_high - item.value) if item.ci_low is not None else (0.0, 0.0)
-        for item in items
-    ]
-    figure = Figure(figsize=(8, 1.0 + 0.3 * len(items)))
-    FigureCanvasAgg(figure)  # render with Agg without touching the global backend
-    axes = figure.subplots()
-    positions = range(len(items))
-    axes.barh(positions, values, xerr=list(zip(*errors)) if items else None, color="#4c72b0", capsize=2)
-    axes.set_yticks(list(positions), [f"{item.label} (n={item.queries_scored})" for item in items])
-    axes.invert_yaxis()
-    axes.set_xlim(0, 10)
-    axes.set_xlabel(f"mean score (1-10), {round(report.confidence * 100)}% bootstrap CI")
-    axes.set_title(f"WritingBench by {level}")
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+
+    def draw(axes) -> None:
+        values = [item.value or 0.0 for item in items]
+        whiskers = ci_errors([(item.value or 0.0, item.ci_low, item.ci_high) for item in items])
+        positions = range(len(items))
+        axes.barh(positions, values, xerr=whiskers if items else None, color="#4c72b0", capsize=2)
+        axes.set_yticks(list(positions), [f"{item.label} (n={item.queries_scored})" for item in items])
+        axes.invert_yaxis()
+        axes.set_xlim(0, 10)
+        axes.set_xlabel(f"mean score (1-10), {round(report.confidence * 100)}% bootstrap CI")
+        axes.set_title(f"WritingBench by {level}")
+
+    return chart(draw, size=(8, 1.0 + 0.3 * len(items)))

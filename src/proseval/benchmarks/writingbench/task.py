@@ -25,6 +25,7 @@ from proseval.benchmarks.writingbench.userdata import read_lines, request_text
 from proseval.core.protocols import single_turn
 from proseval.core.sample import Sample
 from proseval.core.score import Score
+from proseval.core.scorer import scorer
 from proseval.core.state import State
 from proseval.core.task import Task
 from proseval.models.base import GenerateConfig, ModelError
@@ -142,6 +143,7 @@ async def judge_batched(ctx: SampleContext, query: str, response: str, criteria:
 def make_scorer(params: WritingBenchParams) -> Any:
     strip = strip_reasoning if params.reasoning == "robust" else strip_reasoning_official
 
+    @scorer(SCORE)
     async def writingbench(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
         criteria = tuple(Criterion.model_validate(c) for c in sample.target["checklist"])
         cleaned = strip(state.output)

@@ -18,6 +18,7 @@ from proseval.benchmarks.writingbench.criteria import Criterion, criteria_messag
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, iter_json_objects
 from proseval.core.sample import Sample
 from proseval.core.score import Score
+from proseval.core.scorer import scorer
 from proseval.core.state import State
 from proseval.core.task import Task
 from proseval.models.base import GenerateConfig
@@ -103,9 +104,11 @@ def criteria_task(in_file: Path) -> Task:
         return State(output=json.dumps(checklist, ensure_ascii=False) if checklist else "",
                      metadata={"checklist": checklist, "error": error, "attempts": attempts})
 
+    @scorer("criteria_valid")
     async def valid(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
-        ok = state.metadata.get("checklist") is not None
-        return {"criteria_valid": Score(value=1.0 if ok else 0.0, explanation=state.metadata.get("error", ""))}
+        if state.metadata.get("checklist") is None:  # the criteria model's answer was unusable: unscored
+            return {"criteria_valid": Score.unscored("unparsable", state.metadata.get("error", ""))}
+        return {"criteria_valid": Score(value=1.0)}
 
     return Task(name="writingbench-criteria", version="1", dataset=dataset, protocol=protocol, scorers=[valid],
                 roles_required=("criteria",), role_configs={"criteria": CRITERIA_CONFIG},

@@ -1,0 +1,17 @@
+"""A template benchmark: importing this module registers its task and its command group."""
+
+from importlib import import_module
+
+from proseval import task
+from proseval.registry import command_group
+from proseval_haiku.params import HaikuParams
+
+
+@task("haiku", summary="template benchmark: haiku to a theme, judged 1-10, syllables checked", params=HaikuParams)
+def haiku(params: HaikuParams):
+    from proseval_haiku.task import make_task  # heavy imports stay out of `proseval list`
+
+    return make_task(params)
+
+
+command_group("haiku", lambda: import_module("proseval_haiku.cli").app)

@@ -1,0 +1,37 @@
+"""`proseval generate longweave`: the generated LongWeave samples as JSON Lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from proseval.benchmarks.longweave.generators import generate as generate_sample
+from proseval.benchmarks.longweave.params import LongWeaveParams
+from proseval.registry import format_validation_error
+
+
+def generate(
+    task: str = typer.Option(..., "--task", "-t", help="cf, biog, sr, nw, kvg, sms or pr (comma-separated for several)."),
+    length: str = typer.Option(..., "--length", "-l", help="1k, 2k, 4k or 8k (comma-separated for several)."),
+    n: int = typer.Option(200, "-n", "--samples", min=1, help="Samples per task x length."),
+    seed: int = typer.Option(0, "--seed", help="Generator seed (0 reproduces the official KVG/SMS instances)."),
+    start: int = typer.Option(0, "--start", min=0, help="First sample index."),
+    output: Path = typer.Option(..., "--output", "-o", help="Output JSON Lines file."),
+) -> None:
+    """Generate LongWeave samples: one JSON object per line (id, input, target, metadata)."""
+    try:
+        params = LongWeaveParams(task=task, length=length)
+    except ValidationError as exc:
+        Console(stderr=True).print(f"error: {format_validation_error('longweave', exc)}", markup=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    count = 0
+    with output.open("w", encoding="utf-8") as handle:
+        for name in params.task:
+            for size in params.length:
+                for index in range(start, start + n):
+                    handle.write(generate_sample(name, size, index, seed).model_dump_json() + "\n")
+                    count += 1
+    Console().print(f"wrote {count} samples to {output}")

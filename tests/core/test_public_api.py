@@ -1,0 +1,87 @@
+"""The public API and the registration contracts: run/read_run, @task, @scorer, entry points."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+import proseval
+from proseval import registry
+from proseval.core import Sample, Score, State, Task, scorer
+from proseval.core.protocols import single_turn
+from proseval.runtime.runner import RunOptions, start_run
+from support.core import binding
+
+
+def test_run_and_read_run(tmp_path):
+    run = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/echo"}, limit=3, out=tmp_path)
+    assert run.header.task == "demo" and run.results.counts.finished == 3
+    again = proseval.read_run(run.path)
+    assert again.results == run.results
+    assert [r.id for r in again.records()] == [r.id for r in run.records()]
+    frame = again.samples_df()
+    assert list(frame["id"]) == [r.id for r in run.records()] and "length" in frame.columns
+    assert set(again.metrics_df()["metric"]) == {"length", "quality"}
+
+
+def test_run_rejects_bad_counts_before_any_request(tmp_path):
+    with pytest.raises(ValueError, match="limit must be at least 1"):
+        proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/echo"}, limit=0, out=tmp_path)
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_public_names_are_exported():
+    for name in proseval.__all__:
+        assert getattr(proseval, name) is not None
+    with pytest.raises(AttributeError):
+        proseval.no_such_name  # noqa: B018
+
+
+def test_benchmarks_register_through_the_entry_point_group():
+    points = {p.name for p in importlib.metadata.entry_points(group=registry.ENTRY_POINT_GROUP)}
+    assert {"demo", "longweave", "meeseeks", "writingbench"} <= points
+    assert {"demo", "longweave", "meeseeks", "writingbench", "writingbench-criteria"} <= set(registry.tasks())
+    assert {"meeseeks", "writingbench"} <= set(registry.command_groups())
+    assert {"longweave", "meeseeks"} <= set(registry.generate_commands())
+
+
+def test_a_task_registered_by_decorator_runs_like_a_built_in(tmp_path):
+    @scorer("shout", metrics=["shout"])
+    async def shout(sample: Sample, state: State, ctx) -> dict[str, Score]:
+        return {"shout": Score(value=float(state.output.isupper()))}
+
+    @registry.task("unit-plugin", summary="a task registered from a test")
+    def make(params) -> Task:
+        return Task(name="unit-plugin", version="1", dataset=lambda: [Sample(id="a", input="HELLO")],
+                    protocol=single_turn, scorers=[shout])
+
+    try:
+        run = proseval.run("unit-plugin", model="scripted/echo", out=tmp_path)
+        assert run.results.metrics["shout"].mean == 1.0
+    finally:
+        registry._TASKS.pop("unit-plugin")
+
+
+async def test_a_scorer_that_returns_an_undeclared_metric_is_unscored(tmp_path):
+    @scorer("declared", metrics=["declared"])
+    async def sloppy(sample, state, ctx):
+        return {"declard": Score(value=1.0)}
+
+    task = Task(name="sloppy", version="1", dataset=lambda: [Sample(id="a", input="x")], protocol=single_turn,
+                scorers=[sloppy])
+    folder, results = await start_run(task, {"candidate": binding("scripted/echo")},
+                                      RunOptions(out_dir=tmp_path, display="none"))
+    record = next(folder.iter_records())
+    assert record.scores["declared"].value is None and "does not declare" in record.scores["declared"].explanation
+
+
+def test_a_broken_plug_in_is_reported_and_the_others_still_load(monkeypatch):
+    class Point:
+        name, value = "broken", "proseval_no_such_module_xyz"
+
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "load_errors", [])
+    monkeypatch.setattr(registry, "entry_points", lambda group: [Point()])
+    registry.load_benchmarks()
+    assert "broken" in registry.load_errors[0] and "demo" in registry.tasks()

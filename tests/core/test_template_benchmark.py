@@ -1,0 +1,60 @@
+"""The template benchmark in examples/haiku_bench uses every contract a benchmark needs."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import proseval
+from proseval import registry
+from proseval.models.scripted import register_script, unregister_script
+
+TEMPLATE = Path(__file__).resolve().parents[2] / "examples" / "haiku_bench"
+HAIKU = "Soft rain on the roof\nthe garden drinks in silence\nnight falls on the pond"
+
+
+@pytest.fixture
+def haiku_module():
+    sys.path.insert(0, str(TEMPLATE))
+    import proseval_haiku  # registers the task and its command group, as the entry point would
+
+    register_script("haiku-candidate", lambda messages: "" if "snow" in messages[-1]["content"] else HAIKU)
+    register_script("haiku-judge", lambda messages: '{"score": 8, "reason": "vivid"}')
+    yield proseval_haiku
+    unregister_script("haiku-candidate")
+    unregister_script("haiku-judge")
+    registry._TASKS.pop("haiku", None)
+    registry._COMMAND_GROUPS.pop("haiku", None)
+    sys.path.remove(str(TEMPLATE))
+    for name in [m for m in sys.modules if m.startswith("proseval_haiku")]:
+        del sys.modules[name]
+
+
+def test_the_template_declares_itself_with_one_entry_point_line():
+    project = tomllib.loads((TEMPLATE / "pyproject.toml").read_text())
+    assert project["project"]["entry-points"]["proseval.benchmarks"] == {"haiku": "proseval_haiku"}
+
+
+def test_the_template_runs_with_params_roles_judge_aggregate_and_plot(tmp_path, haiku_module):
+    assert "haiku" in registry.tasks() and "haiku" in registry.command_groups()
+    run = proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge"},
+                       params={"themes": "rain,snow"}, out=tmp_path)
+    metrics = run.results.metrics
+    assert metrics["form"].mean == 0.5  # the rain haiku is 5-7-5, the empty snow answer is not
+    assert metrics["quality"].mean == pytest.approx((8 + 1) / 2)  # an empty answer: the declared lowest score
+    assert run.results.counts.model_failures == {"empty": 1}
+    assert run.results.extra["haiku"]["quality_by_theme"] == {"rain": 8.0, "snow": 1.0}
+    assert (run.path / "haiku_by_theme.png").read_bytes()[:4] == b"\x89PNG"
+    assert set(run.results.slices["theme"]) == {"rain", "snow"}
+
+
+def test_the_template_command_group(tmp_path, haiku_module):
+    poem = tmp_path / "poem.txt"
+    poem.write_text(HAIKU)
+    app = registry.command_groups()["haiku"]()
+    result = CliRunner().invoke(app, ["syllables", str(poem)])
+    assert result.exit_code == 0 and "[5, 7, 5]" in result.output
