@@ -49,20 +49,31 @@ load_errors: list[str] = []
 
 
 def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
-         render: Callable[[Any], list[Any]] | None = None) -> Callable[[F], F]:
+         render: Callable[[Any], list[Any]] | str | None = None) -> Callable[[F], F]:
     """Register a task factory: ``@task("mybench", summary=..., params=MyParams)``.
 
     The factory takes the validated parameters and returns a `Task`; import heavy modules inside
-    it, so that listing tasks stays fast. `render` turns a run's results into extra tables.
+    it, so that listing tasks stays fast. `render` turns a run's results into extra tables; as
+    ``"module:function"`` it is imported only when used.
     """
 
     def register(factory: F) -> F:
         if name in _TASKS and _TASKS[name].factory is not factory:
             raise ValueError(f"task {name!r} is registered twice")
-        _TASKS[name] = TaskEntry(name, summary, factory, params, render)
+        _TASKS[name] = TaskEntry(name, summary, factory, params, _lazy(render) if isinstance(render, str) else render)
         return factory
 
     return register
+
+
+def _lazy(target: str) -> Callable[..., Any]:
+    """A function named ``"module:attribute"``, imported at its first call."""
+    module, _, attribute = target.partition(":")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), attribute)(*args, **kwargs)
+
+    return call
 
 
 def command_group(name: str, load: Callable[[], Any]) -> None:

@@ -164,24 +164,3 @@ def mean_tree(trees: Sequence[object]) -> object:
 
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _accumulate(samples: Iterable[ScoredSample], keys: Iterable[str] = ()) -> Accumulator:
-    accumulator = Accumulator(keys)
-    for sample in samples:
-        accumulator.add(sample)
-    return accumulator
-
-
-def summarize(samples: Iterable[ScoredSample], *, seed: int = 0) -> dict[str, MetricSummary]:
-    return _accumulate(samples).metrics(seed)
-
-
-def summarize_slices(
-    samples: Iterable[ScoredSample], keys: Iterable[str], *, seed: int = 0
-) -> dict[str, dict[str, dict[str, MetricSummary]]]:
-    return _accumulate(samples, keys).slice_tables(seed)
-
-
-def count(samples: Iterable[ScoredSample], total: int) -> Counts:
-    return _accumulate(samples).counts(total)

@@ -314,16 +314,6 @@ async def run_function_async(
     return _interpret(process.returncode, bytes(supervisor.stdout), bytes(supervisor.stderr), duration, limits)
 
 
-def run_function(
-    code: str,
-    text: str,
-    *,
-    function: str = "extract_info_list",
-    limits: SandboxLimits = DEFAULT_LIMITS,
-    split_namespace: bool = False,
-    allow_weak: bool = False,
-    python_guards: bool = True,
-) -> SandboxResult:
-    """Synchronous `run_function_async` (for callers without an event loop)."""
-    return asyncio.run(run_function_async(code, text, function=function, limits=limits, split_namespace=split_namespace,
-                                          allow_weak=allow_weak, python_guards=python_guards))
+def run_function(code: str, text: str, **options: Any) -> SandboxResult:
+    """Synchronous `run_function_async`, with the same options (for callers without an event loop)."""
+    return asyncio.run(run_function_async(code, text, **options))

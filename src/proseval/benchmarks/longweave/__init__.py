@@ -6,14 +6,8 @@ from proseval.benchmarks.longweave.params import LongWeaveParams
 from proseval.registry import generate_command, task
 
 
-def _render(results):
-    from proseval.benchmarks.longweave.render import render
-
-    return render(results)
-
-
 @task("longweave", summary="LongWeave: 7 generated, verifiable long-writing tasks at 1k/2k/4k/8k words",
-      params=LongWeaveParams, render=_render)
+      params=LongWeaveParams, render="proseval.benchmarks.longweave.render:render")
 def longweave(params: LongWeaveParams):
     from proseval.benchmarks.longweave.task import make_task
 

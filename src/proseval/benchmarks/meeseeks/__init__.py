@@ -6,14 +6,8 @@ from proseval.benchmarks.meeseeks.params import MeeseeksParams
 from proseval.registry import command_group, generate_command, task
 
 
-def _render(results):
-    from proseval.benchmarks.meeseeks.render import render
-
-    return render(results)
-
-
 @task("meeseeks", summary="Meeseeks: multi-constraint instruction following; rule checks + Yes/No judge, "
-      "feedback over up to 20 rounds", params=MeeseeksParams, render=_render)
+      "feedback over up to 20 rounds", params=MeeseeksParams, render="proseval.benchmarks.meeseeks.render:render")
 def meeseeks(params: MeeseeksParams):
     from proseval.benchmarks.meeseeks.task import make_task
 

@@ -7,14 +7,8 @@ from proseval.benchmarks.writingbench.params import CriteriaParams, CurateParams
 from proseval.registry import command_group, task
 
 
-def _render(results):
-    from proseval.benchmarks.writingbench.render import render
-
-    return render(results)
-
-
 @task("writingbench", summary="WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
-      params=WritingBenchParams, render=_render)
+      params=WritingBenchParams, render="proseval.benchmarks.writingbench.render:render")
 def writingbench(params: WritingBenchParams):
     from proseval.benchmarks.writingbench.task import make_task
 
