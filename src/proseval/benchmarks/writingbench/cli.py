@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from proseval import cli as main_cli
+from proseval.cli import common as main_cli
 from proseval.benchmarks.writingbench import data as wb_data
 from proseval.benchmarks.writingbench.aggregate_official import official_table
 from proseval.benchmarks.writingbench.export import official_table_to_csv
@@ -28,7 +28,7 @@ RunsOpt = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (
 
 
 def _request(role: Optional[list[str]], base_url: Optional[list[str]], concurrency: Optional[int]):
-    return main_cli._safe(lambda: main_cli._role_request({}, None, role, base_url, None, concurrency, None, None))
+    return main_cli.checked(lambda: main_cli.role_request({}, None, role, base_url, None, concurrency, None, None))
 
 
 def _records_in_input_order(folder: RunFolder, in_file: Path) -> list:
@@ -44,7 +44,7 @@ def download(dest: Path = typer.Option(None, "--dest", help="Target folder (defa
     try:
         path = wb_data.download(target)
     except (OSError, ValueError) as exc:
-        main_cli._fail(str(exc))
+        main_cli.fail(str(exc))
     main_cli.console.print(f"WritingBench data ready in {path}")
 
 
@@ -64,7 +64,7 @@ def criteria(
     The output keeps every input field and adds `checklist`; use it with
     `proseval run writingbench --queries OUTPUT` to evaluate models on your own prompts.
     """
-    options = RunOptions(out_dir=runs, display=main_cli._display(display))
+    options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
     folder, results = main_cli.execute("writingbench-criteria", {"in_file": str(in_file)},
                                        _request(role, base_url, concurrency), options)
     text, failed = criteria_output(_records_in_input_order(folder, in_file))
@@ -91,7 +91,7 @@ def curate(
     and the top `--keep` fraction by mean score is written out. Pairs that could not be
     scored are counted and never kept.
     """
-    options = RunOptions(out_dir=runs, display=main_cli._display(display))
+    options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
     folder, results = main_cli.execute("writingbench-curate", {"in_file": str(in_file), "judge_mode": judge_mode},
                                        _request(role, base_url, concurrency), options)
     scored = []
@@ -159,6 +159,6 @@ def official_table_cmd(
         bench = wb_data.load_benchmark(data_dir or default_data_dir(), verify=verify)
         columns, rows = official_table(load_score_dir(score_dir), bench)
     except (OSError, ValueError) as exc:
-        main_cli._fail(str(exc))
+        main_cli.fail(str(exc))
     output.write_text(official_table_to_csv(columns, rows), encoding="utf-8")
     main_cli.console.print(f"wrote {len(rows)} model rows x {len(columns)} columns to {output}")

@@ -1,0 +1,28 @@
+"""`proseval cache stats | clear`."""
+
+from __future__ import annotations
+
+import typer
+
+from ..runtime.cache import ResponseCache
+from .app import cache_app
+from .common import console
+
+@cache_app.command("stats")
+def cache_stats() -> None:
+    """Where the cache is, how many responses it holds and its size."""
+    cache = ResponseCache()
+    stats = cache.stats()
+    cache.close()
+    console.print(f"cache: {stats['path']}\nentries: {stats['entries']:,}\nsize on disk: {stats['file_bytes']:,} bytes")
+
+
+@cache_app.command("clear")
+def cache_clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")) -> None:
+    """Delete every cached response."""
+    cache = ResponseCache()
+    if not yes and not typer.confirm(f"Delete all cached responses in {cache.path}?"):
+        raise typer.Exit(1)
+    removed = cache.clear()
+    cache.close()
+    console.print(f"removed {removed:,} cached responses")

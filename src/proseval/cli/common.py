@@ -1,0 +1,236 @@
+"""What the commands share: consoles, common options, configuration files, role requests, errors.
+
+Benchmark command groups use these too (`proseval.cli.common`), so that every command reads
+options, reports errors and prints results the same way.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+import yaml
+from rich.console import Console
+from rich.markup import escape
+
+from ..models.base import FatalError
+from ..registry import get_task, tasks
+from ..report.tables import print_results
+from ..runtime.loop import run_async
+from ..runtime.roles import RoleError, RoleRequest, parse_assignments, resolve_roles
+from ..runtime.runlog import RunFolder, RunFolderError
+from ..runtime.runner import ConfigMismatchError, RunOptions, replay_task, resume_run, start_run
+from ..runtime.secrets import scrub
+
+console = Console()
+errors = Console(stderr=True)
+
+ModelOpt = typer.Option(None, "--model", "-m", help="Candidate model, PROVIDER/MODEL (e.g. openai/gpt-4o-mini, "
+                        "openai-compatible/qwen2.5-7b, local/smollm2-135m).")
+RoleOpt = typer.Option(None, "--role", "-r", help="Bind a role: ROLE=PROVIDER/MODEL, e.g. judge=openai/gpt-4o-mini. Repeatable.")
+BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint; repeat to spread requests over replicas.")
+RoleBaseUrlOpt = typer.Option(None, "--role-base-url", help="ROLE=URL: endpoint for one role only. Repeatable.")
+ConcurrencyOpt = typer.Option(None, "--concurrency", "-c", help="Requests in flight per role (default: 16 remote, 1 local).")
+RoleConcurrencyOpt = typer.Option(None, "--role-concurrency", help="ROLE=N: concurrency for one role. Repeatable.")
+GenOpt = typer.Option(None, "--gen", "-g", help="ROLE.PARAM=VALUE generation setting, e.g. candidate.max_tokens=2048, "
+                      "judge.temperature=0. Repeatable.")
+ConfigOpt = typer.Option(None, "--config", help="YAML file mirroring these options (flags win).")
+DisplayOpt = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or none.")
+NoCacheOpt = typer.Option(None, "--no-cache", help="Neither read nor write the response cache.", show_default=False)
+
+
+
+def fail(message: str, code: int = 2) -> None:
+    errors.print(f"[bold red]error:[/] {escape(scrub(message))}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def load_config(path: Optional[Path]) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        fail(f"cannot read {path}: {exc}")
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        fail(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
+    if not isinstance(data, dict):
+        fail(f"{path}: expected a mapping of option names to values")
+    known = {"task", "model", "role", "roles", "base_url", "role_base_url", "concurrency", "role_concurrency",
+             "gen", "limit", "seed", "out", "display", "no_cache", "params", "epochs", "max_attempts"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        fail(f"{path}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return data
+
+
+def as_list(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [f"{k}={v}" for k, v in value.items()]
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def pick(flag: Any, config: dict[str, Any], key: str, default: Any = None) -> Any:
+    if flag not in (None, []):
+        return flag
+    return config.get(key, default)
+
+
+def parse_value(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def generation_settings(items: list[str]) -> dict[str, dict[str, Any]]:
+    result: dict[str, dict[str, Any]] = {}
+    for key, value in parse_assignments(items, "--gen").items():
+        role, dot, param = key.partition(".")
+        if not dot:
+            raise RoleError(f"--gen {key}={value} must look like ROLE.PARAM=VALUE")
+        result.setdefault(role, {})[param] = parse_value(value)
+    return result
+
+
+def role_request(cfg: dict[str, Any], model, role, base_url, role_base_url, concurrency, role_concurrency, gen) -> RoleRequest:
+    roles = parse_assignments(as_list(role) or as_list(cfg.get("role") or cfg.get("roles")), "--role")
+    role_urls: dict[str, list[str]] = {}
+    for item in as_list(role_base_url) or as_list(cfg.get("role_base_url")):
+        name, _, url = item.partition("=")
+        role_urls.setdefault(name, []).append(url)
+    return RoleRequest(
+        model=pick(model, cfg, "model"),
+        roles=roles,
+        base_urls=as_list(base_url) or as_list(cfg.get("base_url")),
+        role_base_urls=role_urls,
+        concurrency=pick(concurrency, cfg, "concurrency"),
+        role_concurrency={k: int(v) for k, v in parse_assignments(
+            as_list(role_concurrency) or as_list(cfg.get("role_concurrency")), "--role-concurrency").items()},
+        generation=generation_settings(as_list(gen) or as_list(cfg.get("gen"))),
+    )
+
+
+def display_mode(value: Optional[str]) -> str:
+    if value is None:
+        return "rich" if sys.stderr.isatty() else "plain"
+    if value not in ("rich", "plain", "none"):
+        fail(f"--display must be rich, plain or none (got {value!r})")
+    return value
+
+
+def run_in_loop(coro: Any) -> Any:
+    try:
+        return run_async(coro)
+    except KeyboardInterrupt:
+        errors.print("[yellow]interrupted: finished samples are saved; continue with proseval resume RUN_DIR[/]")
+        raise typer.Exit(130) from None
+
+
+def task_tables(task_name: str, results: Any) -> list[Any]:
+    entry = tasks().get(task_name)
+    return entry.render(results) if entry is not None and entry.render is not None else []
+
+
+def report_run(folder: RunFolder, results: Any) -> None:
+    header = folder.read_header()
+    print_results(console, header, results, task_tables(header.task, results))
+    console.print(f"run folder: {folder.path}")
+
+
+def task_params_from(items: list[str], cfg: dict[str, Any], extra: list[str]) -> dict[str, Any]:
+    """Task parameters from the YAML file, `-T KEY=VALUE` and task options such as `--data-dir X`."""
+    params = dict(cfg.get("params") or {})
+    params.update({k.replace("-", "_"): parse_value(v) for k, v in parse_assignments(items, "-T").items()})
+    params.update(task_options(extra))
+    return params
+
+
+def task_options(args: list[str]) -> dict[str, Any]:
+    """`--judge-mode batched --strict --length=1k` → {"judge_mode": "batched", "strict": True, "length": "1k"}."""
+    options: dict[str, Any] = {}
+    position = 0
+    while position < len(args):
+        token = args[position]
+        if not token.startswith("--") or token == "--":
+            raise RoleError(f"unexpected argument {token!r}; task options look like --name value")
+        name, sep, value = token[2:].partition("=")
+        if not sep:
+            following = args[position + 1] if position + 1 < len(args) else None
+            if following is not None and not following.startswith("--"):
+                value, position = following, position + 1
+            else:
+                value = "true"
+        options[name.replace("-", "_")] = parse_value(value)
+        position += 1
+    return options
+
+
+def check_counts(**values: Optional[int]) -> None:
+    """--limit and --epochs are counts: at least 1, checked before anything else."""
+    for name, value in values.items():
+        if value is not None and value < 1:
+            fail(f"--{name} must be at least 1 (got {value})")
+
+
+def requested_config(task: Optional[str], extra: list[str], param, config, model, role, base_url, role_base_url,
+                      concurrency, role_concurrency, gen, resume: Path, *, seed: Optional[int],
+                      epochs: Optional[int]) -> tuple[Any, dict[str, Any]]:
+    """The task and role bindings the options of `run --resume` describe, to compare with the run's."""
+    try:
+        header = RunFolder(resume).read_header()
+    except RunFolderError as exc:
+        fail(str(exc))
+    for name, asked, kept in (("seed", seed, header.seed), ("epochs", epochs, header.epochs)):
+        if asked is not None and asked != kept:
+            fail(f"--{name} {asked}: {resume} was run with {name} {kept}, which a resume cannot change; "
+                  "start a new run")
+    cfg = load_config(config)
+    params = task_params_from(param or [], cfg, list(extra))
+    request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
+                                          gen))
+    the_task = checked(lambda: get_task(task or cfg.get("task") or header.task, params))
+    bindings, _, _ = checked(lambda: resolve_roles(request, the_task.roles_required, the_task.role_configs))
+    return the_task, bindings
+
+
+def checked(build: Any) -> Any:
+    try:
+        return build()
+    except (KeyError, ValueError, TypeError) as exc:
+        fail(str(exc).strip("'\""))
+
+
+def execute(task_name: str, params: dict[str, Any], request: RoleRequest, options: RunOptions,
+            run_dir: Optional[Path] = None) -> tuple[RunFolder, Any]:
+    """Build the task, check the roles (before any call), run it; errors become clear messages."""
+    the_task = checked(lambda: get_task(task_name, params))
+    bindings, warnings, demo = checked(lambda: resolve_roles(request, the_task.roles_required, the_task.role_configs))
+    for warning in warnings:
+        errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+    try:
+        return run_in_loop(start_run(the_task, bindings, options, demo=demo, run_dir=run_dir))
+    except (FatalError, FileExistsError, RunFolderError) as exc:
+        fail(str(exc))
+
+
+def resume_folder(path: Path, *, force: bool, no_cache: bool, display: Optional[str], limit: Optional[int],
+            retry_failed: bool = False, requested: Optional[tuple[Any, dict[str, Any]]] = None) -> None:
+    folder = RunFolder(path)
+    try:
+        header = folder.read_header()
+        the_task, bindings = requested if requested else (get_task(header.task, header.task_params), None)
+        if header.rescored_from:
+            the_task = replay_task(the_task, RunFolder(Path(header.rescored_from)))
+        options = RunOptions(out_dir=path.parent, use_cache=not no_cache, display=display_mode(display), force=force,
+                             retry_failed=retry_failed, limit=limit)
+        results = run_in_loop(resume_run(folder, the_task, options, bindings))
+    except (RunFolderError, ConfigMismatchError, FatalError, KeyError) as exc:
+        fail(str(exc).strip("'\""))
+    report_run(folder, results)

@@ -1,0 +1,26 @@
+"""`proseval resume RUN_DIR`: continue an interrupted run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from dotenv import load_dotenv
+
+from .app import app
+from .common import DisplayOpt, check_counts, resume_folder
+
+@app.command("resume")
+def resume_cmd(
+    run_dir: Path = typer.Argument(..., help="Run folder to continue."),
+    force: bool = typer.Option(False, "--force", help="Continue even if the task or model configuration changed."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Also run again the samples that failed."),
+    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Extend or shrink the run's sample limit."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
+    display: Optional[str] = DisplayOpt,
+) -> None:
+    """Continue an interrupted run: only samples without a finished record are run."""
+    load_dotenv(Path.cwd() / ".env")
+    check_counts(limit=limit)
+    resume_folder(run_dir, force=force, no_cache=no_cache, display=display, limit=limit, retry_failed=retry_failed)

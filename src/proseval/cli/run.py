@@ -1,0 +1,91 @@
+"""`proseval run TASK`: start a run (or continue one with --resume)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from dotenv import load_dotenv
+
+from ..runtime.runner import RunOptions
+from .app import app
+from .common import (
+    BaseUrlOpt,
+    ConcurrencyOpt,
+    ConfigOpt,
+    DisplayOpt,
+    GenOpt,
+    ModelOpt,
+    NoCacheOpt,
+    RoleBaseUrlOpt,
+    RoleConcurrencyOpt,
+    RoleOpt,
+    check_counts,
+    checked,
+    display_mode,
+    execute,
+    fail,
+    load_config,
+    pick,
+    report_run,
+    requested_config,
+    resume_folder,
+    role_request,
+    task_params_from,
+)
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(
+    ctx: typer.Context,
+    task: Optional[str] = typer.Argument(None, help="Task name (see: proseval list); its own options (see: "
+                                         "proseval describe TASK) follow as --name value."),
+    model: Optional[str] = ModelOpt,
+    role: Optional[list[str]] = RoleOpt,
+    base_url: Optional[list[str]] = BaseUrlOpt,
+    role_base_url: Optional[list[str]] = RoleBaseUrlOpt,
+    concurrency: Optional[int] = ConcurrencyOpt,
+    role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
+    gen: Optional[list[str]] = GenOpt,
+    param: Optional[list[str]] = typer.Option(None, "--param", "-T", help="KEY=VALUE task parameter. Repeatable."),
+    limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Run only the first N samples."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed sent to every model (and used for bootstrap CIs)."),
+    epochs: Optional[int] = typer.Option(None, "--epochs", help="Repeat every sample N times."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder that holds run folders (default: runs)."),
+    run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Exact run folder to create."),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="Continue this run folder instead of starting anew."),
+    force: bool = typer.Option(False, "--force", help="With --resume: continue despite a configuration change."),
+    no_cache: Optional[bool] = NoCacheOpt,
+    display: Optional[str] = DisplayOpt,
+    config: Optional[Path] = ConfigOpt,
+) -> None:
+    """Run a task and print its results table."""
+    load_dotenv(Path.cwd() / ".env")
+    check_counts(limit=limit, epochs=epochs)
+    if resume is not None:
+        changes = any([task, model, role, base_url, role_base_url, gen, param, ctx.args, seed is not None,
+                       epochs is not None, config])
+        requested = None
+        if changes:
+            requested = requested_config(task, ctx.args, param, config, model, role, base_url, role_base_url,
+                                          concurrency, role_concurrency, gen, resume, seed=seed, epochs=epochs)
+        return resume_folder(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
+                       requested=requested)
+    cfg = load_config(config)
+    task_name = task or cfg.get("task")
+    if not task_name:
+        fail("name a task, e.g. proseval run demo (see: proseval list)")
+    params = task_params_from(param or [], cfg, list(ctx.args))
+    request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
+                                          gen))
+    options = RunOptions(
+        out_dir=Path(pick(out, cfg, "out", "runs")),
+        limit=pick(limit, cfg, "limit"),
+        seed=pick(seed, cfg, "seed"),
+        epochs=int(pick(epochs, cfg, "epochs", 1)),
+        use_cache=not pick(no_cache, cfg, "no_cache", False),
+        display=display_mode(pick(display, cfg, "display")),
+        max_attempts=int(cfg.get("max_attempts", 6)),
+    )
+    folder, results = execute(task_name, params, request, options, run_dir=run_dir)
+    report_run(folder, results)

@@ -1,0 +1,69 @@
+"""`proseval score RUN_DIR`: score stored answers again with other roles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from dotenv import load_dotenv
+
+from ..models.base import FatalError
+from ..registry import get_task
+from ..runtime.roles import RoleError, resolve_roles
+from ..runtime.runlog import RunFolder, RunFolderError
+from ..runtime.runner import RunOptions, rescore_run
+from .app import app
+from .common import (
+    BaseUrlOpt,
+    ConcurrencyOpt,
+    DisplayOpt,
+    GenOpt,
+    RoleBaseUrlOpt,
+    RoleConcurrencyOpt,
+    RoleOpt,
+    display_mode,
+    errors,
+    fail,
+    report_run,
+    role_request,
+    run_in_loop,
+)
+
+@app.command("score")
+def score_cmd(
+    run_dir: Path = typer.Argument(..., help="Run folder whose stored outputs are scored again."),
+    role: Optional[list[str]] = RoleOpt,
+    base_url: Optional[list[str]] = BaseUrlOpt,
+    role_base_url: Optional[list[str]] = RoleBaseUrlOpt,
+    concurrency: Optional[int] = ConcurrencyOpt,
+    role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
+    gen: Optional[list[str]] = GenOpt,
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the new run folder (default: beside RUN_DIR)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
+    display: Optional[str] = DisplayOpt,
+) -> None:
+    """Re-score a run's stored outputs with other judge-like roles; the candidate is not called."""
+    load_dotenv(Path.cwd() / ".env")
+    source = RunFolder(run_dir)
+    warnings: list[str] = []
+    try:
+        header = source.read_header()
+        the_task = get_task(header.task, header.task_params)
+        request = role_request({}, None, role, base_url, role_base_url, concurrency, role_concurrency, gen)
+        if "candidate" in request.roles:
+            fail("re-scoring keeps the stored candidate outputs; bind only other roles")
+        if not request.roles:
+            fail("name the role(s) to re-score with, e.g. --role judge=openai/gpt-4o-mini")
+        rebound, warnings, _ = resolve_roles(request, tuple(request.roles), the_task.role_configs, allow_demo=False)
+        bindings = {**{r: b for r, b in header.roles.items() if r != "candidate"}, **rebound}
+        missing = [r for r in the_task.roles_required if r != "candidate" and r not in bindings]
+        if missing:
+            fail(f"the task needs the role(s) {', '.join(missing)}: add --role ROLE=PROVIDER/MODEL")
+        options = RunOptions(out_dir=out or run_dir.parent, use_cache=not no_cache, display=display_mode(display))
+        folder, results = run_in_loop(rescore_run(source, the_task, bindings, options))
+    except (RunFolderError, RoleError, FatalError, KeyError, ValueError) as exc:
+        fail(str(exc).strip("'\""))
+    for warning in warnings:
+        errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+    report_run(folder, results)

@@ -1,0 +1,23 @@
+"""`proseval show RUN_DIR`: print a run's tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..report.tables import print_results
+from ..runtime.runlog import RunFolder, RunFolderError
+from .app import app
+from .common import console, fail, task_tables
+
+@app.command()
+def show(run_dir: Path = typer.Argument(..., help="Run folder.")) -> None:
+    """Print a run's results tables."""
+    folder = RunFolder(run_dir)
+    try:
+        header = folder.read_header()
+        results = folder.read_results()
+    except RunFolderError as exc:
+        fail(str(exc))
+    print_results(console, header, results, task_tables(header.task, results))

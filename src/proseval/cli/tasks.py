@@ -1,0 +1,64 @@
+"""`proseval list` and `proseval describe TASK`."""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from ..registry import get_entry, load_errors, tasks
+from .app import app
+from .common import console, errors, fail
+
+@app.command("list")
+def list_tasks() -> None:
+    """List the tasks proseval can run."""
+    from rich.table import Table
+
+    table = Table(title="Tasks")
+    table.add_column("task")
+    table.add_column("what it is")
+    for entry in tasks().values():
+        table.add_row(entry.name, entry.summary)
+    console.print(table)
+    for problem in load_errors:
+        errors.print(f"[bold yellow]warning:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+
+
+@app.command("describe")
+def describe(task: str = typer.Argument(..., help="Task name.")) -> None:
+    """Show a task's options (pass them to run as --name value)."""
+    from rich.table import Table
+
+    try:
+        entry = get_entry(task)
+    except KeyError as exc:
+        fail(str(exc).strip("'\""))
+    console.print(f"[bold]{entry.name}[/]: {entry.summary}")
+    fields = entry.params.model_fields
+    if not fields:
+        console.print("This task has no options.")
+        return
+    table = Table(title="Options", title_justify="left")
+    for column in ("option", "type", "default", "meaning"):
+        table.add_column(column)
+    for name, info in fields.items():
+        default = "required" if info.is_required() else repr(info.get_default(call_default_factory=True))
+        cells = ("--" + name.replace("_", "-"), _type_label(info.annotation), default, info.description or "")
+        table.add_row(*map(escape, cells))
+    console.print(table)
+
+
+def _type_label(annotation: Any) -> str:
+    """A reader's name for an option type: `int`, `str | None`, `batched | per-criterion`, `list[str]`."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Literal:
+        return " | ".join(map(str, args))
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(_type_label(arg) for arg in args)
+    if origin is not None:
+        return f"{getattr(origin, '__name__', origin)}[{', '.join(map(_type_label, args))}]"
+    return "None" if annotation is type(None) else getattr(annotation, "__name__", str(annotation))
