@@ -2,16 +2,17 @@
 
 from importlib import import_module
 
-from proseval import task
-from proseval.registry import command_group
+from proseval import registry
 from proseval_haiku.params import HaikuParams
 
 
-@task("haiku", summary="template benchmark: haiku to a theme, judged 1-10, syllables checked", params=HaikuParams)
+@registry.task(
+    "haiku", summary="template benchmark: haiku to a theme, judged 1-10, syllables checked", params=HaikuParams
+)
 def haiku(params: HaikuParams):
     from proseval_haiku.task import make_task  # heavy imports stay out of `proseval list`
 
     return make_task(params)
 
 
-command_group("haiku", lambda: import_module("proseval_haiku.cli").app)
+registry.command_group("haiku", lambda: import_module("proseval_haiku.cli").app)

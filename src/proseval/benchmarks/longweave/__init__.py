@@ -2,16 +2,20 @@
 
 from importlib import import_module
 
+from proseval import registry
 from proseval.benchmarks.longweave.params import LongWeaveParams
-from proseval.registry import generate_command, task
 
 
-@task("longweave", summary="LongWeave: 7 generated, verifiable long-writing tasks at 1k/2k/4k/8k words",
-      params=LongWeaveParams, render="proseval.benchmarks.longweave.render:render")
+@registry.task(
+    "longweave",
+    summary="LongWeave: 7 generated, verifiable long-writing tasks at 1k/2k/4k/8k words",
+    params=LongWeaveParams,
+    render="proseval.benchmarks.longweave.render:render",
+)
 def longweave(params: LongWeaveParams):
     from proseval.benchmarks.longweave.task import make_task
 
     return make_task(params)
 
 
-generate_command("longweave", lambda: import_module("proseval.benchmarks.longweave.cli").generate)
+registry.generate_command("longweave", lambda: import_module("proseval.benchmarks.longweave.cli").generate)

@@ -3,28 +3,38 @@
 from importlib import import_module
 from pathlib import Path
 
+from proseval import registry
 from proseval.benchmarks.writingbench.params import CriteriaParams, CurateParams, WritingBenchParams
-from proseval.registry import command_group, task
 
 
-@task("writingbench", summary="WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
-      params=WritingBenchParams, render="proseval.benchmarks.writingbench.render:render")
+@registry.task(
+    "writingbench",
+    summary="WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
+    params=WritingBenchParams,
+    render="proseval.benchmarks.writingbench.render:render",
+)
 def writingbench(params: WritingBenchParams):
     from proseval.benchmarks.writingbench.task import make_task
 
     return make_task(params)
 
 
-@task("writingbench-criteria", summary="write 5 WritingBench-style criteria for your own queries "
-      "(see: proseval writingbench criteria)", params=CriteriaParams)
+@registry.task(
+    "writingbench-criteria",
+    summary="write 5 WritingBench-style criteria for your own queries (see: proseval writingbench criteria)",
+    params=CriteriaParams,
+)
 def writingbench_criteria(params: CriteriaParams):
     from proseval.benchmarks.writingbench.userdata import criteria_task
 
     return criteria_task(Path(params.in_file))
 
 
-@task("writingbench-curate", summary="score instruction/response pairs with generated criteria "
-      "(see: proseval writingbench curate)", params=CurateParams)
+@registry.task(
+    "writingbench-curate",
+    summary="score instruction/response pairs with generated criteria (see: proseval writingbench curate)",
+    params=CurateParams,
+)
 def writingbench_curate(params: CurateParams):
     from proseval.benchmarks.writingbench.task import make_scorer
     from proseval.benchmarks.writingbench.userdata import curate_task
@@ -33,4 +43,4 @@ def writingbench_curate(params: CurateParams):
     return curate_task(Path(params.in_file), scorer)
 
 
-command_group("writingbench", lambda: import_module("proseval.benchmarks.writingbench.cli").app)
+registry.command_group("writingbench", lambda: import_module("proseval.benchmarks.writingbench.cli").app)
