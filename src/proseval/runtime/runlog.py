@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import socket
@@ -151,14 +152,20 @@ class RunFolder:
         """
         chosen: dict[tuple[str, int], ScoredSample] = {}
         duplicates = 0
-        for sample in self.iter_scored():
-            key = (sample.id, sample.epoch)
-            previous = chosen.get(key)
-            if previous is not None:
-                duplicates += 1
-                if previous.status == "ok" and sample.status != "ok":
-                    continue
-            chosen[key] = sample
+        collecting = gc.isenabled()
+        gc.disable()  # many long-lived objects at once: the cyclic collector would only slow parsing
+        try:
+            for sample in self.iter_scored():
+                key = (sample.id, sample.epoch)
+                previous = chosen.get(key)
+                if previous is not None:
+                    duplicates += 1
+                    if previous.status == "ok" and sample.status != "ok":
+                        continue
+                chosen[key] = sample
+        finally:
+            if collecting:
+                gc.enable()
         return list(chosen.values()), duplicates
 
     def finished_keys(self) -> set[tuple[str, int]]:
