@@ -5,13 +5,13 @@ from __future__ import annotations
 import importlib.metadata
 
 import pytest
+from support.core import binding
 
 import proseval
 from proseval import registry
 from proseval.core import Sample, Score, State, Task, scorer
 from proseval.core.protocols import single_turn
 from proseval.runtime.runner import RunOptions, start_run
-from support.core import binding
 
 
 def test_run_and_read_run(tmp_path):

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from support.core import binding, make_task
 from typer.testing import CliRunner
 
 from proseval.cli import app
@@ -18,7 +19,6 @@ from proseval.runtime.runlog import RunFolder, RunLockedError
 from proseval.runtime.runner import ConfigMismatchError, RunOptions, aggregate_run, resume_run, start_run
 from proseval.runtime.secrets import scrub, scrub_url
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
-from support.core import binding, make_task
 
 cli = CliRunner()
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 from typer.testing import CliRunner
 
 import proseval

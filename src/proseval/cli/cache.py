@@ -8,6 +8,7 @@ from ..runtime.cache import ResponseCache
 from .app import cache_app
 from .common import console
 
+
 @cache_app.command("stats")
 def cache_stats() -> None:
     """Where the cache is, how many responses it holds and its size."""

@@ -11,6 +11,7 @@ from ..doctor import COMPONENTS
 from .app import app
 from .common import console, fail
 
+
 @app.command()
 def doctor(
     require: Optional[list[str]] = typer.Option(

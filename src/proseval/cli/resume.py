@@ -11,6 +11,7 @@ from dotenv import load_dotenv
 from .app import app
 from .common import DisplayOpt, check_counts, resume_folder
 
+
 @app.command("resume")
 def resume_cmd(
     run_dir: Path = typer.Argument(..., help="Run folder to continue."),

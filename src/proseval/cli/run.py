@@ -35,6 +35,7 @@ from .common import (
     task_params_from,
 )
 
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
     ctx: typer.Context,

@@ -9,6 +9,7 @@ import typer
 from .app import app
 from .common import console
 
+
 @app.command()
 def schema(out: Path = typer.Option(Path("docs/schema"), "--out", "-o", help="Folder to write the schemas to.")) -> None:
     """Write the JSON Schemas of header.json, samples.jsonl records and results.json."""

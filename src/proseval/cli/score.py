@@ -30,6 +30,7 @@ from .common import (
     run_in_loop,
 )
 
+
 @app.command("score")
 def score_cmd(
     run_dir: Path = typer.Argument(..., help="Run folder whose stored outputs are scored again."),

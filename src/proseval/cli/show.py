@@ -11,6 +11,7 @@ from ..runtime.runlog import RunFolder, RunFolderError
 from .app import app
 from .common import console, fail, task_tables
 
+
 @app.command()
 def show(run_dir: Path = typer.Argument(..., help="Run folder.")) -> None:
     """Print a run's results tables."""

@@ -13,6 +13,7 @@ from ..registry import get_entry, load_errors, tasks
 from .app import app
 from .common import console, errors, fail
 
+
 @app.command("list")
 def list_tasks() -> None:
     """List the tasks proseval can run."""

@@ -29,7 +29,7 @@ from .cache import ResponseCache, canonical_json
 from .context import SampleContext
 from .executor import RoleModel
 from .progress import Display, RunProgress
-from .records import ResumeEvent, Results, RoleBinding, RunHeader, SampleRecord, ScoredSample
+from .records import Results, ResumeEvent, RoleBinding, RunHeader, SampleRecord, ScoredSample
 from .runlog import RunFolder, SampleWriter
 from .secrets import REDACTED, scrub, scrub_url
 
