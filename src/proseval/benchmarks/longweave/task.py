@@ -46,6 +46,7 @@ from proseval.core.score import Score
 from proseval.core.scorer import scorer
 from proseval.core.state import State
 from proseval.core.task import Task
+from proseval.judging.ask import ask_until
 from proseval.judging.reasoning import strip_reasoning
 from proseval.models.base import GenerateConfig, ModelError
 from proseval.runtime.context import SampleContext
@@ -79,18 +80,10 @@ class Scorers:
         """Every call, re-asked while some of its targets stay without a verdict."""
 
         async def ask(call: JudgeCall) -> list[ParsedBatch]:
-            batches = []
             key = f"{call.label}:{','.join(map(str, call.target_ids))}"
-            for attempt in range(self.params.judge_attempts):
-                try:
-                    reply: str | None = (await ctx.generate("judge", call.messages, turn=f"{key}#{attempt}")).text
-                except ModelError:
-                    reply = None
-                batch = parse_reply(call, reply)
-                batches.append(batch)
-                if reply is None or not batch.unscored_ids:
-                    break
-            return batches
+            asked = await ask_until(ctx, "judge", call.messages, lambda reply: parse_reply(call, reply),
+                                    lambda batch: not batch.unscored_ids, attempts=self.params.judge_attempts, turn=key)
+            return asked.replies + ([parse_reply(call, None)] if asked.error is not None else [])
 
         return [batch for batches in await asyncio.gather(*(ask(c) for c in calls)) for batch in batches]
 

@@ -41,6 +41,7 @@ from proseval.benchmarks.meeseeks.rules.base import RuleContext
 from proseval.benchmarks.meeseeks.rules.registry import evaluate_rule, find_spec
 from proseval.benchmarks.meeseeks.rules.schema import schema_points
 from proseval.core.state import State
+from proseval.judging.ask import ask_until
 from proseval.models.base import ModelError
 from proseval.runtime.context import SampleContext
 from proseval.sandbox import SandboxLimits, run_function_async
@@ -171,19 +172,21 @@ class RoundEvaluator:
 
     async def judge(self, sq: SubQuestion, answer: str, task_text: str) -> dict[str, Any]:
         attempts = 1 if self.compat == "head" else self.params.judge_attempts
-        prompt = judge_prompt(task_text, answer, sq.question)
-        reply = ""
-        for attempt in range(attempts):
-            try:
-                reply = await self._ask("judge", prompt, f"judge/{sq.position}#{attempt}")
-            except ModelError as exc:
-                return {"method": "judge", "result": None, "status": "error", "attempts": attempt + 1,
-                        "reason": f"judge call failed: {type(exc).__name__}: {exc}"}
-            verdict = parse_judge_verdict(reply, compat=self.compat)
-            if verdict is not None:
-                return {"method": "judge", "result": verdict, "status": "judged", "attempts": attempt + 1,
-                        "reason": reply.strip()}
-        return {"method": "judge", "result": None, "status": "unscored", "attempts": attempts,
+        messages = first_round_messages(judge_prompt(task_text, answer, sq.question))
+
+        def parse(reply: str) -> tuple[int | None, str]:
+            return parse_judge_verdict(reply, compat=self.compat), reply
+
+        asked = await ask_until(self.ctx, "judge", messages, parse, lambda parsed: parsed[0] is not None,
+                                attempts=attempts, turn=f"r{self.round_no}/judge/{sq.position}")
+        if asked.error is not None:
+            return {"method": "judge", "result": None, "status": "error", "attempts": asked.attempts,
+                    "reason": f"judge call failed: {type(asked.error).__name__}: {asked.error}"}
+        verdict, reply = asked.last or (None, "")
+        if verdict is not None:
+            return {"method": "judge", "result": verdict, "status": "judged", "attempts": asked.attempts,
+                    "reason": reply.strip()}
+        return {"method": "judge", "result": None, "status": "unscored", "attempts": asked.attempts,
                 "reason": f"no 判断：是/否 verdict in the judge's reply: {reply.strip()[:300]!r}"}
 
     def rule_check(self, sq: SubQuestion, answer: str, parts: dict[str, PartResult]) -> dict[str, Any]:

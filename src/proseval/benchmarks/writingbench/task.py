@@ -28,7 +28,8 @@ from proseval.core.score import Score
 from proseval.core.scorer import scorer
 from proseval.core.state import State
 from proseval.core.task import Task
-from proseval.models.base import GenerateConfig, ModelError
+from proseval.judging.ask import ask_until
+from proseval.models.base import GenerateConfig
 from proseval.runtime.context import SampleContext
 from proseval.runtime.records import Results, ScoredSample
 from proseval.tokens import count_tokens
@@ -102,19 +103,13 @@ async def judge_criterion(ctx: SampleContext, query: str, response: str, criteri
     if text is None:
         return {"score": None, "status": "context_overflow",
                 "error": "the judge prompt exceeds --judge-max-input-tokens even without the response", **info}
-    messages = judge_messages(query, text, criterion)
-    verdict = None
-    for attempt in range(params.judge_attempts):
-        try:
-            completion = await ctx.generate("judge", messages, turn=f"{criterion.name}#{attempt}")
-        except ModelError as exc:
-            return {"score": None, "status": "error", "error": f"{type(exc).__name__}: {exc}", "attempts": attempt + 1,
-                    **info}
-        verdict = parse_judge_reply(completion.text)
-        if verdict.scored:
-            break
-    assert verdict is not None
-    return _verdict_record(verdict, attempts=attempt + 1, **info)
+    asked = await ask_until(ctx, "judge", judge_messages(query, text, criterion), parse_judge_reply,
+                            lambda verdict: verdict.scored, attempts=params.judge_attempts, turn=criterion.name)
+    if asked.error is not None:
+        return {"score": None, "status": "error", "error": f"{type(asked.error).__name__}: {asked.error}",
+                "attempts": asked.attempts, **info}
+    assert asked.last is not None
+    return _verdict_record(asked.last, attempts=asked.attempts, **info)
 
 
 async def judge_batched(ctx: SampleContext, query: str, response: str, criteria: tuple[Criterion, ...],
@@ -123,20 +118,24 @@ async def judge_batched(ctx: SampleContext, query: str, response: str, criteria:
     names = [c.name for c in criteria]
     if text is None:
         return {n: {"score": None, "status": "context_overflow", "error": "prompt too long", **info} for n in names}
-    messages = batched_judge_messages(query, text, criteria)
     results: dict[str, dict[str, Any]] = {}
-    for attempt in range(params.judge_attempts):
-        try:
-            completion = await ctx.generate("judge", messages, turn=f"batched#{attempt}")
-        except ModelError as exc:
-            for name in names:
-                results.setdefault(name, {"score": None, "status": "error", "error": f"{type(exc).__name__}: {exc}"})
-            break
-        for name, verdict in parse_batched_reply(completion.text, names).items():
+    attempt = 0
+
+    def merge(reply: str) -> bool:
+        """Keep each criterion's first usable verdict across attempts; True once all are scored."""
+        nonlocal attempt
+        attempt += 1
+        for name, verdict in parse_batched_reply(reply, names).items():
             if verdict.scored or name not in results or results[name]["score"] is None:
-                results[name] = _verdict_record(verdict, attempts=attempt + 1, **info)
-        if all(results[name]["score"] is not None for name in names):
-            break
+                results[name] = _verdict_record(verdict, attempts=attempt, **info)
+        return all(results[name]["score"] is not None for name in names)
+
+    asked = await ask_until(ctx, "judge", batched_judge_messages(query, text, criteria), merge, bool,
+                            attempts=params.judge_attempts, turn="batched")
+    if asked.error is not None:
+        for name in names:
+            results.setdefault(name, {"score": None, "status": "error",
+                                      "error": f"{type(asked.error).__name__}: {asked.error}"})
     return results
 
 
