@@ -176,3 +176,18 @@ async def test_unscored_judge_targets_are_counted_in_the_results(tmp_path, scrip
     assert trace["unscored_targets"] > 0
     assert counts["unscored"] == trace["unscored_targets"] and counts["judged"] == trace["judged_targets"]
     assert counts["samples_scored_with_unscored_targets"] == 1
+
+
+async def test_a_prompt_too_long_for_the_candidate_scores_zero_like_an_empty_answer(tmp_path, scripts):
+    from proseval.models.base import ContextOverflowError
+
+    register_script("lw-overflow", [ContextOverflowError("maximum context length exceeded")])
+    try:
+        task = get_task("longweave", {"task": "kvg", "length": "1k", "per_cell": 2})
+        _, results = await start_run(task, {"candidate": RoleBinding(spec="scripted/lw-overflow")},
+                                     RunOptions(out_dir=tmp_path, display="none"))
+    finally:
+        unregister_script("lw-overflow")
+    c = cell(results, "kvg")
+    assert (c["mean"], c["n_empty"], c["n_failed"]) == (0.0, 2, 0)
+    assert results.counts.model_failures == {"context_overflow": 2}

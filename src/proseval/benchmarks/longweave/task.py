@@ -170,7 +170,9 @@ def outcomes(samples: list[ScoredSample]) -> list[dict[str, Any]]:
     for sample in samples:
         task, length = sample.metadata.get("task"), sample.metadata.get("length")
         score = sample.scores.get(SCORE)
-        if sample.status != "ok" or score is None:
+        if sample.model_failure == "context_overflow":  # the model cannot take the task: like an empty answer
+            rows.append({"task": task, "length": length, "score": None, "status": "empty"})
+        elif sample.status != "ok" or score is None:
             rows.append({"task": task, "length": length, "score": None, "status": "failed"})
         else:
             rows.append({"task": task, "length": length, "score": score.value,
