@@ -644,7 +644,7 @@ _PRIMARY = {"biog": BIOG_METRICS, "sr": SR_METRICS, "nw": NW_METRICS}
 
 
 def empty_answer_score(task: JudgedTask, reason: str = "empty answer") -> RuleScore:
-    """The score of an empty or failed answer: every metric 0, no judge call needed."""
+    """The score of an empty answer (a model failure): every metric 0, no judge call needed."""
     names = (*_PRIMARY[task], "words", "length_adherence")
     return RuleScore(0.0, dict.fromkeys(names, 0.0), {"empty": True}, reason)
 
