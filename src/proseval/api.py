@@ -1,20 +1,21 @@
-"""The Python API: `run` a task and `read_run` a run folder (the CLI does the same from the shell)."""
+"""The Python API: `run` a task, `resume` and `read_run` a run folder. The CLI is a layer over it."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .core.prompt import override_prompts
 from .core.task import Task
 from .registry import get_task
 from .runtime.aggregate import flatten_scores
-from .runtime.records import Results, RunHeader, SampleRecord
+from .runtime.records import Results, RoleBinding, RunHeader, SampleRecord
 from .runtime.roles import RoleRequest, resolve_roles
 from .runtime.runlog import RunFolder, RunFolderError
-from .runtime.runner import RunOptions, start_run
+from .runtime.runner import RunOptions, replay_task, resume_run, start_run
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,39 @@ def read_run(path: str | Path) -> Run:
     return Run(folder.path, header, results)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """A task built and its roles bound, checked before any request is made."""
+
+    task: Task
+    bindings: dict[str, RoleBinding]
+    warnings: list[str]
+    demo: bool
+
+
+def plan(task: str | Task, request: RoleRequest, *, params: dict[str, Any] | None = None,
+         prompts: Mapping[str, str | Path] | None = None) -> Plan:
+    """Build `task` (a registered name, with `params`) with the user's prompt files and bind its roles.
+
+    Raises `KeyError`/`ValueError` (unknown task, bad parameter, unknown role, bad URL) and
+    `PromptError` before anything is sent.
+    """
+    built = get_task(task, params) if isinstance(task, str) else task
+    if prompts:
+        built = replace(built, prompts=override_prompts(built.prompts, {k: Path(v) for k, v in prompts.items()},
+                                                        built.name))
+    bindings, warnings, demo = resolve_roles(request, built.roles_required, built.role_configs)
+    return Plan(built, bindings, list(warnings), demo)
+
+
+def task_of(folder: RunFolder) -> Task:
+    """The task a run folder was started with: its parameters, its prompt files, its replay source."""
+    header = folder.read_header()
+    built = get_task(header.task, header.task_params)
+    built = replace(built, prompts=folder.prompt_overrides(built.prompts))
+    return replay_task(built, RunFolder(Path(header.rescored_from))) if header.rescored_from else built
+
+
 def run(
     task: str | Task,
     *,
@@ -69,11 +103,13 @@ def run(
     base_url: str | list[str] | None = None,
     params: dict[str, Any] | None = None,
     gen: dict[str, dict[str, Any]] | None = None,
+    prompts: Mapping[str, str | Path] | None = None,
     concurrency: int | None = None,
     limit: int | None = None,
     epochs: int = 1,
     seed: int | None = None,
     out: str | Path = "runs",
+    run_dir: str | Path | None = None,
     cache: bool = True,
     display: str = "none",
 ) -> Run:
@@ -81,19 +117,30 @@ def run(
 
     `task` is a registered name (with `params`, validated by the task) or a `Task`; `model` is
     the candidate (``provider/model``), `roles` binds the other roles, `gen` sets generation
-    settings per role (``{"judge": {"temperature": 0}}``). Without `model`, every role uses the
-    embedded model (a demonstration, not an evaluation).
+    settings per role (``{"judge": {"temperature": 0}}``), `prompts` replaces prompt templates
+    by files (``{"judge": "my_judge.txt"}``). Without `model`, every role uses the embedded
+    model (a demonstration, not an evaluation).
     """
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1 (got {limit})")
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1 (got {epochs})")
-    built = get_task(task, params) if isinstance(task, str) else task
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
     request = RoleRequest(model=model, roles=dict(roles or {}), base_urls=urls, concurrency=concurrency,
                           generation=dict(gen or {}))
-    bindings, _, demo = resolve_roles(request, built.roles_required, built.role_configs)
+    planned = plan(task, request, params=params, prompts=prompts)
     options = RunOptions(out_dir=Path(out), limit=limit, epochs=epochs, seed=seed, use_cache=cache,
                          display=display)  # type: ignore[arg-type]
-    folder, _ = asyncio.run(start_run(built, bindings, options, demo=demo))
+    folder, _ = asyncio.run(start_run(planned.task, planned.bindings, options, demo=planned.demo,
+                                      run_dir=Path(run_dir) if run_dir else None))
+    return read_run(folder.path)
+
+
+def resume(path: str | Path, *, retry_failed: bool = False, limit: int | None = None, cache: bool = True,
+           display: str = "none") -> Run:
+    """Continue a run folder with the configuration it was started with (see `proseval resume`)."""
+    folder = RunFolder(Path(path))
+    options = RunOptions(out_dir=folder.path.parent, use_cache=cache, display=display,  # type: ignore[arg-type]
+                         retry_failed=retry_failed, limit=limit)
+    asyncio.run(resume_run(folder, task_of(folder), options))
     return read_run(folder.path)

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .core.prompt import PromptTemplate
 from .core.task import Task
 
 ENTRY_POINT_GROUP = "proseval.benchmarks"
@@ -39,6 +40,7 @@ class TaskEntry:
     factory: Callable[[Any], Task]
     params: type[BaseModel] = NoParams
     render: Callable[[Any], list[Any]] | None = field(default=None)
+    prompts: Callable[[], Mapping[str, PromptTemplate]] | None = field(default=None)
 
 
 _TASKS: dict[str, TaskEntry] = {}
@@ -49,18 +51,22 @@ load_errors: list[str] = []
 
 
 def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
-         render: Callable[[Any], list[Any]] | str | None = None) -> Callable[[F], F]:
+         render: Callable[[Any], list[Any]] | str | None = None,
+         prompts: Mapping[str, PromptTemplate] | str | None = None) -> Callable[[F], F]:
     """Register a task factory: ``@task("mybench", summary=..., params=MyParams)``.
 
     The factory takes the validated parameters and returns a `Task`; import heavy modules inside
-    it, so that listing tasks stays fast. `render` turns a run's results into extra tables; as
-    ``"module:function"`` it is imported only when used.
+    it, so that listing tasks stays fast. `render` turns a run's results into extra tables;
+    `prompts` are the templates the task sends (given to every task the factory builds, unless
+    it sets its own); as ``"module:attribute"`` either is imported only when used.
     """
 
     def register(factory: F) -> F:
         if name in _TASKS and _TASKS[name].factory is not factory:
             raise ValueError(f"task {name!r} is registered twice")
-        _TASKS[name] = TaskEntry(name, summary, factory, params, _lazy(render) if isinstance(render, str) else render)
+        loaded = _lazy_value(prompts) if isinstance(prompts, str) else (lambda: prompts) if prompts else None
+        _TASKS[name] = TaskEntry(name, summary, factory, params, _lazy(render) if isinstance(render, str) else render,
+                                 loaded)
         return factory
 
     return register
@@ -74,6 +80,11 @@ def _lazy(target: str) -> Callable[..., Any]:
         return getattr(importlib.import_module(module), attribute)(*args, **kwargs)
 
     return call
+
+
+def _lazy_value(target: str) -> Callable[[], Any]:
+    module, _, attribute = target.partition(":")
+    return lambda: getattr(importlib.import_module(module), attribute)
 
 
 def command_group(name: str, load: Callable[[], Any]) -> None:
@@ -144,4 +155,6 @@ def get_task(name: str, params: dict[str, Any] | None = None) -> Task:
         raise ValueError(format_validation_error(name, exc)) from None
     built = entry.factory(validated)
     built.params = validated.model_dump(mode="json")
+    if entry.prompts is not None and not built.prompts:
+        built.prompts = dict(entry.prompts())
     return built

@@ -7,6 +7,7 @@ options, reports errors and prints results the same way.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -15,13 +16,14 @@ import yaml
 from rich.console import Console
 from rich.markup import escape
 
+from ..api import plan, task_of
 from ..models.base import FatalError
 from ..registry import get_task, tasks
 from ..report.tables import print_results
 from ..runtime.loop import run_async
-from ..runtime.roles import RoleError, RoleRequest, parse_assignments, resolve_roles
+from ..runtime.roles import RoleError, RoleRequest, parse_assignments
 from ..runtime.runlog import RunFolder, RunFolderError
-from ..runtime.runner import ConfigMismatchError, RunOptions, replay_task, resume_run, start_run
+from ..runtime.runner import ConfigMismatchError, RunOptions, resume_run, start_run
 from ..runtime.secrets import scrub
 
 console = Console()
@@ -39,6 +41,8 @@ GenOpt = typer.Option(None, "--gen", "-g", help="ROLE.PARAM=VALUE generation set
 ConfigOpt = typer.Option(None, "--config", help="YAML file mirroring these options (flags win).")
 DisplayOpt = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or none.")
 NoCacheOpt = typer.Option(None, "--no-cache", help="Neither read nor write the response cache.", show_default=False)
+PromptOpt = typer.Option(None, "--prompt", help="NAME=FILE: send the text of FILE as the task's prompt NAME "
+                         "(see: proseval describe TASK). Repeatable.")
 
 
 
@@ -61,7 +65,7 @@ def load_config(path: Optional[Path]) -> dict[str, Any]:
     if not isinstance(data, dict):
         fail(f"{path}: expected a mapping of option names to values")
     known = {"task", "model", "role", "roles", "base_url", "role_base_url", "concurrency", "role_concurrency",
-             "gen", "limit", "seed", "out", "display", "no_cache", "params", "epochs", "max_attempts"}
+             "gen", "limit", "seed", "out", "display", "no_cache", "params", "epochs", "max_attempts", "prompt", "prompts"}
     unknown = sorted(set(data) - known)
     if unknown:
         fail(f"{path}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -115,6 +119,16 @@ def role_request(cfg: dict[str, Any], model, role, base_url, role_base_url, conc
             as_list(role_concurrency) or as_list(cfg.get("role_concurrency")), "--role-concurrency").items()},
         generation=generation_settings(as_list(gen) or as_list(cfg.get("gen"))),
     )
+
+
+def prompt_files(prompt: Optional[list[str]], cfg: dict[str, Any]) -> dict[str, Path]:
+    """--prompt NAME=FILE (or `prompts:` in the YAML file), each file checked to exist."""
+    items = as_list(prompt) or as_list(cfg.get("prompt") or cfg.get("prompts"))
+    files = {name: Path(path) for name, path in checked(lambda: parse_assignments(items, "--prompt")).items()}
+    for name, path in files.items():
+        if not path.is_file():
+            fail(f"--prompt {name}={path}: no such file")
+    return files
 
 
 def display_mode(value: Optional[str]) -> str:
@@ -181,7 +195,7 @@ def check_counts(**values: Optional[int]) -> None:
 
 def requested_config(task: Optional[str], extra: list[str], param, config, model, role, base_url, role_base_url,
                       concurrency, role_concurrency, gen, resume: Path, *, seed: Optional[int],
-                      epochs: Optional[int]) -> tuple[Any, dict[str, Any]]:
+                      epochs: Optional[int], prompt: Optional[list[str]] = None) -> tuple[Any, dict[str, Any]]:
     """The task and role bindings the options of `run --resume` describe, to compare with the run's."""
     try:
         header = RunFolder(resume).read_header()
@@ -196,26 +210,26 @@ def requested_config(task: Optional[str], extra: list[str], param, config, model
     request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
                                           gen))
     the_task = checked(lambda: get_task(task or cfg.get("task") or header.task, params))
-    bindings, _, _ = checked(lambda: resolve_roles(request, the_task.roles_required, the_task.role_configs))
-    return the_task, bindings
+    kept = checked(lambda: RunFolder(resume).prompt_overrides(the_task.prompts))  # the run's own prompt files
+    planned = checked(lambda: plan(replace(the_task, prompts=kept), request, prompts=prompt_files(prompt, cfg)))
+    return planned.task, planned.bindings
 
 
 def checked(build: Any) -> Any:
     try:
         return build()
-    except (KeyError, ValueError, TypeError) as exc:
+    except (KeyError, ValueError, TypeError, RunFolderError) as exc:
         fail(str(exc).strip("'\""))
 
 
 def execute(task_name: str, params: dict[str, Any], request: RoleRequest, options: RunOptions,
-            run_dir: Optional[Path] = None) -> tuple[RunFolder, Any]:
-    """Build the task, check the roles (before any call), run it; errors become clear messages."""
-    the_task = checked(lambda: get_task(task_name, params))
-    bindings, warnings, demo = checked(lambda: resolve_roles(request, the_task.roles_required, the_task.role_configs))
-    for warning in warnings:
+            run_dir: Optional[Path] = None, prompts: Optional[dict[str, Path]] = None) -> tuple[RunFolder, Any]:
+    """Build the task, check the roles and prompts (before any call), run it; errors become clear messages."""
+    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompts))
+    for warning in planned.warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
     try:
-        return run_in_loop(start_run(the_task, bindings, options, demo=demo, run_dir=run_dir))
+        return run_in_loop(start_run(planned.task, planned.bindings, options, demo=planned.demo, run_dir=run_dir))
     except (FatalError, FileExistsError, RunFolderError) as exc:
         fail(str(exc))
 
@@ -224,10 +238,7 @@ def resume_folder(path: Path, *, force: bool, no_cache: bool, display: Optional[
             retry_failed: bool = False, requested: Optional[tuple[Any, dict[str, Any]]] = None) -> None:
     folder = RunFolder(path)
     try:
-        header = folder.read_header()
-        the_task, bindings = requested if requested else (get_task(header.task, header.task_params), None)
-        if header.rescored_from:
-            the_task = replay_task(the_task, RunFolder(Path(header.rescored_from)))
+        the_task, bindings = requested if requested else (task_of(folder), None)
         options = RunOptions(out_dir=path.parent, use_cache=not no_cache, display=display_mode(display), force=force,
                              retry_failed=retry_failed, limit=limit)
         results = run_in_loop(resume_run(folder, the_task, options, bindings))

@@ -18,10 +18,12 @@ from .common import (
     GenOpt,
     ModelOpt,
     NoCacheOpt,
+    PromptOpt,
     RoleBaseUrlOpt,
     RoleConcurrencyOpt,
     RoleOpt,
     check_counts,
+    prompt_files,
     checked,
     display_mode,
     execute,
@@ -48,6 +50,7 @@ def run(
     concurrency: Optional[int] = ConcurrencyOpt,
     role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
     gen: Optional[list[str]] = GenOpt,
+    prompt: Optional[list[str]] = PromptOpt,
     param: Optional[list[str]] = typer.Option(None, "--param", "-T", help="KEY=VALUE task parameter. Repeatable."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Run only the first N samples."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed sent to every model (and used for bootstrap CIs)."),
@@ -65,11 +68,12 @@ def run(
     check_counts(limit=limit, epochs=epochs)
     if resume is not None:
         changes = any([task, model, role, base_url, role_base_url, gen, param, ctx.args, seed is not None,
-                       epochs is not None, config])
+                       epochs is not None, config, prompt])
         requested = None
         if changes:
             requested = requested_config(task, ctx.args, param, config, model, role, base_url, role_base_url,
-                                          concurrency, role_concurrency, gen, resume, seed=seed, epochs=epochs)
+                                          concurrency, role_concurrency, gen, resume, seed=seed, epochs=epochs,
+                                          prompt=prompt)
         return resume_folder(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
                        requested=requested)
     cfg = load_config(config)
@@ -88,5 +92,5 @@ def run(
         display=display_mode(pick(display, cfg, "display")),
         max_attempts=int(cfg.get("max_attempts", 6)),
     )
-    folder, results = execute(task_name, params, request, options, run_dir=run_dir)
+    folder, results = execute(task_name, params, request, options, run_dir=run_dir, prompts=prompt_files(prompt, cfg))
     report_run(folder, results)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
 import typer
 from dotenv import load_dotenv
 
+from ..core.prompt import override_prompts
 from ..models.base import FatalError
 from ..registry import get_task
 from ..runtime.roles import RoleError, resolve_roles
@@ -19,12 +21,14 @@ from .common import (
     ConcurrencyOpt,
     DisplayOpt,
     GenOpt,
+    PromptOpt,
     RoleBaseUrlOpt,
     RoleConcurrencyOpt,
     RoleOpt,
     display_mode,
     errors,
     fail,
+    prompt_files,
     report_run,
     role_request,
     run_in_loop,
@@ -40,22 +44,26 @@ def score_cmd(
     concurrency: Optional[int] = ConcurrencyOpt,
     role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
     gen: Optional[list[str]] = GenOpt,
+    prompt: Optional[list[str]] = PromptOpt,
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the new run folder (default: beside RUN_DIR)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
     display: Optional[str] = DisplayOpt,
 ) -> None:
-    """Re-score a run's stored outputs with other judge-like roles; the candidate is not called."""
+    """Re-score a run's stored outputs with other judge-like roles or prompts; the candidate is not called."""
     load_dotenv(Path.cwd() / ".env")
     source = RunFolder(run_dir)
     warnings: list[str] = []
+    files = prompt_files(prompt, {})
     try:
         header = source.read_header()
         the_task = get_task(header.task, header.task_params)
+        the_task = replace(the_task, prompts=override_prompts(source.prompt_overrides(the_task.prompts), files,
+                                                              the_task.name))
         request = role_request({}, None, role, base_url, role_base_url, concurrency, role_concurrency, gen)
         if "candidate" in request.roles:
             fail("re-scoring keeps the stored candidate outputs; bind only other roles")
-        if not request.roles:
-            fail("name the role(s) to re-score with, e.g. --role judge=openai/gpt-4o-mini")
+        if not request.roles and not files:
+            fail("name the role(s) or prompt(s) to re-score with, e.g. --role judge=openai/gpt-4o-mini")
         rebound, warnings, _ = resolve_roles(request, tuple(request.roles), the_task.role_configs, allow_demo=False)
         bindings = {**{r: b for r, b in header.roles.items() if r != "candidate"}, **rebound}
         missing = [r for r in the_task.roles_required if r != "candidate" and r not in bindings]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import types
 import typing
-from typing import Any
+import sys
+from typing import Any, Optional
 
 import typer
 from rich.markup import escape
@@ -30,15 +31,25 @@ def list_tasks() -> None:
 
 
 @app.command("describe")
-def describe(task: str = typer.Argument(..., help="Task name.")) -> None:
-    """Show a task's options (pass them to run as --name value)."""
+def describe(task: str = typer.Argument(..., help="Task name."),
+             show_prompt: Optional[str] = typer.Option(None, "--show-prompt", metavar="NAME",
+                                                      help="Print the text of the built-in prompt NAME and exit "
+                                                           "(a starting point for a --prompt file).")) -> None:
+    """Show a task's options (pass them to run as --name value) and its prompts."""
     from rich.table import Table
 
     try:
         entry = get_entry(task)
     except KeyError as exc:
         fail(str(exc).strip("'\""))
+    if show_prompt is not None:
+        prompts = entry.prompts() if entry.prompts is not None else {}
+        if show_prompt not in prompts:
+            fail(f"{task} has no prompt {show_prompt!r} (its prompts: {', '.join(prompts) or 'none'})")
+        sys.stdout.write(prompts[show_prompt].text)
+        return
     console.print(f"[bold]{entry.name}[/]: {entry.summary}")
+    _describe_prompts(entry)
     fields = entry.params.model_fields
     if not fields:
         console.print("This task has no options.")
@@ -50,6 +61,22 @@ def describe(task: str = typer.Argument(..., help="Task name.")) -> None:
         default = "required" if info.is_required() else repr(info.get_default(call_default_factory=True))
         cells = ("--" + name.replace("_", "-"), _type_label(info.annotation), default, info.description or "")
         table.add_row(*map(escape, cells))
+    console.print(table)
+
+
+def _describe_prompts(entry: Any) -> None:
+    from rich.table import Table
+
+    prompts = entry.prompts() if entry.prompts is not None else {}
+    if not prompts:
+        return
+    table = Table(title="Prompts (replace with --prompt NAME=FILE)", title_justify="left")
+    for column in ("name", "placeholders", "what it is"):
+        table.add_column(column)
+    for name, template in prompts.items():
+        slots = ", ".join(["{" + p + "}" for p in template.placeholders]
+                          + ["{" + p + "} (optional)" for p in template.optional])
+        table.add_row(escape(name), escape(slots or "none"), escape(template.description))
     console.print(table)
 
 

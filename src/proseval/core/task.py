@@ -2,7 +2,9 @@
 
 `aggregate` adds task-specific numbers to `results.json` (under `extra`); `artifacts`
 returns extra files (tables, charts) written into the run folder beside it. `reevaluate`
-lets `proseval score` redo judge-dependent steps that live in the protocol.
+lets `proseval score` redo judge-dependent steps that live in the protocol. `prompts` are the
+templates the task sends; its protocol and scorers render them with ``ctx.prompt(name)``, so a
+user's replacement reaches every call.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..models.base import GenerateConfig
+from .prompt import PromptTemplate
 from .sample import Sample
 from .score import Score
 from .state import State
@@ -47,3 +50,5 @@ class Task:
     reevaluate: Reevaluate | None = None
     # The roles a re-score can bind anew (default: every role but the candidate).
     rescore_roles: tuple[str, ...] | None = None
+    # Every prompt the task sends, by name; a user may replace any with --prompt NAME=FILE.
+    prompts: dict[str, PromptTemplate] = field(default_factory=dict)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.prompt import PromptTemplate
 from ..core.sample import Sample
 from ..models.base import Completion, ContextOverflowError, GenerateConfig, Message, Usage
 from .executor import RoleModel
@@ -16,13 +17,19 @@ class MissingRoleError(KeyError):
 class SampleContext:
     """Routes model calls for one sample to its roles and tallies their token use."""
 
-    def __init__(self, sample: Sample, roles: dict[str, RoleModel], *, epoch: int = 0):
+    def __init__(self, sample: Sample, roles: dict[str, RoleModel], *, epoch: int = 0,
+                 prompts: dict[str, PromptTemplate] | None = None):
         self.sample = sample
+        self.prompts = prompts or {}
         self.epoch = epoch
         self._roles = roles
         self.usage: dict[str, Usage] = {}
         self.cache_hits = 0
         self.candidate_overflow = False
+
+    def prompt(self, name: str) -> PromptTemplate:
+        """The task's prompt template `name` (the user's file when one replaced it)."""
+        return self.prompts[name]
 
     def has_role(self, role: str) -> bool:
         return role in self._roles

@@ -26,6 +26,13 @@ class ResumeEvent(BaseModel):
     config_hash: str
 
 
+class PromptInfo(BaseModel):
+    """A prompt a run sent: "builtin" or the file it came from, and the SHA-256 of its text."""
+
+    source: str
+    sha256: str
+
+
 class RunHeader(BaseModel):
     """`header.json`: what was run, with what, from which data."""
 
@@ -47,6 +54,7 @@ class RunHeader(BaseModel):
     demo_models: bool = False
     rescored_from: str | None = None
     resumes: list[ResumeEvent] = Field(default_factory=list)
+    prompts: dict[str, PromptInfo] = Field(default_factory=dict)
 
 
 ModelFailure = Literal["empty", "truncated", "refusal", "context_overflow"]

@@ -7,7 +7,7 @@ import gc
 import json
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - not POSIX
 
 from pydantic import ValidationError
 
+from ..core.prompt import PromptTemplate
 from .records import Results, RunHeader, SampleRecord, ScoredSample
 from .secrets import REDACTED, secret_values
 
@@ -26,6 +27,7 @@ SAMPLES = "samples.jsonl"
 RESULTS = "results.json"
 USAGE = "usage.jsonl"
 LOCK = ".lock"
+PROMPTS = "prompts"
 
 
 class RunFolderError(Exception):
@@ -97,6 +99,33 @@ class RunFolder:
         write_json_atomic(self.path / HEADER, header.model_dump_json(indent=2))
 
     # samples ----------------------------------------------------------------
+    def write_prompts(self, prompts: Mapping[str, PromptTemplate]) -> None:
+        """Keep a copy of each prompt a user's file replaced, so that a resume sends the same text."""
+        replaced = {name: t for name, t in prompts.items() if t.source != "builtin"}
+        folder = self.path / PROMPTS
+        if folder.is_dir():
+            for old in folder.glob("*.txt"):
+                old.unlink()
+        for name, template in replaced.items():
+            folder.mkdir(parents=True, exist_ok=True)
+            write_json_atomic(folder / f"{name}.txt", template.text)
+
+    def prompt_overrides(self, prompts: Mapping[str, PromptTemplate]) -> dict[str, PromptTemplate]:
+        """`prompts` with the replacements this run was started with (checked against the header)."""
+        header = self.read_header()
+        result = dict(prompts)
+        for name, info in header.prompts.items():
+            if info.source == "builtin":
+                continue
+            path = self.path / PROMPTS / f"{name}.txt"
+            if name not in prompts or not path.is_file():
+                raise RunFolderError(f"{self.path}: the run used its own prompt {name!r} ({info.source}), "
+                                     f"but {path} is missing or the task no longer has that prompt")
+            result[name] = prompts[name].replaced_by(path.read_text(encoding="utf-8"), info.source)
+            if result[name].sha256 != info.sha256:
+                raise RunFolderError(f"{path}: changed since the run started (SHA-256 differs from header.json)")
+        return result
+
     def repair_tail(self) -> int:
         """Cut a half-written last line (a run killed mid-write); returns bytes removed."""
         file = self.samples_path

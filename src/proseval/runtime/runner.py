@@ -29,7 +29,7 @@ from .cache import ResponseCache, canonical_json
 from .context import SampleContext
 from .executor import RoleModel
 from .progress import Display, RunProgress
-from .records import Results, ResumeEvent, RoleBinding, RunHeader, SampleRecord, ScoredSample
+from .records import PromptInfo, Results, ResumeEvent, RoleBinding, RunHeader, SampleRecord, ScoredSample
 from .runlog import RunFolder, SampleWriter
 from .secrets import REDACTED, scrub, scrub_url
 
@@ -71,6 +71,9 @@ def config_hash(task: Task, bindings: dict[str, RoleBinding], seed: int | None, 
         "seed": seed,
         "epochs": epochs,
     }
+    replaced = {name: t.sha256 for name, t in sorted(task.prompts.items()) if t.source != "builtin"}
+    if replaced:  # absent otherwise, so that runs without prompt files keep their hash
+        payload["prompts"] = replaced
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:16]
 
 
@@ -113,7 +116,12 @@ def build_header(
         started_at=now_iso(),
         demo_models=demo,
         rescored_from=rescored_from,
+        prompts=prompt_infos(task),
     )
+
+
+def prompt_infos(task: Task) -> dict[str, PromptInfo]:
+    return {name: PromptInfo(source=t.source, sha256=t.sha256) for name, t in sorted(task.prompts.items())}
 
 
 def _model_spec(binding: RoleBinding) -> ModelSpec:
@@ -161,7 +169,7 @@ class Runner:
         return tokens, hits
 
     async def run_sample(self, sample: Sample, epoch: int) -> SampleRecord:
-        ctx = SampleContext(sample, self.roles, epoch=epoch)
+        ctx = SampleContext(sample, self.roles, epoch=epoch, prompts=self.task.prompts)
         start = time.perf_counter()
         base = {"id": sample.id, "epoch": epoch, "input": sample.input, "target": sample.target,
                 "metadata": sample.metadata}
@@ -390,6 +398,7 @@ async def start_run(
         raise FileExistsError(f"{folder.path} already holds a run; use: proseval resume {folder.path}")
     with folder.locked():
         folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
+        folder.write_prompts(task.prompts)
         runner = Runner(task, bindings, folder, options)
         return folder, await runner.execute(plan, set(), task.roles_required)
 
@@ -429,6 +438,8 @@ def check_resume(folder: RunFolder, task: Task, options: RunOptions,
         )
     if expected != header.config_hash:
         header.roles, header.task_params = wanted, task.params
+        header.prompts = prompt_infos(task)
+        folder.write_prompts(task.prompts)
     header.resumes.append(ResumeEvent(at=now_iso(), forced=expected != header.config_hash, config_hash=expected))
     header.config_hash = expected
     folder.write_header(header)
@@ -507,5 +518,6 @@ async def rescore_run(
     with folder.locked():
         folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
                                          rescored_from=str(source.path), n_samples=plan.count))
+        folder.write_prompts(task.prompts)
         runner = Runner(replayed, merged, folder, options)
         return folder, await runner.execute(plan, set(), replayed.roles_required)

@@ -3,7 +3,8 @@
 from proseval import registry
 
 
-@registry.task("demo", summary="8 short bundled writing prompts: judge rating 1-10 + length adherence")
+@registry.task("demo", summary="8 short bundled writing prompts: judge rating 1-10 + length adherence",
+               prompts="proseval.benchmarks.demo.task:TEMPLATES")
 def demo(params):
     from proseval.benchmarks.demo.task import make_task
 

@@ -1,10 +1,12 @@
-"""`demo`: eight short prompts, a judge's 1–10 rating and a rule-based length score.
+"""`demo`: eight short prompts, a judge's 1–10 rating and length adherence (the shared bell curve).
 
 A pipeline check that runs anywhere (no data files), not a benchmark.
 """
 
 from __future__ import annotations
 
+from ...core.closeness import count_words, length_adherence
+from ...core.prompt import PromptTemplate
 from ...core.protocols import single_turn
 from ...core.sample import Sample
 from ...core.score import Score
@@ -16,7 +18,7 @@ from ...models.base import GenerateConfig
 from ...runtime.context import SampleContext
 from .prompts import PROMPTS
 
-JUDGE_INSTRUCTIONS = """You are grading a piece of writing produced for the request below.
+JUDGE_TEXT = """You are grading a piece of writing produced for the request below.
 Consider how well it fulfils the request, its clarity, organisation and language.
 Give one integer score from 1 (very poor) to 10 (excellent).
 
@@ -26,7 +28,12 @@ Request:
 Writing to grade:
 {response}
 
-Reply with JSON only, in this form: {{"score": <integer 1-10>, "reason": "<one sentence>"}}"""
+Reply with JSON only, in this form: {"score": <integer 1-10>, "reason": "<one sentence>"}"""
+
+TEMPLATES = {
+    "judge": PromptTemplate("judge", JUDGE_TEXT, ("request", "response"),
+                            description="the judge's rating request (one user message)"),
+}
 
 
 def dataset() -> list[Sample]:
@@ -41,17 +48,11 @@ def dataset() -> list[Sample]:
     ]
 
 
-def length_score(text: str, target_words: int) -> float:
-    """1 at the target word count, falling linearly to 0 at zero or twice the target."""
-    words = len(text.split())
-    return max(0.0, 1.0 - abs(words - target_words) / target_words)
-
-
 @scorer("length")
 async def length(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
-    target = int(sample.target["words"])
-    return {"length": Score(value=length_score(state.output, target),
-                            explanation=f"{len(state.output.split())} words for a target of {target}")}
+    target, words = int(sample.target["words"]), count_words(state.output)
+    return {"length": Score(value=length_adherence(words, target),
+                            explanation=f"{words} words for a target of {target}")}
 
 
 @scorer("quality")
@@ -59,7 +60,7 @@ async def judge_quality(sample: Sample, state: State, ctx: SampleContext) -> dic
     if not state.output.strip():  # a model failure: the lowest quality, without asking the judge
         return {"quality": Score(value=1.0, parse_status="empty",
                                  explanation="the candidate's answer is empty: lowest score (1)")}
-    prompt = JUDGE_INSTRUCTIONS.format(request=sample.input, response=state.output)
+    prompt = ctx.prompt("judge").render(request=sample.input, response=state.output)
     completion = await ctx.generate("judge", [{"role": "user", "content": prompt}], turn="judge")
     parsed = extract_json(completion.text)
     if parsed.value is None:

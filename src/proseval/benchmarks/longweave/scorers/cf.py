@@ -30,9 +30,9 @@ from proseval.benchmarks.longweave.scorers.code_checks import (
     parse_and_compile,
     top_level_functions,
 )
+from proseval.core.closeness import closeness
 from proseval.benchmarks.longweave.scorers.result import (
     RuleScore,
-    closeness,
     gated_harmonic_mean,
 )
 

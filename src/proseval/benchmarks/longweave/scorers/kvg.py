@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from proseval.core.closeness import closeness
 from proseval.benchmarks.longweave.scorers.result import (
     RuleScore,
-    closeness,
     gated_harmonic_mean,
 )
 

@@ -7,17 +7,11 @@ measure, off the official totals; it uses the bell shape of LongWeave's count sc
 
 from __future__ import annotations
 
-import re
+from proseval.benchmarks.longweave.scorers.result import RuleScore
+from proseval.core.closeness import _WORD, count_words
+from proseval.core.closeness import length_adherence as adherence
 
-from proseval.benchmarks.longweave.scorers.result import RuleScore, closeness
-
-# The official word token: a run of word characters between word boundaries.
-_WORD = re.compile(r"\b\w+\b")
-
-
-def count_words(text: str) -> int:
-    """Number of word tokens, as the official `words` metric counts them."""
-    return sum(1 for _ in _WORD.finditer(text))
+__all__ = ["count_words", "length_adherence", "truncate_to_words"]
 
 
 def truncate_to_words(text: str, limit: int, *, keep_layout: bool = True) -> str:
@@ -42,10 +36,8 @@ def truncate_to_words(text: str, limit: int, *, keep_layout: bool = True) -> str
 
 def length_adherence(text: str, target_words: int) -> RuleScore:
     """1 / (1 + ((words - target) / (target / 4))^2): 1 on target, 0.5 at 25 % off."""
-    if target_words < 1:
-        raise ValueError(f"target word count must be >= 1, got {target_words}")
     words = count_words(text)
-    score = closeness(words, target_words, 0.25 * target_words)
+    score = adherence(words, target_words)
     trace = {
         "words": words,
         "target_words": target_words,

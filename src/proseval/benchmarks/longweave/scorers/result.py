@@ -25,13 +25,6 @@ class RuleScore:
     reason: str | None = None
 
 
-def closeness(actual: float, target: float, scale: float) -> float:
-    """LongWeave's bell-shaped agreement score: 1 / (1 + ((actual - target) / scale)^2)."""
-    if scale <= 0:
-        raise ValueError(f"closeness scale must be positive, got {scale}")
-    return 1.0 / (1.0 + (abs(actual - target) / scale) ** 2)
-
-
 def gated_harmonic_mean(components: list[float]) -> float:
     """Harmonic mean of the components, or 0 when any of them is at or below the gate."""
     if any(c <= HARMONIC_GATE for c in components):

@@ -1,0 +1,32 @@
+"""How close a measured quantity is to its target: one bell-shaped score for every benchmark.
+
+``closeness(actual, target, scale) = 1 / (1 + ((actual - target) / scale)^2)``: 1 on target,
+0.5 at one `scale` off, falling smoothly and never below 0. LongWeave's count scores use it
+(the official formula); length adherence, in the demo task and LongWeave alike, is the same
+curve with a scale of a quarter of the target.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A word: a run of word characters between word boundaries (LongWeave's official word token).
+_WORD = re.compile(r"\b\w+\b")
+
+
+def closeness(actual: float, target: float, scale: float) -> float:
+    if scale <= 0:
+        raise ValueError(f"closeness scale must be positive, got {scale}")
+    return 1.0 / (1.0 + (abs(actual - target) / scale) ** 2)
+
+
+def count_words(text: str) -> int:
+    """Number of word tokens (punctuation is not a word; "don't" is two)."""
+    return sum(1 for _ in _WORD.finditer(text))
+
+
+def length_adherence(words: int, target_words: int) -> float:
+    """1 on target, 0.5 at 25 % off, 0.2 at 50 % off."""
+    if target_words < 1:
+        raise ValueError(f"target word count must be >= 1, got {target_words}")
+    return closeness(words, target_words, 0.25 * target_words)
