@@ -6,11 +6,12 @@ import pytest
 from writingbench.wb_fixtures import criterion
 
 from proseval.benchmarks.writingbench.criteria import Criterion
+from proseval.judging.parse import parse_score
 from proseval.benchmarks.writingbench.judging import (
     TRUNCATION_MARKER,
-    JudgeTemplate,
+    JUDGE_SYSTEM,
+    PER_CRITERION_TEMPLATE,
     batched_judge_messages,
-    coerce_score,
     fit_response,
     judge_messages,
     parse_batched_reply,
@@ -58,8 +59,8 @@ def test_batched_prompt_lists_every_criterion():
 
 
 def test_custom_template_is_used():
-    template = JudgeTemplate(system="S", user="<{criteria}|{query}|{response}>")
-    messages = judge_messages("q", "r", TONE, template)
+    template = PER_CRITERION_TEMPLATE.replaced_by("<{criteria}|{query}|{response}>", "mine.txt")
+    messages = judge_messages("q", "r", TONE, template, JUDGE_SYSTEM.replaced_by("S", "s.txt"))
     user = f"<{render_criterion(TONE)}|q|r>"
     assert messages == [{"role": "system", "content": "S"}, {"role": "user", "content": user}]
 
@@ -119,18 +120,23 @@ def test_unscored_replies_are_none_never_zero(reply, status, error):
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        (7, (7, False, None)),
-        (7.0, (7, False, None)),
-        (" 7 ", (7, True, None)),
-        ("7.0", (7, True, None)),
-        ("7/10", (None, False, "score '7/10' is not a number")),
-        (float("nan"), (None, False, "score nan is not a whole number")),
-        (False, (None, False, "score False is not a number")),
-        (-3, (None, False, "score -3 is outside 1-10")),
+        (7, (7, "ok", "")),
+        (7.0, (7, "ok", "")),
+        (" 7 ", (7, "coerced", "")),
+        ("7.0", (7, "coerced", "")),
+        ("+8", (8, "coerced", "")),
+        ("7/10", (None, "unparsable", "score '7/10' is not a number")),
+        (7.5, (None, "unparsable", "score 7.5 is not a whole number")),
+        (float("nan"), (None, "unparsable", "score nan is not a whole number")),
+        (False, (None, "unparsable", "score False is not a number")),
+        (None, (None, "unparsable", "score None is not a number")),
+        (-3, (None, "out_of_range", "score -3 is outside 1-10")),
+        (11, (None, "out_of_range", "score 11 is outside 1-10")),
     ],
 )
-def test_coerce_score(value, expected):
-    assert coerce_score(value) == expected
+def test_every_judge_score_is_read_by_one_parser(value, expected):
+    parsed = parse_score(value, 1, 10)
+    assert (parsed.value, parsed.status, parsed.detail) == expected
 
 
 # --- batched replies ------------------------------------------------------------------------

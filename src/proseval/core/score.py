@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 ParseStatus = Literal[
-    "ok", "repaired", "partial", "unparsable", "out_of_range", "refused", "error", "empty", "not_applicable"
+    "ok", "repaired", "coerced", "partial", "unparsable", "out_of_range", "refused", "error", "empty", "not_applicable"
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -32,17 +33,23 @@ def extract_json(text: str) -> Parsed:
     return Parsed(None, "unparsable", f"no JSON found in: {cleaned[:200]!r}")
 
 
+_NUMERIC_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?")
+
+
 def parse_score(value: Any, low: int, high: int) -> Parsed:
-    """An integer score in [low, high]; "7", 7.0 and "7/10" are accepted, 7.5 and 11 are not."""
-    if isinstance(value, bool) or value is None:
-        return Parsed(None, "unparsable", f"score missing or not a number: {value!r}")
-    if isinstance(value, str):
-        match = re.fullmatch(r"\s*(-?\d+(?:\.0+)?)\s*(?:/\s*\d+)?\s*", value)
-        if not match:
-            return Parsed(None, "unparsable", f"score is not a number: {value!r}")
-        value = float(match.group(1))
-    if not isinstance(value, (int, float)) or float(value) != int(value):
-        return Parsed(None, "unparsable", f"score is not an integer: {value!r}")
-    if not low <= int(value) <= high:
-        return Parsed(None, "out_of_range", f"score {int(value)} outside {low}–{high}")
-    return Parsed(int(value), "ok")
+    """A whole-number score in [low, high], as every judge answer is read.
+
+    Numbers written as ``8.0`` are whole; a numeric string (``"8"``, ``" 8.0 "``) is accepted
+    with status ``coerced``. Booleans, fractions, NaN, ``"7/10"`` and values out of range
+    are not scores.
+    """
+    coerced = False
+    if isinstance(value, str) and _NUMERIC_TEXT.fullmatch(value.strip()):
+        value, coerced = float(value.strip()), True
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return Parsed(None, "unparsable", f"score {value!r} is not a number")
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return Parsed(None, "unparsable", f"score {value!r} is not a whole number")
+    if not low <= value <= high:
+        return Parsed(None, "out_of_range", f"score {value!r} is outside {low}-{high}")
+    return Parsed(int(value), "coerced" if coerced else "ok")

@@ -12,6 +12,7 @@ from proseval.benchmarks.writingbench.params import CriteriaParams, CurateParams
     summary="WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
     params=WritingBenchParams,
     render="proseval.benchmarks.writingbench.render:render",
+    prompts="proseval.benchmarks.writingbench.judging:JUDGE_PROMPTS",
 )
 def writingbench(params: WritingBenchParams):
     from proseval.benchmarks.writingbench.task import make_task
@@ -23,6 +24,7 @@ def writingbench(params: WritingBenchParams):
     "writingbench-criteria",
     summary="write 5 WritingBench-style criteria for your own queries (see: proseval writingbench criteria)",
     params=CriteriaParams,
+    prompts="proseval.benchmarks.writingbench.criteria:CRITERIA_PROMPTS",
 )
 def writingbench_criteria(params: CriteriaParams):
     from proseval.benchmarks.writingbench.userdata import criteria_task
@@ -34,6 +36,7 @@ def writingbench_criteria(params: CriteriaParams):
     "writingbench-curate",
     summary="score instruction/response pairs with generated criteria (see: proseval writingbench curate)",
     params=CurateParams,
+    prompts="proseval.benchmarks.writingbench.userdata:CURATE_PROMPTS",
 )
 def writingbench_curate(params: CurateParams):
     from proseval.benchmarks.writingbench.task import make_scorer

@@ -32,8 +32,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from proseval.benchmarks.writingbench.data import DOMAIN1_LABELS, LANGUAGES, REQUIREMENTS, WritingBench
-from proseval.benchmarks.writingbench.judging import coerce_score
 from proseval.benchmarks.writingbench.scorefile import ScoreLine
+from proseval.judging.parse import parse_score
 
 SliceKind = Literal["overall", "domain1", "domain2", "lang", "requirement_R", "requirement_C"]
 
@@ -227,7 +227,7 @@ def scores_from_lines(lines: Sequence[ScoreLine]) -> tuple[list[QueryScores], li
         QueryScores(
             index=index,
             scores={
-                name: tuple(coerce_score(evaluation.get("score"))[0] for evaluation in evaluations)
+                name: tuple(parse_score(evaluation.get("score"), 1, 10).value for evaluation in evaluations)
                 for name, evaluations in line.scores.items()
             },
         )

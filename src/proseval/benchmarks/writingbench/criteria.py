@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from proseval.benchmarks.writingbench.clean import strip_reasoning
+from proseval.core.prompt import PromptTemplate
 from proseval.judging.jsonfind import find_json_values, repair_json_value
 from proseval.benchmarks.writingbench.jsonl import describe_validation_error
 
@@ -75,7 +76,7 @@ def validate_checklist(criteria: list[Any], *, size: int | None = None) -> tuple
     return tuple(checked)
 
 
-CRITERIA_PROMPT = """\
+CRITERIA_PROMPT = PromptTemplate("criteria", """\
 You design grading rubrics for writing tasks. Read the writing request below and write \
 exactly {count} criteria that a reviewer would use to judge a response to this particular \
 request. Make each criterion specific to the request: name the facts, materials, audience, \
@@ -94,12 +95,16 @@ values, and nothing else.
 Writing request:
 ```
 {query}
-```"""
+```""", ("count", "query"), description="asks the criteria role for {count} criteria for one request")
 
 
-def criteria_messages(query: str, count: int = CRITERIA_PER_QUERY) -> list[dict[str, str]]:
+CRITERIA_PROMPTS = {"criteria": CRITERIA_PROMPT}
+
+
+def criteria_messages(query: str, count: int = CRITERIA_PER_QUERY,
+                      template: PromptTemplate = CRITERIA_PROMPT) -> list[dict[str, str]]:
     """Chat messages asking a model to write ``count`` criteria for ``query``."""
-    return [{"role": "user", "content": CRITERIA_PROMPT.format(count=count, query=query)}]
+    return [{"role": "user", "content": template.render(count=count, query=query)}]
 
 
 class CriteriaParse(BaseModel):

@@ -7,15 +7,13 @@ format, criterion, request, response, criterion again, output format again):
   Python ``repr`` of its official dict, as the official prompt does;
 * batched (proseval): all criteria of a query in one call, answered as one JSON object.
 
-The wording is proseval's own; scores from it are not leaderboard-comparable. A template
-of the same shape (slots ``{criteria}``, ``{query}``, ``{response}``) can be supplied
-instead through :class:`JudgeTemplate`.
+The wording is proseval's own; scores from it are not leaderboard-comparable. A user's text
+(placeholders ``{criteria}``, ``{query}``, ``{response}``) replaces it with
+``--prompt judge=FILE`` (``judge_batched``, ``judge_system`` likewise).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -23,7 +21,9 @@ from pydantic import BaseModel, ConfigDict
 
 from proseval.benchmarks.writingbench.clean import strip_reasoning
 from proseval.benchmarks.writingbench.criteria import Criterion
+from proseval.core.prompt import PromptTemplate
 from proseval.judging.jsonfind import find_json_values, repair_json_value
+from proseval.judging.parse import parse_score
 
 # --- prompts -------------------------------------------------------------------------------
 
@@ -53,7 +53,7 @@ would break the JSON inside the reason."""
 
 _OUTPUT_BATCHED = """\
 Output: one JSON object and nothing else, of the form \
-{{"scores": [{{"name": "<criterion name>", "score": <whole number 1-10>, "reason": "<text>"}}, ...]}} \
+{"scores": [{"name": "<criterion name>", "score": <whole number 1-10>, "reason": "<text>"}, ...]} \
 with one entry per criterion, in the order listed, each name copied exactly. Do not put \
 double quotation marks or other characters that would break the JSON inside a reason."""
 
@@ -73,36 +73,39 @@ def _template(instruction: str, output: str, criteria_header: str) -> str:
     return "\n\n".join(blocks)
 
 
-class JudgeTemplate(BaseModel):
-    """A judge prompt: a system message and a user template with ``str.format`` slots."""
+_SLOTS = ("criteria", "query", "response")
 
-    model_config = ConfigDict(frozen=True)
+JUDGE_SYSTEM = PromptTemplate(
+    "judge_system", "You are a demanding writing reviewer who grades responses against explicit criteria.",
+    description="the judge's system message (both judge modes)",
+)
 
-    system: str
-    user: str
-
-
-JUDGE_SYSTEM = "You are a demanding writing reviewer who grades responses against explicit criteria."
-
-PER_CRITERION_TEMPLATE = JudgeTemplate(
-    system=JUDGE_SYSTEM,
-    user=_template(
+PER_CRITERION_TEMPLATE = PromptTemplate(
+    "judge",
+    _template(
         "Evaluate the response to the writing request below against the single criterion "
         "given, using the score bands and rules that follow.",
         _OUTPUT_SINGLE,
         "Criterion",
     ),
+    _SLOTS,
+    description="per-criterion judge request; {criteria} is one criterion as the official prompt shows it",
 )
 
-BATCHED_TEMPLATE = JudgeTemplate(
-    system=JUDGE_SYSTEM,
-    user=_template(
+BATCHED_TEMPLATE = PromptTemplate(
+    "judge_batched",
+    _template(
         "Evaluate the response to the writing request below against each of the criteria "
         "listed, independently of one another, using the score bands and rules that follow.",
         _OUTPUT_BATCHED,
         "Criteria",
     ),
+    _SLOTS,
+    description="batched judge request (--judge-mode batched); {criteria} lists every criterion, numbered",
 )
+
+
+JUDGE_PROMPTS = {t.name: t for t in (JUDGE_SYSTEM, PER_CRITERION_TEMPLATE, BATCHED_TEMPLATE)}
 
 
 def render_criterion(criterion: Criterion) -> str:
@@ -111,20 +114,22 @@ def render_criterion(criterion: Criterion) -> str:
 
 
 def judge_messages(
-    query: str, response: str, criterion: Criterion, template: JudgeTemplate = PER_CRITERION_TEMPLATE
+    query: str, response: str, criterion: Criterion, template: PromptTemplate = PER_CRITERION_TEMPLATE,
+    system: PromptTemplate = JUDGE_SYSTEM,
 ) -> list[dict[str, str]]:
     """Messages for judging one criterion."""
-    user = template.user.format(criteria=render_criterion(criterion), query=query, response=response)
-    return [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
+    user = template.render(criteria=render_criterion(criterion), query=query, response=response)
+    return [{"role": "system", "content": system.render()}, {"role": "user", "content": user}]
 
 
 def batched_judge_messages(
-    query: str, response: str, criteria: Sequence[Criterion], template: JudgeTemplate = BATCHED_TEMPLATE
+    query: str, response: str, criteria: Sequence[Criterion], template: PromptTemplate = BATCHED_TEMPLATE,
+    system: PromptTemplate = JUDGE_SYSTEM,
 ) -> list[dict[str, str]]:
     """Messages for judging all criteria of a query in one call."""
     listed = "\n".join(f"{number}. {render_criterion(c)}" for number, c in enumerate(criteria, start=1))
-    user = template.user.format(criteria=listed, query=query, response=response)
-    return [{"role": "system", "content": template.system}, {"role": "user", "content": user}]
+    user = template.render(criteria=listed, query=query, response=response)
+    return [{"role": "system", "content": system.render()}, {"role": "user", "content": user}]
 
 
 # --- reply parsing -------------------------------------------------------------------------
@@ -147,35 +152,13 @@ class JudgeVerdict(BaseModel):
         return self.score is not None
 
 
-_NUMERIC_TEXT = re.compile(r"\+?\d+(?:\.0*)?")
-
-
-def coerce_score(value: Any) -> tuple[int | None, bool, str | None]:
-    """Validate a judge's score value: ``(score, coerced, error)``.
-
-    Whole numbers 1–10 are accepted, also written as ``8.0``; a numeric string such as
-    ``"8"`` is accepted and flagged as coerced. Booleans, fractions, other types and values
-    outside 1–10 give ``(None, False, reason)``.
-    """
-    coerced = False
-    if isinstance(value, str) and _NUMERIC_TEXT.fullmatch(value.strip()):
-        value, coerced = float(value.strip()), True
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None, False, f"score {value!r} is not a number"
-    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
-        return None, False, f"score {value!r} is not a whole number"
-    if not 1 <= value <= 10:
-        return None, False, f"score {value!r} is outside 1-10"
-    return int(value), coerced, None
-
-
 def _verdict(obj: dict[str, Any], repaired: bool) -> JudgeVerdict:
-    score, coerced, error = coerce_score(obj.get("score"))
+    parsed = parse_score(obj.get("score"), 1, 10)
     reason = obj.get("reason") if isinstance(obj.get("reason"), str) else None
-    if score is None:
-        return JudgeVerdict(score=None, reason=reason, status="invalid", error=error)
-    status: ParseStatus = "coerced" if coerced else "repaired" if repaired else "ok"
-    return JudgeVerdict(score=score, reason=reason, status=status)
+    if parsed.value is None:
+        return JudgeVerdict(score=None, reason=reason, status="invalid", error=parsed.detail)
+    status: ParseStatus = "coerced" if parsed.status == "coerced" else "repaired" if repaired else "ok"
+    return JudgeVerdict(score=parsed.value, reason=reason, status=status)
 
 
 def _unparsable(error: str) -> JudgeVerdict:

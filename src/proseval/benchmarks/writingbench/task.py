@@ -99,11 +99,14 @@ def _fit(messages_for: Any, response: str, limit: int | None) -> tuple[str | Non
 
 async def judge_criterion(ctx: SampleContext, query: str, response: str, criterion: Criterion,
                           params: WritingBenchParams) -> dict[str, Any]:
-    text, info = _fit(lambda r: judge_messages(query, r, criterion), response, params.judge_max_input_tokens)
+    def messages(r: str) -> list[dict[str, str]]:
+        return judge_messages(query, r, criterion, ctx.prompt("judge"), ctx.prompt("judge_system"))
+
+    text, info = _fit(messages, response, params.judge_max_input_tokens)
     if text is None:
         return {"score": None, "status": "context_overflow",
                 "error": "the judge prompt exceeds --judge-max-input-tokens even without the response", **info}
-    asked = await ask_until(ctx, "judge", judge_messages(query, text, criterion), parse_judge_reply,
+    asked = await ask_until(ctx, "judge", messages(text), parse_judge_reply,
                             lambda verdict: verdict.scored, attempts=params.judge_attempts, turn=criterion.name)
     if asked.error is not None:
         return {"score": None, "status": "error", "error": f"{type(asked.error).__name__}: {asked.error}",
@@ -114,7 +117,10 @@ async def judge_criterion(ctx: SampleContext, query: str, response: str, criteri
 
 async def judge_batched(ctx: SampleContext, query: str, response: str, criteria: tuple[Criterion, ...],
                         params: WritingBenchParams) -> dict[str, dict[str, Any]]:
-    text, info = _fit(lambda r: batched_judge_messages(query, r, criteria), response, params.judge_max_input_tokens)
+    def messages(r: str) -> list[dict[str, str]]:
+        return batched_judge_messages(query, r, criteria, ctx.prompt("judge_batched"), ctx.prompt("judge_system"))
+
+    text, info = _fit(messages, response, params.judge_max_input_tokens)
     names = [c.name for c in criteria]
     if text is None:
         return {n: {"score": None, "status": "context_overflow", "error": "prompt too long", **info} for n in names}
@@ -130,7 +136,7 @@ async def judge_batched(ctx: SampleContext, query: str, response: str, criteria:
                 results[name] = _verdict_record(verdict, attempts=attempt, **info)
         return all(results[name]["score"] is not None for name in names)
 
-    asked = await ask_until(ctx, "judge", batched_judge_messages(query, text, criteria), merge, bool,
+    asked = await ask_until(ctx, "judge", messages(text), merge, bool,
                             attempts=params.judge_attempts, turn="batched")
     if asked.error is not None:
         for name in names:

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from proseval.benchmarks.writingbench.criteria import Criterion, criteria_messages, parse_criteria, validate_checklist
+from proseval.benchmarks.writingbench.criteria import CRITERIA_PROMPTS, Criterion, criteria_messages, parse_criteria, validate_checklist
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, iter_json_objects
+from proseval.benchmarks.writingbench.judging import JUDGE_PROMPTS
 from proseval.core.sample import Sample
 from proseval.core.score import Score
 from proseval.core.scorer import scorer
@@ -80,7 +81,8 @@ async def generate_criteria(ctx: SampleContext, query: str) -> tuple[tuple[Crite
     """Criteria from the `criteria` role: (criteria or None, last error, attempts used)."""
     error = ""
     for attempt in range(CRITERIA_ATTEMPTS):
-        completion = await ctx.generate("criteria", criteria_messages(query), turn=f"criteria#{attempt}")
+        completion = await ctx.generate("criteria", criteria_messages(query, template=ctx.prompt("criteria")),
+                                       turn=f"criteria#{attempt}")
         parsed = parse_criteria(completion.text)
         if parsed.criteria is not None:
             return parsed.criteria, "", attempt + 1
@@ -131,6 +133,9 @@ def criteria_output(records: Sequence[SampleRecord]) -> tuple[str, int]:
 
 
 # --- curation ----------------------------------------------------------------------------------
+
+
+CURATE_PROMPTS = {**CRITERIA_PROMPTS, **JUDGE_PROMPTS}
 
 
 def curate_task(in_file: Path, judge_scorer: Any) -> Task:
