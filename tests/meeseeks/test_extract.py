@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from proseval.benchmarks.meeseeks.extract import (
+    EXTRACTOR_PROMPTS,
     Extraction,
     checker_input,
     classify_part,
@@ -40,13 +41,15 @@ def test_code_prompt_removes_newlines_and_fills_the_instruction():
 
 
 def test_prompts_accept_a_user_template_with_the_official_placeholders():
-    template = "<{model_response}|{instruction}>"
-    code = code_extraction_prompt("a\nb", "I", single=True, template=template)
+    prompts = {
+        "extractor_code_single": EXTRACTOR_PROMPTS["extractor_code_single"].replaced_by(
+            "<{model_response}|{instruction}>", "a.txt"),
+        "extractor_list": EXTRACTOR_PROMPTS["extractor_list"].replaced_by(
+            "{input_instruction}/{model_response}/{extraction_prompt}", "b.txt"),
+    }
+    code = code_extraction_prompt("a\nb", "I", single=True, prompts=prompts)
     assert code == "<ab|I>"
-    llm = llm_extraction_prompt(
-        "Q", "R {braces}", "E", single=False,
-        template="{input_instruction}/{model_response}/{extraction_prompt}",
-    )
+    llm = llm_extraction_prompt("Q", "R {braces}", "E", single=False, prompts=prompts)
     assert llm == "Q/R {braces}/E"
 
 

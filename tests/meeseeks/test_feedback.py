@@ -7,9 +7,9 @@ import ast
 import pytest
 
 from proseval.benchmarks.meeseeks.feedback import (
+    REASK_TEMPLATE,
     CheckOutcome,
     chat_feedback,
-    check_reask_template,
     first_round_messages,
     items_needing_another_round,
     needs_another_round,
@@ -18,6 +18,7 @@ from proseval.benchmarks.meeseeks.feedback import (
     reask_errors,
     reask_prompt,
 )
+from proseval.core.prompt import PromptError
 
 PASS = CheckOutcome("是否给出了文案", 1, "ok")
 FAIL_COUNT = CheckOutcome("是否生成了4条文案", 0, "3 items, expected [4, 4]")
@@ -94,7 +95,7 @@ def test_reask_prompt_contains_original_question_errors_and_previous_answer_in_o
 
 
 def test_reask_prompt_uses_a_supplied_template():
-    template = "Q={question}|E={errors}|A={previous_answer}"
+    template = REASK_TEMPLATE.replaced_by("Q={question}|E={errors}|A={previous_answer}", "mine.txt")
     prompt = reask_prompt("orig", "old", [FAIL_COUNT], template=template)
     assert prompt == f"Q=orig|E={reask_errors([FAIL_COUNT])}|A=old"
 
@@ -108,12 +109,16 @@ def test_reask_prompt_uses_a_supplied_template():
         "{question[0]} {errors} {previous_answer}",  # indexing
         "{question!r} {errors} {previous_answer}",  # conversion
         "{question:>9} {errors} {previous_answer}",  # format spec
-        "{question} {errors} {previous_answer} {",  # stray brace
     ],
 )
 def test_bad_reask_templates_are_rejected(template):
-    with pytest.raises(ValueError, match="re-ask template"):
-        check_reask_template(template)
+    with pytest.raises(PromptError, match="prompt 'reask' \\(mine.txt\\): .*placeholder"):
+        REASK_TEMPLATE.replaced_by(template, "mine.txt")
+
+
+def test_a_stray_brace_in_a_reask_template_is_text():
+    template = REASK_TEMPLATE.replaced_by('{question} {errors} {previous_answer} {"a": {', "mine.txt")
+    assert template.render(question="q", errors="e", previous_answer="p") == 'q e p {"a": {'
 
 
 def test_reask_messages_drop_history_but_keep_the_system_message():

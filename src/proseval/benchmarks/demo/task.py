@@ -89,4 +89,5 @@ def make_task() -> Task:
         },
         slice_keys=("genre",),
         dataset_source={"source": "proseval built-in demo prompts"},
+        prompts=dict(TEMPLATES),
     )

@@ -12,6 +12,7 @@ from proseval.benchmarks.meeseeks.params import MeeseeksParams
     "feedback over up to 20 rounds",
     params=MeeseeksParams,
     render="proseval.benchmarks.meeseeks.render:render",
+    prompts="proseval.benchmarks.meeseeks.prompts:PROMPTS",
 )
 def meeseeks(params: MeeseeksParams):
     from proseval.benchmarks.meeseeks.task import make_task

@@ -9,15 +9,35 @@ from typing import Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TransferSpeedColumn,
+)
 from rich.table import Table
 
 from proseval.benchmarks.meeseeks.data import MeeseeksDataError, input_root, load_items
-from proseval.benchmarks.meeseeks.download import OFFICIAL_COMMIT, OFFICIAL_REPOSITORY, combined_sha256, has_data
+from proseval.benchmarks.meeseeks.download import (
+    OFFICIAL_COMMIT,
+    OFFICIAL_REPOSITORY,
+    combined_sha256,
+    has_data,
+)
 from proseval.benchmarks.meeseeks.download import download as download_data
 from proseval.benchmarks.meeseeks.params import DATA_ENV, default_data_dir
-from proseval.benchmarks.meeseeks.rules.coverage import CoverageRow, format_coverage_table, rule_coverage
-from proseval.benchmarks.meeseeks.template import TemplateError, data_file_name, expand_template, load_template
+from proseval.benchmarks.meeseeks.rules.coverage import (
+    CoverageRow,
+    format_coverage_table,
+    rule_coverage,
+)
+from proseval.benchmarks.meeseeks.template import (
+    TemplateError,
+    data_file_name,
+    expand_template,
+    load_template,
+)
 
 app = typer.Typer(help="Meeseeks tools: download the data, rule coverage, items from a template.",
                   no_args_is_help=True)

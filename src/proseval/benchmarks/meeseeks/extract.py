@@ -10,7 +10,7 @@ an instruction selects the path:
 * no marker — the extractor model answers with a Python list literal of the parts.
 
 This module builds the extractor prompts (proseval's own wording, with the official
-placeholders so that a user-supplied official template can be used instead), pulls the code
+placeholders, so that `--prompt extractor_code=FILE` etc. can send the official text), pulls the code
 out of the extractor's answer and parses list answers. It never evaluates model text: list
 answers go through `ast.literal_eval` or `json_repair`. `compat="head"` reproduces the
 official reference commit's behaviour where it differs (see the deviations in the docs).
@@ -21,11 +21,13 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import json_repair
 
+from proseval.core.prompt import PromptTemplate
 from proseval.sandbox import SandboxResult
 
 Compat = Literal["fixed", "head"]
@@ -84,7 +86,7 @@ def _failed(kind: FailureKind, detail: str) -> Extraction:
     return Extraction(None, kind, detail)
 
 
-_CODE_PROMPT_MULTI = """\
+_CODE_PROMPT_MULTI = PromptTemplate("extractor_code", """\
 You write Python code that extracts parts of a model's answer.
 
 The answer was given in reply to a writing task. Its line breaks have been removed below; \
@@ -110,9 +112,10 @@ collections, functools, unicodedata, textwrap or typing, nothing else. Do not re
 print or use the network.
 
 Reply with the function only, in one ```python code block.
-"""
+""", ("model_response", "instruction"),
+    description="asks the extractor for extract_info_list code (items with several parts)")
 
-_CODE_PROMPT_SINGLE = """\
+_CODE_PROMPT_SINGLE = PromptTemplate("extractor_code_single", """\
 You write Python code that extracts one part of a model's answer.
 
 The answer was given in reply to a writing task. Its line breaks have been removed below; \
@@ -134,9 +137,10 @@ functools, unicodedata, textwrap or typing, nothing else. Do not read files, pri
 network.
 
 Reply with the function only, in one ```python code block.
-"""
+""", ("model_response", "instruction"),
+    description="the same for a single part (category *single*)")
 
-_LLM_PROMPT_MULTI = """\
+_LLM_PROMPT_MULTI = PromptTemplate("extractor_list", """\
 You extract parts of a model's answer, word for word.
 
 The task the model was given:
@@ -155,9 +159,10 @@ What to extract:
 Copy every requested part exactly as it appears in the answer (do not correct, translate, \
 merge or summarise anything), in order. Reply with a Python list of strings and nothing \
 else, for example ["first part", "second part"]. Reply [] if the answer contains none.
-"""
+""", ("input_instruction", "model_response", "extraction_prompt"),
+    description="asks the extractor for the parts as a list of strings")
 
-_LLM_PROMPT_SINGLE = """\
+_LLM_PROMPT_SINGLE = PromptTemplate("extractor_list_single", """\
 You extract one part of a model's answer, word for word.
 
 The task the model was given:
@@ -177,20 +182,24 @@ Copy the requested part exactly as it appears in the answer (do not correct, tra
 summarise it). Reply with a Python list holding it as one string and nothing else, for \
 example ["the text"]. If the requested part is the entire answer, reply with the single \
 word ALL instead.
-"""
+""", ("input_instruction", "model_response", "extraction_prompt"),
+    description="the same for a single part (may answer ALL)")
+
+
+EXTRACTOR_PROMPTS = {t.name: t for t in (_CODE_PROMPT_MULTI, _CODE_PROMPT_SINGLE, _LLM_PROMPT_MULTI,
+                                          _LLM_PROMPT_SINGLE)}
 
 
 def code_extraction_prompt(
-    response: str, instruction: str, *, single: bool, template: str | None = None
+    response: str, instruction: str, *, single: bool, prompts: Mapping[str, PromptTemplate] = EXTRACTOR_PROMPTS
 ) -> str:
     """Prompt asking the extractor to write `extract_info_list`.
 
     The response is shown with its newlines removed (as the official pipeline does) while
-    the code later runs on the original. `template` may replace proseval's wording; it must
-    use the placeholders ``{model_response}`` and ``{instruction}``.
+    the code later runs on the original.
     """
-    chosen = template or (_CODE_PROMPT_SINGLE if single else _CODE_PROMPT_MULTI)
-    return chosen.format(model_response=response.replace("\n", ""), instruction=instruction)
+    chosen = prompts["extractor_code_single" if single else "extractor_code"]
+    return chosen.render(model_response=response.replace("\n", ""), instruction=instruction)
 
 
 def llm_extraction_prompt(
@@ -199,15 +208,11 @@ def llm_extraction_prompt(
     instruction: str,
     *,
     single: bool,
-    template: str | None = None,
+    prompts: Mapping[str, PromptTemplate] = EXTRACTOR_PROMPTS,
 ) -> str:
-    """Prompt asking the extractor for a Python list of the parts.
-
-    `template` may replace proseval's wording; it must use the placeholders
-    ``{input_instruction}``, ``{model_response}`` and ``{extraction_prompt}``.
-    """
-    chosen = template or (_LLM_PROMPT_SINGLE if single else _LLM_PROMPT_MULTI)
-    return chosen.format(
+    """Prompt asking the extractor for a Python list of the parts."""
+    chosen = prompts["extractor_list_single" if single else "extractor_list"]
+    return chosen.render(
         input_instruction=question, model_response=response, extraction_prompt=instruction
     )
 

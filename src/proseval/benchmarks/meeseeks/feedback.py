@@ -14,7 +14,7 @@ Two modes:
   round-k answer. The failed requirements are rendered as the official code renders them,
   ``str()`` of a Python list of strings (one ``"<requirement> <connector> <reason>"`` element
   per failed sub-question). The template is English for every language, as officially; a
-  user-supplied copy of the official template with the same placeholders can replace ours.
+  user-supplied copy of the official template replaces ours with `--prompt reask=FILE`.
 * ``chat`` (the paper-era implementation): the conversation goes on; the round-k answer
   becomes an assistant turn and the feedback a new user turn with one numbered entry per
   failed sub-question. The official feedback of that era was Chinese; proseval offers an
@@ -27,11 +27,11 @@ hence no per-language templates beyond these.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from proseval.core.prompt import PromptTemplate
 from proseval.models.base import Message
 
 from .metrics import checks_from_sub_questions
@@ -39,9 +39,7 @@ from .metrics import checks_from_sub_questions
 FeedbackMode = Literal["reask", "chat"]
 ChatLanguage = Literal["en", "zh"]
 
-REASK_PLACEHOLDERS = frozenset({"question", "errors", "previous_answer"})
-
-REASK_TEMPLATE = """\
+REASK_TEMPLATE = PromptTemplate("reask", """\
 Your previous answer did not satisfy every requirement of the task below. Revise it so that \
 all requirements are met, and reply with the revised answer only.
 
@@ -55,7 +53,8 @@ all requirements are met, and reply with the revised answer only.
 {previous_answer}
 
 [Revised answer]
-"""
+""", ("question", "errors", "previous_answer"),
+    description="the re-ask message of rounds 2+ (--feedback reask): task, unmet requirements, previous answer")
 
 
 @dataclass(frozen=True)
@@ -149,47 +148,15 @@ def reask_errors(outcomes: Sequence[CheckOutcome]) -> str:
     return str([_describe(o, _ENGLISH) for o in _failures(outcomes)])
 
 
-def check_reask_template(template: str) -> None:
-    """Reject a re-ask template whose fields are not exactly the three official placeholders.
-
-    Only bare fields are allowed (no attribute access, indexing, conversion or format spec),
-    so formatting a user-supplied template cannot reach anything but the three strings.
-    """
-    try:
-        fields = [
-            (name, spec, conversion)
-            for _, name, spec, conversion in string.Formatter().parse(template)
-            if name is not None
-        ]
-    except ValueError as exc:
-        raise ValueError(f"re-ask template: {exc}") from exc
-    for name, spec, conversion in fields:
-        if name not in REASK_PLACEHOLDERS or spec or conversion:
-            shown = name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
-            raise ValueError(
-                f"re-ask template: unsupported placeholder {{{shown}}}; "
-                f"allowed: {', '.join('{' + p + '}' for p in sorted(REASK_PLACEHOLDERS))}"
-            )
-    missing = REASK_PLACEHOLDERS - {name for name, _, _ in fields}
-    if missing:
-        raise ValueError(f"re-ask template: missing placeholder(s) {sorted(missing)}")
-
-
 def reask_prompt(
     original_question: str,
     previous_answer: str,
     outcomes: Sequence[CheckOutcome],
     *,
-    template: str | None = None,
+    template: PromptTemplate = REASK_TEMPLATE,
 ) -> str:
-    """The single re-ask message: round-1 question, failed requirements, previous answer.
-
-    ``template`` (e.g. a verified copy of the official one) must use the placeholders
-    ``{question}``, ``{errors}`` and ``{previous_answer}``.
-    """
-    chosen = REASK_TEMPLATE if template is None else template
-    check_reask_template(chosen)
-    return chosen.format(
+    """The single re-ask message: round-1 question, failed requirements, previous answer."""
+    return template.render(
         question=original_question, errors=reask_errors(outcomes), previous_answer=previous_answer
     )
 
@@ -232,7 +199,7 @@ def reask_messages(
     answer: str,
     outcomes: Sequence[CheckOutcome],
     *,
-    template: str | None = None,
+    template: PromptTemplate = REASK_TEMPLATE,
 ) -> list[Message]:
     """Round k+1 in reask mode: the leading system message(s) of round k, then the re-ask."""
     prompt = reask_prompt(original_question, answer, outcomes, template=template)
@@ -263,7 +230,7 @@ def next_round_messages(
     answer: str,
     outcomes: Sequence[CheckOutcome],
     *,
-    template: str | None = None,
+    template: PromptTemplate = REASK_TEMPLATE,
     language: ChatLanguage = "en",
 ) -> list[Message]:
     """Messages of round k+1 from round k's messages (without its answer), answer and outcomes.

@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from proseval.benchmarks.meeseeks.data import TAG_KEY, MeeseeksItem, SubQuestion
-from proseval.benchmarks.meeseeks.deps import DEPENDENCIES_FAILED, DependencyGraph, apply_dependencies
+from proseval.benchmarks.meeseeks.deps import (
+    DEPENDENCIES_FAILED,
+    DependencyGraph,
+    apply_dependencies,
+)
 from proseval.benchmarks.meeseeks.extract import (
     EXTRACTION_FAILED,
     SPLIT_NAMESPACE,
@@ -40,6 +44,7 @@ from proseval.benchmarks.meeseeks.params import MeeseeksParams
 from proseval.benchmarks.meeseeks.rules.base import RuleContext
 from proseval.benchmarks.meeseeks.rules.registry import evaluate_rule, find_spec
 from proseval.benchmarks.meeseeks.rules.schema import schema_points
+from proseval.core.prompt import PromptTemplate
 from proseval.core.state import State
 from proseval.judging.ask import ask_until
 from proseval.models.base import ModelError
@@ -48,7 +53,7 @@ from proseval.sandbox import SandboxLimits, run_function_async
 
 # --- the Yes/No judge (proseval's own wording; the official output format) -----------------
 
-JUDGE_TEMPLATE = """\
+JUDGE_TEMPLATE = PromptTemplate("judge", """\
 You check one requirement of an answer written for a task.
 
 [Task]
@@ -63,14 +68,14 @@ You check one requirement of an answer written for a task.
 Consider only this requirement, nothing else about the answer. Reply with exactly two lines:
 分析：<your short analysis>
 判断：是   (if the answer meets the requirement)   or   判断：否   (if it does not)
-"""
+""", ("input", "output", "question"), description="the Yes/No judge of one requirement (reply format: 判断：是/否)")
 
 _VERDICT = re.compile(r"判断\s*[:：]\s*(是|否)")
 _VERDICT_HEAD = re.compile(r"判断：是|判断：否")
 
 
-def judge_prompt(task_text: str, answer: str, requirement: str) -> str:
-    return JUDGE_TEMPLATE.format(input=task_text, output=answer, question=requirement)
+def judge_prompt(task_text: str, answer: str, requirement: str, template: PromptTemplate = JUDGE_TEMPLATE) -> str:
+    return template.render(input=task_text, output=answer, question=requirement)
 
 
 def parse_judge_verdict(reply: str, *, compat: str = "fixed") -> int | None:
@@ -140,7 +145,8 @@ class RoundEvaluator:
         record: dict[str, Any] = {"kind": kind}
         try:
             if kind == "code":
-                reply = await self._ask("extractor", code_extraction_prompt(answer, part.instruction, single=single),
+                reply = await self._ask("extractor", code_extraction_prompt(answer, part.instruction, single=single,
+                                                                           prompts=self.ctx.prompts),
                                         f"extract/{key}")
                 record["reply"] = reply
                 code = code_from_answer(reply, compat=self.compat)
@@ -154,7 +160,8 @@ class RoundEvaluator:
                     extraction = extraction_from_sandbox(result, compat=self.compat)
             elif kind == "llm":
                 reply = await self._ask("extractor", llm_extraction_prompt(task_text, answer, part.instruction,
-                                                                           single=single), f"extract/{key}")
+                                                                           single=single, prompts=self.ctx.prompts),
+                                        f"extract/{key}")
                 record["reply"] = reply
                 extraction = parse_list_answer(reply, answer, compat=self.compat)
             elif kind == "json":
@@ -172,7 +179,7 @@ class RoundEvaluator:
 
     async def judge(self, sq: SubQuestion, answer: str, task_text: str) -> dict[str, Any]:
         attempts = 1 if self.compat == "head" else self.params.judge_attempts
-        messages = first_round_messages(judge_prompt(task_text, answer, sq.question))
+        messages = first_round_messages(judge_prompt(task_text, answer, sq.question, self.ctx.prompt("judge")))
 
         def parse(reply: str) -> tuple[int | None, str]:
             return parse_judge_verdict(reply, compat=self.compat), reply
@@ -306,7 +313,7 @@ async def run_item(item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContex
         if round_no == params.rounds or not needs_another_round(outcomes):
             break
         messages = next_round_messages(params.feedback, messages, item.question, answer, outcomes,
-                                       language=params.feedback_language)
+                                       template=ctx.prompt("reask"), language=params.feedback_language)
     stopped_by_error = "candidate_error" in turns[-1]
     conversation = list(messages) if stopped_by_error else [*messages, {"role": "assistant", "content": answer}]
     return State(messages=conversation, output=answer, finish_reason=finish_reason, turns=turns,

@@ -28,6 +28,7 @@ from proseval.core.ordering import round_robin
 from proseval.core.sample import Sample
 from proseval.core.score import Score
 from proseval.core.scorer import scorer
+from proseval.benchmarks.meeseeks.prompts import PROMPTS
 from proseval.core.state import State
 from proseval.core.task import Task
 from proseval.models.base import GenerateConfig
@@ -259,10 +260,10 @@ def make_task(params: MeeseeksParams) -> Task:
         dataset_source={"source": "meituan-longcat/Meeseeks input_data" if check.official_file_set
                         else "user-supplied Meeseeks item files", **check.as_source(),
                         "languages": languages, "n_items": len(items),
-                        "prompts": "proseval's own extractor, judge and feedback prompts (non-official)",
                         "extraction_sandbox": sandbox},
         aggregate=lambda samples: {SCORE: aggregate_rounds(samples)},
         artifacts=artifacts,
         reevaluate=reevaluate,
         rescore_roles=("extractor", "judge"),
+        prompts=dict(PROMPTS),
     )

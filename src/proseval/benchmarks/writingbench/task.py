@@ -14,6 +14,7 @@ from proseval.benchmarks.writingbench.criteria import Criterion
 from proseval.benchmarks.writingbench.export import domain_chart_png, report_to_csv, report_to_markdown
 from proseval.benchmarks.writingbench.judging import (
     JudgeVerdict,
+    JUDGE_PROMPTS,
     batched_judge_messages,
     fit_response,
     judge_messages,
@@ -211,8 +212,9 @@ def custom_task(params: WritingBenchParams) -> Task:
         name="writingbench", version="2", dataset=dataset, protocol=single_turn, scorers=[make_scorer(params)],
         roles_required=("candidate", "judge"), role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
         slice_keys=tuple(k for k in ("domain1", "lang") if any(k in r for _, r in rows)),
-        dataset_source={"source": str(path), "prompt": "proseval's own judge prompt (non-official)"},
+        dataset_source={"source": str(path)},
         aggregate=aggregate_run,
+        prompts=dict(JUDGE_PROMPTS),
     )
 
 
@@ -252,8 +254,8 @@ def make_task(params: WritingBenchParams) -> Task:
         role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
         slice_keys=("domain1", "lang"),
         dataset_source={"source": "X-PLUG/WritingBench benchmark_query (v2)", "commit": wb_data.OFFICIAL_COMMIT,
-                        "sha256": bench.sha256, "verified": bench.verified, "n_selected": len(queries),
-                        "prompt": "proseval's own judge prompt (non-official)"},
+                        "sha256": bench.sha256, "verified": bench.verified, "n_selected": len(queries)},
         aggregate=aggregate_run,
         artifacts=artifacts,
+        prompts=dict(JUDGE_PROMPTS),
     )

@@ -114,7 +114,7 @@ def criteria_task(in_file: Path) -> Task:
 
     return Task(name="writingbench-criteria", version="1", dataset=dataset, protocol=protocol, scorers=[valid],
                 roles_required=("criteria",), role_configs={"criteria": CRITERIA_CONFIG},
-                dataset_source={"source": str(in_file)})
+                dataset_source={"source": str(in_file)}, prompts=dict(CRITERIA_PROMPTS))
 
 
 def criteria_output(records: Sequence[SampleRecord]) -> tuple[str, int]:
@@ -161,7 +161,7 @@ def curate_task(in_file: Path, judge_scorer: Any) -> Task:
 
     return Task(name="writingbench-curate", version="1", dataset=dataset, protocol=protocol, scorers=[score],
                 roles_required=("criteria", "judge"), role_configs={"criteria": CRITERIA_CONFIG},
-                dataset_source={"source": str(in_file)})
+                dataset_source={"source": str(in_file)}, prompts=dict(CURATE_PROMPTS))
 
 
 def select_top(scored: Sequence[tuple[dict, float | None]], keep: float) -> tuple[list[tuple[dict, float]], int]:
