@@ -7,8 +7,13 @@ import threading
 from dataclasses import replace
 from typing import Any
 
-from proseval.benchmarks.longweave.aggregate import aggregate, aggregate_official_drop, score_by_length_png
+from proseval.benchmarks.longweave.aggregate import (
+    aggregate,
+    aggregate_official_drop,
+    score_by_length_png,
+)
 from proseval.benchmarks.longweave.generators import generate
+from proseval.benchmarks.longweave.judging import PROMPTS as JUDGE_PROMPTS
 from proseval.benchmarks.longweave.judging import (
     JudgeCall,
     JudgedConfig,
@@ -90,18 +95,18 @@ class Scorers:
     async def judged(self, task: str, response: str, sample: Sample, ctx: SampleContext) -> RuleScore:
         target, words = sample.target, int(sample.metadata["target_words"])
         if task == "biog":
-            calls = biog_judge_calls(response, target, words, self.judge_config)
+            calls = biog_judge_calls(response, target, words, self.judge_config, ctx.prompts)
             return score_biog(response, target, await self.judge_batches(ctx, calls), words, self.judge_config)
         if task == "sr":
-            calls = sr_judge_calls(response, target, self.judge_config)
+            calls = sr_judge_calls(response, target, self.judge_config, ctx.prompts)
             return score_sr(response, target, await self.judge_batches(ctx, calls), words, self.judge_config)
-        calls = nw_judge_calls(response, target, words, self.judge_config)
+        calls = nw_judge_calls(response, target, words, self.judge_config, ctx.prompts)
         return score_nw(response, target, await self.judge_batches(ctx, calls), words, self.judge_config)
 
     async def code_fixing(self, response: str, sample: Sample, ctx: SampleContext) -> RuleScore:
         original = sample.target["original_code"]
         code, _ = extract_code(response, strip_lone_fence=self.cf.strip_lone_fence)
-        messages = cf_relevance_messages(original, code)
+        messages = cf_relevance_messages(original, code, ctx.prompts)
         strict = replace(self.judge_config, cf_unscored_relevant=False)
         verdict = parse_cf_relevance(None, strict)
         for attempt in range(self.params.judge_attempts):
@@ -206,7 +211,10 @@ def make_task(params: LongWeaveParams) -> Task:
                 "longweave_targets": target_counts(samples)}
 
     def artifacts(results: Results) -> dict[str, str | bytes]:
-        from proseval.benchmarks.longweave.render import markdown_table, report_from_dict
+        from proseval.benchmarks.longweave.render import (
+            markdown_table,
+            report_from_dict,
+        )
 
         report = report_from_dict(results.extra["longweave"])
         files: dict[str, str | bytes] = {"longweave.md": markdown_table(report)}
@@ -229,4 +237,5 @@ def make_task(params: LongWeaveParams) -> Task:
                         "per_cell": params.per_cell, "seed": params.seed},
         aggregate=aggregate_run,
         artifacts=artifacts,
+        prompts=dict(JUDGE_PROMPTS),
     )
