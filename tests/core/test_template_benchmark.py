@@ -58,3 +58,17 @@ def test_the_template_command_group(tmp_path, haiku_module):
     app = registry.command_groups()["haiku"]()
     result = CliRunner().invoke(app, ["syllables", str(poem)])
     assert result.exit_code == 0 and "[5, 7, 5]" in result.output
+
+
+def test_the_template_judge_prompt_is_replaceable_by_a_file(tmp_path, haiku_module):
+    mine = tmp_path / "judge.txt"
+    mine.write_text("THEME {theme}\n{haiku}\nJSON: {\"score\": 1-10}", encoding="utf-8")
+    seen = []
+    register_script("haiku-judge-seen", lambda messages: seen.append(messages[-1]["content"]) or '{"score": 6}')
+    try:
+        run = proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge-seen"},
+                           params={"themes": "rain"}, out=tmp_path / "runs", prompts={"judge": mine})
+    finally:
+        unregister_script("haiku-judge-seen")
+    assert seen and seen[0].startswith("THEME rain\n") and run.results.metrics["quality"].mean == 6.0
+    assert run.header.prompts["judge"].source == str(mine)

@@ -7,7 +7,8 @@ from proseval_haiku.params import HaikuParams
 
 
 @registry.task(
-    "haiku", summary="template benchmark: haiku to a theme, judged 1-10, syllables checked", params=HaikuParams
+    "haiku", summary="template benchmark: haiku to a theme, judged 1-10, syllables checked", params=HaikuParams,
+    prompts="proseval_haiku.task:PROMPTS",
 )
 def haiku(params: HaikuParams):
     from proseval_haiku.task import make_task  # heavy imports stay out of `proseval list`

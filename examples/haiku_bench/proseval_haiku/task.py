@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proseval import Sample, Score, State, Task, scorer
+from proseval import PromptTemplate, Sample, Score, State, Task, scorer
 from proseval.core.protocols import single_turn
 from proseval.judging.parse import extract_json, parse_score
 from proseval.models.base import GenerateConfig
@@ -14,10 +14,13 @@ from proseval.runtime.records import Results, ScoredSample
 from proseval_haiku.form import form_score
 from proseval_haiku.params import HaikuParams
 
-JUDGE_PROMPT = """Rate this haiku about "{theme}" from 1 (poor) to 10 (excellent) for imagery and fit.
-Answer with JSON only: {{"score": <1-10>, "reason": "<one sentence>"}}
+# Every prompt the task sends is a named template: users replace it with --prompt judge=FILE.
+PROMPTS = {
+    "judge": PromptTemplate("judge", """Rate this haiku about "{theme}" from 1 (poor) to 10 (excellent) for imagery and fit.
+Answer with JSON only: {"score": <1-10>, "reason": "<one sentence>"}
 
-{haiku}"""
+{haiku}""", ("theme", "haiku"), description="the judge's rating request"),
+}
 
 
 def make_task(params: HaikuParams) -> Task:
@@ -33,7 +36,7 @@ def make_task(params: HaikuParams) -> Task:
     async def quality(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
         if not state.output.strip():  # a model failure, declared: the lowest score, no judge call
             return {"quality": Score(value=1.0, parse_status="empty", explanation="empty answer")}
-        prompt = JUDGE_PROMPT.format(theme=sample.target["theme"], haiku=state.output)
+        prompt = ctx.prompt("judge").render(theme=sample.target["theme"], haiku=state.output)
         reply = await ctx.generate("judge", [{"role": "user", "content": prompt}], turn="judge")
         parsed = extract_json(reply.text)
         score = parse_score((parsed.value or {}).get("score") if isinstance(parsed.value, dict) else None, 1, 10)
@@ -64,4 +67,4 @@ def make_task(params: HaikuParams) -> Task:
                 scorers=[form, quality], roles_required=("candidate", "judge"),
                 role_configs={"judge": GenerateConfig(temperature=0.0, max_tokens=200)}, slice_keys=("theme",),
                 dataset_source={"source": "proseval-haiku themes", "themes": params.themes},
-                aggregate=aggregate, artifacts=artifacts)
+                aggregate=aggregate, artifacts=artifacts, prompts=dict(PROMPTS))
