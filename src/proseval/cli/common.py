@@ -37,7 +37,8 @@ RoleBaseUrlOpt = typer.Option(None, "--role-base-url", help="ROLE=URL: endpoint 
 ConcurrencyOpt = typer.Option(None, "--concurrency", "-c", help="Requests in flight per role (default: 16 remote, 1 local).")
 RoleConcurrencyOpt = typer.Option(None, "--role-concurrency", help="ROLE=N: concurrency for one role. Repeatable.")
 GenOpt = typer.Option(None, "--gen", "-g", help="ROLE.PARAM=VALUE generation setting, e.g. candidate.max_tokens=2048, "
-                      "judge.temperature=0. Repeatable.")
+                      "judge.temperature=0, candidate.top_k=20, candidate.timeout=1800; ROLE.extra.KEY=VALUE sends a "
+                      "provider-specific field as given. Only what is set is sent. Repeatable.")
 ConfigOpt = typer.Option(None, "--config", help="YAML file mirroring these options (flags win).")
 DisplayOpt = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or none.")
 NoCacheOpt = typer.Option(None, "--no-cache", help="Neither read nor write the response cache.", show_default=False)
@@ -99,7 +100,11 @@ def generation_settings(items: list[str]) -> dict[str, dict[str, Any]]:
         role, dot, param = key.partition(".")
         if not dot:
             raise RoleError(f"--gen {key}={value} must look like ROLE.PARAM=VALUE")
-        result.setdefault(role, {})[param] = parse_value(value)
+        field, dot, extra_key = param.partition(".")
+        if field == "extra" and dot and extra_key:  # ROLE.extra.KEY=VALUE: a provider-specific field
+            result.setdefault(role, {}).setdefault("extra", {})[extra_key] = parse_value(value)
+        else:
+            result.setdefault(role, {})[param] = parse_value(value)
     return result
 
 

@@ -4,34 +4,85 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Message = dict[str, str]
 
 
+# The slowest generation speed a request's default time limit allows for (tokens per second):
+# an 8,192-token answer may take 60 + 8192 / 8 ≈ 1,084 s before it is given up and retried.
+SLOWEST_TOKENS_PER_SECOND = 8.0
+# The time limit when max_tokens is not set (the server's own limit applies then).
+UNBOUNDED_TIMEOUT = 900.0
+
+
 class GenerateConfig(BaseModel):
-    """Generation parameters. `None` means "use the provider's default" and is not sent."""
+    """Generation parameters. `None` means "use the provider's default" and is not sent.
+
+    `extra` holds provider-specific body fields (``chat_template_kwargs``, ``min_tokens``, …),
+    sent as given. `timeout` is seconds per request; by default it grows with `max_tokens`
+    (see `request_timeout`), so that long answers from ordinary endpoints are not cut off.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     temperature: float | None = None
     top_p: float | None = None
+    top_k: int | None = None
+    min_p: float | None = None
+    repetition_penalty: float | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
     max_tokens: int | None = None
     seed: int | None = None
     stop: list[str] | None = None
-    timeout: float = 120.0
     response_format: dict[str, Any] | None = None
+    extra: dict[str, Any] | None = None
+    timeout: float | None = None
+
+    @field_validator("max_tokens", "top_k")
+    @classmethod
+    def _positive(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError(f"must be at least 1 (got {value})")
+        return value
+
+    @field_validator("timeout")
+    @classmethod
+    def _positive_seconds(cls, value: float | None) -> float | None:
+        if value is not None and value <= 0:
+            raise ValueError(f"must be a positive number of seconds (got {value})")
+        return value
+
+    @field_validator("extra")
+    @classmethod
+    def _no_core_fields(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        clash = sorted(set(value or {}) & ({"model", "messages", "stream"} | set(cls.model_fields)))
+        if clash:
+            raise ValueError(f"extra cannot set {', '.join(clash)} (set them directly, or they are not allowed)")
+        return value
+
+    def request_timeout(self) -> float:
+        """Seconds one request may take: `timeout`, else 60 s plus `max_tokens` at the slowest speed."""
+        if self.timeout is not None:
+            return self.timeout
+        if self.max_tokens is None:
+            return UNBOUNDED_TIMEOUT
+        return max(120.0, 60.0 + self.max_tokens / SLOWEST_TOKENS_PER_SECOND)
 
     def merged(self, override: GenerateConfig | dict[str, Any] | None) -> GenerateConfig:
         """A copy with every field set in `override` replacing ours."""
         if override is None:
             return self
         data = override if isinstance(override, dict) else override.model_dump(exclude_unset=True)
+        if isinstance(data.get("extra"), dict) and self.extra:
+            data = {**data, "extra": {**self.extra, **data["extra"]}}
         return self.model_copy(update={k: v for k, v in data.items()})
 
     def sent_params(self) -> dict[str, Any]:
-        """The parameters that change the output (timeout excluded), without unset ones."""
-        return {k: v for k, v in self.model_dump(exclude={"timeout"}).items() if v is not None}
+        """The request body fields that change the output (timeout excluded), without unset ones."""
+        params = {k: v for k, v in self.model_dump(exclude={"timeout", "extra"}).items() if v is not None}
+        return {**params, **(self.extra or {})}
 
 
 class Usage(BaseModel):

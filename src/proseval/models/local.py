@@ -103,6 +103,23 @@ def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
         return _LOADED[key]
 
 
+# llama-cpp-python's names for the generation settings it takes (others are refused, not dropped).
+_LOCAL_NAMES = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k", "min_p": "min_p",
+                "repetition_penalty": "repeat_penalty", "presence_penalty": "presence_penalty",
+                "frequency_penalty": "frequency_penalty", "max_tokens": "max_tokens", "seed": "seed", "stop": "stop"}
+
+
+def local_params(config: GenerateConfig) -> dict[str, Any]:
+    """The settings as `create_chat_completion` keywords; `response_format` is left out (small
+    local models answer in plain text, parsed leniently)."""
+    params = config.sent_params()
+    params.pop("response_format", None)
+    unknown = sorted(set(params) - set(_LOCAL_NAMES))
+    if unknown:
+        raise FatalError(f"the embedded model does not take the setting(s) {', '.join(unknown)}")
+    return {_LOCAL_NAMES[key]: value for key, value in params.items()}
+
+
 class LocalModel:
     provider = "local"
 
@@ -118,8 +135,7 @@ class LocalModel:
 
     def _generate_sync(self, messages: list[Message], config: GenerateConfig) -> Completion:
         llama, lock = load_llama(self.path, self.n_ctx)
-        params = config.sent_params()
-        params.pop("response_format", None)  # small local models: plain text, parsed leniently
+        params = local_params(config)
         start = time.perf_counter()
         try:
             with lock:

@@ -124,12 +124,12 @@ class OpenAIModel(_ChatEndpoint):
                 "/chat/completions",
                 body={"model": self.name, "messages": messages, **config.sent_params()},
                 cast_to=object,
-                options={"timeout": config.timeout},
+                options={"timeout": config.request_timeout()},
             )
         except openai.APIStatusError as exc:
             raise self._status_error(exc.status_code, exc.message, index, exc.response.headers) from None
         except openai.APITimeoutError:
-            raise RetryableError(f"timed out after {config.timeout:g}s ({self.base_urls[index]})") from None
+            raise RetryableError(f"timed out after {config.request_timeout():g}s ({self.base_urls[index]})") from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             raise RetryableError(f"connection error ({self.base_urls[index]}): {_short(str(cause))}") from None
@@ -170,12 +170,12 @@ class CompatModel(_ChatEndpoint):
         start = time.perf_counter()
         try:
             async with self._client().post(url + "/chat/completions", data=body, headers=self._headers,
-                                           timeout=aiohttp.ClientTimeout(total=config.timeout)) as reply:
+                                           timeout=aiohttp.ClientTimeout(total=config.request_timeout())) as reply:
                 raw = await reply.read()
                 if reply.status >= 400:
                     raise self._status_error(reply.status, _error_detail(raw), index, reply.headers)
         except asyncio.TimeoutError:
-            raise RetryableError(f"timed out after {config.timeout:g}s ({url})") from None
+            raise RetryableError(f"timed out after {config.request_timeout():g}s ({url})") from None
         except aiohttp.ClientError as exc:
             raise RetryableError(f"connection error ({url}): {_short(str(exc) or type(exc).__name__)}") from None
         finally:

@@ -116,9 +116,10 @@ class RoleModel:
         async with self._semaphore:
             start = time.perf_counter()
             try:
-                completion = await asyncio.wait_for(self.model.generate(messages, config), timeout=config.timeout + 1)
+                limit = config.request_timeout()
+                completion = await asyncio.wait_for(self.model.generate(messages, config), timeout=limit + 1)
             except asyncio.TimeoutError:
-                raise RetryableError(f"no answer within {config.timeout:g}s") from None
+                raise RetryableError(f"no answer within {limit:g}s") from None
             if not completion.latency:
                 completion.latency = time.perf_counter() - start
             return completion

@@ -110,7 +110,10 @@ def resolve_roles(
         config = defaults.get(role, GenerateConfig())
         if request.generation.get(role):
             try:
-                config = GenerateConfig.model_validate({**config.model_dump(), **request.generation[role]})
+                asked = dict(request.generation[role])
+                if isinstance(asked.get("extra"), dict) and config.extra:
+                    asked["extra"] = {**config.extra, **asked["extra"]}
+                config = GenerateConfig.model_validate({**config.model_dump(), **asked})
             except ValueError as exc:
                 raise RoleError(f"generation settings for {role}: {exc}") from None
         concurrency = request.role_concurrency.get(role) or (
