@@ -15,7 +15,9 @@ from proseval.benchmarks.meeseeks.metrics import (
     capability_tree,
     carry_forward,
     checks_from_sub_questions,
+    MODEL_FAILED,
     dataset_score,
+    official_counting,
     level1_score,
     score_item,
     score_tags,
@@ -188,7 +190,7 @@ def test_multi_round_report_hand_computed():
     assert first["summary"]["processed_this_round"] == 5
     # Content: 主题约束 2/2 + 精确 0/1 + 范围 1/1 + 重复 0/1 + 写作手法 1/1 + 词频 0/1 = 4/7;
     # structure: 单元数量合规 1/1.
-    assert first["summary"]["meeseeks_score_level1"] == approx((Fraction(4, 7) + 1) / 2)
+    assert first["summary"]["capability_mean_level1"] == approx((Fraction(4, 7) + 1) / 2)
 
     # Round 2: A improves to 1 (util 1), B carried 1 (util 1), C regresses to 0, E carried 1/2.
     assert second["official"]["meeseeks_score"] == approx(
@@ -197,7 +199,7 @@ def test_multi_round_report_hand_computed():
     assert second["official"]["utility_score"] == approx(Fraction(2, 4))
     assert second["official"]["total_items"] == 4
     assert second["summary"]["processed_this_round"] == 4
-    assert second["summary"]["meeseeks_score_level1"] == approx((Fraction(3, 7) + 1) / 2)
+    assert second["summary"]["capability_mean_level1"] == approx((Fraction(3, 7) + 1) / 2)
     leaf = {"children": {}}
     assert second["official"]["capability_stats"] == {
         "单元细节合规": {
@@ -298,11 +300,14 @@ def test_official_english_stats_are_reproduced_from_their_leaf_counts(shared_dir
     assert list(ours) == list(official)  # same keys in the same order
     assert _key_paths(ours["capability_stats"]) == _key_paths(official["capability_stats"])
     assert ours["capability_stats"] == official["capability_stats"]
-    # The paper's level-1 score for the published run (see the docs): 0.5412 / 0.5647.
+    # The mean of the level-1 pass rates is a summary, not the Meeseeks Score: the official
+    # statistics report 0.645 / 0.679 (the per-item definition of the paper's App. D.2), while
+    # the level-1 mean of the same run is 0.5412 / 0.5647.
     tree = capability_tree([checks])
     expected = {1: (0 + Fraction(1834, 2560) + Fraction(1134, 1250)) / 3,
                 2: (0 + Fraction(1898, 2560) + Fraction(1191, 1250)) / 3}[round_number]
     assert level1_score(tree) == approx(expected)
+    assert abs(official["meeseeks_score"] - float(expected)) > 0.1
 
 
 def test_official_utility_values_are_whole_item_fractions(shared_dir):
@@ -347,4 +352,21 @@ def test_official_sample_run_scores_hand_computed(shared_dir):
     stats = first["official"]["capability_stats"]
     assert (stats["单元细节合规"]["correct"], stats["单元细节合规"]["total"]) == (34, 50)
     assert (stats["整体结构合规"]["correct"], stats["整体结构合规"]["total"]) == (6, 10)
-    assert first["summary"]["meeseeks_score_level1"] == approx((Fraction(34, 50) + 6 / 10) / 2)
+    assert first["summary"]["capability_mean_level1"] == approx((Fraction(34, 50) + 6 / 10) / 2)
+
+
+def test_utility_rate_under_both_definitions_on_four_items():
+    passed = [Check("主题约束", 1), Check(None, 1)]        # every check passed: utility 1
+    failed = [Check("主题约束", 1), Check("精确", 0)]      # one failed: utility 0, score 1/2
+    undecided = [Check("主题约束", 1), Check(None, None, infra=True)]  # a judge failure: undecided
+    score = dataset_score([passed, failed, MODEL_FAILED, undecided])
+    # the paper's Utility Rate: the overflowing item is a failed item; the undecided one is left out
+    assert score.utility_score == approx(Fraction(1, 3))
+    assert score.utility_score_answered == approx(Fraction(1, 2))
+    assert score.meeseeks_score == approx((1 + Fraction(1, 2) + 0 + 1) / 4)
+    assert score.meeseeks_score_answered == approx((1 + Fraction(1, 2) + 1) / 3)
+    assert (score.model_failed, score.utility_items, score.not_evaluated) == (1, 3, 0)
+    # as the official code counts: the judge failure is a failed check
+    official = official_counting([passed, failed, MODEL_FAILED, undecided])
+    assert official.utility_score == approx(Fraction(1, 4))
+    assert official.meeseeks_score == approx((1 + Fraction(1, 2) + 0 + Fraction(1, 2)) / 4)

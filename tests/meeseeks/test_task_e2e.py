@@ -23,7 +23,7 @@ import pytest
 from proseval.benchmarks.meeseeks.loop import parse_judge_verdict
 from proseval.benchmarks.meeseeks.params import MeeseeksParams
 from proseval.benchmarks.meeseeks.task import make_task
-from proseval.models.base import FatalError
+from proseval.models.base import ContextOverflowError, FatalError
 from proseval.models.scripted import register_script, unregister_script
 from proseval.runtime.records import RoleBinding
 from proseval.runtime.runner import RunOptions, start_run
@@ -148,13 +148,17 @@ async def test_rounds_scores_and_metrics(tmp_path: Path, scripts):
     assert [r["candidate_errors"] for r in rounds] == [1, 0, 0]
     assert [r["meeseeks_score"] for r in rounds] == pytest.approx([(0.75 + 0.5) / 2, (0.5 + 0) / 2, (1 + 0) / 2])
     assert [r["utility_score"] for r in rounds] == pytest.approx([0, 0, 1 / 2])
-    assert [r["meeseeks_score_level1"] for r in rounds] == pytest.approx([(3 / 4 + 0 / 1) / 2, (0 / 2 + 1 / 1) / 2,
+    assert [r["capability_mean_level1"] for r in rounds] == pytest.approx([(3 / 4 + 0 / 1) / 2, (0 / 2 + 1 / 1) / 2,
                                                                           (2 / 4 + 1 / 1) / 2])
     assert [r["not_evaluated_items"] for r in rounds] == [1, 1, 1]
     assert [r["partial_items"] for r in rounds] == [0, 0, 0]
     assert [r["undecided_checks"] for r in rounds] == [2, 2, 2]
     assert [r["unsupported_checks"] for r in rounds] == [1, 1, 1]
     assert [r["not_counted_items"] for r in rounds] == [0, 0, 1]
+    # beside ours, the figures as the official code counts: D's sandbox failure is a failed check
+    assert rounds[0]["official_counting"] == pytest.approx({"meeseeks_score": (0.75 + 0.5 + 0) / 3,
+                                                            "utility_score": 0.0})
+    assert [r["model_failed_items"] for r in rounds] == [0, 0, 0]
     level1 = {n["name"]: (n["correct"], n["wrong"], n["unscored"]) for n in rounds[2]["capabilities"]}
     assert level1 == {"Granular Content Validation": (2, 2, 0), "Output Structure Validation": (1, 0, 1)}
 
@@ -292,3 +296,21 @@ def test_rescore_cannot_rebind_the_candidate(tmp_path):
     task = make_task(MeeseeksParams(data_dir=str(DATA), language="en"))
     with pytest.raises(ValueError, match="cannot rebind candidate"):
         check_rescore_roles(task, {"candidate": RoleBinding(spec="scripted/echo")})
+
+
+async def test_an_item_whose_prompt_overflows_the_context_counts_as_failed(tmp_path: Path, scripts):
+    def overflowing(messages):
+        if "NEVER" in messages[-1]["content"]:
+            raise ContextOverflowError("HTTP 400: maximum context length is 4096 tokens")
+        return candidate(messages)
+
+    register_script("ms-candidate", overflowing)
+    folder, results, records = await run(tmp_path, language="en", rounds=1)
+    assert records["2"].status == "error" and records["2"].model_failure == "context_overflow"
+    assert results.counts.model_failures == {"context_overflow": 1}
+    first = results.extra["meeseeks"]["rounds"][0]
+    # A 0.75 (utility 0), B 0.5 (utility 0), C overflowed: failed (0), D undecided: left out
+    assert first["meeseeks_score"] == pytest.approx((0.75 + 0.5 + 0) / 3)
+    assert first["meeseeks_score_answered"] == pytest.approx((0.75 + 0.5) / 2)
+    assert first["utility_score"] == first["utility_score_answered"] == 0
+    assert first["model_failed_items"] == 1 and first["candidate_errors"] == 0 and first["not_evaluated_items"] == 0

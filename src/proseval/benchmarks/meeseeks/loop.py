@@ -47,7 +47,7 @@ from proseval.benchmarks.meeseeks.rules.schema import schema_points
 from proseval.core.prompt import PromptTemplate
 from proseval.core.state import State
 from proseval.judging.ask import ask_until
-from proseval.models.base import ModelError
+from proseval.models.base import ContextOverflowError, ModelError
 from proseval.runtime.context import SampleContext
 from proseval.sandbox import SandboxLimits, run_function_async
 
@@ -255,14 +255,19 @@ class RoundEvaluator:
         return self.rule_check(sq, answer, parts)
 
 
+# Undecided because a judge, extractor or sandbox failed (the official code counts these as 0).
+INFRA_STATUSES = frozenset({"error", "unscored", "extraction_undecided"})
+
+
 def metric_checks(sub_questions: Sequence[dict[str, Any]]) -> list[list[Any]]:
-    """``[tags, result]`` per check for the metrics; a decided SCHEMA rule counts per field."""
+    """``[tags, result, infra]`` per check for the metrics; a decided SCHEMA rule counts per field."""
     checks: list[list[Any]] = []
     for record in sub_questions:
         if record.get("points") and record["method"] == "rule":
-            checks.extend([p["tags"], p["result"]] for p in record["points"])
+            checks.extend([p["tags"], p["result"], False] for p in record["points"])
         else:
-            checks.append([record["tags"], record["result"]])
+            checks.append([record["tags"], record["result"],
+                           record["result"] is None and record.get("status") in INFRA_STATUSES])
     return checks
 
 
@@ -301,7 +306,8 @@ async def run_item(item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContex
             if round_no == 1:
                 raise
             turns.append({"round": round_no, "prompt": messages[-1]["content"], "checks": None,
-                          "candidate_error": f"{type(exc).__name__}: {exc}"})
+                          "candidate_error": f"{type(exc).__name__}: {exc}",
+                          "candidate_overflow": isinstance(exc, ContextOverflowError)})
             break
         answer, finish_reason = completion.text, completion.finish_reason
         # The reference shows the current prompt (the re-ask prompt from round 2 on) to the

@@ -1,17 +1,22 @@
 """Meeseeks metrics: per-item score, Utility Rate, Meeseeks Score, capability tree, carry-forward.
 
-Two Meeseeks Scores exist and both are reported:
+* `meeseeks_score` — the paper's Meeseeks Score (its App. D.2) as the official statistics
+  code computes it: the mean over items of the per-item score, itself the mean over the
+  item's distinct capability tags (split on ``、`` and ``,``; a sub-question without a tag key
+  counts under ``未定义``) of the tag's pass rate.
+* `utility_score` — the Utility Rate: the share of items whose every check passed. An item the
+  candidate could not answer (its prompt overflowed the context: `MODEL_FAILED`) counts as a
+  failed item, with score 0, as the paper (§4.2) counts it; the `*_answered` variants leave
+  such items out.
+* `capability_mean_level1` — a summary, not the Meeseeks Score: the mean pass rate of the
+  level-1 nodes of the capability tree.
 
-* `meeseeks_score` — what the official statistics code computes: the mean over items of the
-  per-item score, itself the mean over the item's distinct capability tags (split on ``、``
-  and ``,``; a sub-question without a tag key counts under ``未定义``) of the tag's pass rate.
-* `meeseeks_score_level1` — the paper's definition: the mean of the pass rates of the
-  level-1 capabilities of the capability tree.
-
-A check whose result is not decided (`None`: unscored judge verdict, checker error, undecided
-dependency) is never counted as a failure: the per-item score uses the decided checks only,
-the utility of an item without failures but with an undecided check is undecided, and the
-capability tree counts such checks as `unscored`. Every such case is counted.
+A check whose result is not decided (`None`: unscored judge verdict, extractor or sandbox
+failure, undecided dependency) is never counted as a failure: the per-item score uses the
+decided checks only, the utility of an item without failures but with an undecided check is
+undecided, and the capability tree counts such checks as `unscored`. Every such case is
+counted. `official_counting` gives the figures the official code would report, where an
+infrastructure failure (`Check.infra`) is a failed check.
 """
 
 from __future__ import annotations
@@ -27,12 +32,28 @@ TAG_KEY_ALIASES = ("能力項", "능력항")
 
 @dataclass(frozen=True)
 class Check:
-    """One evaluated sub-question: its raw tag string (None if it has no tag key) and result."""
+    """One evaluated sub-question: its raw tag string (None if it has no tag key) and result.
+
+    `infra`: the result is None because a judge, extractor or sandbox failed (the official
+    code counts such a check as failed), not because no checker exists for its rule.
+    """
 
     tags: str | None
     result: int | None
+    infra: bool = False
 
 
+class _ModelFailed:
+    """The marker of an item the candidate could not answer (its prompt overflowed the context)."""
+
+    def __repr__(self) -> str:
+        return "MODEL_FAILED"
+
+    def __iter__(self):  # no checks
+        return iter(())
+
+
+MODEL_FAILED = _ModelFailed()
 ItemChecks = Sequence[Check]
 
 
@@ -78,35 +99,59 @@ def score_item(checks: ItemChecks) -> ItemScore:
 
 @dataclass(frozen=True)
 class DatasetScore:
-    """Dataset-level official scores with the counts behind them.
+    """Dataset-level scores with the counts behind them.
 
-    `items` counts every item; `not_evaluated` those without any result (the candidate never
-    answered); `partial` those scored with some undecided checks; `utility_items` those whose
-    utility is decided. Means are over the items that have a value.
+    `items` counts every item; `model_failed` those the candidate could not answer (score and
+    utility 0 in the headline figures, left out of the `*_answered` ones); `not_evaluated`
+    those without any result for another reason (a failed request: unscored, retryable);
+    `partial` those scored with some undecided checks; `utility_items` those whose utility is
+    decided (model failures included). Means are over the items that have a value.
     """
 
     meeseeks_score: float | None
     utility_score: float | None
+    meeseeks_score_answered: float | None
+    utility_score_answered: float | None
     items: int
     scored_items: int
     utility_items: int
     partial: int
     not_evaluated: int
+    model_failed: int
 
 
-def dataset_score(items: Sequence[ItemChecks | None]) -> DatasetScore:
-    scores = [score_item(checks) if checks is not None else None for checks in items]
-    values = [s.score for s in scores if s is not None and s.score is not None]
-    utilities = [s.utility for s in scores if s is not None and s.utility is not None]
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def dataset_score(items: Sequence[ItemChecks | _ModelFailed | None]) -> DatasetScore:
+    failed = sum(1 for checks in items if checks is MODEL_FAILED)
+    scores = [score_item(checks) for checks in items if checks is not None and checks is not MODEL_FAILED]
+    values = [s.score for s in scores if s.score is not None]
+    utilities = [s.utility for s in scores if s.utility is not None]
     return DatasetScore(
-        meeseeks_score=sum(values) / len(values) if values else None,
-        utility_score=sum(utilities) / len(utilities) if utilities else None,
+        meeseeks_score=_mean(values + [0.0] * failed),
+        utility_score=_mean(utilities + [0] * failed),
+        meeseeks_score_answered=_mean(values),
+        utility_score_answered=_mean(utilities),
         items=len(items),
-        scored_items=len(values),
-        utility_items=len(utilities),
-        partial=sum(1 for s in scores if s is not None and s.score is not None and s.undecided),
-        not_evaluated=sum(1 for s in scores if s is None),
+        scored_items=len(values) + failed,
+        utility_items=len(utilities) + failed,
+        partial=sum(1 for s in scores if s.score is not None and s.undecided),
+        not_evaluated=sum(1 for checks in items if checks is None),
+        model_failed=failed,
     )
+
+
+def official_counting(items: Sequence[ItemChecks | _ModelFailed | None]) -> DatasetScore:
+    """The scores as the official code counts: a check left undecided by a judge, extractor or
+    sandbox failure is a failed check (a check without a ported checker stays undecided)."""
+    def counted(checks: ItemChecks | _ModelFailed | None) -> ItemChecks | _ModelFailed | None:
+        if checks is None or checks is MODEL_FAILED:
+            return checks
+        return [Check(c.tags, 0, False) if c.infra else c for c in checks]
+
+    return dataset_score([counted(checks) for checks in items])
 
 
 # The capability hierarchy of the official statistics code: (name, children); leaves may sit
@@ -250,7 +295,7 @@ def capability_tree(items: Sequence[ItemChecks | None]) -> list[CapabilityNode]:
 
 
 def level1_score(tree: Sequence[CapabilityNode]) -> float | None:
-    """The paper's Meeseeks Score: mean pass rate of the level-1 capabilities that have checks."""
+    """Mean pass rate of the level-1 capabilities that have checks (a summary, not the Meeseeks Score)."""
     rates = [node.percentage for node in tree if node.percentage is not None]
     return sum(rates) / len(rates) if rates else None
 

@@ -43,8 +43,9 @@ def official_round_stats(
 ) -> dict[str, Any]:
     """Statistics in the layout of the official `round_N_stats.json`.
 
-    `items` is the full item set (None for an item never evaluated; such items are left out,
-    as are undecided checks, see `metrics`). `english` translates the capability names.
+    `items` is the full item set (None for an item never evaluated: left out, as are undecided
+    checks, see `metrics`; `MODEL_FAILED` counts as a failed item). `english` translates the
+    capability names.
     """
     score = dataset_score(items)
     return {
@@ -74,20 +75,23 @@ def _summary_nodes(nodes: Sequence[CapabilityNode], english: bool) -> list[dict[
 def round_summary(
     round_number: int, items: Sequence[ItemChecks | None], *, processed: int, english: bool
 ) -> dict[str, Any]:
-    """proseval's per-round summary: both Meeseeks Scores, utility, counts and the tree."""
+    """proseval's per-round summary: Meeseeks Score, Utility Rate (both ways), counts and the tree."""
     score = dataset_score(items)
     tree = capability_tree(items)
     return {
         "round": round_number,
         "meeseeks_score": score.meeseeks_score,
-        "meeseeks_score_level1": level1_score(tree),
         "utility_score": score.utility_score,
+        "meeseeks_score_answered": score.meeseeks_score_answered,
+        "utility_score_answered": score.utility_score_answered,
+        "capability_mean_level1": level1_score(tree),
         "items": score.items,
         "processed_this_round": processed,
         "scored_items": score.scored_items,
         "utility_items": score.utility_items,
         "partial_items": score.partial,
         "not_evaluated_items": score.not_evaluated,
+        "model_failed_items": score.model_failed,
         "capabilities": _summary_nodes(tree, english),
     }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from proseval.benchmarks.meeseeks.download import (
     has_data,
 )
 from proseval.benchmarks.meeseeks.loop import reevaluate_item, run_item
-from proseval.benchmarks.meeseeks.metrics import Check, carry_forward, score_item
+from proseval.benchmarks.meeseeks.metrics import MODEL_FAILED, Check, carry_forward, official_counting, score_item
 from proseval.benchmarks.meeseeks.params import (
     DATA_ENV,
     MeeseeksParams,
@@ -78,7 +79,8 @@ def to_sample(item: MeeseeksItem) -> Sample:
 
 
 def _checks(raw: Sequence[Sequence[Any]]) -> list[Check]:
-    return [Check(tags, result) for tags, result in raw]
+    """Checks from stored ``[tags, result, infra]`` lists (runs before the infra flag: two items)."""
+    return [Check(entry[0], entry[1], bool(entry[2]) if len(entry) > 2 else False) for entry in raw]
 
 
 def counted_checks(turn: dict[str, Any]) -> list[Any] | None:
@@ -100,7 +102,9 @@ def score_state(state: State) -> dict[str, Score]:
         counted = counted_checks(turn)
         rounds.append({"round": turn["round"], "checks": counted, "undecided": turn.get("undecided", 0),
                        "unsupported": turn.get("unsupported", 0), "candidate_error": turn.get("candidate_error"),
-                       "not_counted": turn["checks"] is not None and counted is None})
+                       "candidate_overflow": bool(turn.get("candidate_overflow")),
+                       "not_counted": turn["checks"] is not None and counted is None,
+                       "uncounted_checks": turn["checks"] if counted is None else None})
         if counted is not None:
             item = score_item(_checks(turn["checks"]))
             per_round.append({"round": turn["round"], "score": item.score, "utility": item.utility,
@@ -126,52 +130,75 @@ def score_state(state: State) -> dict[str, Score]:
 # --- aggregation -------------------------------------------------------------------------------
 
 
-def _per_round_inputs(samples: Sequence[ScoredSample]) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
-                                                                list[int], list[int]]:
-    """Per round: the counted checks of each item processed in it, its check counts, candidate
-    errors, and items whose evaluation did not count (an infrastructure failure in a later round)."""
-    checks: list[dict[str, Any]] = []
-    counts: list[dict[str, Any]] = []
-    errors: list[int] = []
-    not_counted: list[int] = []
+@dataclass
+class _RoundInputs:
+    """Per round, for every item processed in it: its counted checks (or `MODEL_FAILED`, or None
+    when it produced no evaluation), its checks as the official code counts them, and counts."""
 
-    def slot(number: int) -> None:
-        while len(checks) < number:
-            checks.append({}), counts.append({}), errors.append(0), not_counted.append(0)
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    official: list[dict[str, Any]] = field(default_factory=list)
+    counts: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[int] = field(default_factory=list)
+    model_failed: list[int] = field(default_factory=list)
+    not_counted: list[int] = field(default_factory=list)
 
+    def slot(self, number: int) -> None:
+        while len(self.checks) < number:
+            for column in (self.checks, self.official, self.counts):
+                column.append({})
+            for tally in (self.errors, self.model_failed, self.not_counted):
+                tally.append(0)
+
+
+def _per_round_inputs(samples: Sequence[ScoredSample]) -> _RoundInputs:
+    inputs = _RoundInputs()
     for sample in samples:
         score = sample.scores.get(SCORE)
         if sample.status != "ok" or score is None:
-            slot(1)
-            checks[0][sample.id] = None  # asked in round 1, never evaluated
-            errors[0] += sample.status != "ok"
+            inputs.slot(1)
+            overflow = sample.model_failure == "context_overflow"
+            # Never evaluated: a model failure counts as a failed item; a failed request is unscored.
+            inputs.checks[0][sample.id] = inputs.official[0][sample.id] = MODEL_FAILED if overflow else None
+            inputs.model_failed[0] += overflow
+            inputs.errors[0] += sample.status != "ok" and not overflow
             continue
         for entry in score.metadata["rounds"]:
             number = entry["round"]
-            slot(number)
-            raw = entry["checks"]
-            checks[number - 1][sample.id] = None if raw is None else _checks(raw)
-            counts[number - 1][sample.id] = None if raw is None else (entry["undecided"], entry["unsupported"])
-            errors[number - 1] += entry.get("candidate_error") is not None
-            not_counted[number - 1] += bool(entry.get("not_counted"))
-    return checks, counts, errors, not_counted
+            inputs.slot(number)
+            raw, uncounted = entry["checks"], entry.get("uncounted_checks")
+            if entry.get("candidate_overflow"):
+                inputs.checks[number - 1][sample.id] = inputs.official[number - 1][sample.id] = MODEL_FAILED
+                inputs.model_failed[number - 1] += 1
+            else:
+                inputs.checks[number - 1][sample.id] = None if raw is None else _checks(raw)
+                every = raw if raw is not None else uncounted
+                inputs.official[number - 1][sample.id] = None if every is None else _checks(every)
+                inputs.errors[number - 1] += entry.get("candidate_error") is not None
+            inputs.counts[number - 1][sample.id] = None if raw is None else (entry["undecided"], entry["unsupported"])
+            inputs.not_counted[number - 1] += bool(entry.get("not_counted"))
+    return inputs
 
 
 def aggregate_rounds(samples: Sequence[ScoredSample]) -> dict[str, Any]:
     """Per-round full-set metrics with carry-forward, in proseval's and the official layout."""
     ids = [s.id for s in samples]
-    checks, counts, errors, not_counted = _per_round_inputs(samples)
+    inputs = _per_round_inputs(samples)
     english = any(s.metadata.get("language") not in CJK_LANGUAGES for s in samples)
-    report = rounds_report(checks, ids, english=english)
-    carried = carry_forward(counts, ids)
+    report = rounds_report(inputs.checks, ids, english=english)
+    carried = carry_forward(inputs.counts, ids)
+    official = carry_forward(inputs.official, ids)
     rounds = []
-    for entry, state, candidate_errors, kept in zip(report, carried, errors, not_counted):
+    for number, (entry, state, as_official) in enumerate(zip(report, carried, official)):
         decided_counts = [c for c in state.values() if c is not None]
+        counted_officially = official_counting([as_official[item_id] for item_id in ids])
         rounds.append({**entry["summary"],
                        "undecided_checks": sum(c[0] for c in decided_counts),
                        "unsupported_checks": sum(c[1] for c in decided_counts),
-                       "candidate_errors": candidate_errors,
-                       "not_counted_items": kept})
+                       "candidate_errors": inputs.errors[number],
+                       "model_failed_this_round": inputs.model_failed[number],
+                       "not_counted_items": inputs.not_counted[number],
+                       "official_counting": {"meeseeks_score": counted_officially.meeseeks_score,
+                                             "utility_score": counted_officially.utility_score}})
     return {
         "rounds": rounds,
         "round_stats": {f"round_{e['official']['round']}_stats": e["official"] for e in report},
@@ -185,8 +212,8 @@ def utility_plot_png(rounds: Sequence[dict[str, Any]]) -> bytes | None:
     numbers = [r["round"] for r in rounds]
 
     def draw(axes) -> None:
-        for key, label in (("utility_score", "Utility Rate"), ("meeseeks_score", "Meeseeks Score (official code)"),
-                           ("meeseeks_score_level1", "Meeseeks Score (paper, level 1)")):
+        for key, label in (("utility_score", "Utility Rate"), ("meeseeks_score", "Meeseeks Score"),
+                           ("capability_mean_level1", "mean of level-1 capabilities")):
             points = [(n, r[key]) for n, r in zip(numbers, rounds) if r[key] is not None]
             if points:
                 axes.plot(*zip(*points), marker="o", label=label)
