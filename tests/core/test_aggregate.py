@@ -55,6 +55,12 @@ def test_bootstrap_ci_contains_the_mean_and_is_reproducible():
     assert bootstrap_ci([5.0] * 50) == pytest.approx((5.0, 5.0))
 
 
+def test_bootstrap_ci_does_not_depend_on_the_order_samples_finished_in():
+    values = [float((i * 7) % 10) for i in range(60)]
+    assert bootstrap_ci(values, seed=3) == bootstrap_ci(list(reversed(values)), seed=3)
+    assert bootstrap_ci(values, seed=3) == bootstrap_ci(sorted(values), seed=3)
+
+
 def test_epoch_means_average_each_sample_over_its_epochs():
     samples = [ScoredSample(id="a", epoch=e, status="ok", scores={"q": Score(value=v)}) for e, v in enumerate([1, 3])]
     samples += [ScoredSample(id="b", epoch=0, status="ok", scores={"q": Score(value=None)}),

@@ -15,8 +15,9 @@ from .records import Counts, MetricSummary, ScoredSample
 def bootstrap_ci(
     values: Sequence[float], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
 ) -> tuple[float | None, float | None]:
-    """Percentile bootstrap CI of the mean (seeded, so results are reproducible)."""
-    data = np.asarray(values, dtype=float)
+    """Percentile bootstrap CI of the mean, seeded and over the sorted values, so that the same
+    scores give the same interval whatever order the samples finished in."""
+    data = np.sort(np.asarray(values, dtype=float))
     if data.size == 0:
         return None, None
     if data.size == 1:
