@@ -10,7 +10,8 @@ from typing import Any
 
 from .core.prompt import override_prompts
 from .core.task import Task
-from .registry import get_task
+from .core.preset import preset_generation, preset_params, preset_record
+from .registry import get_entry, get_task
 from .runtime.aggregate import flatten_scores
 from .runtime.records import Results, RoleBinding, RunHeader, SampleRecord
 from .runtime.roles import RoleRequest, resolve_roles
@@ -73,13 +74,22 @@ class Plan:
 
 
 def plan(task: str | Task, request: RoleRequest, *, params: dict[str, Any] | None = None,
-         prompts: Mapping[str, str | Path] | None = None) -> Plan:
+         prompts: Mapping[str, str | Path] | None = None, preset: str | None = None) -> Plan:
     """Build `task` (a registered name, with `params`) with the user's prompt files and bind its roles.
 
-    Raises `KeyError`/`ValueError` (unknown task, bad parameter, unknown role, bad URL) and
-    `PromptError` before anything is sent.
+    `preset` names one of the task's presets; its options and generation settings sit under
+    the user's own. Raises `KeyError`/`ValueError` (unknown task, preset or parameter, unknown
+    role, bad URL) and `PromptError` before anything is sent.
     """
-    built = get_task(task, params) if isinstance(task, str) else task
+    chosen = None
+    if preset is not None:
+        if not isinstance(task, str):
+            raise ValueError("a preset needs a registered task name")
+        chosen = get_entry(task).preset(preset)
+    built = get_task(task, preset_params(chosen, params or {}) if chosen else params) if isinstance(task, str) else task
+    if chosen is not None:
+        built.preset = preset_record(chosen, params or {}, request.generation)
+        request = replace(request, generation=preset_generation(chosen, request.generation, built.roles_required))
     if prompts:
         built = replace(built, prompts=override_prompts(built.prompts, {k: Path(v) for k, v in prompts.items()},
                                                         built.name))
@@ -104,6 +114,7 @@ def run(
     params: dict[str, Any] | None = None,
     gen: dict[str, dict[str, Any]] | None = None,
     prompts: Mapping[str, str | Path] | None = None,
+    preset: str | None = None,
     concurrency: int | None = None,
     limit: int | None = None,
     epochs: int = 1,
@@ -118,7 +129,8 @@ def run(
     `task` is a registered name (with `params`, validated by the task) or a `Task`; `model` is
     the candidate (``provider/model``), `roles` binds the other roles, `gen` sets generation
     settings per role (``{"judge": {"temperature": 0}}``), `prompts` replaces prompt templates
-    by files (``{"judge": "my_judge.txt"}``). Without `model`, every role uses the embedded
+    by files (``{"judge": "my_judge.txt"}``), `preset` names a setup of the task (``"paper"``).
+    Without `model`, every role uses the embedded
     model (a demonstration, not an evaluation).
     """
     if limit is not None and limit < 1:
@@ -128,7 +140,7 @@ def run(
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
     request = RoleRequest(model=model, roles=dict(roles or {}), base_urls=urls, concurrency=concurrency,
                           generation=dict(gen or {}))
-    planned = plan(task, request, params=params, prompts=prompts)
+    planned = plan(task, request, params=params, prompts=prompts, preset=preset)
     options = RunOptions(out_dir=Path(out), limit=limit, epochs=epochs, seed=seed, use_cache=cache,
                          display=display)  # type: ignore[arg-type]
     folder, _ = asyncio.run(start_run(planned.task, planned.bindings, options, demo=planned.demo,

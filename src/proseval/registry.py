@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .core.preset import Preset
 from .core.prompt import PromptTemplate
 from .core.task import Task
 
@@ -41,6 +42,13 @@ class TaskEntry:
     params: type[BaseModel] = NoParams
     render: Callable[[Any], list[Any]] | None = field(default=None)
     prompts: Callable[[], Mapping[str, PromptTemplate]] | None = field(default=None)
+    presets: Callable[[], Mapping[str, Preset]] | None = field(default=None)
+
+    def preset(self, name: str) -> Preset:
+        known = dict(self.presets()) if self.presets is not None else {}
+        if name not in known:
+            raise KeyError(f"task {self.name} has no preset {name!r} (its presets: {', '.join(known) or 'none'})")
+        return known[name]
 
 
 _TASKS: dict[str, TaskEntry] = {}
@@ -52,21 +60,22 @@ load_errors: list[str] = []
 
 def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
          render: Callable[[Any], list[Any]] | str | None = None,
-         prompts: Mapping[str, PromptTemplate] | str | None = None) -> Callable[[F], F]:
+         prompts: Mapping[str, PromptTemplate] | str | None = None,
+         presets: Mapping[str, Preset] | str | None = None) -> Callable[[F], F]:
     """Register a task factory: ``@task("mybench", summary=..., params=MyParams)``.
 
     The factory takes the validated parameters and returns a `Task`; import heavy modules inside
     it, so that listing tasks stays fast. `render` turns a run's results into extra tables;
     `prompts` are the templates the task sends (given to every task the factory builds, unless
-    it sets its own); as ``"module:attribute"`` either is imported only when used.
+    it sets its own); `presets` are its named setups (``--preset paper``); as
+    ``"module:attribute"`` any of these is imported only when used.
     """
 
     def register(factory: F) -> F:
         if name in _TASKS and _TASKS[name].factory is not factory:
             raise ValueError(f"task {name!r} is registered twice")
-        loaded = _lazy_value(prompts) if isinstance(prompts, str) else (lambda: prompts) if prompts else None
         _TASKS[name] = TaskEntry(name, summary, factory, params, _lazy(render) if isinstance(render, str) else render,
-                                 loaded)
+                                 _declared(prompts), _declared(presets))
         return factory
 
     return register
@@ -82,9 +91,12 @@ def _lazy(target: str) -> Callable[..., Any]:
     return call
 
 
-def _lazy_value(target: str) -> Callable[[], Any]:
-    module, _, attribute = target.partition(":")
-    return lambda: getattr(importlib.import_module(module), attribute)
+def _declared(value: Any) -> Callable[[], Any] | None:
+    """A loader for a declared mapping, given as itself or as ``"module:attribute"`` (imported late)."""
+    if isinstance(value, str):
+        module, _, attribute = value.partition(":")
+        return lambda: getattr(importlib.import_module(module), attribute)
+    return (lambda: value) if value else None
 
 
 def command_group(name: str, load: Callable[[], Any]) -> None:

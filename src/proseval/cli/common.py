@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from ..api import plan, task_of
+from ..core.prompt import override_prompts
 from ..models.base import FatalError
 from ..registry import get_task, tasks
 from ..report.tables import print_results
@@ -42,6 +43,8 @@ GenOpt = typer.Option(None, "--gen", "-g", help="ROLE.PARAM=VALUE generation set
 ConfigOpt = typer.Option(None, "--config", help="YAML file mirroring these options (flags win).")
 DisplayOpt = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or none.")
 NoCacheOpt = typer.Option(None, "--no-cache", help="Neither read nor write the response cache.", show_default=False)
+PresetOpt = typer.Option(None, "--preset", help="A named setup of the task, e.g. paper or official (see: proseval "
+                         "describe TASK); your own options and -g settings win over it.")
 PromptOpt = typer.Option(None, "--prompt", help="NAME=FILE: send the text of FILE as the task's prompt NAME "
                          "(see: proseval describe TASK). Repeatable.")
 
@@ -66,7 +69,7 @@ def load_config(path: Optional[Path]) -> dict[str, Any]:
     if not isinstance(data, dict):
         fail(f"{path}: expected a mapping of option names to values")
     known = {"task", "model", "role", "roles", "base_url", "role_base_url", "concurrency", "role_concurrency",
-             "gen", "limit", "seed", "out", "display", "no_cache", "params", "epochs", "max_attempts", "prompt", "prompts"}
+             "gen", "limit", "seed", "out", "display", "no_cache", "params", "epochs", "max_attempts", "prompt", "prompts", "preset"}
     unknown = sorted(set(data) - known)
     if unknown:
         fail(f"{path}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -200,7 +203,8 @@ def check_counts(**values: Optional[int]) -> None:
 
 def requested_config(task: Optional[str], extra: list[str], param, config, model, role, base_url, role_base_url,
                       concurrency, role_concurrency, gen, resume: Path, *, seed: Optional[int],
-                      epochs: Optional[int], prompt: Optional[list[str]] = None) -> tuple[Any, dict[str, Any]]:
+                      epochs: Optional[int], prompt: Optional[list[str]] = None,
+                      preset: Optional[str] = None) -> tuple[Any, dict[str, Any]]:
     """The task and role bindings the options of `run --resume` describe, to compare with the run's."""
     try:
         header = RunFolder(resume).read_header()
@@ -214,10 +218,13 @@ def requested_config(task: Optional[str], extra: list[str], param, config, model
     params = task_params_from(param or [], cfg, list(extra))
     request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
                                           gen))
-    the_task = checked(lambda: get_task(task or cfg.get("task") or header.task, params))
-    kept = checked(lambda: RunFolder(resume).prompt_overrides(the_task.prompts))  # the run's own prompt files
-    planned = checked(lambda: plan(replace(the_task, prompts=kept), request, prompts=prompt_files(prompt, cfg)))
-    return planned.task, planned.bindings
+    name = task or cfg.get("task") or header.task
+    chosen = preset or cfg.get("preset") or (header.preset or {}).get("name")
+    planned = checked(lambda: plan(name, request, params=params, preset=chosen))
+    kept = checked(lambda: RunFolder(resume).prompt_overrides(planned.task.prompts))  # the run's own prompt files
+    files = prompt_files(prompt, cfg)
+    the_task = replace(planned.task, prompts=checked(lambda: override_prompts(kept, files, name)))
+    return the_task, planned.bindings
 
 
 def checked(build: Any) -> Any:
@@ -228,9 +235,10 @@ def checked(build: Any) -> Any:
 
 
 def execute(task_name: str, params: dict[str, Any], request: RoleRequest, options: RunOptions,
-            run_dir: Optional[Path] = None, prompts: Optional[dict[str, Path]] = None) -> tuple[RunFolder, Any]:
+            run_dir: Optional[Path] = None, prompts: Optional[dict[str, Path]] = None,
+            preset: Optional[str] = None) -> tuple[RunFolder, Any]:
     """Build the task, check the roles and prompts (before any call), run it; errors become clear messages."""
-    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompts))
+    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompts, preset=preset))
     for warning in planned.warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
     try:

@@ -18,6 +18,7 @@ from .common import (
     GenOpt,
     ModelOpt,
     NoCacheOpt,
+    PresetOpt,
     PromptOpt,
     RoleBaseUrlOpt,
     RoleConcurrencyOpt,
@@ -51,6 +52,7 @@ def run(
     role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
     gen: Optional[list[str]] = GenOpt,
     prompt: Optional[list[str]] = PromptOpt,
+    preset: Optional[str] = PresetOpt,
     param: Optional[list[str]] = typer.Option(None, "--param", "-T", help="KEY=VALUE task parameter. Repeatable."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Run only the first N samples."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed sent to every model (and used for bootstrap CIs)."),
@@ -68,12 +70,12 @@ def run(
     check_counts(limit=limit, epochs=epochs)
     if resume is not None:
         changes = any([task, model, role, base_url, role_base_url, gen, param, ctx.args, seed is not None,
-                       epochs is not None, config, prompt])
+                       epochs is not None, config, prompt, preset])
         requested = None
         if changes:
             requested = requested_config(task, ctx.args, param, config, model, role, base_url, role_base_url,
                                           concurrency, role_concurrency, gen, resume, seed=seed, epochs=epochs,
-                                          prompt=prompt)
+                                          prompt=prompt, preset=preset)
         return resume_folder(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
                        requested=requested)
     cfg = load_config(config)
@@ -92,5 +94,6 @@ def run(
         display=display_mode(pick(display, cfg, "display")),
         max_attempts=int(cfg.get("max_attempts", 6)),
     )
-    folder, results = execute(task_name, params, request, options, run_dir=run_dir, prompts=prompt_files(prompt, cfg))
+    folder, results = execute(task_name, params, request, options, run_dir=run_dir, prompts=prompt_files(prompt, cfg),
+                              preset=preset or cfg.get("preset"))
     report_run(folder, results)

@@ -50,6 +50,7 @@ def describe(task: str = typer.Argument(..., help="Task name."),
         return
     console.print(f"[bold]{entry.name}[/]: {entry.summary}")
     _describe_prompts(entry)
+    _describe_presets(entry)
     fields = entry.params.model_fields
     if not fields:
         console.print("This task has no options.")
@@ -77,6 +78,23 @@ def _describe_prompts(entry: Any) -> None:
         slots = ", ".join(["{" + p + "}" for p in template.placeholders]
                           + ["{" + p + "} (optional)" for p in template.optional])
         table.add_row(escape(name), escape(slots or "none"), escape(template.description))
+    console.print(table)
+
+
+def _describe_presets(entry: Any) -> None:
+    from rich.table import Table
+
+    presets = entry.presets() if entry.presets is not None else {}
+    if not presets:
+        return
+    table = Table(title="Presets (--preset NAME; your own options win)", title_justify="left")
+    for column in ("name", "what it reproduces", "sets"):
+        table.add_column(column)
+    for name, preset in presets.items():
+        sets = [f"--{k.replace('_', '-')} {v}" for k, v in preset.params.items()]
+        sets += [f"-g {role}.{k}={v}" for role, values in preset.gen.items() for k, v in values.items()]
+        about = preset.description + (f" ({preset.notes})" if preset.notes else "")
+        table.add_row(escape(name), escape(about), escape("\n".join(sets) or "nothing"))
     console.print(table)
 
 

@@ -52,3 +52,5 @@ class Task:
     rescore_roles: tuple[str, ...] | None = None
     # Every prompt the task sends, by name; a user may replace any with --prompt NAME=FILE.
     prompts: dict[str, PromptTemplate] = field(default_factory=dict)
+    # The preset the run was built from (name, the values it set, those the user overrode).
+    preset: dict[str, Any] | None = None

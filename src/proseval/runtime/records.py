@@ -55,6 +55,7 @@ class RunHeader(BaseModel):
     rescored_from: str | None = None
     resumes: list[ResumeEvent] = Field(default_factory=list)
     prompts: dict[str, PromptInfo] = Field(default_factory=dict)
+    preset: dict[str, Any] | None = None
 
 
 ModelFailure = Literal["empty", "truncated", "refusal", "context_overflow"]

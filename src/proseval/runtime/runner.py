@@ -117,6 +117,7 @@ def build_header(
         demo_models=demo,
         rescored_from=rescored_from,
         prompts=prompt_infos(task),
+        preset=task.preset,
     )
 
 

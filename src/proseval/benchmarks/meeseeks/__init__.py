@@ -13,6 +13,7 @@ from proseval.benchmarks.meeseeks.params import MeeseeksParams
     params=MeeseeksParams,
     render="proseval.benchmarks.meeseeks.render:render",
     prompts="proseval.benchmarks.meeseeks.prompts:PROMPTS",
+    presets="proseval.benchmarks.meeseeks.presets:PRESETS",
 )
 def meeseeks(params: MeeseeksParams):
     from proseval.benchmarks.meeseeks.task import make_task

@@ -13,6 +13,7 @@ from proseval.benchmarks.writingbench.params import CriteriaParams, CurateParams
     params=WritingBenchParams,
     render="proseval.benchmarks.writingbench.render:render",
     prompts="proseval.benchmarks.writingbench.judging:JUDGE_PROMPTS",
+    presets="proseval.benchmarks.writingbench.presets:PRESETS",
 )
 def writingbench(params: WritingBenchParams):
     from proseval.benchmarks.writingbench.task import make_task
