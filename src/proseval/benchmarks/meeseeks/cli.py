@@ -130,3 +130,44 @@ def generate(
     output.write_text(json.dumps(items, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     console.print(f"wrote {len(items)} items to {output}; to evaluate them, place the file in a raw_input/ folder "
                   f"under a name the loader reads as {spec.language!r}, e.g. {data_file_name(spec.name, spec.language)}")
+
+
+@app.command("stats")
+def stats(
+    round_files: list[Path] = typer.Argument(..., help="Official per-item round files, in round order "
+                                             "(round_1.json round_2.json ...).", exists=True, dir_okay=False),
+    english: bool = typer.Option(False, "--english", help="English capability names (as the official English "
+                                 "statistics)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for round_N_stats.json files."),
+) -> None:
+    """Round statistics of an official run, computed from its per-item round files as the official
+    statistics code does (with carry-forward of items not re-asked in a later round)."""
+    from proseval.benchmarks.meeseeks.metrics import checks_from_sub_questions
+    from proseval.benchmarks.meeseeks.report import rounds_report
+
+    rounds, ids = [], []
+    for path in round_files:
+        try:
+            items = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(items, list):
+                raise ValueError("expected a JSON list of items")
+            processed = {}
+            for index, item in enumerate(items):
+                key = item.get("og_question") or item.get("question")
+                processed[key] = checks_from_sub_questions(item["sub_questions"], where=f"{path} item {index}")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            _fail(f"{path}: {exc}")
+        ids += [key for key in processed if key not in ids]
+        rounds.append(processed)
+    table = Table(title="Meeseeks statistics (official counting, carry-forward)", title_justify="left")
+    for column in ("round", "items", "meeseeks_score", "utility_score"):
+        table.add_column(column, justify="right")
+    for entry in rounds_report(rounds, ids, english=english):
+        official = entry["official"]
+        table.add_row(str(official["round"]), str(official["total_items"]), f"{official['meeseeks_score']:.6f}",
+                      f"{official['utility_score']:.6f}")
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / f"round_{official['round']}_stats.json").write_text(
+                json.dumps(official, ensure_ascii=False, indent=4), encoding="utf-8")
+    console.print(table)
