@@ -28,19 +28,15 @@ def test_render_needs_every_placeholder():
         template.render(a=1)
 
 
-def test_a_replacement_missing_a_placeholder_is_refused_with_the_file_name(tmp_path):
+@pytest.mark.parametrize(("text", "message"), [
+    ("Grade this: {response}", r"judge\.txt.*missing placeholder\(s\) \{request\}"),
+    ("{request} {response} {reponse}", r"judge\.txt.*unknown placeholder\(s\) \{reponse\} \(this prompt takes \{request\}"),
+])
+def test_a_replacement_with_wrong_placeholders_is_refused_with_the_file_name(tmp_path, text, message):
     path = tmp_path / "judge.txt"
-    path.write_text("Grade this: {response}", encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     builtin = {"judge": PromptTemplate("judge", "{request} {response}", ("request", "response"))}
-    with pytest.raises(PromptError, match=r"judge\.txt.*missing placeholder\(s\) \{request\}"):
-        override_prompts(builtin, {"judge": path}, "demo")
-
-
-def test_an_unknown_placeholder_is_refused_and_the_known_ones_named(tmp_path):
-    path = tmp_path / "judge.txt"
-    path.write_text("{request} {response} {reponse}", encoding="utf-8")
-    builtin = {"judge": PromptTemplate("judge", "{request} {response}", ("request", "response"))}
-    with pytest.raises(PromptError, match=r"unknown placeholder\(s\) \{reponse\} \(this prompt takes \{request\}"):
+    with pytest.raises(PromptError, match=message):
         override_prompts(builtin, {"judge": path}, "demo")
 
 

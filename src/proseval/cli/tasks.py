@@ -65,37 +65,35 @@ def describe(task: str = typer.Argument(..., help="Task name."),
     console.print(table)
 
 
-def _describe_prompts(entry: Any) -> None:
+def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
     from rich.table import Table
 
-    prompts = entry.prompts() if entry.prompts is not None else {}
-    if not prompts:
+    if not rows:
         return
-    table = Table(title="Prompts (replace with --prompt NAME=FILE)", title_justify="left")
-    for column in ("name", "placeholders", "what it is"):
+    table = Table(title=title, title_justify="left")
+    for column in columns:
         table.add_column(column)
-    for name, template in prompts.items():
-        slots = ", ".join(["{" + p + "}" for p in template.placeholders]
-                          + ["{" + p + "} (optional)" for p in template.optional])
-        table.add_row(escape(name), escape(slots or "none"), escape(template.description))
+    for row in rows:
+        table.add_row(*map(escape, row))
     console.print(table)
+
+
+def _describe_prompts(entry: Any) -> None:
+    prompts = entry.prompts() if entry.prompts is not None else {}
+    rows = [(name, ", ".join(["{" + p + "}" for p in t.placeholders] + ["{" + p + "} (optional)" for p in t.optional])
+             or "none", t.description) for name, t in prompts.items()]
+    _print_table("Prompts (replace with --prompt NAME=FILE)", ("name", "placeholders", "what it is"), rows)
 
 
 def _describe_presets(entry: Any) -> None:
-    from rich.table import Table
-
     presets = entry.presets() if entry.presets is not None else {}
-    if not presets:
-        return
-    table = Table(title="Presets (--preset NAME; your own options win)", title_justify="left")
-    for column in ("name", "what it reproduces", "sets"):
-        table.add_column(column)
+    rows = []
     for name, preset in presets.items():
         sets = [f"--{k.replace('_', '-')} {v}" for k, v in preset.params.items()]
         sets += [f"-g {role}.{k}={v}" for role, values in preset.gen.items() for k, v in values.items()]
-        about = preset.description + (f" ({preset.notes})" if preset.notes else "")
-        table.add_row(escape(name), escape(about), escape("\n".join(sets) or "nothing"))
-    console.print(table)
+        rows.append((name, preset.description + (f" ({preset.notes})" if preset.notes else ""),
+                     "\n".join(sets) or "nothing"))
+    _print_table("Presets (--preset NAME; your own options win)", ("name", "what it reproduces", "sets"), rows)
 
 
 def _type_label(annotation: Any) -> str:
