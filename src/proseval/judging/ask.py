@@ -36,12 +36,16 @@ class Asked(Generic[T]):
 
 
 async def ask_until(ctx: Any, role: str, messages: list[Message], parse: Callable[[str], T],
-                    done: Callable[[T], bool], *, attempts: int, turn: str) -> Asked[T]:
-    """Ask `role` up to `attempts` times; stop when ``done(parse(reply))`` or a call fails."""
+                    done: Callable[[T], bool], *, attempts: int, turn: str,
+                    config: dict[str, Any] | None = None) -> Asked[T]:
+    """Ask `role` up to `attempts` times; stop when ``done(parse(reply))`` or a call fails.
+
+    `config` adds generation settings to every call (e.g. a `response_format`).
+    """
     asked: Asked[T] = Asked()
     for attempt in range(attempts):
         try:
-            completion = await ctx.generate(role, messages, turn=f"{turn}#{attempt}")
+            completion = await ctx.generate(role, messages, config, turn=f"{turn}#{attempt}")
         except ModelError as exc:
             asked.error = exc
             break

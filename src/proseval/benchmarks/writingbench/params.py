@@ -35,7 +35,11 @@ class WritingBenchParams(BaseModel):
     judge_mode: Literal["per-criterion", "batched"] = Field(
         "per-criterion", description="one judge call per criterion (official), or all five in one call")
     judge_max_input_tokens: int | None = Field(
-        None, ge=256, description="cut responses so the judge prompt fits (e.g. 32768 for the critic model)")
+        None, ge=256, description="cut responses so the judge prompt fits (e.g. 30720 for the critic model, "
+                                  "whose 32,768-token window also holds its 2,048-token answer)")
+    judge_structured: bool = Field(
+        False, description="ask the judge for schema-checked JSON (response_format json_schema); the judge's "
+                           "endpoint must support structured output")
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per criterion when replies are unusable")
     reasoning: Literal["robust", "official"] = Field(
         "robust", description="how reasoning text is removed before judging (official: first '</think>\\n\\n')")

@@ -30,6 +30,7 @@ from proseval.core.scorer import scorer
 from proseval.core.state import State
 from proseval.core.task import Task
 from proseval.judging.ask import ask_until
+from proseval.judging.structured import json_schema_format, named_scores_schema, score_schema
 from proseval.models.base import GenerateConfig
 from proseval.runtime.context import SampleContext
 from proseval.runtime.records import Results, ScoredSample
@@ -107,8 +108,10 @@ async def judge_criterion(ctx: SampleContext, query: str, response: str, criteri
     if text is None:
         return {"score": None, "status": "context_overflow",
                 "error": "the judge prompt exceeds --judge-max-input-tokens even without the response", **info}
+    structured = {"response_format": json_schema_format("criterion_score", score_schema())}
     asked = await ask_until(ctx, "judge", messages(text), parse_judge_reply,
-                            lambda verdict: verdict.scored, attempts=params.judge_attempts, turn=criterion.name)
+                            lambda verdict: verdict.scored, attempts=params.judge_attempts, turn=criterion.name,
+                            config=structured if params.judge_structured else None)
     if asked.error is not None:
         return {"score": None, "status": "error", "error": f"{type(asked.error).__name__}: {asked.error}",
                 "attempts": asked.attempts, **info}
@@ -137,8 +140,9 @@ async def judge_batched(ctx: SampleContext, query: str, response: str, criteria:
                 results[name] = _verdict_record(verdict, attempts=attempt, **info)
         return all(results[name]["score"] is not None for name in names)
 
-    asked = await ask_until(ctx, "judge", messages(text), merge, bool,
-                            attempts=params.judge_attempts, turn="batched")
+    structured = {"response_format": json_schema_format("criteria_scores", named_scores_schema())}
+    asked = await ask_until(ctx, "judge", messages(text), merge, bool, attempts=params.judge_attempts,
+                            turn="batched", config=structured if params.judge_structured else None)
     if asked.error is not None:
         for name in names:
             results.setdefault(name, {"score": None, "status": "error",
