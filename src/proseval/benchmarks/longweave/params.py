@@ -29,6 +29,21 @@ class LongWeaveParams(BaseModel):
     seed: int = Field(0, description="generator seed (0 reproduces the official KVG/SMS instances)")
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per batch while targets stay unjudged")
     official: bool = Field(False, description="score with the official behaviours (documented bugs included)")
+    output_budget: str = Field(
+        "auto", description="candidate max_tokens per sample: auto (measured per task x length so that a "
+        "correct answer fits; at least the official 8192), role (the candidate role's setting, "
+        "-g candidate.max_tokens), or a number of tokens")
+    sms_leaky_example: bool = Field(
+        False, description="SMS worked example built from the first symbols of the real input, as the "
+        "official prompt does (shows the first 3 answer rows); false: an independent example")
+
+    @field_validator("output_budget", mode="before")
+    @classmethod
+    def _budget(cls, value: Any) -> str:
+        text = str(value).strip().lower()
+        if text in ("auto", "role") or (text.isdigit() and int(text) >= 1):
+            return text
+        raise ValueError(f"output budget must be auto, role or a positive number of tokens, got {value!r}")
 
     @field_validator("task", mode="before")
     @classmethod

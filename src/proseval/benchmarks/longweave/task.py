@@ -12,6 +12,7 @@ from proseval.benchmarks.longweave.aggregate import (
     aggregate_official_drop,
     score_by_length_png,
 )
+from proseval.benchmarks.longweave.budgets import output_budget
 from proseval.benchmarks.longweave.generators import generate
 from proseval.benchmarks.longweave.judging import PROMPTS as JUDGE_PROMPTS
 from proseval.benchmarks.longweave.judging import (
@@ -45,7 +46,7 @@ from proseval.benchmarks.longweave.scorers import (
     score_sms,
 )
 from proseval.benchmarks.longweave.scorers.cf import extract_code
-from proseval.core.protocols import single_turn
+from proseval.core.protocols import as_messages
 from proseval.core.sample import Sample
 from proseval.core.score import Score
 from proseval.core.scorer import scorer
@@ -59,14 +60,47 @@ from proseval.runtime.records import Results, ScoredSample
 
 SCORE = "longweave"
 # Official settings: candidate 0.7 / 8,192 tokens (example config); judge gpt-4o at 0.7 / 8,192.
+# The candidate's max_tokens is replaced per sample by its output budget unless
+# --output-budget role (see budgets.py).
 CANDIDATE_CONFIG = GenerateConfig(temperature=0.7, max_tokens=8192)
 JUDGE_CONFIG = GenerateConfig(temperature=0.7, max_tokens=8192)
+BUDGET_KEY = "max_output_tokens"
 _FLAKE8_LOCK = threading.Lock()  # one flake8 checker per process; scoring runs in worker threads
 
 
 def dataset_order(params: LongWeaveParams) -> list[tuple[str, str, int]]:
     """Index-major order, so that `--limit N` takes a balanced share of every cell."""
     return [(task, length, index) for index in range(params.per_cell) for task in params.task for length in params.length]
+
+
+def sample_budget(params: LongWeaveParams, task: str, length: str) -> int | None:
+    """The candidate's max_tokens for one sample; None leaves the role's setting."""
+    if params.output_budget == "role":
+        return None
+    if params.output_budget == "auto":
+        return output_budget(task, length)
+    return int(params.output_budget)
+
+
+def make_sample(params: LongWeaveParams, task: str, length: str, index: int) -> Sample:
+    """The generated sample with the run's options recorded in its metadata."""
+    sample = generate(task, length, index, params.seed, sms_leaky_example=params.sms_leaky_example)
+    budget = sample_budget(params, task, length)
+    if budget is not None:
+        sample.metadata[BUDGET_KEY] = budget
+    if task == "sms":
+        sample.metadata["sms_example"] = "input prefix" if params.sms_leaky_example else "independent"
+    return sample
+
+
+async def candidate_turn(sample: Sample, ctx: SampleContext) -> State:
+    """Ask the candidate once, with the sample's output budget as max_tokens when it has one."""
+    messages = as_messages(sample.input)
+    budget = sample.metadata.get(BUDGET_KEY)
+    config = None if budget is None else {"max_tokens": int(budget)}
+    completion = await ctx.generate("candidate", messages, config)
+    return State(messages=[*messages, {"role": "assistant", "content": completion.text}],
+                 output=completion.text, finish_reason=completion.finish_reason)
 
 
 class Scorers:
@@ -203,7 +237,7 @@ def make_task(params: LongWeaveParams) -> Task:
     needs_judge = any(task in JUDGED_TASKS for task in params.task)
 
     def dataset() -> Any:
-        return (generate(task, length, index, params.seed) for task, length, index in dataset_order(params))
+        return (make_sample(params, task, length, index) for task, length, index in dataset_order(params))
 
     def aggregate_run(samples: list[ScoredSample]) -> dict[str, Any]:
         rows = outcomes(samples)
@@ -228,7 +262,7 @@ def make_task(params: LongWeaveParams) -> Task:
         version="1",
         description="LongWeave: 7 generated long-writing tasks at 1k-8k words",
         dataset=dataset,
-        protocol=single_turn,
+        protocol=candidate_turn,
         scorers=[score],
         roles_required=("candidate", "judge") if needs_judge else ("candidate",),
         role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},

@@ -29,8 +29,15 @@ _BUILDERS = {
 __all__ = ["LENGTHS", "TASKS", "generate", "generate_many"]
 
 
-def generate(task: str, length: str, index: int, seed: int = 0) -> Sample:
-    """The ``index``-th instance of ``task`` at ``length`` (``"1k"`` ... ``"8k"``)."""
+def generate(
+    task: str, length: str, index: int, seed: int = 0, *, sms_leaky_example: bool = False
+) -> Sample:
+    """The ``index``-th instance of ``task`` at ``length`` (``"1k"`` ... ``"8k"``).
+
+    ``sms_leaky_example`` builds the SMS worked example from the first input symbols, as the
+    official prompt does (recorded as ``metadata["sms_example"] = "input prefix"``); other
+    tasks ignore it.
+    """
     if task not in _BUILDERS:
         raise ValueError(f"unknown LongWeave task {task!r}; expected one of {', '.join(TASKS)}")
     if length not in LENGTHS:
@@ -42,6 +49,11 @@ def generate(task: str, length: str, index: int, seed: int = 0) -> Sample:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an integer, got {seed!r}")
     key = seed_key(task, length, index, seed)
+    if task == "sms" and sms_leaky_example:
+        prompt, target = sms.build(main_rng(key), key, length, params(task, length), leaky_example=True)
+        sample = build_sample(task, length, index, seed, prompt, target)
+        sample.metadata["sms_example"] = "input prefix"
+        return sample
     prompt, target = _BUILDERS[task](main_rng(key), key, length, params(task, length))
     return build_sample(task, length, index, seed, prompt, target)
 

@@ -4,7 +4,9 @@ The machine is the official one: states S0..S(n-1), inputs and outputs '0'..; fr
 input x it moves to S((i+x) mod n_states) and emits (i+x) mod n_outputs. The input string is
 drawn from the sample's primary stream with the official call (``choices`` over the input
 symbols), so with ``seed=0`` it equals the official string. The worked example in the prompt
-uses its own stream instead of the first symbols of the real input (documented deviation).
+uses its own stream instead of the first symbols of the real input (documented deviation);
+with ``leaky_example`` it is the official one: the first symbols of the real input, so the
+prompt shows the first answer rows.
 """
 
 from __future__ import annotations
@@ -42,12 +44,17 @@ def _render(rows: list[list[str]]) -> str:
     return "\n".join(" | ".join(row) for row in rows)
 
 
-def build(rng: random.Random, key: str, length: str, p: dict[str, Any]) -> tuple[str, dict]:
+def build(
+    rng: random.Random, key: str, length: str, p: dict[str, Any], *, leaky_example: bool = False
+) -> tuple[str, dict]:
     """Prompt and target of one SMS instance."""
     table = transition_table(p["num_states"], p["input_size"], p["output_size"])
     symbols = [str(x) for x in range(p["input_size"])]
     inputs = "".join(rng.choices(symbols, k=p["input_length"]))
-    example = "".join(stream_rng(key, "sms-example").choices(symbols, k=p["example_length"]))
+    if leaky_example:
+        example = inputs[: p["example_length"]]
+    else:
+        example = "".join(stream_rng(key, "sms-example").choices(symbols, k=p["example_length"]))
     trace = simulate(table, "S0", inputs)
     states = ", ".join(f"S{i}" for i in range(p["num_states"]))
     dashes = "-" * len(HEADER)
