@@ -188,3 +188,9 @@ def test_best_groups_equals_first_best_exhaustive_search():
             if size > best_size:
                 best, best_size = list(combo), size
         assert cp.best_groups(options) == best, options
+
+
+def test_pingze_lines_without_chinese_fail_by_default_and_pass_in_head():
+    assert cjk("pingze", ["hello", "world"]).passed is False
+    head = RuleContext(language="zh", compat="head")
+    assert evaluate_rule("pingze", ["hello", "world"], head, "cjk").passed is True

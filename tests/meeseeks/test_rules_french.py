@@ -6,6 +6,7 @@ import pytest
 
 from proseval.benchmarks.meeseeks.rules import french
 from proseval.benchmarks.meeseeks.rules.base import RuleContext
+from proseval.benchmarks.meeseeks.rules.registry import evaluate_rule
 
 FIXED = RuleContext(language="fr")
 HEAD = RuleContext(language="fr", compat="head")
@@ -163,8 +164,12 @@ def test_seven_digit_number_empty():
     ("text", "expected"),
     [
         ("un million deux cent quatre-vingt mille", True),
-        ("deux millions soixante-dix mille", True),
+        ("deux millions soixante-dix mille", False),  # 70: the reference counts 71–99 only
+        ("soixante-dix-sept", True),
         ("soixante et onze", True),
+        ("soixante-et-onze", True),
+        ("quatre vingt dix", False),  # the compound needs its hyphens
+        ("soixante et onze (71)", False),  # a digit anywhere fails
         ("trois millions cent mille", False),
         ("septante mille", False),
         ("", False),
@@ -172,3 +177,22 @@ def test_seven_digit_number_empty():
 )
 def test_vigesimal(text, expected):
     assert run("is_vigesimal_number", [text]) is expected
+
+
+def test_vigesimal_every_item_by_default_one_item_in_head():
+    items = ["soixante-quinze", "trente"]
+    assert run("is_vigesimal_number", items) is False
+    assert run("is_vigesimal_number", items, HEAD) is True
+    assert run("is_vigesimal_number", ["soixante-quinze", "71"], HEAD) is False
+
+
+def test_seven_digit_number_every_item_by_default_one_item_in_head():
+    items = ["Il y a 1 234 567 étoiles.", "Il y a 12 étoiles."]
+    assert run("french_seven_digit_number", items) is False
+    assert run("french_seven_digit_number", items, HEAD) is True
+
+
+def test_number_families_read_a_bare_string_as_one_item():
+    ctx = RuleContext(language="fr")
+    assert evaluate_rule("french_seven_digit_number", "Il y a 1 234 567 habitants.", ctx, "latin").passed is True
+    assert evaluate_rule("is_vigesimal_number", "soixante et onze", ctx, "latin").passed is True

@@ -225,3 +225,37 @@ def test_total_sentences_and_word_count_parity():
     assert de("check_word_counts_odd", ["Ich gehe.", "x"]) is False
     assert de("check_word_counts_even", ["x", "Ich gehe.", "y", "Ich gehe heute gern."]) is True
     assert de("check_word_counts_even", ["x", "Ich gehe heute."]) is False
+
+
+def test_number_monotonicity_is_strict_and_reads_millions():
+    assert de("check_number_monotonicity", ["zwei", "zwei", "drei"]) is False
+    assert de("check_number_monotonicity", ["eine Million", "zwei Millionen"]) is True
+    assert de("check_number_monotonicity", ["zwei Millionen fünf", "eine Million"]) is True
+    assert de("check_number_monotonicity", ["fünf"]) is True
+
+
+def test_clause_verb_needs_a_final_finite_verb_in_each_clause():
+    assert de("german_clause_verb", ["Weil es regnet, bleibe ich zu Hause."]) is True
+    assert de("german_clause_verb", ["Weil ich dich liebe!"]) is True
+    assert de("german_clause_verb", ["Er hofft, morgen zu kommen."]) is False
+    assert de("german_clause_verb", ["weil er 30 Jahre alt ist 2"]) is False
+
+
+def test_clause_verb_head_reads_only_the_last_token():
+    head = RuleContext(language="de", compat="head")
+    assert de("german_clause_verb", ["Weil es regnet, bleibe ich zu Hause."], head) is False
+    assert de("german_clause_verb", ["Weil ich dich liebe!"], head) is False
+    assert de("german_clause_verb", ["Ich weiß, dass er morgen kommt."], head) is True
+
+
+def test_three_articles_head_needs_bare_tokens():
+    head = RuleContext(language="de", compat="head")
+    assert de("check_three_articles", ["der, die, das."]) is True
+    assert de("check_three_articles", ["der, die, das."], head) is False
+    assert de("check_three_articles", ["Der Hund, die Katze, das Kind."], head) is True
+
+
+def test_word_count_parity_head_counts_a_free_standing_dash():
+    head = RuleContext(language="de", compat="head")
+    assert de("check_word_counts_odd", ["Er kommt – nicht."]) is True
+    assert de("check_word_counts_odd", ["Er kommt – nicht."], head) is False

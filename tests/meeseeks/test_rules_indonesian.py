@@ -148,6 +148,10 @@ def test_polite_imperatives():
         ("check_si_usage", "Si dia datang terlambat.", False),
         ("check_si_usage", "Si anak-anak bermain.", False),
         ("check_si_usage", "Sisi jalan itu sepi.", True),
+        ("check_si_usage", "Si Kancil bertemu si raja hutan.", False),
+        ("check_si_usage", "si tuhan", False),
+        ("check_si_usage", "si gurunya baik", True),
+        ("check_si_usage", "si 5 orang", True),
     ],
 )
 def test_si_sang_usage(label, text, expected):
@@ -173,3 +177,9 @@ def test_fronted_emphasis_main_clause_objects():
 def test_fronted_emphasis_head_reproduces_reference_never_finding_one():
     assert latin("check_fronted_emphasis:1", ["Buku itu sudah saya baca."], HEAD) is False
     assert latin("check_fronted_emphasis:1", ["Buku itu sudah saya baca."]) is True
+
+
+def test_si_reads_items_as_one_text_and_head_ignores_upper_case():
+    assert latin("check_si_usage", ["Cerita tentang si", "raja yang adil"]) is False
+    assert latin("check_si_usage", ["SI RAJA"]) is False
+    assert evaluate_rule("check_si_usage", ["SI RAJA"], RuleContext(language="id", compat="head"), "latin").passed is True

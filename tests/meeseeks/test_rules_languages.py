@@ -134,3 +134,34 @@ def test_spanish_sentence_marks():
     assert latin("has_complete_questions:1", ["¿Qué tal? Bien."], es) is True
     assert latin("has_complete_exclamations:[3,1000]", ["¡Hola! ¡Vamos!"], es) is False
     assert latin("has_complete_exclamations:[3,1000]", ["¡Hola! ¡Vamos!"], RuleContext(language="es", compat="head")) is True
+
+
+def test_bare_number_exclamation_label_means_at_least_n_in_both_profiles():
+    for compat in ("fixed", "head"):
+        es = RuleContext(language="es", compat=compat)
+        assert latin("has_complete_exclamations:2", ["¡Hola! ¡Vamos!"], es) is True
+        assert latin("has_complete_exclamations:2", ["¡Hola! ¡Vamos! ¡Ya!", "¡Bien!"], es) is True
+        assert latin("has_complete_exclamations:2", ["¡Hola! Vamos."], es) is False
+        assert latin("has_complete_exclamations:1", [], es) is False
+
+
+def test_bare_number_accent_label_stays_exact():
+    es = RuleContext(language="es")
+    assert latin("has_spanish_accent_count:2", ["café y té"], es) is True
+    assert latin("has_spanish_accent_count:2", ["café, té y sofá"], es) is False
+
+
+def test_arabic_punctuation_separates_words_and_a_bare_string_fails():
+    ar = RuleContext(language="ar")
+    assert latin("ar_no_word_repeat", ["الشمس، الشمس."], ar) is False
+    assert latin("ar_no_word_repeat", ["الشمس، تشرق", "الشمس."], ar) is True
+    assert latin("ar_repeat_each", ["بحر، جبل", "بحر, جبل"], ar) is False
+    assert latin("ar_no_word_repeat", "الشمس تشرق صباحا", ar) is False
+    assert latin("ar_repeat_each", "الشمس تشرق", ar) is False
+
+
+def test_rhyme_reads_only_words_of_the_language_script():
+    assert latin("yayun", ["кот", "рот"], RuleContext(language="en")) is False
+    assert latin("russian_yayun", ["cat", "hat"], RuleContext(language="ru")) is False
+    assert latin("russian_yayun", ["строка 1", "строка 2"], RuleContext(language="ru")) is True
+    assert latin("yayun", ["line 1", "line 2"], RuleContext(language="en")) is True

@@ -128,7 +128,12 @@ def test_starts_with_nao(items, expected):
     ("items", "expected"),
     [
         (["R. Augusta, n.º 25, 2.º Esq., Lisboa"], True),
-        (["Av. da Liberdade n.º 110", "Trav. do Carmo, nº 3"], True),
+        (["Av. da Liberdade n.º 110", "Trav. do Carmo, n.º 3"], True),
+        (["Rod. Anhanguera, n.º 200"], True),
+        (["Av. da Liberdade n.º 110", "Trav. do Carmo, nº 3"], False),  # only n.º is the abbreviation
+        (["Av. Paulista, n° 1000"], False),
+        (["Av. Paulista, N.º 1000"], False),
+        (["Av Paulista, n.º 1000"], False),  # street type without its point
         (["Rua Augusta, n.º 25"], False),
         (["R. Augusta 25"], False),
         (["Av. da Liberdade n.º 110", "Rua do Carmo 3"], False),
@@ -137,3 +142,9 @@ def test_starts_with_nao(items, expected):
 )
 def test_address_abbreviation(items, expected):
     assert run("portuguese_address_abbreviation", items) is expected
+
+
+def test_address_street_type_inside_an_upper_case_word_fails_only_in_head():
+    items = ["Av. MAR AZUL, n.º 10"]
+    assert run("portuguese_address_abbreviation", items) is True
+    assert run("portuguese_address_abbreviation", items, HEAD) is False

@@ -155,3 +155,23 @@ def test_head_keeps_empty_list_verdicts() -> None:
 def test_failure_message_names_the_error() -> None:
     v = evaluate_rule("has_correct_spanish_currency_format:0", ["Cuesta €25."], RuleContext(language="es"), "latin")
     assert "'€25' → '25 €'" in v.reason
+
+
+@pytest.mark.parametrize(
+    ("items", "fixed", "head"),
+    [
+        (["La libro está aquí."], False, False),
+        (["LA LIBRO"], False, False),
+        (["El agua está fría."], True, False),  # el agua: stressed a- takes el
+        (["La agua está fría."], False, True),
+        (["El alma es eterna.", "La alma es eterna."], False, False),
+        (["Ella la trabajo cada día."], True, False),  # la after a subject pronoun is an object pronoun
+        (["Los cuento mañana."], True, False),
+        (["La deseo mucho."], True, False),  # head guesses -o words masculine
+        (["Ella la cuida."], True, True),
+    ],
+)
+def test_article_gender_agreement_default_and_head(items, fixed, head):
+    label = "has_correct_spanish_article_gender_agreement:0"
+    assert evaluate_rule(label, items, RuleContext(language="es"), "latin").passed is fixed
+    assert evaluate_rule(label, items, RuleContext(language="es", compat="head"), "latin").passed is head

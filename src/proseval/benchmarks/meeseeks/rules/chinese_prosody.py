@@ -165,8 +165,15 @@ def tone_pattern(line: str) -> str:
 
 
 def check_pingze(_: None, items: Items, ctx: RuleContext) -> Verdict:
-    """Every line has the same 平仄 pattern."""
-    patterns = [(i, p) for i, line in enumerate(verse_lines(items), 1) if (p := tone_pattern(line))]
+    """Every line has the same 平仄 pattern.
+
+    ``head``: lines without Chinese characters keep their empty pattern, so lines of other
+    scripts only are "identical" and pass, as in the reference.
+    """
+    lines = verse_lines(items)
+    if ctx.compat == "head" and lines and not any(tone_pattern(line) for line in lines):
+        return Verdict.ok("no line has Chinese characters: every (empty) pattern is the same")
+    patterns = [(i, p) for i, line in enumerate(lines, 1) if (p := tone_pattern(line))]
     if not patterns:
         return Verdict.fail("no line with Chinese characters")
     first_line, first = patterns[0]

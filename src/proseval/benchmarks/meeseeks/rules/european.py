@@ -147,22 +147,38 @@ def check_questions_each(n: int, items: Items, ctx: RuleContext) -> Verdict:
 
 
 def sentence_total_checker(pattern: re.Pattern[str], what: str):
-    """The items hold a number of complete Spanish questions/exclamations in range.
-
-    ``head`` reproduces the reference for exclamations, whose ``[a, b]`` label is caught by
-    an earlier branch so that the minimum is always 1.
-    """
+    """The items hold a number of complete Spanish questions/exclamations in range."""
 
     def check(bounds: Range, items: Items, ctx: RuleContext) -> Verdict:
         if not items:
             return Verdict.fail("nothing was extracted")
         lo, hi = bounds
-        if ctx.compat == "head" and pattern is _EXCLAMATION:
-            lo = 1.0
         n = sum(len(pattern.findall(item)) for item in items)
         return Verdict.of(lo <= n <= hi, f"{n} complete {what}, expected [{lo:g}, {hi:g}]")
 
     return check
+
+
+def _exclamation_bounds(label: str) -> tuple[Range, bool]:
+    """``[a, b]`` → that range; a bare ``:N`` → at least N (as the reference reads it).
+
+    The second value says whether the label was a ``[a, b]`` list.
+    """
+    if "[" in label:
+        return range_param(label), True
+    return (float(int_after_colon(label)), float("inf")), False
+
+
+def check_exclamations(params: tuple[Range, bool], items: Items, ctx: RuleContext) -> Verdict:
+    """The items hold a number of complete exclamations ¡…! in range.
+
+    ``head``: the reference handles a ``[a, b]`` label in the branch meant for a bare number,
+    whose minimum then falls back to 1.
+    """
+    (lo, hi), listed = params
+    if ctx.compat == "head" and listed:
+        lo = 1.0
+    return sentence_total_checker(_EXCLAMATION, "exclamations ¡…!")((lo, hi), items, ctx)
 
 
 PT_NASAL, PT_ACUTE, PT_CIRCUMFLEX, CEDILLA = "ãõ", "áéíóú", "âêô", "ç"
@@ -209,8 +225,8 @@ RULES = [
          dispatchers=("latin",)),
     rule("total_has_complete_questions", "total_has_complete_questions", range_param,
          sentence_total_checker(_QUESTION, "questions ¿…?"), dispatchers=("latin",)),
-    rule("has_complete_exclamations", "has_complete_exclamations", _range_or_number,
-         sentence_total_checker(_EXCLAMATION, "exclamations ¡…!"), dispatchers=("latin",)),
+    rule("has_complete_exclamations", "has_complete_exclamations", _exclamation_bounds, check_exclamations,
+         dispatchers=("latin",)),
     rule("has_spanish_accent_count", "has_spanish_accent_count", _range_or_number, check_spanish_accents,
          dispatchers=("latin",)),
 ]

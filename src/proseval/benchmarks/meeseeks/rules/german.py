@@ -100,7 +100,17 @@ def german_number(word: str) -> int | None:
     s = word.strip().lower()
     if s == "null":
         return 0
-    return _scaled(s, "tausend", 1000, _below_1000, _below_1000) if s else None
+    s = s.replace("millionen", "million")
+    return _scaled(s, "million", 1_000_000, _millions, _below_million) if s else None
+
+
+def _below_million(s: str) -> int | None:
+    return _scaled(s, "tausend", 1000, _below_1000, _below_1000)
+
+
+def _millions(s: str) -> int | None:
+    """The multiplier before ``Million``: ``eine`` or a number below a million."""
+    return 1 if s == "eine" else _below_million(s)
 
 
 def number_words(text: str) -> list[str]:
@@ -147,13 +157,18 @@ def check_parity(parity: int, items: Items, ctx: RuleContext) -> Verdict:
 
 
 def check_number_monotonicity(_: None, items: Items, ctx: RuleContext) -> Verdict:
-    """The numbers, read as German number words, are monotone (all rising or all falling)."""
+    """The numbers, read as German number words, strictly rise or strictly fall.
+
+    A single item (or none) is monotone by definition, as in the reference.
+    """
+    if len(items) < 2:
+        return Verdict.ok("a single number is monotone")
     values, unread = _parsed(items)
     if unread:
         return Verdict.fail(f"not German number words: {_quote(unread)}")
     pairs = list(zip(values, values[1:]))
-    ok = all(a <= b for a, b in pairs) or all(a >= b for a, b in pairs)
-    return Verdict.of(ok, f"the numbers {values} are {'' if ok else 'not '}monotone")
+    ok = all(a < b for a, b in pairs) or all(a > b for a, b in pairs)
+    return Verdict.of(ok, f"the numbers {values} {'are' if ok else 'are not'} strictly monotone")
 
 
 # --- conjunctions -------------------------------------------------------------------------
@@ -211,9 +226,16 @@ _ARTICLES = {a: _word_re(a) for a in ("der", "das", "die")}
 
 
 def check_three_articles(_: None, items: Items, ctx: RuleContext) -> Verdict:
-    """The definite articles der, das and die are all used."""
+    """The definite articles der, das and die are all used.
+
+    ``head``: the reference compares whitespace-separated tokens, so ``der,`` is not found.
+    """
     text = " ".join(items)
-    missing = [a for a, p in _ARTICLES.items() if not p.search(text)]
+    if ctx.compat == "head":
+        tokens = set(text.lower().split())
+        missing = [a for a in _ARTICLES if a not in tokens]
+    else:
+        missing = [a for a, p in _ARTICLES.items() if not p.search(text)]
     return Verdict.of(not missing, f"articles not used: {', '.join(missing)}" if missing
                       else "der, das and die are all used")
 
@@ -468,12 +490,21 @@ def check_total_sentences(n: int, items: Items, ctx: RuleContext) -> Verdict:
     return Verdict.of(found == n, f"{found} sentences, expected {n}")
 
 
+_DASH_TOKEN = re.compile(r"(?<!\S)[-–—]+(?!\S)")
+
+
+def _sentence_words(sentence: str, ctx: RuleContext) -> int:
+    """Words of a sentence; ``head`` also counts a free-standing dash, as the reference's tokenizer does."""
+    n = len(words(sentence))
+    return n + len(_DASH_TOKEN.findall(sentence)) if ctx.compat == "head" else n
+
+
 def parity_checker(odd_positions: bool):
     """Every odd- (even-) numbered sentence has an odd (even) number of words."""
 
     def check(_: None, items: Items, ctx: RuleContext) -> Verdict:
         for pos in range(1 if odd_positions else 2, len(items) + 1, 2):
-            n = len(words(items[pos - 1]))
+            n = _sentence_words(items[pos - 1], ctx)
             if n % 2 != pos % 2:
                 return Verdict.fail(f"sentence {pos} has {n} words; it must be {'odd' if pos % 2 else 'even'}")
         return Verdict.ok(f"every {'odd' if odd_positions else 'even'}-numbered sentence has "
@@ -513,24 +544,48 @@ def verb_like(word: str) -> bool:
     return low in VERB_FORMS or re.search(r"(?:e|t|st|en|ern|eln)$", low) is not None
 
 
+_CLAUSE_TOKEN = re.compile(r"[A-Za-zÄÖÜäöüß]+|\d+")
+
+
 def subordinate_clauses(text: str) -> list[list[str]]:
-    """Clauses opened by a subordinating conjunction; the whole text when there is none."""
-    parts = [_LETTERS.findall(p) for p in _CLAUSE_SPLIT.split(text)]
+    """Clauses opened by a subordinating conjunction; the whole text when there is none.
+
+    Tokens are words and numbers (a clause ending in a number does not end with its verb).
+    """
+    parts = [_CLAUSE_TOKEN.findall(p) for p in _CLAUSE_SPLIT.split(text)]
     found = [p for p in parts if p and p[0].lower() in _SUBORDINATORS]
     whole = [w for p in parts for w in p]
     return found or ([whole] if whole else [])
 
 
+def ends_with_finite_verb(clause: list[str]) -> bool:
+    """The clause's last token is a verb form and not a ``zu`` infinitive (``morgen zu kommen``)."""
+    if not verb_like(clause[-1]):
+        return False
+    return not (len(clause) > 1 and clause[-2].lower() == "zu")
+
+
+def _head_last_token_is_verb(item: str) -> bool:
+    """``head``: the reference looks only at the item's last token, and only a final ``.`` is dropped
+    (``Weil ich dich liebe!`` ends with the token ``!``)."""
+    tokens = re.findall(r"\w+|[^\w\s]", item.rstrip().rstrip("."))
+    return bool(tokens) and tokens[-1][0].isalnum() and ends_with_finite_verb(tokens)
+
+
 def check_clause_verb_final(_: None, items: Items, ctx: RuleContext) -> Verdict:
-    """In every item the (subordinate) clause ends with its verb."""
+    """In every item each subordinate clause (else the item) ends with its finite verb."""
     for i, item in enumerate(items, 1):
+        if ctx.compat == "head":
+            if not _head_last_token_is_verb(item):
+                return Verdict.fail(f"item {i} does not end with its verb: {item[:80]!r}")
+            continue
         clauses = subordinate_clauses(item)
         if not clauses:
             return Verdict.fail(f"item {i} holds no clause")
         for clause in clauses:
-            if not verb_like(clause[-1]):
+            if not ends_with_finite_verb(clause):
                 return Verdict.fail(f"in item {i} the clause '{' '.join(clause)}' ends with '{clause[-1]}', "
-                                    "not with its verb")
+                                    "not with its finite verb")
     return Verdict.ok("every clause ends with its verb")
 
 

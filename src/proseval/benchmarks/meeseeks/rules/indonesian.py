@@ -465,6 +465,44 @@ def _article_checker(article: str):
     return check
 
 
+# Honourable or sacred titles: 'si' (familiar, slightly pejorative) must not precede them.
+HONOURED_TITLES = frozenset({
+    "raja", "ratu", "sultan", "baginda", "paduka", "pangeran", "presiden", "menteri", "gubernur", "bupati",
+    "walikota", "camat", "jenderal", "guru", "dosen", "profesor", "doktor", "dokter", "hakim", "ustaz", "ustadz",
+    "kiai", "kyai", "pendeta", "pastor", "imam", "nabi", "rasul", "tuhan", "allah", "dewa", "dewi",
+})
+_SI = re.compile(r"(?<![A-Za-z])(si)\s+([A-Za-z]+(?:-[A-Za-z]+)*)", re.IGNORECASE)
+
+
+def si_misuses(text: str, compat: str) -> tuple[int, list[str]]:
+    """Uses of the article 'si' (followed by a word) and the wrong ones.
+
+    Wrong: before a pronoun, a plural, or an honourable/sacred title (si raja, si tuhan).
+    ``head`` only recognises 'si'/'Si', as the reference does (not 'SI').
+    """
+    uses, errors = 0, []
+    for m in _SI.finditer(text):
+        if compat == "head" and m.group(1) not in ("si", "Si"):
+            continue
+        uses += 1
+        word = m.group(2).lower()
+        if word in PRONOUNS or word in {"para", "semua", "segala", "beberapa", "banyak", "si", "sang"}:
+            errors.append(f"'{m.group(0)}'")
+        elif re.fullmatch(r"([a-z]+)-\1", word):
+            errors.append(f"'{m.group(0)}' (plural)")
+        elif word in HONOURED_TITLES:
+            errors.append(f"'{m.group(0)}' (an honoured title)")
+    return uses, errors
+
+
+def check_si_usage(_: None, items: Items, ctx: RuleContext) -> Verdict:
+    """Each 'si' precedes one familiar person, animal or nickname (items read as one text)."""
+    uses, errors = si_misuses(" ".join(items), ctx.compat)
+    if errors:
+        return Verdict.fail(f"'si' is for familiar persons, animals and nicknames; wrong: {', '.join(errors)}")
+    return Verdict.ok(f"'si' used correctly ({uses} time(s))" if uses else "'si' is not used")
+
+
 def _exact_label(name: str):
     def parse(label: str) -> None:
         if label.strip().lower() != name:
@@ -513,7 +551,7 @@ RULES = [
          dispatchers=("latin",)),
     rule("check_polite_imperatives", "check_polite_imperatives", int_after_colon, check_polite_imperatives,
          dispatchers=("latin",)),
-    rule("check_si_usage", "check_si_usage", _exact_label("check_si_usage"), _article_checker("si"),
+    rule("check_si_usage", "check_si_usage", _exact_label("check_si_usage"), check_si_usage,
          dispatchers=("latin",)),
     rule("check_sang_usage", "check_sang_usage", _exact_label("check_sang_usage"), _article_checker("sang"),
          dispatchers=("latin",)),

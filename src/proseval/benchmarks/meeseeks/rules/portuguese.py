@@ -135,19 +135,44 @@ def check_starts_with_nao(_: None, items: Items, ctx: RuleContext) -> Verdict:
 
 
 # Street-type abbreviations of Portuguese addresses and the number abbreviation n.º.
-_STREET = re.compile(r"(?<![^\W\d_])(?:R|Av|Trav|Tv|Lg|Lgo|Pç|Pr|Pc|Estr|Al|Cc|Cç|Bc|Rot|Qta|Urb|Cam|Calç)\.\s")
-_NUMBER_ABBR = re.compile(r"\bn\.?\s?[ºo°]\s*\d", re.IGNORECASE)
-_ADDRESS_PARTS = (("a street abbreviation (R., Av., Trav.…)", _STREET), ("'n.º' + number", _NUMBER_ABBR))
+STREET_TYPES = ("R", "Av", "Trav", "Tv", "Lg", "Lgo", "Pç", "Pr", "Pc", "Estr", "Est", "Rod", "Al", "Cc", "Cç", "Bc",
+                "Rot", "Qta", "Urb", "Cam", "Calç")
+_TYPES = "|".join(sorted(STREET_TYPES, key=len, reverse=True))
+_STREET = re.compile(rf"(?<![^\W\d_])(?:{_TYPES})\.(?=\s)")
+_STREET_NO_DOT = re.compile(rf"(?<![^\W\d_])({_TYPES})(?=\s)")
+_NUMBER_ABBR = "n.º"
+
+
+def undotted_street_types(item: str, compat: str) -> list[str]:
+    """Street-type abbreviations written without their point.
+
+    ``head`` reproduces the reference's substring test, which also finds ``R `` inside an
+    upper-case word (``MAR AZUL``).
+    """
+    if compat == "head":
+        return [t for t in STREET_TYPES if f"{t} " in item]
+    return _STREET_NO_DOT.findall(item)
+
+
+def address_problems(item: str, compat: str) -> list[str]:
+    """What is wrong with one address: street abbreviation and ``n.º`` (exactly so written)."""
+    problems = []
+    if undotted := undotted_street_types(item, compat):
+        problems.append(f"street abbreviation without a point: {undotted}")
+    elif not _STREET.search(item):
+        problems.append("no street abbreviation (R., Av., Trav.…)")
+    if _NUMBER_ABBR not in item:
+        problems.append("no 'n.º' number abbreviation")
+    return problems
 
 
 def check_address_abbreviation(_: None, items: Items, ctx: RuleContext) -> Verdict:
-    """Every item holds an abbreviated street type (R., Av., Trav., Lg., Pç. …) and ``n.º`` + number."""
+    """Every item holds an abbreviated street type (R., Av., Trav., Lg., Pç. …) and ``n.º``."""
     if not items:
         return Verdict.fail("nothing was extracted")
     for i, item in enumerate(items, 1):
-        missing = [what for what, pattern in _ADDRESS_PARTS if not pattern.search(item)]
-        if missing:
-            return Verdict.fail(f"item {i} lacks {' and '.join(missing)}: {item[:80]!r}")
+        if problems := address_problems(item, ctx.compat):
+            return Verdict.fail(f"item {i}: {'; '.join(problems)}: {item[:80]!r}")
     return Verdict.ok("every address uses a street abbreviation and n.º")
 
 

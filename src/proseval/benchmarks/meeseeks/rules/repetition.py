@@ -29,15 +29,20 @@ def check_latin_repeat_each(_: None, items: Items, ctx: RuleContext) -> Verdict:
     return _duplicates([text.script_clean(i).lower() for i in items])
 
 
-_ARABIC = re.compile(f"[{text.LETTERS['arabic']}]+")
+_ARABIC_PUNCTUATION = "\u060c\u061b\u061f\u066a-\u066d\u06d4"
+_ARABIC = re.compile(f"(?:(?![{_ARABIC_PUNCTUATION}])[{text.LETTERS['arabic']}])+")
+_NOT_A_LIST = Verdict.fail("the extracted parts must be a list, not a bare string")
 
 
 def arabic_words(item: str) -> list[str]:
+    """Runs of Arabic-block characters; Arabic punctuation (، ؛ ؟ …) separates words."""
     return _ARABIC.findall(item)
 
 
-def check_ar_repeat_each(_: None, items: Items, ctx: RuleContext) -> Verdict:
+def check_ar_repeat_each(_: None, items: Items | str, ctx: RuleContext) -> Verdict:
     """Duplicates among the Arabic words of the items (items without Arabic are ignored)."""
+    if isinstance(items, str):
+        return _NOT_A_LIST
     keys = [" ".join(w) for i in items if (w := arabic_words(i))]
     return _duplicates(keys)
 
@@ -70,7 +75,10 @@ def check_latin_no_word_repeat(_: None, items: Items, ctx: RuleContext) -> Verdi
     return _per_item_word_repeat([text.script_clean(i).lower().split() for i in items], items)
 
 
-def check_ar_no_word_repeat(_: None, items: Items, ctx: RuleContext) -> Verdict:
+def check_ar_no_word_repeat(_: None, items: Items | str, ctx: RuleContext) -> Verdict:
+    """No item repeats an Arabic word (items without Arabic are ignored)."""
+    if isinstance(items, str):
+        return _NOT_A_LIST
     return _per_item_word_repeat([arabic_words(i) for i in items], items)
 
 
@@ -106,10 +114,12 @@ def check_latin_non_very_similar(_: None, items: Items, ctx: RuleContext) -> Ver
 RULES = [
     rule("repeat_each", "repeat_each", no_params, check_cjk_repeat_each, dispatchers=("cjk",)),
     rule("repeat_each", "repeat_each", no_params, check_latin_repeat_each, dispatchers=("latin",)),
-    rule("ar_repeat_each", "ar_repeat_each", no_params, check_ar_repeat_each, dispatchers=("latin",)),
+    rule("ar_repeat_each", "ar_repeat_each", no_params, check_ar_repeat_each, dispatchers=("latin",),
+         bare_string="raw"),
     rule("no_word_repeat", "no_word_repeat", no_params, check_cjk_no_word_repeat, dispatchers=("cjk",)),
     rule("no_word_repeat", "no_word_repeat", no_params, check_latin_no_word_repeat, dispatchers=("latin",)),
-    rule("ar_no_word_repeat", "ar_no_word_repeat", no_params, check_ar_no_word_repeat, dispatchers=("latin",)),
+    rule("ar_no_word_repeat", "ar_no_word_repeat", no_params, check_ar_no_word_repeat, dispatchers=("latin",),
+         bare_string="raw"),
     rule("each_no_word_repeat", "each_no_word_repeat", no_params, check_each_no_word_repeat, dispatchers=("cjk",)),
     rule("no_word_eachrepeat", "each_no_word_repeat", no_params, check_each_no_word_repeat, dispatchers=("cjk",)),
     rule("no_character_repeat", "no_character_repeat", no_params, check_no_character_repeat, dispatchers=("latin",)),

@@ -25,6 +25,12 @@ VOWELS = {
     "russian": "аеёиоуыэюя",
 }
 _WORD = re.compile(r"[^\W\d_]+")
+_LATIN_WORD = re.compile("[a-zß-öø-ÿ]+")
+LETTER_WORDS = {  # the script a language's rhyme is read in; other words are ignored
+    "english": re.compile("[a-z]+"),
+    "russian": re.compile("[а-яё]+"),
+    **{lang: _LATIN_WORD for lang in ("portuguese", "german", "spanish", "indonesian")},
+}
 _ARABIC_WORD = re.compile(r"[\u0621-\u064a]+")
 
 
@@ -32,8 +38,8 @@ def lines(items: Items) -> list[str]:
     return [line for item in items for line in item.splitlines() if line.strip()]
 
 
-def last_word(line: str) -> str | None:
-    found = _WORD.findall(line.lower())
+def last_word(line: str, word: re.Pattern[str] = _WORD) -> str | None:
+    found = word.findall(line.lower())
     return found[-1] if found else None
 
 
@@ -50,13 +56,13 @@ def _share(keys: list[str], n_lines: int) -> tuple[str, Fraction]:
 
 def vowel_rhyme_checker(language: str, threshold: Fraction = Fraction(499, 1000)):
     """More than ``threshold`` of the lines share the tail from the last vowel."""
-    vowels = VOWELS[language]
+    vowels, word = VOWELS[language], LETTER_WORDS[language]
 
     def check(_: None, items: Items, ctx: RuleContext) -> Verdict:
         ls = lines(items)
-        keys = [vowel_tail(w, vowels) for line in ls if (w := last_word(line))]
+        keys = [vowel_tail(w, vowels) for line in ls if (w := last_word(line, word))]
         if not keys:
-            return Verdict.fail("no line ending to compare")
+            return Verdict.fail(f"no line ends in a word of the {language} script")
         key, share = _share(keys, len(ls))
         return Verdict.of(share > threshold, f"{float(share):.0%} of the lines end in '-{key}'")
 

@@ -314,7 +314,7 @@ _INVARIANT = {_plain(w): g for g, words in (
     ("f", "crisis tesis dosis hipótesis síntesis diabetes caries"),
 ) for w in words.split()}
 _LEXICON = {**{_plain(w): "m" for w in _MASCULINE.split()}, **{_plain(w): "f" for w in _FEMININE.split()},
-            **{w: "mf" for w in _BOTH | _STRESSED_A}}
+            **{w: "mf" for w in _BOTH}, **{w: "f" for w in _STRESSED_A}}
 _SUFFIX_GENDER = (("cion", "f"), ("sion", "f"), ("dad", "f"), ("tad", "f"), ("tud", "f"), ("umbre", "f"),
                   ("aje", "m"), ("miento", "m"), ("ismo", "m"))
 _VERB_HOMOGRAPHS = frozenset(_plain(w) for w in """
@@ -352,27 +352,80 @@ _ARTICLE_NOUN = re.compile(rf"\b(el|del|al|la|los|las)\s+({_WORD})", re.IGNORECA
 _CORRECT_ARTICLE = {("m", "s"): "el", ("f", "s"): "la", ("m", "p"): "los", ("f", "p"): "las"}
 
 
-def find_article_agreement(item: str) -> Found:
+_SUBJECT_OR_CLITIC = frozenset(_plain(w) for w in """
+yo tú él ella usted nosotros nosotras vosotros vosotras ellos ellas ustedes no me te se nos os le les
+""".split())
+
+
+_COPULAS = frozenset(_plain(w) for w in "es está son están era eran fue fueron estaba estaban tiene tienen hay ha han".split())
+
+
+def _clitic_position(item: str, m: re.Match[str]) -> bool:
+    """Whether la/las/los before a word that is also a verb form reads as an object pronoun.
+
+    So it does after a subject pronoun, *no* or another clitic (*ella la cuento*), and at the
+    start of a sentence unless a copula follows as the noun's verb (*Los cuento mañana* vs
+    *La libro está aquí*).
+    """
+    before = re.findall(_WORD, item[: m.start()])
+    if before and _plain(before[-1]) in _SUBJECT_OR_CLITIC:
+        return True
+    sentence_start = not item[: m.start()].strip() or item[: m.start()].rstrip()[-1] in ".!?¡¿:;\n"
+    after = re.findall(_WORD, item[m.end():])
+    return sentence_start and bool(after) and _plain(after[0]) not in _COPULAS
+
+
+def _guessed_noun(word: str) -> tuple[str, str] | None:
+    """``head``: the reference guesses unknown words' gender from -o(s)/-a(s)."""
+    w = _plain(word)
+    for ending, info in (("os", ("m", "p")), ("as", ("f", "p")), ("o", ("m", "s")), ("a", ("f", "s"))):
+        if w.endswith(ending) and len(w) > len(ending) + 1:
+            return info
+    return None
+
+
+def expected_article(noun: str, genders: str, number: str, article: str, *, stressed_a: bool = True) -> str:
+    """The definite article the noun takes, as close as possible to the one written."""
+    gender, wanted_number = _ARTICLES[article]
+    g = gender if gender in genders else genders[0]
+    n = wanted_number if wanted_number in number else number[0]
+    if stressed_a and (g, n) == ("f", "s") and _plain(noun) in _STRESSED_A:
+        return "el"  # el agua, el alma: stressed a- feminine nouns take el in the singular
+    return _CORRECT_ARTICLE[(g, n)]
+
+
+def _article_ok(article: str, expected: str) -> bool:
+    return {"del": "el", "al": "el"}.get(article, article) == expected
+
+
+def find_article_agreement(item: str, compat: str = "fixed") -> Found:
     """A definite article agrees in gender and number with the known noun right after it.
 
     Unknown words are skipped, and so are words that are also common verb forms after
-    ``la/las/los`` (which may then be object pronouns: *los cuento*).
+    ``la/las/los`` following a subject pronoun, *no* or a clitic (*ella la cuento*: a pronoun).
+    Feminine nouns with a stressed a- take *el* in the singular (*el agua*, not *la agua*).
+    ``head`` reproduces the reference: every la/las/los is an article, unknown words ending in
+    -o/-a are guessed masculine/feminine, and *agua*/*alma*… are plain feminine nouns.
     """
+    head = compat == "head"
     correct, errors = [], []
     for m in _ARTICLE_NOUN.finditer(item):
         art, noun = m.group(1).lower(), m.group(2)
-        info = noun_info(noun)
-        if info is None or (art in ("la", "las", "los") and _plain(noun) in _VERB_HOMOGRAPHS):
+        info = noun_info(noun) or (_guessed_noun(noun) if head else None)
+        pronoun = art in ("la", "las", "los") and _plain(noun) in _VERB_HOMOGRAPHS and _clitic_position(item, m)
+        if info is None or (pronoun and not head):
             continue
-        genders, numbers = info
-        gender, number = _ARTICLES[art]
-        if gender in genders and number in numbers:
+        right = expected_article(noun, *info, art, stressed_a=not head)
+        if _article_ok(art, right):
             correct.append(m.group(0))
         else:
-            fixed = (gender if gender in genders else genders[0], number if number in numbers else numbers[0])
-            right = _CORRECT_ARTICLE[fixed]
             errors.append(f"'{m.group(0)}' → '{right} {noun}' (the article must agree in gender and number)")
     return correct, errors
+
+
+def _check_article_agreement(max_errors: int, items: Items, ctx: RuleContext) -> Verdict:
+    finder = lambda item: find_article_agreement(item, ctx.compat)  # noqa: E731
+    return error_budget_checker(finder, "article agreement")(max_errors, items, ctx)
 
 
 _NINGUN = re.compile(rf"\b(ningún|ningun|ninguna)\s+({_WORD})", re.IGNORECASE)
@@ -385,7 +438,7 @@ def find_ningun_agreement(item: str) -> Found:
         form, noun = m.group(1).lower(), m.group(2)
         info = noun_info(noun)
         expected = "f" if form == "ninguna" else "m"
-        if info is None or expected in info[0]:
+        if info is None or expected in info[0] or _plain(noun) in _STRESSED_A:  # ningún/ninguna arma
             correct.append(m.group(0))
         else:
             right = "ninguna" if info[0] == "f" else "ningún"
@@ -608,7 +661,8 @@ RULES = [
             require="no ordinal abbreviation found (expected e.g. 1.º, 2.ª)"),
     _budget("has_correct_spanish_question_accents", find_question_accents, "question-word accent"),
     _budget("has_correct_spanish_time_articles", find_time_articles, "clock-time article"),
-    _budget("has_correct_spanish_article_gender_agreement", find_article_agreement, "article agreement"),
+    rule("has_correct_spanish_article_gender_agreement", "has_correct_spanish_article_gender_agreement",
+         int_after_colon, _check_article_agreement, dispatchers=("latin",)),
     rule("has_correct_spanish_ningun_agreement", "has_correct_spanish_ningun_agreement", int_after_colon,
          _check_ningun_agreement, dispatchers=("latin",)),
     _budget_head_crash("has_correct_spanish_date_names_case", find_date_names, "month/weekday case"),
