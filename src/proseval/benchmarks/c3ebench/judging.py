@@ -1,0 +1,111 @@
+"""The reference-anchored judge: its messages, the ablations, and reading its answers (pure)."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from proseval.benchmarks.c3ebench.data import Item
+from proseval.benchmarks.c3ebench.posing import PromptLookup, field_values, render_with
+from proseval.core.score import ParseStatus
+from proseval.judging.jsonfind import find_json_values, repair_json_value
+from proseval.judging.parse import parse_score
+from proseval.judging.reasoning import strip_reasoning
+
+LOW, HIGH = 1, 10
+REFERENCE_SCORE = 6
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    """What the judge is given; each False is one of the paper's meta-evaluation ablations."""
+
+    reference: bool = True
+    rubric: bool = True
+    traits: bool = True
+
+    @property
+    def label(self) -> str:
+        off = [name for name in ("reference", "rubric", "traits") if not getattr(self, name)]
+        return "full" if not off else "no-" + ",no-".join(off)
+
+
+def template_names(item: Item, setup: JudgeSetup) -> dict[str, str]:
+    """The templates that make up the judge's messages for this item."""
+    lang, task = item.language, item.task
+    if setup.rubric:
+        scale = f"bands_{task}_{lang}" if setup.reference else f"bands_noref_{lang}"
+    else:
+        scale = f"scale_plain_{lang}" if setup.reference else f"scale_plain_noref_{lang}"
+    return {"system": f"judge_{task}_{lang}",
+            "traits": f"traits_{task}_{lang}" if setup.traits else f"traits_generic_{lang}",
+            "scale": scale,
+            "user": f"judge_user_{task}" + ("" if setup.reference else "_noref")}
+
+
+def judge_messages(item: Item, candidate: str, setup: JudgeSetup, prompt: PromptLookup) -> list[dict[str, str]]:
+    """System = the task's rubric (traits and scale filled in); user = the labelled fields."""
+    names = template_names(item, setup)
+    system = render_with(prompt(names["system"]), {"traits": prompt(names["traits"]).render(),
+                                                    "scale": prompt(names["scale"]).render()})
+    user = render_with(prompt(names["user"]), {**field_values(item), "candidate": candidate})
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge answer read: the score (None = unscored), how it was read, and the official reading."""
+
+    score: int | None
+    status: ParseStatus
+    detail: str = ""
+    verdict: str = ""
+    official: float | None = None  # what the official parser would have kept (None: dropped)
+
+    @property
+    def scored(self) -> bool:
+        return self.score is not None
+
+
+def official_reading(text: str) -> float | None:
+    """The official parser: first ``{`` to last ``}``, ``json.loads``, ``float(score)``; None when it drops the row."""
+    match = re.search(r"\{.*\}", text or "", re.DOTALL)
+    if match is None:
+        return None
+    try:
+        obj = json.loads(match.group(0))
+        return float(obj.get("score"))
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
+def _with_score(values: list[Any]) -> dict[str, Any] | None:
+    found = [value for value in values if isinstance(value, dict) and "score" in value]
+    return found[-1] if found else None
+
+
+def parse_verdict(text: str) -> Verdict:
+    """The last JSON object with a ``score``; ``[7]`` and ``"7"`` are read as 7; a whole number 1-10 is required."""
+    official = official_reading(text)
+    cleaned = strip_reasoning(text or "").text
+    if not cleaned.strip():
+        return Verdict(None, "empty", "the judge returned no text", official=official)
+    obj = _with_score(find_json_values(cleaned))
+    status: ParseStatus = "ok"
+    if obj is None:
+        repaired = repair_json_value(cleaned)
+        obj = repaired if isinstance(repaired, dict) and "score" in repaired else None
+        status = "repaired"
+    if obj is None:
+        return Verdict(None, "unparsable", f"no JSON object with a score in: {cleaned[:200]!r}", official=official)
+    raw = obj["score"]
+    if isinstance(raw, list) and len(raw) == 1:
+        raw, status = raw[0], "coerced"
+    parsed = parse_score(raw, LOW, HIGH)
+    if parsed.value is None:
+        return Verdict(None, parsed.status, parsed.detail, official=official)
+    if parsed.status == "coerced":
+        status = "coerced"
+    return Verdict(int(parsed.value), status, verdict=str(obj.get("verdict", ""))[:300], official=official)

@@ -1,0 +1,62 @@
+"""Options of the `c3ebench` task and of the construction task (kept light: imported at start-up)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+DATA_ENV = "PROSEVAL_C3EBENCH_DIR"
+TASK_NAMES = ("cloze", "expand", "edit", "end2end")
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("proseval")) / "c3ebench"
+
+
+def _split(value: object) -> object:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class C3EParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    data_dir: str | None = Field(None, description=f"folder with english_dataset.jsonl / chinese_dataset_v2.jsonl "
+                                                  f"and the ZH reference-source lists (default: ${DATA_ENV})")
+    data_file: str | None = Field(None, description="your own items in the same JSON Lines shape, e.g. from "
+                                                   "proseval c3ebench construct (instead of the official files)")
+    language: list[Literal["en", "zh"]] = Field(["en", "zh"], description="en, zh or both (comma-separated)")
+    task: list[Literal["cloze", "expand", "edit", "end2end"]] = Field(
+        list(TASK_NAMES), description="tasks to run (comma-separated; expand = the data's 'condition')")
+    genre: list[str] | None = Field(None, description="only these genres (the data's sub_task), comma-separated")
+    reference_source: Literal["human", "hybrid"] | None = Field(
+        None, description="ZH only: items whose reference is human-written or was replaced by a model")
+    order: Literal["interleaved", "file"] = Field(
+        "interleaved", description="interleaved alternates language x task, so --limit takes a balanced sample")
+    compat: Literal["fixed", "official"] = Field(
+        "fixed", description="candidate posing: fixed (proseval's, the official posing bugs fixed) or official "
+                             "(reproduces the official code's posing, bugs included)")
+    budget: Literal["role", "reference"] = Field(
+        "role", description="candidate max_tokens: the role's setting, or the official int(1.5 x reference "
+                            "characters) per item (which then replaces candidate.max_tokens)")
+    judge_no_reference: bool = Field(False, description="ablation: the judge sees no reference; absolute bands")
+    judge_no_rubric: bool = Field(False, description="ablation: the score bands are replaced by the bare 1-10 scale")
+    judge_no_traits: bool = Field(False, description="ablation: the task-specific traits are left out")
+    judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per item while its answer is unusable")
+
+    _split_lists = field_validator("language", "task", "genre", mode="before")(lambda cls, v: _split(v))
+
+
+class ConstructParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    in_file: str = Field(description="JSON Lines of your own texts: text, and optionally id, language, genre, tasks")
+    task: list[Literal["cloze", "expand", "edit", "end2end"]] = Field(
+        list(TASK_NAMES), description="item types to build from each text (a text's own 'tasks' field wins)")
+    builder_attempts: int = Field(3, ge=1, le=10, description="builder calls per step while its answer fails a check")
+
+    _split_lists = field_validator("task", mode="before")(lambda cls, v: _split(v))

@@ -1,0 +1,179 @@
+"""The `c3ebench` task: the candidate writes; a reference-anchored judge scores 1-10 (reference = 6)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from proseval.benchmarks.c3ebench import data as c3e_data
+from proseval.benchmarks.c3ebench.data import Item
+from proseval.benchmarks.c3ebench.judging import JudgeSetup, Verdict, judge_messages, parse_verdict, template_names
+from proseval.benchmarks.c3ebench.params import DATA_ENV, C3EParams, default_data_dir
+from proseval.benchmarks.c3ebench.posing import candidate_prompt
+from proseval.benchmarks.c3ebench.prompts import PROMPTS
+from proseval.benchmarks.c3ebench.report import METRIC, chart_drawer, markdown, summarize
+from proseval.core.ordering import round_robin
+from proseval.core.sample import Sample
+from proseval.core.score import Score
+from proseval.core.scorer import scorer
+from proseval.core.state import State
+from proseval.core.task import Task
+from proseval.judging.ask import ask_until
+from proseval.judging.reasoning import strip_reasoning
+from proseval.models.base import GenerateConfig
+from proseval.report.plots import chart
+from proseval.runtime.context import SampleContext
+from proseval.runtime.records import Results, ScoredSample
+
+VERSION = "1"
+# Defaults from the official code: candidate temperature 0.7; judge temperature 0, 1,000 tokens.
+CANDIDATE_CONFIG = GenerateConfig(temperature=0.7, max_tokens=8192)
+JUDGE_CONFIG = GenerateConfig(temperature=0.0, max_tokens=1000)
+EMPTY_SCORE = 1.0  # an empty answer: the lowest score, without asking the judge
+
+
+def official_budget(item: Item) -> int:
+    """The official candidate budget: int(1.5 x reference characters)."""
+    return max(1, int(1.5 * len(item.reference)))
+
+
+def to_target(item: Item) -> dict[str, Any]:
+    return {"id": item.id, "task": item.task, "language": item.language, "genre": item.genre,
+            "instruction": item.instruction, "input": dict(item.input), "reference": item.reference,
+            "reference_source": item.reference_source, "flags": list(item.flags)}
+
+
+def from_target(target: dict[str, Any]) -> Item:
+    return Item(id=target["id"], task=target["task"], language=target["language"], genre=target["genre"],
+                instruction=target["instruction"], input=target["input"], reference=target["reference"],
+                reference_source=target.get("reference_source", "unknown"), flags=tuple(target.get("flags", ())))
+
+
+def to_sample(item: Item) -> Sample:
+    return Sample(id=item.id, input=item.instruction, target=to_target(item),
+                  metadata={"task": item.task, "language": item.language, "genre": item.genre,
+                            "reference_source": item.reference_source, "task_type": item.task_type,
+                            "flags": list(item.flags)})
+
+
+def load(params: C3EParams) -> c3e_data.C3EData:
+    if params.data_file:
+        return c3e_data.load_data_file(Path(params.data_file).expanduser())
+    folder = Path(params.data_dir or os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
+    return c3e_data.load_folder(folder, params.language)
+
+
+def select_items(data: c3e_data.C3EData, params: C3EParams) -> list[Item]:
+    items = [item for item in data.items if item.language in params.language]
+    items = c3e_data.select(items, tasks=params.task, genres=params.genre, reference_source=params.reference_source)
+    if params.order == "interleaved":
+        items = round_robin(items, lambda item: (item.language, item.task))
+    return items
+
+
+def dataset_source(data: c3e_data.C3EData, params: C3EParams, setup: JudgeSetup, items: list[Item]) -> dict[str, Any]:
+    files = [{"path": f.path, "language": f.language, "sha256": f.sha256,
+              "verified": f.verified if f.language is not None else None} for f in data.files]
+    if params.data_file:
+        source = f"user items {params.data_file} (not official data)"
+    else:
+        unverified = [f["path"] for f in files if not f["verified"]]
+        source = (f"{c3e_data.OFFICIAL_REPOSITORY}@{c3e_data.OFFICIAL_COMMIT}" if not unverified else
+                  f"user-supplied copy, UNVERIFIED (SHA-256 differs from the official file): {', '.join(unverified)}")
+    posing = ("official: the official code's posing reproduced, bugs included (ZH Cloze article omitted, ZH Edit "
+              "labels swapped)" if params.compat == "official" else "fixed: proseval's posing (official bugs fixed)")
+    return {"source": source, "files": files, "verified": all(f["verified"] for f in files),
+            "reference_lists": dict(data.reference_lists), "posing": posing, "judge": setup.label,
+            "budget": params.budget, "n_selected": len(items), "counts": c3e_data.counts(items)}
+
+
+def make_scorer(params: C3EParams, setup: JudgeSetup) -> Any:
+    @scorer(METRIC, metrics=[METRIC])
+    async def c3e(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
+        item = from_target(sample.target)
+        answer = strip_reasoning(state.output).text
+        if not answer.strip():  # a model failure, declared: the lowest score, no judge call
+            return {METRIC: Score(value=EMPTY_SCORE, parse_status="empty", explanation="empty answer: lowest score",
+                                  metadata={"official": EMPTY_SCORE, "judge_calls": 0})}
+        messages = judge_messages(item, answer, setup, ctx.prompt)
+        asked = await ask_until(ctx, "judge", messages, parse_verdict, lambda v: v.scored,
+                                attempts=params.judge_attempts, turn="judge")
+        first: Verdict | None = asked.replies[0] if asked.replies else None
+        meta = {"judge_calls": asked.attempts, "official": first.official if first else None,
+                "judge_prompts": template_names(item, setup)}
+        if asked.error is not None:  # the judge request failed: infrastructure, unscored
+            return {METRIC: Score.unscored("error", f"{type(asked.error).__name__}: {asked.error}", **meta)}
+        verdict = asked.last
+        assert verdict is not None
+        if not verdict.scored:
+            return {METRIC: Score.unscored(verdict.status, verdict.detail, **meta)}
+        return {METRIC: Score(value=float(verdict.score), parse_status=verdict.status, explanation=verdict.verdict,
+                              metadata=meta)}
+
+    return c3e
+
+
+def make_task(params: C3EParams) -> Task:
+    data = load(params)
+    items = select_items(data, params)
+    if not items:
+        raise ValueError("no C3EBench item matches --language/--task/--genre/--reference-source")
+    setup = JudgeSetup(reference=not params.judge_no_reference, rubric=not params.judge_no_rubric,
+                       traits=not params.judge_no_traits)
+
+    def dataset() -> list[Sample]:
+        return [to_sample(item) for item in items]
+
+    async def protocol(sample: Sample, ctx: SampleContext) -> State:
+        item = from_target(sample.target)
+        name, text = candidate_prompt(item, params.compat, ctx.prompt, ctx.prompts)
+        messages = [{"role": "user", "content": text}]
+        config = {"max_tokens": official_budget(item)} if params.budget == "reference" else None
+        completion = await ctx.generate("candidate", messages, config)
+        return State(messages=[*messages, {"role": "assistant", "content": completion.text}], output=completion.text,
+                     finish_reason=completion.finish_reason, metadata={"prompt": name})
+
+    def aggregate(samples: list[ScoredSample]) -> dict[str, Any]:
+        return {"c3ebench": summarize(samples)}
+
+    def artifacts(results: Results) -> dict[str, str | bytes]:
+        summary = results.extra.get("c3ebench")
+        if not summary:
+            return {}
+        files: dict[str, str | bytes] = {"c3ebench.md": markdown(summary)}
+        draw = chart_drawer(summary)
+        png = chart(draw) if draw is not None else None
+        if png:
+            files["c3ebench_task_language.png"] = png
+        return files
+
+    return Task(
+        name="c3ebench", version=VERSION,
+        description="C3EBench: Cloze, Expand, Edit, End2End (EN/ZH), judged 1-10 against the human reference (= 6)",
+        dataset=dataset, protocol=protocol, scorers=[make_scorer(params, setup)],
+        roles_required=("candidate", "judge"),
+        role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
+        slice_keys=("task", "language", "genre", "reference_source"),
+        dataset_source=dataset_source(data, params, setup, items),
+        aggregate=aggregate, artifacts=artifacts, prompts=dict(PROMPTS),
+    )
+
+
+def render(results: Any) -> list[Any]:
+    from rich.table import Table
+
+    from proseval.benchmarks.c3ebench.report import tables
+
+    summary = results.extra.get("c3ebench")
+    if not summary:
+        return []
+    out = []
+    for title, header, rows in tables(summary):
+        table = Table(title=title, title_justify="left")
+        for position, column in enumerate(header):
+            table.add_column(column, justify="left" if position < header.index("score 1-10") else "right")
+        for row in rows:
+            table.add_row(*row)
+        out.append(table)
+    return out
