@@ -18,14 +18,26 @@ class SampleContext:
     """Routes model calls for one sample to its roles and tallies their token use."""
 
     def __init__(self, sample: Sample, roles: dict[str, RoleModel], *, epoch: int = 0,
-                 prompts: dict[str, PromptTemplate] | None = None):
+                 prompts: dict[str, PromptTemplate] | None = None, checkpoints: Any = None):
         self.sample = sample
         self.prompts = prompts or {}
+        self._checkpoints = checkpoints  # a RunFolder, or None outside a run
         self.epoch = epoch
         self._roles = roles
         self.usage: dict[str, Usage] = {}
         self.cache_hits = 0
         self.candidate_overflow = False
+
+    def save_checkpoint(self, data: Any) -> None:
+        """Keep this sample's progress (JSON-serialisable): a resumed run gets it back from
+        `load_checkpoint`, so a long multi-step protocol continues from its last step. Cleared
+        once the sample's record is written."""
+        if self._checkpoints is not None:
+            self._checkpoints.write_checkpoint(self.sample.id, self.epoch, data)
+
+    def load_checkpoint(self) -> Any | None:
+        """The progress saved by an interrupted earlier attempt at this sample, if any."""
+        return None if self._checkpoints is None else self._checkpoints.read_checkpoint(self.sample.id, self.epoch)
 
     def prompt(self, name: str) -> PromptTemplate:
         """The task's prompt template `name` (the user's file when one replaced it)."""

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import json
 import os
 import socket
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 try:
     import fcntl
@@ -28,6 +30,7 @@ RESULTS = "results.json"
 USAGE = "usage.jsonl"
 LOCK = ".lock"
 PROMPTS = "prompts"
+CHECKPOINTS = "checkpoints"
 
 
 class RunFolderError(Exception):
@@ -125,6 +128,35 @@ class RunFolder:
             if result[name].sha256 != info.sha256:
                 raise RunFolderError(f"{path}: changed since the run started (SHA-256 differs from header.json)")
         return result
+
+    # checkpoints of unfinished samples --------------------------------------------
+    def checkpoint_path(self, sample_id: str, epoch: int) -> Path:
+        digest = hashlib.sha256(sample_id.encode("utf-8")).hexdigest()[:24]
+        return self.path / CHECKPOINTS / f"{digest}-{epoch}.json"
+
+    def write_checkpoint(self, sample_id: str, epoch: int, data: Any) -> None:
+        """Keep the progress of an unfinished sample (atomic; secrets replaced as in the records)."""
+        path = self.checkpoint_path(sample_id, epoch)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"id": sample_id, "epoch": epoch, "data": data}, ensure_ascii=False)
+        for secret in secret_values():
+            text = text.replace(json.dumps(secret)[1:-1], REDACTED)
+        write_json_atomic(path, text)
+
+    def read_checkpoint(self, sample_id: str, epoch: int) -> Any | None:
+        path = self.checkpoint_path(sample_id, epoch)
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except ValueError as exc:
+            raise RunFolderError(f"{path}: unreadable checkpoint ({exc}); delete it to restart that sample") from None
+        if stored.get("id") != sample_id or stored.get("epoch") != epoch:
+            raise RunFolderError(f"{path}: checkpoint of another sample; delete it to restart that sample")
+        return stored["data"]
+
+    def clear_checkpoint(self, sample_id: str, epoch: int) -> None:
+        self.checkpoint_path(sample_id, epoch).unlink(missing_ok=True)
 
     def repair_tail(self) -> int:
         """Cut a half-written last line (a run killed mid-write); returns bytes removed."""

@@ -170,7 +170,7 @@ class Runner:
         return tokens, hits
 
     async def run_sample(self, sample: Sample, epoch: int) -> SampleRecord:
-        ctx = SampleContext(sample, self.roles, epoch=epoch, prompts=self.task.prompts)
+        ctx = SampleContext(sample, self.roles, epoch=epoch, prompts=self.task.prompts, checkpoints=self.folder)
         start = time.perf_counter()
         base = {"id": sample.id, "epoch": epoch, "input": sample.input, "target": sample.target,
                 "metadata": sample.metadata}
@@ -223,6 +223,8 @@ class Runner:
             for sample, epoch in pending:
                 record = await self.run_sample(sample, epoch)
                 writer.append(record)
+                if record.status == "ok":  # a failed sample keeps its progress for --retry-failed
+                    self.folder.clear_checkpoint(sample.id, epoch)
                 progress.advance(failed=record.status == "error")
 
         try:
