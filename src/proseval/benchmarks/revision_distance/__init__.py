@@ -1,0 +1,45 @@
+"""Revision Distance: the number of edits a user-like reviser model would make to a draft (lower is better).
+
+Importing this module registers the tasks ``revision-distance`` (drafts, or chosen/rejected
+pairs) and ``revision-distance-stability``, and the command group ``proseval revision-distance``.
+The scorer factory `revision_distance_scorer` measures any run's outputs.
+"""
+
+from importlib import import_module
+
+from proseval import registry
+from proseval.benchmarks.revision_distance.params import RevisionDistanceParams, StabilityParams
+from proseval.benchmarks.revision_distance.scoring import revision_distance_scorer
+
+__all__ = ["revision_distance_scorer"]
+
+
+@registry.task(
+    "revision-distance",
+    summary="Revision Distance: edits a reviser model would make to your drafts (or chosen/rejected pairs); "
+            "ROUGE beside it",
+    params=RevisionDistanceParams,
+    render="proseval.benchmarks.revision_distance.render:render",
+    prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
+)
+def revision_distance(params: RevisionDistanceParams):
+    from proseval.benchmarks.revision_distance.task import make_task
+
+    return make_task(params)
+
+
+@registry.task(
+    "revision-distance-stability",
+    summary="how far Revision Distance moves under small seeded word substitutions "
+            "(see: proseval revision-distance stability)",
+    params=StabilityParams,
+    render="proseval.benchmarks.revision_distance.render:render",
+    prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
+)
+def revision_distance_stability(params: StabilityParams):
+    from proseval.benchmarks.revision_distance.task import make_stability_task
+
+    return make_stability_task(params)
+
+
+registry.command_group("revision-distance", lambda: import_module("proseval.benchmarks.revision_distance.cli").app)

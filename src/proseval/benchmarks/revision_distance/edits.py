@@ -1,0 +1,235 @@
+"""Reviser replies as edits: parsing, normalisation and the compound-edit split (pure functions).
+
+A reply is usable when it holds a JSON array of edit objects, bare or under ``"edits"``
+(``[]`` is a usable reply: no edit is needed). Anything else (prose, a number, an array of
+strings, objects without any edit field) is unusable and the draft stays unscored.
+
+Normalisation, applied in this order, each counted:
+
+1. **compound split** — an ``action_name`` that joins several actions ("simplify and
+   reorganize", "add/delete", "rephrase, shorten") becomes one edit per distinct action,
+   each with the same snippets: every action a user would perform counts once, and the same
+   action named twice in one edit counts once;
+2. **no-ops dropped** — an edit whose original and revised snippets are the same non-empty
+   text (after whitespace and case folding) changes nothing;
+3. **duplicates dropped** — an edit equal to an earlier one (action, snippets) is the same
+   edit proposed twice.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from proseval.judging.parse import extract_json
+
+FIELDS = ("action_name", "revision_description", "revision_level", "original_snippet", "revised_snippet",
+          "revision_intention")
+# The knowledge-intensive setting asks the reviser to file every edit under one of these.
+KNOWLEDGE_CATEGORIES = ("order", "comparison", "description")
+# The other settings count edits by the kind of action (our own small vocabulary).
+ACTION_CATEGORIES = ("add", "delete", "rewrite", "reorder")
+LEVELS = ("word", "phrase", "sentence", "paragraph", "document")
+OTHER = "other"
+
+_JOINERS = re.compile(r"\s*(?:,|;|/|\+|&|\band\b|\bthen\b|\bas well as\b)\s*", re.IGNORECASE)
+_SPACE = re.compile(r"\s+")
+
+_ACTION_WORDS: dict[str, tuple[str, ...]] = {
+    "add": ("add", "insert", "include", "expand", "elaborate", "append", "introduce", "supplement", "extend"),
+    "delete": ("delete", "remove", "cut", "omit", "drop", "trim", "shorten", "condense", "eliminate"),
+    "reorder": ("reorder", "move", "reorganize", "reorganise", "restructure", "rearrange", "swap", "relocate",
+                "order"),
+    "rewrite": ("rewrite", "rephrase", "replace", "modify", "change", "revise", "simplify", "clarify", "correct",
+                "fix", "edit", "reword", "substitute", "merge", "combine", "split", "adjust", "improve", "update",
+                "polish", "paraphrase", "refine"),
+}
+_LEVEL_WORDS: dict[str, tuple[str, ...]] = {
+    "word": ("word", "token", "spelling", "punctuation", "character"),
+    "phrase": ("phrase", "clause", "expression", "term"),
+    "sentence": ("sentence", "line"),
+    "paragraph": ("paragraph", "passage"),
+    "document": ("document", "section", "structure", "global", "whole", "text", "overall", "discourse"),
+}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One proposed edit, its six fields as strings, plus the category the reviser gave (if any)."""
+
+    action_name: str = ""
+    revision_description: str = ""
+    revision_level: str = ""
+    original_snippet: str = ""
+    revised_snippet: str = ""
+    revision_intention: str = ""
+    category: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        out = {name: getattr(self, name) for name in FIELDS}
+        if self.category:
+            out["category"] = self.category
+        return out
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    """The edits of one reply (None when unusable), why, and what normalisation did."""
+
+    edits: tuple[Edit, ...] | None
+    status: str  # ok | repaired | unparsable | empty
+    detail: str = ""
+    raw_count: int = 0  # edits as the reviser listed them
+    split_added: int = 0  # extra edits created by splitting compound actions
+    noops: int = 0
+    duplicates: int = 0
+    missing_fields: int = 0  # edits lacking at least one of the six fields
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def usable(self) -> bool:
+        return self.edits is not None
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return " ".join(_text(v) for v in value)
+    return str(value).strip()
+
+
+def fold(text: str) -> str:
+    """Case-folded text with runs of whitespace made single spaces."""
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def edit_list(value: Any) -> list[Any] | None:
+    """The array of edits in a parsed reply: the value itself or its ``edits`` (or ``revisions``) member."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        for key in ("edits", "revisions", "revision_edits"):
+            if isinstance(value.get(key), list):
+                return value[key]
+        if any(name in value for name in FIELDS):  # a single edit object on its own
+            return [value]
+    return None
+
+
+def to_edit(item: Any) -> Edit | None:
+    """An `Edit` from one array element, or None when it is not an edit object."""
+    if not isinstance(item, dict) or not any(name in item for name in FIELDS):
+        return None
+    return Edit(**{name: _text(item.get(name)) for name in FIELDS},
+                category=_text(item.get("category") or item.get("revision_category")))
+
+
+def split_actions(action_name: str) -> list[str]:
+    """The distinct actions named in `action_name` ("simplify and reorganize" → two), in order."""
+    parts = [p.strip(" .") for p in _JOINERS.split(action_name) if p and p.strip(" .")]
+    seen: set[str] = set()
+    distinct = []
+    for part in parts:
+        if part.casefold() not in seen:
+            seen.add(part.casefold())
+            distinct.append(part)
+    return distinct or [action_name.strip()]
+
+
+def split_compound(edit: Edit) -> list[Edit]:
+    """One edit per distinct action of a compound `action_name` (the other fields are kept)."""
+    actions = split_actions(edit.action_name)
+    return [edit] if len(actions) == 1 else [replace(edit, action_name=action) for action in actions]
+
+
+def is_noop(edit: Edit) -> bool:
+    original, revised = fold(edit.original_snippet), fold(edit.revised_snippet)
+    return bool(original) and original == revised
+
+
+def edit_key(edit: Edit) -> tuple[str, str, str]:
+    return fold(edit.action_name), fold(edit.original_snippet), fold(edit.revised_snippet)
+
+
+def normalise(edits: list[Edit]) -> tuple[list[Edit], int, int, int]:
+    """Split compounds, drop no-ops and duplicates: (edits, split added, no-ops, duplicates)."""
+    split: list[Edit] = []
+    for edit in edits:
+        split.extend(split_compound(edit))
+    added = len(split) - len(edits)
+    kept: list[Edit] = []
+    seen: set[tuple[str, str, str]] = set()
+    noops = duplicates = 0
+    for edit in split:
+        if is_noop(edit):
+            noops += 1
+        elif edit_key(edit) in seen:
+            duplicates += 1
+        else:
+            seen.add(edit_key(edit))
+            kept.append(edit)
+    return kept, added, noops, duplicates
+
+
+def parse_reply(text: str) -> ParsedReply:
+    """The normalised edits of a reviser reply, or why there are none (see the module docstring)."""
+    parsed = extract_json(text)
+    if parsed.value is None:
+        return ParsedReply(None, "empty" if parsed.status == "empty" else "unparsable", parsed.detail)
+    items = edit_list(parsed.value)
+    if items is None:
+        return ParsedReply(None, "unparsable", f"JSON without a list of edits: {str(parsed.value)[:160]!r}")
+    edits = [to_edit(item) for item in items]
+    if any(edit is None for edit in edits):
+        bad = next(item for item, edit in zip(items, edits) if edit is None)
+        return ParsedReply(None, "unparsable", f"an element is not an edit object: {str(bad)[:160]!r}")
+    valid = [edit for edit in edits if edit is not None]
+    missing = sum(1 for item in items if any(name not in item for name in FIELDS))
+    kept, added, noops, duplicates = normalise(valid)
+    return ParsedReply(tuple(kept), "repaired" if parsed.status == "repaired" else "ok", raw_count=len(valid),
+                       split_added=added, noops=noops, duplicates=duplicates, missing_fields=missing)
+
+
+def _classify(text: str, vocabulary: dict[str, tuple[str, ...]]) -> str:
+    words = re.findall(r"[a-z]+", text.casefold())
+    for label, stems in vocabulary.items():
+        if any(word.startswith(stem) for word in words for stem in stems):
+            return label
+    return OTHER
+
+
+def action_category(edit: Edit) -> str:
+    """add, delete, rewrite, reorder or other, from the action name (then the snippets' emptiness)."""
+    label = _classify(edit.action_name, _ACTION_WORDS)
+    if label != OTHER:
+        return label
+    if not edit.original_snippet and edit.revised_snippet:
+        return "add"
+    if edit.original_snippet and not edit.revised_snippet:
+        return "delete"
+    return OTHER
+
+
+def knowledge_category(edit: Edit) -> str:
+    """order, comparison or description as the reviser filed the edit (`category`, else the action name)."""
+    for source in (edit.category, edit.action_name):
+        folded = source.casefold()
+        for label in KNOWLEDGE_CATEGORIES:
+            if label in folded:
+                return label
+    return OTHER
+
+
+def level_of(edit: Edit) -> str:
+    """word, phrase, sentence, paragraph, document or other (the first level named)."""
+    return _classify(edit.revision_level, _LEVEL_WORDS)
+
+
+def category_names(setting: str) -> tuple[str, ...]:
+    return (*(KNOWLEDGE_CATEGORIES if setting == "knowledge" else ACTION_CATEGORIES), OTHER)
+
+
+def category_of(edit: Edit, setting: str) -> str:
+    return knowledge_category(edit) if setting == "knowledge" else action_category(edit)

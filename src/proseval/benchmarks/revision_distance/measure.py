@@ -1,0 +1,45 @@
+"""One draft's measurements from its normalised edits (a pure function).
+
+The distance is the number of edits after normalisation (`edits.normalise`). Alongside it:
+counts per category (the setting's categories, see `edits.category_of`) and per level, the
+distance per `per_words` words of the draft, the weighted distance, and grounding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from proseval.benchmarks.revision_distance.edits import LEVELS, OTHER, Edit, category_names, category_of, level_of
+from proseval.benchmarks.revision_distance.grounding import DEFAULT_THRESHOLD, Grounding, ground
+from proseval.benchmarks.revision_distance.weights import weighted_distance
+
+_WORD = re.compile(r"\w+")
+
+
+def word_count(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+@dataclass(frozen=True)
+class Measure:
+    distance: int
+    categories: dict[str, float]
+    levels: dict[str, float]
+    normalised: float | None  # edits per `per_words` words of the draft
+    weighted: float
+    grounding: Grounding
+
+
+def measure(edits: Sequence[Edit], draft: str, setting: str, *, per_words: int = 100, weighting: str = "none",
+            threshold: float = DEFAULT_THRESHOLD) -> Measure:
+    categories = {name: 0.0 for name in category_names(setting)}
+    levels = {name: 0.0 for name in (*LEVELS, OTHER)}
+    for edit in edits:
+        categories[category_of(edit, setting)] += 1
+        levels[level_of(edit)] += 1
+    words = word_count(draft)
+    normalised = len(edits) * per_words / words if per_words > 0 and words else None
+    return Measure(distance=len(edits), categories=categories, levels=levels, normalised=normalised,
+                   weighted=weighted_distance(edits, weighting), grounding=ground(edits, draft, threshold))

@@ -1,0 +1,285 @@
+"""Scorers: Revision Distance for any draft, ROUGE beside it, and the pair and stability scorers.
+
+The reviser is asked through `proseval.judging.ask.ask_until` (bounded re-asks at distinct
+turns); its reply is parsed by `edits.parse_reply` and measured by `measure.measure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from proseval.benchmarks.revision_distance.edits import FIELDS, ParsedReply, parse_reply
+from proseval.benchmarks.revision_distance.grounding import DEFAULT_THRESHOLD
+from proseval.benchmarks.revision_distance.measure import Measure, measure
+from proseval.benchmarks.revision_distance.prompts import PROMPT_OF_SETTING, SETTINGS
+from proseval.benchmarks.revision_distance.rouge import rouge_scores
+from proseval.benchmarks.revision_distance.stats import PairOutcome
+from proseval.benchmarks.revision_distance.weights import WEIGHTINGS
+from proseval.core.sample import Sample
+from proseval.core.score import Score
+from proseval.core.scorer import scorer
+from proseval.core.state import State
+from proseval.judging.ask import ask_until
+from proseval.judging.structured import json_schema_format
+
+ROLE = "reviser"
+REFERENCE_KEYS = ("reference", "ref", "target")
+
+
+@dataclass(frozen=True)
+class ReviserOptions:
+    """How the reviser is asked and its edits measured."""
+
+    setting: str = "general"
+    weighting: str = "none"
+    per_words: int = 100
+    threshold: float = DEFAULT_THRESHOLD
+    attempts: int = 1
+    structured: bool = False
+    role: str = ROLE
+
+    def __post_init__(self) -> None:
+        if self.setting not in SETTINGS:
+            raise ValueError(f"unknown setting {self.setting!r} (known: {', '.join(SETTINGS)})")
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(f"unknown weighting {self.weighting!r} (known: {', '.join(WEIGHTINGS)})")
+        if self.attempts < 1:
+            raise ValueError(f"attempts must be at least 1 (got {self.attempts})")
+        if self.per_words < 0 or not 0.0 <= self.threshold <= 1.0:
+            raise ValueError("per_words must be >= 0 and the grounding threshold within 0-1")
+
+    @property
+    def needs_reference(self) -> bool:
+        return self.setting != "reference-free"
+
+
+def edits_schema(setting: str) -> dict[str, Any]:
+    """The JSON schema of a reviser reply (an object, since strict schemas need one at the top)."""
+    names = (*FIELDS, "category") if setting == "knowledge" else FIELDS
+    edit = {"type": "object", "properties": {name: {"type": "string"} for name in names},
+            "required": list(names), "additionalProperties": False}
+    return {"type": "object", "properties": {"edits": {"type": "array", "items": edit}}, "required": ["edits"],
+            "additionalProperties": False}
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One reviser verdict: the parsed reply, its measurements (None when unusable) and the raw text."""
+
+    parsed: ParsedReply
+    measured: Measure | None
+    raw: str
+    attempts: int
+    error: str = ""
+
+    def unscored(self) -> Score:
+        status = "error" if self.error else self.parsed.status
+        reason = self.error or self.parsed.detail or "the reviser's reply holds no list of edits"
+        return Score.unscored(status if status in ("error", "empty", "unparsable") else "unparsable", reason,
+                              raw=self.raw[:300], attempts=self.attempts)
+
+
+def reference_of(sample: Sample) -> str | None:
+    """The reference in `sample.target`: the target itself when it is text, or one of its keys."""
+    target = sample.target
+    if isinstance(target, str):
+        return target if target.strip() else None
+    if isinstance(target, dict):
+        for key in REFERENCE_KEYS:
+            value = target.get(key)
+            if isinstance(value, str) and value.strip():
+                return value
+    return None
+
+
+def instruction_of(sample: Sample) -> str:
+    """The request the draft answers: ``target["instruction"]``, else the sample's text input."""
+    if isinstance(sample.target, dict) and isinstance(sample.target.get("instruction"), str):
+        return sample.target["instruction"]
+    if isinstance(sample.input, str):
+        return sample.input
+    users = [m.get("content", "") for m in sample.input if m.get("role") == "user"]
+    return users[-1] if users else ""
+
+
+async def revise(ctx: Any, options: ReviserOptions, *, draft: str, reference: str | None, instruction: str,
+                 turn: str) -> Revision:
+    """Ask the reviser for the edits of one draft and measure them; never raises for a failed call."""
+    template = ctx.prompt(PROMPT_OF_SETTING[options.setting])
+    values: dict[str, str] = {"draft": draft, "instruction": instruction}
+    if options.needs_reference:
+        values["reference"] = reference or ""
+    messages = [{"role": "user", "content": template.render(**values)}]
+    config = {"response_format": json_schema_format("revision_edits", edits_schema(options.setting))} \
+        if options.structured else None
+    raw: list[str] = []
+
+    def parse(text: str) -> ParsedReply:
+        raw.append(text)
+        return parse_reply(text)
+
+    asked = await ask_until(ctx, options.role, messages, parse, lambda p: p.usable, attempts=options.attempts,
+                            turn=turn, config=config)
+    last = asked.last or ParsedReply(None, "error", "no reply")
+    text = raw[-1] if raw else ""
+    if asked.error is not None and not last.usable:
+        return Revision(last, None, text, asked.attempts, error=f"reviser call failed: {asked.error}")
+    if not last.usable:
+        return Revision(last, None, text, asked.attempts)
+    measured = measure(last.edits or (), draft, options.setting, per_words=options.per_words,
+                       weighting=options.weighting, threshold=options.threshold)
+    return Revision(last, measured, text, asked.attempts)
+
+
+def metric_names(options: ReviserOptions) -> tuple[str, ...]:
+    names = ["revision_distance", "revision_categories", "revision_levels", "grounded_edits", "ungrounded_edits"]
+    if options.per_words > 0:
+        names.append("revision_distance_norm")
+    if options.weighting != "none":
+        names.append("revision_distance_weighted")
+    return tuple(names)
+
+
+def revision_scores(revision: Revision, options: ReviserOptions) -> dict[str, Score]:
+    """The scores of one reviser verdict: all unscored together when the reply was unusable."""
+    names = metric_names(options)
+    if revision.measured is None:
+        failed = revision.unscored()
+        return {name: failed for name in names}
+    m, p = revision.measured, revision.parsed
+    edits = [{**edit.as_dict(), "grounding": score} for edit, score in zip(p.edits or (), m.grounding.scores)]
+    detail = {"status": p.status, "raw_count": p.raw_count, "split_added": p.split_added, "noops": p.noops,
+              "duplicates": p.duplicates, "missing_fields": p.missing_fields, "attempts": revision.attempts,
+              "grounded_share": m.grounding.share}
+    scores = {
+        "revision_distance": Score(value=float(m.distance), parse_status="repaired" if p.status == "repaired" else "ok",
+                                   explanation=f"{m.distance} edit(s)", metadata={**detail, "edits": edits}),
+        "revision_categories": Score(value=dict(m.categories)),
+        "revision_levels": Score(value=dict(m.levels)),
+        "grounded_edits": Score(value=float(m.grounding.grounded)),
+        "ungrounded_edits": Score(value=float(m.grounding.ungrounded)),
+    }
+    if "revision_distance_norm" in names:
+        scores["revision_distance_norm"] = Score(value=m.normalised) if m.normalised is not None else \
+            Score.unscored("not_applicable", "the draft has no words")
+    if "revision_distance_weighted" in names:
+        scores["revision_distance_weighted"] = Score(value=m.weighted, metadata={"weighting": options.weighting})
+    return scores
+
+
+def revision_distance_scorer(setting: str = "general", *, weighting: str = "none", per_words: int = 100,
+                             threshold: float = DEFAULT_THRESHOLD, attempts: int = 1, structured: bool = False,
+                             role: str = ROLE) -> Callable[..., Any]:
+    """A ``@scorer("revision-distance")`` measuring how many edits the `role` model would make to a draft.
+
+    Contract. The returned coroutine function takes ``(sample, state, ctx)`` of any run:
+
+    - the draft is ``state.output``;
+    - the reference (needed unless `setting` is ``"reference-free"``) is ``sample.target`` when
+      it is a string, else ``sample.target["reference"]`` (or ``"ref"`` / ``"target"``);
+    - the request shown to the reviser is ``sample.target["instruction"]`` if present, else
+      ``sample.input`` (its last user message when it is a chat);
+    - ``ctx`` must have the role `role` bound (default ``reviser``) and the task's prompts must
+      include the setting's template (``reviser-general``, ``reviser-knowledge`` or
+      ``reviser-reference-free``, see `prompts.PROMPTS`); calls use turns ``revise#0``,
+      ``revise#1``, … (one per attempt).
+
+    It returns ``revision_distance`` (edits after normalisation; lower is better; its metadata
+    holds the edits with their grounding scores), ``revision_categories`` and
+    ``revision_levels`` (counts per category / level, as dicts), ``grounded_edits`` and
+    ``ungrounded_edits``, plus ``revision_distance_norm`` (edits per `per_words` words; when
+    `per_words` > 0) and ``revision_distance_weighted`` (when `weighting` is ``level`` or
+    ``size``). Failure policy: a reply without a usable list of edits after `attempts` asks, or a
+    failed call, leaves every one of these unscored (status ``unparsable``, ``empty`` or
+    ``error``); ``[]`` is a distance of 0. An empty draft (a model failure) is not sent: its
+    scores are unscored with status ``empty``. A missing reference in a reference-based
+    setting is unscored with status ``error``.
+    """
+    options = ReviserOptions(setting, weighting, per_words, threshold, attempts, structured, role)
+    names = metric_names(options)
+
+    @scorer("revision-distance", metrics=names)
+    async def revision_distance(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
+        if not state.output.strip():
+            return {name: Score.unscored("empty", "empty draft: nothing to revise") for name in names}
+        reference = reference_of(sample)
+        if options.needs_reference and reference is None:
+            return {name: Score.unscored("error", f"setting {setting!r} needs a reference in sample.target")
+                    for name in names}
+        revision = await revise(ctx, options, draft=state.output, reference=reference,
+                                instruction=instruction_of(sample), turn="revise")
+        return revision_scores(revision, options)
+
+    return revision_distance
+
+
+@scorer("rouge", metrics=["rouge"])
+async def rouge_scorer(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
+    """ROUGE-1/2/L F1 of ``state.output`` against the reference (see `reference_of`); an empty draft scores 0."""
+    reference = reference_of(sample)
+    if reference is None:
+        return {"rouge": Score.unscored("not_applicable", "no reference")}
+    return {"rouge": Score(value=rouge_scores(state.output, reference))}
+
+
+PAIR_METRICS = ("distance_chosen", "distance_rejected", "pair_agree", "pair_tie")
+
+
+def pair_scorer(options: ReviserOptions) -> Callable[..., Any]:
+    """Both texts of a pair revised (turns ``chosen`` and ``rejected``); agreement when chosen needs fewer.
+
+    ``state.output`` is the chosen text, ``sample.target["rejected"]`` the other; either reply
+    unusable leaves the pair unscored.
+    """
+
+    @scorer("pairwise", metrics=PAIR_METRICS)
+    async def pairwise(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
+        reference, instruction = reference_of(sample), instruction_of(sample)
+        chosen = await revise(ctx, options, draft=state.output, reference=reference, instruction=instruction,
+                              turn="chosen")
+        rejected = await revise(ctx, options, draft=sample.target["rejected"], reference=reference,
+                                instruction=instruction, turn="rejected")
+        for which, revision in (("chosen", chosen), ("rejected", rejected)):
+            if revision.measured is None:
+                failed = revision.unscored()
+                failed.explanation = f"{which}: {failed.explanation}"
+                return {name: failed for name in PAIR_METRICS}
+        assert chosen.measured is not None and rejected.measured is not None
+        c, r = chosen.measured.distance, rejected.measured.distance
+        outcome = PairOutcome.of(c, r)
+        edits = {which: [e.as_dict() for e in (rev.parsed.edits or ())] for which, rev in
+                 (("chosen", chosen), ("rejected", rejected))}
+        return {"distance_chosen": Score(value=float(c), metadata={"edits": edits["chosen"]}),
+                "distance_rejected": Score(value=float(r), metadata={"edits": edits["rejected"]}),
+                "pair_agree": Score(value=outcome.agree), "pair_tie": Score(value=outcome.tie)}
+
+    return pairwise
+
+
+STABILITY_METRICS = ("distance_original", "distance_perturbed", "stability_abs_change", "stability_unchanged")
+
+
+def stability_scorer(options: ReviserOptions) -> Callable[..., Any]:
+    """The original (``state.output``) and perturbed (``sample.target["perturbed"]``) drafts revised alike."""
+
+    @scorer("stability", metrics=STABILITY_METRICS)
+    async def stability(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
+        reference, instruction = reference_of(sample), instruction_of(sample)
+        original = await revise(ctx, options, draft=state.output, reference=reference, instruction=instruction,
+                                turn="original")
+        perturbed = await revise(ctx, options, draft=sample.target["perturbed"], reference=reference,
+                                 instruction=instruction, turn="perturbed")
+        for which, revision in (("original", original), ("perturbed", perturbed)):
+            if revision.measured is None:
+                failed = revision.unscored()
+                failed.explanation = f"{which}: {failed.explanation}"
+                return {name: failed for name in STABILITY_METRICS}
+        assert original.measured is not None and perturbed.measured is not None
+        o, p = original.measured.distance, perturbed.measured.distance
+        return {"distance_original": Score(value=float(o)), "distance_perturbed": Score(value=float(p)),
+                "stability_abs_change": Score(value=float(abs(p - o))),
+                "stability_unchanged": Score(value=float(o == p))}
+
+    return stability

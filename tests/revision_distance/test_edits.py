@@ -1,0 +1,127 @@
+"""Parsing reviser replies, splitting compound edits, categories and levels."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from proseval.benchmarks.revision_distance.edits import (
+    Edit,
+    action_category,
+    category_of,
+    knowledge_category,
+    level_of,
+    normalise,
+    parse_reply,
+    split_actions,
+    split_compound,
+)
+
+
+def edit(action="replace", original="old words", revised="new words", level="phrase", **more) -> dict:
+    return {"action_name": action, "revision_description": "d", "revision_level": level,
+            "original_snippet": original, "revised_snippet": revised, "revision_intention": "i", **more}
+
+
+def test_a_bare_array_of_edits_is_parsed_field_by_field():
+    reply = json.dumps([edit(), edit(action="delete", original="very", revised="")])
+    parsed = parse_reply(reply)
+    assert parsed.status == "ok" and parsed.usable and parsed.raw_count == 2
+    assert [e.action_name for e in parsed.edits] == ["replace", "delete"]
+    assert parsed.edits[1] == Edit("delete", "d", "phrase", "very", "", "i")
+
+
+def test_edits_inside_an_object_fenced_and_after_prose_are_found():
+    reply = "Here are my edits:\n```json\n" + json.dumps({"edits": [edit()]}) + "\n```\nHope this helps."
+    parsed = parse_reply(reply)
+    assert parsed.status == "ok" and len(parsed.edits) == 1
+
+
+def test_an_empty_list_is_usable_and_means_no_edit():
+    parsed = parse_reply("[]")
+    assert parsed.usable and parsed.edits == () and parsed.status == "ok"
+    assert parse_reply('{"edits": []}').edits == ()
+
+
+@pytest.mark.parametrize("reply, status", [
+    ("The draft is fine, but I would shorten the second sentence.", "unparsable"),
+    ("", "empty"),
+    ('["shorten the intro", "fix the typo"]', "unparsable"),
+    ('{"score": 3}', "unparsable"),
+    ("42", "unparsable"),
+])
+def test_replies_without_a_list_of_edit_objects_are_unusable(reply, status):
+    parsed = parse_reply(reply)
+    assert not parsed.usable and parsed.edits is None and parsed.status == status
+
+
+def test_slightly_broken_json_is_repaired_and_says_so():
+    reply = '[{"action_name": "replace", "original_snippet": "a", "revised_snippet": "b",}'
+    parsed = parse_reply(reply)
+    assert parsed.status == "repaired" and len(parsed.edits) == 1 and parsed.missing_fields == 1
+
+
+@pytest.mark.parametrize("action, expected", [
+    ("simplify and reorganize", ["simplify", "reorganize"]),
+    ("add/delete", ["add", "delete"]),
+    ("rephrase, shorten; reorder", ["rephrase", "shorten", "reorder"]),
+    ("Rephrase and rephrase", ["Rephrase"]),
+    ("replace", ["replace"]),
+    ("expand + clarify & then move", ["expand", "clarify", "move"]),
+])
+def test_compound_actions_split_into_distinct_actions(action, expected):
+    assert split_actions(action) == expected
+
+
+def test_a_compound_edit_counts_once_per_action_and_keeps_its_snippets():
+    parts = split_compound(Edit(action_name="simplify and reorganize", original_snippet="x y", revised_snippet="y"))
+    assert [p.action_name for p in parts] == ["simplify", "reorganize"]
+    assert all(p.original_snippet == "x y" and p.revised_snippet == "y" for p in parts)
+
+
+def test_normalise_splits_then_drops_noops_and_duplicates():
+    edits = [Edit(action_name="simplify and reorganize", original_snippet="A", revised_snippet="B"),
+             Edit(action_name="replace", original_snippet="same  Text", revised_snippet="same text"),
+             Edit(action_name="Simplify", original_snippet="a", revised_snippet="b"),
+             Edit(action_name="add", original_snippet="", revised_snippet="new")]
+    kept, added, noops, duplicates = normalise(edits)
+    assert (added, noops, duplicates) == (1, 1, 1)
+    assert [(e.action_name, e.original_snippet) for e in kept] == [("simplify", "A"), ("reorganize", "A"),
+                                                                    ("add", "")]
+
+
+def test_parse_reply_reports_what_normalisation_did():
+    reply = json.dumps([edit(action="simplify and reorganize"), edit(), edit(), edit(original="x", revised="x")])
+    parsed = parse_reply(reply)
+    assert (parsed.raw_count, parsed.split_added, parsed.noops, parsed.duplicates) == (4, 1, 1, 1)
+    assert [e.action_name for e in parsed.edits] == ["simplify", "reorganize", "replace"]
+
+
+@pytest.mark.parametrize("action, original, revised, expected", [
+    ("insert a clause", "", "x", "add"),
+    ("Remove", "x", "", "delete"),
+    ("move sentence", "x", "x y", "reorder"),
+    ("rephrase", "x", "y", "rewrite"),
+    ("frobnicate", "", "x", "add"),
+    ("frobnicate", "x", "", "delete"),
+    ("frobnicate", "x", "y", "other"),
+])
+def test_action_categories(action, original, revised, expected):
+    assert action_category(Edit(action_name=action, original_snippet=original, revised_snippet=revised)) == expected
+
+
+def test_knowledge_categories_come_from_the_reviser_then_the_action_name():
+    assert knowledge_category(Edit(action_name="rewrite", category="Comparison")) == "comparison"
+    assert knowledge_category(Edit(action_name="reorder works")) == "order"
+    assert knowledge_category(Edit(action_name="rewrite", category="style")) == "other"
+    assert category_of(Edit(action_name="x", category="description"), "knowledge") == "description"
+    assert category_of(Edit(action_name="delete", category="description"), "general") == "delete"
+
+
+@pytest.mark.parametrize("level, expected", [
+    ("Word", "word"), ("sentence-level", "sentence"), ("clause", "phrase"), ("section", "document"),
+    ("Paragraph", "paragraph"), ("", "other"), ("sentence/paragraph", "sentence"),
+])
+def test_levels(level, expected):
+    assert level_of(Edit(revision_level=level)) == expected

@@ -1,0 +1,173 @@
+"""Grounding, weighting, ROUGE (against hand-computed values), statistics and the perturber."""
+
+from __future__ import annotations
+
+import pytest
+
+from proseval.benchmarks.revision_distance.edits import Edit
+from proseval.benchmarks.revision_distance.grounding import ground, match_score
+from proseval.benchmarks.revision_distance.measure import measure
+from proseval.benchmarks.revision_distance.perturb import SYNONYMS, perturb
+from proseval.benchmarks.revision_distance.rouge import lcs_length, rouge_l, rouge_n, rouge_scores, rouge_tokens
+from proseval.benchmarks.revision_distance.stats import (
+    average_ranks,
+    spearman,
+    summarise_pairs,
+    summarise_stability,
+)
+from proseval.benchmarks.revision_distance.weights import edit_weight, weighted_distance, word_levenshtein
+
+DRAFT = "The new library is big and it has many books. It is good for “students”."
+
+
+# --- grounding --------------------------------------------------------------------------------
+
+
+def test_a_verbatim_snippet_matches_whatever_its_case_spacing_and_quotes():
+    assert match_score("it has   MANY books", DRAFT) == 1.0
+    assert match_score('good for "students"', DRAFT) == 1.0
+
+
+def test_a_near_quote_scores_its_token_similarity():
+    # "it has many novels" (4 tokens): best window "it has many" (3 tokens), 3 matches → 2·3/(4+3)
+    assert match_score("it has many novels", DRAFT) == pytest.approx(6 / 7)
+    # one extra word: "it has very many books" vs the window "it has many books" → 2·4/(5+4)
+    assert match_score("it has very many books", DRAFT) == pytest.approx(8 / 9)
+    assert match_score("the cathedral was ancient", DRAFT) < 0.5
+
+
+def test_grounding_counts_found_and_missing_snippets_and_leaves_insertions_out():
+    edits = [Edit(original_snippet="is big"), Edit(original_snippet="It is good for students"),
+             Edit(original_snippet="a quiet reading room"), Edit(original_snippet="", revised_snippet="new")]
+    result = ground(edits, DRAFT, threshold=0.8)
+    assert result.scores[0] == 1.0 and result.scores[3] is None
+    assert (result.grounded, result.ungrounded, result.checked) == (2, 1, 3)
+    assert result.share == pytest.approx(2 / 3)
+    assert ground([Edit(revised_snippet="x")], DRAFT).share is None
+
+
+def test_the_threshold_decides_a_near_quote():
+    edits = [Edit(original_snippet="it has many novels")]  # scores 6/7
+    assert ground(edits, DRAFT, threshold=0.8).grounded == 1
+    assert ground(edits, DRAFT, threshold=0.9).ungrounded == 1
+
+
+# --- weighting --------------------------------------------------------------------------------
+
+
+def test_word_levenshtein_by_hand():
+    assert word_levenshtein("a b c".split(), "a x c d".split()) == 2  # substitute b, insert d
+    assert word_levenshtein([], "a b".split()) == 2
+    assert word_levenshtein("a b".split(), "a b".split()) == 0
+
+
+def test_weights_by_level_and_by_size():
+    edits = [Edit(revision_level="word", original_snippet="big", revised_snippet="large"),
+             Edit(revision_level="paragraph", original_snippet="a b c", revised_snippet="a x c d e"),
+             Edit(revision_level="?", original_snippet="", revised_snippet="")]
+    assert [edit_weight(e, "level") for e in edits] == [1.0, 3.0, 1.0]
+    assert [edit_weight(e, "size") for e in edits] == [1.0, 3.0, 1.0]  # at least 1 each
+    assert weighted_distance(edits, "none") == 3.0
+    assert weighted_distance(edits, "level") == 5.0
+    with pytest.raises(ValueError):
+        edit_weight(edits[0], "heavy")
+
+
+def test_measure_counts_categories_levels_and_normalises_by_length():
+    edits = [Edit(action_name="delete", revision_level="word", original_snippet="big", revised_snippet=""),
+             Edit(action_name="add", revision_level="sentence", original_snippet="", revised_snippet="More."),
+             Edit(action_name="rephrase", revision_level="sentence", original_snippet="It is good",
+                  revised_snippet="It suits")]
+    m = measure(edits, DRAFT, "general", per_words=100, weighting="level")
+    assert m.distance == 3
+    assert m.categories == {"add": 1.0, "delete": 1.0, "rewrite": 1.0, "reorder": 0.0, "other": 0.0}
+    assert m.levels["sentence"] == 2.0 and m.levels["word"] == 1.0
+    assert m.normalised == pytest.approx(3 * 100 / 15)  # the draft has 15 words
+    assert m.weighted == 5.0
+    assert (m.grounding.grounded, m.grounding.ungrounded) == (2, 0)
+    assert measure([], DRAFT, "knowledge").categories == {"order": 0.0, "comparison": 0.0, "description": 0.0,
+                                                          "other": 0.0}
+
+
+# --- ROUGE --------------------------------------------------------------------------------------
+
+
+def test_rouge_tokenisation():
+    assert rouge_tokens("The cat's 2 hats!") == ["the", "cat", "s", "2", "hats"]
+
+
+def test_rouge_against_hand_computed_values():
+    candidate, reference = "the cat sat on the mat", "the cat lay on the mat"
+    # unigrams: 5 of 6 overlap (the×2, cat, on, mat) → P = R = 5/6
+    assert rouge_n(candidate, reference, 1) == pytest.approx(5 / 6)
+    # bigrams: (the cat), (on the), (the mat) of 5 each → 3/5
+    assert rouge_n(candidate, reference, 2) == pytest.approx(3 / 5)
+    # LCS: the cat on the mat = 5 → 5/6
+    assert rouge_l(candidate, reference) == pytest.approx(5 / 6)
+
+
+def test_rouge_with_different_lengths_and_clipping():
+    # candidate 3 tokens "a a b", reference 4 tokens "a b c d": clipped overlap a:1, b:1 = 2
+    # P = 2/3, R = 2/4 → F1 = 2·(2/3)(1/2)/((2/3)+(1/2)) = 4/7
+    assert rouge_n("a a b", "a b c d", 1) == pytest.approx(4 / 7)
+    assert lcs_length("a a b".split(), "a b c d".split()) == 2
+    assert rouge_l("a a b", "a b c d") == pytest.approx(4 / 7)
+    assert rouge_n("a", "a", 2) == 0.0  # no bigram at all
+    assert rouge_scores("", "x y") == {"rouge1": 0.0, "rouge2": 0.0, "rougeL": 0.0}
+    assert rouge_scores("x y", "x y") == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
+
+
+# --- statistics -----------------------------------------------------------------------------------
+
+
+def test_average_ranks_share_ties():
+    assert average_ranks([10, 20, 10, 30]) == [1.5, 3.0, 1.5, 4.0]
+
+
+def test_spearman_by_hand():
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # ranks x 1,2,3 ; y 1,3,2 → d² = 0+1+1 = 2 → 1 − 6·2/(3·8) = 0.5
+    assert spearman([1, 2, 3], [5, 9, 7]) == pytest.approx(0.5)
+    assert spearman([1, 1, 1], [1, 2, 3]) is None and spearman([1], [2]) is None
+
+
+def test_pair_summary():
+    summary = summarise_pairs([(1, 3), (2, 2), (5, 1), (0, 4)])
+    assert summary.pairs == 4 and summary.agreement == 0.5 and summary.tie_rate == 0.25
+    assert summary.disagreement == 0.25 and summary.agreement_without_ties == pytest.approx(2 / 3)
+    assert summarise_pairs([]).agreement is None
+
+
+def test_stability_summary():
+    summary = summarise_stability([(4, 4), (2, 3), (0, 2), (5, 5)])
+    assert summary.mean_abs_change == pytest.approx(3 / 4) and summary.share_unchanged == 0.5
+    assert summary.mean_relative_change == pytest.approx((0 + 1 / 2 + 2 / 1 + 0) / 4)
+    assert summary.max_abs_change == 2
+
+
+# --- perturber -------------------------------------------------------------------------------------
+
+
+def test_perturb_is_deterministic_and_substitutes_known_words_only():
+    text = "Many students often need help. The results show a big effect."
+    first = perturb(text, seed=3, rate=0.2, key="x")
+    assert first == perturb(text, seed=3, rate=0.2, key="x")
+    assert len(first.substitutions) == 2  # round(0.2 × 11 words)
+    assert all(SYNONYMS[old.lower()] == new.lower() for old, new in first.substitutions)
+    assert first.text != text and len(first.text.split()) == len(text.split())
+
+
+def test_perturb_keeps_case_and_punctuation_and_varies_with_seed_and_key():
+    text = "Big house, many roads; often quick."
+    outcomes = {perturb(text, seed=s, rate=0.2, key=k).text for s in range(6) for k in ("a", "b")}
+    assert len(outcomes) > 1
+    full = perturb(text, seed=0, rate=1.0)
+    assert full.text == "Large home, numerous roads; frequently fast."
+
+
+def test_perturb_leaves_text_without_known_words_alone_and_checks_the_rate():
+    assert perturb("Zebra xylophone.", seed=1, rate=0.5).substitutions == ()
+    assert perturb("big", rate=0.01).text == "large"  # at least one word
+    with pytest.raises(ValueError):
+        perturb("big", rate=1.5)
