@@ -1,7 +1,65 @@
-"""`proseval c3ebench ...`: the benchmark's own commands."""
+"""`proseval c3ebench construct`: build C3EBench items from your own texts."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Optional
+
 import typer
 
+from proseval.cli import common as main_cli
+from proseval.runtime.runner import RunOptions
+
 app = typer.Typer(help="C3EBench tools: build items from your own texts.", no_args_is_help=True)
+
+
+@app.callback()
+def main() -> None:
+    """C3EBench tools."""
+
+
+@app.command()
+def construct(
+    in_file: Path = typer.Option(..., "--in", help="JSON Lines of texts: text, and optionally id, language (en/zh), "
+                                 "genre, tasks.", exists=True, dir_okay=False),
+    output: Path = typer.Option(..., "--output", "-o", help="Items file to write (load it with "
+                                "proseval run c3ebench --data-file FILE)."),
+    task: Optional[str] = typer.Option(None, "--task", help="Item types to build (comma-separated; default: all "
+                                       "four: cloze, expand, edit, end2end)."),
+    role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="builder=PROVIDER/MODEL."),
+    base_url: Optional[list[str]] = main_cli.BaseUrlOpt,
+    concurrency: Optional[int] = main_cli.ConcurrencyOpt,
+    gen: Optional[list[str]] = main_cli.GenOpt,
+    prompt: Optional[list[str]] = main_cli.PromptOpt,
+    runs: Path = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (resumable, cached)."),
+    display: Optional[str] = main_cli.DisplayOpt,
+) -> None:
+    """Turn each text into Cloze, Expand, Edit and End2End items; report every item that failed a check."""
+    request = main_cli.checked(lambda: main_cli.role_request({}, None, role, base_url, None, concurrency, None, gen))
+    params = {"in_file": str(in_file), **({"task": task} if task else {})}
+    options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
+    folder, results = main_cli.execute("c3ebench-construct", params, request, options,
+                                       prompts=main_cli.prompt_files(prompt, {}))
+    order = [json.loads(line).get("id", str(n)) for n, line in enumerate(in_file.read_text("utf-8").splitlines(), 1)
+             if line.strip()]
+    records = {r.id.removeprefix("construct/"): r for r in folder.iter_records()}
+    items, rejected = [], []
+    for text_id in map(str, order):
+        record = records.get(text_id)
+        if record is None:
+            continue
+        if record.status != "ok" or record.state is None:
+            rejected.append({"text_id": text_id, "task": "*", "reason": f"request failed: {record.error}"})
+            continue
+        items += record.state.metadata.get("items", [])
+        rejected += [{"text_id": text_id, **r} for r in record.state.metadata.get("rejected", [])]
+    from proseval.benchmarks.c3ebench.construct import to_jsonl
+
+    output.write_text(to_jsonl(items), encoding="utf-8")
+    report = output.with_name(output.name + ".rejected.jsonl")
+    report.write_text(to_jsonl(rejected), encoding="utf-8")
+    for entry in rejected:
+        main_cli.console.print(f"rejected {entry['text_id']} {entry['task']}: {entry['reason']}", highlight=False)
+    main_cli.console.print(f"wrote {len(items)} items to {output}; {len(rejected)} rejected (reasons in {report}); "
+                           f"run folder {folder.path}", highlight=False)
