@@ -82,13 +82,14 @@ def test_a_compound_edit_counts_once_per_action_and_keeps_its_snippets():
 
 def test_normalise_splits_then_drops_noops_and_duplicates():
     edits = [Edit(action_name="simplify and reorganize", original_snippet="A", revised_snippet="B"),
-             Edit(action_name="replace", original_snippet="same  Text", revised_snippet="same text"),
-             Edit(action_name="Simplify", original_snippet="a", revised_snippet="b"),
+             Edit(action_name="replace", original_snippet="same  text", revised_snippet="same text"),
+             Edit(action_name="capitalise", original_snippet="paris", revised_snippet="Paris"),
+             Edit(action_name="Simplify", original_snippet="A", revised_snippet="B"),
              Edit(action_name="add", original_snippet="", revised_snippet="new")]
     kept, added, noops, duplicates = normalise(edits)
     assert (added, noops, duplicates) == (1, 1, 1)
     assert [(e.action_name, e.original_snippet) for e in kept] == [("simplify", "A"), ("reorganize", "A"),
-                                                                    ("add", "")]
+                                                                    ("capitalise", "paris"), ("add", "")]
 
 
 def test_parse_reply_reports_what_normalisation_did():

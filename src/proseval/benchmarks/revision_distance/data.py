@@ -88,7 +88,7 @@ def _id(record: dict[str, Any], number: int, where: str, seen: set[str]) -> str:
         raise DataError(f"{where}: 'id' must be a non-empty string or an integer")
     key = str(value).strip()
     if key in seen:
-        raise DataError(f"{where}: duplicate id {key!r}")
+        raise DataError(f"{where}: duplicate id {key!r} (ids must be unique)")
     seen.add(key)
     return key
 

@@ -11,9 +11,9 @@ Normalisation, applied in this order, each counted:
    each with the same snippets: every action a user would perform counts once, and the same
    action named twice in one edit counts once;
 2. **no-ops dropped** — an edit whose original and revised snippets are the same non-empty
-   text (after whitespace and case folding) changes nothing;
-3. **duplicates dropped** — an edit equal to an earlier one (action, snippets) is the same
-   edit proposed twice.
+   text (runs of whitespace aside; a change of case is an edit) changes nothing;
+3. **duplicates dropped** — an edit equal to an earlier one (action name up to case, snippets
+   up to whitespace) is the same edit proposed twice.
 """
 
 from __future__ import annotations
@@ -144,13 +144,18 @@ def split_compound(edit: Edit) -> list[Edit]:
     return [edit] if len(actions) == 1 else [replace(edit, action_name=action) for action in actions]
 
 
+def squash(text: str) -> str:
+    """Text with runs of whitespace made single spaces (case kept: a capitalisation fix is an edit)."""
+    return _SPACE.sub(" ", text).strip()
+
+
 def is_noop(edit: Edit) -> bool:
-    original, revised = fold(edit.original_snippet), fold(edit.revised_snippet)
+    original, revised = squash(edit.original_snippet), squash(edit.revised_snippet)
     return bool(original) and original == revised
 
 
 def edit_key(edit: Edit) -> tuple[str, str, str]:
-    return fold(edit.action_name), fold(edit.original_snippet), fold(edit.revised_snippet)
+    return fold(edit.action_name), squash(edit.original_snippet), squash(edit.revised_snippet)
 
 
 def normalise(edits: list[Edit]) -> tuple[list[Edit], int, int, int]:
@@ -213,12 +218,15 @@ def action_category(edit: Edit) -> str:
 
 
 def knowledge_category(edit: Edit) -> str:
-    """order, comparison or description as the reviser filed the edit (`category`, else the action name)."""
+    """order, comparison or description as the reviser filed the edit (`category`, else the action name).
+
+    An edit counts under one category only: the first one named when the reviser gives several.
+    """
     for source in (edit.category, edit.action_name):
         folded = source.casefold()
-        for label in KNOWLEDGE_CATEGORIES:
-            if label in folded:
-                return label
+        found = [(folded.find(label), label) for label in KNOWLEDGE_CATEGORIES if label in folded]
+        if found:
+            return min(found)[1]  # the first one named ("description and comparison" → description)
     return OTHER
 
 

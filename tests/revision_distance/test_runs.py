@@ -1,0 +1,328 @@
+"""End to end with scripted revisers: drafts, pairs, stability, the scorer factory and file errors."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import proseval
+from proseval import registry
+from proseval.benchmarks.revision_distance import revision_distance_scorer
+from proseval.benchmarks.revision_distance.perturb import perturb
+from proseval.benchmarks.revision_distance.prompts import PROMPTS
+from proseval.cli import app
+from proseval.core.protocols import single_turn
+from proseval.core.sample import Sample
+from proseval.core.task import Task
+from proseval.models.base import FatalError
+from proseval.models.scripted import register_script, unregister_script
+
+DATA = Path(__file__).parent / "data"
+_DRAFT = re.compile(r"Draft:\n<<<\n(.*?)\n>>>", re.S)
+
+
+def draft_in(messages) -> str:
+    return _DRAFT.search(messages[-1]["content"]).group(1)
+
+
+def edit(action: str, original: str, revised: str, level: str = "phrase", **more) -> dict:
+    return {"action_name": action, "revision_description": f"{action} it", "revision_level": level,
+            "original_snippet": original, "revised_snippet": revised, "revision_intention": "closer to the target",
+            **more}
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def scripts():
+    names: list[str] = []
+
+    def register(name: str, script) -> str:
+        register_script(name, script)
+        names.append(name)
+        return f"scripted/{name}"
+
+    yield register
+    for name in names:
+        unregister_script(name)
+
+
+DRAFTS = [
+    {"id": "a", "draft": "The cat sat on the mat. It was big.", "instruction": "Describe the cat."},
+    {"id": "b", "draft": "Dogs bark loudly at night.", "instruction": "Describe dogs."},
+    {"id": "c", "draft": "The sun is hot today.", "instruction": "Describe the weather."},
+]
+REFS = [{"id": "a", "reference": "The cat lay on the mat. It was large."},
+        {"id": "b", "reference": "Dogs bark loudly at night."},
+        {"id": "c", "reference": "The sun is very hot today."}]
+
+
+def reviser(messages) -> str:
+    draft = draft_in(messages)
+    if draft.startswith("The cat"):  # a compound edit (two actions), a plain one and an ungrounded one
+        return "Edits:\n" + json.dumps([edit("rephrase and shorten", "The cat sat on the mat", "The cat lay on the mat"),
+                                        edit("replace", "big", "large", "word"),
+                                        edit("delete", "a purple elephant", "")])
+    if draft.startswith("Dogs"):
+        return "[]"
+    return "The draft reads well, but I would make the sun hotter."  # prose: unusable
+
+
+def test_drafts_run_counts_edits_leaves_prose_unscored_and_reports_rouge(tmp_path, scripts):
+    drafts, refs = write_jsonl(tmp_path / "d.jsonl", DRAFTS), write_jsonl(tmp_path / "r.jsonl", REFS)
+    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-reviser", reviser)},
+                       params={"drafts": str(drafts), "refs": str(refs), "weighting": "level"}, out=tmp_path / "runs")
+    metrics = run.results.metrics
+    assert metrics["revision_distance"].mean == pytest.approx((4 + 0) / 2)  # compound split: 2 + 1 + 1; [] is 0
+    assert metrics["revision_distance"].n_scored == 2 and metrics["revision_distance"].n_unscored == 1
+    assert metrics["ungrounded_edits"].mean == pytest.approx(0.5)  # the elephant, once over two drafts
+    assert metrics["grounded_edits"].mean == pytest.approx(1.5)
+    assert metrics["revision_distance_weighted"].mean == pytest.approx((1 + 1 + 1 + 1) / 2)  # phrase 1, word 1
+    assert metrics["revision_categories.rewrite"].mean == pytest.approx(1.0)  # rephrase, replace
+    assert metrics["revision_categories.delete"].mean == pytest.approx(1.0)  # shorten, delete
+    assert metrics["rouge.rouge1"].n_scored == 3  # ROUGE needs no reviser: scored for every draft
+    assert metrics["rouge.rougeL"].mean == pytest.approx((7 / 9 + 1.0 + 10 / 11) / 3)
+    extra = run.results.extra["revision_distance"]
+    assert extra["unscored"] == {"unparsable": 1} and extra["scored"] == 2
+    assert extra["grounded_share"] == pytest.approx(3 / 4)
+    assert extra["normalisation"]["split_added"] == 1 and extra["normalisation"]["raw_count"] == 3
+    assert extra["categories"]["delete"]["share"] == pytest.approx(2 / 4)
+    assert run.results.counts.unscored == 1
+    assert (run.path / "revision_distance_drafts.png").read_bytes()[:4] == b"\x89PNG"
+    records = {r.id: r for r in run.records()}
+    assert records["c"].scores["revision_distance"].parse_status == "unparsable"
+    listed = records["a"].scores["revision_distance"].metadata["edits"]
+    assert [e["action_name"] for e in listed] == ["rephrase", "shorten", "replace", "delete"]
+    assert listed[3]["grounding"] < 0.8 and listed[2]["grounding"] == 1.0
+
+
+def test_reference_free_needs_no_reference_and_sends_the_request(tmp_path, scripts):
+    seen: list[str] = []
+    script = scripts("rd-free", lambda m: seen.append(m[-1]["content"]) or "[]")
+    drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1])
+    run = proseval.run("revision-distance", roles={"reviser": script},
+                       params={"drafts": str(drafts), "setting": "reference-free"}, out=tmp_path / "runs")
+    assert run.results.metrics["revision_distance"].mean == 0.0 and "rouge" not in str(run.results.metrics)
+    assert "Describe the cat." in seen[0] and "Target text" not in seen[0]
+
+
+def test_knowledge_setting_counts_the_revisers_categories(tmp_path, scripts):
+    reply = json.dumps([edit("move", "B", "A", "paragraph", category="order"),
+                        edit("contrast", "x", "unlike B, x", category="comparison"),
+                        edit("expand", "B does y", "B does y with z", category="description"),
+                        edit("explain", "x", "x, which", category="description and comparison")])
+    drafts = write_jsonl(tmp_path / "d.jsonl", [{"draft": "A. B does y. x.", "reference": "B. A. x."}])
+    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-knowledge", [reply])},
+                       params={"drafts": str(drafts), "setting": "knowledge"}, out=tmp_path / "runs")
+    metrics = run.results.metrics
+    assert metrics["revision_distance"].mean == 4.0
+    assert {k: metrics[f"revision_categories.{k}"].mean for k in ("order", "comparison", "description", "other")} \
+        == {"order": 1.0, "comparison": 1.0, "description": 2.0, "other": 0.0}
+    assert run.header.task_params["setting"] == "knowledge"
+
+
+def test_a_replacement_prompt_reaches_the_reviser(tmp_path, scripts):
+    mine = tmp_path / "mine.txt"
+    mine.write_text("MINE\nDraft:\n<<<\n{draft}\n>>>\nTarget: {reference}\nJSON list please", encoding="utf-8")
+    seen: list[str] = []
+    script = scripts("rd-seen", lambda m: seen.append(m[-1]["content"]) or "[]")
+    drafts, refs = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1]), write_jsonl(tmp_path / "r.jsonl", REFS[:1])
+    run = proseval.run("revision-distance", roles={"reviser": script}, prompts={"reviser-general": mine},
+                       params={"drafts": str(drafts), "refs": str(refs)}, out=tmp_path / "runs")
+    assert seen[0].startswith("MINE\n") and "Target: The cat lay" in seen[0]
+    assert run.header.prompts["reviser-general"].source == str(mine)
+
+
+@pytest.mark.parametrize("lines, message", [
+    (['{"id": "a", "draft": "x"}', '{"id": "b", "draft": '], "d.jsonl:2: invalid JSON"),
+    (['{"id": "a", "draft": "x"}', '["x"]'], "d.jsonl:2: expected a JSON object"),
+    (['{"id": "a", "text": "x"}', '{"id": "b"}'], "d.jsonl:2: no text under draft"),
+    (['{"id": "a", "draft": "x"}', '{"id": "a", "draft": "y"}'], "d.jsonl:2: duplicate id 'a'"),
+    (['{"id": "a", "draft": "x"}', '{"id": "b", "draft": "y"}'], "d.jsonl:2: draft 'b' has no reference"),
+])
+def test_malformed_draft_files_are_errors_naming_the_line(tmp_path, lines, message):
+    path = tmp_path / "d.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    refs = write_jsonl(tmp_path / "r.jsonl", [{"id": "a", "reference": "ref"}])
+    result = CliRunner().invoke(app, ["run", "revision-distance", "--drafts", str(path), "--refs", str(refs),
+                                      "--role", "reviser=scripted/echo", "--out", str(tmp_path / "runs")])
+    assert result.exit_code == 2, result.output
+    assert message in " ".join(result.output.split())
+
+
+def test_drafts_and_pairs_are_exclusive(tmp_path):
+    result = CliRunner().invoke(app, ["run", "revision-distance", "--role", "reviser=scripted/echo"])
+    assert result.exit_code == 2 and "exactly one of --drafts FILE and --pairs FILE" in " ".join(result.output.split())
+
+
+def test_the_reviser_role_defaults_to_greedy_decoding(tmp_path, scripts):
+    drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1])
+    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-greedy", ["[]"])},
+                       params={"drafts": str(drafts), "setting": "reference-free"}, out=tmp_path / "runs")
+    assert run.header.roles["reviser"].config.temperature == 0.0
+
+
+# --- pairs ---------------------------------------------------------------------------------------
+
+
+def counting_reviser(messages) -> str:
+    """One edit per word that is written in capitals: a fixed, known distance per text."""
+    words = [w for w in re.findall(r"[A-Za-z]+", draft_in(messages)) if w.isupper() and len(w) > 1]
+    return json.dumps([edit("replace", w, w.lower(), "word") for w in words])
+
+
+PAIRS = [  # (chosen, rejected, chosen score, rejected score) → distances by the capitals they hold
+    ("fine text", "BAD TEXT here", 5, 1),  # 0 vs 2: agree
+    ("ONE flaw", "TWO FLAWS HERE", 4, 2),  # 1 vs 3: agree
+    ("SAME", "ALSO", 3, 3),  # 1 vs 1: tie
+    ("MANY MORE CAPS", "clean", 2, 4),  # 3 vs 0: disagree
+]
+
+
+def test_pairwise_agreement_ties_and_spearman(tmp_path, scripts):
+    pairs = write_jsonl(tmp_path / "p.jsonl", [{"id": f"p{i}", "chosen": c, "rejected": r, "chosen_score": cs,
+                                                "rejected_score": rs} for i, (c, r, cs, rs) in enumerate(PAIRS)])
+    result = CliRunner().invoke(app, ["run", "revision-distance", "--pairs", str(pairs), "--setting",
+                                      "reference-free", "--role", f"reviser={scripts('rd-count', counting_reviser)}",
+                                      "--out", str(tmp_path / "runs"), "--display", "none"])
+    assert result.exit_code == 0, result.output
+    assert "Pairwise agreement" in result.output and "50.0%" in result.output
+    run = proseval.read_run(next((tmp_path / "runs").iterdir()))
+    extra = run.results.extra["revision_distance"]
+    assert (extra["pairs"], extra["agreement"], extra["tie_rate"], extra["disagreement"]) == (4, 0.5, 0.25, 0.25)
+    assert extra["agreement_without_ties"] == pytest.approx(2 / 3)
+    assert extra["spearman_human_vs_neg_distance"] == pytest.approx(expected_spearman())
+    assert extra["human_scored_texts"] == 8
+    assert run.results.metrics["pair_agree"].mean == 0.5 and run.results.metrics["pair_tie"].mean == 0.25
+    assert (run.path / "revision_distance_pairs.png").is_file()
+
+
+def expected_spearman() -> float:
+    """ρ computed by hand from average ranks (human: 5,1,4,2,3,3,2,4; −distance: 0,−2,−1,−3,−1,−1,−3,0)."""
+    human_ranks = [8, 1, 6.5, 2.5, 4.5, 4.5, 2.5, 6.5]
+    distance_ranks = [7.5, 3, 5, 1.5, 5, 5, 1.5, 7.5]
+    n = len(human_ranks)
+    mh, md = sum(human_ranks) / n, sum(distance_ranks) / n
+    cov = sum((h - mh) * (d - md) for h, d in zip(human_ranks, distance_ranks))
+    vh = sum((h - mh) ** 2 for h in human_ranks)
+    vd = sum((d - md) ** 2 for d in distance_ranks)
+    return cov / (vh * vd) ** 0.5
+
+
+def test_a_pair_with_an_unusable_reply_is_unscored(tmp_path, scripts):
+    pairs = write_jsonl(tmp_path / "p.jsonl", [{"chosen": "good", "rejected": "PROSE please"},
+                                                {"chosen": "fine", "rejected": "BAD"}])
+    script = scripts("rd-pair-prose", lambda m: "no edits, it is fine" if "PROSE" in draft_in(m)
+                     else counting_reviser(m))
+    run = proseval.run("revision-distance", roles={"reviser": script},
+                       params={"pairs": str(pairs), "setting": "reference-free"}, out=tmp_path / "runs")
+    extra = run.results.extra["revision_distance"]
+    assert extra["scored"] == 1 and extra["unscored"] == {"unparsable": 1} and extra["agreement"] == 1.0
+    assert extra["spearman_human_vs_neg_distance"] is None and extra["human_scored_texts"] == 0
+
+
+# --- stability -----------------------------------------------------------------------------------
+
+_STABLE_WORDS = {"big", "many", "need", "good", "often", "help", "shows", "main", "problems", "hard", "easy"}
+
+
+def word_reviser(messages) -> str:
+    """One edit per distinct plain word from a small set: substituting such a word changes the distance."""
+    return json.dumps([edit("replace", w, w.upper(), "word") for w in stable_words(draft_in(messages))])
+
+
+def stable_words(text: str) -> list[str]:
+    return sorted({w for w in re.findall(r"[A-Za-z]+", text) if w.lower() in _STABLE_WORDS})
+
+
+def test_stability_check_on_twenty_drafts_with_a_fixed_reviser(tmp_path, scripts):
+    drafts_file = DATA / "drafts20.jsonl"
+    result = CliRunner().invoke(app, ["revision-distance", "stability", "--drafts", str(drafts_file),
+                                      "--setting", "reference-free", "--seed", "7", "--rate", "0.1",
+                                      "--role", f"reviser={scripts('rd-words', word_reviser)}",
+                                      "--runs", str(tmp_path / "runs"), "--display", "none"])
+    assert result.exit_code == 0, result.output
+    assert "Stability under word substitutions (seed 7, rate 0.1)" in " ".join(result.output.split())
+    run = proseval.read_run(next((tmp_path / "runs").iterdir()))
+    extra = run.results.extra["revision_distance"]
+    # the expected figures, from the drafts, the perturber and the reviser's rule applied directly
+    drafts = [json.loads(line) for line in drafts_file.read_text().splitlines()]
+    changes = []
+    for row in drafts:
+        changed = perturb(row["draft"], seed=7, rate=0.1, key=row["id"])
+        if changed.substitutions:
+            changes.append(abs(len(stable_words(changed.text)) - len(stable_words(row["draft"]))))
+    assert extra["scored"] == len(changes) == 20 - len(extra["skipped_unperturbable"])
+    assert extra["mean_abs_change"] == pytest.approx(sum(changes) / len(changes))
+    assert extra["share_unchanged"] == pytest.approx(sum(c == 0 for c in changes) / len(changes))
+    assert 0 < extra["share_unchanged"] < 1  # some substitutions hit a counted word, some do not
+    assert run.results.metrics["stability_abs_change"].mean == pytest.approx(extra["mean_abs_change"])
+    assert (run.path / "revision_distance_stability.png").is_file()
+    assert run.header.task_params["perturb_seed"] == 7
+
+
+def test_a_perfectly_stable_reviser_never_moves(tmp_path, scripts):
+    run = proseval.run("revision-distance-stability", roles={"reviser": scripts("rd-const", ['[]'])},
+                       params={"drafts": str(DATA / "drafts20.jsonl"), "setting": "reference-free"},
+                       out=tmp_path / "runs")
+    extra = run.results.extra["revision_distance"]
+    assert extra["mean_abs_change"] == 0.0 and extra["share_unchanged"] == 1.0 and extra["scored"] == 20
+
+
+# --- the scorer factory on any run -----------------------------------------------------------------
+
+
+def test_the_scorer_factory_measures_a_candidates_output(tmp_path, scripts):
+    candidate = scripts("rd-cand", lambda m: "" if "empty" in m[-1]["content"] else "The cat sat. It was big.")
+    replies = scripts("rd-fact", lambda m: json.dumps([edit("replace", "big", "large", "word")]))
+    score = revision_distance_scorer("general", weighting="size", per_words=10)
+    assert score.scorer_name == "revision-distance"
+    samples = [Sample(id="s1", input="Describe the cat.", target="The cat lay. It was large."),
+               Sample(id="s2", input="say nothing: empty", target={"reference": "Nothing."}),
+               Sample(id="s3", input="Describe the cat again.", target=None)]
+    task = Task(name="rd-any", version="1", dataset=lambda: samples, protocol=single_turn, scorers=[score],
+                roles_required=("candidate", "reviser"), prompts=dict(PROMPTS))
+    run = proseval.run(task, model=candidate, roles={"reviser": replies}, out=tmp_path / "runs")
+    records = {r.id: r for r in run.records()}
+    assert records["s1"].scores["revision_distance"].value == 1.0
+    assert records["s1"].scores["revision_distance_norm"].value == pytest.approx(10 / 6)  # 1 edit, 6 words
+    assert records["s1"].scores["revision_distance_weighted"].value == 1.0
+    assert records["s2"].scores["revision_distance"].parse_status == "empty"  # empty draft: not sent, unscored
+    assert records["s3"].scores["revision_distance"].parse_status == "error"  # no reference in this setting
+    assert run.results.counts.model_failures == {"empty": 1}
+
+
+def test_a_failed_reviser_call_is_unscored_not_zero(tmp_path, scripts):
+    failing = scripts("rd-fail", [FatalError("the reviser endpoint refused")])
+    drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1])
+    run = proseval.run("revision-distance", roles={"reviser": failing},
+                       params={"drafts": str(drafts), "setting": "reference-free"}, out=tmp_path / "runs")
+    summary = run.results.metrics["revision_distance"]
+    assert summary.mean is None and summary.n_unscored == 1
+    record = next(run.records())
+    assert record.scores["revision_distance"].parse_status == "error"
+    assert "refused" in record.scores["revision_distance"].explanation
+
+
+def test_re_asks_stop_at_the_first_usable_reply(tmp_path, scripts):
+    replies = iter(["I think it is fine.", "[]"])
+    calls: list[str] = []
+    script = scripts("rd-reask", lambda m: calls.append("x") or next(replies))
+    drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1])
+    run = proseval.run("revision-distance", roles={"reviser": script},
+                       params={"drafts": str(drafts), "setting": "reference-free", "attempts": 3},
+                       out=tmp_path / "runs")
+    assert len(calls) == 2 and run.results.metrics["revision_distance"].mean == 0.0
+    assert next(run.records()).scores["revision_distance"].metadata["attempts"] == 2
+
+
+def test_the_task_and_its_command_group_are_registered():
+    assert {"revision-distance", "revision-distance-stability"} <= set(registry.tasks())
+    assert "revision-distance" in registry.command_groups()
