@@ -326,3 +326,17 @@ def test_re_asks_stop_at_the_first_usable_reply(tmp_path, scripts):
 def test_the_task_and_its_command_group_are_registered():
     assert {"revision-distance", "revision-distance-stability"} <= set(registry.tasks())
     assert "revision-distance" in registry.command_groups()
+
+
+def test_a_run_is_re_measured_with_another_reviser(tmp_path, scripts):
+    drafts, refs = write_jsonl(tmp_path / "d.jsonl", DRAFTS), write_jsonl(tmp_path / "r.jsonl", REFS)
+    first = proseval.run("revision-distance", roles={"reviser": scripts("rd-empty", ["[]"])},
+                         params={"drafts": str(drafts), "refs": str(refs)}, out=tmp_path / "runs")
+    assert first.results.metrics["revision_distance"].mean == 0.0
+    result = CliRunner().invoke(app, ["score", str(first.path), "--role",
+                                      f"reviser={scripts('rd-second', reviser)}", "--out", str(tmp_path / "again"),
+                                      "--display", "none"])
+    assert result.exit_code == 0, result.output
+    again = proseval.read_run(next((tmp_path / "again").iterdir()))
+    assert again.results.metrics["revision_distance"].mean == pytest.approx(2.0)  # 4 and 0; prose unscored
+    assert again.header.roles["reviser"].spec == "scripted/rd-second"

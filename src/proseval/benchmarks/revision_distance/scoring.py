@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from proseval.benchmarks.revision_distance.edits import FIELDS, ParsedReply, parse_reply
+from proseval.benchmarks.revision_distance.edits import FIELDS, LEVELS, OTHER, ParsedReply, category_names, parse_reply
 from proseval.benchmarks.revision_distance.grounding import DEFAULT_THRESHOLD
 from proseval.benchmarks.revision_distance.measure import Measure, measure
 from proseval.benchmarks.revision_distance.prompts import PROMPT_OF_SETTING, SETTINGS
@@ -145,9 +145,11 @@ def metric_names(options: ReviserOptions) -> tuple[str, ...]:
 def revision_scores(revision: Revision, options: ReviserOptions) -> dict[str, Score]:
     """The scores of one reviser verdict: all unscored together when the reply was unusable."""
     names = metric_names(options)
-    if revision.measured is None:
+    if revision.measured is None:  # every metric unscored, the per-category ones included
         failed = revision.unscored()
-        return {name: failed for name in names}
+        per_key = {"revision_categories": category_names(options.setting), "revision_levels": (*LEVELS, OTHER)}
+        return {name: failed.model_copy(update={"value": dict.fromkeys(per_key[name])}) if name in per_key
+                else failed for name in names}
     m, p = revision.measured, revision.parsed
     edits = [{**edit.as_dict(), "grounding": score} for edit, score in zip(p.edits or (), m.grounding.scores)]
     detail = {"status": p.status, "raw_count": p.raw_count, "split_added": p.split_added, "noops": p.noops,
@@ -262,13 +264,16 @@ STABILITY_METRICS = ("distance_original", "distance_perturbed", "stability_abs_c
 
 
 def stability_scorer(options: ReviserOptions) -> Callable[..., Any]:
-    """The original (``state.output``) and perturbed (``sample.target["perturbed"]``) drafts revised alike."""
+    """The original (``state.output``, turn ``revise``) and perturbed (``sample.target["perturbed"]``, turn
+    ``perturbed``) drafts revised alike; either reply unusable leaves the draft unscored."""
 
     @scorer("stability", metrics=STABILITY_METRICS)
     async def stability(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
         reference, instruction = reference_of(sample), instruction_of(sample)
+        # the original draft is asked exactly as the drafts task asks it (same turn), so a drafts run
+        # over the same ids and reviser fills the cache for this half of the check
         original = await revise(ctx, options, draft=state.output, reference=reference, instruction=instruction,
-                                turn="original")
+                                turn="revise")
         perturbed = await revise(ctx, options, draft=sample.target["perturbed"], reference=reference,
                                  instruction=instruction, turn="perturbed")
         for which, revision in (("original", original), ("perturbed", perturbed)):
