@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from dataclasses import replace
 from typing import Any
 
@@ -46,6 +45,7 @@ from proseval.benchmarks.longweave.scorers import (
     score_sms,
 )
 from proseval.benchmarks.longweave.scorers.cf import extract_code
+from proseval.benchmarks.longweave.scorers.code_checks import shared_pool
 from proseval.core.protocols import as_messages
 from proseval.core.sample import Sample
 from proseval.core.score import Score
@@ -65,7 +65,6 @@ SCORE = "longweave"
 CANDIDATE_CONFIG = GenerateConfig(temperature=0.7, max_tokens=8192)
 JUDGE_CONFIG = GenerateConfig(temperature=0.7, max_tokens=8192)
 BUDGET_KEY = "max_output_tokens"
-_FLAKE8_LOCK = threading.Lock()  # one flake8 checker per process; scoring runs in worker threads
 
 
 def dataset_order(params: LongWeaveParams) -> list[tuple[str, str, int]]:
@@ -157,11 +156,10 @@ class Scorers:
         if relevant is None:
             return RuleScore(None, {"total_score": None}, {"relevance": verdict.status}, verdict.reason)
 
-        def check() -> RuleScore:
-            with _FLAKE8_LOCK:
-                return score_cf(response, original, relevant=relevant, config=self.cf)
-
-        rule = await asyncio.to_thread(check)
+        # Off the event loop, in one of the process-wide flake8 workers (one per CPU), so that
+        # concurrent samples are checked in parallel.
+        pool = shared_pool(self.cf.flake8_settings())
+        rule = await asyncio.to_thread(score_cf, response, original, relevant=relevant, config=self.cf, pool=pool)
         return replace(rule, trace={**rule.trace, "relevance_status": verdict.status})
 
     def rules(self, task: str, response: str, sample: Sample) -> RuleScore:

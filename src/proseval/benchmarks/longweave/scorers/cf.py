@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from proseval.benchmarks.longweave.scorers.code_checks import (
     CF_SELECT,
     FLAKE8_DEFAULT_EXTEND_IGNORE,
+    CheckerPool,
     CodeCheck,
     Flake8Settings,
     check_sources,
@@ -140,9 +141,10 @@ def score_cf(
     *,
     relevant: bool | None = None,
     config: CFConfig = CFConfig(),
+    pool: CheckerPool | None = None,
 ) -> RuleScore:
-    """Score one CF answer (in this process)."""
-    return score_cf_batch([CFCase(answer, original_code, relevant)], config=config)[0]
+    """Score one CF answer: in this process, or in a worker of `pool` (thread-safe)."""
+    return score_cf_batch([CFCase(answer, original_code, relevant)], config=config, pool=pool)[0]
 
 
 def score_cf_batch(
@@ -152,9 +154,12 @@ def score_cf_batch(
     *,
     processes: int = 1,
     config: CFConfig = CFConfig(),
+    pool: CheckerPool | None = None,
 ) -> list[RuleScore]:
     """Score many CF answers. Compile checks, function counts and flake8 run in `processes`
-    processes (see `code_checks`); this process only extracts the code and does the arithmetic.
+    processes (see `code_checks`), or in the persistent workers of `pool` when one is given
+    (its settings must be `config`'s); this process only extracts the code and does the
+    arithmetic.
 
     Items are `CFCase`s or ``(answer, original_code[, relevant])`` tuples.
     """
@@ -171,11 +176,13 @@ def score_cf_batch(
         for i, case in enumerate(cases)
         if extracted[i][0] and case.relevant is not False
     ]
-    checks = check_sources(
-        [extracted[i][0] for i in to_check],
-        config.flake8_settings(),
-        processes=processes,
-    )
+    sources = [extracted[i][0] for i in to_check]
+    if pool is not None:
+        if pool.settings != config.flake8_settings():
+            raise ValueError("the pool's flake8 settings are not this configuration's")
+        checks = [pool.check(source) for source in sources]
+    else:
+        checks = check_sources(sources, config.flake8_settings(), processes=processes)
     by_case = dict(zip(to_check, checks))
     return [
         _score(case, code, how, by_case.get(i), config)

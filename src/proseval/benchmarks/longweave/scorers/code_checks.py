@@ -14,11 +14,14 @@ files. Nothing is forked from the caller: callers need no main-module guard.
 from __future__ import annotations
 
 import ast
+import atexit
+import itertools
 import json
 import operator
 import os
 import queue
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -182,6 +185,92 @@ def _check_in_workers(
     for thread in threads:
         thread.join()
     return [checks[index] for index in range(len(paths))]
+
+
+class CheckerPool:
+    """Worker subprocesses kept for the life of the process and shared by concurrent callers.
+
+    `check` is blocking and thread-safe: each call writes its file, takes a free worker (at
+    most `processes` checks run at once, in separate processes) and gives it back. Workers
+    start on first use and load the plugins once; a worker that dies fails its current file
+    and is replaced. Meant to be called from worker threads (``asyncio.to_thread``).
+    """
+
+    def __init__(self, settings: Flake8Settings, processes: int) -> None:
+        if processes < 1:
+            raise ValueError(f"processes must be >= 1, got {processes}")
+        self.settings = settings
+        self.processes = processes
+        self._folder = tempfile.mkdtemp(prefix="proseval_cf_pool_")
+        self._slots = threading.Semaphore(processes)
+        self._free: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self._workers: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._names = itertools.count()
+
+    def check(self, source: str) -> CodeCheck:
+        """The `CodeCheck` of one code string."""
+        path = os.path.join(self._folder, f"answer_{next(self._names)}.py")
+        with open(path, "w", encoding="utf-8", errors="surrogatepass", newline="") as handle:
+            handle.write(source)
+        try:
+            with self._slots:
+                worker = self._take()
+                check = worker.check(path)
+                if check is None:
+                    check = CodeCheck(f"check failed: {worker.close()}", 0)
+                    worker = self._replace(worker)
+                self._free.put(worker)
+        finally:
+            os.remove(path)
+        return check
+
+    def _take(self) -> _Worker:
+        try:
+            return self._free.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                worker = _Worker(self.settings, os.path.join(self._folder, f"worker_{len(self._workers)}.err"))
+                self._workers.append(worker)
+            return worker
+
+    def _replace(self, dead: _Worker) -> _Worker:
+        with self._lock:
+            self._workers.remove(dead)
+            worker = _Worker(self.settings, dead.error_path)
+            self._workers.append(worker)
+        return worker
+
+    def close(self) -> None:
+        """Stop every worker and remove the pool's files."""
+        with self._lock:
+            workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.close()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+
+_POOLS: dict[tuple[tuple[str, ...], int], CheckerPool] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def shared_pool(settings: Flake8Settings, processes: int | None = None) -> CheckerPool:
+    """The process-wide pool for `settings` (default: one worker per CPU), closed at exit."""
+    count = processes or os.cpu_count() or 1
+    key = (tuple(settings.argv()), count)
+    with _POOLS_LOCK:
+        if key not in _POOLS:
+            if not _POOLS:
+                atexit.register(close_shared_pools)
+            _POOLS[key] = CheckerPool(settings, count)
+        return _POOLS[key]
+
+
+def close_shared_pools() -> None:
+    """Stop the workers of every shared pool (also done at exit)."""
+    for pool in list(_POOLS.values()):
+        pool.close()
+    _POOLS.clear()
 
 
 class _Worker:

@@ -1,0 +1,60 @@
+"""The CF checker pool: persistent flake8 workers shared by concurrent scoring threads."""
+
+from __future__ import annotations
+
+import os
+import signal
+from concurrent.futures import ThreadPoolExecutor
+
+from proseval.benchmarks.longweave.budgets import clean_program
+from proseval.benchmarks.longweave.generators import generate
+from proseval.benchmarks.longweave.scorers import CFConfig, score_cf
+from proseval.benchmarks.longweave.scorers.code_checks import CheckerPool, check_sources
+
+
+def sources() -> list[str]:
+    polluted = [generate("cf", "1k", i).target["original_code"] for i in range(6)]
+    clean = [clean_program(generate("cf", "1k", i)) for i in range(3)]
+    return [*polluted, *clean, "def broken(:\n    pass\n", "x = 1\n"]
+
+
+def test_concurrent_pool_checks_equal_in_process_checks() -> None:
+    settings = CFConfig().flake8_settings()
+    expected = check_sources(sources(), settings, processes=1)
+    pool = CheckerPool(settings, 2)
+    try:
+        with ThreadPoolExecutor(max_workers=6) as threads:
+            got = list(threads.map(pool.check, sources()))
+        assert got == expected
+        assert len(pool._workers) == 2  # never more workers than processes
+        assert any(c.violations for c in got) and any(c.compile_error for c in got)
+    finally:
+        pool.close()
+    assert not os.path.exists(pool._folder)
+
+
+def test_a_dead_worker_fails_one_file_and_is_replaced() -> None:
+    pool = CheckerPool(CFConfig().flake8_settings(), 1)
+    try:
+        first = pool.check("x = 1\n")
+        (worker,) = pool._workers
+        os.kill(worker._process.pid, signal.SIGKILL)
+        worker._process.wait()
+        failed = pool.check("x = 1\n")
+        assert failed.compile_error is not None and failed.compile_error.startswith("check failed")
+        assert pool.check("x = 1\n") == first
+    finally:
+        pool.close()
+
+
+def test_score_cf_with_a_pool_matches_the_in_process_score() -> None:
+    config = CFConfig()
+    pool = CheckerPool(config.flake8_settings(), 1)
+    try:
+        for index in range(3):
+            sample = generate("cf", "1k", index)
+            answer = "```python\n" + clean_program(sample) + "\n```"
+            original = sample.target["original_code"]
+            assert score_cf(answer, original, config=config, pool=pool) == score_cf(answer, original, config=config)
+    finally:
+        pool.close()
