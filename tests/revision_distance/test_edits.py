@@ -126,3 +126,14 @@ def test_knowledge_categories_come_from_the_reviser_then_the_action_name():
 ])
 def test_levels(level, expected):
     assert level_of(Edit(revision_level=level)) == expected
+
+
+def test_a_copied_format_description_is_not_an_edit():
+    echo = {"action_name": "<one verb: add, delete>", "revision_description": "<what the edit does>",
+            "revision_level": "<word or sentence>", "original_snippet": "<the exact draft text>",
+            "revised_snippet": "<the text after the edit>", "revision_intention": "<why>"}
+    only = parse_reply(json.dumps([echo, echo]))
+    assert not only.usable and only.status == "unparsable" and "format description" in only.detail
+    mixed = parse_reply(json.dumps([echo, edit()]))
+    assert len(mixed.edits) == 1 and mixed.notes == {"template_echoes": 1} and mixed.raw_count == 1
+    assert parse_reply(json.dumps([edit(original="<b>", revised="<strong>")])).edits  # real edits of markup stay

@@ -60,7 +60,7 @@ def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: s
     normalisation = Counter()
     for sample in scored:
         meta = sample.scores["revision_distance"].metadata
-        for key in ("raw_count", "split_added", "noops", "duplicates", "missing_fields"):
+        for key in ("raw_count", "split_added", "noops", "duplicates", "missing_fields", "template_echoes"):
             normalisation[key] += int(meta.get(key, 0))
         normalisation["repaired_json"] += int(meta.get("status") == "repaired")
     categories = {}

@@ -4,6 +4,10 @@ A reply is usable when it holds a JSON array of edit objects, bare or under ``"e
 (``[]`` is a usable reply: no edit is needed). Anything else (prose, a number, an array of
 strings, objects without any edit field) is unusable and the draft stays unscored.
 
+Edits whose every field is an angle-bracket placeholder (``"<what the edit does>"``) copy the
+format description rather than propose an edit: they are dropped and counted, and a reply made
+only of them is unusable.
+
 Normalisation, applied in this order, each counted:
 
 1. **compound split** — an ``action_name`` that joins several actions ("simplify and
@@ -149,6 +153,12 @@ def squash(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def is_template_echo(edit: Edit) -> bool:
+    """Every filled field is a ``<placeholder>``: the format description copied, not an edit."""
+    filled = [value for value in (*(getattr(edit, name) for name in FIELDS), edit.category) if value]
+    return bool(filled) and all(value.startswith("<") and value.endswith(">") for value in filled)
+
+
 def is_noop(edit: Edit) -> bool:
     original, revised = squash(edit.original_snippet), squash(edit.revised_snippet)
     return bool(original) and original == revised
@@ -190,11 +200,15 @@ def parse_reply(text: str) -> ParsedReply:
     if any(edit is None for edit in edits):
         bad = next(item for item, edit in zip(items, edits) if edit is None)
         return ParsedReply(None, "unparsable", f"an element is not an edit object: {str(bad)[:160]!r}")
-    valid = [edit for edit in edits if edit is not None]
+    listed = [edit for edit in edits if edit is not None]
+    valid = [edit for edit in listed if not is_template_echo(edit)]
+    if listed and not valid:
+        return ParsedReply(None, "unparsable", "the reply copies the format description instead of proposing edits")
     missing = sum(1 for item in items if any(name not in item for name in FIELDS))
     kept, added, noops, duplicates = normalise(valid)
     return ParsedReply(tuple(kept), "repaired" if parsed.status == "repaired" else "ok", raw_count=len(valid),
-                       split_added=added, noops=noops, duplicates=duplicates, missing_fields=missing)
+                       split_added=added, noops=noops, duplicates=duplicates, missing_fields=missing,
+                       notes={"template_echoes": len(listed) - len(valid)} if len(listed) > len(valid) else {})
 
 
 def _classify(text: str, vocabulary: dict[str, tuple[str, ...]]) -> str:

@@ -154,7 +154,7 @@ def revision_scores(revision: Revision, options: ReviserOptions) -> dict[str, Sc
     edits = [{**edit.as_dict(), "grounding": score} for edit, score in zip(p.edits or (), m.grounding.scores)]
     detail = {"status": p.status, "raw_count": p.raw_count, "split_added": p.split_added, "noops": p.noops,
               "duplicates": p.duplicates, "missing_fields": p.missing_fields, "attempts": revision.attempts,
-              "grounded_share": m.grounding.share}
+              "grounded_share": m.grounding.share, "template_echoes": p.notes.get("template_echoes", 0)}
     scores = {
         "revision_distance": Score(value=float(m.distance), parse_status="repaired" if p.status == "repaired" else "ok",
                                    explanation=f"{m.distance} edit(s)", metadata={**detail, "edits": edits}),
