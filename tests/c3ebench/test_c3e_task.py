@@ -162,3 +162,13 @@ def test_official_budget_is_one_and_a_half_reference_characters():
 def test_no_matching_item_is_a_clear_error(tiny_dir: Path):
     with pytest.raises(ValueError, match="no C3EBench item matches"):
         get_task("c3ebench", {"data_dir": str(tiny_dir), "genre": "sonnet"})
+
+
+def test_a_rubric_file_without_slots_replaces_the_judge_system_message(tiny_dir: Path, tmp_path: Path):
+    rubric = tmp_path / "rubric.txt"
+    rubric.write_text('OFFICIAL-STYLE RUBRIC. Answer {"score": 1-10}.', encoding="utf-8")
+    run = proseval.run("c3ebench", model="scripted/c3e-candidate", roles={"judge": "scripted/c3e-judge"},
+                       params={"data_dir": str(tiny_dir), "language": "en", "task": "cloze"},
+                       prompts={"judge_cloze_en": rubric}, out=tmp_path / "runs")
+    assert judge_seen[0].startswith('OFFICIAL-STYLE RUBRIC. Answer {"score": 1-10}.\n[Context]')
+    assert run.results.metrics["c3e"].mean == 7.0
