@@ -42,7 +42,7 @@ def test_a_malformed_line_is_reported_with_file_and_line(tiny_dir: Path, line: s
     path.write_text(jsonl(EN_RECORDS[:2]) + line + "\n", encoding="utf-8")
     with pytest.raises(data.DataFormatError) as caught:
         data.load_folder(tiny_dir, ["en"])
-    assert f"english_dataset.jsonl:3:" in str(caught.value) and message in str(caught.value)
+    assert "english_dataset.jsonl:3:" in str(caught.value) and message in str(caught.value)
 
 
 def test_an_id_on_both_reference_lists_is_refused(tiny_dir: Path):

@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 
 from proseval.benchmarks.c3ebench import data
-from proseval.benchmarks.c3ebench.judging import JudgeSetup, judge_messages, official_reading, parse_verdict
+from proseval.benchmarks.c3ebench.judging import (
+    JudgeSetup,
+    judge_messages,
+    official_reading,
+    parse_verdict,
+)
 from proseval.benchmarks.c3ebench.prompts import PROMPTS
 
 
@@ -42,8 +47,8 @@ def edit_item(tiny_dir: Path) -> data.Item:
     return next(i for i in data.load_folder(tiny_dir, ["en"]).items if i.task == "edit")
 
 
-def messages(item, setup=JudgeSetup()):
-    system, user = judge_messages(item, "Floods wreck crops.", setup, PROMPTS.__getitem__)
+def messages(item, setup: JudgeSetup | None = None):
+    system, user = judge_messages(item, "Floods wreck crops.", setup or JudgeSetup(), PROMPTS.__getitem__)
     return system["content"], user["content"]
 
 

@@ -67,7 +67,7 @@ BINDINGS = {"candidate": RoleBinding(spec="scripted/c3e-candidate"), "judge": Ro
 
 async def test_a_run_scores_counts_and_tabulates(tiny_dir: Path, tmp_path: Path):
     task = get_task("c3ebench", {"data_dir": str(tiny_dir)})
-    folder, results = await start_run(task, BINDINGS, RunOptions(out_dir=tmp_path, display="none", max_attempts=2,
+    folder, _ = await start_run(task, BINDINGS, RunOptions(out_dir=tmp_path, display="none", max_attempts=2,
                                                                  backoff_initial=0.0))
     records = {r.id: r for r in folder.iter_records()}
     saved = json.loads((folder.path / "results.json").read_text())

@@ -39,7 +39,7 @@ def construct(
     request = main_cli.checked(lambda: main_cli.role_request({}, None, role, base_url, None, concurrency, None, gen))
     params = {"in_file": str(in_file), **({"task": task} if task else {})}
     options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
-    folder, results = main_cli.execute("c3ebench-construct", params, request, options,
+    folder, _ = main_cli.execute("c3ebench-construct", params, request, options,
                                        prompts=main_cli.prompt_files(prompt, {}))
     order = [json.loads(line).get("id", str(n)) for n, line in enumerate(in_file.read_text("utf-8").splitlines(), 1)
              if line.strip()]

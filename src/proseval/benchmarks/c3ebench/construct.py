@@ -16,7 +16,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from proseval.benchmarks.c3ebench.data import BLANK_MARKER, LANGUAGES, OFFICIAL_TASK_TYPE, DataFormatError, iter_json_lines
+from proseval.benchmarks.c3ebench.data import (
+    BLANK_MARKER,
+    LANGUAGES,
+    OFFICIAL_TASK_TYPE,
+    DataFormatError,
+    iter_json_lines,
+)
 
 SEGMENT_MIN, SEGMENT_MAX = 0.20, 0.50
 QUERY_LIMIT = {"expand": 300, "end2end": 100}  # words (EN); Chinese counts characters at twice these
@@ -141,7 +147,7 @@ def check_critique(critique: str, passage: str, draft: str, language: str) -> st
         return "the critique is empty"
     leaked = (_shingles(critique, language) & _shingles(passage, language)) - _shingles(draft, language)
     if leaked:
-        return f"the critique quotes the hidden passage ({sorted(leaked)[0]!r})"
+        return f"the critique quotes the hidden passage ({min(leaked)!r})"
     lowered = critique.lower()
     named = [term for term in REVEALING_TERMS if term in lowered]
     if named:

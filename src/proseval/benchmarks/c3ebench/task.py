@@ -8,11 +8,22 @@ from typing import Any
 
 from proseval.benchmarks.c3ebench import data as c3e_data
 from proseval.benchmarks.c3ebench.data import Item
-from proseval.benchmarks.c3ebench.judging import JudgeSetup, Verdict, judge_messages, parse_verdict, template_names
+from proseval.benchmarks.c3ebench.judging import (
+    JudgeSetup,
+    Verdict,
+    judge_messages,
+    parse_verdict,
+    template_names,
+)
 from proseval.benchmarks.c3ebench.params import DATA_ENV, C3EParams, default_data_dir
 from proseval.benchmarks.c3ebench.posing import candidate_prompt
 from proseval.benchmarks.c3ebench.prompts import PROMPTS
-from proseval.benchmarks.c3ebench.report import METRIC, chart_drawer, markdown, summarize
+from proseval.benchmarks.c3ebench.report import (
+    METRIC,
+    chart_drawer,
+    markdown,
+    summarize,
+)
 from proseval.core.ordering import round_robin
 from proseval.core.sample import Sample
 from proseval.core.score import Score
