@@ -172,3 +172,18 @@ def test_a_rubric_file_without_slots_replaces_the_judge_system_message(tiny_dir:
                        prompts={"judge_cloze_en": rubric}, out=tmp_path / "runs")
     assert judge_seen[0].startswith('OFFICIAL-STYLE RUBRIC. Answer {"score": 1-10}.\n[Context]')
     assert run.results.metrics["c3e"].mean == 7.0
+
+
+async def test_a_rescore_with_another_judge_replays_the_stored_answers(tiny_dir: Path, tmp_path: Path):
+    from proseval.runtime.runner import rescore_run
+
+    task = get_task("c3ebench", {"data_dir": str(tiny_dir), "language": "en", "task": "cloze,edit"})
+    source, before = await start_run(task, BINDINGS, RunOptions(out_dir=tmp_path, display="none"))
+    register_script("c3e-judge-9", lambda messages: '{"score": 9}')
+    try:
+        _, after = await rescore_run(source, task, {"judge": RoleBinding(spec="scripted/c3e-judge-9")},
+                                     RunOptions(out_dir=tmp_path, display="none"))
+    finally:
+        unregister_script("c3e-judge-9")
+    assert before.metrics["c3e"].mean == pytest.approx(4.0)  # 7 judged, 1 for the empty answer
+    assert after.metrics["c3e"].mean == pytest.approx(5.0)  # 9 judged anew; the empty answer still scores 1
