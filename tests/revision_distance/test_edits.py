@@ -88,8 +88,8 @@ def test_normalise_splits_then_drops_noops_and_duplicates():
              Edit(action_name="add", original_snippet="", revised_snippet="new")]
     kept, added, noops, duplicates = normalise(edits)
     assert (added, noops, duplicates) == (1, 1, 1)
-    assert [(e.action_name, e.original_snippet) for e in kept] == [("simplify", "A"), ("reorganize", "A"),
-                                                                    ("capitalise", "paris"), ("add", "")]
+    assert [(e.action_name, e.original_snippet) for e in kept] == [
+        ("simplify", "A"), ("reorganize", "A"), ("capitalise", "paris"), ("add", "")]
 
 
 def test_parse_reply_reports_what_normalisation_did():

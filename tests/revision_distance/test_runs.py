@@ -67,9 +67,10 @@ REFS = [{"id": "a", "reference": "The cat lay on the mat. It was large."},
 def reviser(messages) -> str:
     draft = draft_in(messages)
     if draft.startswith("The cat"):  # a compound edit (two actions), a plain one and an ungrounded one
-        return "Edits:\n" + json.dumps([edit("rephrase and shorten", "The cat sat on the mat", "The cat lay on the mat"),
-                                        edit("replace", "big", "large", "word"),
-                                        edit("delete", "a purple elephant", "")])
+        return "Edits:\n" + json.dumps([
+            edit("rephrase and shorten", "The cat sat on the mat", "The cat lay on the mat"),
+            edit("replace", "big", "large", "word"),
+            edit("delete", "a purple elephant", "")])
     if draft.startswith("Dogs"):
         return "[]"
     return "The draft reads well, but I would make the sun hotter."  # prose: unusable
@@ -218,7 +219,7 @@ def expected_spearman() -> float:
 
 def test_a_pair_with_an_unusable_reply_is_unscored(tmp_path, scripts):
     pairs = write_jsonl(tmp_path / "p.jsonl", [{"chosen": "good", "rejected": "PROSE please"},
-                                                {"chosen": "fine", "rejected": "BAD"}])
+                                               {"chosen": "fine", "rejected": "BAD"}])
     script = scripts("rd-pair-prose", lambda m: "no edits, it is fine" if "PROSE" in draft_in(m)
                      else counting_reviser(m))
     run = proseval.run("revision-distance", roles={"reviser": script},

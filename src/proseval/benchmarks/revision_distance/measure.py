@@ -34,8 +34,8 @@ class Measure:
 
 def measure(edits: Sequence[Edit], draft: str, setting: str, *, per_words: int = 100, weighting: str = "none",
             threshold: float = DEFAULT_THRESHOLD) -> Measure:
-    categories = {name: 0.0 for name in category_names(setting)}
-    levels = {name: 0.0 for name in (*LEVELS, OTHER)}
+    categories = dict.fromkeys(category_names(setting), 0.0)
+    levels = dict.fromkeys((*LEVELS, OTHER), 0.0)
     for edit in edits:
         categories[category_of(edit, setting)] += 1
         levels[level_of(edit)] += 1

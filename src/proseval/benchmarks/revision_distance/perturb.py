@@ -33,9 +33,10 @@ _PAIRS = (
     ("improves", "enhances"), ("improved", "enhanced"), ("allow", "permit"), ("allows", "permits"),
     ("find", "discover"), ("found", "discovered"), ("build", "construct"), ("built", "constructed"),
     ("keep", "retain"), ("kept", "retained"), ("house", "home"), ("road", "street"), ("happy", "glad"),
-    ("sad", "unhappy"), ("come", "attend"), ("old", "aged"), ("maybe", "perhaps"), ("then", "afterwards"), ("strong", "robust"),
+    ("sad", "unhappy"), ("come", "attend"), ("old", "aged"), ("maybe", "perhaps"), ("then", "afterwards"),
+    ("strong", "robust"),
 )
-SYNONYMS: dict[str, str] = {a: b for a, b in _PAIRS} | {b: a for a, b in _PAIRS}
+SYNONYMS: dict[str, str] = dict(_PAIRS) | {b: a for a, b in _PAIRS}
 _WORD = re.compile(r"[A-Za-z]+")
 
 
