@@ -58,3 +58,32 @@ def test_score_cf_with_a_pool_matches_the_in_process_score() -> None:
             assert score_cf(answer, original, config=config, pool=pool) == score_cf(answer, original, config=config)
     finally:
         pool.close()
+
+
+def test_parsing_runs_in_one_thread_at_a_time(monkeypatch) -> None:
+    """CPython 3.11's AST constructor is not thread-safe (a rare SystemError), so the scorer's
+    own parses in concurrent scoring threads must not overlap."""
+    import ast
+    import threading
+    import time
+
+    from proseval.benchmarks.longweave.scorers import code_checks
+
+    real_parse, inside, most = ast.parse, [0], [0]
+    guard = threading.Lock()
+
+    def slow_parse(*args, **kwargs):
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.01)
+        try:
+            return real_parse(*args, **kwargs)
+        finally:
+            with guard:
+                inside[0] -= 1
+
+    monkeypatch.setattr(code_checks.ast, "parse", slow_parse)
+    with ThreadPoolExecutor(max_workers=6) as threads:
+        errors = list(threads.map(lambda code: code_checks.parse_and_compile(code)[1], ["x = 1\n"] * 12))
+    assert errors == [None] * 12 and most[0] == 1

@@ -106,11 +106,17 @@ def installed_versions() -> dict[str, str | None]:
     return versions
 
 
+# CPython 3.11's AST constructor keeps a recursion-depth count that concurrent threads corrupt
+# ("SystemError: AST constructor recursion depth mismatch"); parse in one thread at a time.
+_AST_LOCK = threading.Lock()
+
+
 def parse_and_compile(code: str) -> tuple[ast.Module | None, str | None]:
-    """The parsed module (None if it does not parse) and the compile error (None if none)."""
+    """The parsed module (None if it does not parse) and the compile error (None if none).
+    Thread-safe."""
     tree = None
     try:
-        with warnings.catch_warnings():
+        with _AST_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(code)
             compile(tree, "<answer>", "exec", dont_inherit=True)
