@@ -10,8 +10,9 @@ from typing import Any
 
 from .core.prompt import override_prompts
 from .core.task import Task
+from .models.base import GenerateConfig
 from .core.preset import preset_generation, preset_params, preset_record
-from .registry import get_entry, get_task
+from .registry import get_entry, get_scorer_plugin, get_task
 from .runtime.aggregate import flatten_scores
 from .runtime.records import Results, RoleBinding, RunHeader, SampleRecord
 from .runtime.roles import RoleRequest, resolve_roles
@@ -97,10 +98,24 @@ def plan(task: str | Task, request: RoleRequest, *, params: dict[str, Any] | Non
     return Plan(built, bindings, list(warnings), demo)
 
 
+def with_scorer(task: Task, name: str, options: Mapping[str, Any] | None = None) -> Task:
+    """`task` scored by the registered scorer `name` only (for a re-score of its stored answers):
+    the scorer's roles and prompts replace the task's judge-side ones; generic metrics only."""
+    plugin = get_scorer_plugin(name)
+    factory, prompts = plugin.load()
+    made = factory(**dict(options or {}))
+    configs = {**task.role_configs, **{role: GenerateConfig(**values) for role, values in plugin.role_configs.items()}}
+    return replace(task, scorers=[made], roles_required=("candidate", *plugin.roles), rescore_roles=plugin.roles,
+                   role_configs=configs, reevaluate=None, aggregate=None, artifacts=None, prompts=dict(prompts),
+                   scorer_plugin={"name": name, "options": dict(options or {})})
+
+
 def task_of(folder: RunFolder) -> Task:
-    """The task a run folder was started with: its parameters, its prompt files, its replay source."""
+    """The task a run folder was started with: its parameters, its scorer, its prompt files, its replay source."""
     header = folder.read_header()
     built = get_task(header.task, header.task_params)
+    if header.scorer_plugin:
+        built = with_scorer(built, header.scorer_plugin["name"], header.scorer_plugin.get("options"))
     built = replace(built, prompts=folder.prompt_overrides(built.prompts))
     return replay_task(built, RunFolder(Path(header.rescored_from))) if header.rescored_from else built
 

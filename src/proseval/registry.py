@@ -51,7 +51,23 @@ class TaskEntry:
         return known[name]
 
 
+@dataclass(frozen=True)
+class ScorerEntry:
+    """A scorer any run can be re-scored with (`proseval score RUN --scorer NAME`).
+
+    `load()` returns ``(factory, prompts)``: ``factory(**options)`` makes the scorer; `prompts`
+    are the templates it renders; `roles` are the roles it calls.
+    """
+
+    name: str
+    summary: str
+    roles: tuple[str, ...]
+    load: Callable[[], tuple[Callable[..., Any], Mapping[str, PromptTemplate]]]
+    role_configs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
 _TASKS: dict[str, TaskEntry] = {}
+_SCORERS: dict[str, ScorerEntry] = {}
 _COMMAND_GROUPS: dict[str, Callable[[], Any]] = {}
 _GENERATORS: dict[str, Callable[[], Callable[..., Any]]] = {}
 _loaded = False
@@ -97,6 +113,30 @@ def _declared(value: Any) -> Callable[[], Any] | None:
         module, _, attribute = value.partition(":")
         return lambda: getattr(importlib.import_module(module), attribute)
     return (lambda: value) if value else None
+
+
+def scorer_plugin(name: str, *, summary: str, roles: tuple[str, ...], factory: str,
+                  prompts: str | None = None, role_configs: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    """Register a scorer for `proseval score RUN --scorer NAME` (``"module:attribute"`` targets,
+    imported only when used): ``factory(**options)`` returns a `@scorer` function."""
+    def load() -> tuple[Callable[..., Any], Mapping[str, PromptTemplate]]:
+        made = _declared(factory)
+        texts = _declared(prompts) if prompts else None
+        return made(), dict(texts()) if texts else {}  # type: ignore[misc]
+
+    _SCORERS[name] = ScorerEntry(name, summary, roles, load, dict(role_configs or {}))
+
+
+def scorer_plugins() -> dict[str, ScorerEntry]:
+    load_benchmarks()
+    return dict(sorted(_SCORERS.items()))
+
+
+def get_scorer_plugin(name: str) -> ScorerEntry:
+    known = scorer_plugins()
+    if name not in known:
+        raise KeyError(f"unknown scorer {name!r}; available: {', '.join(known) or 'none'}")
+    return known[name]
 
 
 def command_group(name: str, load: Callable[[], Any]) -> None:

@@ -8,11 +8,13 @@ from typing import Optional
 
 import typer
 from dotenv import load_dotenv
+from rich.markup import escape
 
 from ..core.prompt import override_prompts
 from ..models.base import FatalError
-from ..registry import get_task
-from ..runtime.roles import RoleError, resolve_roles
+from ..api import with_scorer
+from ..registry import get_task, scorer_plugins
+from ..runtime.roles import RoleError, parse_assignments, resolve_roles
 from ..runtime.runlog import RunFolder, RunFolderError
 from ..runtime.runner import RunOptions, rescore_run
 from .app import app
@@ -25,9 +27,11 @@ from .common import (
     RoleBaseUrlOpt,
     RoleConcurrencyOpt,
     RoleOpt,
+    console,
     display_mode,
     errors,
     fail,
+    parse_value,
     prompt_files,
     report_run,
     role_request,
@@ -37,7 +41,7 @@ from .common import (
 
 @app.command("score")
 def score_cmd(
-    run_dir: Path = typer.Argument(..., help="Run folder whose stored outputs are scored again."),
+    run_dir: Optional[Path] = typer.Argument(None, help="Run folder whose stored outputs are scored again."),
     role: Optional[list[str]] = RoleOpt,
     base_url: Optional[list[str]] = BaseUrlOpt,
     role_base_url: Optional[list[str]] = RoleBaseUrlOpt,
@@ -45,11 +49,22 @@ def score_cmd(
     role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
     gen: Optional[list[str]] = GenOpt,
     prompt: Optional[list[str]] = PromptOpt,
+    scorer: Optional[str] = typer.Option(None, "--scorer", help="Score with this registered scorer instead of the "
+                                         "task's own (e.g. revision-distance; see: proseval score --list-scorers)."),
+    scorer_option: Optional[list[str]] = typer.Option(None, "--scorer-option", "-O", help="KEY=VALUE option of "
+                                                      "--scorer, e.g. setting=reference-free. Repeatable."),
+    list_scorers: bool = typer.Option(False, "--list-scorers", help="List the registered scorers and exit."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the new run folder (default: beside RUN_DIR)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
     display: Optional[str] = DisplayOpt,
 ) -> None:
     """Re-score a run's stored outputs with other judge-like roles or prompts; the candidate is not called."""
+    if list_scorers:
+        for entry in scorer_plugins().values():
+            console.print(f"[bold]{escape(entry.name)}[/] (roles: {', '.join(entry.roles)}): {escape(entry.summary)}")
+        return
+    if run_dir is None:
+        fail("name the run folder to re-score (see: proseval score --help)")
     load_dotenv(Path.cwd() / ".env")
     source = RunFolder(run_dir)
     warnings: list[str] = []
@@ -57,21 +72,29 @@ def score_cmd(
     try:
         header = source.read_header()
         the_task = get_task(header.task, header.task_params)
-        the_task = replace(the_task, prompts=override_prompts(source.prompt_overrides(the_task.prompts), files,
-                                                              the_task.name))
+        if scorer is not None:
+            options = {k.replace("-", "_"): parse_value(v)
+                       for k, v in parse_assignments(scorer_option or [], "--scorer-option").items()}
+            the_task = with_scorer(the_task, scorer, options)
+        elif scorer_option:
+            fail("--scorer-option goes with --scorer")
+        else:
+            the_task = replace(the_task, prompts=source.prompt_overrides(the_task.prompts))
+        the_task = replace(the_task, prompts=override_prompts(the_task.prompts, files, the_task.name))
         request = role_request({}, None, role, base_url, role_base_url, concurrency, role_concurrency, gen)
         if "candidate" in request.roles:
             fail("re-scoring keeps the stored candidate outputs; bind only other roles")
-        if not request.roles and not files:
+        if not request.roles and not files and scorer is None:
             fail("name the role(s) or prompt(s) to re-score with, e.g. --role judge=openai/gpt-4o-mini")
         rebound, warnings, _ = resolve_roles(request, tuple(request.roles), the_task.role_configs, allow_demo=False)
-        bindings = {**{r: b for r, b in header.roles.items() if r != "candidate"}, **rebound}
+        kept = {r: b for r, b in header.roles.items() if r != "candidate" and r in the_task.roles_required}
+        bindings = {**kept, **rebound}
         missing = [r for r in the_task.roles_required if r != "candidate" and r not in bindings]
         if missing:
             fail(f"the task needs the role(s) {', '.join(missing)}: add --role ROLE=PROVIDER/MODEL")
         options = RunOptions(out_dir=out or run_dir.parent, use_cache=not no_cache, display=display_mode(display))
         folder, results = run_in_loop(rescore_run(source, the_task, bindings, options))
-    except (RunFolderError, RoleError, FatalError, KeyError, ValueError) as exc:
+    except (RunFolderError, RoleError, FatalError, KeyError, ValueError, TypeError) as exc:
         fail(str(exc).strip("'\""))
     for warning in warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)

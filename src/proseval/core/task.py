@@ -54,3 +54,5 @@ class Task:
     prompts: dict[str, PromptTemplate] = field(default_factory=dict)
     # The preset the run was built from (name, the values it set, those the user overrode).
     preset: dict[str, Any] | None = None
+    # A re-score with a registered scorer (`proseval score --scorer NAME`): its name and options.
+    scorer_plugin: dict[str, Any] | None = None

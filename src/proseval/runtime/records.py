@@ -56,6 +56,7 @@ class RunHeader(BaseModel):
     resumes: list[ResumeEvent] = Field(default_factory=list)
     prompts: dict[str, PromptInfo] = Field(default_factory=dict)
     preset: dict[str, Any] | None = None
+    scorer_plugin: dict[str, Any] | None = None
 
 
 ModelFailure = Literal["empty", "truncated", "refusal", "context_overflow"]

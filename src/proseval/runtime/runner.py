@@ -118,6 +118,7 @@ def build_header(
         rescored_from=rescored_from,
         prompts=prompt_infos(task),
         preset=task.preset,
+        scorer_plugin=task.scorer_plugin,
     )
 
 
