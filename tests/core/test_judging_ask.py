@@ -10,9 +10,11 @@ class Context:
     def __init__(self, replies):
         self.replies = list(replies)
         self.turns = []
+        self.configs = []
 
-    async def generate(self, role, messages, turn):
+    async def generate(self, role, messages, config=None, *, turn):
         self.turns.append((role, turn))
+        self.configs.append(config)
         reply = self.replies.pop(0)
         if isinstance(reply, Exception):
             raise reply
@@ -35,3 +37,10 @@ async def test_a_failed_call_ends_the_asking_and_is_returned():
     asked = await ask_until(Context(["no", FatalError("HTTP 400")]), "extractor", [], lambda r: r, str.isdigit,
                             attempts=3, turn="x")
     assert asked.replies == ["no"] and isinstance(asked.error, FatalError) and asked.attempts == 2
+
+
+async def test_a_config_is_sent_with_every_attempt():
+    context = Context(["no", "7"])
+    fmt = {"response_format": {"type": "json_object"}}
+    await ask_until(context, "judge", [], lambda r: r, str.isdigit, attempts=3, turn="t", config=fmt)
+    assert context.configs == [fmt, fmt]
