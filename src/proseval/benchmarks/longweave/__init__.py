@@ -12,6 +12,7 @@ from proseval.benchmarks.longweave.params import LongWeaveParams
     params=LongWeaveParams,
     render="proseval.benchmarks.longweave.render:render",
     prompts="proseval.benchmarks.longweave.judging:PROMPTS",
+    presets="proseval.benchmarks.longweave.presets:PRESETS",
 )
 def longweave(params: LongWeaveParams):
     from proseval.benchmarks.longweave.task import make_task
