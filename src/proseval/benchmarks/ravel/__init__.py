@@ -1,0 +1,26 @@
+"""RAVEL: an agentic writing environment. A policy (the model under test) outlines, drafts,
+reviews and refines a text through tool models, on C3EBench's End2End topics; scored by
+trajectory metrics and the C3EBench End2End judge."""
+
+from importlib import import_module
+
+from proseval import registry
+from proseval.benchmarks.ravel.params import RavelParams
+
+
+@registry.task(
+    "ravel",
+    summary="RAVEL: agentic writing (outline/draft/review/refine/finish) on C3EBench End2End topics; "
+            "success, efficiency, refinement and error rates, judge score",
+    params=RavelParams,
+    render="proseval.benchmarks.ravel.task:render",
+    prompts="proseval.benchmarks.ravel.prompts:PROMPTS",
+    presets="proseval.benchmarks.ravel.presets:PRESETS",
+)
+def ravel(params: RavelParams):
+    from proseval.benchmarks.ravel.task import make_task
+
+    return make_task(params)
+
+
+registry.command_group("ravel", lambda: import_module("proseval.benchmarks.ravel.cli").app)

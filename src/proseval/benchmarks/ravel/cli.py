@@ -1,0 +1,64 @@
+"""`proseval ravel show RUN` (an episode step by step) and `proseval ravel plot RUN...` (per-model charts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(help="RAVEL: show an episode step by step; plot several runs (one series per model).",
+                  no_args_is_help=True)
+
+
+@app.command()
+def show(run: Path = typer.Argument(..., help="a ravel run folder"),
+         sample: Optional[str] = typer.Option(None, "--sample", "-s", help="episode id (default: the first)")) -> None:
+    """Replay one episode: each decision, its outcome, what it changed, and the tool's answer."""
+    from proseval.benchmarks.ravel.env import Step
+    from proseval.runtime.runlog import RunFolder
+
+    records = [r for r in RunFolder(run).iter_records() if sample is None or r.id == sample]
+    if not records:
+        raise typer.BadParameter(f"no episode {sample!r} in {run}")
+    record = records[0]
+    if record.state is None:
+        typer.echo(f"{record.id}: failed ({record.error})")
+        raise typer.Exit(1)
+    typer.echo(f"episode {record.id} — {record.state.metadata.get('termination')}")
+    for turn in record.state.turns:
+        step = Step.model_validate(turn)
+        where = f" section {step.section_id}" if step.section_id is not None else ""
+        typer.echo(f"[{step.step:>3}] {step.action or '(invalid)'}{where}: {step.outcome}"
+                   + (f" — {step.error}" if step.error else ""))
+        if step.diff:
+            typer.echo(f"      changed: {step.diff}")
+        if step.tool is not None:
+            typer.echo(f"      {step.tool.role} ({step.tool.bound_to}): {step.tool.reply[:200]!r}")
+    typer.echo("\n" + (record.state.output or "(no manuscript)"))
+
+
+@app.command()
+def plot(runs: list[Path] = typer.Argument(..., help="ravel run folders (one series per policy model)"),
+         out: Path = typer.Option(Path("."), "--out", "-o", help="folder for the PNG files")) -> None:
+    """Paragraph lifecycles and score over steps, one series per run's policy model."""
+    from proseval.api import read_run
+    from proseval.benchmarks.ravel.report import curve_drawer, lifecycle_drawer
+    from proseval.report.plots import chart
+
+    lifecycles, curves = {}, {}
+    for path in runs:
+        run = read_run(path)
+        summary = (run.results.extra.get("ravel") if run.results else None) or {}
+        label = run.header.roles["candidate"].spec
+        if run.header.task_params.get("protocol", "agent") != "agent":
+            label += f" [{run.header.task_params['protocol']}]"
+        lifecycles[label] = summary.get("lifecycles", [])
+        curves[label] = summary.get("score_curve", [])
+    out.mkdir(parents=True, exist_ok=True)
+    for name, drawer in (("ravel_lifecycles.png", lifecycle_drawer(lifecycles)),
+                         ("ravel_score_curve.png", curve_drawer(curves))):
+        png = chart(drawer) if drawer is not None else None
+        if png:
+            (out / name).write_bytes(png)
+            typer.echo(f"wrote {out / name}")

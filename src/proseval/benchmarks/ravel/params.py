@@ -1,0 +1,43 @@
+"""Options of the `ravel` task (kept light: imported at start-up)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+TOOL_ROLES = ("planner", "writer", "reviewer", "reviser")
+
+
+def _split(value: object) -> object:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class RavelParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    data_dir: str | None = Field(None, description="folder with the C3EBench files (default: $PROSEVAL_C3EBENCH_DIR)")
+    data_file: str | None = Field(None, description="your own End2End items in the C3EBench JSON Lines shape")
+    language: list[Literal["en", "zh"]] = Field(["en", "zh"], description="en, zh or both (comma-separated)")
+    genre: list[str] | None = Field(None, description="only these genres (the data's sub_task), comma-separated")
+    protocol: Literal["agent", "fixed", "no_review", "no_refine"] = Field(
+        "agent", description="agent: the policy decides every step; fixed / no_review / no_refine: scripted ablations")
+    tau: float = Field(8.0, ge=0, le=10, description="review pass mark: a section scoring at least tau is completed")
+    revision_cap: int | None = Field(3, ge=0, description="refinements per section before a failing review closes "
+                                                         "it anyway (none: no cap)")
+    max_steps: int = Field(50, ge=1, le=1000, description="T_max: policy decisions per episode")
+    history_window: int = Field(10, ge=0, le=200, description="recent actions (with outcomes) shown to the policy")
+    max_sections: int = Field(12, ge=1, le=50, description="largest outline the planner may return")
+    tool_roles: list[Literal["planner", "writer", "reviewer", "reviser"]] = Field(
+        [], description="tools that get a role of their own (bind it with --role NAME=...); the others run on "
+                        "the policy's model (the candidate)")
+    judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per manuscript while its answer is unusable")
+
+    _split_lists = field_validator("language", "genre", "tool_roles", mode="before")(lambda cls, v: _split(v))
+
+    @field_validator("revision_cap", mode="before")
+    @classmethod
+    def _none(cls, value: object) -> object:
+        return None if isinstance(value, str) and value.strip().lower() in ("none", "off", "") else value

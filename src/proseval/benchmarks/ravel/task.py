@@ -1,0 +1,200 @@
+"""The `ravel` task: an agentic writing environment on C3EBench's End2End topics.
+
+The policy is the `candidate` role (the model under test). Tools run on the policy's model
+unless named in ``--tool-roles`` and bound apart. Scorers: the trajectory metrics of each episode,
+and the final manuscript's C3EBench End2End judge score.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from proseval.benchmarks.c3ebench import data as c3e_data
+from proseval.benchmarks.c3ebench.judging import JudgeSetup, judge_messages, parse_verdict
+from proseval.benchmarks.c3ebench.params import DATA_ENV, default_data_dir
+from proseval.benchmarks.c3ebench.task import from_target, to_target
+from proseval.benchmarks.ravel import state as st
+from proseval.benchmarks.ravel.env import Step, replay
+from proseval.benchmarks.ravel.episode import POLICY_ROLE, Setup, run_episode, tool_role
+from proseval.benchmarks.ravel.metrics import measure
+from proseval.benchmarks.ravel.params import TOOL_ROLES, RavelParams
+from proseval.benchmarks.ravel.prompts import PROMPTS
+from proseval.benchmarks.ravel.report import (
+    EPISODE_METRICS,
+    JUDGE,
+    TRAJECTORY,
+    curve_drawer,
+    lifecycle_drawer,
+    markdown,
+    summarize,
+    tables,
+)
+from proseval.core.ordering import round_robin
+from proseval.core.sample import Sample
+from proseval.core.score import Score
+from proseval.core.scorer import scorer
+from proseval.core.state import State
+from proseval.core.task import Task
+from proseval.judging.ask import ask_until
+from proseval.models.base import GenerateConfig
+from proseval.report.plots import chart
+from proseval.runtime.context import SampleContext
+from proseval.runtime.records import Results, ScoredSample
+
+VERSION = "1"
+# Every agent call at temperature 0.2 (official); an explicit token limit, the same for every provider.
+AGENT_CONFIG = GenerateConfig(temperature=0.2, max_tokens=5000)
+JUDGE_CONFIG = GenerateConfig(temperature=0.0, max_tokens=1000)
+EMPTY_SCORE = 1.0  # no section written: the judge's lowest score, without a judge call
+METRIC_VERSION = "ravel-metrics-1 (docs/ravel.md)"
+
+
+def settings_of(params: RavelParams) -> st.Settings:
+    return st.Settings(tau=params.tau, revision_cap=params.revision_cap, max_steps=params.max_steps,
+                       history_window=params.history_window, max_sections=params.max_sections)
+
+
+def load_items(params: RavelParams) -> tuple[c3e_data.C3EData, list[c3e_data.Item]]:
+    if params.data_file:
+        data = c3e_data.load_data_file(Path(params.data_file).expanduser())
+    else:
+        folder = Path(params.data_dir or os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
+        data = c3e_data.load_folder(folder, params.language)
+    items = [i for i in data.items if i.language in params.language]
+    items = c3e_data.select(items, tasks=["end2end"], genres=params.genre)
+    return data, round_robin(items, lambda item: item.language)
+
+
+def episode_start(item: c3e_data.Item) -> st.Episode:
+    """Topic = the End2End instruction; style guide = the item's genre (``sub_task``)."""
+    return st.start(item.instruction, item.genre or "easy to understand", item.language)
+
+
+def final_episode(state: State) -> st.Episode:
+    return st.Episode.model_validate(state.metadata["final_state"])
+
+
+def steps_of(state: State) -> list[Step]:
+    return [Step.model_validate(turn) for turn in state.turns]
+
+
+def make_trajectory_scorer(settings: st.Settings) -> Any:
+    @scorer(TRAJECTORY, metrics=list(EPISODE_METRICS))
+    async def trajectory(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
+        steps, final = steps_of(state), final_episode(state)
+        start = episode_start(from_target(sample.target))
+        m = measure(steps, final, replay(start, steps, settings))
+        detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
+                  "failed_actions": m.failed_actions, "skipped_actions": m.skipped_actions, "refines": m.refines}
+        out = {"success": Score(value=float(m.success)), "finished": Score(value=float(m.finished)),
+               "premature_finish": Score(value=float(m.premature_finish)),
+               "steps": Score(value=float(m.steps), metadata=detail),
+               "outline_len": Score(value=float(m.outline_len)), "refine_density": Score(value=m.refine_density),
+               "error_rate": Score(value=m.error_rate), "forced_completions": Score(value=float(m.forced_completions))}
+        if m.efficiency is not None:
+            out["efficiency"] = Score(value=m.efficiency)
+        if m.refine_delta is not None:
+            out["refine_delta"] = Score(value=m.refine_delta, metadata={"pairs": len(m.deltas)})
+        return out
+
+    return trajectory
+
+
+def make_judge_scorer(params: RavelParams) -> Any:
+    setup = JudgeSetup()
+
+    @scorer(JUDGE, metrics=[JUDGE])
+    async def judge(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
+        item = from_target(sample.target)
+        if not state.output.strip():
+            return {JUDGE: Score(value=EMPTY_SCORE, parse_status="empty",
+                                 explanation="no section was written: lowest score, no judge call")}
+        asked = await ask_until(ctx, "judge", judge_messages(item, state.output, setup, ctx.prompt), parse_verdict,
+                                lambda v: v.scored, attempts=params.judge_attempts, turn="judge")
+        meta = {"judge_calls": asked.attempts}
+        if asked.error is not None:
+            return {JUDGE: Score.unscored("error", f"{type(asked.error).__name__}: {asked.error}", **meta)}
+        verdict = asked.last
+        assert verdict is not None
+        if not verdict.scored:
+            return {JUDGE: Score.unscored(verdict.status, verdict.detail, **meta)}
+        return {JUDGE: Score(value=float(verdict.score), parse_status=verdict.status, explanation=verdict.verdict,
+                             metadata=meta)}
+
+    return judge
+
+
+def make_task(params: RavelParams) -> Task:
+    data, items = load_items(params)
+    if not items:
+        raise ValueError("no End2End item matches --language/--genre")
+    settings = settings_of(params)
+    setup = Setup(settings, params.protocol)
+
+    def dataset() -> list[Sample]:
+        return [Sample(id=i.id, input=i.instruction, target=to_target(i),
+                       metadata={"language": i.language, "genre": i.genre}) for i in items]
+
+    async def protocol(sample: Sample, ctx: SampleContext) -> State:
+        start = episode_start(from_target(sample.target))
+        final, steps, resumed_at = await run_episode(ctx, start, setup)
+        return State(
+            output=st.manuscript(final), finish_reason="finish" if final.finished else "max_steps",
+            turns=[s.model_dump(mode="json") for s in steps],
+            metadata={"final_state": final.model_dump(mode="json"),
+                      "termination": "finish" if final.finished else "max_steps",
+                      "resumed_at_step": resumed_at, "protocol": params.protocol,
+                      "settings": settings.model_dump(mode="json"), "policy_role": POLICY_ROLE,
+                      "tool_roles": {tool: tool_role(ctx, tool) for tool in TOOL_ROLES},
+                      "metrics": METRIC_VERSION})
+
+    def aggregate(samples: list[ScoredSample]) -> dict[str, Any]:
+        return {"ravel": summarize(samples)}
+
+    def artifacts(results: Results) -> dict[str, str | bytes]:
+        summary = results.extra.get("ravel")
+        if not summary:
+            return {}
+        files: dict[str, str | bytes] = {"ravel.md": markdown(summary)}
+        for name, drawer in (("ravel_lifecycles.png", lifecycle_drawer({"this run": summary["lifecycles"]})),
+                             ("ravel_score_curve.png", curve_drawer({"this run": summary["score_curve"]}))):
+            png = chart(drawer) if drawer is not None else None
+            if png:
+                files[name] = png
+        return files
+
+    roles = (POLICY_ROLE, *[tool for tool in TOOL_ROLES if tool in params.tool_roles], "judge")
+    return Task(
+        name="ravel", version=VERSION,
+        description="RAVEL: a policy plans, drafts, reviews and refines a text with tool models; trajectory "
+                    "metrics and the C3EBench End2End judge score of the manuscript",
+        dataset=dataset, protocol=protocol,
+        scorers=[make_trajectory_scorer(settings), make_judge_scorer(params)],
+        roles_required=roles, role_configs={**{role: AGENT_CONFIG for role in roles if role != "judge"},
+                                            "judge": JUDGE_CONFIG},
+        slice_keys=("language", "genre"),
+        dataset_source={"source": "C3EBench End2End items", "files": [
+            {"path": f.path, "sha256": f.sha256, "verified": f.verified} for f in data.files],
+            "n_selected": len(items), "protocol": params.protocol, "metrics": METRIC_VERSION},
+        aggregate=aggregate, artifacts=artifacts, prompts=dict(PROMPTS),
+        rescore_roles=("judge",),
+    )
+
+
+def render(results: Any) -> list[Any]:
+    from rich.table import Table
+
+    summary = results.extra.get("ravel")
+    if not summary:
+        return []
+    out = []
+    for title, header, rows in tables(summary):
+        table = Table(title=title, title_justify="left")
+        for position, column in enumerate(header):
+            table.add_column(column, justify="left" if position == 0 else "right")
+        for row in rows:
+            table.add_row(*row)
+        out.append(table)
+    return out
