@@ -1,0 +1,105 @@
+"""Every trajectory metric on hand-made trajectories, with values worked out by hand."""
+
+from __future__ import annotations
+
+from proseval.benchmarks.ravel import state as st
+from proseval.benchmarks.ravel.actions import Decision
+from proseval.benchmarks.ravel.env import Step, replay
+from proseval.benchmarks.ravel.metrics import lifecycles, measure, refine_deltas, score_curve
+from proseval.benchmarks.ravel.scripted import next_decision
+
+SETTINGS = st.Settings(tau=8.0, revision_cap=3)
+
+
+def step(k: int, action: str | None, outcome: str = "success", sid: int | None = None, **kw) -> Step:
+    return Step(step=k, source="policy", action=action, section_id=sid, outcome=outcome, **kw)
+
+
+def two_sections_done() -> st.Episode:
+    ep = st.apply_outline(st.start("t", "s"), "T", [("A", []), ("B", [])])
+    for i in range(2):
+        ep = st.apply_review(st.apply_draft(ep, i, "x", ""), i, 9, "", SETTINGS)
+    return st.apply_finish(ep)
+
+
+def test_an_efficient_successful_episode():
+    steps = [step(1, "outline"), step(2, "draft", sid=0), step(3, "review", sid=0, score=9, status_after="completed"),
+             step(4, "draft", sid=1), step(5, "review", sid=1, score=6, status_after="revision_needed"),
+             step(6, "refine", sid=1, score_before=6, status_after="drafted"),
+             step(7, "review", sid=1, score=8.5, status_after="completed"), step(8, "finish", "finish")]
+    m = measure(steps, two_sections_done())
+    assert (m.steps, m.outline_len, m.success, m.finished, m.premature_finish) == (8, 2, True, True, False)
+    assert m.efficiency == 4.0  # 8 / 2
+    assert m.refine_density == 12.5  # 1 refine / 8 steps
+    assert m.deltas == (2.5,) and m.refine_delta == 2.5  # 8.5 - 6
+    assert m.error_rate == 0.0 and m.forced_completions == 0
+
+
+def test_failures_skips_and_premature_finish():
+    ep = st.apply_finish(st.apply_draft(st.apply_outline(st.start("t", "s"), "T", [("A", []), ("B", [])]), 0, "x", ""))
+    steps = [step(1, None, "failed", error="no JSON"), step(2, "outline"), step(3, "draft", "failed", sid=5),
+             step(4, "draft", sid=0), step(5, "refine", "skipped", sid=0), step(6, "finish", "finish")]
+    m = measure(steps, ep)
+    assert (m.success, m.finished, m.premature_finish) == (False, True, True)
+    assert m.failed_actions == 2 and m.skipped_actions == 1
+    assert round(m.error_rate, 4) == round(100 * 2 / 6, 4)  # skipped steps are not failures
+    assert m.efficiency == 3.0 and m.refine_delta is None and m.refine_density == 0.0
+
+
+def test_an_episode_cut_at_t_max_is_neither_finished_nor_successful():
+    ep = st.apply_outline(st.start("t", "s"), "T", [("A", [])])
+    m = measure([step(1, "outline"), step(2, "outline")], ep)
+    assert (m.success, m.finished, m.premature_finish, m.steps) == (False, False, False, 2)
+    m = measure([step(1, None, "failed")], st.start("t", "s"))
+    assert m.outline_len == 0 and m.efficiency is None and m.error_rate == 100.0
+
+
+def test_refine_delta_pairs_are_per_section_and_broken_by_a_redraft_or_new_outline():
+    steps = [step(1, "refine", sid=0, score_before=4), step(2, "refine", sid=1, score_before=5),
+             step(3, "review", sid=1, score=7), step(4, "review", sid=0, score=3),  # -1 and +2
+             step(5, "refine", sid=0, score_before=3), step(6, "draft", sid=0), step(7, "review", sid=0, score=9),
+             step(8, "refine", sid=1, score_before=7), step(9, "outline"), step(10, "review", sid=1, score=9),
+             step(11, "refine", sid=1, score_before=2), step(12, "review", "failed", sid=1),
+             step(13, "review", sid=1, score=2)]
+    assert refine_deltas(steps) == [2.0, -1.0, 0.0]
+
+
+def test_lifecycles_and_score_curve():
+    start = st.start("t", "s")
+    decisions = [("outline", None, {"title": "T", "sections": [{"title": "A", "points": []}, {"title": "B", "points": []}]}),
+                 ("draft", 0, {"content": "a", "summary": ""}), ("review", 0, {"score": 6.0, "feedback": "f"}),
+                 ("draft", 1, {"content": "b", "summary": ""}), ("refine", 0, {"content": "a2"}),
+                 ("review", 0, {"score": 9.0, "feedback": ""}), ("review", 1, {"score": 7.0, "feedback": ""})]
+    from proseval.benchmarks.ravel.env import ToolCall
+    steps = []
+    for k, (action, sid, out) in enumerate(decisions, start=1):
+        params = {} if sid is None else {"section_id": sid}
+        status = {2: "drafted", 3: "revision_needed", 4: "drafted", 5: "drafted", 6: "completed",
+                  7: "revision_needed"}.get(k)
+        steps.append(Step(step=k, source="scripted", decision=Decision(action, params).as_dict(), action=action,
+                          section_id=sid, outcome="success", status_after=status,
+                          tool=ToolCall(role="x", bound_to="candidate", output=out)))
+    states = replay(start, steps, SETTINGS)
+    final = states[-1]
+    assert [s.status for s in final.sections] == ["completed", "revision_needed"]
+    assert lifecycles(steps, final) == [
+        {"section": 0, "first_draft": 2, "completed": 6, "status": "completed", "revisions": 1},
+        {"section": 1, "first_draft": 4, "completed": None, "status": "revision_needed", "revisions": 0}]
+    assert score_curve(states) == [None, None, 6.0, 6.0, 6.0, 9.0, 8.0]
+
+
+def test_scripted_protocols():
+    ep = st.start("t", "s")
+    for name in ("fixed", "no_review", "no_refine"):
+        assert next_decision(name, ep, False).action == "outline"
+        assert next_decision(name, ep, True).action == "finish"  # the outline failed
+    ep = st.apply_outline(ep, "T", [("A", []), ("B", [])])
+    ep = st.apply_review(st.apply_draft(ep, 0, "x", ""), 0, 5, "f", SETTINGS)
+    assert next_decision("fixed", ep, True) == Decision("refine", {"section_id": 0}, "refine section 0")
+    assert next_decision("no_refine", ep, True).params == {"section_id": 1}  # section 0 was reviewed once
+    assert next_decision("no_review", ep, True) == Decision("draft", {"section_id": 1}, "draft section 1")
+    ep = st.apply_draft(ep, 1, "y", "")
+    assert next_decision("no_review", ep, True).action == "finish"
+    assert next_decision("no_refine", ep, True) == Decision("review", {"section_id": 1}, "review section 1")
+    ep = st.apply_refine(ep, 0, "x2")
+    assert next_decision("fixed", ep, True) == Decision("review", {"section_id": 0}, "review section 0")

@@ -1,0 +1,83 @@
+"""Reading the policy's decisions and the tools' answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from proseval.benchmarks.ravel.actions import Decision, Invalid, parse_decision, validate
+from proseval.benchmarks.ravel.tools import (
+    ToolError,
+    parse_draft,
+    parse_outline,
+    parse_refinement,
+    parse_review,
+    read_score,
+)
+
+
+def test_a_decision_is_read_from_prose_and_fences():
+    d = parse_decision('I think so.\n```json\n{"thought": "go", "action": "draft", "params": {"section_id": 1}}\n```', 3)
+    assert d == Decision("draft", {"section_id": 1}, "go") and d.section_id == 1
+    assert parse_decision('{"action": "finish", "params": {}}') == Decision("finish", {}, "")
+    assert parse_decision('{"action": "plan_outline", "params": {"topic": "x"}}').action == "outline"  # official name
+
+
+@pytest.mark.parametrize("reply, reason", [
+    ("", "empty reply"),
+    ("I will draft the first section.", "no JSON object"),
+    ('{"thought": "x", "params": {}}', "no 'action'"),
+    ('{"action": "polish", "params": {}}', "unknown action 'polish'"),
+    ('{"action": "finish"}', "no 'params'"),
+    ('{"action": "draft", "params": [0]}', "'params' must be an object"),
+    ('{"action": "draft", "params": {}}', "needs params.section_id"),
+    ('{"action": "review", "params": {"section_id": "1"}}', "must be a whole number"),
+    ('{"action": "review", "params": {"section_id": 1.5}}', "must be a whole number"),
+    ('{"action": "review", "params": {"section_id": true}}', "must be a whole number"),
+    ('{"action": "refine", "params": {"section_id": 3}}', "valid ids are 0..2"),
+    ('{"action": "draft", "params": {"section_id": -1}}', "does not exist"),
+])
+def test_invalid_decisions_say_why(reply, reason):
+    result = parse_decision(reply, 3)
+    assert isinstance(result, Invalid) and reason in result.reason
+
+
+def test_without_an_outline_every_section_id_is_out_of_range():
+    result = validate({"action": "draft", "params": {"section_id": 0}}, 0)
+    assert isinstance(result, Invalid) and "no outline yet" in result.reason
+    assert isinstance(validate(["draft"]), Invalid)
+
+
+def test_outline_answers():
+    o = parse_outline('{"title": "Water", "sections": [{"title": "Intro", "points": ["a", "b"]}, "Body"]}', 5)
+    assert o.title == "Water" and o.sections == [("Intro", ["a", "b"]), ("Body", [])]
+    o = parse_outline('{"outline": [{"section_title": "One", "points": "single"}]}', 5)
+    assert o.sections == [("One", ["single"])]
+    with pytest.raises(ToolError, match="at most 1"):
+        parse_outline('{"sections": ["a", "b"]}', 1)
+    with pytest.raises(ToolError, match="no usable section"):
+        parse_outline('{"sections": [{"points": ["x"]}]}', 5)
+    with pytest.raises(ToolError, match="no JSON outline"):
+        parse_outline("Intro, body, conclusion.", 5)
+
+
+def test_text_answers_fall_back_to_plain_text():
+    d = parse_draft('{"content": "Water is odd. It expands.", "summary": "Odd water."}')
+    assert (d.content, d.summary, d.read_as) == ("Water is odd. It expands.", "Odd water.", "json")
+    d = parse_draft("Water is odd. It expands when it freezes.")
+    assert (d.content, d.summary, d.read_as) == ("Water is odd. It expands when it freezes.", "Water is odd.",
+                                                 "plain_text")
+    assert parse_refinement('{"revised_content": "New.", "change_log": "x"}').content == "New."
+    with pytest.raises(ToolError, match="writer returned no text"):
+        parse_draft("   ")
+
+
+def test_review_answers():
+    r = parse_review('Here: {"score": 8.5, "feedback": "fine"}')
+    assert (r.score, r.feedback, r.read_as) == (8.5, "fine", "json")
+    assert read_score("7") == (7.0, "coerced") and read_score([6]) == (6.0, "coerced")
+    for bad, match in (("great", "not a number"), (11, "outside"), (-1, "outside"), (True, "not a number"),
+                       (float("nan"), "not a number")):
+        with pytest.raises(ToolError, match=match):
+            read_score(bad)
+    with pytest.raises(ToolError, match="no JSON object with a 'score'"):
+        parse_review('{"feedback": "no score"}')
