@@ -61,7 +61,7 @@ def test_refine_goes_back_to_drafted_and_counts():
     s = ep.section(0)
     assert (s.status, s.content, s.revisions, s.summary) == ("drafted", "y", 1, "s")
     with pytest.raises(st.TransitionError, match="revision_needed"):
-        st.can_refine(ep.section(0), SETTINGS)
+        st.can_refine(ep.section(0))
 
 
 def test_the_review_after_the_last_allowed_refine_closes_the_section():
@@ -77,10 +77,8 @@ def test_the_review_after_the_last_allowed_refine_closes_the_section():
     assert not st.at_cap(ep.section(0), uncapped)
 
 
-def test_force_complete_and_finish():
-    ep = st.apply_draft(outlined(), 0, "x", "")
-    ep = st.force_complete(ep, 0)
-    assert ep.section(0).status == "completed" and ep.section(0).forced
+def test_finish():
+    ep = st.apply_review(st.apply_draft(outlined(), 0, "x", ""), 0, 9, "", SETTINGS)
     done = st.apply_finish(ep)
     assert done.finished and done.premature  # section 1 still pending
     ep = st.apply_review(st.apply_draft(ep, 1, "y", ""), 1, 9, "", SETTINGS)

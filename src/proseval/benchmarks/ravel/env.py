@@ -13,7 +13,7 @@ from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.actions import Decision
 from proseval.benchmarks.ravel.tools import Outline, Review, Text
 
-Outcome = Literal["success", "failed", "skipped", "finish"]
+Outcome = Literal["success", "failed", "finish"]
 TOOL_OF = {"outline": "planner", "draft": "writer", "review": "reviewer", "refine": "reviser"}
 
 
@@ -46,8 +46,8 @@ class Step(BaseModel):
 
 
 def prepare(episode: st.Episode, decision: Decision, settings: st.Settings) -> str | None:
-    """The tool role the decision needs (None: finish, or a refine at the cap that is skipped).
-    Raises `TransitionError` when the state does not allow the action."""
+    """The tool role the decision needs (None: finish). Raises `TransitionError` when the state
+    does not allow the action."""
     if decision.action == "outline":
         return "planner"
     if decision.action == "finish":
@@ -56,15 +56,13 @@ def prepare(episode: st.Episode, decision: Decision, settings: st.Settings) -> s
     if decision.action == "review":
         st.can_review(section)
     elif decision.action == "refine":
-        st.can_refine(section, settings)
-        if st.at_cap(section, settings):
-            return None
+        st.can_refine(section)
     return TOOL_OF[decision.action]
 
 
 def apply(episode: st.Episode, decision: Decision, output: Outline | Text | Review | None,
           settings: st.Settings) -> tuple[st.Episode, Outcome]:
-    """The next state. `output` is the tool's parsed answer (None for finish and skipped refines)."""
+    """The next state. `output` is the tool's parsed answer (None for finish)."""
     action = decision.action
     if action == "finish":
         return st.apply_finish(episode), "finish"
@@ -72,8 +70,6 @@ def apply(episode: st.Episode, decision: Decision, output: Outline | Text | Revi
         assert isinstance(output, Outline)
         return st.apply_outline(episode, output.title, output.sections), "success"
     section_id = decision.params["section_id"]
-    if action == "refine" and output is None:
-        return st.force_complete(episode, section_id), "skipped"
     if action == "draft":
         assert isinstance(output, Text)
         return st.apply_draft(episode, section_id, output.content, output.summary), "success"
@@ -104,7 +100,7 @@ def replay(episode: st.Episode, steps: list[Step], settings: st.Settings) -> lis
     """The state after each stored step, rebuilt from the recorded tool answers alone."""
     states = []
     for step in steps:
-        if step.outcome in ("success", "skipped", "finish") and step.decision is not None:
+        if step.outcome in ("success", "finish") and step.decision is not None:
             decision = Decision(step.decision["action"], step.decision["params"], step.decision.get("thought", ""))
             output = output_from(decision.action, step.tool.output) if step.tool and step.tool.output else None
             episode, _ = apply(episode, decision, output, settings)

@@ -172,8 +172,7 @@ async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], 
     return after, Step(**base, outcome=outcome, tool=call, diff=st.diff(episode, after),
                        score=output.score if decision.action == "review" else None,  # type: ignore[union-attr]
                        score_before=before_score if decision.action == "refine" else None,
-                       status_after=section.status if section is not None else None,
-                       error="revision cap reached: section closed as it stands" if outcome == "skipped" else "")
+                       status_after=section.status if section is not None else None)
 
 
 def restore(saved: Any) -> tuple[st.Episode, list[Step]] | None:

@@ -12,7 +12,7 @@ Definitions (also in docs/ravel.md):
 - δ (``refine_delta``): mean over the episode's (successful refine → next review of the same
   section) pairs of the reviewer's score after minus its score before the refine; a pair is
   broken by a new draft of the section or a new outline; episodes without a pair have none.
-- ERR (``error_rate``): failed actions / |T|, in % (cap-skipped refines are not failures).
+- ERR (``error_rate``): failed actions / |T|, in %.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ class EpisodeMetrics:
     finished: bool
     premature_finish: bool
     failed_actions: int
-    skipped_actions: int
     refines: int
     deltas: tuple[float, ...]
     forced_completions: int
@@ -80,7 +79,7 @@ def lifecycles(steps: list[Step], final: st.Episode) -> list[dict[str, Any]]:
     rows = []
     for section in final.sections:
         own = [s for s in steps if s.step > last_outline and s.section_id == section.id
-               and s.outcome in ("success", "skipped")]
+               and s.outcome == "success"]
         drafts = [s.step for s in own if s.action == "draft"]
         done = [s.step for s in own if s.status_after == "completed"]
         rows.append({"section": section.id, "first_draft": drafts[0] if drafts else None,
@@ -103,7 +102,6 @@ def measure(steps: list[Step], final: st.Episode, states: list[st.Episode] | Non
         steps=len(steps), outline_len=final.n, success=final.finished and final.all_completed,
         finished=final.finished, premature_finish=final.finished and final.premature,
         failed_actions=sum(s.outcome == "failed" for s in steps),
-        skipped_actions=sum(s.outcome == "skipped" for s in steps),
         refines=sum(s.action == "refine" and s.outcome == "success" for s in steps),
         deltas=tuple(refine_deltas(steps)),
         forced_completions=sum(s.forced and s.status == "completed" for s in final.sections),

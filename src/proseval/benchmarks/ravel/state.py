@@ -130,7 +130,7 @@ def apply_review(episode: Episode, section_id: int, score: float, feedback: str,
         "status": status, "score": float(score), "feedback": feedback, "forced": capped and not passed}))
 
 
-def can_refine(section: Section, settings: Settings) -> None:
+def can_refine(section: Section) -> None:
     if section.status != "revision_needed":
         raise TransitionError(f"section {section.id} is {section.status}: only a section a review sent back "
                               "(revision_needed) can be refined")
@@ -147,12 +147,6 @@ def apply_refine(episode: Episode, section_id: int, content: str) -> Episode:
         raise TransitionError("the revision is empty")
     return _replace(episode, section.model_copy(update={
         "status": "drafted", "content": content, "revisions": section.revisions + 1}))
-
-
-def force_complete(episode: Episode, section_id: int) -> Episode:
-    """A refine asked for at the cap: the section is closed as it stands (nothing is executed)."""
-    section = check_id(episode, section_id)
-    return _replace(episode, section.model_copy(update={"status": "completed", "forced": True}))
 
 
 def apply_finish(episode: Episode) -> Episode:

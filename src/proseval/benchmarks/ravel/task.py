@@ -87,7 +87,7 @@ def make_trajectory_scorer(settings: st.Settings) -> Any:
         start = episode_start(from_target(sample.target))
         m = measure(steps, final, replay(start, steps, settings))
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
-                  "failed_actions": m.failed_actions, "skipped_actions": m.skipped_actions, "refines": m.refines}
+                  "failed_actions": m.failed_actions, "refines": m.refines}
         out = {"success": Score(value=float(m.success)), "finished": Score(value=float(m.finished)),
                "premature_finish": Score(value=float(m.premature_finish)),
                "steps": Score(value=float(m.steps), metadata=detail),

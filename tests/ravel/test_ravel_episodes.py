@@ -1,0 +1,201 @@
+"""End to end: scripted policies through `proseval.run`, with the metrics each must produce."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ravel.ravel_fixtures import decide, efficient, model, tools
+
+import proseval
+from proseval.benchmarks.ravel import state as st
+from proseval.benchmarks.ravel.env import Step, replay
+from proseval.benchmarks.ravel.task import episode_start
+from proseval.benchmarks.c3ebench.task import from_target
+from proseval.models.base import FatalError
+
+JUDGE_OK = '{"analysis": {}, "score": 7, "verdict": "solid"}'
+
+
+def run(tmp_path: Path, data_dir: Path, candidate: str, judge: str, **params):
+    settings = {"data_dir": str(data_dir), "language": "en", **params}
+    return proseval.run("ravel", model=candidate, roles={"judge": judge}, params=settings, limit=1,
+                        out=tmp_path / "runs", cache=False)
+
+
+def only(result):
+    records = list(result.records())
+    assert len(records) == 1
+    return records[0]
+
+
+def scores(record) -> dict[str, float | None]:
+    return {name: score.value for name, score in record.scores.items()}
+
+
+def test_an_efficient_policy_writes_reviews_refines_and_finishes(tmp_path, data_dir, scripts):
+    candidate = scripts("eff", model(lambda turn, state: efficient(state)))
+    result = run(tmp_path, data_dir, candidate, scripts("judge", [JUDGE_OK]))
+    record = only(result)
+    steps = [Step.model_validate(t) for t in record.state.turns]
+    assert [(s.action, s.section_id, s.outcome) for s in steps] == [
+        ("outline", None, "success"), ("draft", 0, "success"), ("review", 0, "success"), ("draft", 1, "success"),
+        ("review", 1, "success"), ("refine", 1, "success"), ("review", 1, "success"), ("finish", None, "finish")]
+    # |T| = 8, n = 2, one refine raising the review from 6 to 9
+    assert scores(record) == {"success": 1.0, "finished": 1.0, "premature_finish": 0.0, "steps": 8.0,
+                              "outline_len": 2.0, "efficiency": 4.0, "refine_density": 12.5, "refine_delta": 3.0,
+                              "error_rate": 0.0, "forced_completions": 0.0, "judge": 7.0}
+    assert record.state.output == ("# On Water\n\n## Water\n\nWater text.\n\n## Ice\n\n"
+                                   "Ice text, revised: it floats because it is less dense.\n")
+    # the trajectory is complete: tool answers, diffs, and it replays to the stored final state
+    assert steps[2].tool.role == "reviewer" and steps[2].tool.bound_to == "candidate" and steps[2].score == 9
+    assert steps[4].diff == {"sections": {"1": {"status": ["drafted", "revision_needed"], "score": [None, 6.0],
+                                                "feedback": ["", "say why ice floats"]}}}
+    assert steps[0].reply and json.loads(steps[0].reply)["action"] == "outline"
+    start = episode_start(from_target(record.target))
+    settings = st.Settings.model_validate(record.state.metadata["settings"])
+    assert replay(start, steps, settings)[-1] == st.Episode.model_validate(record.state.metadata["final_state"])
+    assert record.state.metadata["termination"] == "finish" and record.state.metadata["resumed_at_step"] == 0
+    extra = result.results.extra["ravel"]["overall"]
+    assert (extra["S"], extra["T"], extra["efficiency"], extra["judge"]) == (100.0, 8.0, 4.0, 7.0)
+    assert (result.path / "ravel.md").is_file()
+    assert (result.path / "ravel_lifecycles.png").read_bytes()[:4] == b"\x89PNG"
+    assert result.results.extra["ravel"]["lifecycles"] == [
+        {"episode": "end2end_en_1", "section": 0, "first_draft": 2, "completed": 3, "status": "completed",
+         "revisions": 0},
+        {"episode": "end2end_en_1", "section": 1, "first_draft": 4, "completed": 7, "status": "completed",
+         "revisions": 1}]
+
+
+def test_a_policy_that_never_finishes_stops_at_t_max(tmp_path, data_dir, scripts):
+    candidate = scripts("loop", model(lambda turn, state: decide("outline") if turn == 1 else decide("draft", 0)))
+    record = only(run(tmp_path, data_dir, candidate, scripts("judge", [JUDGE_OK]), max_steps=6))
+    assert len(record.state.turns) == 6 and record.state.metadata["termination"] == "max_steps"
+    assert scores(record) == {"success": 0.0, "finished": 0.0, "premature_finish": 0.0, "steps": 6.0,
+                              "outline_len": 2.0, "efficiency": 3.0, "refine_density": 0.0, "error_rate": 0.0,
+                              "forced_completions": 0.0, "judge": 7.0}
+
+
+MALFORMED = {1: "I would start with an outline.", 2: '{"action": "dance", "params": {}}',
+             3: '{"action": "draft", "params": {"section_id": "zero"}}', 4: '{"action": "draft"}',
+             5: '{"action": "draft", "params": [1]}', 6: decide("draft", 0), 7: decide("outline"),
+             8: decide("draft", 7), 9: decide("review", 1), 10: decide("refine", 0), 11: decide("finish")}
+
+
+def test_malformed_answers_unknown_actions_and_bad_ids_are_failed_actions(tmp_path, data_dir, scripts):
+    candidate = scripts("bad", model(lambda turn, state: MALFORMED[turn]))
+    judge = scripts("judge", lambda messages: pytest.fail("an empty manuscript is not judged"))
+    record = only(run(tmp_path, data_dir, candidate, judge))
+    steps = [Step.model_validate(t) for t in record.state.turns]
+    assert [s.outcome for s in steps] == ["failed"] * 6 + ["success"] + ["failed"] * 3 + ["finish"]
+    errors = [s.error for s in steps if s.outcome == "failed"]
+    assert "no JSON object" in errors[0] and "unknown action 'dance'" in errors[1]
+    assert "whole number" in errors[2] and "no 'params'" in errors[3] and "must be an object" in errors[4]
+    assert "no outline yet" in errors[5] and "valid ids are 0..1" in errors[6]
+    assert "no draft to review" in errors[7] and "revision_needed" in errors[8]
+    assert steps[1].action == "dance" and steps[0].action is None
+    # 9 of 11 decisions failed; finish with both sections pending is premature; nothing written: judge 1, no call
+    assert scores(record) == {"success": 0.0, "finished": 1.0, "premature_finish": 1.0, "steps": 11.0,
+                              "outline_len": 2.0, "efficiency": 5.5, "refine_density": 0.0,
+                              "error_rate": pytest.approx(100 * 9 / 11), "forced_completions": 0.0, "judge": 1.0}
+    assert record.scores["judge"].parse_status == "empty" and record.model_failure == "empty"
+
+
+def test_a_policy_that_finishes_early(tmp_path, data_dir, scripts):
+    plan = {1: decide("outline"), 2: decide("draft", 0), 3: decide("finish")}
+    record = only(run(tmp_path, data_dir, scripts("early", model(lambda turn, state: plan[turn])),
+                      scripts("judge", [JUDGE_OK])))
+    assert scores(record) == {"success": 0.0, "finished": 1.0, "premature_finish": 1.0, "steps": 3.0,
+                              "outline_len": 2.0, "efficiency": 1.5, "refine_density": 0.0, "error_rate": 0.0,
+                              "forced_completions": 0.0, "judge": 7.0}
+    assert st.Episode.model_validate(record.state.metadata["final_state"]).premature
+
+
+def test_the_revision_cap_closes_a_section_after_its_last_refinement_is_reviewed(tmp_path, data_dir, scripts):
+    def harsh(messages):
+        if "You review" in messages[-1]["content"]:
+            return '{"score": 4, "feedback": "no"}'
+        return tools(messages)
+
+    def policy(turn, state):
+        if turn == 1:
+            return decide("outline")
+        s = state["outline"][0]
+        if s["status"] == "completed":
+            return decide("finish")
+        return decide({"pending": "draft", "drafted": "review", "revision_needed": "refine"}[s["status"]], 0)
+
+    candidate = scripts("capped", lambda m: model(policy)(m) if "editor in charge" in m[0]["content"] else harsh(m))
+    record = only(run(tmp_path, data_dir, candidate, scripts("judge", [JUDGE_OK]), revision_cap=2))
+    steps = [Step.model_validate(t) for t in record.state.turns]
+    # outline, draft, review 4, refine, review 4, refine, review 4 -> closed at the cap, finish
+    assert [s.action for s in steps] == ["outline", "draft", "review", "refine", "review", "refine", "review", "finish"]
+    final = st.Episode.model_validate(record.state.metadata["final_state"])
+    assert final.section(0).forced and final.section(0).revisions == 2
+    assert scores(record)["forced_completions"] == 1.0 and scores(record)["refine_delta"] == 0.0  # 4 - 4
+    assert scores(record)["premature_finish"] == 1.0  # section 1 was never written
+
+
+@pytest.mark.parametrize("protocol, actions, success", [
+    ("fixed", ["outline", "draft", "review", "draft", "review", "refine", "review", "finish"], 1.0),
+    ("no_review", ["outline", "draft", "draft", "finish"], 0.0),
+    ("no_refine", ["outline", "draft", "review", "draft", "review", "finish"], 0.0),
+])
+def test_scripted_protocols_make_no_policy_call(tmp_path, data_dir, scripts, protocol, actions, success):
+    def only_tools(messages):
+        assert "editor in charge" not in messages[0]["content"], "a scripted protocol asked the policy"
+        return tools(messages)
+
+    record = only(run(tmp_path, data_dir, scripts("tools", only_tools), scripts("judge", [JUDGE_OK]),
+                      protocol=protocol))
+    steps = [Step.model_validate(t) for t in record.state.turns]
+    assert [s.action for s in steps] == actions and all(s.source == "scripted" and s.reply is None for s in steps)
+    assert scores(record)["success"] == success and record.state.metadata["protocol"] == protocol
+
+
+def test_a_tool_with_its_own_role(tmp_path, data_dir, scripts):
+    writer_calls = []
+
+    def writer(messages):
+        writer_calls.append(messages)
+        return '{"content": "Weak text.", "summary": "weak"}'
+
+    settings = {"data_dir": str(data_dir), "language": "en", "tool_roles": "writer", "protocol": "no_review"}
+    result = proseval.run("ravel", model=scripts("main", model(lambda t, s: efficient(s))),
+                          roles={"judge": scripts("judge", [JUDGE_OK]), "writer": scripts("writer", writer)},
+                          params=settings, limit=1, out=tmp_path / "runs", cache=False)
+    record = only(result)
+    drafts = [Step.model_validate(t).tool for t in record.state.turns if t["action"] == "draft"]
+    assert [(d.role, d.bound_to) for d in drafts] == [("writer", "writer")] * 2 and len(writer_calls) == 2
+    assert record.state.metadata["tool_roles"] == {"planner": "candidate", "writer": "writer",
+                                                   "reviewer": "candidate", "reviser": "candidate"}
+    with pytest.raises(Exception, match="no role"):
+        proseval.run("ravel", model="scripted/echo", roles={"judge": "scripted/echo", "writer": "scripted/echo"},
+                     params={"data_dir": str(data_dir), "language": "en"}, limit=1, out=tmp_path / "x")
+
+
+def test_a_failed_request_fails_the_episode_and_keeps_its_progress(tmp_path, data_dir, scripts):
+    def flaky(messages):
+        if "editor in charge" in messages[0]["content"]:
+            turn = int(messages[-1]["content"].split()[1])
+            if turn == 3:
+                return FatalError("policy endpoint refused")
+        return model(lambda t, s: efficient(s))(messages)
+
+    result = run(tmp_path, data_dir, scripts("flaky", flaky), scripts("judge", [JUDGE_OK]))
+    assert result.results.counts.failed == 1
+    record = only(result)
+    assert record.status == "error" and "policy endpoint refused" in record.error
+    saved = json.loads(next((result.path / "checkpoints").glob("*.json")).read_text())["data"]
+    assert [s["action"] for s in saved["steps"]] == ["outline", "draft"]  # progress kept for --retry-failed
+
+
+def test_judge_failures_are_unscored_never_zero(tmp_path, data_dir, scripts):
+    candidate = scripts("eff", model(lambda turn, state: efficient(state)))
+    record = only(run(tmp_path, data_dir, candidate, scripts("judge", ["seven out of ten"])))
+    assert record.scores["judge"].value is None and record.scores["judge"].parse_status == "unparsable"
+    assert record.scores["judge"].metadata["judge_calls"] == 3
+    record = only(run(tmp_path, data_dir, candidate, scripts("judge2", [FatalError("judge down")])))
+    assert record.scores["judge"].value is None and record.scores["judge"].parse_status == "error"
+    assert record.scores["success"].value == 1.0
