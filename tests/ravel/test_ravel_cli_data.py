@@ -1,0 +1,57 @@
+"""The command line (run, show, plot, describe), presets, and the official End2End items."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ravel.ravel_fixtures import efficient, model
+from typer.testing import CliRunner
+
+from proseval.benchmarks.ravel.params import RavelParams
+from proseval.benchmarks.ravel.task import load_items
+from proseval.cli import app
+from proseval.registry import get_entry
+
+runner = CliRunner()
+
+
+def test_run_show_and_plot_from_the_command_line(tmp_path: Path, data_dir: Path, scripts):
+    candidate = scripts("cli-eff", model(lambda turn, state: efficient(state)))
+    judge = scripts("cli-judge", ['{"score": 8, "verdict": "good"}'])
+    runs = []
+    for protocol in ("agent", "no_review"):
+        run_dir = tmp_path / protocol
+        result = runner.invoke(app, ["run", "ravel", "--model", candidate, "--role", f"judge={judge}",
+                                     "--data-dir", str(data_dir), "--language", "en", "--protocol", protocol,
+                                     "--run-dir", str(run_dir), "--no-cache", "--display", "none"])
+        assert result.exit_code == 0, result.output
+        runs.append(run_dir)
+    assert "RAVEL trajectory metrics" in result.output
+    shown = runner.invoke(app, ["ravel", "show", str(runs[0]), "--sample", "end2end_en_2"])
+    assert shown.exit_code == 0, shown.output
+    assert "[  6] refine section 1: success" in shown.output and "# On Water" in shown.output
+    plotted = runner.invoke(app, ["ravel", "plot", *map(str, runs), "--out", str(tmp_path / "plots")])
+    assert plotted.exit_code == 0, plotted.output
+    assert (tmp_path / "plots" / "ravel_lifecycles.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "plots" / "ravel_score_curve.png").is_file()
+    table = (runs[1] / "ravel.md").read_text()
+    assert "| all | 2 | 0 | 0.0 | 100.0 | 2 | 4.0 | 2.0 | 2.00 |" in table  # no_review: premature, |T| 4, n 2
+
+
+def test_presets_for_both_official_agent_versions():
+    presets = get_entry("ravel").presets()
+    assert presets["official"].params["revision_cap"] == 3 and presets["official"].params["history_window"] == 10
+    assert presets["january"].params["revision_cap"] is None and presets["january"].params["history_window"] == 0
+    assert presets["official"].gen["candidate"]["temperature"] == 0.2
+    assert RavelParams(revision_cap="none").revision_cap is None
+    assert RavelParams(tool_roles="writer,reviewer").tool_roles == ["writer", "reviewer"]
+
+
+def test_the_official_end2end_topics(shared_dir: Path):
+    folder = shared_dir / "data" / "c3ebench"
+    data, items = load_items(RavelParams(data_dir=str(folder)))
+    assert all(f.verified for f in data.files)
+    assert len(items) == 299 and {i.task for i in items} == {"end2end"}  # EN 99 + ZH 200
+    assert [i.language for i in items[:4]] == ["en", "zh", "en", "zh"]  # interleaved for --limit
+    en = load_items(RavelParams(data_dir=str(folder), language=["en"], genre=["poetry"]))[1]
+    assert len(en) == 3 and all(i.genre == "poetry" for i in en)
