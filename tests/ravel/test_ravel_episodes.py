@@ -9,10 +9,10 @@ import pytest
 from ravel.ravel_fixtures import decide, efficient, model, tools
 
 import proseval
+from proseval.benchmarks.c3ebench.task import from_target
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.task import episode_start
-from proseval.benchmarks.c3ebench.task import from_target
 from proseval.models.base import FatalError
 
 JUDGE_OK = '{"analysis": {}, "score": 7, "verdict": "solid"}'

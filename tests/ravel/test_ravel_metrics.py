@@ -5,7 +5,12 @@ from __future__ import annotations
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.actions import Decision
 from proseval.benchmarks.ravel.env import Step, replay
-from proseval.benchmarks.ravel.metrics import lifecycles, measure, refine_deltas, score_curve
+from proseval.benchmarks.ravel.metrics import (
+    lifecycles,
+    measure,
+    refine_deltas,
+    score_curve,
+)
 from proseval.benchmarks.ravel.scripted import next_decision
 
 SETTINGS = st.Settings(tau=8.0, revision_cap=3)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from proseval.benchmarks.ravel.actions import Decision, Invalid, parse_decision, validate
+from proseval.benchmarks.ravel.actions import (
+    Decision,
+    Invalid,
+    parse_decision,
+    validate,
+)
 from proseval.benchmarks.ravel.tools import (
     ToolError,
     parse_draft,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -13,7 +12,7 @@ app = typer.Typer(help="RAVEL: show an episode step by step; plot several runs (
 
 @app.command()
 def show(run: Path = typer.Argument(..., help="a ravel run folder"),
-         sample: Optional[str] = typer.Option(None, "--sample", "-s", help="episode id (default: the first)")) -> None:
+         sample: str | None = typer.Option(None, "--sample", "-s", help="episode id (default: the first)")) -> None:
     """Replay one episode: each decision, its outcome, what it changed, and the tool's answer."""
     from proseval.benchmarks.ravel.env import Step
     from proseval.runtime.runlog import RunFolder

@@ -17,7 +17,13 @@ from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.actions import Decision, Invalid, parse_decision
 from proseval.benchmarks.ravel.env import Step, ToolCall, apply, output_dict, prepare
 from proseval.benchmarks.ravel.scripted import next_decision
-from proseval.benchmarks.ravel.tools import ToolError, parse_draft, parse_outline, parse_refinement, parse_review
+from proseval.benchmarks.ravel.tools import (
+    ToolError,
+    parse_draft,
+    parse_outline,
+    parse_refinement,
+    parse_review,
+)
 from proseval.runtime.context import SampleContext
 
 POLICY_ROLE = "candidate"

@@ -103,10 +103,10 @@ def markdown(summary: dict[str, Any], label: str = "") -> str:
     for title, header, rows in tables(summary):
         parts += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         parts += ["| " + " | ".join(row) + " |" for row in rows]
-    parts += ["", "S: finished with every section completed; premature: finished with sections left; |T|: decisions; "
-              "|O|: outline sections; ρ: successful refines per decision; δ: reviewer score after − before a refine "
-              "(episodes with a pair); ERR: failed actions per decision; forced: sections closed at the revision cap; "
-              "judge: C3EBench End2End judge (reference = 6) on the final manuscript.", ""]
+    parts += ["", ("S: finished with every section completed; premature: finished with sections left; |T|: decisions; "
+                   "|O|: outline sections; ρ: successful refines per decision; δ: reviewer score after − before a "
+                   "refine (episodes with a pair); ERR: failed actions per decision; forced: sections closed at the "
+                   "revision cap; judge: C3EBench End2End judge (reference = 6) on the final manuscript."), ""]
     return "\n".join(parts)
 
 

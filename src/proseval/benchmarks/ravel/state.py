@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 Status = Literal["pending", "drafted", "revision_needed", "completed"]
 STATUSES: tuple[Status, ...] = ("pending", "drafted", "revision_needed", "completed")
@@ -118,13 +118,17 @@ def can_review(section: Section) -> None:
         raise TransitionError(f"section {section.id} has no draft to review")
 
 
+def at_cap(section: Section, settings: Settings) -> bool:
+    return settings.revision_cap is not None and section.revisions >= settings.revision_cap
+
+
 def apply_review(episode: Episode, section_id: int, score: float, feedback: str, settings: Settings) -> Episode:
     """The reviewer's score: completed at or above τ; below τ revision_needed, or completed
     (``forced``) once the section has used every revision the cap allows."""
     section = check_id(episode, section_id)
     can_review(section)
     passed = score >= settings.tau
-    capped = settings.revision_cap is not None and section.revisions >= settings.revision_cap
+    capped = at_cap(section, settings)
     status: Status = "completed" if passed or capped else "revision_needed"
     return _replace(episode, section.model_copy(update={
         "status": status, "score": float(score), "feedback": feedback, "forced": capped and not passed}))
@@ -134,10 +138,6 @@ def can_refine(section: Section) -> None:
     if section.status != "revision_needed":
         raise TransitionError(f"section {section.id} is {section.status}: only a section a review sent back "
                               "(revision_needed) can be refined")
-
-
-def at_cap(section: Section, settings: Settings) -> bool:
-    return settings.revision_cap is not None and section.revisions >= settings.revision_cap
 
 
 def apply_refine(episode: Episode, section_id: int, content: str) -> Episode:

@@ -12,7 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from proseval.benchmarks.c3ebench import data as c3e_data
-from proseval.benchmarks.c3ebench.judging import JudgeSetup, judge_messages, parse_verdict
+from proseval.benchmarks.c3ebench.judging import (
+    JudgeSetup,
+    judge_messages,
+    parse_verdict,
+)
 from proseval.benchmarks.c3ebench.params import DATA_ENV, default_data_dir
 from proseval.benchmarks.c3ebench.task import from_target, to_target
 from proseval.benchmarks.ravel import state as st
@@ -87,7 +91,9 @@ def make_trajectory_scorer(settings: st.Settings) -> Any:
         start = episode_start(from_target(sample.target))
         m = measure(steps, final, replay(start, steps, settings))
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
-                  "failed_actions": m.failed_actions, "refines": m.refines}
+                  "failed_actions": m.failed_actions, "refines": m.refines,
+                  "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
+                  "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps)}
         out = {"success": Score(value=float(m.success)), "finished": Score(value=float(m.finished)),
                "premature_finish": Score(value=float(m.premature_finish)),
                "steps": Score(value=float(m.steps), metadata=detail),
