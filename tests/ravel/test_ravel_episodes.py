@@ -199,3 +199,24 @@ def test_judge_failures_are_unscored_never_zero(tmp_path, data_dir, scripts):
     record = only(run(tmp_path, data_dir, candidate, scripts("judge2", [FatalError("judge down")])))
     assert record.scores["judge"].value is None and record.scores["judge"].parse_status == "error"
     assert record.scores["success"].value == 1.0
+
+
+def test_the_policy_sees_a_bounded_window_of_its_history_with_outcomes(tmp_path, data_dir, scripts):
+    seen: dict[int, str] = {}
+
+    def policy(messages):
+        if "editor in charge" not in messages[0]["content"]:
+            return tools(messages)
+        user = messages[-1]["content"]
+        turn = int(user.split()[1])
+        seen[turn] = user.split("what came of them:\n", 1)[1].split("\n\nChoose", 1)[0]
+        return {1: "nonsense", 2: decide("outline"), 3: decide("review", 0)}.get(turn, decide("draft", 0))
+
+    run(tmp_path, data_dir, scripts("window", policy), scripts("judge", [JUDGE_OK]), max_steps=5, history_window=2)
+    assert seen[1] == "(none)"
+    assert seen[4] == ("- step 2: outline -> success\n"
+                       "- step 3: review section 0 -> failed: section 0 has no draft to review")
+    assert seen[5].startswith("- step 3:") and "- step 4: draft section 0 -> success (now drafted)" in seen[5]
+    assert "step 1" not in seen[4]
+    run(tmp_path, data_dir, scripts("window0", policy), scripts("judge2", [JUDGE_OK]), max_steps=3, history_window=0)
+    assert seen[3] == "(not shown)"
