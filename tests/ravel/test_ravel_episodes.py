@@ -53,6 +53,8 @@ def test_an_efficient_policy_writes_reviews_refines_and_finishes(tmp_path, data_
     assert steps[4].diff == {"sections": {"1": {"status": ["drafted", "revision_needed"], "score": [None, 6.0],
                                                 "feedback": ["", "say why ice floats"]}}}
     assert steps[0].reply and json.loads(steps[0].reply)["action"] == "outline"
+    detail = record.scores["steps"].metadata
+    assert (detail["outlines"], detail["executed_actions"], detail["refines"], detail["deltas"]) == (1, 8, 1, [3.0])
     start = episode_start(from_target(record.target))
     settings = st.Settings.model_validate(record.state.metadata["settings"])
     assert replay(start, steps, settings)[-1] == st.Episode.model_validate(record.state.metadata["final_state"])

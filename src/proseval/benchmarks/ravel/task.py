@@ -91,7 +91,8 @@ def make_trajectory_scorer(settings: st.Settings) -> Any:
         start = episode_start(from_target(sample.target))
         m = measure(steps, final, replay(start, steps, settings))
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
-                  "failed_actions": m.failed_actions, "refines": m.refines,
+                  "failed_actions": m.failed_actions, "refines": m.refines, "outlines": final.outlines,
+                  "executed_actions": m.steps - m.failed_actions,
                   "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
                   "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps)}
         out = {"success": Score(value=float(m.success)), "finished": Score(value=float(m.finished)),
