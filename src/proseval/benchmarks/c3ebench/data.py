@@ -10,11 +10,12 @@ own items (``proseval c3ebench construct``) are loaded from one file with ``--da
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from proseval.core.jsonl import DataFormatError, iter_json_objects
 
 Language = Literal["en", "zh"]
 TaskName = Literal["cloze", "expand", "edit", "end2end"]
@@ -45,10 +46,6 @@ INPUT_SHAPES: Mapping[TaskName, tuple[tuple[str, ...], ...]] = {
     "edit": (("content", "critique"),),
     "end2end": (("genre", "brief", "audience", "word"), ("content",), ()),
 }
-
-
-class DataFormatError(ValueError):
-    """A malformed data file; the message names the file and line."""
 
 
 @dataclass(frozen=True)
@@ -96,22 +93,8 @@ class C3EData:
 
 
 def iter_json_lines(raw: bytes, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each line; a bad line is a `DataFormatError` naming file:line."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raise DataFormatError(f"{source}:1: file starts with a UTF-8 byte-order mark")
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        line = line.rstrip(b"\r")
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise DataFormatError(f"{source}:{number}: not valid UTF-8 ({exc.reason})") from None
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(f"{source}:{number}: invalid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(value, dict):
-            raise DataFormatError(f"{source}:{number}: expected a JSON object, got {type(value).__name__}")
-        yield number, value
+    """(line number, object) for each line (blank lines skipped); a bad line is a `DataFormatError`."""
+    return iter_json_objects(raw, source)
 
 
 def language_of(record: Mapping[str, Any], default: Language | None) -> Language | None:
