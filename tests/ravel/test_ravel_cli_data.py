@@ -26,7 +26,7 @@ def test_run_show_and_plot_from_the_command_line(tmp_path: Path, data_dir: Path,
                                      "--run-dir", str(run_dir), "--no-cache", "--display", "none"])
         assert result.exit_code == 0, result.output
         runs.append(run_dir)
-    assert "RAVEL trajectory metrics" in result.output
+    assert "RAVEL trajectories" in result.output and "RAVEL outcomes" in result.output
     shown = runner.invoke(app, ["ravel", "show", str(runs[0]), "--sample", "end2end_en_2"])
     assert shown.exit_code == 0, shown.output
     assert "[  6] refine section 1: success" in shown.output and "# On Water" in shown.output
@@ -35,7 +35,8 @@ def test_run_show_and_plot_from_the_command_line(tmp_path: Path, data_dir: Path,
     assert (tmp_path / "plots" / "ravel_lifecycles.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "plots" / "ravel_score_curve.png").is_file()
     table = (runs[1] / "ravel.md").read_text()
-    assert "| all | 2 | 0 | 0.0 | 100.0 | 2 | 4.0 | 2.0 | 2.00 |" in table  # no_review: premature, |T| 4, n 2
+    assert "| all | 2 | 0 | 0.0 | 100.0 | 2 | 0 | 8.00 (2) |" in table  # no_review: finished, premature
+    assert "| all | 4.0 | 2.0 | 2.00 | — | 0.0 | — (0) | 0.0 |" in table  # |T| 4, n 2, no success, no refine
 
 
 def test_presets_for_both_official_agent_versions():

@@ -80,22 +80,32 @@ def _f(value: Any, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-HEADER = ["episodes", "failed", "S %", "finish %", "premature", "|T|", "|O|", "|T|/n", "|T|/n (S)", "ρ %",
-          "δ (pairs)", "ERR %", "forced", "judge 1-10 (n)"]
+OUTCOME = ["episodes", "failed", "S %", "finish %", "premature", "forced", "judge 1-10 (n)"]
+TRAJECTORY_COLUMNS = ["|T|", "|O|", "|T|/n", "|T|/n (S)", "ρ %", "δ (pairs)", "ERR %"]
+HEADER = OUTCOME + TRAJECTORY_COLUMNS
+
+
+def outcome_cells(row: dict[str, Any]) -> list[str]:
+    return [str(row["episodes"]), str(row["failed"]), _f(row["S"], 1), _f(row["finish_rate"], 1),
+            str(row["premature_finishes"]), str(row["forced_completions"]), f"{_f(row['judge'])} ({row['judge_n']})"]
+
+
+def trajectory_cells(row: dict[str, Any]) -> list[str]:
+    return [_f(row["T"], 1), _f(row["outline_len"], 1), _f(row["efficiency"]), _f(row["efficiency_successful"]),
+            _f(row["refine_density"], 1), f"{_f(row['refine_delta'])} ({row['refine_delta_n']})",
+            _f(row["error_rate"], 1)]
 
 
 def cells(row: dict[str, Any]) -> list[str]:
-    return [str(row["episodes"]), str(row["failed"]), _f(row["S"], 1), _f(row["finish_rate"], 1),
-            str(row["premature_finishes"]), _f(row["T"], 1), _f(row["outline_len"], 1), _f(row["efficiency"]),
-            _f(row["efficiency_successful"]), _f(row["refine_density"], 1),
-            f"{_f(row['refine_delta'])} ({row['refine_delta_n']})", _f(row["error_rate"], 1),
-            str(row["forced_completions"]), f"{_f(row['judge'])} ({row['judge_n']})"]
+    return outcome_cells(row) + trajectory_cells(row)
 
 
 def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    rows = [["all", *cells(summary["overall"])]]
-    rows += [[lang, *cells(row)] for lang, row in summary["by_language"].items()]
-    return [("RAVEL trajectory metrics and judge score", ["lang", *HEADER], rows)]
+    groups = [("all", summary["overall"]), *summary["by_language"].items()]
+    return [("RAVEL outcomes and judge score (reference = 6)", ["lang", *OUTCOME],
+             [[name, *outcome_cells(row)] for name, row in groups]),
+            ("RAVEL trajectories", ["lang", *TRAJECTORY_COLUMNS],
+             [[name, *trajectory_cells(row)] for name, row in groups])]
 
 
 def markdown(summary: dict[str, Any], label: str = "") -> str:
