@@ -56,3 +56,21 @@ def test_the_official_end2end_topics(shared_dir: Path):
     assert [i.language for i in items[:4]] == ["en", "zh", "en", "zh"]  # interleaved for --limit
     en = load_items(RavelParams(data_dir=str(folder), language=["en"], genre=["poetry"]))[1]
     assert len(en) == 3 and all(i.genre == "poetry" for i in en)
+
+
+def test_a_rescore_with_another_judge_keeps_the_trajectory(tmp_path: Path, data_dir: Path, scripts):
+    candidate = scripts("rs-eff", model(lambda turn, state: efficient(state)))
+    run_dir = tmp_path / "run"
+    first = runner.invoke(app, ["run", "ravel", "--model", candidate, "--role", "judge=" + scripts("rs-a", ['{"score": 5}']),
+                                "--data-dir", str(data_dir), "--language", "en", "--limit", "1",
+                                "--run-dir", str(run_dir), "--no-cache", "--display", "none"])
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(app, ["score", str(run_dir), "--role", "judge=" + scripts("rs-b", ['{"score": 9}']),
+                                "--out", str(tmp_path / "rescored"), "--no-cache", "--display", "none"])
+    assert again.exit_code == 0, again.output
+    from proseval.api import read_run
+
+    rescored = read_run(next((tmp_path / "rescored").iterdir()))
+    record = next(rescored.records())
+    assert record.scores["judge"].value == 9.0 and record.scores["success"].value == 1.0
+    assert record.scores["steps"].value == 8.0 and len(record.state.turns) == 8
