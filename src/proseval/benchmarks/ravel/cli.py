@@ -61,3 +61,5 @@ def plot(runs: list[Path] = typer.Argument(..., help="ravel run folders (one ser
         if png:
             (out / name).write_bytes(png)
             typer.echo(f"wrote {out / name}")
+        else:
+            typer.echo(f"{name}: nothing to draw (no section was drafted or reviewed in these runs)")
