@@ -222,3 +222,52 @@ def test_the_policy_sees_a_bounded_window_of_its_history_with_outcomes(tmp_path,
     assert "step 1" not in seen[4]
     run(tmp_path, data_dir, scripts("window0", policy), scripts("judge2", [JUDGE_OK]), max_steps=3, history_window=0)
     assert seen[3] == "(not shown)"
+
+
+def test_the_policy_view_shows_summaries_not_whole_texts():
+    from proseval.benchmarks.ravel.episode import policy_view
+
+    ep = st.apply_outline(st.start("Topic.", "essay"), "T", [("A", ["p"])])
+    ep = st.apply_review(st.apply_draft(ep, 0, "A long body " * 50, "Short."), 0, 6.5, "add data", st.Settings())
+    view = json.loads(policy_view(ep))
+    assert view["outline"] == [{"section_id": 0, "title": "A", "points": ["p"], "status": "revision_needed",
+                                "revisions": 0, "words": 150, "summary": "Short.", "score": 6.5,
+                                "feedback": "add data"}]
+    assert json.loads(policy_view(st.start("Topic.", "essay")))["outline"] == "no outline yet"
+
+
+def test_a_chinese_topic_and_the_january_preset(tmp_path, data_dir, scripts):
+    judged = []
+
+    def judge(messages):
+        judged.append(messages)
+        return '{"score": 5, "verdict": "ok"}'
+
+    def candidate(messages):
+        if "editor in charge" in messages[0]["content"]:
+            assert "(not shown)" in messages[-1]["content"]  # January: no history
+            return efficient(json.loads(messages[-1]["content"].split("Current state:\n", 1)[1]
+                                        .split("\n\nYour recent", 1)[0]))
+        if messages[-1]["content"].startswith("Plan a piece"):
+            assert "Language of the text: Chinese" in messages[-1]["content"]
+            assert "Style and genre: 公文" in messages[-1]["content"]  # the style guide is the genre
+        return tools(messages)
+
+    result = proseval.run("ravel", model=scripts("zh", candidate), roles={"judge": scripts("zh-judge", judge)},
+                          params={"data_dir": str(data_dir), "language": "zh"}, preset="january",
+                          out=tmp_path / "runs", cache=False)
+    record = only(result)
+    assert record.id == "end2end_cn_1200" and record.scores["judge"].value == 5.0
+    assert record.state.metadata["settings"]["revision_cap"] is None
+    assert record.state.metadata["settings"]["history_window"] == 0
+    assert judged[0][0]["content"].startswith(proseval_prompt("judge_end2end_zh").split("{traits}")[0])
+    assert judged[0][1]["content"].startswith("[Instruction]\n请写一份关于防汛工作的通知。")
+    assert "[Reference]\n各单位：现通知如下。" in judged[0][1]["content"]
+    assert "[Candidate]\n# On Water" in judged[0][1]["content"]
+    assert result.header.preset["name"] == "january"
+
+
+def proseval_prompt(name: str) -> str:
+    from proseval.benchmarks.ravel.prompts import PROMPTS
+
+    return PROMPTS[name].text
