@@ -94,7 +94,8 @@ def plan(task: str | Task, request: RoleRequest, *, params: dict[str, Any] | Non
     if prompts:
         built = replace(built, prompts=override_prompts(built.prompts, {k: Path(v) for k, v in prompts.items()},
                                                         built.name))
-    bindings, warnings, demo = resolve_roles(request, built.roles_required, built.role_configs)
+    bindings, warnings, demo = resolve_roles(request, built.roles_required, built.role_configs,
+                                             optional=built.optional_roles)
     return Plan(built, bindings, list(warnings), demo)
 
 

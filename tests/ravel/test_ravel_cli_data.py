@@ -45,7 +45,6 @@ def test_presets_for_both_official_agent_versions():
     assert presets["january"].params["revision_cap"] is None and presets["january"].params["history_window"] == 0
     assert presets["official"].gen["candidate"]["temperature"] == 0.2
     assert RavelParams(revision_cap="none").revision_cap is None
-    assert RavelParams(tool_roles="writer,reviewer").tool_roles == ["writer", "reviewer"]
 
 
 def test_the_official_end2end_topics(shared_dir: Path):

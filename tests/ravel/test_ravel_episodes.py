@@ -163,7 +163,7 @@ def test_a_tool_with_its_own_role(tmp_path, data_dir, scripts):
         writer_calls.append(messages)
         return '{"content": "Weak text.", "summary": "weak"}'
 
-    settings = {"data_dir": str(data_dir), "language": "en", "tool_roles": "writer", "protocol": "no_review"}
+    settings = {"data_dir": str(data_dir), "language": "en", "protocol": "no_review"}
     result = proseval.run("ravel", model=scripts("main", model(lambda t, s: efficient(s))),
                           roles={"judge": scripts("judge", [JUDGE_OK]), "writer": scripts("writer", writer)},
                           params=settings, limit=1, out=tmp_path / "runs", cache=False)
@@ -173,7 +173,7 @@ def test_a_tool_with_its_own_role(tmp_path, data_dir, scripts):
     assert record.state.metadata["tool_roles"] == {"planner": "candidate", "writer": "writer",
                                                    "reviewer": "candidate", "reviser": "candidate"}
     with pytest.raises(Exception, match="no role"):
-        proseval.run("ravel", model="scripted/echo", roles={"judge": "scripted/echo", "writer": "scripted/echo"},
+        proseval.run("ravel", model="scripted/echo", roles={"judge": "scripted/echo", "editor": "scripted/echo"},
                      params={"data_dir": str(data_dir), "language": "en"}, limit=1, out=tmp_path / "x")
 
 

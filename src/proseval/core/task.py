@@ -38,6 +38,8 @@ class Task:
     protocol: Protocol
     scorers: list[Scorer]
     roles_required: tuple[str, ...] = ("candidate",)
+    # Roles a user may bind but need not: unbound, the task falls back (see `ctx.has_role`).
+    optional_roles: tuple[str, ...] = ()
     role_configs: dict[str, GenerateConfig] = field(default_factory=dict)
     slice_keys: tuple[str, ...] = ()
     params: dict[str, Any] = field(default_factory=dict)

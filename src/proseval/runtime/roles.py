@@ -82,9 +82,11 @@ def resolve_roles(
     defaults: dict[str, GenerateConfig],
     *,
     allow_demo: bool = True,
+    optional: tuple[str, ...] = (),
 ) -> tuple[dict[str, RoleBinding], list[str], bool]:
-    """Bindings for every role the task needs, warnings to show, and whether it is a demo run."""
-    check_request(request, required)
+    """Bindings for every role the task needs (and the optional ones the user named), warnings to
+    show, and whether it is a demo run."""
+    check_request(request, (*required, *optional))
     specs = dict(request.roles)
     if request.model:
         specs.setdefault("candidate", request.model)

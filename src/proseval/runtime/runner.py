@@ -404,7 +404,7 @@ async def start_run(
         folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
         folder.write_prompts(task.prompts)
         runner = Runner(task, bindings, folder, options)
-        return folder, await runner.execute(plan, set(), task.roles_required)
+        return folder, await runner.execute(plan, set(), tuple(bindings))
 
 
 def _differences(header: RunHeader, task: Task, bindings: dict[str, RoleBinding]) -> list[str]:
@@ -470,7 +470,7 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
                       if s.status == "error" and s.model_failure != "context_overflow"}
             folder.drop_records(failed)
         runner = Runner(task, header.roles, folder, options)
-        return await runner.execute(SamplePlan(task, options.limit), folder.finished_keys(), task.roles_required)
+        return await runner.execute(SamplePlan(task, options.limit), folder.finished_keys(), tuple(header.roles))
 
 
 def replay_task(task: Task, source: RunFolder) -> Task:

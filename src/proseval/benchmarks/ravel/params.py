@@ -30,12 +30,9 @@ class RavelParams(BaseModel):
     max_steps: int = Field(50, ge=1, le=1000, description="T_max: policy decisions per episode")
     history_window: int = Field(10, ge=0, le=200, description="recent actions (with outcomes) shown to the policy")
     max_sections: int = Field(12, ge=1, le=50, description="largest outline the planner may return")
-    tool_roles: list[Literal["planner", "writer", "reviewer", "reviser"]] = Field(
-        [], description="tools that get a role of their own (bind it with --role NAME=...); the others run on "
-                        "the policy's model (the candidate)")
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per manuscript while its answer is unusable")
 
-    _split_lists = field_validator("language", "genre", "tool_roles", mode="before")(lambda cls, v: _split(v))
+    _split_lists = field_validator("language", "genre", mode="before")(lambda cls, v: _split(v))
 
     @field_validator("revision_cap", mode="before")
     @classmethod

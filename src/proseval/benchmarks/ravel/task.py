@@ -172,15 +172,15 @@ def make_task(params: RavelParams) -> Task:
                 files[name] = png
         return files
 
-    roles = (POLICY_ROLE, *[tool for tool in TOOL_ROLES if tool in params.tool_roles], "judge")
+    roles = (POLICY_ROLE, "judge")
     return Task(
         name="ravel", version=VERSION,
         description="RAVEL: a policy plans, drafts, reviews and refines a text with tool models; trajectory "
                     "metrics and the C3EBench End2End judge score of the manuscript",
         dataset=dataset, protocol=protocol,
         scorers=[make_trajectory_scorer(settings), make_judge_scorer(params)],
-        roles_required=roles, role_configs={**{role: AGENT_CONFIG for role in roles if role != "judge"},
-                                            "judge": JUDGE_CONFIG},
+        roles_required=roles, optional_roles=TOOL_ROLES,
+        role_configs={**{role: AGENT_CONFIG for role in (POLICY_ROLE, *TOOL_ROLES)}, "judge": JUDGE_CONFIG},
         slice_keys=("language", "genre"),
         dataset_source={"source": "C3EBench End2End items", "files": [
             {"path": f.path, "sha256": f.sha256, "verified": f.verified} for f in data.files],
