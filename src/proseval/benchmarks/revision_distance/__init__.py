@@ -43,3 +43,14 @@ def revision_distance_stability(params: StabilityParams):
 
 
 registry.command_group("revision-distance", lambda: import_module("proseval.benchmarks.revision_distance.cli").app)
+
+# Any run's stored answers can be measured: proseval score RUN --scorer revision-distance --role reviser=...
+registry.scorer_plugin(
+    "revision-distance",
+    summary="edits a reviser model would make to each stored answer (options: setting=general|knowledge|"
+            "reference-free, weighting=none|level|size, per_words=N, attempts=N)",
+    roles=("reviser",),
+    factory="proseval.benchmarks.revision_distance.scoring:revision_distance_scorer",
+    prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
+    role_configs={"reviser": {"temperature": 0.0, "max_tokens": 4096}},
+)
