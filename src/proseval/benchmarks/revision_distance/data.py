@@ -13,12 +13,13 @@ Every line is one JSON object; a malformed line is an error naming ``file:line``
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from proseval.core.jsonl import DataFormatError, iter_json_objects
 
 DRAFT_KEYS = ("draft", "text", "output", "response")
 REFERENCE_KEYS = ("reference", "ref", "target")
@@ -49,25 +50,16 @@ class Pair:
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) per line; blank lines are skipped, anything else malformed is an error."""
+    """(line number, object) per line; blank lines and a byte-order mark are skipped, anything else
+    malformed is a `DataError` naming file:line."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         raise DataError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    for number, line in enumerate(raw.split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise DataError(f"{path}:{number}: not valid UTF-8 ({exc.reason})") from None
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number}: invalid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(value, dict):
-            raise DataError(f"{path}:{number}: expected a JSON object, got {type(value).__name__}")
-        yield number, value
+    try:
+        yield from iter_json_objects(raw, str(path), byte_order_mark=True)
+    except DataFormatError as exc:
+        raise DataError(str(exc)) from None
 
 
 def _text(record: dict[str, Any], keys: Sequence[str], where: str, *, required: bool) -> str | None:
