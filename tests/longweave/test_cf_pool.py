@@ -87,3 +87,17 @@ def test_parsing_runs_in_one_thread_at_a_time(monkeypatch) -> None:
     with ThreadPoolExecutor(max_workers=6) as threads:
         errors = list(threads.map(lambda code: code_checks.parse_and_compile(code)[1], ["x = 1\n"] * 12))
     assert errors == [None] * 12 and most[0] == 1
+
+
+def test_the_workers_count_the_original_programs_functions() -> None:
+    from proseval.benchmarks.longweave.scorers.cf import count_functions
+
+    originals = ["def a():\n    pass\n\ndef b():\n    pass\n", "def broken(\n    pass\ndef c():\n  x\n", ""]
+    pool = CheckerPool(CFConfig().flake8_settings(), 1)
+    try:
+        counted = [pool.check("x = 1\n", original).original_functions for original in originals]
+        plain = pool.check("x = 1\n").original_functions
+    finally:
+        pool.close()
+    assert counted == [count_functions(o) for o in originals] == [2, 2, 0]
+    assert plain is None

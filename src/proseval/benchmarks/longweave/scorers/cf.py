@@ -29,6 +29,7 @@ from proseval.benchmarks.longweave.scorers.code_checks import (
     Flake8Settings,
     check_sources,
     parse_and_compile,
+    parse_module,
     top_level_functions,
 )
 from proseval.core.closeness import closeness
@@ -121,7 +122,7 @@ def count_functions(code: str, *, ast_count: bool = True) -> int:
         return 0
     if not ast_count:
         return code.count("def ")
-    return top_level_functions(code, parse_and_compile(code)[0])
+    return top_level_functions(code, parse_module(code))
 
 
 def style_quality_score(violations: int) -> float:
@@ -180,7 +181,9 @@ def score_cf_batch(
     if pool is not None:
         if pool.settings != config.flake8_settings():
             raise ValueError("the pool's flake8 settings are not this configuration's")
-        checks = [pool.check(source) for source in sources]
+        counted = config.ast_function_count  # the workers count the originals' functions too
+        checks = [pool.check(source, cases[i].original_code if counted else None)
+                  for i, source in zip(to_check, sources)]
     else:
         checks = check_sources(sources, config.flake8_settings(), processes=processes)
     by_case = dict(zip(to_check, checks))
@@ -209,8 +212,9 @@ def _score(
     answer_functions = (
         check.functions if config.ast_function_count else code.count("def ")
     )
-    original_functions = _original_functions(
-        case.original_code, config.ast_function_count
+    original_functions = (
+        check.original_functions if check.original_functions is not None
+        else _original_functions(case.original_code, config.ast_function_count)
     )
     trace.update(
         compile_error=check.compile_error,
