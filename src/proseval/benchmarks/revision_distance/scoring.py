@@ -238,16 +238,11 @@ def pair_scorer(options: ReviserOptions) -> Callable[..., Any]:
 
     @scorer("pairwise", metrics=PAIR_METRICS)
     async def pairwise(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
-        reference, instruction = reference_of(sample), instruction_of(sample)
-        chosen = await revise(ctx, options, draft=state.output, reference=reference, instruction=instruction,
-                              turn="chosen")
-        rejected = await revise(ctx, options, draft=sample.target["rejected"], reference=reference,
-                                instruction=instruction, turn="rejected")
-        for which, revision in (("chosen", chosen), ("rejected", rejected)):
-            if revision.measured is None:
-                failed = revision.unscored()
-                failed.explanation = f"{which}: {failed.explanation}"
-                return {name: failed for name in PAIR_METRICS}
+        both = await _revise_both(ctx, options, sample, ("chosen", state.output, "chosen"),
+                                  ("rejected", sample.target["rejected"], "rejected"), PAIR_METRICS)
+        if isinstance(both, dict):
+            return both
+        chosen, rejected = both
         assert chosen.measured is not None and rejected.measured is not None
         c, r = chosen.measured.distance, rejected.measured.distance
         outcome = PairOutcome.of(c, r)
@@ -260,6 +255,22 @@ def pair_scorer(options: ReviserOptions) -> Callable[..., Any]:
     return pairwise
 
 
+async def _revise_both(ctx: Any, options: ReviserOptions, sample: Sample, first: tuple[str, str, str],
+                       second: tuple[str, str, str], names: tuple[str, ...]) -> Any:
+    """Two drafts of one sample revised alike, each ``(label, draft, turn)``: both revisions, or
+    the unscored scores of every metric in `names` when either reply is unusable."""
+    reference, instruction = reference_of(sample), instruction_of(sample)
+    revisions = []
+    for label, draft, turn in (first, second):
+        revision = await revise(ctx, options, draft=draft, reference=reference, instruction=instruction, turn=turn)
+        if revision.measured is None:
+            failed = revision.unscored()
+            failed.explanation = f"{label}: {failed.explanation}"
+            return {name: failed for name in names}
+        revisions.append(revision)
+    return revisions
+
+
 STABILITY_METRICS = ("distance_original", "distance_perturbed", "stability_abs_change", "stability_unchanged")
 
 
@@ -269,18 +280,13 @@ def stability_scorer(options: ReviserOptions) -> Callable[..., Any]:
 
     @scorer("stability", metrics=STABILITY_METRICS)
     async def stability(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
-        reference, instruction = reference_of(sample), instruction_of(sample)
         # the original draft is asked exactly as the drafts task asks it (same turn), so a drafts run
         # over the same ids and reviser fills the cache for this half of the check
-        original = await revise(ctx, options, draft=state.output, reference=reference, instruction=instruction,
-                                turn="revise")
-        perturbed = await revise(ctx, options, draft=sample.target["perturbed"], reference=reference,
-                                 instruction=instruction, turn="perturbed")
-        for which, revision in (("original", original), ("perturbed", perturbed)):
-            if revision.measured is None:
-                failed = revision.unscored()
-                failed.explanation = f"{which}: {failed.explanation}"
-                return {name: failed for name in STABILITY_METRICS}
+        both = await _revise_both(ctx, options, sample, ("original", state.output, "revise"),
+                                  ("perturbed", sample.target["perturbed"], "perturbed"), STABILITY_METRICS)
+        if isinstance(both, dict):
+            return both
+        original, perturbed = both
         assert original.measured is not None and perturbed.measured is not None
         o, p = original.measured.distance, perturbed.measured.distance
         return {"distance_original": Score(value=float(o)), "distance_perturbed": Score(value=float(p)),
