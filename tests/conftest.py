@@ -19,6 +19,24 @@ def shared_dir() -> Path:
     return SHARED_DIR
 
 
+@pytest.fixture
+def scripts():
+    """Register scripted models by name for one test (``scripts(name, script)`` returns the spec);
+    unregistered afterwards. Test modules with fixed scripts define their own `scripts`."""
+    from proseval.models.scripted import register_script, unregister_script
+
+    names: list[str] = []
+
+    def register(name: str, script) -> str:
+        register_script(name, script)
+        names.append(name)
+        return f"scripted/{name}"
+
+    yield register
+    for name in names:
+        unregister_script(name)
+
+
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own response cache, never the user's."""

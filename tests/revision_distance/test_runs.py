@@ -19,7 +19,6 @@ from proseval.core.protocols import single_turn
 from proseval.core.sample import Sample
 from proseval.core.task import Task
 from proseval.models.base import FatalError
-from proseval.models.scripted import register_script, unregister_script
 
 DATA = Path(__file__).parent / "data"
 _DRAFT = re.compile(r"Draft:\n<<<\n(.*?)\n>>>", re.S)
@@ -38,20 +37,6 @@ def edit(action: str, original: str, revised: str, level: str = "phrase", **more
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def scripts():
-    names: list[str] = []
-
-    def register(name: str, script) -> str:
-        register_script(name, script)
-        names.append(name)
-        return f"scripted/{name}"
-
-    yield register
-    for name in names:
-        unregister_script(name)
 
 
 DRAFTS = [
