@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+from proseval.judging.structured import json_schema_format, score_schema
 from proseval.models.base import GenerateConfig
 from proseval.models.local import LocalModel, load_llama
 
@@ -33,6 +34,11 @@ async def checks() -> dict:
     config = GenerateConfig(temperature=0.0, max_tokens=12, seed=3)
     first = await model.generate(messages, config)
     second = await model.generate(messages, config)
+    structured = await model.generate(
+        [{"role": "user", "content": "Rate the sentence 'The cat sat.' from 1 to 10."}],
+        GenerateConfig(temperature=0.0, max_tokens=32, seed=1,
+                       response_format=json_schema_format("score", score_schema(reason=False))),
+    )
     llama, _ = load_llama(model.path, model.n_ctx)
     return {
         "ok": True,
@@ -42,6 +48,7 @@ async def checks() -> dict:
         "finish_reason": completion.finish_reason,
         "ticks": ticks,
         "greedy_pair": [first.text, second.text],
+        "structured": structured.text,
         "use_extra_bufts": bool(llama.model_params.use_extra_bufts),
         "n_gpu_layers": llama.model_params.n_gpu_layers,
     }

@@ -9,6 +9,7 @@ from support.virtual_time import run_virtual
 from typer.testing import CliRunner
 
 from proseval.cli import app
+from proseval.judging.structured import json_schema_format, score_schema
 from proseval.models.base import GenerateConfig, RetryableError
 from proseval.models.local import local_params
 from proseval.models.openai_compat import CompatModel
@@ -42,10 +43,22 @@ def test_the_default_time_limit_grows_with_max_tokens():
 
 
 def test_local_model_settings_use_llama_cpp_names_and_refuse_unknown_ones():
-    config = GenerateConfig(top_k=20, min_p=0.05, repetition_penalty=1.1, max_tokens=10, response_format={"type": "x"})
+    config = GenerateConfig(top_k=20, min_p=0.05, repetition_penalty=1.1, max_tokens=10)
     assert local_params(config) == {"top_k": 20, "min_p": 0.05, "repeat_penalty": 1.1, "max_tokens": 10}
+    with pytest.raises(Exception, match="response_format type 'x'"):
+        local_params(GenerateConfig(response_format={"type": "x"}))
     with pytest.raises(Exception, match="does not take the setting.*chat_template_kwargs"):
         local_params(GenerateConfig(extra={"chat_template_kwargs": {}}))
+
+
+def test_a_structured_request_becomes_a_llama_cpp_grammar():
+    schema = score_schema()
+    asked = local_params(GenerateConfig(response_format=json_schema_format("score", schema), max_tokens=5))
+    assert asked == {"max_tokens": 5, "response_format": {"type": "json_object", "schema": schema}}
+    assert local_params(GenerateConfig(response_format={"type": "json_object"}))["response_format"] == \
+        {"type": "json_object"}
+    with pytest.raises(Exception, match="json_schema.schema"):
+        local_params(GenerateConfig(response_format={"type": "json_schema", "json_schema": {"name": "n"}}))
 
 
 def test_the_paper_sampling_and_a_provider_field_reach_the_endpoint(tmp_path):

@@ -6,6 +6,7 @@ these tests with the signal, the CPU flags and the llama.cpp version.
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 from pathlib import Path
@@ -47,6 +48,12 @@ def test_real_generation_does_not_block_the_event_loop(child_report):
 def test_greedy_generation_is_deterministic(child_report):
     first, second = child_report["greedy_pair"]
     assert first and first == second
+
+
+def test_a_structured_request_gets_json_of_the_schema_from_the_small_model(child_report):
+    """The grammar llama.cpp builds from the schema makes even the 135M model answer in shape."""
+    reply = json.loads(child_report["structured"])
+    assert set(reply) == {"score"} and isinstance(reply["score"], int)
 
 
 def test_the_model_is_loaded_without_extra_buffer_types_on_every_cpu(child_report):

@@ -109,15 +109,34 @@ _LOCAL_NAMES = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k"
                 "frequency_penalty": "frequency_penalty", "max_tokens": "max_tokens", "seed": "seed", "stop": "stop"}
 
 
+def grammar_format(response_format: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI `response_format` in llama-cpp-python's form, which constrains decoding with a
+    grammar: `json_schema` becomes `json_object` with its schema, so even a small model's reply
+    parses and follows the schema's shape (a reply cut by `max_tokens` can still be incomplete)."""
+    kind = response_format.get("type")
+    if kind == "json_object":
+        return {"type": "json_object", **({"schema": response_format["schema"]} if "schema" in response_format else {})}
+    if kind == "json_schema":
+        schema = (response_format.get("json_schema") or {}).get("schema")
+        if not isinstance(schema, dict):
+            raise FatalError("a json_schema response_format needs json_schema.schema (an object)")
+        return {"type": "json_object", "schema": schema}
+    if kind == "text":
+        return {"type": "text"}
+    raise FatalError(f"the embedded model does not take response_format type {kind!r}")
+
+
 def local_params(config: GenerateConfig) -> dict[str, Any]:
-    """The settings as `create_chat_completion` keywords; `response_format` is left out (small
-    local models answer in plain text, parsed leniently)."""
+    """The settings as `create_chat_completion` keywords; a `response_format` becomes a grammar."""
     params = config.sent_params()
-    params.pop("response_format", None)
+    response_format = params.pop("response_format", None)
     unknown = sorted(set(params) - set(_LOCAL_NAMES))
     if unknown:
         raise FatalError(f"the embedded model does not take the setting(s) {', '.join(unknown)}")
-    return {_LOCAL_NAMES[key]: value for key, value in params.items()}
+    local = {_LOCAL_NAMES[key]: value for key, value in params.items()}
+    if response_format is not None:
+        local["response_format"] = grammar_format(response_format)
+    return local
 
 
 class LocalModel:
