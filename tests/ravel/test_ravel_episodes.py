@@ -97,6 +97,8 @@ def test_malformed_answers_unknown_actions_and_bad_ids_are_failed_actions(tmp_pa
     assert "no outline yet" in errors[5] and "valid ids are 0..1" in errors[6]
     assert "no draft to review" in errors[7] and "revision_needed" in errors[8]
     assert steps[1].action == "dance" and steps[0].action is None
+    assert [s.failure for s in steps] == ["decision"] * 6 + [None, "decision", "state", "state", None]
+    assert record.scores["steps"].metadata["failed_by"] == {"decision": 7, "state": 2}
     # 9 of 11 decisions failed; finish with both sections pending is premature; nothing written: judge 1, no call
     assert scores(record) == {"success": 0.0, "finished": 1.0, "premature_finish": 1.0, "steps": 11.0,
                               "outline_len": 2.0, "efficiency": 5.5, "refine_density": 0.0,
@@ -271,3 +273,66 @@ def proseval_prompt(name: str) -> str:
     from proseval.benchmarks.ravel.prompts import PROMPTS
 
     return PROMPTS[name].text
+
+
+def test_a_failed_tool_request_is_retryable_not_a_failed_action(tmp_path, data_dir, scripts):
+    failures = {"left": 1}
+
+    def flaky_writer(messages):
+        if messages[-1]["content"].startswith("You are writing") and "This section: Ice" in messages[-1]["content"]:
+            if failures["left"]:
+                failures["left"] -= 1
+                return FatalError("writer endpoint down")
+        return model(lambda t, s: efficient(s))(messages)
+
+    candidate = scripts("flaky-writer", flaky_writer)
+    first = run(tmp_path, data_dir, candidate, scripts("judge", [JUDGE_OK]))
+    record = only(first)
+    assert record.status == "error" and "writer endpoint down" in record.error and not record.scores
+    assert first.results.counts.failed == 1 and first.results.counts.ok == 0
+    again = proseval.resume(first.path, retry_failed=True, cache=False)
+    record = only(again)
+    steps = [Step.model_validate(t) for t in record.state.turns]
+    # outline, draft 0, review 0 were kept; the draft of section 1 was asked again, not recorded as failed
+    assert record.state.metadata["resumed_at_step"] == 3 and [s.step for s in steps] == list(range(1, 9))
+    assert all(s.outcome != "failed" for s in steps) and scores(record)["error_rate"] == 0.0
+    assert scores(record)["success"] == 1.0 and again.results.counts.ok == 1
+
+
+def test_extra_params_of_outline_and_finish_are_stored_not_read(tmp_path, data_dir, scripts):
+    plan = {1: '{"action": "outline", "params": {"section_id": 5}}', 2: decide("draft", 0),
+            3: '{"action": "finish", "params": {"section_id": 9, "why": "enough"}}'}
+    record = only(run(tmp_path, data_dir, scripts("extra", model(lambda turn, state: plan[turn])),
+                      scripts("judge", [JUDGE_OK])))
+    steps = [Step.model_validate(t) for t in record.state.turns]
+    assert [(s.action, s.section_id, s.outcome) for s in steps] == [
+        ("outline", None, "success"), ("draft", 0, "success"), ("finish", None, "finish")]
+    assert steps[2].decision["params"] == {"section_id": 9, "why": "enough"}
+    assert scores(record)["premature_finish"] == 1.0
+
+
+def test_structured_output_is_asked_per_role_when_switched_on(tmp_path, data_dir):
+    from proseval.benchmarks.ravel.schemas import TOOL_SCHEMAS, decision_schema
+    from proseval.testing.fake_openai import FakeOpenAIServer
+
+    answer = model(lambda turn, state: efficient(state))
+    server = FakeOpenAIServer(responder=lambda body: answer(body["messages"])).start_in_thread()
+    try:
+        for flags in ((), ("structured_policy",), ("structured_policy", "structured_tools")):
+            server.requests.clear()
+            params = {"data_dir": str(data_dir), "language": "en", **{flag: True for flag in flags}}
+            result = proseval.run("ravel", model="openai-compatible/fake", roles={"judge": "scripted/echo"},
+                                  base_url=server.base_url, params=params, limit=1,
+                                  out=tmp_path / "runs", cache=False)
+            assert only(result).scores["success"].value == 1.0
+            asked = {}
+            for body in server.requests:
+                kind = "policy" if body["messages"][0]["role"] == "system" else body["messages"][-1]["content"][:12]
+                fmt = body.get("response_format")
+                asked.setdefault(kind, set()).add(json.dumps(fmt["json_schema"]["schema"]) if fmt else None)
+            policy = asked.pop("policy")
+            assert policy == ({json.dumps(decision_schema())} if flags else {None})
+            want = {json.dumps(s) for s in TOOL_SCHEMAS.values()} if "structured_tools" in flags else {None}
+            assert set().union(*asked.values()) == want and len(asked) == 4  # planner, writer, reviewer, reviser
+    finally:
+        server.stop_thread()

@@ -42,11 +42,12 @@ def test_an_efficient_successful_episode():
 
 def test_failures_skips_and_premature_finish():
     ep = st.apply_finish(st.apply_draft(st.apply_outline(st.start("t", "s"), "T", [("A", []), ("B", [])]), 0, "x", ""))
-    steps = [step(1, None, "failed", error="no JSON"), step(2, "outline"), step(3, "draft", "failed", sid=5),
-             step(4, "draft", sid=0), step(5, "refine", "failed", sid=0), step(6, "finish", "finish")]
+    steps = [step(1, None, "failed", failure="decision", error="no JSON"), step(2, "outline"),
+             step(3, "draft", "failed", failure="decision", sid=5), step(4, "draft", sid=0),
+             step(5, "refine", "failed", failure="state", sid=0), step(6, "finish", "finish")]
     m = measure(steps, ep)
     assert (m.success, m.finished, m.premature_finish) == (False, True, True)
-    assert m.failed_actions == 3
+    assert m.failed_actions == 3 and m.failed_by == {"decision": 2, "state": 1}
     assert m.error_rate == 50.0  # 3 / 6
     assert m.efficiency == 3.0 and m.refine_delta is None and m.refine_density == 0.0
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import jsonschema
 import pytest
 
 from proseval.benchmarks.ravel.actions import (
@@ -10,6 +13,7 @@ from proseval.benchmarks.ravel.actions import (
     parse_decision,
     validate,
 )
+from proseval.benchmarks.ravel.schemas import TOOL_SCHEMAS, decision_schema
 from proseval.benchmarks.ravel.tools import (
     ToolError,
     parse_draft,
@@ -86,3 +90,30 @@ def test_review_answers():
             read_score(bad)
     with pytest.raises(ToolError, match="no JSON object with a 'score'"):
         parse_review('{"feedback": "no score"}')
+
+
+def test_only_section_actions_have_a_section_id():
+    assert Decision("finish", {"section_id": 9}).section_id is None
+    assert Decision("outline", {"section_id": 0}).section_id is None
+    assert Decision("review", {"section_id": 2}).section_id == 2
+
+
+def test_structured_decisions_and_tool_answers_read_as_usual():
+    """What a schema-constrained endpoint returns (null section_id for outline/finish) is read by the
+    same validation; a null id on a section action is a failed decision."""
+    finish = {"thought": "done", "action": "finish", "params": {"section_id": None}}
+    jsonschema.validate(finish, decision_schema())
+    assert parse_decision(json.dumps(finish), 2) == Decision("finish", {"section_id": None}, "done")
+    draft = {"thought": "", "action": "draft", "params": {"section_id": None}}
+    jsonschema.validate(draft, decision_schema())
+    assert "whole number" in parse_decision(json.dumps(draft), 2).reason
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**finish, "action": "polish"}, decision_schema())
+    answers = {"outline": {"title": "T", "sections": [{"title": "A", "points": ["p"]}]},
+               "draft": {"content": "Body.", "summary": "S."}, "review": {"score": 8.5, "feedback": "ok"},
+               "refine": {"content": "New body.", "changes": "c"}}
+    for action, answer in answers.items():
+        jsonschema.validate(answer, TOOL_SCHEMAS[action])
+    assert parse_outline(json.dumps(answers["outline"]), 3).sections == [("A", ["p"])]
+    assert parse_review(json.dumps(answers["review"])).score == 8.5
+    assert parse_refinement(json.dumps(answers["refine"])).content == "New body."

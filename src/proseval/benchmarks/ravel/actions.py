@@ -29,8 +29,8 @@ class Decision:
 
     @property
     def section_id(self) -> int | None:
-        value = self.params.get("section_id")
-        return value if isinstance(value, int) else None
+        """The section acted on (draft, review, refine); None for outline and finish, whatever their params."""
+        return self.params["section_id"] if self.action in SECTION_ACTIONS else None
 
     def as_dict(self) -> dict[str, Any]:
         return {"thought": self.thought, "action": self.action, "params": dict(self.params)}

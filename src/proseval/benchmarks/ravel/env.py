@@ -14,6 +14,9 @@ from proseval.benchmarks.ravel.actions import Decision
 from proseval.benchmarks.ravel.tools import Outline, Review, Text
 
 Outcome = Literal["success", "failed", "finish"]
+# Why a step failed: the policy's answer is not a valid decision; the state does not allow the
+# action; the tool's answer cannot be used.
+Failure = Literal["decision", "state", "tool"]
 TOOL_OF = {"outline": "planner", "draft": "writer", "review": "reviewer", "refine": "reviser"}
 
 
@@ -37,6 +40,7 @@ class Step(BaseModel):
     action: str | None = None
     section_id: int | None = None
     outcome: Outcome
+    failure: Failure | None = None  # set when the outcome is "failed"
     error: str = ""
     tool: ToolCall | None = None
     score: float | None = None  # a review's score

@@ -16,6 +16,7 @@ from typing import Any
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.actions import Decision, Invalid, parse_decision
 from proseval.benchmarks.ravel.env import Step, ToolCall, apply, output_dict, prepare
+from proseval.benchmarks.ravel.schemas import decision_format, tool_format
 from proseval.benchmarks.ravel.scripted import next_decision
 from proseval.benchmarks.ravel.tools import (
     ToolError,
@@ -35,6 +36,8 @@ CHECKPOINT_VERSION = 1
 class Setup:
     settings: st.Settings
     protocol: str  # agent | fixed | no_review | no_refine
+    structured_policy: bool = False  # ask the policy for schema-constrained JSON (response_format)
+    structured_tools: bool = False  # the same for the planner, writer, reviewer and reviser
 
 
 def tool_role(ctx: SampleContext, tool: str) -> str:
@@ -138,7 +141,8 @@ async def decide(ctx: SampleContext, episode: st.Episode, steps: list[Step], set
         tried = any(s.action == "outline" for s in steps)
         return next_decision(setup.protocol, episode, tried), None, None
     messages = policy_messages(ctx, episode, steps, setup.settings)
-    completion = await ctx.generate(POLICY_ROLE, messages, turn=f"step{len(steps) + 1}:policy")
+    config = decision_format() if setup.structured_policy else None
+    completion = await ctx.generate(POLICY_ROLE, messages, config, turn=f"step{len(steps) + 1}:policy")
     return parse_decision(completion.text, episode.n), completion.text, completion.finish_reason
 
 
@@ -152,28 +156,29 @@ async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], 
     if isinstance(decision, Invalid):
         raw = decision.raw if isinstance(decision.raw, dict) else None
         action = raw.get("action") if raw and isinstance(raw.get("action"), str) else None
-        return episode, Step(**base, action=action, outcome="failed", error=decision.reason)
+        return episode, Step(**base, action=action, outcome="failed", failure="decision", error=decision.reason)
     base.update(decision=decision.as_dict(), action=decision.action, section_id=decision.section_id)
     try:
         tool = prepare(episode, decision, setup.settings)
     except st.TransitionError as exc:
-        return episode, Step(**base, outcome="failed", error=str(exc))
+        return episode, Step(**base, outcome="failed", failure="state", error=str(exc))
     call = output = None
     if tool is not None:
         role = tool_role(ctx, tool)
-        completion = await ctx.generate(role, tool_messages(ctx, episode, decision, setup.settings),
+        config = tool_format(decision.action) if setup.structured_tools else None
+        completion = await ctx.generate(role, tool_messages(ctx, episode, decision, setup.settings), config,
                                         turn=f"step{k}:{tool}")
         call = ToolCall(role=tool, bound_to=role, reply=completion.text, finish_reason=completion.finish_reason)
         try:
             output = parse_tool(decision.action, completion.text, setup.settings)
         except ToolError as exc:
-            return episode, Step(**base, outcome="failed", error=str(exc), tool=call)
+            return episode, Step(**base, outcome="failed", failure="tool", error=str(exc), tool=call)
         call = call.model_copy(update={"read_as": getattr(output, "read_as", "json"), "output": output_dict(output)})
     before_score = episode.section(decision.section_id).score if decision.section_id is not None else None
     try:
         after, outcome = apply(episode, decision, output, setup.settings)
-    except st.TransitionError as exc:
-        return episode, Step(**base, outcome="failed", error=str(exc), tool=call)
+    except st.TransitionError as exc:  # the tool's answer is not a usable text (e.g. empty)
+        return episode, Step(**base, outcome="failed", failure="tool", error=str(exc), tool=call)
     section = after.section(decision.section_id) if decision.section_id is not None and after.n else None
     return after, Step(**base, outcome=outcome, tool=call, diff=st.diff(episode, after),
                        score=output.score if decision.action == "review" else None,  # type: ignore[union-attr]

@@ -12,11 +12,13 @@ Definitions (also in docs/ravel.md):
 - δ (``refine_delta``): mean over the episode's (successful refine → next review of the same
   section) pairs of the reviewer's score after minus its score before the refine; a pair is
   broken by a new draft of the section or a new outline; episodes without a pair have none.
-- ERR (``error_rate``): failed actions / |T|, in %.
+- ERR (``error_rate``): failed actions / |T|, in %; ``failed_by`` splits the failed actions by
+  cause: an invalid decision, an action the state does not allow, an unusable tool answer.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +37,7 @@ class EpisodeMetrics:
     refines: int
     deltas: tuple[float, ...]
     forced_completions: int
+    failed_by: dict[str, int] = field(default_factory=dict)  # decision / state / tool
     lifecycles: tuple[dict[str, Any], ...] = field(default=())
     score_curve: tuple[float | None, ...] = field(default=())
 
@@ -102,6 +105,7 @@ def measure(steps: list[Step], final: st.Episode, states: list[st.Episode] | Non
         steps=len(steps), outline_len=final.n, success=final.finished and final.all_completed,
         finished=final.finished, premature_finish=final.finished and final.premature,
         failed_actions=sum(s.outcome == "failed" for s in steps),
+        failed_by=dict(Counter(s.failure or "unknown" for s in steps if s.outcome == "failed")),
         refines=sum(s.action == "refine" and s.outcome == "success" for s in steps),
         deltas=tuple(refine_deltas(steps)),
         forced_completions=sum(s.forced and s.status == "completed" for s in final.sections),

@@ -31,6 +31,12 @@ class RavelParams(BaseModel):
     history_window: int = Field(10, ge=0, le=200, description="recent actions (with outcomes) shown to the policy")
     max_sections: int = Field(12, ge=1, le=50, description="largest outline the planner may return")
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per manuscript while its answer is unusable")
+    structured_policy: bool = Field(
+        False, description="ask the policy for schema-constrained JSON {thought, action, params} (response_format "
+                           "json_schema; default: plain JSON in the text, as the official agent); replies are "
+                           "validated all the same")
+    structured_tools: bool = Field(
+        False, description="ask the planner, writer, reviewer and reviser for schema-constrained JSON too")
 
     _split_lists = field_validator("language", "genre", mode="before")(lambda cls, v: _split(v))
 

@@ -26,6 +26,18 @@ def _values(samples: Iterable[ScoredSample], metric: str) -> list[float]:
     return out
 
 
+def failed_by(samples: Iterable[ScoredSample]) -> dict[str, int]:
+    """Failed actions of the scored episodes, by cause (an invalid decision, a state that does not
+    allow the action, an unusable tool answer)."""
+    totals = {"decision": 0, "state": 0, "tool": 0}
+    for sample in samples:
+        score = sample.scores.get("steps")
+        if sample.status == "ok" and score is not None:
+            for cause, count in score.metadata.get("failed_by", {}).items():
+                totals[cause] = totals.get(cause, 0) + int(count)
+    return totals
+
+
 def summary_row(samples: list[ScoredSample]) -> dict[str, Any]:
     """The headline figures of a group of episodes (failed episodes counted, never averaged)."""
     ok = [s for s in samples if s.status == "ok"]
@@ -38,6 +50,7 @@ def summary_row(samples: list[ScoredSample]) -> dict[str, Any]:
            "efficiency": _mean(_values(ok, "efficiency")), "efficiency_successful": _mean(_values(successful, "efficiency")),
            "refine_density": _mean(_values(ok, "refine_density")), "refine_delta": _mean(_values(ok, "refine_delta")),
            "refine_delta_n": len(_values(ok, "refine_delta")), "error_rate": _mean(_values(ok, "error_rate")),
+           "failed_by": failed_by(ok),
            "forced_completions": int(sum(_values(ok, "forced_completions"))),
            "judge": _mean(judged), "judge_n": len(judged),
            "judge_unscored": sum(1 for s in ok if s.scores.get(JUDGE) is not None and s.scores[JUDGE].value is None)}
@@ -81,8 +94,7 @@ def _f(value: Any, digits: int = 2) -> str:
 
 
 OUTCOME = ["episodes", "failed", "S %", "finish %", "premature", "forced", "judge 1-10 (n)"]
-TRAJECTORY_COLUMNS = ["|T|", "|O|", "|T|/n", "|T|/n (S)", "ρ %", "δ (pairs)", "ERR %"]
-HEADER = OUTCOME + TRAJECTORY_COLUMNS
+TRAJECTORY_COLUMNS = ["|T|", "|O|", "|T|/n", "|T|/n (S)", "ρ %", "δ (pairs)", "ERR %", "failed: dec/state/tool"]
 
 
 def outcome_cells(row: dict[str, Any]) -> list[str]:
@@ -93,11 +105,7 @@ def outcome_cells(row: dict[str, Any]) -> list[str]:
 def trajectory_cells(row: dict[str, Any]) -> list[str]:
     return [_f(row["T"], 1), _f(row["outline_len"], 1), _f(row["efficiency"]), _f(row["efficiency_successful"]),
             _f(row["refine_density"], 1), f"{_f(row['refine_delta'])} ({row['refine_delta_n']})",
-            _f(row["error_rate"], 1)]
-
-
-def cells(row: dict[str, Any]) -> list[str]:
-    return outcome_cells(row) + trajectory_cells(row)
+            _f(row["error_rate"], 1), "/".join(str(row["failed_by"].get(k, 0)) for k in ("decision", "state", "tool"))]
 
 
 def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -115,7 +123,8 @@ def markdown(summary: dict[str, Any], label: str = "") -> str:
         parts += ["| " + " | ".join(row) + " |" for row in rows]
     parts += ["", ("S: finished with every section completed; premature: finished with sections left; |T|: decisions; "
                    "|O|: outline sections; ρ: successful refines per decision; δ: reviewer score after − before a "
-                   "refine (episodes with a pair); ERR: failed actions per decision; forced: sections closed at the "
+                   "refine (episodes with a pair); ERR: failed actions per decision; failed: the failed actions by cause "
+                   "(invalid decision / action not allowed in the state / unusable tool answer); forced: sections closed at the "
                    "revision cap; judge: C3EBench End2End judge (reference = 6) on the final manuscript."), ""]
     return "\n".join(parts)
 

@@ -91,7 +91,8 @@ def make_trajectory_scorer(settings: st.Settings) -> Any:
         start = episode_start(from_target(sample.target))
         m = measure(steps, final, replay(start, steps, settings))
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
-                  "failed_actions": m.failed_actions, "refines": m.refines, "outlines": final.outlines,
+                  "failed_actions": m.failed_actions, "failed_by": m.failed_by, "refines": m.refines,
+                  "outlines": final.outlines,
                   "executed_actions": m.steps - m.failed_actions,
                   "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
                   "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps)}
@@ -138,7 +139,7 @@ def make_task(params: RavelParams) -> Task:
     if not items:
         raise ValueError("no End2End item matches --language/--genre")
     settings = settings_of(params)
-    setup = Setup(settings, params.protocol)
+    setup = Setup(settings, params.protocol, params.structured_policy, params.structured_tools)
 
     def dataset() -> list[Sample]:
         return [Sample(id=i.id, input=i.instruction, target=to_target(i),
@@ -155,6 +156,7 @@ def make_task(params: RavelParams) -> Task:
                       "resumed_at_step": resumed_at, "protocol": params.protocol,
                       "settings": settings.model_dump(mode="json"), "policy_role": POLICY_ROLE,
                       "tool_roles": {tool: tool_role(ctx, tool) for tool in TOOL_ROLES},
+                      "structured": {"policy": params.structured_policy, "tools": params.structured_tools},
                       "metrics": METRIC_VERSION})
 
     def aggregate(samples: list[ScoredSample]) -> dict[str, Any]:
