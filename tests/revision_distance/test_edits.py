@@ -137,3 +137,17 @@ def test_a_copied_format_description_is_not_an_edit():
     mixed = parse_reply(json.dumps([echo, edit()]))
     assert len(mixed.edits) == 1 and mixed.notes == {"template_echoes": 1} and mixed.raw_count == 1
     assert parse_reply(json.dumps([edit(original="<b>", revised="<strong>")])).edits  # real edits of markup stay
+
+
+def test_a_list_cut_short_is_repaired_whole_not_read_as_its_first_edit():
+    whole = json.dumps([edit(), edit(action="delete", original="very", revised="")])
+    parsed = parse_reply(whole[:-30])  # the second edit cut inside a field
+    assert parsed.status == "repaired" and parsed.raw_count == 2
+
+
+def test_a_list_wins_over_an_example_object_before_it_and_a_lone_edit_object_counts():
+    example = json.dumps(edit(action="example"))
+    parsed = parse_reply(f"For instance {example}. My edits: " + json.dumps([edit(), edit(action="delete")]))
+    assert [e.action_name for e in parsed.edits] == ["replace", "delete"]
+    lone = parse_reply("I would make one edit: " + json.dumps(edit(action="delete")))
+    assert lone.status == "ok" and [e.action_name for e in lone.edits] == ["delete"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from proseval.benchmarks.revision_distance.edits import Edit
-from proseval.benchmarks.revision_distance.grounding import ground, match_score
+from proseval.benchmarks.revision_distance.grounding import ground, match_score, tokens, word_count
 from proseval.benchmarks.revision_distance.measure import measure
 from proseval.benchmarks.revision_distance.perturb import SYNONYMS, perturb
-from proseval.benchmarks.revision_distance.rouge import lcs_length, rouge_l, rouge_n, rouge_scores, rouge_tokens
+from proseval.benchmarks.revision_distance.rouge import HanCharacterTokenizer, rouge_scores
 from proseval.benchmarks.revision_distance.stats import (
     average_ranks,
     spearman,
@@ -44,6 +44,14 @@ def test_grounding_counts_found_and_missing_snippets_and_leaves_insertions_out()
     assert (result.grounded, result.ungrounded, result.checked) == (2, 1, 3)
     assert result.share == pytest.approx(2 / 3)
     assert ground([Edit(revised_snippet="x")], DRAFT).share is None
+
+
+def test_chinese_is_matched_and_counted_character_by_character():
+    draft = "今天天气很好，我们去公园散步。"
+    assert tokens("天气很好") == ["天", "气", "很", "好"]
+    assert match_score("天气很好", draft) == 1.0  # inside a run of characters with no space
+    assert match_score("天气不好", draft) == pytest.approx(3 / 4)  # 天气好 of 4 against the window 天气很好
+    assert word_count(draft) == 13 and word_count("GPT-4 写了 text.") == 5  # gpt, 4, 写, 了, text
 
 
 def test_the_threshold_decides_a_near_quote():
@@ -92,29 +100,36 @@ def test_measure_counts_categories_levels_and_normalises_by_length():
 # --- ROUGE --------------------------------------------------------------------------------------
 
 
-def test_rouge_tokenisation():
-    assert rouge_tokens("The cat's 2 hats!") == ["the", "cat", "s", "2", "hats"]
+def test_rouge_tokenisation_is_the_packages_with_stemming_plus_han_characters():
+    tokenizer = HanCharacterTokenizer()
+    assert tokenizer.tokenize("The cats' 2 hats, running!") == ["the", "cat", "2", "hat", "run"]
+    assert tokenizer.tokenize("GPT-4 写了“很好”的 text。") == ["gpt", "4", "写", "了", "很", "好", "的", "text"]
+    assert tokenizer.tokenize("Café") == ["caf"]  # other non-ASCII letters: dropped, as by the package
 
 
 def test_rouge_against_hand_computed_values():
-    candidate, reference = "the cat sat on the mat", "the cat lay on the mat"
-    # unigrams: 5 of 6 overlap (the×2, cat, on, mat) → P = R = 5/6
-    assert rouge_n(candidate, reference, 1) == pytest.approx(5 / 6)
-    # bigrams: (the cat), (on the), (the mat) of 5 each → 3/5
-    assert rouge_n(candidate, reference, 2) == pytest.approx(3 / 5)
-    # LCS: the cat on the mat = 5 → 5/6
-    assert rouge_l(candidate, reference) == pytest.approx(5 / 6)
+    # unigrams: 5 of 6 overlap (the×2, cat, on, mat) → P = R = 5/6; bigrams (the cat), (on the), (the mat)
+    # of 5 each → 3/5; LCS "the cat on the mat" = 5 → 5/6
+    assert rouge_scores("the cat sat on the mat", "the cat lay on the mat") == pytest.approx(
+        {"rouge1": 5 / 6, "rouge2": 3 / 5, "rougeL": 5 / 6})
 
 
-def test_rouge_with_different_lengths_and_clipping():
-    # candidate 3 tokens "a a b", reference 4 tokens "a b c d": clipped overlap a:1, b:1 = 2
-    # P = 2/3, R = 2/4 → F1 = 2·(2/3)(1/2)/((2/3)+(1/2)) = 4/7
-    assert rouge_n("a a b", "a b c d", 1) == pytest.approx(4 / 7)
-    assert lcs_length("a a b".split(), "a b c d".split()) == 2
-    assert rouge_l("a a b", "a b c d") == pytest.approx(4 / 7)
-    assert rouge_n("a", "a", 2) == 0.0  # no bigram at all
+def test_rouge_stems_clips_and_handles_different_lengths():
+    # stemmed: "the cat were run" vs "the cat run": overlap 3, P = 3/4, R = 3/3 → F1 = 6/7;
+    # bigrams (the cat) (cat were) (were run) vs (the cat) (cat run): 1 → P 1/3, R 1/2 → F1 = 2/5
+    assert rouge_scores("The cats were running", "the cat runs") == pytest.approx(
+        {"rouge1": 6 / 7, "rouge2": 2 / 5, "rougeL": 6 / 7})
+    # candidate "a a b", reference "a b c d": clipped overlap a:1, b:1 = 2 → P 2/3, R 2/4 → F1 = 4/7;
+    # LCS "a b" = 2 → 4/7; bigrams (a a) (a b) vs (a b) (b c) (c d): 1 → P 1/2, R 1/3 → 2/5
+    assert rouge_scores("a a b", "a b c d") == pytest.approx({"rouge1": 4 / 7, "rouge2": 2 / 5, "rougeL": 4 / 7})
+    assert rouge_scores("a", "a")["rouge2"] == 0.0  # no bigram at all
     assert rouge_scores("", "x y") == {"rouge1": 0.0, "rouge2": 0.0, "rougeL": 0.0}
     assert rouge_scores("x y", "x y") == {"rouge1": 1.0, "rouge2": 1.0, "rougeL": 1.0}
+
+
+def test_chinese_rouge_counts_characters():
+    # 6 characters each, 5 shared (今天天气 + 好) → 5/6; bigrams 今天 天天 天气 shared of 5 → 3/5; LCS 5 → 5/6
+    assert rouge_scores("今天天气很好", "今天天气不好") == pytest.approx({"rouge1": 5 / 6, "rouge2": 3 / 5, "rougeL": 5 / 6})
 
 
 # --- statistics -----------------------------------------------------------------------------------

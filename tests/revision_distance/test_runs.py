@@ -18,7 +18,7 @@ from proseval.cli import app
 from proseval.core.protocols import single_turn
 from proseval.core.sample import Sample
 from proseval.core.task import Task
-from proseval.models.base import FatalError
+from proseval.models.base import Completion, FatalError
 
 DATA = Path(__file__).parent / "data"
 _DRAFT = re.compile(r"Draft:\n<<<\n(.*?)\n>>>", re.S)
@@ -295,6 +295,24 @@ def test_a_failed_reviser_call_is_unscored_not_zero(tmp_path, scripts):
     record = next(run.records())
     assert record.scores["revision_distance"].parse_status == "error"
     assert "refused" in record.scores["revision_distance"].explanation
+
+
+def test_a_list_cut_at_max_tokens_is_unscored_but_a_complete_one_counts(tmp_path, scripts):
+    whole = json.dumps([edit("replace", "cat", "kitten", "word"), edit("delete", "big", "", "word")])
+    cut = whole[:whole.index("delete") + 20]  # the second edit half written: repairable, but not the full list
+
+    def reviser_of(messages):
+        text = cut if draft_in(messages).startswith("The cat") else whole + " and then some prose that ran o"
+        return Completion(text=text, finish_reason="length")
+
+    drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:2])
+    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-cut", reviser_of)},
+                       params={"drafts": str(drafts), "setting": "reference-free"}, out=tmp_path / "runs")
+    records = {r.id: r for r in run.records()}
+    assert records["a"].scores["revision_distance"].value is None
+    assert records["a"].scores["revision_distance"].parse_status == "unparsable"
+    assert "max_tokens" in records["a"].scores["revision_distance"].explanation
+    assert records["b"].scores["revision_distance"].value == 2.0  # the list closed before the cut: usable
 
 
 def test_re_asks_stop_at_the_first_usable_reply(tmp_path, scripts):

@@ -9,7 +9,7 @@ from importlib import import_module
 
 from proseval import registry
 from proseval.benchmarks.revision_distance.params import RevisionDistanceParams, StabilityParams
-from proseval.benchmarks.revision_distance.scoring import revision_distance_scorer
+from proseval.benchmarks.revision_distance.scoring import REVISER_SETTINGS, revision_distance_scorer
 
 __all__ = ["revision_distance_scorer"]
 
@@ -52,5 +52,5 @@ registry.scorer_plugin(
     roles=("reviser",),
     factory="proseval.benchmarks.revision_distance.scoring:revision_distance_scorer",
     prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
-    role_configs={"reviser": {"temperature": 0.0, "max_tokens": 4096}},
+    role_configs={"reviser": dict(REVISER_SETTINGS)},
 )

@@ -1,8 +1,11 @@
 """Reviser replies as edits: parsing, normalisation and the compound-edit split (pure functions).
 
 A reply is usable when it holds a JSON array of edit objects, bare or under ``"edits"``
-(``[]`` is a usable reply: no edit is needed). Anything else (prose, a number, an array of
-strings, objects without any edit field) is unusable and the draft stays unscored.
+(``[]`` is a usable reply: no edit is needed). The first complete array (or object with
+``edits``) in the text is taken; failing that, the text repaired from its first bracket (a list
+broken or cut short: status ``repaired``); failing that, a lone edit object. Anything else
+(prose, a number, an array of strings, objects without any edit field) is unusable and the draft
+stays unscored.
 
 Edits whose every field is an angle-bracket placeholder (``"<what the edit does>"``) copy the
 format description rather than propose an edit: they are dropped and counted, and a reply made
@@ -26,7 +29,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from proseval.judging.parse import extract_json
+from proseval.judging.jsonfind import find_json_values, repair_json_value
+from proseval.judging.reasoning import strip_reasoning
 
 FIELDS = ("action_name", "revision_description", "revision_level", "original_snippet", "revised_snippet",
           "revision_intention")
@@ -109,22 +113,47 @@ def fold(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
-def edit_list(value: Any) -> list[Any] | None:
-    """The array of edits in a parsed reply: the value itself or its ``edits`` (or ``revisions``) member."""
+def listed_edits(value: Any) -> list[Any] | None:
+    """The array of edits a JSON value holds: the value itself or its ``edits`` (or ``revisions``) member."""
     if isinstance(value, list):
         return value
     if isinstance(value, dict):
         for key in ("edits", "revisions", "revision_edits"):
             if isinstance(value.get(key), list):
                 return value[key]
-        if any(name in value for name in FIELDS):  # a single edit object on its own
-            return [value]
     return None
+
+
+def is_edit_object(value: Any) -> bool:
+    return isinstance(value, dict) and any(name in value for name in FIELDS)
+
+
+def find_edit_list(text: str) -> tuple[list[Any] | None, str, str]:
+    """The reply's array of edits, how it was read (``ok``, ``repaired``, ``empty``, ``unparsable``) and why not.
+
+    A lone edit object inside a broken array (``[{...}, {...`` cut short) is not taken for the
+    whole reply: the repaired array is.
+    """
+    cleaned = strip_reasoning(text or "").text
+    if not cleaned.strip():
+        return None, "empty", "the reviser returned no text"
+    values = find_json_values(cleaned)
+    for value in values:
+        if (items := listed_edits(value)) is not None:
+            return items, "ok", ""
+    if (items := listed_edits(repair_json_value(cleaned))) is not None:
+        return items, "repaired", ""
+    for value in values:
+        if is_edit_object(value):
+            return [value], "ok", ""
+    if values:
+        return None, "unparsable", f"JSON without a list of edits: {str(values[0])[:160]!r}"
+    return None, "unparsable", f"no JSON list of edits in: {cleaned[:160]!r}"
 
 
 def to_edit(item: Any) -> Edit | None:
     """An `Edit` from one array element, or None when it is not an edit object."""
-    if not isinstance(item, dict) or not any(name in item for name in FIELDS):
+    if not is_edit_object(item):
         return None
     return Edit(**{name: _text(item.get(name)) for name in FIELDS},
                 category=_text(item.get("category") or item.get("revision_category")))
@@ -190,12 +219,9 @@ def normalise(edits: list[Edit]) -> tuple[list[Edit], int, int, int]:
 
 def parse_reply(text: str) -> ParsedReply:
     """The normalised edits of a reviser reply, or why there are none (see the module docstring)."""
-    parsed = extract_json(text)
-    if parsed.value is None:
-        return ParsedReply(None, "empty" if parsed.status == "empty" else "unparsable", parsed.detail)
-    items = edit_list(parsed.value)
+    items, status, detail = find_edit_list(text)
     if items is None:
-        return ParsedReply(None, "unparsable", f"JSON without a list of edits: {str(parsed.value)[:160]!r}")
+        return ParsedReply(None, status, detail)
     edits = [to_edit(item) for item in items]
     if any(edit is None for edit in edits):
         bad = next(item for item, edit in zip(items, edits) if edit is None)
@@ -206,7 +232,7 @@ def parse_reply(text: str) -> ParsedReply:
         return ParsedReply(None, "unparsable", "the reply copies the format description instead of proposing edits")
     missing = sum(1 for item in items if any(name not in item for name in FIELDS))
     kept, added, noops, duplicates = normalise(valid)
-    return ParsedReply(tuple(kept), "repaired" if parsed.status == "repaired" else "ok", raw_count=len(valid),
+    return ParsedReply(tuple(kept), status, raw_count=len(valid),
                        split_added=added, noops=noops, duplicates=duplicates, missing_fields=missing,
                        notes={"template_echoes": len(listed) - len(valid)} if len(listed) > len(valid) else {})
 

@@ -2,7 +2,8 @@
 
 A reviser may quote text that is not in the draft (a paraphrase, a hallucination, a quote
 from the reference). Matching is fuzzy: both texts are case-folded and tokenised into words
-and punctuation; a snippet found verbatim scores 1.0, otherwise its best token-level
+and punctuation, every Han or kana character being a word of its own (Chinese and Japanese
+have no spaces between words); a snippet found verbatim scores 1.0, otherwise its best token-level
 similarity (difflib's ratio) over the draft windows of the snippet's length ±1 tokens. An edit
 is grounded when that score reaches the threshold (default 0.8). An edit with an empty
 original snippet (a pure insertion) has nothing to quote and is left out of the grounding
@@ -19,13 +20,20 @@ from difflib import SequenceMatcher
 from proseval.benchmarks.revision_distance.edits import Edit
 
 DEFAULT_THRESHOLD = 0.8
-_TOKEN = re.compile(r"\w+|[^\w\s]")
+# Han ideographs and kana: scripts written without spaces, where every character counts as a word.
+HAN_KANA = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{HAN_KANA}]|(?:(?![{HAN_KANA}])\w)+|[^\w\s]")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-"})
 
 
 def tokens(text: str) -> list[str]:
     """Case-folded word and punctuation tokens (typographic quotes and dashes made plain)."""
     return _TOKEN.findall(text.translate(_QUOTES).casefold())
+
+
+def word_count(text: str) -> int:
+    """Words of `text`: its tokens other than punctuation (a Han or kana character is one word)."""
+    return sum(1 for token in tokens(text) if token[0].isalnum() or token[0] == "_")
 
 
 def match_score(snippet: str, draft: str) -> float:

@@ -7,19 +7,12 @@ distance per `per_words` words of the draft, the weighted distance, and groundin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from proseval.benchmarks.revision_distance.edits import LEVELS, OTHER, Edit, category_names, category_of, level_of
-from proseval.benchmarks.revision_distance.grounding import DEFAULT_THRESHOLD, Grounding, ground
+from proseval.benchmarks.revision_distance.grounding import DEFAULT_THRESHOLD, Grounding, ground, word_count
 from proseval.benchmarks.revision_distance.weights import weighted_distance
-
-_WORD = re.compile(r"\w+")
-
-
-def word_count(text: str) -> int:
-    return len(_WORD.findall(text))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """Scorers: Revision Distance for any draft, ROUGE beside it, and the pair and stability scorers.
 
 The reviser is asked through `proseval.judging.ask.ask_until` (bounded re-asks at distinct
-turns); its reply is parsed by `edits.parse_reply` and measured by `measure.measure`.
+turns); its reply is parsed by `edits.parse_reply` and measured by `measure.measure`. A reply
+cut at ``max_tokens`` whose edit list had to be repaired is unusable: the repaired list would
+count only the edits written before the cut.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from proseval.benchmarks.revision_distance.data import REFERENCE_KEYS
 from proseval.benchmarks.revision_distance.edits import FIELDS, LEVELS, OTHER, ParsedReply, category_names, parse_reply
 from proseval.benchmarks.revision_distance.grounding import DEFAULT_THRESHOLD
 from proseval.benchmarks.revision_distance.measure import Measure, measure
@@ -23,9 +26,11 @@ from proseval.core.scorer import scorer
 from proseval.core.state import State
 from proseval.judging.ask import ask_until
 from proseval.judging.structured import json_schema_format
+from proseval.models.base import Completion
 
 ROLE = "reviser"
-REFERENCE_KEYS = ("reference", "ref", "target")
+# The reviser is a measuring instrument: greedy decoding by default; room for a long edit list.
+REVISER_SETTINGS = {"temperature": 0.0, "max_tokens": 4096}
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,19 @@ def instruction_of(sample: Sample) -> str:
     return users[-1] if users else ""
 
 
+class _FinishReasons:
+    """`ctx` for `ask_until`, noting why each reply ended (``length``: cut at max_tokens)."""
+
+    def __init__(self, ctx: Any) -> None:
+        self._ctx = ctx
+        self.last: str | None = None
+
+    async def generate(self, *args: Any, **kwargs: Any) -> Completion:
+        completion = await self._ctx.generate(*args, **kwargs)
+        self.last = completion.finish_reason
+        return completion
+
+
 async def revise(ctx: Any, options: ReviserOptions, *, draft: str, reference: str | None, instruction: str,
                  turn: str) -> Revision:
     """Ask the reviser for the edits of one draft and measure them; never raises for a failed call."""
@@ -115,12 +133,17 @@ async def revise(ctx: Any, options: ReviserOptions, *, draft: str, reference: st
     config = {"response_format": json_schema_format("revision_edits", edits_schema(options.setting))} \
         if options.structured else None
     raw: list[str] = []
+    calls = _FinishReasons(ctx)
 
     def parse(text: str) -> ParsedReply:
         raw.append(text)
-        return parse_reply(text)
+        parsed = parse_reply(text)
+        if parsed.status == "repaired" and calls.last == "length":
+            return ParsedReply(None, "unparsable", "the reply was cut at max_tokens inside its list of edits "
+                               "(raise -g reviser.max_tokens)")
+        return parsed
 
-    asked = await ask_until(ctx, options.role, messages, parse, lambda p: p.usable, attempts=options.attempts,
+    asked = await ask_until(calls, options.role, messages, parse, lambda p: p.usable, attempts=options.attempts,
                             turn=turn, config=config)
     last = asked.last or ParsedReply(None, "error", "no reply")
     text = raw[-1] if raw else ""

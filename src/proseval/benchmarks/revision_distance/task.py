@@ -17,7 +17,9 @@ from proseval.benchmarks.revision_distance.params import RevisionDistanceParams,
 from proseval.benchmarks.revision_distance.perturb import perturb
 from proseval.benchmarks.revision_distance.prompts import PROMPTS
 from proseval.benchmarks.revision_distance.render import plot
+from proseval.benchmarks.revision_distance.rouge import require_rouge_score
 from proseval.benchmarks.revision_distance.scoring import (
+    REVISER_SETTINGS,
     ROLE,
     ReviserOptions,
     pair_scorer,
@@ -32,8 +34,7 @@ from proseval.models.base import GenerateConfig
 from proseval.runtime.records import Results, ScoredSample
 
 VERSION = "1"
-# The reviser is a measuring instrument: greedy decoding by default; room for a long edit list.
-REVISER_CONFIG = GenerateConfig(temperature=0.0, max_tokens=4096)
+REVISER_CONFIG = GenerateConfig(**REVISER_SETTINGS)
 
 
 async def hand_over(sample: Sample, ctx: Any) -> State:
@@ -78,6 +79,7 @@ def make_task(params: RevisionDistanceParams) -> Task:
                                                    per_words=options.per_words, threshold=options.threshold,
                                                    attempts=options.attempts, structured=options.structured)]
     if all(d.reference is not None for d in drafts):
+        require_rouge_score()
         scorers.append(rouge_scorer)
     source = _source(Path(params.drafts or ""), drafts=len(drafts),
                      **({"refs": _source(Path(params.refs))} if params.refs else {}))
