@@ -1,0 +1,168 @@
+"""Random access to a growing `samples.jsonl`: byte offsets of its complete lines, extended as it grows.
+
+A run appends one line per finished sample while it goes, so the index never reads the file
+twice: each refresh scans only the bytes added since the last one, and a half-written last
+line (no newline yet) is left out until its newline arrives. A file that shrank or was
+replaced (``resume --retry-failed`` rewrites it) is indexed afresh. Summaries of the records
+(the few fields the filters and counts need) are built the same way, on first demand.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import threading
+from array import array
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Scalar = str | int | float | bool
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the run page's filters and counts read of one record."""
+
+    id: str
+    epoch: int
+    status: str  # "scored", "unscored" (some score has no value) or "failed" (status error)
+    model_failure: str | None
+    slices: dict[str, Scalar]
+    scores: dict[str, float | None]
+
+
+def summarize(record: dict[str, Any]) -> Summary:
+    scores: dict[str, float | None] = {}
+    for name, score in (record.get("scores") or {}).items():
+        value = score.get("value") if isinstance(score, dict) else None
+        if isinstance(value, dict):
+            scores.update({f"{name}.{k}": _number(v) for k, v in value.items()})
+        else:
+            scores[name] = _number(value)
+    state = record.get("state") or {}
+    slices = {k: v for k, v in (record.get("metadata") or {}).items() if _is_scalar(v)}
+    slices.update({f"state.{k}": v for k, v in (state.get("metadata") or {}).items() if _is_scalar(v)})
+    if record.get("status") == "error":
+        status = "failed"
+    elif any(v is None for v in scores.values()):
+        status = "unscored"
+    else:
+        status = "scored"
+    return Summary(str(record.get("id", "")), int(record.get("epoch") or 0), status, record.get("model_failure"),
+                   slices, scores)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool)) and not (isinstance(value, str) and len(value) > 200)
+
+
+@dataclass
+class LineIndex:
+    """Offsets of the complete, non-blank lines of one JSON Lines file."""
+
+    path: Path
+    starts: array = field(default_factory=lambda: array("q"))
+    ends: array = field(default_factory=lambda: array("q"))
+    scanned: int = 0  # bytes indexed: everything before the first incomplete line
+    identity: tuple[int, int] | None = None  # (device, inode) of the file indexed
+    summaries: list[Summary] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def refresh(self) -> int:
+        """Index what was appended since the last call; returns the number of lines."""
+        with self.lock:
+            try:
+                stat = self.path.stat()
+            except FileNotFoundError:
+                self._reset(None)
+                return 0
+            identity = (stat.st_dev, stat.st_ino)
+            if identity != self.identity or stat.st_size < self.scanned:
+                self._reset(identity)
+            if stat.st_size > self.scanned:
+                self._scan(stat.st_size)
+            return len(self.starts)
+
+    def _reset(self, identity: tuple[int, int] | None) -> None:
+        self.starts, self.ends, self.scanned, self.identity, self.summaries = array("q"), array("q"), 0, identity, []
+
+    def _scan(self, size: int) -> None:
+        with self.path.open("rb") as handle, mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
+            position = self.scanned
+            while True:
+                newline = data.find(b"\n", position, size)
+                if newline < 0:
+                    break
+                if newline - position > 2 or data[position:newline].strip():
+                    self.starts.append(position)
+                    self.ends.append(newline)
+                position = newline + 1
+            self.scanned = position
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def read(self, first: int, count: int) -> list[tuple[int, dict[str, Any] | None]]:
+        """Lines ``first .. first+count-1`` (0-based) parsed, each with its number; None for an unreadable line."""
+        last = min(len(self.starts), first + count)
+        if first >= last:
+            return []
+        out = []
+        with self.path.open("rb") as handle:
+            handle.seek(self.starts[first])
+            block = handle.read(self.ends[last - 1] - self.starts[first])
+        base = self.starts[first]
+        for number in range(first, last):
+            out.append((number, _parse(block[self.starts[number] - base:self.ends[number] - base])))
+        return out
+
+    def read_one(self, number: int) -> dict[str, Any] | None:
+        with self.path.open("rb") as handle:
+            handle.seek(self.starts[number])
+            return _parse(handle.read(self.ends[number] - self.starts[number]))
+
+    def summary_list(self) -> list[Summary]:
+        """A summary of every indexed line, parsing only the lines not summarized before (streamed)."""
+        self.refresh()
+        with self.lock:
+            done = len(self.summaries)
+            total = len(self.starts)
+            if done < total:
+                with self.path.open("rb") as handle:
+                    for number in range(done, total):
+                        handle.seek(self.starts[number])
+                        record = _parse(handle.read(self.ends[number] - self.starts[number]))
+                        self.summaries.append(summarize(record) if record is not None else
+                                              Summary("(unreadable line)", 0, "failed", None, {}, {}))
+            return self.summaries
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class IndexCache:
+    """One `LineIndex` per file, kept for the life of the app."""
+
+    def __init__(self) -> None:
+        self._indexes: dict[str, LineIndex] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: Path) -> LineIndex:
+        key = os.path.realpath(path)
+        with self._lock:
+            index = self._indexes.get(key)
+            if index is None:
+                index = self._indexes[key] = LineIndex(Path(key))
+        index.refresh()
+        return index
