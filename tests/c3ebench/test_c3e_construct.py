@@ -133,3 +133,24 @@ def test_a_malformed_text_line_names_file_and_line(tmp_path: Path):
     texts.write_text(json.dumps({"id": "a", "text": TEXT}) + "\n" + json.dumps({"id": "b"}) + "\n", encoding="utf-8")
     with pytest.raises(data.DataFormatError, match=r"texts.jsonl:2: 'text' must be a non-empty string"):
         build.read_texts(texts.read_bytes(), str(texts), ["cloze"])
+
+
+def test_structured_construction_asks_for_a_schema_where_a_step_answers_in_json(tmp_path: Path):
+    from proseval.benchmarks.c3ebench.construct_task import SCHEMAS
+    from proseval.testing.fake_openai import FakeOpenAIServer
+
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text(json.dumps({"id": "river", "text": TEXT}) + "\n", encoding="utf-8")
+    server = FakeOpenAIServer(responder=lambda body: builder(body["messages"])).start_in_thread()
+    try:
+        result = CliRunner().invoke(app, ["c3ebench", "construct", "--in", str(texts), "--structured", "-r",
+                                          "builder=openai-compatible/b", "--base-url", server.base_url, "-o",
+                                          str(tmp_path / "items.jsonl"), "--runs", str(tmp_path / "runs"),
+                                          "--display", "none"])
+    finally:
+        server.stop_thread()
+    assert result.exit_code == 0, result.output
+    schemas = [body["response_format"]["json_schema"]["schema"] if body.get("response_format") else None
+               for body in server.requests]
+    assert sorted(map(str, schemas)) == sorted(map(str, [*SCHEMAS.values(), None, None]))  # fill, critique: text
+    assert len((tmp_path / "items.jsonl").read_text().splitlines()) == 4

@@ -90,3 +90,22 @@ def test_a_changed_copy_of_the_official_file_is_accepted_but_unverified(official
     loaded = data.load_folder(tmp_path, ["en"])
     assert len(loaded.items) == 458 and loaded.files[0].verified is False
     assert loaded.files[0].sha256 != data.PINNED_SHA256["en"]
+
+
+def test_per_task_takes_the_first_items_of_each_language_and_task(official_dir: Path):
+    loaded = data.load_folder(official_dir, ["en", "zh"])
+    chosen = select_items(loaded, C3EParams(language="en", per_task=5))
+    assert data.counts(chosen) == {"en": {"cloze": 5, "expand": 5, "edit": 5, "end2end": 5}}
+    assert [i.task for i in chosen[:8]] == ["cloze", "expand", "edit", "end2end"] * 2  # interleaved
+    in_file = [i.id for i in loaded.items if i.language == "en" and i.task == "edit"][:5]
+    assert [i.id for i in chosen if i.task == "edit"] == in_file
+    both = select_items(loaded, C3EParams(per_task=2, task="cloze,end2end", order="file"))
+    assert [i.id[:7] for i in both] == ["cloze_e"] * 2 + ["end2end"] * 2 + ["cloze_c"] * 2 + ["end2end"] * 2
+
+
+def test_reference_source_without_the_id_lists_is_a_clear_error(tiny_dir: Path):
+    from proseval.registry import get_task
+
+    (tiny_dir / "hybrid_ids_zh.txt").unlink()
+    with pytest.raises(ValueError, match="--reference-source needs the lists human_ids_zh.txt and hybrid_ids_zh.txt"):
+        get_task("c3ebench", {"data_dir": str(tiny_dir), "reference_source": "hybrid"})

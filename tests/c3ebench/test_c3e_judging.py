@@ -10,6 +10,8 @@ from proseval.benchmarks.c3ebench import data
 from proseval.benchmarks.c3ebench.judging import (
     JudgeSetup,
     judge_messages,
+    judge_response_format,
+    judge_schema,
     official_reading,
     parse_verdict,
 )
@@ -83,3 +85,34 @@ def test_the_edit_rubric_is_generic(tiny_dir: Path):
     for name in ("judge_edit_en", "traits_edit_en", "bands_edit_en", "judge_edit_zh", "traits_edit_zh"):
         text = PROMPTS[name].text.lower()
         assert not any(word in text for word in ("animal", "mortality", "spared", "family memory"))
+
+
+def _shape(value):
+    """Keys of a JSON example (nested objects as dicts of their keys; anything else as None)."""
+    return {key: _shape(sub) for key, sub in value.items()} if isinstance(value, dict) else None
+
+
+def _schema_shape(schema):
+    return ({key: _schema_shape(sub) for key, sub in schema["properties"].items()}
+            if schema.get("type") == "object" else None)
+
+
+@pytest.mark.parametrize("task", ["cloze", "expand", "edit", "end2end"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_structured_schema_has_the_rubric_example_keys_with_the_score_first(task, lang):
+    import json
+
+    text = PROMPTS[f"judge_{task}_{lang}"].text
+    example = json.loads(text[text.rindex("\n{") + 1:])
+    schema = judge_schema(task)
+    assert _schema_shape(schema) == _shape(example)
+    assert list(schema["properties"])[0] == "score" and schema["properties"]["score"] == {"type": "integer"}
+    assert schema["required"] == list(schema["properties"]) and schema["additionalProperties"] is False
+    assert judge_response_format(task)["response_format"]["json_schema"]["schema"] == schema
+
+
+def test_a_score_first_answer_cut_at_the_token_limit_still_gives_its_score():
+    cut = '{"score": 7, "critique": {"strengths_and_weaknesses": "The passage fits the context and'
+    verdict = parse_verdict(cut)
+    assert (verdict.score, verdict.status) == (7, "repaired")
+    assert official_reading(cut) is None  # the official parser needs a closing brace

@@ -105,6 +105,11 @@ async def test_a_run_scores_counts_and_tabulates(tiny_dir: Path, tmp_path: Path)
     assert header["dataset"]["counts"] == {"en": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1},
                                            "zh": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1}}
     assert saved["roles"]["judge"]["requests"] == 8
+    cost = {(c["task"], c["language"]): c for c in saved["extra"]["c3ebench"]["cost_per_item"]}
+    assert cost[("all", "all")]["n"] == 8 and cost[("all", "all")]["judge_calls"] == 1.0  # 8 judge calls, 8 items
+    assert cost[("end2end", "en")]["judge_calls"] == 3.0 and cost[("edit", "en")]["judge_calls"] == 0.0
+    assert set(cost[("all", "all")]["tokens"]) == {"candidate", "judge"}
+    assert "| End2End | en | 1 | 3.00 |" in (folder.path / "c3ebench.md").read_text()
 
 
 def test_cli_run_prints_the_task_language_table(tiny_dir: Path, tmp_path: Path):
@@ -187,3 +192,40 @@ async def test_a_rescore_with_another_judge_replays_the_stored_answers(tiny_dir:
         unregister_script("c3e-judge-9")
     assert before.metrics["c3e"].mean == pytest.approx(4.0)  # 7 judged, 1 for the empty answer
     assert after.metrics["c3e"].mean == pytest.approx(5.0)  # 9 judged anew; the empty answer still scores 1
+
+
+def test_an_answer_that_is_all_reasoning_counts_as_empty(tiny_dir: Path, tmp_path: Path):
+    register_script("c3e-thinker", lambda messages: "<think>I cannot decide.</think>")
+    try:
+        run = proseval.run("c3ebench", model="scripted/c3e-thinker", roles={"judge": "scripted/c3e-judge"},
+                           params={"data_dir": str(tiny_dir), "language": "en", "task": "cloze"}, out=tmp_path)
+    finally:
+        unregister_script("c3e-thinker")
+    record = next(run.records())
+    assert record.model_failure == "empty" and record.scores["c3e"].value == 1.0 and not judge_seen
+    assert record.state.messages[-1]["content"] == "<think>I cannot decide.</think>"  # the raw reply is kept
+    assert run.results.counts.model_failures == {"empty": 1}
+
+
+@pytest.mark.parametrize("structured", [False, True])
+def test_judge_structured_asks_for_the_rubric_schema(tiny_dir: Path, tmp_path: Path, structured: bool):
+    from proseval.benchmarks.c3ebench.judging import judge_schema
+    from proseval.testing.fake_openai import FakeOpenAIServer
+
+    reply = '{"score": 8, "analysis": {"x": "cut here'  # score first, cut at the token limit
+    server = FakeOpenAIServer(responder=lambda body: reply).start_in_thread()
+    try:
+        result = CliRunner().invoke(app, ["run", "c3ebench", "--data-dir", str(tiny_dir), "--language", "en",
+                                          *(["--judge-structured"] if structured else []), "-m",
+                                          "scripted/c3e-candidate", "-r", "judge=openai-compatible/j",
+                                          "--role-base-url", f"judge={server.base_url}", "--out",
+                                          str(tmp_path / "runs"), "--display", "none", "--no-cache"])
+    finally:
+        server.stop_thread()
+    assert result.exit_code == 0, result.output
+    asked = {body["messages"][1]["content"].split("]", 1)[0]: body.get("response_format") for body in server.requests}
+    assert len(server.requests) == 2  # cloze and end2end (edit: empty answer; expand: failed candidate)
+    for label, task in (("[Context", "cloze"), ("[Instruction", "end2end")):
+        assert (asked[label]["json_schema"]["schema"] == judge_schema(task)) if structured else asked[label] is None
+    saved = json.loads(next((tmp_path / "runs").iterdir()).joinpath("results.json").read_text())
+    assert saved["metrics"]["c3e"]["mean"] == pytest.approx((8 + 8 + 1) / 3)

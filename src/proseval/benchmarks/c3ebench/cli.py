@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
@@ -28,6 +27,8 @@ def construct(
     task: Optional[str] = typer.Option(None, "--task", help="Item types to build (comma-separated; default: all "
                                        "four: cloze, expand, edit, end2end)."),
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="builder=PROVIDER/MODEL."),
+    structured: bool = typer.Option(False, "--structured", help="Ask the builder's endpoint for JSON of each "
+                                    "step's shape (response_format json_schema) where a step answers in JSON."),
     base_url: Optional[list[str]] = main_cli.BaseUrlOpt,
     concurrency: Optional[int] = main_cli.ConcurrencyOpt,
     gen: Optional[list[str]] = main_cli.GenOpt,
@@ -37,25 +38,28 @@ def construct(
 ) -> None:
     """Turn each text into Cloze, Expand, Edit and End2End items; report every item that failed a check."""
     request = main_cli.checked(lambda: main_cli.role_request({}, None, role, base_url, None, concurrency, None, gen))
-    params = {"in_file": str(in_file), **({"task": task} if task else {})}
+    from proseval.benchmarks.c3ebench.construct import read_texts, to_jsonl
+    from proseval.benchmarks.c3ebench.params import ConstructParams
+
+    params = {"in_file": str(in_file), **({"task": task} if task else {}), "structured": structured}
+    texts = main_cli.checked(lambda: read_texts(in_file.read_bytes(), str(in_file),
+                                                ConstructParams.model_validate(params).task))
     options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
     folder, _ = main_cli.execute("c3ebench-construct", params, request, options,
-                                       prompts=main_cli.prompt_files(prompt, {}))
-    order = [json.loads(line).get("id", str(n)) for n, line in enumerate(in_file.read_text("utf-8").splitlines(), 1)
-             if line.strip()]
+                                 prompts=main_cli.prompt_files(prompt, {}))
     records = {r.id.removeprefix("construct/"): r for r in folder.iter_records()}
     items, rejected = [], []
-    for text_id in map(str, order):
+    for text_id in (text.id for text in texts):
         record = records.get(text_id)
         if record is None:
+            rejected.append({"text_id": text_id, "task": "*", "reason": "not built (the run stopped early; resume "
+                             f"it with proseval resume {folder.path})"})
             continue
         if record.status != "ok" or record.state is None:
             rejected.append({"text_id": text_id, "task": "*", "reason": f"request failed: {record.error}"})
             continue
         items += record.state.metadata.get("items", [])
         rejected += [{"text_id": text_id, **r} for r in record.state.metadata.get("rejected", [])]
-    from proseval.benchmarks.c3ebench.construct import to_jsonl
-
     output.write_text(to_jsonl(items), encoding="utf-8")
     report = output.with_name(output.name + ".rejected.jsonl")
     report.write_text(to_jsonl(rejected), encoding="utf-8")

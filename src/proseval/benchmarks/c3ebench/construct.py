@@ -20,9 +20,8 @@ from proseval.benchmarks.c3ebench.data import (
     BLANK_MARKER,
     LANGUAGES,
     OFFICIAL_TASK_TYPE,
-    DataFormatError,
-    iter_json_lines,
 )
+from proseval.core.jsonl import DataFormatError, iter_json_objects
 
 SEGMENT_MIN, SEGMENT_MAX = 0.20, 0.50
 QUERY_LIMIT = {"expand": 300, "end2end": 100}  # words (EN); Chinese counts characters at twice these
@@ -59,7 +58,7 @@ class Rejection:
 def read_texts(raw: bytes, source: str, default_tasks: Sequence[str]) -> list[SourceText]:
     """Each line: ``text`` (required), ``id``, ``language`` (en/zh, else guessed), ``genre``, ``tasks``."""
     texts, seen = [], set()
-    for line, record in iter_json_lines(raw, source):
+    for line, record in iter_json_objects(raw, source):
         text = record.get("text")
         if not isinstance(text, str) or not text.strip():
             raise DataFormatError(f"{source}:{line}: 'text' must be a non-empty string")

@@ -8,6 +8,7 @@ request fails the text's sample (retry with ``proseval resume --retry-failed``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from proseval.core.task import Task
 from proseval.judging.ask import ask_until
 from proseval.judging.parse import extract_json
 from proseval.judging.reasoning import strip_reasoning
+from proseval.judging.structured import json_schema_format
 from proseval.models.base import GenerateConfig
 from proseval.runtime.context import SampleContext
 
@@ -69,14 +71,14 @@ BUILDER_PROMPTS: dict[str, PromptTemplate] = {
 }
 
 
-def _parse_brief(task: str, language: str):
+def _parse_brief(task: str, language: str) -> Callable[[str], tuple[Any, str | None]]:
     def parse(text: str) -> tuple[Any, str | None]:
         value = extract_json(text).value
         return value, build.check_brief(value, task, language)
     return parse
 
 
-def _parse_segment(source: str):
+def _parse_segment(source: str) -> Callable[[str], tuple[str, str | None]]:
     def parse(text: str) -> tuple[str, str | None]:
         value = extract_json(text).value
         passage = value.get("passage") if isinstance(value, dict) else None
@@ -87,18 +89,74 @@ def _parse_segment(source: str):
     return parse
 
 
+def _parse_text(check: Callable[[str], str | None]) -> Callable[[str], tuple[str, str | None]]:
+    """A plain-text answer (reasoning removed) and why `check` rejects it."""
+    def parse(text: str) -> tuple[str, str | None]:
+        answer = strip_reasoning(text).text.strip()
+        return answer, check(answer)
+    return parse
+
+
+def _strings(*keys: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {key: {"type": "string"} for key in keys}, "required": list(keys),
+            "additionalProperties": False}
+
+
+# The shape of each JSON-answering step, for --structured.
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "builder_brief_expand": _strings("genre", "brief", "structure", "audience", "word", "query"),
+    "builder_brief_end2end": _strings("genre", "brief", "audience", "word", "query"),
+    "builder_segment": _strings("passage"),
+}
+
+
 def _length_hint(passage: str, language: str) -> str:
     return f"{len(passage)} characters" if language == "zh" else f"{len(passage.split())} words"
 
 
-async def _ask(ctx: SampleContext, name: str, values: dict[str, Any], parse: Any, attempts: int) -> tuple[Any, str | None]:
-    """The first answer that passes its check, else the last answer and the reason it failed."""
-    messages = [{"role": "user", "content": ctx.prompt(name).render(**values)}]
-    asked = await ask_until(ctx, "builder", messages, parse, lambda r: r[1] is None, attempts=attempts, turn=name)
-    if asked.error is not None:
-        raise asked.error  # a failed request: the text's sample fails and can be retried
-    assert asked.last is not None
-    return asked.last
+class _Builder:
+    """Asks the builder role for one text's steps; each step re-asked while its answer fails its check."""
+
+    def __init__(self, ctx: SampleContext, params: ConstructParams):
+        self.ctx, self.params = ctx, params
+
+    async def ask(self, name: str, values: dict[str, Any], parse: Callable[[str], tuple[Any, str | None]]
+                  ) -> tuple[Any, str | None]:
+        """The first answer that passes its check, else the last answer and the reason it failed."""
+        messages = [{"role": "user", "content": self.ctx.prompt(name).render(**values)}]
+        config = ({"response_format": json_schema_format(name, SCHEMAS[name])}
+                  if self.params.structured and name in SCHEMAS else None)
+        asked = await ask_until(self.ctx, "builder", messages, parse, lambda r: r[1] is None,
+                                attempts=self.params.builder_attempts, turn=name, config=config)
+        if asked.error is not None:
+            raise asked.error  # a failed request: the text's sample fails and can be retried
+        assert asked.last is not None
+        return asked.last
+
+
+async def _brief_item(builder: _Builder, task: str, text: build.SourceText) -> tuple[dict[str, Any] | None, str | None]:
+    """The Expand or End2End item of `text`, or why it failed."""
+    values = {"text": text.text, "language": LANGUAGE_NAMES[text.language], "limit": build.QUERY_LIMIT[task]}
+    brief, reason = await builder.ask(f"builder_brief_{task}", values, _parse_brief(task, text.language))
+    return (build.brief_item(task, text, brief), None) if reason is None else (None, reason)
+
+
+async def _edit_item(builder: _Builder, text: build.SourceText, prefix: str, passage: str, suffix: str
+                     ) -> tuple[dict[str, Any] | None, str | None]:
+    """The Edit item of `text`: a model's fill of the gap (the draft), then a critique that hides the passage."""
+    article = build.masked(prefix, suffix)
+    draft, reason = await builder.ask("builder_fill", {"article": article,
+                                                       "length": _length_hint(passage, text.language)},
+                                      _parse_text(lambda answer: build.check_draft(answer, passage)))
+    if reason is not None:
+        return None, reason
+    critique, reason = await builder.ask(
+        "builder_critique", {"article": article, "draft": draft, "passage": passage,
+                             "language": LANGUAGE_NAMES[text.language]},
+        _parse_text(lambda answer: build.check_critique(answer, passage, draft, text.language)))
+    if reason is not None:
+        return None, reason
+    return build.edit_item(text, draft, critique, passage), None
 
 
 def construct_task(params: ConstructParams) -> Task:
@@ -113,42 +171,31 @@ def construct_task(params: ConstructParams) -> Task:
 
     async def protocol(sample: Sample, ctx: SampleContext) -> State:
         text = build.SourceText(**{**sample.target, "tasks": tuple(sample.target["tasks"])})
-        language = LANGUAGE_NAMES[text.language]
+        builder = _Builder(ctx, params)
         items: list[dict[str, Any]] = []
         rejected: list[dict[str, str]] = []
+
+        def keep(task: str, item: dict[str, Any] | None, reason: str | None) -> None:
+            if item is not None:
+                items.append(item)
+            else:
+                rejected.append({"task": task, "reason": str(reason)})
+
         for task in ("expand", "end2end"):
             if task in text.tasks:
-                brief, reason = await _ask(ctx, f"builder_brief_{task}", {"text": text.text, "language": language,
-                                           "limit": build.QUERY_LIMIT[task]}, _parse_brief(task, text.language),
-                                           params.builder_attempts)
-                items.append(build.brief_item(task, text, brief)) if reason is None else \
-                    rejected.append({"task": task, "reason": reason})
+                keep(task, *await _brief_item(builder, task, text))
         if {"cloze", "edit"} & set(text.tasks):
-            passage, reason = await _ask(ctx, "builder_segment", {"text": text.text}, _parse_segment(text.text),
-                                         params.builder_attempts)
+            passage, reason = await builder.ask("builder_segment", {"text": text.text}, _parse_segment(text.text))
             if reason is not None:
-                rejected += [{"task": task, "reason": reason} for task in ("cloze", "edit") if task in text.tasks]
+                for task in ("cloze", "edit"):
+                    if task in text.tasks:
+                        keep(task, None, reason)
             else:
                 prefix, passage, suffix = build.split_text(text.text, passage)
                 if "cloze" in text.tasks:
-                    items.append(build.cloze_item(text, prefix, passage, suffix))
+                    keep("cloze", build.cloze_item(text, prefix, passage, suffix), None)
                 if "edit" in text.tasks:
-                    article = build.masked(prefix, suffix)
-                    draft, reason = await _ask(
-                        ctx, "builder_fill", {"article": article, "length": _length_hint(passage, text.language)},
-                        lambda t: (strip_reasoning(t).text.strip(),
-                                   build.check_draft(strip_reasoning(t).text, passage)), params.builder_attempts)
-                    if reason is None:
-                        critique, reason = await _ask(
-                            ctx, "builder_critique", {"article": article, "draft": draft, "passage": passage,
-                                                      "language": language},
-                            lambda t: (strip_reasoning(t).text.strip(),
-                                       build.check_critique(strip_reasoning(t).text, passage, draft, text.language)),
-                            params.builder_attempts)
-                    if reason is None:
-                        items.append(build.edit_item(text, draft, critique, passage))
-                    else:
-                        rejected.append({"task": "edit", "reason": reason})
+                    keep("edit", *await _edit_item(builder, text, prefix, passage, suffix))
         return State(output=json.dumps(items, ensure_ascii=False), metadata={"items": items, "rejected": rejected})
 
     @scorer("built", metrics=["built"])

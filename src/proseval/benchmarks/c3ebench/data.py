@@ -10,7 +10,7 @@ own items (``proseval c3ebench construct``) are loaded from one file with ``--da
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -92,11 +92,6 @@ class C3EData:
 # --- parsing (pure) ----------------------------------------------------------------------------
 
 
-def iter_json_lines(raw: bytes, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each line (blank lines skipped); a bad line is a `DataFormatError`."""
-    return iter_json_objects(raw, source)
-
-
 def language_of(record: Mapping[str, Any], default: Language | None) -> Language | None:
     """The record's `language` field, else its ID's marker (``_en_`` / ``_cn_``), else `default`."""
     language = record.get("language")
@@ -160,7 +155,7 @@ def parse_file(raw: bytes, source: str, language: Language | None,
     """Every item of one JSON Lines file; IDs must be unique."""
     items: list[Item] = []
     seen: set[str] = set()
-    for line, record in iter_json_lines(raw, source):
+    for line, record in iter_json_objects(raw, source):
         item = parse_record(record, f"{source}:{line}", language, sources or {})
         if item.id in seen:
             raise DataFormatError(f"{source}:{line}: duplicate infer_id {item.id!r}")
@@ -224,11 +219,21 @@ def load_data_file(path: Path) -> C3EData:
 
 
 def select(items: Iterable[Item], *, tasks: Sequence[str] | None = None, genres: Sequence[str] | None = None,
-           reference_source: str | None = None) -> list[Item]:
-    """The items of the given tasks, genres (``sub_task``) and reference source (None: all)."""
-    return [item for item in items
-            if (not tasks or item.task in tasks) and (not genres or item.genre in genres)
-            and (reference_source is None or item.reference_source == reference_source)]
+           reference_source: str | None = None, per_task: int | None = None) -> list[Item]:
+    """The items of the given tasks, genres (``sub_task``) and reference source (None: all), at most
+    `per_task` of each language x task (the first ones, in the given order)."""
+    chosen: list[Item] = []
+    taken: dict[tuple[str, str], int] = {}
+    for item in items:
+        if ((tasks and item.task not in tasks) or (genres and item.genre not in genres)
+                or (reference_source is not None and item.reference_source != reference_source)):
+            continue
+        group = (item.language, item.task)
+        if per_task is not None and taken.get(group, 0) >= per_task:
+            continue
+        taken[group] = taken.get(group, 0) + 1
+        chosen.append(item)
+    return chosen
 
 
 def counts(items: Iterable[Item]) -> dict[str, dict[str, int]]:

@@ -13,6 +13,7 @@ from proseval.core.score import ParseStatus
 from proseval.judging.jsonfind import find_json_values, repair_json_value
 from proseval.judging.parse import parse_score
 from proseval.judging.reasoning import strip_reasoning
+from proseval.judging.structured import json_schema_format
 
 LOW, HIGH = 1, 10
 REFERENCE_SCORE = 6
@@ -52,6 +53,38 @@ def judge_messages(item: Item, candidate: str, setup: JudgeSetup, prompt: Prompt
                                                     "scale": prompt(names["scale"]).render()})
     user = render_with(prompt(names["user"]), {**field_values(item), "candidate": candidate})
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+# The keys of each rubric's example answer besides score and verdict (see the judge_{task}_{lang} templates):
+# None marks a text field, a tuple an object of text fields.
+ANSWER_FIELDS: dict[str, dict[str, tuple[str, ...] | None]] = {
+    "cloze": {"critique": ("strengths_and_weaknesses", "decisive_reason")},
+    "expand": {"analysis": ("outline_coverage", "structure_and_style", "overall")},
+    "edit": {"critique_uptake": ("applied", "missed_or_misread", "content_kept"), "quality": None},
+    "end2end": {"analysis": ("instruction_fit_and_structure", "language_and_originality", "form")},
+}
+
+
+def _object(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def judge_schema(task: str) -> dict[str, Any]:
+    """The JSON schema of a judge answer for `task`: the rubric's keys, with ``score`` (an integer) first.
+
+    Score first: a judge whose answer is cut at its token limit has still given its score (a
+    rubric-ordered answer would be cut inside the analysis); the price is that the judge commits
+    to a score before writing its reasons.
+    """
+    text = {"type": "string"}
+    analysis = {key: text if sub is None else _object({name: text for name in sub})
+                for key, sub in ANSWER_FIELDS[task].items()}
+    return _object({"score": {"type": "integer"}, **analysis, "verdict": text})
+
+
+def judge_response_format(task: str) -> dict[str, Any]:
+    """Generation settings asking the judge for JSON of `judge_schema(task)` (``response_format``)."""
+    return {"response_format": json_schema_format(f"c3ebench_{task}_judgment", judge_schema(task))}
 
 
 @dataclass(frozen=True)

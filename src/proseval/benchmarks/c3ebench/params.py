@@ -35,6 +35,8 @@ class C3EParams(BaseModel):
     genre: list[str] | None = Field(None, description="only these genres (the data's sub_task), comma-separated")
     reference_source: Literal["human", "hybrid"] | None = Field(
         None, description="ZH only: items whose reference is human-written or was replaced by a model")
+    per_task: int | None = Field(None, ge=1, description="at most this many items of each language x task (the "
+                                                         "first in file order), e.g. 5 for a quick look at every task")
     order: Literal["interleaved", "file"] = Field(
         "interleaved", description="interleaved alternates language x task, so --limit takes a balanced sample")
     compat: Literal["fixed", "official"] = Field(
@@ -47,6 +49,9 @@ class C3EParams(BaseModel):
     judge_no_rubric: bool = Field(False, description="ablation: the score bands are replaced by the bare 1-10 scale")
     judge_no_traits: bool = Field(False, description="ablation: the task-specific traits are left out")
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per item while its answer is unusable")
+    judge_structured: bool = Field(False, description="ask the judge's endpoint for JSON of the rubric's shape "
+                                                      "(response_format json_schema; the embedded model decodes it "
+                                                      "with a grammar); replies are parsed and checked all the same")
 
     _split_lists = field_validator("language", "task", "genre", mode="before")(lambda cls, v: _split(v))
 
@@ -58,5 +63,7 @@ class ConstructParams(BaseModel):
     task: list[Literal["cloze", "expand", "edit", "end2end"]] = Field(
         list(TASK_NAMES), description="item types to build from each text (a text's own 'tasks' field wins)")
     builder_attempts: int = Field(3, ge=1, le=10, description="builder calls per step while its answer fails a check")
+    structured: bool = Field(False, description="ask the builder's endpoint for JSON of each step's shape "
+                                                "(response_format json_schema) where the step answers in JSON")
 
     _split_lists = field_validator("task", mode="before")(lambda cls, v: _split(v))

@@ -43,6 +43,18 @@ def _grouped(samples: Iterable[ScoredSample], key: Callable[[ScoredSample], tupl
     return [_row(dict(zip(names, labels)), members) for labels, members in groups.items()]
 
 
+def _cost(labels: dict[str, str], samples: list[ScoredSample]) -> dict[str, Any]:
+    """Judge calls and each role's tokens, per item (means over every finished item, failed ones included)."""
+    n = len(samples)
+    calls = sum(int((s.scores.get(METRIC).metadata if s.scores.get(METRIC) else {}).get("judge_calls", 0))
+                for s in samples)
+    roles = sorted({role for s in samples for role in s.usage})
+    tokens = {role: {"prompt": sum(s.usage[role].prompt_tokens for s in samples if role in s.usage) / n,
+                     "completion": sum(s.usage[role].completion_tokens for s in samples if role in s.usage) / n}
+              for role in roles}
+    return {**labels, "n": n, "judge_calls": calls / n, "tokens": tokens}
+
+
 def _task_rank(task: str) -> int:
     return TASK_ORDER.index(task) if task in TASK_ORDER else len(TASK_ORDER)
 
@@ -67,8 +79,15 @@ def summarize(samples: list[ScoredSample]) -> dict[str, Any]:
         score = sample.scores.get(METRIC)
         if sample.status == "ok" and score is not None and score.value is None:
             statuses[score.parse_status] = statuses.get(score.parse_status, 0) + 1
+    by_cell: dict[tuple[str, str], list[ScoredSample]] = {}
+    for sample in samples:
+        by_cell.setdefault((meta(sample, "task"), meta(sample, "language")), []).append(sample)
+    cost = [_cost({"task": task, "language": language}, members) for (task, language), members in by_cell.items()]
+    cost.sort(key=lambda r: (_task_rank(r["task"]), r["language"]))
+    if samples:
+        cost.append(_cost({"task": "all", "language": "all"}, samples))
     return {"cells": cells, "languages": languages, "genres": genres, "reference_sources": sources,
-            "unscored_by_status": dict(sorted(statuses.items()))}
+            "unscored_by_status": dict(sorted(statuses.items())), "cost_per_item": cost}
 
 
 def _fmt(value: float | None) -> str:
@@ -79,6 +98,11 @@ def _ci(row: dict[str, Any]) -> str:
     return "—" if row["ci_low"] is None else f"{row['ci_low']:.2f}–{row['ci_high']:.2f}"
 
 
+def _tokens(pair: dict[str, float] | None) -> str:
+    return "—" if pair is None else f"{pair['prompt']:,.0f} / {pair['completion']:,.0f}"
+
+
+LABEL_COLUMNS = ("task", "lang", "genre", "reference")
 COLUMNS = ("score 1-10", "95% CI", "scored", "unscored", "failed", "empty", "official mean")
 
 
@@ -93,6 +117,13 @@ def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]
             [[TASK_LABELS.get(r["task"], r["task"]), r["language"], *_cells(r)] for r in summary["cells"]]),
            ("By language", ["lang", *COLUMNS], [[r["language"], *_cells(r)] for r in summary["languages"]]),
            ("By genre", ["lang", "genre", *COLUMNS], [[r["language"], r["genre"], *_cells(r)] for r in summary["genres"]])]
+    cost = summary.get("cost_per_item") or []
+    roles = sorted({role for row in cost for role in row["tokens"]})
+    if cost:
+        out.append(("Calls and tokens per item", ["task", "lang", "items", "judge calls",
+                                                  *[f"{role} tokens in / out" for role in roles]],
+                    [[TASK_LABELS.get(r["task"], r["task"]), r["language"], str(r["n"]), f"{r['judge_calls']:.2f}",
+                      *[_tokens(r["tokens"].get(role)) for role in roles]] for r in cost]))
     if summary["reference_sources"]:
         out.append(("By reference source (human-written vs model-replaced)", ["lang", "task", "reference", *COLUMNS],
                     [[r["language"], TASK_LABELS.get(r["task"], r["task"]), r["reference_source"], *_cells(r)]

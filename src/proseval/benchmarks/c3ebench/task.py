@@ -12,6 +12,7 @@ from proseval.benchmarks.c3ebench.judging import (
     JudgeSetup,
     Verdict,
     judge_messages,
+    judge_response_format,
     parse_verdict,
     template_names,
 )
@@ -76,8 +77,10 @@ def load(params: C3EParams) -> c3e_data.C3EData:
 
 
 def select_items(data: c3e_data.C3EData, params: C3EParams) -> list[Item]:
+    """The items the options select, in the order the run takes them."""
     items = [item for item in data.items if item.language in params.language]
-    items = c3e_data.select(items, tasks=params.task, genres=params.genre, reference_source=params.reference_source)
+    items = c3e_data.select(items, tasks=params.task, genres=params.genre, reference_source=params.reference_source,
+                            per_task=params.per_task)
     if params.order == "interleaved":
         items = round_robin(items, lambda item: (item.language, item.task))
     return items
@@ -96,7 +99,8 @@ def dataset_source(data: c3e_data.C3EData, params: C3EParams, setup: JudgeSetup,
               "labels swapped)" if params.compat == "official" else "fixed: proseval's posing (official bugs fixed)")
     return {"source": source, "files": files, "verified": all(f["verified"] for f in files),
             "reference_lists": dict(data.reference_lists), "posing": posing, "judge": setup.label,
-            "budget": params.budget, "n_selected": len(items), "counts": c3e_data.counts(items)}
+            "budget": params.budget, "judge_output": "structured" if params.judge_structured else "free text",
+            "n_selected": len(items), "counts": c3e_data.counts(items)}
 
 
 def make_scorer(params: C3EParams, setup: JudgeSetup) -> Any:
@@ -108,8 +112,9 @@ def make_scorer(params: C3EParams, setup: JudgeSetup) -> Any:
             return {METRIC: Score(value=EMPTY_SCORE, parse_status="empty", explanation="empty answer: lowest score",
                                   metadata={"official": EMPTY_SCORE, "judge_calls": 0})}
         messages = judge_messages(item, answer, setup, ctx.prompt)
+        config = judge_response_format(item.task) if params.judge_structured else None
         asked = await ask_until(ctx, "judge", messages, parse_verdict, lambda v: v.scored,
-                                attempts=params.judge_attempts, turn="judge")
+                                attempts=params.judge_attempts, turn="judge", config=config)
         first: Verdict | None = asked.replies[0] if asked.replies else None
         meta = {"judge_calls": asked.attempts, "official": first.official if first else None,
                 "judge_prompts": template_names(item, setup)}
@@ -128,6 +133,9 @@ def make_scorer(params: C3EParams, setup: JudgeSetup) -> Any:
 def make_task(params: C3EParams) -> Task:
     data = load(params)
     items = select_items(data, params)
+    if params.reference_source and not data.reference_lists:
+        raise ValueError(f"--reference-source needs the lists {c3e_data.HUMAN_IDS_FILE} and "
+                         f"{c3e_data.HYBRID_IDS_FILE} beside the Chinese file (English items have no such list)")
     if not items:
         raise ValueError("no C3EBench item matches --language/--task/--genre/--reference-source")
     setup = JudgeSetup(reference=not params.judge_no_reference, rubric=not params.judge_no_rubric,
@@ -142,8 +150,10 @@ def make_task(params: C3EParams) -> Task:
         messages = [{"role": "user", "content": text}]
         config = {"max_tokens": official_budget(item)} if params.budget == "reference" else None
         completion = await ctx.generate("candidate", messages, config)
-        return State(messages=[*messages, {"role": "assistant", "content": completion.text}], output=completion.text,
-                     finish_reason=completion.finish_reason, metadata={"prompt": name})
+        # The answer is the reply without its reasoning (so an answer that is all reasoning counts as empty).
+        return State(messages=[*messages, {"role": "assistant", "content": completion.text}],
+                     output=strip_reasoning(completion.text).text, finish_reason=completion.finish_reason,
+                     metadata={"prompt": name})
 
     def aggregate(samples: list[ScoredSample]) -> dict[str, Any]:
         return {"c3ebench": summarize(samples)}
@@ -174,7 +184,7 @@ def make_task(params: C3EParams) -> Task:
 def render(results: Any) -> list[Any]:
     from rich.table import Table
 
-    from proseval.benchmarks.c3ebench.report import tables
+    from proseval.benchmarks.c3ebench.report import LABEL_COLUMNS, tables
 
     summary = results.extra.get("c3ebench")
     if not summary:
@@ -182,8 +192,8 @@ def render(results: Any) -> list[Any]:
     out = []
     for title, header, rows in tables(summary):
         table = Table(title=title, title_justify="left")
-        for position, column in enumerate(header):
-            table.add_column(column, justify="left" if position < header.index("score 1-10") else "right")
+        for column in header:
+            table.add_column(column, justify="left" if column in LABEL_COLUMNS else "right")
         for row in rows:
             table.add_row(*row)
         out.append(table)
