@@ -19,6 +19,7 @@ from proseval.core.protocols import single_turn
 from proseval.core.sample import Sample
 from proseval.core.task import Task
 from proseval.models.base import Completion, FatalError
+from proseval.models.scripted import ScriptedModel
 
 DATA = Path(__file__).parent / "data"
 _DRAFT = re.compile(r"Draft:\n<<<\n(.*?)\n>>>", re.S)
@@ -344,3 +345,57 @@ def test_a_run_is_re_measured_with_another_reviser(tmp_path, scripts):
     again = proseval.read_run(next((tmp_path / "again").iterdir()))
     assert again.results.metrics["revision_distance"].mean == pytest.approx(2.0)  # 4 and 0; prose unscored
     assert again.header.roles["reviser"].spec == "scripted/rd-second"
+
+
+# --- drafts from another run ---------------------------------------------------------------------
+
+
+def test_a_runs_answers_become_a_drafts_file_and_are_measured(tmp_path, scripts):
+    candidate = scripts("rd-writer", lambda m: "" if "empty" in m[-1]["content"] else "The cat sat. It was big.")
+    samples = [Sample(id="s1", input="Describe the cat.", target="The cat lay. It was large."),
+               Sample(id="s2", input="say nothing: empty", target={"reference": "Nothing."}),
+               Sample(id="s3", input=[{"role": "user", "content": "Describe the dog."}],
+                      target={"instruction": "Describe the dog, briefly.", "reference": "A dog."}),
+               Sample(id="s4", input="Describe a bird.", target=None)]
+    task = Task(name="rd-source", version="1", dataset=lambda: samples, protocol=single_turn, scorers=[],
+                roles_required=("candidate",))
+    source = proseval.run(task, model=candidate, out=tmp_path / "runs")
+    out = tmp_path / "drafts.jsonl"
+    result = CliRunner().invoke(app, ["revision-distance", "drafts", str(source.path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "3 drafts (2 with a reference); left out 0 failed and 1 empty" in " ".join(result.output.split())
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows == [
+        {"id": "s1", "draft": "The cat sat. It was big.", "instruction": "Describe the cat.",
+         "reference": "The cat lay. It was large."},
+        {"id": "s3", "draft": "The cat sat. It was big.", "instruction": "Describe the dog, briefly.",
+         "reference": "A dog."},
+        {"id": "s4", "draft": "The cat sat. It was big.", "instruction": "Describe a bird."}]
+    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-exp", reviser)},
+                       params={"drafts": str(out), "setting": "reference-free"}, out=tmp_path / "rd")
+    assert run.results.extra["revision_distance"]["scored"] == 3
+
+
+def test_drafts_from_a_folder_that_is_not_a_run_is_an_error(tmp_path):
+    result = CliRunner().invoke(app, ["revision-distance", "drafts", str(tmp_path), "-o", str(tmp_path / "x")])
+    assert result.exit_code == 2 and not (tmp_path / "x").exists()
+
+
+def test_the_stability_command_can_ask_for_structured_output(tmp_path, scripts, monkeypatch):
+    formats: list[dict] = []
+    original = ScriptedModel.generate
+
+    async def noting(self, messages, config):  # the scripted reviser, noting the response_format it is sent
+        formats.append(config.response_format or {})
+        return await original(self, messages, config)
+
+    monkeypatch.setattr(ScriptedModel, "generate", noting)
+    result = CliRunner().invoke(app, ["revision-distance", "stability", "--drafts", str(DATA / "drafts20.jsonl"),
+                                      "--setting", "reference-free", "--structured", "--attempts", "2",
+                                      "--role", f"reviser={scripts('rd-structured', ['[]'])}",
+                                      "--runs", str(tmp_path / "runs"), "--display", "none"])
+    assert result.exit_code == 0, result.output
+    assert len(formats) == 40 and all(f["type"] == "json_schema" for f in formats)
+    assert formats[0]["json_schema"]["schema"]["required"] == ["edits"]
+    run = proseval.read_run(next((tmp_path / "runs").iterdir()))
+    assert run.header.task_params["structured"] is True and run.header.task_params["attempts"] == 2

@@ -1,4 +1,4 @@
-"""`proseval revision-distance ...`: the stability check and the perturber on its own."""
+"""`proseval revision-distance ...`: the stability check, the perturber on its own, drafts from a run."""
 
 from __future__ import annotations
 
@@ -8,12 +8,16 @@ from typing import Optional
 
 import typer
 
+from proseval.api import read_run
 from proseval.benchmarks.revision_distance.data import DataError, read_drafts
+from proseval.benchmarks.revision_distance.export import drafts_of
 from proseval.benchmarks.revision_distance.perturb import perturb
 from proseval.cli import common as main_cli
+from proseval.runtime.runlog import RunFolderError
 from proseval.runtime.runner import RunOptions
 
-app = typer.Typer(help="Revision Distance tools: the stability check, the perturber.", no_args_is_help=True)
+app = typer.Typer(help="Revision Distance tools: the stability check, the perturber, drafts from a run.",
+                  no_args_is_help=True)
 
 DraftsOpt = typer.Option(..., "--drafts", help="JSON Lines file of drafts.", exists=True, dir_okay=False)
 SeedOpt = typer.Option(0, "--seed", help="Seed of the word substitutions.")
@@ -29,6 +33,10 @@ def stability(
     setting: str = typer.Option("general", "--setting", help="general, knowledge or reference-free."),
     seed: int = SeedOpt,
     rate: float = RateOpt,
+    structured: bool = typer.Option(False, "--structured", help="Ask the reviser for schema-checked JSON "
+                                    "(response_format)."),
+    attempts: int = typer.Option(1, "--attempts", min=1, max=5, help="Asks per text until the reply holds a "
+                                 "list of edits."),
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="reviser=PROVIDER/MODEL (default: the "
                                              "embedded model, a demonstration)."),
     gen: Optional[list[str]] = main_cli.GenOpt,
@@ -45,7 +53,7 @@ def stability(
     theirs is in the substitution table.
     """
     params = {"drafts": str(drafts), "setting": setting, "perturb_seed": seed, "rate": rate,
-              **({"refs": str(refs)} if refs else {})}
+              "structured": structured, "attempts": attempts, **({"refs": str(refs)} if refs else {})}
     request = main_cli.checked(lambda: main_cli.role_request({}, None, role, base_url, None, concurrency, None, gen))
     options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
     folder, results = main_cli.execute("revision-distance-stability", params, request, options,
@@ -74,3 +82,23 @@ def perturb_cmd(
     output.write_text("\n".join(lines) + "\n", encoding="utf-8")
     main_cli.console.print(f"wrote {output}: {len(rows) - unchanged} drafts perturbed, {unchanged} without a "
                            "substitutable word")
+
+
+@app.command("drafts")
+def drafts_cmd(
+    run_dir: Path = typer.Argument(..., help="A run folder (any task): its answers become the drafts.",
+                                   exists=True, file_okay=False),
+    output: Path = typer.Option(..., "--output", "-o", help="JSON Lines file to write (id, draft, instruction, "
+                                "reference when the sample has one)."),
+) -> None:
+    """Write a run's candidate answers as a drafts file for `proseval run revision-distance --drafts`."""
+    try:
+        exported = drafts_of(read_run(run_dir).records())
+    except RunFolderError as exc:
+        main_cli.fail(str(exc))
+    if not exported.rows:
+        main_cli.fail(f"{run_dir}: no finished sample with a non-empty answer")
+    output.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in exported.rows), encoding="utf-8")
+    with_reference = sum("reference" in row for row in exported.rows)
+    main_cli.console.print(f"wrote {output}: {len(exported.rows)} drafts ({with_reference} with a reference); "
+                           f"left out {exported.failed} failed and {exported.empty} empty answers")
