@@ -151,3 +151,16 @@ def test_a_list_wins_over_an_example_object_before_it_and_a_lone_edit_object_cou
     assert [e.action_name for e in parsed.edits] == ["replace", "delete"]
     lone = parse_reply("I would make one edit: " + json.dumps(edit(action="delete")))
     assert lone.status == "ok" and [e.action_name for e in lone.edits] == ["delete"]
+
+
+def test_the_structured_schema_limits_levels_and_knowledge_categories():
+    from proseval.benchmarks.revision_distance.scoring import edits_schema
+
+    general = edits_schema("general")["properties"]["edits"]["items"]
+    knowledge = edits_schema("knowledge")["properties"]["edits"]["items"]
+    assert "category" not in general["properties"] and general["required"] == list(general["properties"])
+    assert knowledge["properties"]["category"]["enum"] == ["order", "comparison", "description"]
+    assert general["properties"]["revision_level"]["enum"] == ["word", "phrase", "sentence", "paragraph", "document"]
+    # a reply following the schema parses into edits with those categories
+    reply = json.dumps({"edits": [edit(category="comparison")]})
+    assert knowledge_category(parse_reply(reply).edits[0]) == "comparison"

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from proseval.benchmarks.revision_distance.data import REFERENCE_KEYS
-from proseval.benchmarks.revision_distance.edits import FIELDS, LEVELS, OTHER, ParsedReply, category_names, parse_reply
+from proseval.benchmarks.revision_distance.edits import (
+    FIELDS,
+    KNOWLEDGE_CATEGORIES,
+    LEVELS,
+    OTHER,
+    ParsedReply,
+    category_names,
+    parse_reply,
+)
 from proseval.benchmarks.revision_distance.grounding import DEFAULT_THRESHOLD
 from proseval.benchmarks.revision_distance.measure import Measure, measure
 from proseval.benchmarks.revision_distance.prompts import PROMPT_OF_SETTING, SETTINGS
@@ -61,10 +69,13 @@ class ReviserOptions:
 
 
 def edits_schema(setting: str) -> dict[str, Any]:
-    """The JSON schema of a reviser reply (an object, since strict schemas need one at the top)."""
-    names = (*FIELDS, "category") if setting == "knowledge" else FIELDS
-    edit = {"type": "object", "properties": {name: {"type": "string"} for name in names},
-            "required": list(names), "additionalProperties": False}
+    """The JSON schema of a reviser reply (an object, since strict schemas need one at the top); the level,
+    and in the knowledge setting the category, are limited to the names the prompt gives."""
+    properties: dict[str, Any] = {name: {"type": "string"} for name in FIELDS}
+    properties["revision_level"] = {"type": "string", "enum": list(LEVELS)}
+    if setting == "knowledge":
+        properties["category"] = {"type": "string", "enum": list(KNOWLEDGE_CATEGORIES)}
+    edit = {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
     return {"type": "object", "properties": {"edits": {"type": "array", "items": edit}}, "required": ["edits"],
             "additionalProperties": False}
 
