@@ -161,8 +161,8 @@ _REF_EN = ("The [Reference] is the text the human author wrote for this item. It
 _REF_ZH = "[Reference] 是人类作者为本题写的原文，作为基准，记 6 分：与原文水平相当的答案得 6 分。\n"
 
 BANDS = [
-    _t("bands_cloze_en", _REF_EN + "- 9-10: clearly better than the reference: fits more tightly and reads better.\n"
-       "- 7-8: somewhat better than the reference.\n- 6: as good as the reference.\n"
+    _t("bands_cloze_en", _REF_EN + "- 8-10: better than the reference: fits more tightly and reads better.\n"
+       "- 7: slightly better than the reference.\n- 6: as good as the reference.\n"
        "- 4-5: weaker than the reference: it fits, but reads awkwardly, drifts, or leaves part of the gap unfilled.\n"
        "- 1-3: breaks the text: contradicts the context, is off-topic, garbled, or not a gap filling at all.",
        description="EN Cloze score bands, reference = 6"),
@@ -170,25 +170,25 @@ BANDS = [
        "- 6: as good as the reference.\n- 4-5: stiff or mechanical, or one or two minor outline points are "
        "missing.\n- 1-3: departs from the outline or the request, or is the wrong genre.",
        description="EN Expand score bands, reference = 6"),
-    _t("bands_edit_en", _REF_EN + "- 9-10: the critique is fully absorbed and the result is better than the "
-       "reference.\n- 7-8: every suggestion is applied well; somewhat better than the reference.\n"
+    _t("bands_edit_en", _REF_EN + "- 8-10: the critique is fully absorbed and the result is better and more "
+       "original than the reference.\n- 7: every suggestion is applied well; slightly better than the reference.\n"
        "- 6: every suggestion is applied; as good as the reference.\n- 4-5: only part of the critique is "
        "applied, or the revision is weaker than the reference.\n- 1-3: the critique is ignored, or the revision "
        "damages the draft.", description="EN Edit score bands, reference = 6"),
-    _t("bands_end2end_en", _REF_EN + "- 9-10: clearly better than the reference.\n- 7-8: fully meets the "
-       "instruction and is somewhat better than the reference.\n- 6: fully meets the instruction; as good as "
+    _t("bands_end2end_en", _REF_EN + "- 8-10: clearly better than the reference.\n- 7: fully meets the "
+       "instruction and is slightly better than the reference.\n- 6: fully meets the instruction; as good as "
        "the reference.\n- 4-5: meets the instruction only superficially.\n- 1-3: departs from the instruction.",
        description="EN End2End score bands, reference = 6"),
-    _t("bands_cloze_zh", _REF_ZH + "- 9-10：明显优于原文，衔接更紧密，表达更好。\n- 7-8：略优于原文。\n- 6：与原文相当。\n"
+    _t("bands_cloze_zh", _REF_ZH + "- 8-10：优于原文，衔接更紧密，表达更好。\n- 7：略优于原文。\n- 6：与原文相当。\n"
        "- 4-5：不如原文：大体能接上，但表达生硬、偏离文意或没有补全。\n- 1-3：破坏文章：与上下文矛盾、离题、语句不通或根本不是补写。",
        description="ZH Cloze score bands, reference = 6"),
     _t("bands_expand_zh", _REF_ZH + "- 9-10：远超原文。\n- 7-8：优于原文。\n- 6：与原文相当。\n"
        "- 4-5：行文生硬或机械，或遗漏一两个次要的大纲要点。\n- 1-3：偏离大纲或要求，或文体错误。",
        description="ZH Expand score bands, reference = 6"),
-    _t("bands_edit_zh", _REF_ZH + "- 9-10：充分吸收点评，修改结果优于原文。\n- 7-8：各条建议都落实得好，略优于原文。\n"
+    _t("bands_edit_zh", _REF_ZH + "- 8-10：充分吸收点评，修改结果优于原文，更有新意。\n- 7：各条建议都落实得好，略优于原文。\n"
        "- 6：各条建议都已落实，与原文相当。\n- 4-5：只落实了部分点评，或修改稿不如原文。\n- 1-3：无视点评，或改坏了初稿。",
        description="ZH Edit score bands, reference = 6"),
-    _t("bands_end2end_zh", _REF_ZH + "- 9-10：明显优于原文。\n- 7-8：完全符合要求，略优于原文。\n- 6：完全符合要求，与原文相当。\n"
+    _t("bands_end2end_zh", _REF_ZH + "- 8-10：明显优于原文。\n- 7：完全符合要求，略优于原文。\n- 6：完全符合要求，与原文相当。\n"
        "- 4-5：只在表面上符合要求。\n- 1-3：偏离要求。", description="ZH End2End score bands, reference = 6"),
     _t("bands_noref_en", "- 9-10: excellent; hard to improve.\n- 7-8: good, with minor flaws.\n"
        "- 5-6: adequate, with clear weaknesses.\n- 3-4: poor, with serious problems.\n- 1-2: fails the task.",
