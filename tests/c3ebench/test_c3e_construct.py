@@ -44,7 +44,8 @@ def test_a_critique_that_reveals_the_hidden_passage_is_rejected():
                                 "en") is None
     quoting = "Write: read the sky and move their herds before the flood arrives."
     assert "quotes the hidden passage" in build.check_critique(quoting, PASSAGE, draft, "en")
-    assert "refers to the hidden passage" in build.check_critique("Compare with the original text.", PASSAGE, draft, "en")
+    named = build.check_critique("Compare with the original text.", PASSAGE, draft, "en")
+    assert "refers to the hidden passage" in named
     assert "quotes" in build.check_critique("参考：老农看天色赶着牛群在洪水来临之前离开。", "老农看天色赶着牛群在洪水来临之前离开村庄。", "初稿", "zh")
 
 

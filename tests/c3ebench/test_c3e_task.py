@@ -144,7 +144,8 @@ def test_a_candidate_prompt_file_replaces_the_builtin(tiny_dir: Path, tmp_path: 
                        params={"data_dir": str(tiny_dir), "language": "zh", "task": "cloze"},
                        prompts={"candidate_cloze_zh": mine}, out=tmp_path / "runs")
     record = next(run.records())
-    assert record.state.messages[0]["content"].startswith("MY POSING\n") and "清晨的西湖" in record.state.messages[0]["content"]
+    sent = record.state.messages[0]["content"]
+    assert sent.startswith("MY POSING\n") and "清晨的西湖" in sent
     assert run.header.prompts["candidate_cloze_zh"].source == str(mine)
 
 

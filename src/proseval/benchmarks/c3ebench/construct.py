@@ -183,7 +183,8 @@ def item_id(task: str, text: SourceText) -> str:
 
 
 def _record(task: str, text: SourceText, instruction: str, fields: Mapping[str, str], reference: str) -> dict[str, Any]:
-    return {"infer_id": item_id(task, text), "task_type": OFFICIAL_TASK_TYPE[task], "sub_task": text.genre,  # type: ignore[index]
+    task_type = OFFICIAL_TASK_TYPE[task]  # type: ignore[index]
+    return {"infer_id": item_id(task, text), "task_type": task_type, "sub_task": text.genre,
             "instruction": instruction, "input": dict(fields), "reference": reference, "language": text.language,
             "meta": {"source_id": text.id, "constructed": True}}
 

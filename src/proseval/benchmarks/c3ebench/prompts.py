@@ -216,11 +216,13 @@ _FIELDS = {
 
 
 def _user(task: str, with_reference: bool) -> PromptTemplate:
-    fields = list(_FIELDS[task]) + ([("Reference", "reference")] if with_reference else []) + [("Candidate", "candidate")]
+    reference = [("Reference", "reference")] if with_reference else []
+    fields = [*_FIELDS[task], *reference, ("Candidate", "candidate")]
     text = "\n\n".join(f"[{label}]\n{{{slot}}}" for label, slot in fields)
     name = f"judge_user_{task}" + ("" if with_reference else "_noref")
     what = "with" if with_reference else "without (--judge-no-reference)"
-    return _t(name, text, tuple(slot for _, slot in fields), description=f"judge user message, {task}, {what} the reference")
+    return _t(name, text, tuple(slot for _, slot in fields),
+              description=f"judge user message, {task}, {what} the reference")
 
 
 JUDGE_USER = [_user(task, ref) for task in _FIELDS for ref in (True, False)]

@@ -116,7 +116,8 @@ def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]
     out = [("By task and language (reference = 6)", ["task", "lang", *COLUMNS],
             [[TASK_LABELS.get(r["task"], r["task"]), r["language"], *_cells(r)] for r in summary["cells"]]),
            ("By language", ["lang", *COLUMNS], [[r["language"], *_cells(r)] for r in summary["languages"]]),
-           ("By genre", ["lang", "genre", *COLUMNS], [[r["language"], r["genre"], *_cells(r)] for r in summary["genres"]])]
+           ("By genre", ["lang", "genre", *COLUMNS],
+            [[r["language"], r["genre"], *_cells(r)] for r in summary["genres"]])]
     cost = summary.get("cost_per_item") or []
     roles = sorted({role for row in cost for role in row["tokens"]})
     if cost:
