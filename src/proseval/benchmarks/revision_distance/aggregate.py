@@ -49,7 +49,7 @@ def _unscored(samples: Sequence[ScoredSample], metric: str) -> tuple[list[Scored
     return scored, dict(sorted(unscored.items())), failed
 
 
-def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: str) -> dict[str, Any]:
+def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: str, per_words: int) -> dict[str, Any]:
     scored, unscored, failed = _unscored(samples, "revision_distance")
     distances = [float(_value(s, "revision_distance")) for s in scored]
     normalised = [float(v) for s in scored if (v := _value(s, "revision_distance_norm")) is not None]
@@ -79,7 +79,7 @@ def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: s
         baselines[name] = {"mean": _mean(values), "spearman_vs_neg_distance": spearman(values, negated),
                            "n": len(values)}
     return {
-        "mode": "drafts", "setting": setting, "weighting": weighting, "scored": len(scored), "unscored": unscored,
+        "mode": "drafts", "setting": setting, "weighting": weighting, "per_words": per_words, "scored": len(scored), "unscored": unscored,
         "failed": failed,
         "distance": {"mean": _mean(distances), "median": median(distances),
                      "min": min(distances, default=None), "max": max(distances, default=None)},

@@ -44,7 +44,8 @@ def drafts_tables(data: dict[str, Any]) -> list[Table]:
         ("mean distance (edits)", _f(data["distance"]["mean"])),
         ("median / min / max", f"{_f(data['distance']['median'], 1)} / {_f(data['distance']['min'], 0)} / "
                                f"{_f(data['distance']['max'], 0)}"),
-        ("edits per 100 words", _f(data.get("normalised_mean"))),
+        *([(f"edits per {data.get('per_words', 100)} words", _f(data.get("normalised_mean")))]
+          if data.get("per_words", 100) else []),
         *([(f"weighted distance ({data['weighting']})", _f(data.get("weighted_mean")))]
           if data.get("weighting") not in (None, "none") else []),
         ("grounded share (snippet found in draft)", _pct(data.get("grounded_share"))),

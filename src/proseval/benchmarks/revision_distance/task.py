@@ -85,7 +85,7 @@ def make_task(params: RevisionDistanceParams) -> Task:
                      **({"refs": _source(Path(params.refs))} if params.refs else {}))
 
     def aggregate(scored: list[ScoredSample]) -> dict[str, Any]:
-        return {KEY: aggregate_drafts(scored, options.setting, options.weighting)}
+        return {KEY: aggregate_drafts(scored, options.setting, options.weighting, options.per_words)}
 
     return _task("revision-distance", samples, scorers, source, aggregate,
                  f"revision distance of drafts ({options.setting})")
