@@ -1,0 +1,46 @@
+"""`proseval report RUN_DIR... -o report.html`: one self-contained HTML page over run folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..report.runs import open_runs
+from ..runtime.runlog import RunFolderError
+from .app import app
+from .common import console, fail
+
+
+@app.command("report")
+def report_cmd(
+    run_dirs: list[Path] = typer.Argument(..., help="Run folders (any tasks; runs of one task are compared)."),
+    output: Path = typer.Option(Path("report.html"), "--output", "-o", help="HTML file to write."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="Run folder every other run of its task is "
+                                            "compared with (A); default: the first run of each task."),
+    max_samples: int = typer.Option(200, "--max-samples", min=0, help="Samples listed per run (failed and "
+                                    "unscored first); the samples that changed most are always listed."),
+    all_samples: bool = typer.Option(False, "--all-samples", help="List every sample of every run."),
+    text_chars: int = typer.Option(2000, "--text-chars", min=0, help="Characters of each input and output shown "
+                                   "(0: all)."),
+    top: int = typer.Option(10, "--top", min=0, help="Samples that changed most, per comparison."),
+    title: str = typer.Option("proseval report", "--title", help="Title of the page."),
+) -> None:
+    """Write one HTML file (no network needed to view it): leaderboards, slices, charts, comparisons, samples."""
+    if baseline is not None and baseline.resolve() not in {p.resolve() for p in run_dirs}:
+        run_dirs = [baseline, *run_dirs]
+    if len({p.resolve() for p in run_dirs}) != len(run_dirs):
+        fail("a run folder is given twice")
+    try:
+        from ..report.html import ReportOptions, write_report
+    except ImportError as exc:
+        fail(f"proseval report needs {exc.name}: pip install 'proseval[report]'")
+    try:
+        runs = open_runs(run_dirs)
+    except RunFolderError as exc:
+        fail(str(exc))
+    options = ReportOptions(baseline=baseline, max_samples=None if all_samples else max_samples,
+                            text_chars=text_chars, top=top, title=title)
+    size = write_report(runs, output, options)
+    console.print(f"wrote {output} ({size / 1024:,.0f} KiB, {len(runs)} run(s))", highlight=False)
