@@ -139,6 +139,20 @@ def test_the_revision_cap_closes_a_section_after_its_last_refinement_is_reviewed
     assert final.section(0).forced and final.section(0).revisions == 2
     assert scores(record)["forced_completions"] == 1.0 and scores(record)["refine_delta"] == 0.0  # 4 - 4
     assert scores(record)["premature_finish"] == 1.0  # section 1 was never written
+    assert record.scores["steps"].metadata["deltas"] == [0.0, 0.0]  # both refines were reviewed
+
+    official = only(run(tmp_path, data_dir, candidate, scripts("judge2", [JUDGE_OK]), revision_cap=2,
+                        compat="official"))
+    steps = [Step.model_validate(t) for t in official.state.turns]
+    # the same decisions, but the review after the second refine is not run: the section is closed unreviewed
+    assert [(s.action, s.outcome) for s in steps][-2:] == [("review", "skipped"), ("finish", "finish")]
+    assert steps[-2].tool is None and "used its 2 revisions" in steps[-2].error and steps[-2].score is None
+    assert [s.tool.role for s in steps if s.tool] == ["planner", "writer", "reviewer", "reviser", "reviewer",
+                                                     "reviser"]
+    detail = official.scores["steps"].metadata
+    assert (detail["deltas"], detail["skipped_actions"], detail["executed_actions"]) == ([0.0], 1, 7)
+    assert scores(official)["error_rate"] == 0.0 and scores(official)["forced_completions"] == 1.0
+    assert scores(official)["refine_delta"] == 0.0 and scores(official)["steps"] == 8.0
 
 
 @pytest.mark.parametrize("protocol, actions, success", [
@@ -336,3 +350,21 @@ def test_structured_output_is_asked_per_role_when_switched_on(tmp_path, data_dir
             assert set().union(*asked.values()) == want and len(asked) == 4  # planner, writer, reviewer, reviser
     finally:
         server.stop_thread()
+
+
+@pytest.mark.parametrize("compat, reviews, skipped", [("fixed", 4, 0), ("official", 3, 1)])
+def test_the_fixed_protocol_under_persistent_failure(tmp_path, data_dir, scripts, compat, reviews, skipped):
+    """Every review fails: per section 3 refines, then the cap closes it: after a 4th review (fixed), or
+    by skipping that review (official: 3 reviews + 3 revisions + 1 skipped review)."""
+    def harsh(messages):
+        return '{"score": 3, "feedback": "no"}' if "You review" in messages[-1]["content"] else tools(messages)
+
+    record = only(run(tmp_path, data_dir, scripts("harsh", harsh), scripts("judge", [JUDGE_OK]), protocol="fixed",
+                      compat=compat))
+    steps = [Step.model_validate(t) for t in record.state.turns]
+    per_section = ["draft"] + ["review", "refine"] * 3 + ["review"]
+    assert [s.action for s in steps] == ["outline", *per_section, *per_section, "finish"]
+    ran = [s for s in steps if s.action == "review" and s.outcome == "success"]
+    assert len(ran) == 2 * reviews and sum(s.outcome == "skipped" for s in steps) == 2 * skipped
+    assert scores(record)["success"] == 1.0 and scores(record)["forced_completions"] == 2.0
+    assert scores(record)["steps"] == 18.0 and scores(record)["refine_density"] == pytest.approx(100 * 6 / 18)

@@ -109,3 +109,20 @@ def test_scripted_protocols():
     assert next_decision("no_refine", ep, True) == Decision("review", {"section_id": 1}, "review section 1")
     ep = st.apply_refine(ep, 0, "x2")
     assert next_decision("fixed", ep, True) == Decision("review", {"section_id": 0}, "review section 0")
+
+
+def test_a_skipped_step_counts_in_t_not_in_err_and_closes_the_lifecycle():
+    official = st.Settings(tau=8.0, revision_cap=1, compat="official")
+    ep = st.apply_outline(st.start("t", "s"), "T", [("A", [])])
+    ep = st.apply_refine(st.apply_review(st.apply_draft(ep, 0, "x", ""), 0, 5, "f", official), 0, "y")
+    ep = st.apply_finish(st.apply_cap(ep, 0, official))
+    steps = [step(1, "outline"), step(2, "draft", sid=0, status_after="drafted"),
+             step(3, "review", sid=0, score=5, status_after="revision_needed"),
+             step(4, "refine", sid=0, score_before=5, status_after="drafted"),
+             step(5, "review", "skipped", sid=0, status_after="completed"), step(6, "finish", "finish")]
+    m = measure(steps, ep)
+    assert (m.steps, m.skipped, m.failed_actions, m.error_rate) == (6, 1, 0, 0.0)
+    assert m.deltas == () and m.refine_delta is None  # the refine was never reviewed
+    assert (m.success, m.forced_completions, m.refine_density) == (True, 1, 100 / 6)
+    assert m.lifecycles == ({"section": 0, "first_draft": 2, "completed": 5, "status": "completed",
+                             "revisions": 1},)

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from ravel.ravel_fixtures import efficient, is_policy, policy_state, tools
 
 import proseval
 from proseval.benchmarks.ravel.env import Step
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Killed(BaseException):
@@ -54,3 +63,71 @@ def test_an_interrupted_episode_continues_from_its_last_step(tmp_path, data_dir,
     assert tool_calls == 7 == sum(s.tool is not None for s in steps)  # each tool called once per step
     assert speech.scores["success"].value == 1.0 and speech.scores["steps"].value == 8.0
     assert not list((tmp_path / "run" / "checkpoints").glob("*.json"))
+
+
+CHILD = textwrap.dedent(
+    """
+    import json, sys, time
+    from pathlib import Path
+    import proseval
+    from proseval.models.scripted import register_script
+    from ravel.ravel_fixtures import efficient, is_policy, policy_state, tools
+
+    data_dir, run_dir, log = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+
+    def candidate(messages):
+        if is_policy(messages):
+            turn, state, topic = policy_state(messages)
+            if "flood" in topic and turn == 5:
+                log.with_suffix(".stuck").touch()
+                time.sleep(600)  # killed here, in the middle of the episode
+            with log.open("a") as f:
+                f.write(json.dumps([topic, turn]) + "\\n")
+            return efficient(state)
+        return tools(messages)
+
+    register_script("killable", candidate)
+    register_script("judge", ['{"score": 6, "verdict": "ok"}'])
+    proseval.run("ravel", model="scripted/killable", roles={"judge": "scripted/judge"},
+                 params={"data_dir": data_dir, "language": "en", "max_steps": 20}, run_dir=run_dir, cache=False)
+    """
+)
+
+
+def test_a_run_killed_mid_episode_resumes_it_from_its_last_step(tmp_path, data_dir, scripts):
+    """SIGKILL of a real process while the policy is deciding step 5; resumed in another process."""
+    run_dir, log = tmp_path / "run", tmp_path / "policy.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")])}
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(data_dir), str(run_dir), str(log)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not log.with_suffix(".stuck").exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert log.with_suffix(".stuck").exists(), "the child never reached step 5"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(10)
+    before = [tuple(json.loads(line)) for line in log.read_text().splitlines()]
+    saved = [json.loads(p.read_text())["data"] for p in (run_dir / "checkpoints").glob("*.json")]
+    assert [len(s["steps"]) for s in saved if "flood" in s["episode"]["topic"]] == [4]
+
+    after: list[tuple[str, int]] = []
+
+    def candidate(messages):
+        if is_policy(messages):
+            turn, state, topic = policy_state(messages)
+            after.append((topic, turn))
+            return efficient(state)
+        return tools(messages)
+
+    scripts("killable", candidate)
+    scripts("judge", ['{"score": 6, "verdict": "ok"}'])
+    result = proseval.resume(run_dir, cache=False)
+    counted = Counter(r.id for r in result.records())
+    assert counted == {"end2end_en_1": 1, "end2end_en_2": 1} and result.results.complete
+    speech = next(r for r in result.records() if r.id == "end2end_en_2")
+    assert speech.state.metadata["resumed_at_step"] == 4
+    assert [Step.model_validate(t).step for t in speech.state.turns] == list(range(1, 9))
+    flood = lambda calls: [turn for topic, turn in calls if "flood" in topic]  # noqa: E731
+    assert flood(before) == [1, 2, 3, 4] and flood(after) == [5, 6, 7, 8]  # no decision asked twice
+    assert speech.scores["success"].value == 1.0 and speech.scores["steps"].value == 8.0

@@ -101,3 +101,20 @@ def test_manuscript_and_diff():
 def test_state_round_trips_through_json():
     ep = st.apply_review(st.apply_draft(outlined(), 0, "x", "s"), 0, 9, "ok", SETTINGS)
     assert st.Episode.model_validate_json(ep.model_dump_json()) == ep
+
+
+def test_the_official_cap_skips_the_review_after_the_last_refine_and_a_draft_resets_the_count():
+    official = st.Settings(tau=8.0, revision_cap=2, compat="official")
+    ep = st.apply_draft(outlined(), 0, "x", "")
+    for round_ in range(2):
+        assert not st.blocked_by_cap(ep.section(0), official)
+        ep = st.apply_refine(st.apply_review(ep, 0, 4, "no", official), 0, f"v{round_}")
+    assert ep.section(0).revisions == 2 and st.blocked_by_cap(ep.section(0), official)
+    assert not st.blocked_by_cap(ep.section(0), SETTINGS)  # fixed: the review runs, then closes it
+    closed = st.apply_cap(ep, 0, official).section(0)
+    assert (closed.status, closed.forced, closed.score) == ("completed", True, 4)
+    redrafted = st.apply_draft(ep, 0, "fresh", "", reset_revisions=True).section(0)
+    assert redrafted.revisions == 0 and not st.blocked_by_cap(redrafted, official)
+    assert not st.blocked_by_cap(outlined().section(1), st.Settings(revision_cap=0, compat="official"))  # pending
+    passed = st.apply_review(st.apply_draft(outlined(), 1, "y", ""), 1, 9, "", official)
+    assert st.apply_cap(passed, 1, st.Settings(revision_cap=0, compat="official")).section(1).forced is False

@@ -13,7 +13,8 @@ from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.actions import Decision
 from proseval.benchmarks.ravel.tools import Outline, Review, Text
 
-Outcome = Literal["success", "failed", "finish"]
+# skipped: a review or refine the official revision cap blocks (``--compat official``): no tool runs.
+Outcome = Literal["success", "failed", "finish", "skipped"]
 # Why a step failed: the policy's answer is not a valid decision; the state does not allow the
 # action; the tool's answer cannot be used.
 Failure = Literal["decision", "state", "tool"]
@@ -50,13 +51,15 @@ class Step(BaseModel):
 
 
 def prepare(episode: st.Episode, decision: Decision, settings: st.Settings) -> str | None:
-    """The tool role the decision needs (None: finish). Raises `TransitionError` when the state
-    does not allow the action."""
+    """The tool role the decision needs (None: finish, or a review/refine the official cap blocks).
+    Raises `TransitionError` when the state does not allow the action."""
     if decision.action == "outline":
         return "planner"
     if decision.action == "finish":
         return None
     section = st.check_id(episode, decision.params["section_id"])
+    if decision.action in ("review", "refine") and st.blocked_by_cap(section, settings):
+        return None
     if decision.action == "review":
         st.can_review(section)
     elif decision.action == "refine":
@@ -66,7 +69,8 @@ def prepare(episode: st.Episode, decision: Decision, settings: st.Settings) -> s
 
 def apply(episode: st.Episode, decision: Decision, output: Outline | Text | Review | None,
           settings: st.Settings) -> tuple[st.Episode, Outcome]:
-    """The next state. `output` is the tool's parsed answer (None for finish)."""
+    """The next state. `output` is the tool's parsed answer (None when no tool ran: finish, or a
+    review/refine the official cap blocked)."""
     action = decision.action
     if action == "finish":
         return st.apply_finish(episode), "finish"
@@ -74,9 +78,12 @@ def apply(episode: st.Episode, decision: Decision, output: Outline | Text | Revi
         assert isinstance(output, Outline)
         return st.apply_outline(episode, output.title, output.sections), "success"
     section_id = decision.params["section_id"]
+    if output is None:
+        return st.apply_cap(episode, section_id, settings), "skipped"
     if action == "draft":
         assert isinstance(output, Text)
-        return st.apply_draft(episode, section_id, output.content, output.summary), "success"
+        reset = settings.compat == "official"
+        return st.apply_draft(episode, section_id, output.content, output.summary, reset_revisions=reset), "success"
     if action == "review":
         assert isinstance(output, Review)
         return st.apply_review(episode, section_id, output.score, output.feedback, settings), "success"
@@ -104,7 +111,7 @@ def replay(episode: st.Episode, steps: list[Step], settings: st.Settings) -> lis
     """The state after each stored step, rebuilt from the recorded tool answers alone."""
     states = []
     for step in steps:
-        if step.outcome in ("success", "finish") and step.decision is not None:
+        if step.outcome in ("success", "finish", "skipped") and step.decision is not None:
             decision = Decision(step.decision["action"], step.decision["params"], step.decision.get("thought", ""))
             output = output_from(decision.action, step.tool.output) if step.tool and step.tool.output else None
             episode, _ = apply(episode, decision, output, settings)

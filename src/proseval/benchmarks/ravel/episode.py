@@ -30,6 +30,7 @@ from proseval.runtime.context import SampleContext
 POLICY_ROLE = "candidate"
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese (简体中文)"}
 CHECKPOINT_VERSION = 1
+CAPPED = "not run: the section has used its {cap} revisions and is closed as it is"
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,9 @@ def history_view(steps: list[Step], window: int) -> str:
 def cap_rule(settings: st.Settings) -> str:
     if settings.revision_cap is None:
         return "There is no limit on refinements."
+    if settings.compat == "official":
+        return (f"Each section can be refined at most {settings.revision_cap} times; after that, a review or "
+                "refine of it closes it as it is.")
     return (f"Each section can be refined at most {settings.revision_cap} times; a review after the last "
             "refinement completes it whatever its score.")
 
@@ -180,9 +184,11 @@ async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], 
     except st.TransitionError as exc:  # the tool's answer is not a usable text (e.g. empty)
         return episode, Step(**base, outcome="failed", failure="tool", error=str(exc), tool=call)
     section = after.section(decision.section_id) if decision.section_id is not None and after.n else None
+    ran = outcome == "success"
     return after, Step(**base, outcome=outcome, tool=call, diff=st.diff(episode, after),
-                       score=output.score if decision.action == "review" else None,  # type: ignore[union-attr]
-                       score_before=before_score if decision.action == "refine" else None,
+                       error=CAPPED.format(cap=setup.settings.revision_cap) if outcome == "skipped" else "",
+                       score=output.score if ran and decision.action == "review" else None,  # type: ignore[union-attr]
+                       score_before=before_score if ran and decision.action == "refine" else None,
                        status_after=section.status if section is not None else None)
 
 

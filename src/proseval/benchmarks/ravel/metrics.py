@@ -12,7 +12,8 @@ Definitions (also in docs/ravel.md):
 - δ (``refine_delta``): mean over the episode's (successful refine → next review of the same
   section) pairs of the reviewer's score after minus its score before the refine; a pair is
   broken by a new draft of the section or a new outline; episodes without a pair have none.
-- ERR (``error_rate``): failed actions / |T|, in %; ``failed_by`` splits the failed actions by
+- ERR (``error_rate``): failed actions / |T|, in % (``skipped`` steps of the official cap are
+  not failures); ``failed_by`` splits the failed actions by
   cause: an invalid decision, an action the state does not allow, an unusable tool answer.
 """
 
@@ -34,6 +35,7 @@ class EpisodeMetrics:
     finished: bool
     premature_finish: bool
     failed_actions: int
+    skipped: int  # review/refine steps the official cap blocked (--compat official)
     refines: int
     deltas: tuple[float, ...]
     forced_completions: int
@@ -82,7 +84,7 @@ def lifecycles(steps: list[Step], final: st.Episode) -> list[dict[str, Any]]:
     rows = []
     for section in final.sections:
         own = [s for s in steps if s.step > last_outline and s.section_id == section.id
-               and s.outcome == "success"]
+               and s.outcome in ("success", "skipped")]
         drafts = [s.step for s in own if s.action == "draft"]
         done = [s.step for s in own if s.status_after == "completed"]
         rows.append({"section": section.id, "first_draft": drafts[0] if drafts else None,
@@ -105,6 +107,7 @@ def measure(steps: list[Step], final: st.Episode, states: list[st.Episode] | Non
         steps=len(steps), outline_len=final.n, success=final.finished and final.all_completed,
         finished=final.finished, premature_finish=final.finished and final.premature,
         failed_actions=sum(s.outcome == "failed" for s in steps),
+        skipped=sum(s.outcome == "skipped" for s in steps),
         failed_by=dict(Counter(s.failure or "unknown" for s in steps if s.outcome == "failed")),
         refines=sum(s.action == "refine" and s.outcome == "success" for s in steps),
         deltas=tuple(refine_deltas(steps)),

@@ -30,6 +30,9 @@ class RavelParams(BaseModel):
     max_steps: int = Field(50, ge=1, le=1000, description="T_max: policy decisions per episode")
     history_window: int = Field(10, ge=0, le=200, description="recent actions (with outcomes) shown to the policy")
     max_sections: int = Field(12, ge=1, le=50, description="largest outline the planner may return")
+    compat: Literal["fixed", "official"] = Field(
+        "fixed", description="official: the reference commit's revision cap (a draft resets the revision count; "
+                             "a review or refine at the cap is skipped, closing the section unreviewed)")
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per manuscript while its answer is unusable")
     structured_policy: bool = Field(
         False, description="ask the policy for schema-constrained JSON {thought, action, params} (response_format "

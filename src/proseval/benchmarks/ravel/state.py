@@ -5,6 +5,10 @@ revision_needed`` (review below τ) ``→ drafted`` (refine). A draft of any sec
 ``drafted`` again; its revision count is kept, so a rewrite cannot bypass the revision cap. A
 review of a section whose revision count has reached the cap completes it even below τ
 (``forced``), so the last refinement is always reviewed before the section is closed.
+
+``compat="official"`` restores the reference commit's cap instead: a draft resets the revision
+count, and a review or refine of a written section at the cap is not run: the section is
+closed as it is (`apply_cap`, a ``skipped`` step), so the last refinement is never reviewed.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+Compat = Literal["fixed", "official"]
 Status = Literal["pending", "drafted", "revision_needed", "completed"]
 STATUSES: tuple[Status, ...] = ("pending", "drafted", "revision_needed", "completed")
 
@@ -74,6 +79,7 @@ class Settings(BaseModel):
     max_steps: int = 50
     history_window: int = 10
     max_sections: int = 12
+    compat: Compat = "fixed"  # official: the reference commit's revision cap (module docstring)
 
 
 def start(topic: str, style_guide: str, language: str = "en") -> Episode:
@@ -103,14 +109,15 @@ def apply_outline(episode: Episode, title: str, sections: list[tuple[str, list[s
                                       "outlines": episode.outlines + 1})
 
 
-def apply_draft(episode: Episode, section_id: int, content: str, summary: str) -> Episode:
-    """A section's (new) text: drafted, unreviewed; its revision count is kept."""
+def apply_draft(episode: Episode, section_id: int, content: str, summary: str, *,
+                reset_revisions: bool = False) -> Episode:
+    """A section's (new) text: drafted, unreviewed; its revision count is kept (reset: official)."""
     section = check_id(episode, section_id)
     if not content.strip():
         raise TransitionError("the draft is empty")
     return _replace(episode, section.model_copy(update={
         "status": "drafted", "content": content, "summary": summary, "score": None, "feedback": "",
-        "forced": False}))
+        "forced": False, "revisions": 0 if reset_revisions else section.revisions}))
 
 
 def can_review(section: Section) -> None:
@@ -120,6 +127,18 @@ def can_review(section: Section) -> None:
 
 def at_cap(section: Section, settings: Settings) -> bool:
     return settings.revision_cap is not None and section.revisions >= settings.revision_cap
+
+
+def blocked_by_cap(section: Section, settings: Settings) -> bool:
+    """The official cap: a written section that used every revision is not reviewed or refined again."""
+    return settings.compat == "official" and section.status != "pending" and at_cap(section, settings)
+
+
+def apply_cap(episode: Episode, section_id: int, settings: Settings) -> Episode:
+    """A section closed by the official cap, as it is (``forced`` unless its last score passed)."""
+    section = check_id(episode, section_id)
+    passed = section.score is not None and section.score >= settings.tau
+    return _replace(episode, section.model_copy(update={"status": "completed", "forced": not passed}))
 
 
 def apply_review(episode: Episode, section_id: int, score: float, feedback: str, settings: Settings) -> Episode:

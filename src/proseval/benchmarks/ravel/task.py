@@ -57,7 +57,8 @@ METRIC_VERSION = "ravel-metrics-1 (docs/ravel.md)"
 
 def settings_of(params: RavelParams) -> st.Settings:
     return st.Settings(tau=params.tau, revision_cap=params.revision_cap, max_steps=params.max_steps,
-                       history_window=params.history_window, max_sections=params.max_sections)
+                       history_window=params.history_window, max_sections=params.max_sections,
+                       compat=params.compat)
 
 
 def load_items(params: RavelParams) -> tuple[c3e_data.C3EData, list[c3e_data.Item]]:
@@ -93,7 +94,7 @@ def make_trajectory_scorer(settings: st.Settings) -> Any:
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
                   "failed_actions": m.failed_actions, "failed_by": m.failed_by, "refines": m.refines,
                   "outlines": final.outlines,
-                  "executed_actions": m.steps - m.failed_actions,
+                  "skipped_actions": m.skipped, "executed_actions": m.steps - m.failed_actions - m.skipped,
                   "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
                   "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps)}
         out = {"success": Score(value=float(m.success)), "finished": Score(value=float(m.finished)),
