@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 from ravel.ravel_fixtures import decide, efficient, model, tools
+from typer.testing import CliRunner
 
 import proseval
 from proseval.benchmarks.c3ebench.task import from_target
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.task import episode_start
+from proseval.cli import app
 from proseval.models.base import FatalError
 
 JUDGE_OK = '{"analysis": {}, "score": 7, "verdict": "solid"}'
@@ -88,7 +90,8 @@ MALFORMED = {1: "I would start with an outline.", 2: '{"action": "dance", "param
 def test_malformed_answers_unknown_actions_and_bad_ids_are_failed_actions(tmp_path, data_dir, scripts):
     candidate = scripts("bad", model(lambda turn, state: MALFORMED[turn]))
     judge = scripts("judge", lambda messages: pytest.fail("an empty manuscript is not judged"))
-    record = only(run(tmp_path, data_dir, candidate, judge))
+    result = run(tmp_path, data_dir, candidate, judge)
+    record = only(result)
     steps = [Step.model_validate(t) for t in record.state.turns]
     assert [s.outcome for s in steps] == ["failed"] * 6 + ["success"] + ["failed"] * 3 + ["finish"]
     errors = [s.error for s in steps if s.outcome == "failed"]
@@ -99,6 +102,9 @@ def test_malformed_answers_unknown_actions_and_bad_ids_are_failed_actions(tmp_pa
     assert steps[1].action == "dance" and steps[0].action is None
     assert [s.failure for s in steps] == ["decision"] * 6 + [None, "decision", "state", "state", None]
     assert record.scores["steps"].metadata["failed_by"] == {"decision": 7, "state": 2}
+    shown = CliRunner().invoke(app, ["ravel", "show", str(result.path)]).output
+    assert "[  2] dance: failed (decision) — unknown action 'dance'" in shown
+    assert "[  9] review section 1: failed (state) — section 1 has no draft to review" in shown
     # 9 of 11 decisions failed; finish with both sections pending is premature; nothing written: judge 1, no call
     assert scores(record) == {"success": 0.0, "finished": 1.0, "premature_finish": 1.0, "steps": 11.0,
                               "outline_len": 2.0, "efficiency": 5.5, "refine_density": 0.0,

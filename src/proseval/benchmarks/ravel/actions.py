@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from proseval.judging.jsonfind import find_json_values, repair_json_value
-from proseval.judging.reasoning import strip_reasoning
+from proseval.benchmarks.ravel.tools import json_objects
 
 ActionName = Literal["outline", "draft", "review", "refine", "finish"]
 ACTIONS: tuple[ActionName, ...] = ("outline", "draft", "review", "refine", "finish")
@@ -43,15 +42,9 @@ class Invalid:
 
 
 def _decision_object(text: str) -> dict[str, Any] | None:
-    cleaned = strip_reasoning(text or "").text
-    found = [v for v in find_json_values(cleaned) if isinstance(v, dict)]
-    with_action = [v for v in found if "action" in v]
-    if with_action:
-        return with_action[0]
-    if found:
-        return found[0]
-    repaired = repair_json_value(cleaned) if cleaned.strip() else None
-    return repaired if isinstance(repaired, dict) else None
+    """The first object with an ``action``, else the first object."""
+    found = json_objects(text)
+    return next((v for v in found if "action" in v), found[0] if found else None)
 
 
 def validate(obj: Any, n_sections: int | None = None) -> Decision | Invalid:

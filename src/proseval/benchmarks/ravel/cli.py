@@ -28,7 +28,8 @@ def show(run: Path = typer.Argument(..., help="a ravel run folder"),
     for turn in record.state.turns:
         step = Step.model_validate(turn)
         where = f" section {step.section_id}" if step.section_id is not None else ""
-        typer.echo(f"[{step.step:>3}] {step.action or '(invalid)'}{where}: {step.outcome}"
+        outcome = step.outcome + (f" ({step.failure})" if step.failure else "")
+        typer.echo(f"[{step.step:>3}] {step.action or '(invalid)'}{where}: {outcome}"
                    + (f" — {step.error}" if step.error else ""))
         if step.diff:
             typer.echo(f"      changed: {step.diff}")

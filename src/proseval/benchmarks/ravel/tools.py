@@ -44,7 +44,8 @@ class Review:
     read_as: str = "json"  # json | coerced
 
 
-def _objects(text: str) -> list[dict[str, Any]]:
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """The JSON objects in a reply (reasoning removed), in order; a broken one repaired if none is whole."""
     cleaned = strip_reasoning(text or "").text
     found = [v for v in find_json_values(cleaned) if isinstance(v, dict)]
     if not found:
@@ -64,7 +65,7 @@ def _text(value: Any) -> str:
 def parse_outline(text: str, max_sections: int) -> Outline:
     """``{"title": ..., "sections": [{"title": ..., "points": [...]}]}`` (``outline`` and
     ``section_title`` accepted as key names; a section may be a bare title)."""
-    for obj in _objects(text):
+    for obj in json_objects(text):
         raw = obj.get("sections", obj.get("outline"))
         if not isinstance(raw, list):
             continue
@@ -92,7 +93,7 @@ def _first_sentence(text: str) -> str:
 
 
 def _read_text(text: str, keys: tuple[str, ...], who: str) -> Text:
-    for obj in _objects(text):
+    for obj in json_objects(text):
         for key in keys:
             content = _text(obj.get(key))
             if content:
@@ -129,7 +130,7 @@ def read_score(value: Any) -> tuple[float, str]:
 
 
 def parse_review(text: str) -> Review:
-    for obj in _objects(text):
+    for obj in json_objects(text):
         if "score" in obj:
             score, how = read_score(obj["score"])
             return Review(score, _text(obj.get("feedback", ""))[:2000], how)
