@@ -56,6 +56,10 @@ def test_score_cf_with_a_pool_matches_the_in_process_score() -> None:
             answer = "```python\n" + clean_program(sample) + "\n```"
             original = sample.target["original_code"]
             assert score_cf(answer, original, config=config, pool=pool) == score_cf(answer, original, config=config)
+            # What the run path does: the generated program's recorded count, no parse of it.
+            known = sample.target["def_count"]
+            assert score_cf(answer, original, original_functions=known, config=config, pool=pool) == \
+                score_cf(answer, original, config=config)
     finally:
         pool.close()
 

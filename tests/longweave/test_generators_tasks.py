@@ -15,6 +15,7 @@ import pytest
 from proseval.benchmarks.longweave.generators import LENGTHS, generate
 from proseval.benchmarks.longweave.generators._rng import official_sample_id, seed_of
 from proseval.benchmarks.longweave.generators.params import params
+from proseval.benchmarks.longweave.scorers.cf import count_functions
 
 # ---------------------------------------------------------------- SMS
 
@@ -108,7 +109,9 @@ def test_cf_anchor_matches_the_program(length: str) -> None:
     for index in range(6):
         t = generate("cf", length, index).target
         code = t["original_code"]
+        # The scorer takes def_count as the original's function count: both counts must agree.
         assert code.count("def ") == t["def_count"] == len(t["function_names"])
+        assert count_functions(code, ast_count=True) == t["def_count"]
         if t["syntax_slips"]:
             with pytest.raises(SyntaxError) as error:
                 compile(code, "<cf>", "exec")

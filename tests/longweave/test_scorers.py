@@ -55,6 +55,14 @@ def test_cf_clean_code_costs_only_the_missing_final_newline():
     assert score.trace["relevance"] == "not judged"
 
 
+def test_cf_a_known_original_function_count_is_used_as_given():
+    """The original is not parsed when its function count is known (here: claimed to be 3)."""
+    score = score_cf(fenced(CLEAN_ONE_FUNCTION), "not python at all (", original_functions=3)
+    assert score.trace["original_functions"] == 3
+    # f = 1 / (1 + (|1 - 3| / max(1, 3/4))^2) = 1/5
+    assert score.metrics["func_count_score"] == pytest.approx(0.2)
+
+
 def test_cf_file_level_noqa_gives_full_marks():
     score = score_cf(
         fenced("# flake8: noqa\n" + CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION

@@ -159,7 +159,10 @@ class Scorers:
         # Off the event loop, in one of the process-wide flake8 workers (one per CPU), so that
         # concurrent samples are checked in parallel.
         pool = shared_pool(self.cf.flake8_settings())
-        rule = await asyncio.to_thread(score_cf, response, original, relevant=relevant, config=self.cf, pool=pool)
+        # A generated program records how many functions it has (by either count): no parse.
+        known = sample.target.get("def_count")
+        rule = await asyncio.to_thread(score_cf, response, original, relevant=relevant, original_functions=known,
+                                       config=self.cf, pool=pool)
         return replace(rule, trace={**rule.trace, "relevance_status": verdict.status})
 
     def rules(self, task: str, response: str, sample: Sample) -> RuleScore:

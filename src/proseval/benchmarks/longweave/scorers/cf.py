@@ -86,11 +86,16 @@ class CFConfig:
 
 @dataclass(frozen=True)
 class CFCase:
-    """One answer to score, with the polluted program it was asked to fix."""
+    """One answer to score, with the polluted program it was asked to fix.
+
+    original_functions: the original's function count when it is known by construction (a
+    generated instance records it), so the original need not be parsed; counted otherwise.
+    """
 
     answer: str
     original_code: str
     relevant: bool | None = None
+    original_functions: int | None = None
 
 
 def extract_code(answer: str, *, strip_lone_fence: bool = True) -> tuple[str, str]:
@@ -141,11 +146,13 @@ def score_cf(
     original_code: str,
     *,
     relevant: bool | None = None,
+    original_functions: int | None = None,
     config: CFConfig = CFConfig(),
     pool: CheckerPool | None = None,
 ) -> RuleScore:
     """Score one CF answer: in this process, or in a worker of `pool` (thread-safe)."""
-    return score_cf_batch([CFCase(answer, original_code, relevant)], config=config, pool=pool)[0]
+    case = CFCase(answer, original_code, relevant, original_functions)
+    return score_cf_batch([case], config=config, pool=pool)[0]
 
 
 def score_cf_batch(
@@ -181,8 +188,10 @@ def score_cf_batch(
     if pool is not None:
         if pool.settings != config.flake8_settings():
             raise ValueError("the pool's flake8 settings are not this configuration's")
-        counted = config.ast_function_count  # the workers count the originals' functions too
-        checks = [pool.check(source, cases[i].original_code if counted else None)
+        # The workers count an original's functions too, unless the case already knows them.
+        counted = config.ast_function_count
+        checks = [pool.check(source, cases[i].original_code
+                             if counted and cases[i].original_functions is None else None)
                   for i, source in zip(to_check, sources)]
     else:
         checks = check_sources(sources, config.flake8_settings(), processes=processes)
@@ -212,10 +221,12 @@ def _score(
     answer_functions = (
         check.functions if config.ast_function_count else code.count("def ")
     )
-    original_functions = (
-        check.original_functions if check.original_functions is not None
-        else _original_functions(case.original_code, config.ast_function_count)
-    )
+    if case.original_functions is not None:
+        original_functions = case.original_functions
+    elif check.original_functions is not None:
+        original_functions = check.original_functions
+    else:
+        original_functions = _original_functions(case.original_code, config.ast_function_count)
     trace.update(
         compile_error=check.compile_error,
         answer_functions=answer_functions,
