@@ -18,19 +18,27 @@ RAW_KEYS = ("raw", "raw_answer", "reply", "judge_reply", "judge_raw", "response"
 
 
 def word_diff(old: str, new: str) -> list[Segment]:
-    """Word-level differences from `old` to `new` (whitespace and punctuation are tokens too)."""
+    """Word-level differences from `old` to `new` (whitespace and punctuation are tokens too).
+
+    Changes separated only by whitespace are shown as one removal and one addition, which reads
+    better than alternating single words."""
     a, b = _TOKEN.findall(old), _TOKEN.findall(new)
     if len(a) + len(b) > MAX_DIFF_TOKENS:
         a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    opcodes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     out: list[Segment] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            out.append(("equal", "".join(a[i1:i2])))
+    removed, added = "", ""
+    for number, (op, i1, i2, j1, j2) in enumerate(opcodes):
+        kept = "".join(a[i1:i2])
+        between = 0 < number < len(opcodes) - 1 and not kept.strip()
+        if op == "equal" and not (between and (removed or added)):
+            out += [(kind, text) for kind, text in (("delete", removed), ("insert", added)) if text]
+            removed, added = "", ""
+            out.append(("equal", kept))
             continue
-        if op in ("delete", "replace"):
-            out.append(("delete", "".join(a[i1:i2])))
-        if op in ("insert", "replace"):
-            out.append(("insert", "".join(b[j1:j2])))
+        removed += kept
+        added += "".join(b[j1:j2])
+    out += [(kind, text) for kind, text in (("delete", removed), ("insert", added)) if text]
     return out
 
 
