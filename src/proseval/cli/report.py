@@ -24,6 +24,8 @@ def report_cmd(
     all_samples: bool = typer.Option(False, "--all-samples", help="List every sample of every run."),
     text_chars: int = typer.Option(2000, "--text-chars", min=0, help="Characters of each input and output shown "
                                    "(0: all)."),
+    rank_by: Optional[str] = typer.Option(None, "--rank-by", help="Metric that ranks each leaderboard (highest "
+                                          "first); default: the runs in the order given."),
     top: int = typer.Option(10, "--top", min=0, help="Samples that changed most, per comparison."),
     title: str = typer.Option("proseval report", "--title", help="Title of the page."),
 ) -> None:
@@ -41,6 +43,7 @@ def report_cmd(
     except RunFolderError as exc:
         fail(str(exc))
     options = ReportOptions(baseline=baseline, max_samples=None if all_samples else max_samples,
-                            text_chars=text_chars, top=top, title=title)
+                            text_chars=text_chars, top=top, title=title,
+                            rank_by=rank_by)
     size = write_report(runs, output, options)
     console.print(f"wrote {output} ({size / 1024:,.0f} KiB, {len(runs)} run(s))", highlight=False)

@@ -149,13 +149,14 @@ def metric_names(runs: Sequence[ReportRun]) -> list[str]:
     return names
 
 
-def leaderboard(task: str, runs: Sequence[ReportRun]) -> HtmlTable:
-    """Models as rows, ranked by the first metric (unscored and failed counted beside each)."""
+def leaderboard(task: str, runs: Sequence[ReportRun], rank_by: str | None = None) -> HtmlTable:
+    """Models as rows (ranked by `rank_by`, highest first, when the task has it; else as given), each
+    metric's mean, CI and unscored count, and the failed samples."""
     metrics = metric_names(runs)
-    first = metrics[0] if metrics else None
+    ranked = rank_by in metrics
 
     def rank(run: ReportRun) -> tuple[int, float, int]:
-        summary = run.results.metrics.get(first) if first else None
+        summary = run.results.metrics.get(rank_by) if ranked else None
         mean = summary.mean if summary is not None else None
         return (mean is None, -(mean or 0.0), run.index)
 
@@ -180,12 +181,13 @@ def leaderboard(task: str, runs: Sequence[ReportRun]) -> HtmlTable:
         failures = counts.model_failures
         row += [Cell(str(counts.failed), [[i, "counts", "failed"]]),
                 Cell(f"{counts.finished} / {counts.total}", [[i, "counts", "finished"], [i, "counts", "total"]]),
-                Cell(", ".join(f"{kind} {n}" for kind, n in failures.items()) or "0",
+                Cell(", ".join(f"{kind} {n}" for kind, n in failures.items()) or "none",
                      [[i, "counts", "model_failures", kind] for kind in failures] or None)]
         rows.append(row)
-    caption = (f"Ranked by {first}. Unscored: judged answers the judge or checker could not score (never counted "
-               "as 0); failed: samples whose candidate call failed; model failures: empty, truncated or refused "
-               "answers, scored as the benchmark defines.") if first else ""
+    caption = ((f"Ranked by {rank_by}. " if ranked else "In the order given. ") +
+               "Unscored: answers the judge or checker could not score (never counted as 0); failed: samples "
+               "whose candidate call failed; model failures: empty, truncated or refused answers, scored as the "
+               "benchmark defines.")
     return HtmlTable(f"leaderboard-{slug(task)}", f"Leaderboard: {task}", columns, rows, caption)
 
 
@@ -423,6 +425,7 @@ class ReportOptions:
     text_chars: int = 2000
     top: int = 10
     title: str = "proseval report"
+    rank_by: str | None = None
 
 
 def build(runs: Sequence[ReportRun], options: ReportOptions = ReportOptions()) -> str:
@@ -465,8 +468,9 @@ def _task_part(task: str, runs: list[ReportRun], baseline: ReportRun | None, opt
         rows, note = sample_rows(run, metrics, keys, limit=options.max_samples, forced=forced[run.index],
                                  text_chars=options.text_chars)
         parts.append(RunPart(run, tables, figures, table_notes + figure_notes, keys, metrics, rows, note))
-    return TaskPart(task, runs, leaderboard(task, runs), epochs_table(task, runs), slice_tables(task, runs),
-                    [] if own_charts and len(runs) == 1 else slice_figures(runs), comparisons, parts)
+    return TaskPart(task, runs, leaderboard(task, runs, options.rank_by), epochs_table(task, runs),
+                    slice_tables(task, runs), [] if own_charts and len(runs) == 1 else slice_figures(runs),
+                    comparisons, parts)
 
 
 def write_report(runs: Sequence[ReportRun], output: Path, options: ReportOptions = ReportOptions()) -> int:
