@@ -374,3 +374,19 @@ def test_the_fixed_protocol_under_persistent_failure(tmp_path, data_dir, scripts
     assert len(ran) == 2 * reviews and sum(s.outcome == "skipped" for s in steps) == 2 * skipped
     assert scores(record)["success"] == 1.0 and scores(record)["forced_completions"] == 2.0
     assert scores(record)["steps"] == 18.0 and scores(record)["refine_density"] == pytest.approx(100 * 6 / 18)
+
+
+def test_the_judge_can_be_asked_for_structured_output(tmp_path, data_dir, scripts):
+    from proseval.benchmarks.c3ebench.judging import judge_schema
+    from proseval.testing.fake_openai import FakeOpenAIServer
+
+    server = FakeOpenAIServer(responder=lambda body: '{"score": 7, "verdict": "ok"}').start_in_thread()
+    try:
+        result = proseval.run("ravel", model=scripts("eff", model(lambda turn, state: efficient(state))),
+                              roles={"judge": "openai-compatible/judge"}, base_url=server.base_url,
+                              params={"data_dir": str(data_dir), "language": "en", "judge_structured": True},
+                              limit=1, out=tmp_path / "runs", cache=False)
+    finally:
+        server.stop_thread()
+    assert only(result).scores["judge"].value == 7.0
+    assert [b["response_format"]["json_schema"]["schema"] for b in server.requests] == [judge_schema("end2end")]

@@ -40,6 +40,8 @@ class RavelParams(BaseModel):
                            "validated all the same")
     structured_tools: bool = Field(
         False, description="ask the planner, writer, reviewer and reviser for schema-constrained JSON too")
+    judge_structured: bool = Field(
+        False, description="ask the judge for JSON of the End2End rubric's shape (as c3ebench --judge-structured)")
 
     _split_lists = field_validator("language", "genre", mode="before")(lambda cls, v: _split(v))
 

@@ -15,6 +15,7 @@ from proseval.benchmarks.c3ebench import data as c3e_data
 from proseval.benchmarks.c3ebench.judging import (
     JudgeSetup,
     judge_messages,
+    judge_response_format,
     parse_verdict,
 )
 from proseval.benchmarks.c3ebench.params import DATA_ENV, default_data_dir
@@ -113,6 +114,7 @@ def make_trajectory_scorer(settings: st.Settings) -> Any:
 
 def make_judge_scorer(params: RavelParams) -> Any:
     setup = JudgeSetup()
+    config = judge_response_format("end2end") if params.judge_structured else None
 
     @scorer(JUDGE, metrics=[JUDGE])
     async def judge(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
@@ -121,7 +123,7 @@ def make_judge_scorer(params: RavelParams) -> Any:
             return {JUDGE: Score(value=EMPTY_SCORE, parse_status="empty",
                                  explanation="no section was written: lowest score, no judge call")}
         asked = await ask_until(ctx, "judge", judge_messages(item, state.output, setup, ctx.prompt), parse_verdict,
-                                lambda v: v.scored, attempts=params.judge_attempts, turn="judge")
+                                lambda v: v.scored, attempts=params.judge_attempts, turn="judge", config=config)
         meta = {"judge_calls": asked.attempts}
         if asked.error is not None:
             return {JUDGE: Score.unscored("error", f"{type(asked.error).__name__}: {asked.error}", **meta)}
