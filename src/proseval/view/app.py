@@ -143,6 +143,10 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
         response.headers.update(SECURITY_HEADERS)
         return response
 
+    @app.get("/favicon.ico")
+    def no_icon() -> Response:
+        return Response(status_code=204)
+
     @app.get("/", response_class=HTMLResponse)
     def run_list(request: Request) -> HTMLResponse:
         infos = [read_info(name, path) for name, path in find_runs(root).items()]

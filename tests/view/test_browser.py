@@ -1,0 +1,166 @@
+"""The viewer in headless Chromium (Debian's build, driven by Playwright) against a real uvicorn server.
+
+Screenshots go to a folder under pytest's temporary path (and to $PROSEVAL_VIEW_SHOTS when set).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from view.view_fixtures import HOSTILE
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(built_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """uvicorn serving a copy of the built runs on a free loopback port, in a background thread."""
+    import uvicorn
+
+    from proseval.view import create_app
+
+    root = tmp_path_factory.mktemp("served")
+    for path in built_runs.values():
+        shutil.copytree(path, root / path.name)
+    port = free_port()
+    runner = uvicorn.Server(uvicorn.Config(create_app(root), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not runner.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the viewer did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    runner.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    if not CHROMIUM.is_file():
+        pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as driver:
+        context = driver.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM), headless=True,
+            args=ARGS, viewport={"width": 1280, "height": 900})
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("screenshots")
+    yield folder
+    extra = os.environ.get("PROSEVAL_VIEW_SHOTS")
+    if extra:
+        Path(extra).mkdir(parents=True, exist_ok=True)
+        for png in folder.glob("*.png"):
+            shutil.copy(png, Path(extra) / png.name)
+
+
+@pytest.fixture
+def page(browser) -> Iterator[object]:
+    tab = browser.new_page()
+    dialogs: list[str] = []
+    tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    errors: list[str] = []
+    tab.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    yield tab
+    tab.close()
+    assert dialogs == [], "a script from a run's text ran"
+    assert errors == [], f"console errors (a blocked script or style?): {errors}"
+
+
+def first_record(path: Path) -> dict:
+    return json.loads((path / "samples.jsonl").read_text(encoding="utf-8").splitlines()[0])
+
+
+def test_the_run_list_renders(server, page, built_runs, shots):
+    page.goto(server + "/")
+    rows = page.locator("#runs tbody tr")
+    assert rows.count() == len(built_runs)
+    names = rows.locator("td:first-child a").all_inner_texts()
+    assert sorted(names) == sorted(p.name for p in built_runs.values())
+    assert page.locator("#runs .badge.complete").count() == len(built_runs)
+    page.screenshot(path=str(shots / "runs.png"), full_page=True)
+    page.locator(f"text={built_runs['demo'].name}").click()
+    assert page.locator("#samples tbody tr").count() == 4
+    assert page.locator("#metrics").is_visible()
+    page.screenshot(path=str(shots / "run-demo.png"), full_page=True)
+
+
+def test_a_sample_page_shows_every_turn_and_its_text_as_text(server, page, built_runs, shots):
+    record = first_record(built_runs["demo"])
+    page.goto(f"{server}/runs/{built_runs['demo'].name}/samples/1")
+    messages = page.locator("#messages li.message pre")
+    assert messages.all_inner_texts() == [m["content"] for m in record["state"]["messages"]]
+    assert HOSTILE in messages.nth(1).inner_text()  # shown literally, never run (no dialog: see `page`)
+    page.screenshot(path=str(shots / "sample-demo.png"), full_page=True)
+
+    rounds = built_runs["meeseeks"]
+    page.goto(f"{server}/runs/{rounds.name}/samples/1")
+    turns = first_record(rounds)["state"]["turns"]
+    answers = page.locator("#rounds .round > pre")
+    assert answers.all_inner_texts() == [t["answer"] for t in turns]
+    boxes = [page.locator("#rounds .round").nth(i).bounding_box() for i in range(len(turns))]
+    assert boxes[0]["y"] == boxes[1]["y"] and boxes[0]["x"] < boxes[1]["x"]  # side by side
+    page.screenshot(path=str(shots / "sample-meeseeks.png"), full_page=True)
+
+
+def test_a_score_explanation_expands_on_click(server, page, built_runs, shots):
+    record = first_record(built_runs["demo"])
+    page.goto(f"{server}/runs/{built_runs['demo'].name}/samples/1")
+    explanation = page.locator("#scores details.explanation").first
+    body = explanation.locator("pre")
+    assert not body.is_visible()
+    explanation.locator("summary").click()
+    assert body.is_visible()
+    assert body.inner_text() == record["scores"]["length"]["explanation"]
+    page.screenshot(path=str(shots / "sample-explanation.png"), full_page=True)
+
+
+def test_a_ravel_trajectory_steps_forward_and_back_on_click(server, page, built_runs, shots):
+    page.goto(f"{server}/runs/{built_runs['ravel'].name}/samples/1")
+    steps = page.locator("#trajectory [data-step]")
+    assert steps.count() == 8
+    visible = lambda: [i for i in range(steps.count()) if steps.nth(i).is_visible()]  # noqa: E731
+    assert visible() == [0]
+    assert page.locator("[data-position]").inner_text() == "step 1 of 8"
+    assert page.locator("[data-prev]").is_disabled()
+    page.screenshot(path=str(shots / "ravel-step1.png"), full_page=True)
+    page.locator("[data-next]").click()
+    assert visible() == [1]
+    assert page.locator("[data-position]").inner_text() == "step 2 of 8"
+    assert "Water text." in steps.nth(1).locator("pre.manuscript").inner_text()
+    for _ in range(4):
+        page.locator("[data-next]").click()
+    assert visible() == [5] and "refine section 1" in steps.nth(5).locator("h3").inner_text()
+    assert steps.nth(5).locator("ins").first.inner_text() == ", revised: it floats because it is less dense"
+    page.screenshot(path=str(shots / "ravel-step6.png"), full_page=True)
+    page.locator("[data-prev]").click()
+    assert visible() == [4]
+    page.reload()  # the step is kept in the address
+    assert visible() == [4]
+
+
+def test_revision_edits_are_marked(server, page, built_runs, shots):
+    page.goto(f"{server}/runs/{built_runs['revision'].name}/samples/1")
+    assert page.locator("pre.edited mark").all_inner_texts() == ["The cat sat on the mat", "big"]
+    page.screenshot(path=str(shots / "sample-edits.png"), full_page=True)
