@@ -48,6 +48,7 @@ def test_failures_skips_and_premature_finish():
     m = measure(steps, ep)
     assert (m.success, m.finished, m.premature_finish) == (False, True, True)
     assert m.failed_actions == 3 and m.failed_by == {"decision": 2, "state": 1}
+    assert m.executed == 4  # 6 steps - 2 invalid decisions; the refine the state refused was still an action
     assert m.error_rate == 50.0  # 3 / 6
     assert m.efficiency == 3.0 and m.refine_delta is None and m.refine_density == 0.0
 
@@ -121,7 +122,7 @@ def test_a_skipped_step_counts_in_t_not_in_err_and_closes_the_lifecycle():
              step(4, "refine", sid=0, score_before=5, status_after="drafted"),
              step(5, "review", "skipped", sid=0, status_after="completed"), step(6, "finish", "finish")]
     m = measure(steps, ep)
-    assert (m.steps, m.skipped, m.failed_actions, m.error_rate) == (6, 1, 0, 0.0)
+    assert (m.steps, m.skipped, m.failed_actions, m.error_rate, m.executed) == (6, 1, 0, 0.0, 5)
     assert m.deltas == () and m.refine_delta is None  # the refine was never reviewed
     assert (m.success, m.forced_completions, m.refine_density) == (True, 1, 100 / 6)
     assert m.lifecycles == ({"section": 0, "first_draft": 2, "completed": 5, "status": "completed",

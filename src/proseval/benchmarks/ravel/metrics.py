@@ -44,6 +44,11 @@ class EpisodeMetrics:
     score_curve: tuple[float | None, ...] = field(default=())
 
     @property
+    def executed(self) -> int:
+        """Actions that reached the environment: |T| minus invalid decisions and skipped steps."""
+        return self.steps - self.failed_by.get("decision", 0) - self.skipped
+
+    @property
     def efficiency(self) -> float | None:
         return self.steps / self.outline_len if self.outline_len else None
 

@@ -95,7 +95,7 @@ def make_trajectory_scorer(settings: st.Settings) -> Any:
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
                   "failed_actions": m.failed_actions, "failed_by": m.failed_by, "refines": m.refines,
                   "outlines": final.outlines,
-                  "skipped_actions": m.skipped, "executed_actions": m.steps - m.failed_actions - m.skipped,
+                  "skipped_actions": m.skipped, "executed_actions": m.executed,
                   "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
                   "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps)}
         out = {"success": Score(value=float(m.success)), "finished": Score(value=float(m.finished)),
