@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import socket
 import threading
 import webbrowser
 from pathlib import Path
@@ -30,7 +31,7 @@ def serve(runs_dir: Path, *, host: str = "127.0.0.1", port: int = 8765, token: s
     app = create_app(runs_dir, host=host, token=token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
-    url = address("127.0.0.1" if host in ("0.0.0.0", "::") else host, port, token)
+    url = address(socket.gethostname() if host in ("0.0.0.0", "::") else host, port, token)
     announce(f"proseval view: {runs_dir} at {url}" + ("" if is_loopback(host) else
                                                         "  (the token is needed once per browser; keep it private)"))
     if open_browser:
