@@ -268,7 +268,8 @@ def slice_figures(runs: Sequence[ReportRun]) -> list[Figure]:
                 continue
             with warnings.catch_warnings():  # a label in a script the default font lacks is drawn as boxes
                 warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-                png = chart(_bars(labels, series, metric), size=(max(5.0, 0.5 * len(labels) * len(runs) + 2), 3.6))
+                width = min(12.0, max(5.0, 0.5 * len(labels) * len(runs) + 2))
+                png = chart(_bars(labels, series, metric), size=(width, 3.6))
             if png is not None:
                 figures.append(Figure(f"{metric} by {key}", data_uri(png)))
     return figures
@@ -296,6 +297,8 @@ def benchmark_figures(run: ReportRun) -> tuple[list[Figure], list[str]]:
     files = sorted(run.path.glob("*.png"))
     if files:
         return [Figure(f.stem.replace("_", " "), data_uri(f.read_bytes())) for f in files], []
+    if run.header.task not in tasks():  # a task built in Python, not registered: nothing to redraw with
+        return [], []
     try:
         made = get_task(run.header.task, run.header.task_params)
         produced = made.artifacts(run.results) if made.artifacts is not None else {}

@@ -1,0 +1,20 @@
+"""The sign-flip sums of the paired p-value: a table look-up per byte equals flipping each sign."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from proseval.report.compare import RESAMPLES, _sign_flipped_sums
+
+
+def test_table_sums_equal_the_sums_with_each_sign_flipped():
+    data = np.random.default_rng(2).normal(size=21)  # not a multiple of eight: the padding counts 0
+    drawn = np.random.default_rng(9).integers(0, 256, size=(RESAMPLES, 3), dtype=np.uint8)
+    signs = 1.0 - 2.0 * np.unpackbits(drawn, axis=1, count=21)
+    assert np.allclose(_sign_flipped_sums(data, np.random.default_rng(9)), signs @ data)
+
+
+def test_the_signs_are_fair_coins():
+    data = np.ones(64)
+    sums = _sign_flipped_sums(data, np.random.default_rng(0))
+    assert abs(sums.mean()) < 0.3 and abs(sums.var() - 64) < 4  # mean 0, variance n for ±1 signs
