@@ -8,6 +8,7 @@ from pathlib import Path
 
 from view.view_fixtures import record
 
+import proseval.view.index as index_module
 from proseval.view.index import IndexCache, LineIndex, summarize
 from proseval.view.shapes import highlight, word_diff
 
@@ -32,6 +33,17 @@ def test_complete_lines_are_indexed_and_the_file_is_scanned_once(tmp_path: Path)
     assert index.refresh() == 4
     assert [n for n, _ in index.read(1, 2)] == [1, 2] and index.read_one(3)["id"] == "s00003"
     assert index.read(4, 10) == []
+
+
+def test_lines_longer_than_a_read_block_are_found(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(index_module, "BLOCK", 7)
+    path = tmp_path / "samples.jsonl"
+    data = line(0) + b"\n" + line(1) + line(2)[:30]
+    path.write_bytes(data)
+    index = LineIndex(path)
+    assert index.refresh() == 2
+    assert [r["id"] for _, r in index.read(0, 2)] == ["s00000", "s00001"]
+    assert index.scanned == len(line(0)) + 1 + len(line(1))
 
 
 def test_summaries_are_extended_not_rebuilt(tmp_path: Path):

@@ -10,7 +10,6 @@ replaced (``resume --retry-failed`` rewrites it) is indexed afresh. Summaries of
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import threading
 from array import array
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 Scalar = str | int | float | bool
+BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -93,17 +93,20 @@ class LineIndex:
         self.starts, self.ends, self.scanned, self.identity, self.summaries = array("q"), array("q"), 0, identity, []
 
     def _scan(self, size: int) -> None:
-        with self.path.open("rb") as handle, mmap.mmap(handle.fileno(), size, access=mmap.ACCESS_READ) as data:
-            position = self.scanned
-            while True:
-                newline = data.find(b"\n", position, size)
-                if newline < 0:
-                    break
-                if newline - position > 2 or data[position:newline].strip():
-                    self.starts.append(position)
-                    self.ends.append(newline)
-                position = newline + 1
-            self.scanned = position
+        """Find the newlines in bytes ``scanned .. size``, a block at a time (memory stays flat)."""
+        with self.path.open("rb") as handle:
+            handle.seek(self.scanned)
+            base, carry = self.scanned, b""
+            while base + len(carry) < size:
+                block = carry + handle.read(min(BLOCK, size - base - len(carry)))
+                position = 0
+                while (newline := block.find(b"\n", position)) >= 0:
+                    if newline - position > 2 or block[position:newline].strip():
+                        self.starts.append(base + position)
+                        self.ends.append(base + newline)
+                    position = newline + 1
+                base, carry = base + position, block[position:]
+            self.scanned = base
 
     def __len__(self) -> int:
         return len(self.starts)
