@@ -97,15 +97,20 @@ def test_every_number_shown_equals_results_json(runs, report):
                 if cell.src is None:  # a cell without a source shows no number
                     assert cell.attrs.get("class") != "num" or not NUMBER.search(cell.text), (table.id, cell.text)
                     continue
-                values = [at(data[path[0]], path[1:]) for path in cell.src]
-                tokens = NUMBER.findall(cell.text)
-                present = [v for v in values if v is not None]
-                assert len(tokens) == len(present), (table.id, cell.text, values)
-                assert (DASH in cell.text) == (len(present) < len(values)), (table.id, cell.text)
-                for token, value in zip(tokens, present):
-                    assert shown_as(value, token) == token, (table.id, cell.text, values)
-                    checked += 1
+                checked += check_cell(data, cell, table.id)
     assert checked > 100
+
+
+def check_cell(data: list[dict[str, Any]], cell, where: str) -> int:
+    """The numbers in the cell's text are, in order, the values at its results.json paths (a dash for None)."""
+    values = [at(data[path[0]], path[1:]) for path in cell.src]
+    tokens = NUMBER.findall(cell.text)
+    present = [v for v in values if v is not None]
+    assert len(tokens) == len(present), (where, cell.text, values)
+    assert (DASH in cell.text) == (len(present) < len(values)), (where, cell.text)
+    for token, value in zip(tokens, present):
+        assert shown_as(value, token) == token, (where, cell.text, values)
+    return len(tokens)
 
 
 def numbers_in(tree: Any) -> list[float]:
@@ -247,3 +252,16 @@ def test_an_unfinished_run_is_refused_with_its_folder_named(runs, tmp_path):
     (copy / "results.json").unlink()
     result = cli.invoke(app, ["report", str(copy), "-o", str(tmp_path / "x.html")])
     assert result.exit_code == 2 and "unfinished" in result.output and not (tmp_path / "x.html").exists()
+
+
+def test_runs_with_epochs_show_each_epoch(tmp_path, scripts):
+    import proseval
+
+    scripts("rep-epoch-judge", lambda m: '{"score": %d, "reason": "x"}' % (3 + len(m[-1]["content"]) % 5))
+    run = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/rep-epoch-judge"}, epochs=2,
+                       run_dir=tmp_path / "epochs")
+    page = Page(write([run.path], tmp_path / "epochs.html"))
+    table = page.tables["epochs-demo"]
+    assert [row.cells[1].text for row in table.body] == ["0", "1"]
+    data = results_of([run.path])
+    assert sum(check_cell(data, cell, table.id) for row in table.body for cell in row.cells if cell.src) == 12

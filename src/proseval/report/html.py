@@ -232,9 +232,10 @@ def slice_tables(task: str, runs: Sequence[ReportRun]) -> list[HtmlTable]:
             for label in labels:
                 row = [Cell(label, kind="label")]
                 for run in runs:
-                    summary = run.results.slices.get(key, {}).get(label, {}).get(metric)
-                    if summary is None:
-                        row += [Cell(""), Cell("")]
+                    group = run.results.slices.get(key, {}).get(label)
+                    summary = group.get(metric) if group is not None else None
+                    if summary is None:  # a dash: the run has the slice but nothing scored in it (all failed)
+                        row += [Cell(DASH if group is not None else ""), Cell("")]
                         continue
                     path = [run.index, "slices", key, label, metric]
                     row += [Cell(f"{num(summary.mean)} {ci_text(summary)}",
