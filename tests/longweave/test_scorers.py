@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from proseval.benchmarks.longweave.scorers import cf as cf_module
@@ -29,6 +31,7 @@ from proseval.benchmarks.longweave.scorers.pr import (
     score_pr,
 )
 from proseval.benchmarks.longweave.scorers.sms import SMSConfig, SMSInstance, score_sms
+from proseval.core.closeness import _WORD
 
 OFFICIAL_CF = CFConfig.official()
 
@@ -504,6 +507,16 @@ def test_count_words_uses_word_tokens():
     # Hello / world / It / s / 2024 / 05 / 03
     assert count_words("Hello, world! It's 2024-05-03.") == 7
     assert count_words("") == 0
+
+
+def test_count_words_finds_the_official_word_tokens():
+    """The official token is `\\b\\w+\\b`; ours must find exactly the same tokens."""
+    official = re.compile(r"\b\w+\b")
+    texts = ["naïve café_au_lait 3.14 don't", "中文字符 and 日本語テキスト", "a__b--c  \n\t x1y2", "ümlaut-ß ½ ²",
+             "def f(x):\n    return x_1 + 2"]
+    for text in texts:
+        assert count_words(text) == len(official.findall(text))
+        assert [m.span() for m in _WORD.finditer(text)] == [m.span() for m in official.finditer(text)]
 
 
 def test_truncate_keeps_layout_by_default():

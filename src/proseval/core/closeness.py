@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
-# A word: a run of word characters between word boundaries (LongWeave's official word token).
-_WORD = re.compile(r"\b\w+\b")
+# A word: a maximal run of word characters. The same tokens as LongWeave's official `\b\w+\b`
+# (a maximal run always starts and ends at a word boundary), found about a quarter faster.
+_WORD = re.compile(r"\w+")
 
 
 def closeness(actual: float, target: float, scale: float) -> float:
