@@ -234,6 +234,11 @@ def test_missing_charts_are_drawn_again_by_the_benchmark(runs, tmp_path):
         png.unlink()
     text = write([copy], tmp_path / "one.html")
     assert 'alt="writingbench domain1"' in text
+    # a single run: one slice table per key, a column per metric, its numbers from results.json
+    table = Page(text).tables["slice-writingbench-domain1"]
+    assert table.header == ["domain1", "writingbench", "n / unscored"]
+    data = results_of([copy])
+    assert sum(check_cell(data, cell, table.id) for row in table.body for cell in row.cells if cell.src) == 10
 
 
 def test_the_sample_list_is_capped_with_a_note_and_keeps_the_changed_samples(runs, tmp_path):

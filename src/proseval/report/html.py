@@ -213,39 +213,42 @@ def epochs_table(task: str, runs: Sequence[ReportRun]) -> HtmlTable | None:
 
 
 def slice_tables(task: str, runs: Sequence[ReportRun]) -> list[HtmlTable]:
-    """One table per slice key and metric: slice labels as rows, each run's mean [CI] and n / unscored."""
-    keys: list[str] = []
-    for run in runs:
-        keys += [k for k in run.results.slices if k not in keys]
+    """Slice labels as rows, mean [CI] and n / unscored per column: one table per slice key and metric
+    with a column per run, or for a single run one table per slice key with a column per metric."""
     tables = []
-    for key in keys:
-        labels: list[str] = []
-        for run in runs:
-            labels += [label for label in run.results.slices.get(key, {}) if label not in labels]
+    for key in dict.fromkeys(k for run in runs for k in run.results.slices):
+        labels = list(dict.fromkeys(label for run in runs for label in run.results.slices.get(key, {})))
         present = [m for m in metric_names(runs)
                    if any(m in g for run in runs for g in run.results.slices.get(key, {}).values())]
+        if len(runs) == 1:
+            tables.append(_slice_table(f"slice-{slug(task)}-{slug(key)}", f"By {key}", key, labels,
+                                       [(runs[0], metric, metric) for metric in present]))
+            continue
         for metric in present:
-            columns = [key]
-            for run in runs:
-                columns += [f"{run.model} ({run.header.run_id})", "n / unscored"]
-            rows = []
-            for label in labels:
-                row = [Cell(label, kind="label")]
-                for run in runs:
-                    group = run.results.slices.get(key, {}).get(label)
-                    summary = group.get(metric) if group is not None else None
-                    if summary is None:  # a dash: the run has the slice but nothing scored in it (all failed)
-                        row += [Cell(DASH if group is not None else ""), Cell("")]
-                        continue
-                    path = [run.index, "slices", key, label, metric]
-                    row += [Cell(f"{num(summary.mean)} {ci_text(summary)}",
-                                 [[*path, "mean"], [*path, "ci_low"], [*path, "ci_high"]]),
-                            Cell(f"{summary.n_scored} / {summary.n_unscored}",
-                                 [[*path, "n_scored"], [*path, "n_unscored"]])]
-                rows.append(row)
-            tables.append(HtmlTable(f"slice-{slug(task)}-{slug(key)}-{slug(metric)}", f"By {key}: {metric}", columns,
-                                    rows, "mean [95% CI]; n = scored samples"))
+            tables.append(_slice_table(f"slice-{slug(task)}-{slug(key)}-{slug(metric)}", f"By {key}: {metric}",
+                                       key, labels,
+                                       [(run, metric, f"{run.model} ({run.header.run_id})") for run in runs]))
     return tables
+
+
+def _slice_table(table_id: str, title: str, key: str, labels: list[str],
+                 columns: list[tuple[ReportRun, str, str]]) -> HtmlTable:
+    rows = []
+    for label in labels:
+        row = [Cell(label, kind="label")]
+        for run, metric, _ in columns:
+            group = run.results.slices.get(key, {}).get(label)
+            summary = group.get(metric) if group is not None else None
+            if summary is None:  # a dash: the run has the slice but nothing scored in it (all failed)
+                row += [Cell(DASH if group is not None else ""), Cell("")]
+                continue
+            path = [run.index, "slices", key, label, metric]
+            row += [Cell(f"{num(summary.mean)} {ci_text(summary)}",
+                         [[*path, "mean"], [*path, "ci_low"], [*path, "ci_high"]]),
+                    Cell(f"{summary.n_scored} / {summary.n_unscored}", [[*path, "n_scored"], [*path, "n_unscored"]])]
+        rows.append(row)
+    header = [key, *(name for _, _, heading in columns for name in (heading, "n / unscored"))]
+    return HtmlTable(table_id, title, header, rows, "mean [95% CI]; n = scored samples")
 
 
 # charts ----------------------------------------------------------------------------------
