@@ -72,6 +72,20 @@ def test_a_replaced_or_shorter_file_is_indexed_afresh(tmp_path: Path):
     assert index.refresh() == 0
 
 
+def test_a_file_rewritten_in_place_is_indexed_afresh(tmp_path: Path):
+    path = tmp_path / "samples.jsonl"
+    path.write_bytes(line(0) + line(1))
+    index = LineIndex(path)
+    assert index.refresh() == 2 and len(index.summary_list()) == 2
+    stat = path.stat()
+    path.write_bytes(line(0).replace(b"s00000", b"s00009") + line(1))  # same size, same file
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert index.refresh() == 2 and index.read_one(0)["id"] == "s00009"
+    assert [s.id for s in index.summary_list()] == ["s00009", "s00001"]
+    path.write_bytes(line(0)[:-5] + b"\n" + line(1) + line(2))  # longer, and the first line end moved
+    assert index.refresh() == 3 and index.read_one(0) is None and index.read_one(2)["id"] == "s00002"
+
+
 def test_the_cache_keeps_one_index_per_file(tmp_path: Path):
     path = tmp_path / "samples.jsonl"
     path.write_bytes(line(0))

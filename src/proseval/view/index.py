@@ -2,9 +2,11 @@
 
 A run appends one line per finished sample while it goes, so the index never reads the file
 twice: each refresh scans only the bytes added since the last one, and a half-written last
-line (no newline yet) is left out until its newline arrives. A file that shrank or was
-replaced (``resume --retry-failed`` rewrites it) is indexed afresh. Summaries of the records
-(the few fields the filters and counts need) are built the same way, on first demand.
+line (no newline yet) is left out until its newline arrives. A file that shrank, was replaced
+(``resume --retry-failed`` rewrites it) or was rewritten in place (the same size with a new
+modification time, or no line end where the last indexed line ended) is indexed afresh.
+Summaries of the records (the few fields the filters and counts need) are built the same way,
+on first demand.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ class LineIndex:
     ends: array = field(default_factory=lambda: array("q"))
     scanned: int = 0  # bytes indexed: everything before the first incomplete line
     identity: tuple[int, int] | None = None  # (device, inode) of the file indexed
+    seen: tuple[int, int] = (0, 0)  # (size, mtime in ns) at the last refresh
     summaries: list[Summary] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -82,15 +85,28 @@ class LineIndex:
             except FileNotFoundError:
                 self._reset(None)
                 return 0
-            identity = (stat.st_dev, stat.st_ino)
-            if identity != self.identity or stat.st_size < self.scanned:
+            identity, seen = (stat.st_dev, stat.st_ino), (stat.st_size, stat.st_mtime_ns)
+            if seen != self.seen and not self._appended_to(identity, stat.st_size):
                 self._reset(identity)
             if stat.st_size > self.scanned:
                 self._scan(stat.st_size)
+            self.seen = seen
             return len(self.starts)
+
+    def _appended_to(self, identity: tuple[int, int], size: int) -> bool:
+        """Whether the file changed only by growing: the same file, no shorter, and still a line end
+        where the last indexed line ended (else it was rewritten in place)."""
+        if identity != self.identity or size < self.scanned or (size == self.seen[0] and size == self.scanned):
+            return False
+        if self.scanned == 0:
+            return True
+        with self.path.open("rb") as handle:
+            handle.seek(self.scanned - 1)
+            return handle.read(1) == b"\n"
 
     def _reset(self, identity: tuple[int, int] | None) -> None:
         self.starts, self.ends, self.scanned, self.identity, self.summaries = array("q"), array("q"), 0, identity, []
+        self.seen = (0, 0)
 
     def _scan(self, size: int) -> None:
         """Find the newlines in bytes ``scanned .. size``, a block at a time (memory stays flat)."""
