@@ -98,8 +98,10 @@ class CFCase:
     original_functions: int | None = None
 
 
+@functools.lru_cache(maxsize=64)
 def extract_code(answer: str, *, strip_lone_fence: bool = True) -> tuple[str, str]:
-    """The code to score and how it was found: the first fenced block, else the whole answer."""
+    """The code to score and how it was found: the first fenced block, else the whole answer.
+    Cached: a run extracts each answer twice (for the relevance judge, then for scoring)."""
     match = _FENCED_BLOCK.search(answer)
     if match:
         return match.group(1).strip(), "first fenced block"
