@@ -215,6 +215,20 @@ def test_a_judged_sample_shows_its_conversation_output_and_scores(runs_dir: Path
     assert "17 words for a target of 120" in html
 
 
+def test_per_criterion_verdicts_and_raw_judge_answers_are_listed(tmp_path: Path):
+    verdicts = {"clarity": {"score": 7, "reason": "clear <b>enough</b>", "status": "ok"},
+                "depth": {"score": None, "status": "unparsable", "error": "no JSON", "raw": "I think 7?"}}
+    judged = record(1, scores={"score": {"value": 7.0, "explanation": "1 of 2 criteria scored",
+                                         "parse_status": "partial", "metadata": {"criteria": verdicts}}})
+    write_run(tmp_path / "runs" / "wb", [judged])
+    html = client(tmp_path / "runs").get("/runs/wb/samples/1").text
+    table = html.split('<details class="criteria"><summary>2 criteria</summary>', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r"<tr><td>(\w+)</td><td class=\"n\">([^<]+)</td><td>(\w+)</td>", table) == [
+        ("clarity", "7", "ok"), ("depth", "–", "unparsable")]
+    assert "clear &lt;b&gt;enough&lt;/b&gt;" in table and "no JSON" in table
+    assert "judge's raw answer (depth: raw)</summary><pre class=\"text\">I think 7?</pre>" in html
+
+
 def test_revision_distance_edits_are_marked_in_the_draft(runs_dir: Path, built_runs):
     html = client(runs_dir).get(f"/runs/{built_runs['revision'].name}/samples/1").text
     edited = html.split('<pre class="text edited">', 1)[1].split("</pre>", 1)[0]
@@ -265,3 +279,7 @@ def test_an_unreadable_line_is_shown_as_such(tmp_path: Path):
     web = client(tmp_path / "runs")
     assert "unreadable line" in web.get("/runs/odd").text
     assert web.get("/runs/odd/samples/2").status_code == 422
+    (folder / "header.json").write_text("{", encoding="utf-8")
+    broken = web.get("/runs/odd")
+    assert broken.status_code == 422 and "invalid header" in broken.text
+    assert "invalid header" in web.get("/").text

@@ -135,7 +135,10 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
         path = find_runs(root).get(name)
         if path is None:
             raise HTTPException(404, f"no run folder named {name!r} in {root}")
-        return read_info(name, path)
+        info = read_info(name, path)
+        if info.header is None:
+            raise HTTPException(422, info.problem)
+        return info
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> HTMLResponse:
@@ -185,14 +188,14 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
             raise HTTPException(404, f"{name} has no sample on line {line} (it has {len(index)})")
         record = index.read_one(line - 1)
         if record is None:
-            raise HTTPException(422, f"{info.path / SAMPLES}:{line}: not a JSON object")
+            raise HTTPException(422, f"{info.path / SAMPLES}: sample {line} is not a JSON object")
         state = record.get("state") or {}
         turns = state.get("turns") or []
         return page("sample.html", info=info, line=line, lines=len(index), record=record, state=state,
                     trajectory=shapes.trajectory_view(record) if shapes.is_trajectory(turns) else None,
                     rounds=shapes.rounds_view(turns) if shapes.is_rounds(turns) else None,
                     edits=shapes.edit_views(record), revision=shapes.revision_diff(record),
-                    raw_answers=shapes.raw_answers)
+                    raw_answers=shapes.raw_answers, criteria=shapes.criteria)
 
     @app.get("/runs/{name}/files/{filename}")
     def run_file(name: str, filename: str) -> FileResponse:

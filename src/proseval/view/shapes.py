@@ -131,6 +131,15 @@ def raw_answers(metadata: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
+def criteria(metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per-criterion verdicts a score keeps (``criteria: {name: {score, reason, status, ...}}``)."""
+    found = metadata.get("criteria")
+    if not isinstance(found, dict) or not all(isinstance(v, dict) and "score" in v for v in found.values()):
+        return []
+    return [{"name": name, "score": v.get("score"), "status": v.get("status", ""),
+             "reason": v.get("reason") or v.get("error") or ""} for name, v in found.items()]
+
+
 def is_trajectory(turns: list[Any]) -> bool:
     return bool(turns) and all(isinstance(t, dict) and "step" in t and "outcome" in t for t in turns)
 
