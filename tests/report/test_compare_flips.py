@@ -18,3 +18,17 @@ def test_the_signs_are_fair_coins():
     data = np.ones(64)
     sums = _sign_flipped_sums(data, np.random.default_rng(0))
     assert abs(sums.mean()) < 0.3 and abs(sums.var() - 64) < 4  # mean 0, variance n for ±1 signs
+
+
+def test_drawing_in_blocks_gives_the_draws_of_one_block():
+    from proseval.report.compare import _chunks, paired_stats
+
+    data = np.sort(np.random.default_rng(5).normal(size=450) + 0.1)
+    assert _chunks(data.size) == 3  # bounded memory: three blocks of resamples
+    rng = np.random.default_rng(7)
+    means = data[rng.integers(0, data.size, size=(RESAMPLES, data.size))].mean(axis=1)
+    drawn = rng.integers(0, 256, size=(RESAMPLES, 57), dtype=np.uint8)
+    flipped = np.abs((1.0 - 2.0 * np.unpackbits(drawn, axis=1, count=data.size)) @ data) / data.size
+    low, high = np.percentile(means, [2.5, 97.5])
+    p_value = (1 + int(np.sum(flipped >= abs(data.mean()) - 1e-12))) / (RESAMPLES + 1)
+    assert paired_stats(data, seed=7) == (float(low), float(high), p_value)

@@ -80,7 +80,13 @@ def _sign_flipped_sums(data: np.ndarray, rng: np.random.Generator) -> np.ndarray
     signs = 1.0 - 2.0 * np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1)  # (256, 8)
     table = padded.reshape(groups, 8) @ signs.T  # (groups, 256)
     drawn = rng.integers(0, 256, size=(RESAMPLES, groups), dtype=np.uint8)
-    return table[np.arange(groups), drawn].sum(axis=1)
+    columns = np.arange(groups)
+    return np.concatenate([table[columns, part].sum(axis=1) for part in np.array_split(drawn, _chunks(data.size))])
+
+
+def _chunks(n: int) -> int:
+    """How many blocks of resamples keep a block of n-wide rows near 2 million values (bounded memory)."""
+    return max(1, -(-RESAMPLES * n // 2_000_000))
 
 
 def paired_stats(diffs: np.ndarray, *, seed: int = 0) -> tuple[float | None, float | None, float | None]:
@@ -91,7 +97,9 @@ def paired_stats(diffs: np.ndarray, *, seed: int = 0) -> tuple[float | None, flo
     if diffs.size == 1:
         return float(data[0]), float(data[0]), 1.0
     rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, data.size, size=(RESAMPLES, data.size))].mean(axis=1)
+    # drawn block by block (the same draws as all at once), so memory stays bounded for large runs
+    means = np.concatenate([data[rng.integers(0, data.size, size=(len(rows), data.size))].mean(axis=1)
+                            for rows in np.array_split(np.arange(RESAMPLES), _chunks(data.size))])
     low, high = np.percentile(means, [2.5, 97.5])
     observed = abs(data.mean())
     flipped = np.abs(_sign_flipped_sums(data, rng)) / data.size
