@@ -164,3 +164,15 @@ def test_revision_edits_are_marked(server, page, built_runs, shots):
     page.goto(f"{server}/runs/{built_runs['revision'].name}/samples/1")
     assert page.locator("pre.edited mark").all_inner_texts() == ["The cat sat on the mat", "big"]
     page.screenshot(path=str(shots / "sample-edits.png"), full_page=True)
+
+
+def test_the_sample_table_filters_from_the_form(server, page, built_runs, shots):
+    page.goto(f"{server}/runs/{built_runs['demo'].name}")
+    page.select_option("select[name='s.genre']", "fiction")
+    page.locator("#filters button[type=submit]").click()
+    page.wait_for_url("**s.genre=fiction**")
+    assert page.locator("#samples tbody tr td:nth-child(2)").all_inner_texts() == ["demo/story-lighthouse"]
+    assert page.locator("#count").inner_text().startswith("1 sample match")
+    page.goto(f"{server}/runs/{built_runs['ravel'].name}")
+    assert page.locator("figure.chart img").first.evaluate("img => img.naturalWidth") > 0  # the run's chart loads
+    page.screenshot(path=str(shots / "run-ravel.png"), full_page=True)
