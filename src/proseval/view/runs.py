@@ -94,13 +94,13 @@ def counts(info: RunInfo, cache: IndexCache) -> dict[str, int]:
     else from the records (summaries are cached and extended as the file grows)."""
     if info.results is not None and info.status != "running":
         c = info.results.counts
-        return {"finished": c.finished, "total": c.total, "scored": c.finished - c.failed - c.unscored,
+        return {"finished": c.finished, "scored": c.finished - c.failed - c.unscored,
                 "unscored": c.unscored, "failed": c.failed}
-    return tally(cache.get(info.path / SAMPLES).summary_list(), None)
+    return tally(cache.get(info.path / SAMPLES).summary_list())
 
 
-def tally(summaries: list[Summary], total: int | None) -> dict[str, int]:
-    out = {"finished": len(summaries), "total": total or len(summaries), "scored": 0, "unscored": 0, "failed": 0}
+def tally(summaries: list[Summary]) -> dict[str, int]:
+    out = {"finished": len(summaries), "scored": 0, "unscored": 0, "failed": 0}
     for s in summaries:
         out[s.status] += 1
     return out
