@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 from proseval.cli import app
 from proseval.registry import tasks
 from proseval.report.compare import compare_runs
-from proseval.report.html import anchor, slug
 from proseval.report.runs import open_runs
+from proseval.report.samples import anchor
+from proseval.report.sections import slug
 from proseval.runtime.aggregate import flatten_scores
 from proseval.runtime.runlog import RunFolder
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,3 +57,11 @@ def open_runs(paths: Iterable[Path]) -> list[ReportRun]:
                                  f"proseval resume {path})")
         runs.append(ReportRun(index, folder.path, header, folder.read_results(), folder.unique_scored()[0]))
     return runs
+
+
+def metric_names(runs: Sequence[ReportRun]) -> list[str]:
+    """Every metric of the runs' results, in the order first seen."""
+    names: list[str] = []
+    for run in runs:
+        names += [m for m in run.results.metrics if m not in names]
+    return names

@@ -1,0 +1,208 @@
+"""The report's tables: cells that know where their numbers come from, leaderboards, epochs, slices,
+the benchmark's own tables and the paired comparisons."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..registry import tasks
+from .compare import Comparison, MetricDiff, compare_runs
+from .fmt import DASH, ci_text, num
+from .richtable import plain_table
+from .runs import ReportRun, metric_names
+from .samples import anchor
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell. `src` lists the results.json paths ([run index, key, ...]) of the numbers in
+    `text`, in order (a missing value is shown as a dash); `href` is an anchor in the page."""
+
+    text: str
+    src: list[list[Any]] | None = None
+    href: str | None = None
+    kind: str = "num"
+
+
+@dataclass
+class HtmlTable:
+    id: str
+    title: str
+    columns: list[str]
+    rows: list[list[Cell]]
+    caption: str = ""
+
+
+@dataclass
+class ComparisonPart:
+    a: ReportRun
+    b: ReportRun
+    overall: HtmlTable
+    slices: list[HtmlTable]
+    changed: HtmlTable | None
+    warning: str
+
+
+def slug(text: str) -> str:
+    """An HTML id part for a name that may hold spaces or any other character."""
+    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")
+    return cleaned if cleaned == text else f"{cleaned}-{hashlib.sha256(text.encode()).hexdigest()[:6]}"
+
+
+def leaderboard(task: str, runs: Sequence[ReportRun], rank_by: str | None = None) -> HtmlTable:
+    """Models as rows (ranked by `rank_by`, highest first, when the task has it; else as given), each
+    metric's mean, CI and unscored count, and the failed samples."""
+    metrics = metric_names(runs)
+    ranked = rank_by in metrics
+
+    def rank(run: ReportRun) -> tuple[int, float, int]:
+        summary = run.results.metrics.get(rank_by) if ranked else None
+        mean = summary.mean if summary is not None else None
+        return (mean is None, -(mean or 0.0), run.index)
+
+    columns = ["model", "run", "other roles"]
+    for metric in metrics:
+        columns += [metric, "95% CI", "unscored"]
+    columns += ["failed", "finished / total", "model failures"]
+    rows = []
+    for run in sorted(runs, key=rank):
+        i, counts = run.index, run.results.counts
+        row = [Cell(run.model, kind="label"), Cell(run.header.run_id, href=f"#run-{i}", kind="label"),
+               Cell(run.other_roles, kind="label")]
+        for metric in metrics:
+            summary = run.results.metrics.get(metric)
+            if summary is None:
+                row += [Cell(""), Cell(""), Cell("")]
+                continue
+            path = [i, "metrics", metric]
+            row += [Cell(num(summary.mean), [[*path, "mean"]]),
+                    Cell(ci_text(summary), [[*path, "ci_low"], [*path, "ci_high"]]),
+                    Cell(str(summary.n_unscored), [[*path, "n_unscored"]])]
+        failures = counts.model_failures
+        row += [Cell(str(counts.failed), [[i, "counts", "failed"]]),
+                Cell(f"{counts.finished} / {counts.total}", [[i, "counts", "finished"], [i, "counts", "total"]]),
+                Cell(", ".join(f"{kind} {n}" for kind, n in failures.items()) or "none",
+                     [[i, "counts", "model_failures", kind] for kind in failures] or None)]
+        rows.append(row)
+    caption = ((f"Ranked by {rank_by}. " if ranked else "In the order given. ") +
+               "Unscored: answers the judge or checker could not score (never counted as 0); failed: samples "
+               "whose candidate call failed; model failures: empty, truncated or refused answers, scored as the "
+               "benchmark defines.")
+    return HtmlTable(f"leaderboard-{slug(task)}", f"Leaderboard: {task}", columns, rows, caption)
+
+
+def epochs_table(task: str, runs: Sequence[ReportRun]) -> HtmlTable | None:
+    with_epochs = [run for run in runs if run.results.epochs]
+    if not with_epochs:
+        return None
+    metrics = metric_names(with_epochs)
+    rows = []
+    for run in with_epochs:
+        for number, summaries in enumerate(run.results.epochs):
+            row = [Cell(run.header.run_id, href=f"#run-{run.index}", kind="label"), Cell(str(number), kind="label")]
+            for metric in metrics:
+                summary = summaries.get(metric)
+                path = [run.index, "epochs", number, metric]
+                row += ([Cell(num(summary.mean), [[*path, "mean"]]),
+                         Cell(ci_text(summary), [[*path, "ci_low"], [*path, "ci_high"]])]
+                        if summary is not None else [Cell(""), Cell("")])
+            rows.append(row)
+    columns = ["run", "epoch", *(c for m in metrics for c in (m, "95% CI"))]
+    return HtmlTable(f"epochs-{slug(task)}", "Each epoch", columns, rows,
+                     "The leaderboard is over each sample's mean across its epochs.")
+
+
+def slice_tables(task: str, runs: Sequence[ReportRun]) -> list[HtmlTable]:
+    """Slice labels as rows, mean [CI] and n / unscored per column: one table per slice key and metric
+    with a column per run, or for a single run one table per slice key with a column per metric."""
+    tables = []
+    for key in dict.fromkeys(k for run in runs for k in run.results.slices):
+        labels = list(dict.fromkeys(label for run in runs for label in run.results.slices.get(key, {})))
+        present = [m for m in metric_names(runs)
+                   if any(m in g for run in runs for g in run.results.slices.get(key, {}).values())]
+        if len(runs) == 1:
+            tables.append(_slice_table(f"slice-{slug(task)}-{slug(key)}", f"By {key}", key, labels,
+                                       [(runs[0], metric, metric) for metric in present]))
+            continue
+        for metric in present:
+            tables.append(_slice_table(f"slice-{slug(task)}-{slug(key)}-{slug(metric)}", f"By {key}: {metric}",
+                                       key, labels,
+                                       [(run, metric, f"{run.model} ({run.header.run_id})") for run in runs]))
+    return tables
+
+
+def _slice_table(table_id: str, title: str, key: str, labels: list[str],
+                 columns: list[tuple[ReportRun, str, str]]) -> HtmlTable:
+    rows = []
+    for label in labels:
+        row = [Cell(label, kind="label")]
+        for run, metric, _ in columns:
+            group = run.results.slices.get(key, {}).get(label)
+            summary = group.get(metric) if group is not None else None
+            if summary is None:  # a dash: the run has the slice but nothing scored in it (all failed)
+                row += [Cell(DASH if group is not None else ""), Cell("")]
+                continue
+            path = [run.index, "slices", key, label, metric]
+            row += [Cell(f"{num(summary.mean)} {ci_text(summary)}",
+                         [[*path, "mean"], [*path, "ci_low"], [*path, "ci_high"]]),
+                    Cell(f"{summary.n_scored} / {summary.n_unscored}", [[*path, "n_scored"], [*path, "n_unscored"]])]
+        rows.append(row)
+    header = [key, *(name for _, _, heading in columns for name in (heading, "n / unscored"))]
+    return HtmlTable(table_id, title, header, rows, "mean [95% CI]; n = scored samples")
+
+
+def benchmark_tables(run: ReportRun) -> tuple[list[HtmlTable], list[str]]:
+    entry = tasks().get(run.header.task)
+    if entry is None or entry.render is None:
+        return [], []
+    try:
+        rendered = entry.render(run.results)
+    except Exception as exc:  # a benchmark's table hook must not cost the user the whole report
+        return [], [f"the benchmark's own tables could not be built ({type(exc).__name__}: {exc})"]
+    tables = []
+    for number, table in enumerate(rendered):
+        flat = plain_table(table)
+        rows = [[Cell(text, kind="bench") for text in row] for row in flat.rows]
+        tables.append(HtmlTable(f"bench-{run.index}-{number}", flat.title or f"Table {number + 1}", flat.columns,
+                                rows, flat.caption))
+    return tables, []
+
+
+DIFF_COLUMNS = ["metric", "paired", "A", "B", "B − A", "95% CI", "p", "only A", "only B"]
+
+
+def diff_row(d: MetricDiff) -> list[Cell]:
+    ci = DASH if d.ci_low is None else f"[{d.ci_low:+.3f}, {d.ci_high:+.3f}]"
+    return [Cell(d.metric, kind="label"), Cell(str(d.paired), kind="cmp"), Cell(num(d.mean_a), kind="cmp"),
+            Cell(num(d.mean_b), kind="cmp"), Cell(DASH if d.diff is None else f"{d.diff:+.3f}", kind="cmp"),
+            Cell(ci, kind="cmp"), Cell(num(d.p_value, 4), kind="cmp"), Cell(str(d.only_a), kind="cmp"),
+            Cell(str(d.only_b), kind="cmp")]
+
+
+def comparison_part(a: ReportRun, b: ReportRun, top: int) -> tuple[ComparisonPart, Comparison]:
+    result = compare_runs(a.samples, b.samples, slice_keys=sorted(a.results.slices), top=top,
+                          seed=a.header.seed or 0)
+    base = f"cmp-{a.index}-{b.index}"
+    overall = HtmlTable(base, f"B − A on the samples both scored (A = {a.header.run_id}, B = {b.header.run_id})",
+                        DIFF_COLUMNS, [diff_row(d) for d in result.metrics],
+                        "Paired bootstrap 95% CI of the mean difference and a sign-flip permutation p-value; "
+                        "samples scored in one run only are counted (only A, only B), never paired.")
+    slices = [HtmlTable(f"{base}-{slug(key)}", f"By {key}", [key, *DIFF_COLUMNS],
+                        [[Cell(label, kind="label"), *diff_row(d)] for label, diffs in groups.items() for d in diffs])
+              for key, groups in result.slices.items()]
+    changed = None
+    if result.changed:
+        changed = HtmlTable(f"{base}-changed", f"Samples that changed most ({result.metric})",
+                            ["sample", "A", "B", "B − A"],
+                            [[Cell(s.id, kind="label"), Cell(num(s.a), href=f"#{anchor(a, s.id)}", kind="cmp"),
+                              Cell(num(s.b), href=f"#{anchor(b, s.id)}", kind="cmp"),
+                              Cell(f"{s.change:+.3f}", kind="cmp")] for s in result.changed])
+    warning = ""
+    if a.header.task_version != b.header.task_version:
+        warning = (f"task versions differ ({a.header.task_version} vs {b.header.task_version}): "
+                   "scores may not mean the same")
+    return ComparisonPart(a, b, overall, slices, changed, warning), result
