@@ -106,7 +106,8 @@ def child(root: Path, name: str, samples: int) -> None:
     timings = {"import_and_app_s": time.perf_counter() - started}
     last = (samples + 49) // 50
     for label, url in (("first_page_s", f"/runs/{name}"), ("later_page_s", f"/runs/{name}?page={last * 3 // 4}"),
-                       ("last_page_s", f"/runs/{name}?page={last}"), ("sample_s", f"/runs/{name}/samples/{samples - 7}"),
+                       ("last_page_s", f"/runs/{name}?page={last}"),
+                       ("sample_s", f"/runs/{name}/samples/{samples - 7}"),
                        ("filter_first_s", f"/runs/{name}?status=unscored&s.domain=law"),
                        ("filter_again_s", f"/runs/{name}?status=unscored&s.domain=news"),
                        ("run_list_s", "/")):
