@@ -129,22 +129,19 @@ class LineIndex:
 
     def read(self, first: int, count: int) -> list[tuple[int, dict[str, Any] | None]]:
         """Lines ``first .. first+count-1`` (0-based) parsed, each with its number; None for an unreadable line."""
-        last = min(len(self.starts), first + count)
+        starts, ends = self.starts, self.ends  # one consistent pair, should another request re-index meanwhile
+        last = min(len(ends), first + count)
         if first >= last:
             return []
-        out = []
         with self.path.open("rb") as handle:
-            handle.seek(self.starts[first])
-            block = handle.read(self.ends[last - 1] - self.starts[first])
-        base = self.starts[first]
-        for number in range(first, last):
-            out.append((number, _parse(block[self.starts[number] - base:self.ends[number] - base])))
-        return out
+            handle.seek(starts[first])
+            block = handle.read(ends[last - 1] - starts[first])
+        base = starts[first]
+        return [(n, _parse(block[starts[n] - base:ends[n] - base])) for n in range(first, last)]
 
     def read_one(self, number: int) -> dict[str, Any] | None:
-        with self.path.open("rb") as handle:
-            handle.seek(self.starts[number])
-            return _parse(handle.read(self.ends[number] - self.starts[number]))
+        found = self.read(number, 1)
+        return found[0][1] if found else None
 
     def summary_list(self) -> list[Summary]:
         """A summary of every indexed line, parsing only the lines not summarized before (streamed)."""
