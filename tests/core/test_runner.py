@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from proseval.models.base import RetryableError
 from proseval.models.scripted import register_script, unregister_script
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import (
@@ -78,6 +79,24 @@ async def test_unscored_judgements_are_counted_not_zeroed(tmp_path):
     assert statuses == {"ok": 4, "unparsable": 2, "out_of_range": 2}
     assert results.counts.unscored == 4
     assert set(results.slices["group"]) == {"even", "odd"}
+    # Every judge reply is in its record, so an unscored judgement can be traced to its text.
+    replies = {r.scores["judge"].parse_status: r.calls for r in folder.iter_records()}
+    (unparsable,) = replies["unparsable"]
+    assert (unparsable.role, unparsable.text, unparsable.error) == ("judge", "no idea", None)
+    assert [c.text for c in replies["out_of_range"]] == ['{"score": 42}']
+
+
+async def test_a_failed_judge_request_is_in_the_record_with_its_error(tmp_path):
+    register_script("judge-down", [RetryableError("HTTP 503 upstream")])
+    try:
+        bindings = {"candidate": binding("scripted/echo"), "judge": binding("scripted/judge-down")}
+        folder, _ = await start_run(make_task(1, judge=True), bindings, options(tmp_path, max_attempts=1))
+    finally:
+        unregister_script("judge-down")
+    (record,) = folder.iter_records()
+    (call,) = record.calls
+    assert call.role == "judge" and call.text is None and "HTTP 503" in call.error
+    assert all(c.role != "candidate" for c in record.calls)  # the candidate's answers are the state
 
 
 async def test_resume_runs_only_missing_samples(tmp_path):

@@ -213,6 +213,10 @@ def test_a_judged_sample_shows_its_conversation_output_and_scores(runs_dir: Path
     assert html.count('<li class="message') == 2
     assert '<details class="explanation"><summary>explanation</summary>' in html
     assert "17 words for a target of 120" in html
+    # The judge's reply, word for word (escaped), from the record's calls.
+    calls = html.split('<ol class="calls" id="calls">', 1)[1].split("</ol>", 1)[0]
+    assert "<summary>judge · judge · stop" in calls
+    assert "Reasoning: clear and vivid &lt;b&gt;bold&lt;/b&gt;." in calls
 
 
 def test_per_criterion_verdicts_and_raw_judge_answers_are_listed(tmp_path: Path):

@@ -6,8 +6,10 @@ from typing import Any
 
 from ..core.prompt import PromptTemplate
 from ..core.sample import Sample
-from ..models.base import Completion, ContextOverflowError, GenerateConfig, Message, Usage
+from ..models.base import Completion, ContextOverflowError, GenerateConfig, Message, ModelError, Usage
 from .executor import RoleModel
+from .records import Call
+from .secrets import scrub
 
 
 class MissingRoleError(KeyError):
@@ -25,6 +27,7 @@ class SampleContext:
         self.epoch = epoch
         self._roles = roles
         self.usage: dict[str, Usage] = {}
+        self.calls: list[Call] = []  # answers of roles other than the candidate, for the record
         self.cache_hits = 0
         self.candidate_overflow = False
 
@@ -61,9 +64,15 @@ class SampleContext:
             completion = await self._roles[role].generate(
                 messages, config, sample_id=self.sample.id, epoch=self.epoch, turn=turn
             )
-        except ContextOverflowError:
-            self.candidate_overflow = self.candidate_overflow or role == "candidate"
+        except ModelError as exc:
+            self.candidate_overflow = self.candidate_overflow or (
+                role == "candidate" and isinstance(exc, ContextOverflowError))
+            if role != "candidate":
+                self.calls.append(Call(role=role, turn=turn, error=scrub(f"{type(exc).__name__}: {exc}")))
             raise
+        if role != "candidate":
+            self.calls.append(Call(role=role, turn=turn, text=completion.text, finish_reason=completion.finish_reason,
+                                   cached=completion.cached))
         used = self.usage.setdefault(role, Usage())
         used.prompt_tokens += completion.usage.prompt_tokens
         used.completion_tokens += completion.usage.completion_tokens

@@ -62,6 +62,19 @@ class RunHeader(BaseModel):
 ModelFailure = Literal["empty", "truncated", "refusal", "context_overflow"]
 
 
+class Call(BaseModel):
+    """One answer of a role other than the candidate (a judge's raw reply, an extractor's
+    code, a tool's text), or the error its request ended with: what a score was read from.
+    The candidate's answers are the sample's `state`."""
+
+    role: str
+    turn: str | int = 0
+    text: str | None = None
+    finish_reason: str | None = None
+    cached: bool = False
+    error: str | None = None
+
+
 class SampleRecord(BaseModel):
     """One line of `samples.jsonl`: a finished sample, successful or failed.
 
@@ -82,6 +95,7 @@ class SampleRecord(BaseModel):
     state: State | None = None
     scores: dict[str, Score] = Field(default_factory=dict)
     usage: dict[str, Usage] = Field(default_factory=dict)
+    calls: list[Call] = Field(default_factory=list)
     cache_hits: int = 0
     duration_s: float = 0.0
     error: str | None = None

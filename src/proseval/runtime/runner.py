@@ -180,11 +180,11 @@ class Runner:
         except ModelError as exc:
             return SampleRecord(**base, status="error", error=scrub(f"{type(exc).__name__}: {exc}"),
                                 model_failure="context_overflow" if ctx.candidate_overflow else None,
-                                usage=ctx.usage, duration_s=time.perf_counter() - start)
+                                usage=ctx.usage, calls=ctx.calls, duration_s=time.perf_counter() - start)
         except Exception as exc:  # a bug in a protocol must not sink the whole run
             detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
             return SampleRecord(**base, status="error", error=f"internal error: {detail}",
-                                usage=ctx.usage, duration_s=time.perf_counter() - start)
+                                usage=ctx.usage, calls=ctx.calls, duration_s=time.perf_counter() - start)
         scores: dict[str, Score] = {}
         for scorer in self.task.scorers:
             name = scorer_name(scorer)
@@ -201,7 +201,7 @@ class Runner:
                 detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
                 scores[name] = Score.unscored("error", f"internal error in scorer {name}: {detail}")
                 self._report_internal(name, detail)
-        return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage,
+        return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage, calls=ctx.calls,
                             model_failure=model_failure(state), cache_hits=ctx.cache_hits,
                             duration_s=time.perf_counter() - start)
 
