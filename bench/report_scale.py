@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -94,6 +95,30 @@ def time_report(paths: list[Path], out: Path, repeats: int, extra: list[str]) ->
     return timings, out.stat().st_size
 
 
+def stages(paths: list[Path]) -> dict[str, float]:
+    """Where the time of one in-process build goes (imports already done, except matplotlib's)."""
+    from proseval.report.figures import slice_figures
+    from proseval.report.html import build
+    from proseval.report.runs import open_runs
+    from proseval.report.sections import comparison_part
+
+    timings = {}
+    start = time.perf_counter()
+    runs = open_runs(paths)
+    timings["read the run folders"] = time.perf_counter() - start
+    start = time.perf_counter()
+    for other in runs[1:]:
+        comparison_part(runs[0], other, 10)
+    timings[f"{len(runs) - 1} paired comparisons (with slices)"] = time.perf_counter() - start
+    start = time.perf_counter()
+    slice_figures(runs)
+    timings["slice charts (matplotlib import included)"] = time.perf_counter() - start
+    start = time.perf_counter()
+    build(runs)
+    timings["whole page, in process"] = time.perf_counter() - start
+    return timings
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
@@ -106,13 +131,17 @@ def main() -> None:
         root.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
         paths = make_runs(root / "runs", args.runs, args.samples)
-        print(f"machine: {machine()}")
+        print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
         print(f"made {args.runs} runs × {args.samples} samples in {time.perf_counter() - start:.1f} s "
               f"({sum((p / 'samples.jsonl').stat().st_size for p in paths) / 2**20:.1f} MiB of samples.jsonl)")
         for label, extra in (("default (200 samples listed per run)", []), ("--all-samples", ["--all-samples"])):
             timings, size = time_report(paths, root / "report.html", args.repeats, extra)
             print(f"report, {label}: median {statistics.median(timings):.2f} s over {args.repeats} "
                   f"(min {min(timings):.2f}, max {max(timings):.2f}); {size / 2**20:.2f} MiB")
+        print("one build in this process:")
+        for stage, seconds in stages(paths).items():
+            print(f"  {stage}: {seconds:.2f} s")
+        print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
