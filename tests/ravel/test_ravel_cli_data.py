@@ -35,8 +35,9 @@ def test_run_show_and_plot_from_the_command_line(tmp_path: Path, data_dir: Path,
     assert (tmp_path / "plots" / "ravel_lifecycles.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "plots" / "ravel_score_curve.png").is_file()
     table = (runs[1] / "ravel.md").read_text()
-    assert "| all | 2 | 0 | 0.0 | 100.0 | 2 | 0 | 8.00 (2) |" in table  # no_review: finished, premature
-    assert "| all | 4.0 | 2.0 | 2.00 | — | 0.0 | — (0) | 0.0 |" in table  # |T| 4, n 2, no success, no refine
+    assert "| all | 2 | 0 | 0.0 | 100.0 | 2 | 0 | 8.00 (2) | 0 |" in table  # no_review: finished, premature
+    assert "| all | 4.0 | 2.0 | 2.00 | — | 0.0 | — (0) | 0.0 | 0/0/0 |" in table  # |T| 4, n 2, no success, no refine
+    assert "| lang | \\|T\\| | \\|O\\| |" in table and "\n\n## RAVEL trajectories\n\n" in table  # a valid table
 
 
 def test_presets_for_both_official_agent_versions():

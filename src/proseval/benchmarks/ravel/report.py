@@ -93,13 +93,14 @@ def _f(value: Any, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-OUTCOME = ["episodes", "failed", "S %", "finish %", "premature", "forced", "judge 1-10 (n)"]
+OUTCOME = ["episodes", "failed", "S %", "finish %", "premature", "forced", "judge 1-10 (n)", "judge unscored"]
 TRAJECTORY_COLUMNS = ["|T|", "|O|", "|T|/n", "|T|/n (S)", "ρ %", "δ (pairs)", "ERR %", "failed: dec/state/tool"]
 
 
 def outcome_cells(row: dict[str, Any]) -> list[str]:
     return [str(row["episodes"]), str(row["failed"]), _f(row["S"], 1), _f(row["finish_rate"], 1),
-            str(row["premature_finishes"]), str(row["forced_completions"]), f"{_f(row['judge'])} ({row['judge_n']})"]
+            str(row["premature_finishes"]), str(row["forced_completions"]), f"{_f(row['judge'])} ({row['judge_n']})",
+            str(row["judge_unscored"])]
 
 
 def trajectory_cells(row: dict[str, Any]) -> list[str]:
@@ -116,17 +117,23 @@ def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]
              [[name, *trajectory_cells(row)] for name, row in groups])]
 
 
-def markdown(summary: dict[str, Any], label: str = "") -> str:
-    parts = [f"# RAVEL results{(' — ' + label) if label else ''}", ""]
+LEGEND = ("S: finished with every section completed; premature: finished with sections left; |T|: decisions; "
+          "|O|: outline sections; ρ: successful refines per decision; δ: reviewer score after − before a refine "
+          "(episodes with a pair); ERR: failed actions per decision; failed: the failed actions by cause (invalid "
+          "decision / action not allowed in the state / unusable tool answer); forced: sections closed at the "
+          "revision cap; judge: C3EBench End2End judge (reference = 6) on the final manuscript, mean over the scored "
+          "episodes (n); judge unscored: the judge's request failed or its answer was unusable.")
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def markdown(summary: dict[str, Any]) -> str:
+    parts = ["# RAVEL results", ""]
     for title, header, rows in tables(summary):
-        parts += [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        parts += ["| " + " | ".join(row) + " |" for row in rows]
-    parts += ["", ("S: finished with every section completed; premature: finished with sections left; |T|: decisions; "
-                   "|O|: outline sections; ρ: successful refines per decision; δ: reviewer score after − before a "
-                   "refine (episodes with a pair); ERR: failed actions per decision; failed: the failed actions by cause "
-                   "(invalid decision / action not allowed in the state / unusable tool answer); forced: sections closed at the "
-                   "revision cap; judge: C3EBench End2End judge (reference = 6) on the final manuscript."), ""]
-    return "\n".join(parts)
+        parts += [f"## {title}", "", _row(header), "|" + "---|" * len(header), *map(_row, rows), ""]
+    return "\n".join([*parts, LEGEND, ""])
 
 
 def lifecycle_drawer(series: dict[str, list[dict[str, Any]]]) -> Callable[[Any], None] | None:
