@@ -146,6 +146,8 @@ def lifecycle_drawer(series: dict[str, list[dict[str, Any]]]) -> Callable[[Any],
         top = max([p["first_draft"] or 0 for pts in series.values() for p in pts]
                   + [p["completed"] or 0 for pts in series.values() for p in pts] + [1]) + 1
         for label, points in series.items():
+            if not points:
+                continue  # nothing drafted in that run: no legend entry either
             done = [p for p in points if p["first_draft"] is not None and p["completed"] is not None]
             open_ = [p for p in points if p["first_draft"] is not None and p["completed"] is None]
             line = axes.scatter([p["first_draft"] for p in done], [p["completed"] for p in done], label=label, alpha=0.7)
@@ -166,6 +168,8 @@ def curve_drawer(series: dict[str, list[dict[str, Any]]]) -> Callable[[Any], Non
 
     def draw(axes: Any) -> None:
         for label, points in series.items():
+            if not points:
+                continue
             axes.plot([p["step"] for p in points], [p["mean_score"] for p in points], marker="o", label=label)
         axes.set_xlabel("step")
         axes.set_ylabel("mean reviewer score of reviewed sections (0-10)")
