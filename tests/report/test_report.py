@@ -76,6 +76,8 @@ def test_every_expected_table_is_present(runs, report):
     # runs of one task are compared with the baseline (demo: the second run), others with the first
     assert {"cmp-1-0", "cmp-2-3", "cmp-4-5"} <= set(page.tables)
     assert "cmp-0-1" not in page.tables
+    # --rank-by also names the metric the samples that changed most follow: quality, 2 points lower in demo-a
+    assert {row.cells[3].text for row in page.tables["cmp-1-0-changed"].body} == {"-2.000"}
 
 
 def test_the_leaderboard_has_a_row_per_run_with_cis_unscored_and_failed(runs, report):

@@ -92,7 +92,7 @@ def _task_part(task: str, runs: list[ReportRun], baseline: ReportRun | None, opt
         for b in runs:
             if b is a:
                 continue
-            part, result = comparison_part(a, b, options.top)
+            part, result = comparison_part(a, b, options.top, options.rank_by)
             comparisons.append(part)
             for changed in result.changed:
                 forced[a.index].add(changed.id)

@@ -147,7 +147,7 @@ def _slice_table(table_id: str, title: str, key: str, labels: list[str],
                 row += [Cell(DASH if group is not None else ""), Cell("")]
                 continue
             path = [run.index, "slices", key, label, metric]
-            row += [Cell(f"{num(summary.mean)} {ci_text(summary)}",
+            row += [Cell(f"{num(summary.mean)} {ci_text(summary)}" if summary.mean is not None else DASH,
                          [[*path, "mean"], [*path, "ci_low"], [*path, "ci_high"]]),
                     Cell(f"{summary.n_scored} / {summary.n_unscored}", [[*path, "n_scored"], [*path, "n_unscored"]])]
         rows.append(row)
@@ -183,9 +183,12 @@ def diff_row(d: MetricDiff) -> list[Cell]:
             Cell(str(d.only_b), kind="cmp")]
 
 
-def comparison_part(a: ReportRun, b: ReportRun, top: int) -> tuple[ComparisonPart, Comparison]:
+def comparison_part(a: ReportRun, b: ReportRun, top: int,
+                    metric: str | None = None) -> tuple[ComparisonPart, Comparison]:
+    """B against A; the samples that changed most are ranked by `metric` when both runs have it."""
+    known = set(a.results.metrics) & set(b.results.metrics)
     result = compare_runs(a.samples, b.samples, slice_keys=sorted(a.results.slices), top=top,
-                          seed=a.header.seed or 0)
+                          seed=a.header.seed or 0, metric=metric if metric in known else None)
     base = f"cmp-{a.index}-{b.index}"
     overall = HtmlTable(base, f"B − A on the samples both scored (A = {a.header.run_id}, B = {b.header.run_id})",
                         DIFF_COLUMNS, [diff_row(d) for d in result.metrics],

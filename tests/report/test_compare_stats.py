@@ -1,4 +1,4 @@
-"""The sign-flip sums of the paired p-value: a table look-up per byte equals flipping each sign."""
+"""The paired statistics: sign flips by table look-up, draws in blocks, the metric the changed samples follow."""
 
 from __future__ import annotations
 
@@ -32,3 +32,17 @@ def test_drawing_in_blocks_gives_the_draws_of_one_block():
     low, high = np.percentile(means, [2.5, 97.5])
     p_value = (1 + int(np.sum(flipped >= abs(data.mean()) - 1e-12))) / (RESAMPLES + 1)
     assert paired_stats(data, seed=7) == (float(low), float(high), p_value)
+
+
+def test_the_changed_samples_are_those_of_the_clearest_change_unless_a_metric_is_named():
+    from proseval.core import Score
+    from proseval.report.compare import compare_runs
+    from proseval.runtime.records import ScoredSample
+
+    def run(shift: float) -> list[ScoredSample]:
+        return [ScoredSample(id=f"s{i}", status="ok", scores={"a_flat": Score(value=float(i % 3)),
+                                                              "b_moved": Score(value=i % 4 + shift)})
+                for i in range(30)]
+
+    assert compare_runs(run(0.0), run(2.0)).metric == "b_moved"  # "a_flat" did not move: p = 1
+    assert compare_runs(run(0.0), run(2.0), metric="a_flat").metric == "a_flat"
