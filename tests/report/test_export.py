@@ -90,6 +90,7 @@ def test_the_inspect_log_reads_back_with_every_sample_and_score(runs, tmp_path, 
         record = records[(sample.id, sample.epoch - 1)]
         assert (sample.error is not None) == (record.status != "ok")
         assert sample.output.completion == (record.state.output if record.state else "")
+        assert [c["text"] for c in sample.metadata.get("proseval_calls", [])] == [c.text for c in record.calls]
         for name, score in record.scores.items():
             value = sample.scores[name].value
             if score.value is None:

@@ -200,6 +200,7 @@ def test_unscored_and_failed_samples_are_marked(report):
     statuses = {json.loads(r.attrs["data-sample"]): r for r in rows}
     assert statuses["demo/product-kettle"].cells[2].text == "failed"
     assert any(c.text.startswith("unscored (") for c in statuses["demo/story-lighthouse"].cells)
+    assert "judge, turn judge:no JSON at all" in statuses["demo/story-lighthouse"].cells[-1].text  # the raw reply
     # trouble first: the failed and unscored samples lead the list
     assert {json.loads(r.attrs["data-sample"]) for r in rows[:2]} == {"demo/product-kettle", "demo/story-lighthouse"}
 

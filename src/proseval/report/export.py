@@ -148,6 +148,8 @@ def _sample(run: ReportRun, record: SampleRecord) -> Any:
         before = by_model.get(spec, (0, 0))
         by_model[spec] = (before[0] + usage.prompt_tokens, before[1] + usage.completion_tokens)
     extra: dict[str, Any] = {"proseval_status": record.status, "model_failure": record.model_failure}
+    if record.calls:
+        extra["proseval_calls"] = [call.model_dump() for call in record.calls]
     if state is not None and (state.turns or state.metadata):
         extra["proseval_state"] = {"turns": state.turns, "metadata": state.metadata}
     output = None

@@ -24,6 +24,7 @@ class SampleRow:
     output: str = ""
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    calls: list[tuple[str, str]] = field(default_factory=list)  # the other roles' replies: (who, text)
 
 
 def anchor(run: ReportRun, sample_id: str, epoch: int = 0) -> str:
@@ -87,7 +88,10 @@ def _sample_row(run: ReportRun, record: SampleRecord, metrics: list[str], slice_
         status = "ok" + (f", model failure: {record.model_failure}" if record.model_failure else "")
     prompt = record.input if isinstance(record.input, str) else "\n\n".join(
         f"[{m.get('role', '?')}] {m.get('content', '')}" for m in record.input or [] if isinstance(m, dict))
+    calls = [(f"{call.role}, turn {call.turn}" + (" (cached)" if call.cached else ""),
+              clip(call.text if call.error is None else f"error: {call.error}", text_chars))
+             for call in record.calls]
     return SampleRow(anchor(run, record.id, record.epoch), record.id, record.epoch, status,
                      [str(record.metadata.get(key, "")) for key in slice_keys], scores,
                      clip(str(prompt or ""), text_chars), clip(record.state.output if record.state else "", text_chars),
-                     record.error or "", notes)
+                     record.error or "", notes, calls)
