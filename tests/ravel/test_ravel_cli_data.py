@@ -61,7 +61,8 @@ def test_the_official_end2end_topics(shared_dir: Path):
 def test_a_rescore_with_another_judge_keeps_the_trajectory(tmp_path: Path, data_dir: Path, scripts):
     candidate = scripts("rs-eff", model(lambda turn, state: efficient(state)))
     run_dir = tmp_path / "run"
-    first = runner.invoke(app, ["run", "ravel", "--model", candidate, "--role", "judge=" + scripts("rs-a", ['{"score": 5}']),
+    judge = "judge=" + scripts("rs-a", ['{"score": 5}'])
+    first = runner.invoke(app, ["run", "ravel", "--model", candidate, "--role", judge,
                                 "--data-dir", str(data_dir), "--language", "en", "--limit", "1",
                                 "--run-dir", str(run_dir), "--no-cache", "--display", "none"])
     assert first.exit_code == 0, first.output

@@ -73,7 +73,8 @@ def test_refine_delta_pairs_are_per_section_and_broken_by_a_redraft_or_new_outli
 
 def test_lifecycles_and_score_curve():
     start = st.start("t", "s")
-    decisions = [("outline", None, {"title": "T", "sections": [{"title": "A", "points": []}, {"title": "B", "points": []}]}),
+    outline = {"title": "T", "sections": [{"title": "A", "points": []}, {"title": "B", "points": []}]}
+    decisions = [("outline", None, outline),
                  ("draft", 0, {"content": "a", "summary": ""}), ("review", 0, {"score": 6.0, "feedback": "f"}),
                  ("draft", 1, {"content": "b", "summary": ""}), ("refine", 0, {"content": "a2"}),
                  ("review", 0, {"score": 9.0, "feedback": ""}), ("review", 1, {"score": 7.0, "feedback": ""})]

@@ -25,7 +25,8 @@ from proseval.benchmarks.ravel.tools import (
 
 
 def test_a_decision_is_read_from_prose_and_fences():
-    d = parse_decision('I think so.\n```json\n{"thought": "go", "action": "draft", "params": {"section_id": 1}}\n```', 3)
+    d = parse_decision('I think so.\n```json\n{"thought": "go", "action": "draft", "params": {"section_id": 1}}'
+                       '\n```', 3)
     assert d == Decision("draft", {"section_id": 1}, "go") and d.section_id == 1
     assert parse_decision('{"action": "finish", "params": {}}') == Decision("finish", {}, "")
     assert parse_decision('{"action": "plan_outline", "params": {"topic": "x"}}').action == "outline"  # official name

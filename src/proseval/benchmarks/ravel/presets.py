@@ -11,7 +11,8 @@ PRESETS = {
     "official": Preset(
         "official",
         "the reference-commit agent (core_agents.py / ravel_bench): tau 8, T_max 50, revision cap 3 as it "
-        "acted there (--compat official), last 10 actions shown, every agent call at temperature 0.2 with 5,000 tokens; judge temperature 0, 1,000 tokens, "
+        "acted there (--compat official), last 10 actions shown, every agent call at temperature 0.2 with 5,000 "
+        "tokens; judge temperature 0, 1,000 tokens, "
         "one call",
         params={"tau": 8.0, "max_steps": 50, "revision_cap": 3, "history_window": 10, "judge_attempts": 1,
                 "compat": "official"},

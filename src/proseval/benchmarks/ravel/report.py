@@ -47,7 +47,8 @@ def summary_row(samples: list[ScoredSample]) -> dict[str, Any]:
            "S": _mean(_values(ok, "success")), "finish_rate": _mean(_values(ok, "finished")),
            "premature_finishes": int(sum(_values(ok, "premature_finish"))),
            "T": _mean(_values(ok, "steps")), "outline_len": _mean(_values(ok, "outline_len")),
-           "efficiency": _mean(_values(ok, "efficiency")), "efficiency_successful": _mean(_values(successful, "efficiency")),
+           "efficiency": _mean(_values(ok, "efficiency")),
+           "efficiency_successful": _mean(_values(successful, "efficiency")),
            "refine_density": _mean(_values(ok, "refine_density")), "refine_delta": _mean(_values(ok, "refine_delta")),
            "refine_delta_n": len(_values(ok, "refine_delta")), "error_rate": _mean(_values(ok, "error_rate")),
            "failed_by": failed_by(ok),
@@ -150,7 +151,8 @@ def lifecycle_drawer(series: dict[str, list[dict[str, Any]]]) -> Callable[[Any],
                 continue  # nothing drafted in that run: no legend entry either
             done = [p for p in points if p["first_draft"] is not None and p["completed"] is not None]
             open_ = [p for p in points if p["first_draft"] is not None and p["completed"] is None]
-            line = axes.scatter([p["first_draft"] for p in done], [p["completed"] for p in done], label=label, alpha=0.7)
+            line = axes.scatter([p["first_draft"] for p in done], [p["completed"] for p in done], label=label,
+                                alpha=0.7)
             if open_:
                 axes.scatter([p["first_draft"] for p in open_], [top] * len(open_), facecolors="none",
                              edgecolors=line.get_facecolor(), label=f"{label}: not completed")
