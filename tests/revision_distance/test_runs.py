@@ -81,6 +81,10 @@ def test_drafts_run_counts_edits_leaves_prose_unscored_and_reports_rouge(tmp_pat
     assert extra["grounded_share"] == pytest.approx(3 / 4)
     assert extra["normalisation"]["split_added"] == 1 and extra["normalisation"]["raw_count"] == 3
     assert extra["categories"]["delete"]["share"] == pytest.approx(2 / 4)
+    rouge_l = extra["baselines"]["rougeL"]  # every draft's ROUGE in the mean; ρ over the two with a distance
+    assert (rouge_l["n"], rouge_l["n_paired"]) == (3, 2)
+    assert rouge_l["mean"] == pytest.approx((7 / 9 + 1.0 + 10 / 11) / 3)
+    assert rouge_l["spearman_vs_neg_distance"] == pytest.approx(1.0)  # b: 0 edits, ROUGE-L 1; a: 4 edits, 7/9
     assert extra["per_words"] == 100 and extra["normalised_mean"] == pytest.approx((4 * 100 / 9 + 0) / 2)  # 9 words, 4 edits; 0
     assert run.results.counts.unscored == 1
     assert (run.path / "revision_distance_drafts.png").read_bytes()[:4] == b"\x89PNG"

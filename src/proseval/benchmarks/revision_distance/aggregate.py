@@ -71,13 +71,16 @@ def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: s
     for name in (*LEVELS, OTHER):
         counts = [float((_value(s, "revision_levels") or {}).get(name) or 0) for s in scored]
         levels[name] = {"mean": _mean(counts), "share": sum(counts) / total_edits if total_edits else None}
+    # ROUGE needs no reviser: its mean covers every draft with a reference, ρ the drafts with a distance too
+    all_rouge = [s for s in samples if s.status == "ok" and isinstance(_value(s, "rouge"), dict)]
     with_rouge = [s for s in scored if isinstance(_value(s, "rouge"), dict)]
     baselines = {}
     for name in ("rouge1", "rouge2", "rougeL"):
         values = [float(_value(s, "rouge")[name]) for s in with_rouge]
         negated = [-float(_value(s, "revision_distance")) for s in with_rouge]
-        baselines[name] = {"mean": _mean(values), "spearman_vs_neg_distance": spearman(values, negated),
-                           "n": len(values)}
+        baselines[name] = {"mean": _mean([float(_value(s, "rouge")[name]) for s in all_rouge]),
+                           "n": len(all_rouge), "spearman_vs_neg_distance": spearman(values, negated),
+                           "n_paired": len(values)}
     return {
         "mode": "drafts", "setting": setting, "weighting": weighting, "per_words": per_words, "scored": len(scored), "unscored": unscored,
         "failed": failed,

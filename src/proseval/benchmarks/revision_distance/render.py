@@ -66,10 +66,11 @@ def drafts_tables(data: dict[str, Any]) -> list[Table]:
     baselines = data.get("baselines", {})
     if any(cell["n"] for cell in baselines.values()):
         table = Table(title="Baselines beside the distance", title_justify="left")
-        for column in ("metric", "mean F1", "Spearman ρ with −distance", "drafts"):
+        for column in ("metric", "mean F1", "drafts", "Spearman ρ with −distance", "drafts with a distance"):
             table.add_column(column, justify="left" if column == "metric" else "right")
         for name, cell in baselines.items():
-            table.add_row(name, _f(cell["mean"], 3), _f(cell["spearman_vs_neg_distance"], 3), str(cell["n"]))
+            table.add_row(name, _f(cell["mean"], 3), str(cell["n"]), _f(cell["spearman_vs_neg_distance"], 3),
+                          str(cell.get("n_paired", cell["n"])))
         tables.append(table)
     if data.get("disagreements"):
         table = Table(title="Where ROUGE-L and the distance disagree most (rank gap: + distance ranks it better)",
