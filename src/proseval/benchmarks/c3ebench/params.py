@@ -8,18 +8,14 @@ from typing import Literal
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from proseval.core.options import comma_list
+
 DATA_ENV = "PROSEVAL_C3EBENCH_DIR"
 TASK_NAMES = ("cloze", "expand", "edit", "end2end")
 
 
 def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("proseval")) / "c3ebench"
-
-
-def _split(value: object) -> object:
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return value
 
 
 class C3EParams(BaseModel):
@@ -53,7 +49,7 @@ class C3EParams(BaseModel):
                                                       "(response_format json_schema; the embedded model decodes it "
                                                       "with a grammar); replies are parsed and checked all the same")
 
-    _split_lists = field_validator("language", "task", "genre", mode="before")(lambda cls, v: _split(v))
+    _split_lists = field_validator("language", "task", "genre", mode="before")(lambda cls, v: comma_list(v))
 
 
 class ConstructParams(BaseModel):
@@ -66,4 +62,4 @@ class ConstructParams(BaseModel):
     structured: bool = Field(False, description="ask the builder's endpoint for JSON of each step's shape "
                                                 "(response_format json_schema) where the step answers in JSON")
 
-    _split_lists = field_validator("task", mode="before")(lambda cls, v: _split(v))
+    _split_lists = field_validator("task", mode="before")(lambda cls, v: comma_list(v))

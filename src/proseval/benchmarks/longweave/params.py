@@ -6,14 +6,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from proseval.core.options import comma_list
+
 TASK_NAMES = ("cf", "biog", "sr", "nw", "kvg", "sms", "pr")
 LENGTH_NAMES = ("1k", "2k", "4k", "8k")
 JUDGED_TASKS = ("cf", "biog", "sr", "nw")
 
 
 def _split(value: Any, allowed: tuple[str, ...], what: str) -> list[str]:
-    items = value.split(",") if isinstance(value, str) else list(value)
-    items = [str(item).strip().lower() for item in items if str(item).strip()]
+    items = [str(item).strip().lower() for item in comma_list(value) if str(item).strip()]
     unknown = [item for item in items if item not in allowed]
     if unknown or not items:
         raise ValueError(f"unknown {what} {', '.join(unknown) or '(none)'}; choose from {','.join(allowed)}")

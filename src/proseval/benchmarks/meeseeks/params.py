@@ -8,6 +8,8 @@ from typing import Literal
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from proseval.core.options import comma_list
+
 DATA_ENV = "PROSEVAL_MEESEEKS_DIR"
 KNOWN_LANGUAGES = ("zh", "ja", "ko", "en", "de", "fr", "es", "pt", "ru", "ar", "id")
 
@@ -56,8 +58,7 @@ class MeeseeksParams(BaseModel):
     @field_validator("language", mode="before")
     @classmethod
     def _languages(cls, value: object) -> object:
-        if isinstance(value, str):
-            value = [part.strip() for part in value.split(",") if part.strip()]
+        value = comma_list(value)
         if isinstance(value, list):
             unknown = [v for v in value if v not in KNOWN_LANGUAGES]
             if unknown:

@@ -6,13 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from proseval.core.options import comma_list
+
 TOOL_ROLES = ("planner", "writer", "reviewer", "reviser")
-
-
-def _split(value: object) -> object:
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return value
 
 
 class RavelParams(BaseModel):
@@ -43,7 +39,7 @@ class RavelParams(BaseModel):
     judge_structured: bool = Field(
         False, description="ask the judge for JSON of the End2End rubric's shape (as c3ebench --judge-structured)")
 
-    _split_lists = field_validator("language", "genre", mode="before")(lambda cls, v: _split(v))
+    _split_lists = field_validator("language", "genre", mode="before")(lambda cls, v: comma_list(v))
 
     @field_validator("revision_cap", mode="before")
     @classmethod
