@@ -64,7 +64,7 @@ Summary of the section before it: {previous_summary}
 Write the body of this section (no heading), covering every point, following the style, and continuing \
 naturally from the previous section. Then summarise what you wrote in one sentence. Answer with one JSON \
 object and nothing else:
-{"content": "the section text", "summary": "one sentence"}"""
+{"content": "<the body of the section>", "summary": "<one sentence>"}"""
 
 REVIEWER = """You review one section of a longer text.
 
@@ -81,7 +81,7 @@ Check that every point is covered, that the style fits, that the reasoning or na
 that the section has substance. Score it from 0 to 10: {tau} or more means it can stand as it is (minor flaws \
 at most); below {tau}, say precisely what is missing or wrong so that a reviser can fix it. Answer with one \
 JSON object and nothing else:
-{"score": 7.5, "feedback": "..."}"""
+{"score": <your score, a number from 0 to 10>, "feedback": "<what to fix; empty if nothing>"}"""
 
 REVISER = """You revise one section of a longer text according to a reviewer's feedback.
 
@@ -100,7 +100,7 @@ Reviewer's feedback:
 
 Rewrite the section so that it answers the feedback, keeps every point and the style, and keeps what was \
 already good. Answer with one JSON object and nothing else:
-{"content": "the revised section text", "changes": "what you changed, briefly"}"""
+{"content": "<the revised body of the section>", "changes": "<what you changed, briefly>"}"""
 
 
 def _t(name: str, text: str, placeholders: tuple[str, ...], description: str) -> PromptTemplate:
