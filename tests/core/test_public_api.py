@@ -23,6 +23,17 @@ def test_run_and_read_run(tmp_path):
     frame = again.samples_df()
     assert list(frame["id"]) == [r.id for r in run.records()] and "length" in frame.columns
     assert set(again.metrics_df()["metric"]) == {"length", "quality"}
+    assert run.results.headline == "quality"  # the task's choice, for leaderboards and the viewer
+
+
+def test_the_headline_leads_the_report_and_the_viewer(tmp_path):
+    from proseval.report.runs import metric_names, open_runs
+    from proseval.view.runs import read_info
+
+    run = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/echo"}, limit=1, out=tmp_path)
+    assert list(run.results.metrics) == ["length", "quality"]  # alphabetical in results.json
+    assert metric_names(open_runs([run.path])) == ["quality", "length"]
+    assert read_info("demo", run.path).headline() == ("quality", run.results.metrics["quality"].mean)
 
 
 def test_run_rejects_bad_counts_before_any_request(tmp_path):

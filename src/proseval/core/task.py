@@ -42,6 +42,8 @@ class Task:
     optional_roles: tuple[str, ...] = ()
     role_configs: dict[str, GenerateConfig] = field(default_factory=dict)
     slice_keys: tuple[str, ...] = ()
+    # The metric that sums a run up: leaderboards, the viewer's run list and reports lead with it.
+    headline: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     dataset_source: dict[str, Any] = field(default_factory=dict)
     aggregate: Aggregate | None = None

@@ -60,8 +60,9 @@ def open_runs(paths: Iterable[Path]) -> list[ReportRun]:
 
 
 def metric_names(runs: Sequence[ReportRun]) -> list[str]:
-    """Every metric of the runs' results, in the order first seen."""
+    """Every metric of the runs' results, in the order first seen, the tasks' headlines first."""
     names: list[str] = []
     for run in runs:
         names += [m for m in run.results.metrics if m not in names]
-    return names
+    headlines = [run.results.headline for run in runs if run.results.headline in names]
+    return list(dict.fromkeys(headlines)) + [m for m in names if m not in headlines]

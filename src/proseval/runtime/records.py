@@ -143,6 +143,7 @@ class Results(BaseModel):
     complete: bool
     counts: Counts
     metrics: dict[str, MetricSummary]
+    headline: str | None = Field(None, description="the metric that sums the run up (the task's choice)")
     slices: dict[str, dict[str, dict[str, MetricSummary]]] = Field(default_factory=dict)
     roles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -348,13 +348,15 @@ def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, see
         extra = mean_tree(extra_epochs) if extra_epochs else {}
     else:
         extra = task.aggregate(samples) if task.aggregate else {}
+    metrics = headline.metrics(seed)
     return Results(
         run_id=run_id,
         task=task.name,
         finished_at=now_iso(),
         complete=counts.finished >= total,
         counts=counts,
-        metrics=headline.metrics(seed),
+        metrics=metrics,
+        headline=task.headline if task.headline in metrics else None,
         slices=headline.slice_tables(seed),
         roles=role_usage(tokens, folder.read_usage()),
         extra=extra,  # type: ignore[arg-type]

@@ -63,8 +63,9 @@ class RunInfo:
     def headline(self) -> tuple[str, float | None] | None:
         if self.results is None or not self.results.metrics:
             return None
-        name, summary = next(iter(self.results.metrics.items()))
-        return name, summary.mean
+        metrics = self.results.metrics
+        name = self.results.headline if self.results.headline in metrics else next(iter(metrics))
+        return name, metrics[name].mean
 
 
 def read_info(name: str, path: Path) -> RunInfo:

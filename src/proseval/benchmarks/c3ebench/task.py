@@ -176,6 +176,7 @@ def make_task(params: C3EParams) -> Task:
         roles_required=("candidate", "judge"),
         role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
         slice_keys=("task", "language", "genre", "reference_source"),
+        headline="c3e",
         dataset_source=dataset_source(data, params, setup, items),
         aggregate=aggregate, artifacts=artifacts, prompts=dict(PROMPTS),
     )

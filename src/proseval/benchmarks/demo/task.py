@@ -88,6 +88,7 @@ def make_task() -> Task:
             "judge": GenerateConfig(temperature=0.0, max_tokens=200),
         },
         slice_keys=("genre",),
+        headline="quality",
         dataset_source={"source": "proseval built-in demo prompts"},
         prompts=dict(TEMPLATES),
     )

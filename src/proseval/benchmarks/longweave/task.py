@@ -268,6 +268,7 @@ def make_task(params: LongWeaveParams) -> Task:
         roles_required=("candidate", "judge") if needs_judge else ("candidate",),
         role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
         slice_keys=("task", "length"),
+        headline="longweave",
         dataset_source={"source": "proseval LongWeave generators", "generator_version": "1",
                         "per_cell": params.per_cell, "seed": params.seed},
         aggregate=aggregate_run,

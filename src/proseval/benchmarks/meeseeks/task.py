@@ -284,6 +284,7 @@ def make_task(params: MeeseeksParams) -> Task:
         roles_required=("candidate", "extractor", "judge"),
         role_configs={role: ROLE_CONFIG for role in ("candidate", "extractor", "judge")},
         slice_keys=("language",),
+        headline="meeseeks",
         dataset_source={"source": "meituan-longcat/Meeseeks input_data" if check.official_file_set
                         else "user-supplied Meeseeks item files", **check.as_source(),
                         "languages": languages, "n_items": len(items),

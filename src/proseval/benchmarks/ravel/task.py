@@ -187,6 +187,7 @@ def make_task(params: RavelParams) -> Task:
         roles_required=roles, optional_roles=TOOL_ROLES,
         role_configs={**{role: AGENT_CONFIG for role in (POLICY_ROLE, *TOOL_ROLES)}, "judge": JUDGE_CONFIG},
         slice_keys=("language", "genre"),
+        headline="judge",  # the final manuscript's score; the trajectory metrics follow
         dataset_source={"source": "C3EBench End2End items", "files": [
             {"path": f.path, "sha256": f.sha256, "verified": f.verified} for f in data.files],
             "n_selected": len(items), "protocol": params.protocol, "metrics": METRIC_VERSION},
