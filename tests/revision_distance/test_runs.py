@@ -102,6 +102,7 @@ def test_reference_free_needs_no_reference_and_sends_the_request(tmp_path, scrip
     run = proseval.run("revision-distance", roles={"reviser": script},
                        params={"drafts": str(drafts), "setting": "reference-free"}, out=tmp_path / "runs")
     assert run.results.metrics["revision_distance"].mean == 0.0 and "rouge" not in str(run.results.metrics)
+    assert run.results.headline == "revision_distance"
     assert "Describe the cat." in seen[0] and "Target text" not in seen[0]
 
 
@@ -193,6 +194,7 @@ def test_pairwise_agreement_ties_and_spearman(tmp_path, scripts):
     assert extra["spearman_human_vs_neg_distance"] == pytest.approx(expected_spearman())
     assert extra["human_scored_texts"] == 8
     assert run.results.metrics["pair_agree"].mean == 0.5 and run.results.metrics["pair_tie"].mean == 0.25
+    assert run.results.headline == "pair_agree"
     assert (run.path / "revision_distance_pairs.png").is_file()
 
 
@@ -256,6 +258,7 @@ def test_stability_check_on_twenty_drafts_with_a_fixed_reviser(tmp_path, scripts
     assert extra["share_unchanged"] == pytest.approx(sum(c == 0 for c in changes) / len(changes))
     assert 0 < extra["share_unchanged"] < 1  # some substitutions hit a counted word, some do not
     assert run.results.metrics["stability_abs_change"].mean == pytest.approx(extra["mean_abs_change"])
+    assert run.results.headline == "stability_abs_change"
     assert (run.path / "revision_distance_stability.png").is_file()
     assert run.header.task_params["perturb_seed"] == 7
 

@@ -59,11 +59,11 @@ def _artifacts(results: Results) -> dict[str, str | bytes]:
 
 
 def _task(name: str, samples: list[Sample], scorers: list[Any], source: dict[str, Any], aggregate: Any,
-          description: str) -> Task:
+          description: str, headline: str) -> Task:
     return Task(name=name, version=VERSION, description=description, dataset=lambda: list(samples),
                 protocol=hand_over, scorers=scorers, roles_required=(ROLE,), role_configs={ROLE: REVISER_CONFIG},
                 dataset_source=source, aggregate=aggregate, artifacts=_artifacts, prompts=dict(PROMPTS),
-                rescore_roles=(ROLE,))
+                rescore_roles=(ROLE,), headline=headline)
 
 
 def make_task(params: RevisionDistanceParams) -> Task:
@@ -88,7 +88,7 @@ def make_task(params: RevisionDistanceParams) -> Task:
         return {KEY: aggregate_drafts(scored, options.setting, options.weighting, options.per_words)}
 
     return _task("revision-distance", samples, scorers, source, aggregate,
-                 f"revision distance of drafts ({options.setting})")
+                 f"revision distance of drafts ({options.setting})", "revision_distance")
 
 
 def _pairs_task(params: RevisionDistanceParams, options: ReviserOptions) -> Task:
@@ -108,7 +108,8 @@ def _pairs_task(params: RevisionDistanceParams, options: ReviserOptions) -> Task
         return {KEY: aggregate_pairs(scored)}
 
     return _task("revision-distance", samples, [pair_scorer(options)], _source(Path(params.pairs or ""),
-                 pairs=len(pairs)), aggregate, f"revision distance of chosen/rejected pairs ({options.setting})")
+                 pairs=len(pairs)), aggregate, f"revision distance of chosen/rejected pairs ({options.setting})",
+                 "pair_agree")
 
 
 def make_stability_task(params: StabilityParams) -> Task:
@@ -134,4 +135,4 @@ def make_stability_task(params: StabilityParams) -> Task:
 
     source = _source(Path(params.drafts), drafts=len(drafts), perturbed=len(samples), skipped=skipped)
     return _task("revision-distance-stability", samples, [stability_scorer(options)], source, aggregate,
-                 "revision distance before and after seeded word substitutions")
+                 "revision distance before and after seeded word substitutions", "stability_abs_change")
