@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 from proseval.benchmarks.longweave.budgets import clean_program
@@ -105,3 +108,39 @@ def test_the_workers_count_the_original_programs_functions() -> None:
         pool.close()
     assert counted == [count_functions(o) for o in originals] == [2, 2, 0]
     assert plain is None
+
+
+NOQA_SOURCES = {
+    "none.py": "import os\nl = 1\n",
+    "blanket.py": "import os  # noqa\nimport sys\n",
+    "specific.py": "import os  # NOQA: F401\nimport sys  # noqa: E501\nl = 1  # NoQa:E741\n",
+    # The ``# noqa`` after a multi-line string covers every line of it (flake8 maps each line
+    # of a statement to the whole statement before looking for the comment).
+    "multiline.py": 'text = """\n' + "word " * 30 + '\n"""  # noqa: E501\nother = """\n' + "word " * 30
+    + '\n"""\n',
+    "noqa_in_a_string.py": 'note = "# noqa"\nimport os\n',
+}
+
+
+def test_inline_noqa_is_honoured_as_plain_flake8_does(tmp_path) -> None:
+    """The checker skips flake8's second tokenization when a file has no ``noqa`` at all; files
+    with one must still get exactly the counts of a plain ``flake8`` command line."""
+    settings = CFConfig().flake8_settings()
+    for name, source in NOQA_SOURCES.items():
+        (tmp_path / name).write_text(source, encoding="utf-8")
+    printed = subprocess.run(
+        [sys.executable, "-m", "flake8", *settings.argv(), "--format=%(path)s %(code)s", *NOQA_SOURCES],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert printed.returncode in (0, 1), printed.stderr
+    expected: dict[str, Counter[str]] = {name: Counter() for name in NOQA_SOURCES}
+    for line in printed.stdout.splitlines():
+        name, code = line.split()
+        expected[name][code] += 1
+    checks = check_sources(list(NOQA_SOURCES.values()), settings)
+    assert {name: dict(expected[name]) for name in NOQA_SOURCES} == {
+        name: check.violations for name, check in zip(NOQA_SOURCES, checks)
+    }
+    # The cases are not vacuous: something is suppressed, something is not.
+    assert expected["blanket.py"] == {"F401": 1} and expected["none.py"] == {"F401": 1, "E741": 1}
+    assert expected["multiline.py"]["E501"] == 1  # the second string's long line only

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -138,6 +139,23 @@ def test_cf_extraction_takes_the_first_python_or_untagged_block():
     assert extract_code("```py\nx = 1\n```")[0] == "py\nx = 1"
     assert extract_code("```python3\nx = 1\n```")[0] == "3\nx = 1"
     assert extract_code("  x = 1  \n") == ("x = 1", "whole answer")
+
+
+def test_cf_extraction_finds_what_the_official_expression_finds():
+    """The block is found with str.find; on random answers made of fences, tags, whitespace
+    and code it must give the official expression's group, or no block when it finds none."""
+    official = re.compile(r"```(?:python)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+    pieces = ["```", "`", "``", "````", "python", "PyThOn", "py", "python3", " ", "\n", "\t",
+              "\u00a0", "x = 1", "def f():", "pass", "#", "é"]
+    rng = random.Random(11)
+    answers = ["```python```", "``````", "````", "```python \n```", "a```b```c```d"]
+    answers += ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))) for _ in range(3000)]
+    for answer in answers:
+        match = official.search(answer)
+        code, how = extract_code(answer)
+        assert (how == "first fenced block") == (match is not None), repr(answer)
+        if match:
+            assert code == match.group(1).strip(), repr(answer)
 
 
 def test_cf_lone_fence_line_is_dropped_unless_official():
@@ -517,6 +535,19 @@ def test_count_words_finds_the_official_word_tokens():
     for text in texts:
         assert count_words(text) == len(official.findall(text))
         assert [m.span() for m in _WORD.finditer(text)] == [m.span() for m in official.finditer(text)]
+
+
+def test_count_words_ascii_fast_path_counts_what_the_expression_finds():
+    """ASCII text is counted with a byte table; it must equal the regular expression's count,
+    at the edges too (a word at the start or end, runs of separators, every ASCII character)."""
+    official = re.compile(r"\b\w+\b")
+    rng = random.Random(7)
+    alphabet = [chr(code) for code in range(128)]
+    texts = ["x", "_", " ", "ab", "a b", " a", "a ", "".join(alphabet), "\x00word\x7f"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 200))) for _ in range(500)]
+    for text in texts:
+        assert text.isascii()
+        assert count_words(text) == len(official.findall(text)), repr(text)
 
 
 def test_truncate_keeps_layout_by_default():

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 # A word: a maximal run of word characters. The same tokens as LongWeave's official `\b\w+\b`
 # (a maximal run always starts and ends at a word boundary), found about a quarter faster.
 _WORD = re.compile(r"\w+")
+# For ASCII text, `\w` is exactly these bytes; counting the starts of runs with numpy is about
+# fifteen times faster than the regular expression on long answers.
+_ASCII_WORD_BYTE = np.zeros(256, dtype=bool)
+_ASCII_WORD_BYTE[list(b"0123456789_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")] = True
 
 
 def closeness(actual: float, target: float, scale: float) -> float:
@@ -23,7 +29,12 @@ def closeness(actual: float, target: float, scale: float) -> float:
 
 def count_words(text: str) -> int:
     """Number of word tokens (punctuation is not a word; "don't" is two)."""
-    return len(_WORD.findall(text))
+    if not text.isascii():
+        return len(_WORD.findall(text))
+    is_word = _ASCII_WORD_BYTE[np.frombuffer(text.encode("ascii"), dtype=np.uint8)]
+    if not is_word.size:
+        return 0
+    return int(is_word[0]) + int(np.count_nonzero(is_word[1:] > is_word[:-1]))
 
 
 def length_adherence(words: int, target_words: int) -> float:

@@ -42,9 +42,12 @@ from proseval.benchmarks.longweave.scorers.result import (
 STYLE_HALF_COUNT = 50
 METRICS = ("runnable_ratio", "style_quality_score", "func_count_score", "total_score")
 
-# Three backticks, an optional "python" tag (any case), the shortest text up to the next three
-# backticks. Other tags ("py", "python3") are not consumed and stay in the code, as officially.
-_FENCED_BLOCK = re.compile(r"```(?:python)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+# The official block is ```(?:python)?\s*(.*?)``` (any case): three backticks, an optional
+# "python" tag, the shortest text up to the next three backticks. Other tags ("py", "python3")
+# are not consumed and stay in the code, as officially. Found with str.find: the lazy `.*?`
+# tests every character for the closing fence, a third of a second per thousand long answers.
+_FENCE = "```"
+_PYTHON_TAG = re.compile("python", re.IGNORECASE)
 _RELEVANCE = {True: "judged relevant", False: "judged irrelevant", None: "not judged"}
 
 
@@ -102,9 +105,9 @@ class CFCase:
 def extract_code(answer: str, *, strip_lone_fence: bool = True) -> tuple[str, str]:
     """The code to score and how it was found: the first fenced block, else the whole answer.
     Cached: a run extracts each answer twice (for the relevance judge, then for scoring)."""
-    match = _FENCED_BLOCK.search(answer)
-    if match:
-        return match.group(1).strip(), "first fenced block"
+    block = _first_fenced_block(answer)
+    if block is not None:
+        return block.strip(), "first fenced block"
     code = answer.strip()
     if not strip_lone_fence:
         return code, "whole answer"
@@ -115,6 +118,20 @@ def extract_code(answer: str, *, strip_lone_fence: bool = True) -> tuple[str, st
     if len(kept) == len(lines):
         return code, "whole answer"
     return "\n".join(kept).strip(), "whole answer without its lone fence line"
+
+
+def _first_fenced_block(answer: str) -> str | None:
+    """The official expression's group: the text after the first fence (and its "python" tag)
+    up to the next fence, or None without a closing fence. Only the first fence can open a
+    match: any later one would need a closing fence after it, which would close the first."""
+    start = answer.find(_FENCE)
+    if start < 0:
+        return None
+    start += len(_FENCE)
+    tag = _PYTHON_TAG.match(answer, start)
+    body = tag.end() if tag else start
+    end = answer.find(_FENCE, body)
+    return None if end < 0 else answer[body:end]
 
 
 def compile_error(code: str) -> str | None:
