@@ -25,13 +25,13 @@ from _common import ROOT, FakeServerProcess, machine
 
 def child(url: str, n: int, concurrency: int, workdir: Path) -> None:
     """One cold run and one fully cached run in this process; prints JSON."""
+    import proseval.models.openai_compat  # noqa: F401  (a one-time import, not part of throughput)
     from proseval.core import Sample, Task
     from proseval.core.protocols import single_turn
     from proseval.models.base import GenerateConfig
-    from proseval.runtime.records import RoleBinding
     from proseval.runtime.loop import run_async
+    from proseval.runtime.records import RoleBinding
     from proseval.runtime.runner import RunOptions, start_run
-    import proseval.models.openai_compat  # noqa: F401  (a one-time import, not part of throughput)
 
     def dataset():
         return (Sample(id=f"b{i:06d}", input=f"Write sentence number {i}.") for i in range(n))

@@ -8,10 +8,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .core.preset import preset_generation, preset_params, preset_record
 from .core.prompt import override_prompts
 from .core.task import Task
 from .models.base import GenerateConfig
-from .core.preset import preset_generation, preset_params, preset_record
 from .registry import get_entry, get_scorer_plugin, get_task
 from .runtime.aggregate import flatten_scores
 from .runtime.records import Results, RoleBinding, RunHeader, SampleRecord

@@ -14,7 +14,7 @@ from proseval.models.base import GenerateConfig, RetryableError
 from proseval.models.local import local_params
 from proseval.models.openai_compat import CompatModel
 from proseval.runtime.executor import RoleModel
-from proseval.testing.fake_openai import FakeOpenAIServer, Reply
+from proseval.testing.fake_openai import FakeOpenAIServer
 
 cli = CliRunner()
 

@@ -11,10 +11,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from support.core import make_task
+
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import RunOptions, resume_run
 from proseval.testing.fake_openai import FakeOpenAIServer
-from support.core import make_task
 
 ROOT = Path(__file__).resolve().parents[2]
 

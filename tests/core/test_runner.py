@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from support.core import binding, make_task
 
 from proseval.models.base import RetryableError
 from proseval.models.scripted import register_script, unregister_script
@@ -20,7 +21,6 @@ from proseval.runtime.runner import (
     start_run,
 )
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
-from support.core import binding, make_task
 
 
 def ids(folder: RunFolder) -> Counter:

@@ -14,12 +14,18 @@ from proseval.benchmarks.longweave.budgets import (
     reference_answer,
 )
 from proseval.benchmarks.longweave.generators import LENGTHS, generate
-from proseval.benchmarks.longweave.scorers import score_cf, score_kvg, score_pr, score_sms
-from proseval.benchmarks.longweave.scorers import KVGInstance, SMSInstance
+from proseval.benchmarks.longweave.scorers import (
+    KVGInstance,
+    SMSInstance,
+    score_cf,
+    score_kvg,
+    score_pr,
+    score_sms,
+)
 from proseval.models.base import Completion, Usage
 from proseval.models.scripted import ScriptedModel, register_script, unregister_script
 from proseval.registry import get_task
-from proseval.tokens import count_tokens, _encoding
+from proseval.tokens import _encoding, count_tokens
 
 RULE_TASKS = ("cf", "kvg", "sms", "pr")
 

@@ -114,7 +114,7 @@ NOQA_SOURCES = {
     "none.py": "import os\nl = 1\n",
     "blanket.py": "import os  # noqa\nimport sys\n",
     "specific.py": "import os  # NOQA: F401\nimport sys  # noqa: E501\nl = 1  # NoQa:E741\n",
-    # The ``# noqa`` after a multi-line string covers every line of it (flake8 maps each line
+    # A noqa comment after a multi-line string covers every line of it (flake8 maps each line
     # of a statement to the whole statement before looking for the comment).
     "multiline.py": 'text = """\n' + "word " * 30 + '\n"""  # noqa: E501\nother = """\n' + "word " * 30
     + '\n"""\n',

@@ -11,14 +11,14 @@ import pytest
 from proseval.benchmarks.meeseeks.metrics import (
     ENGLISH_NAMES,
     HIERARCHY,
+    MODEL_FAILED,
     Check,
     capability_tree,
     carry_forward,
     checks_from_sub_questions,
-    MODEL_FAILED,
     dataset_score,
-    official_counting,
     level1_score,
+    official_counting,
     score_item,
     score_tags,
 )

@@ -6,11 +6,10 @@ import pytest
 from writingbench.wb_fixtures import criterion
 
 from proseval.benchmarks.writingbench.criteria import Criterion
-from proseval.judging.parse import parse_score
 from proseval.benchmarks.writingbench.judging import (
-    TRUNCATION_MARKER,
     JUDGE_SYSTEM,
     PER_CRITERION_TEMPLATE,
+    TRUNCATION_MARKER,
     batched_judge_messages,
     fit_response,
     judge_messages,
@@ -18,6 +17,7 @@ from proseval.benchmarks.writingbench.judging import (
     parse_judge_reply,
     render_criterion,
 )
+from proseval.judging.parse import parse_score
 
 TONE = Criterion.model_validate(criterion("Tone"))
 

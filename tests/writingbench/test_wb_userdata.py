@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from proseval.benchmarks.writingbench.userdata import histogram, read_lines, select_top
 from proseval.benchmarks.writingbench.jsonl import DataFormatError
+from proseval.benchmarks.writingbench.userdata import histogram, read_lines, select_top
 from proseval.cli import app
 from proseval.models.scripted import register_script, unregister_script
 

@@ -19,7 +19,7 @@ from rich.markup import escape
 from ..api import plan, task_of
 from ..core.prompt import override_prompts
 from ..models.base import FatalError
-from ..registry import get_task, tasks
+from ..registry import tasks
 from ..report.tables import print_results
 from ..runtime.loop import run_async
 from ..runtime.roles import RoleError, RoleRequest, parse_assignments

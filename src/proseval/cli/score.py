@@ -10,9 +10,9 @@ import typer
 from dotenv import load_dotenv
 from rich.markup import escape
 
+from ..api import with_scorer
 from ..core.prompt import override_prompts
 from ..models.base import FatalError
-from ..api import with_scorer
 from ..registry import get_task, scorer_plugins
 from ..runtime.roles import RoleError, parse_assignments, resolve_roles
 from ..runtime.runlog import RunFolder, RunFolderError

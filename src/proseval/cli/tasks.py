@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 import types
 import typing
-import sys
 from typing import Any, Optional
 
 import typer

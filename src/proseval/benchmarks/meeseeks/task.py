@@ -24,12 +24,12 @@ from proseval.benchmarks.meeseeks.params import (
     MeeseeksParams,
     default_data_dir,
 )
+from proseval.benchmarks.meeseeks.prompts import PROMPTS
 from proseval.benchmarks.meeseeks.report import rounds_report
 from proseval.core.ordering import round_robin
 from proseval.core.sample import Sample
 from proseval.core.score import Score
 from proseval.core.scorer import scorer
-from proseval.benchmarks.meeseeks.prompts import PROMPTS
 from proseval.core.state import State
 from proseval.core.task import Task
 from proseval.models.base import GenerateConfig

@@ -9,13 +9,13 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from proseval.cli import common as main_cli
 from proseval.benchmarks.writingbench import data as wb_data
 from proseval.benchmarks.writingbench.aggregate_official import official_table
 from proseval.benchmarks.writingbench.export import official_table_to_csv
 from proseval.benchmarks.writingbench.params import default_data_dir
 from proseval.benchmarks.writingbench.scorefile import ResponseRecord, ScoreLine, load_score_dir, to_json_lines
 from proseval.benchmarks.writingbench.userdata import criteria_output, histogram, read_lines, select_top
+from proseval.cli import common as main_cli
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import RunOptions
 

@@ -13,8 +13,8 @@ from proseval.benchmarks.writingbench.clean import strip_reasoning, strip_reason
 from proseval.benchmarks.writingbench.criteria import Criterion
 from proseval.benchmarks.writingbench.export import domain_chart_png, report_to_csv, report_to_markdown
 from proseval.benchmarks.writingbench.judging import (
-    JudgeVerdict,
     JUDGE_PROMPTS,
+    JudgeVerdict,
     batched_judge_messages,
     fit_response,
     judge_messages,

@@ -14,7 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from proseval.benchmarks.writingbench.criteria import CRITERIA_PROMPTS, Criterion, criteria_messages, parse_criteria, validate_checklist
+from proseval.benchmarks.writingbench.criteria import (
+    CRITERIA_PROMPTS,
+    Criterion,
+    criteria_messages,
+    parse_criteria,
+    validate_checklist,
+)
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, iter_json_objects
 from proseval.benchmarks.writingbench.judging import JUDGE_PROMPTS
 from proseval.core.sample import Sample

@@ -32,11 +32,11 @@ from proseval.benchmarks.longweave.scorers.code_checks import (
     parse_module,
     top_level_functions,
 )
-from proseval.core.closeness import closeness
 from proseval.benchmarks.longweave.scorers.result import (
     RuleScore,
     gated_harmonic_mean,
 )
+from proseval.core.closeness import closeness
 
 #: The violation count at which the style score falls to one half.
 STYLE_HALF_COUNT = 50

@@ -61,7 +61,7 @@ PINNED_VERSIONS = {
 }
 
 _CODE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError)
-# Every inline suppression (``# noqa``, any case) contains this; a file without it has none.
+# Every inline suppression comment contains "noqa" (any case); a file without it has none.
 _NOQA = re.compile("noqa", re.IGNORECASE)
 _TOP_LEVEL_DEF_LINE = re.compile(r"^(?:async[ \t]+)?def ", re.MULTILINE)
 
@@ -388,7 +388,7 @@ class _Checker:
                 # flake8 would parse the same source again; hand its AST plugins our tree.
                 checker.processor.build_ast = lambda: tree  # type: ignore[method-assign]
             if not any(_NOQA.search(line) for line in checker.processor.lines):
-                # flake8 tokenizes the whole file a second time to find the line a ``# noqa``
+                # flake8 tokenizes the whole file a second time to find the line a noqa comment
                 # would be on. Without one no violation can be suppressed, so any line will do.
                 checker.processor.noqa_line_for = lambda line_number: ""  # type: ignore[method-assign]
         filename, results, _ = checker.run_checks()

@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from proseval.core.closeness import closeness
 from proseval.benchmarks.longweave.scorers.result import (
     RuleScore,
     gated_harmonic_mean,
 )
+from proseval.core.closeness import closeness
 
 _TRAILING_COMMA = re.compile(r",\s*}")
 _METRICS = (
