@@ -66,19 +66,21 @@ def tools(messages: list[dict[str, str]]) -> str:
     raise AssertionError(f"unexpected tool prompt: {user[:80]}")
 
 
-def decide(kind: str, section_id: int | None = None) -> str:
-    params = {} if section_id is None else {"section_id": section_id}
+def decide(kind: str, section_id: int | None = None, **texts: str) -> str:
+    params = {} if section_id is None else {"section_id": section_id, **texts}
     return json.dumps({"thought": f"{kind} {section_id}", "action": kind, "params": params})
 
 
 def efficient(state: dict[str, Any]) -> str:
-    """Outline, then per section: draft, review, refine when sent back; finish when all are completed."""
+    """Outline, then per section: draft, review, refine when sent back; finish when all are completed.
+    Shown whole texts (``--tool-text policy``), it passes them on with review and refine."""
     if state["outline"] == "no outline yet":
         return decide("outline")
     for s in state["outline"]:
         action = {"pending": "draft", "drafted": "review", "revision_needed": "refine"}.get(s["status"])
         if action:
-            return decide(action, s["section_id"])
+            texts = {"review": ("content",), "refine": ("content", "feedback")}.get(action, ())
+            return decide(action, s["section_id"], **{key: s[key] for key in texts if key in s})
     return decide("finish")
 
 

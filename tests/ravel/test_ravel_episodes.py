@@ -282,10 +282,16 @@ def test_a_chinese_topic_and_the_january_preset(tmp_path, data_dir, scripts):
     assert record.id == "end2end_cn_1200" and record.scores["judge"].value == 5.0
     assert record.state.metadata["settings"]["revision_cap"] is None
     assert record.state.metadata["settings"]["history_window"] == 0
-    assert judged[0][0]["content"].startswith(proseval_prompt("judge_end2end_zh").split("{traits}")[0])
-    assert judged[0][1]["content"].startswith("[Instruction]\n请写一份关于防汛工作的通知。")
-    assert "[Reference]\n各单位：现通知如下。" in judged[0][1]["content"]
-    assert "[Candidate]\n# On Water" in judged[0][1]["content"]
+    # January: the rubric and the fields in one user message.
+    ((message,),) = judged
+    assert message["role"] == "user"
+    assert message["content"].startswith(proseval_prompt("judge_end2end_zh").split("{traits}")[0])
+    assert "\n\n[Instruction]\n请写一份关于防汛工作的通知。" in message["content"]
+    assert "[Reference]\n各单位：现通知如下。" in message["content"]
+    assert "[Candidate]\n# On Water" in message["content"]
+    # ... and review and refine worked on the texts the policy passed (all sections completed).
+    assert record.state.metadata["tool_text"] == "policy"
+    assert {s["status"] for s in record.state.metadata["final_state"]["sections"]} == {"completed"}
     assert result.header.preset["name"] == "january"
 
 
@@ -390,3 +396,63 @@ def test_the_judge_can_be_asked_for_structured_output(tmp_path, data_dir, script
         server.stop_thread()
     assert only(result).scores["judge"].value == 7.0
     assert [b["response_format"]["json_schema"]["schema"] for b in server.requests] == [judge_schema("end2end")]
+
+
+def test_tool_text_policy_reviews_and_refines_the_texts_the_policy_passes(tmp_path, data_dir, scripts):
+    """Official tool arguments: the policy sees whole texts and passes content and feedback; the
+    tools get exactly what it passed, even when it differs from the stored text; a review without
+    content is an invalid decision."""
+    seen: list[str] = []
+
+    def policy(turn: int, state: dict) -> str:
+        sections = state["outline"] if isinstance(state["outline"], list) else []
+        if turn == 1:
+            return decide("outline")
+        if turn in (2, 3):
+            return decide("draft", turn - 2)
+        if turn == 4:
+            assert sections[0]["content"] == "Water text."  # whole texts are shown
+            return decide("review", 0)  # no content: invalid with --tool-text policy
+        if turn == 5:
+            return decide("review", 0, content="Water text, as the policy quotes it.")
+        if turn == 6:
+            return decide("review", 1, content=sections[1]["content"])
+        if turn == 7:
+            assert sections[1]["feedback"] == "say why ice floats"
+            return decide("refine", 1, content="Ice text.", feedback="only this feedback")
+        if turn == 8:
+            return decide("review", 1, content=sections[1]["content"])
+        return decide("finish")
+
+    def candidate(messages):
+        if not messages[0]["content"].startswith("You are the editor"):
+            seen.append(messages[-1]["content"])
+        else:
+            assert '"content": "<the text to review>"' in messages[0]["content"]
+        return model(lambda turn, state: policy(turn, state))(messages)
+
+    record = only(run(tmp_path, data_dir, scripts("texts", candidate), scripts("judge", [JUDGE_OK]),
+                      tool_text="policy"))
+    steps = [Step.model_validate(t) for t in record.state.turns]
+    assert [(s.action, s.outcome) for s in steps][3:5] == [("review", "failed"), ("review", "success")]
+    assert steps[3].failure == "decision" and "review needs params.content" in steps[3].error
+    reviews = [text for text in seen if text.startswith("You review")]
+    assert "Section text:\nWater text, as the policy quotes it." in reviews[0]
+    revisions = [text for text in seen if text.startswith("You revise")]
+    assert "Current text:\nIce text.\n" in revisions[0] and "Reviewer's feedback:\nonly this feedback" in revisions[0]
+    assert scores(record)["success"] == 1.0
+
+
+def test_one_style_guide_for_every_item(tmp_path, data_dir, scripts):
+    planned: list[str] = []
+
+    def candidate(messages):
+        if messages[-1]["content"].startswith("Plan a piece"):
+            planned.append(messages[-1]["content"])
+        return model(lambda turn, state: efficient(state))(messages)
+
+    record = only(run(tmp_path, data_dir, scripts("style", candidate), scripts("judge", [JUDGE_OK]),
+                      style_guide="plain and friendly"))
+    assert "Style and genre: plain and friendly\n" in planned[0]
+    assert record.state.metadata["final_state"]["style_guide"] == "plain and friendly"
+    assert scores(record)["success"] == 1.0  # the trajectory replays with the same start

@@ -118,3 +118,22 @@ def test_structured_decisions_and_tool_answers_read_as_usual():
     assert parse_outline(json.dumps(answers["outline"]), 3).sections == [("A", ["p"])]
     assert parse_review(json.dumps(answers["review"])).score == 8.5
     assert parse_refinement(json.dumps(answers["refine"])).content == "New body."
+
+
+def test_decisions_carrying_texts():
+    """--tool-text policy: review needs content, refine content and feedback, as strings; the
+    structured schema then has both keys (null for the other actions)."""
+    refine = {"thought": "", "action": "refine", "params": {"section_id": 1, "content": "Old.", "feedback": "Fix."}}
+    jsonschema.validate(refine, decision_schema(texts=True))
+    jsonschema.validate({"thought": "", "action": "finish",
+                         "params": {"section_id": None, "content": None, "feedback": None}}, decision_schema(texts=True))
+    with pytest.raises(jsonschema.ValidationError):  # without texts the schema has no such keys
+        jsonschema.validate(refine, decision_schema())
+    assert parse_decision(json.dumps(refine), 2, texts=True) == Decision("refine", refine["params"], "")
+    no_feedback = {**refine, "params": {"section_id": 1, "content": "Old."}}
+    assert "refine needs params.feedback" in parse_decision(json.dumps(no_feedback), 2, texts=True).reason
+    number = {"thought": "", "action": "review", "params": {"section_id": 0, "content": 7}}
+    assert "review needs params.content" in parse_decision(json.dumps(number), 2, texts=True).reason
+    # Without texts from the policy the same decisions stay valid (the texts come from the state).
+    assert isinstance(parse_decision(json.dumps(no_feedback), 2), Decision)
+    assert isinstance(parse_decision(json.dumps({**refine, "params": {"section_id": 0}}), 2), Decision)

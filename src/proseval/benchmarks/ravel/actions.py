@@ -2,7 +2,9 @@
 
 Anything that is not a valid decision — no JSON object, no or an unknown ``action``, missing
 or non-object ``params``, a missing, non-integer or out-of-range ``section_id`` — becomes an
-`Invalid` with the reason; the episode records it as a failed action and goes on.
+`Invalid` with the reason; the episode records it as a failed action and goes on. When the
+tools work on the texts the policy passes (``--tool-text policy``), review needs
+``params.content`` and refine ``params.content`` and ``params.feedback``, as text.
 """
 
 from __future__ import annotations
@@ -47,8 +49,13 @@ def _decision_object(text: str) -> dict[str, Any] | None:
     return next((v for v in found if "action" in v), found[0] if found else None)
 
 
-def validate(obj: Any, n_sections: int | None = None) -> Decision | Invalid:
-    """A decision object checked against the action schema; `n_sections` bounds section ids."""
+# The texts review and refine carry in params when the policy passes them.
+TEXT_PARAMS: dict[str, tuple[str, ...]] = {"review": ("content",), "refine": ("content", "feedback")}
+
+
+def validate(obj: Any, n_sections: int | None = None, texts: bool = False) -> Decision | Invalid:
+    """A decision object checked against the action schema; `n_sections` bounds section ids;
+    with `texts`, review and refine must carry their texts (`TEXT_PARAMS`)."""
     if not isinstance(obj, dict):
         return Invalid("the decision is not a JSON object", obj)
     action = obj.get("action")
@@ -71,15 +78,18 @@ def validate(obj: Any, n_sections: int | None = None) -> Decision | Invalid:
         if n_sections is not None and not 0 <= section_id < n_sections:
             where = "there is no outline yet" if n_sections == 0 else f"valid ids are 0..{n_sections - 1}"
             return Invalid(f"section_id {section_id} does not exist ({where})", obj)
+    for key in TEXT_PARAMS.get(name, ()) if texts else ():
+        if not isinstance(params.get(key), str):
+            return Invalid(f"{name} needs params.{key} (the text, as a string)", obj)
     thought = obj.get("thought", "")
     return Decision(name, dict(params), thought if isinstance(thought, str) else str(thought))
 
 
-def parse_decision(text: str, n_sections: int | None = None) -> Decision | Invalid:
+def parse_decision(text: str, n_sections: int | None = None, texts: bool = False) -> Decision | Invalid:
     """The policy's reply read as a decision."""
     if not (text or "").strip():
         return Invalid("empty reply")
     obj = _decision_object(text)
     if obj is None:
         return Invalid(f"no JSON object in the reply: {text.strip()[:160]!r}")
-    return validate(obj, n_sections)
+    return validate(obj, n_sections, texts)

@@ -39,6 +39,11 @@ class Setup:
     protocol: str  # agent | fixed | no_review | no_refine
     structured_policy: bool = False  # ask the policy for schema-constrained JSON (response_format)
     structured_tools: bool = False  # the same for the planner, writer, reviewer and reviser
+    tool_text: str = "state"  # policy: review and refine use the texts the policy passes (official)
+
+    @property
+    def texts_from_policy(self) -> bool:
+        return self.tool_text == "policy"
 
 
 def tool_role(ctx: SampleContext, tool: str) -> str:
@@ -46,8 +51,9 @@ def tool_role(ctx: SampleContext, tool: str) -> str:
     return tool if ctx.has_role(tool) else POLICY_ROLE
 
 
-def policy_view(episode: st.Episode) -> str:
-    """The state as the policy sees it: sections with status, score, feedback, revisions and summary."""
+def policy_view(episode: st.Episode, full_texts: bool = False) -> str:
+    """The state as the policy sees it: sections with status, score, feedback, revisions and summary
+    (with `full_texts`, each section's whole text and feedback, for the policy to pass on)."""
     view: dict[str, Any] = {"topic": episode.topic, "style_guide": episode.style_guide, "title": episode.title,
                             "outline": []}
     for s in episode.sections:
@@ -56,9 +62,11 @@ def policy_view(episode: st.Episode) -> str:
         if s.content:
             entry["words"] = len(s.content.split())
             entry["summary"] = s.summary
+            if full_texts:
+                entry["content"] = s.content
         if s.score is not None:
             entry["score"] = s.score
-            entry["feedback"] = s.feedback[:400]
+            entry["feedback"] = s.feedback if full_texts else s.feedback[:400]
         view["outline"].append(entry)
     if not episode.sections:
         view["outline"] = "no outline yet"
@@ -92,13 +100,14 @@ def cap_rule(settings: st.Settings) -> str:
             "refinement completes it whatever its score.")
 
 
-def policy_messages(ctx: SampleContext, episode: st.Episode, steps: list[Step], settings: st.Settings) -> list[dict]:
-    k = len(steps) + 1
-    system = ctx.prompt("policy_system").render(tau=f"{settings.tau:g}", cap_rule=cap_rule(settings),
-                                                max_steps=settings.max_steps)
-    user = ctx.prompt("policy_turn").render(step=k, max_steps=settings.max_steps,
-                                            steps_left=settings.max_steps - k, state=policy_view(episode),
-                                            history=history_view(steps, settings.history_window))
+def policy_messages(ctx: SampleContext, episode: st.Episode, steps: list[Step], setup: Setup) -> list[dict]:
+    settings, k = setup.settings, len(steps) + 1
+    template = "policy_system_texts" if setup.texts_from_policy else "policy_system"
+    system = ctx.prompt(template).render(tau=f"{settings.tau:g}", cap_rule=cap_rule(settings),
+                                         max_steps=settings.max_steps)
+    state = policy_view(episode, full_texts=setup.texts_from_policy)
+    user = ctx.prompt("policy_turn").render(step=k, max_steps=settings.max_steps, steps_left=settings.max_steps - k,
+                                            state=state, history=history_view(steps, settings.history_window))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -106,13 +115,18 @@ def _points(section: st.Section) -> str:
     return "\n".join(f"- {p}" for p in section.points) or "- (none given)"
 
 
-def tool_messages(ctx: SampleContext, episode: st.Episode, decision: Decision, settings: st.Settings) -> list[dict]:
+def tool_messages(ctx: SampleContext, episode: st.Episode, decision: Decision, setup: Setup) -> list[dict]:
+    """The tool's prompt; review and refine send the stored text and feedback, or with
+    ``--tool-text policy`` the ones in the decision's params (validated as text)."""
+    settings = setup.settings
     common = {"topic": episode.topic, "style_guide": episode.style_guide}
     language = LANGUAGE_NAMES.get(episode.language, episode.language)
     if decision.action == "outline":
         text = ctx.prompt("planner").render(**common, language=language, max_sections=settings.max_sections)
         return [{"role": "user", "content": text}]
     section = episode.section(decision.params["section_id"])
+    texts = decision.params if setup.texts_from_policy else {"content": section.content,
+                                                             "feedback": section.feedback}
     if decision.action == "draft":
         previous = next((s.summary for s in reversed(episode.sections[:section.id]) if s.summary), "")
         text = ctx.prompt("writer").render(**common, language=language, title=episode.title,
@@ -120,11 +134,11 @@ def tool_messages(ctx: SampleContext, episode: st.Episode, decision: Decision, s
                                            previous_summary=previous or "(this is the first section)")
     elif decision.action == "review":
         text = ctx.prompt("reviewer").render(**common, section_title=section.title, points=_points(section),
-                                             content=section.content, tau=f"{settings.tau:g}")
+                                             content=texts["content"], tau=f"{settings.tau:g}")
     else:
         text = ctx.prompt("reviser").render(**common, language=language, section_title=section.title,
-                                            points=_points(section), content=section.content,
-                                            feedback=section.feedback or "(no feedback)")
+                                            points=_points(section), content=texts["content"],
+                                            feedback=texts["feedback"] or "(no feedback)")
     return [{"role": "user", "content": text}]
 
 
@@ -144,10 +158,11 @@ async def decide(ctx: SampleContext, episode: st.Episode, steps: list[Step], set
     if setup.protocol != "agent":
         tried = any(s.action == "outline" for s in steps)
         return next_decision(setup.protocol, episode, tried), None, None
-    messages = policy_messages(ctx, episode, steps, setup.settings)
-    config = decision_format() if setup.structured_policy else None
+    messages = policy_messages(ctx, episode, steps, setup)
+    config = decision_format(setup.texts_from_policy) if setup.structured_policy else None
     completion = await ctx.generate(POLICY_ROLE, messages, config, turn=f"step{len(steps) + 1}:policy")
-    return parse_decision(completion.text, episode.n), completion.text, completion.finish_reason
+    decision = parse_decision(completion.text, episode.n, setup.texts_from_policy)
+    return decision, completion.text, completion.finish_reason
 
 
 async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], setup: Setup
@@ -170,7 +185,7 @@ async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], 
     if tool is not None:
         role = tool_role(ctx, tool)
         config = tool_format(decision.action) if setup.structured_tools else None
-        completion = await ctx.generate(role, tool_messages(ctx, episode, decision, setup.settings), config,
+        completion = await ctx.generate(role, tool_messages(ctx, episode, decision, setup), config,
                                         turn=f"step{k}:{tool}")
         call = ToolCall(role=tool, bound_to=role, reply=completion.text, finish_reason=completion.finish_reason)
         try:

@@ -29,6 +29,16 @@ class RavelParams(BaseModel):
     compat: Literal["fixed", "official"] = Field(
         "fixed", description="official: the reference commit's revision cap (a draft resets the revision count; "
                              "a review or refine at the cap is skipped, closing the section unreviewed)")
+    tool_text: Literal["state", "policy"] = Field(
+        "state", description="policy: review and refine work on the content and feedback the policy passes in "
+                             "params (official; the policy is then shown whole section texts and feedback to copy); "
+                             "state: the tools read them from the state")
+    style_guide: str | None = Field(
+        None, description="one style guide for every item instead of its genre (sub_task); the legacy Chinese "
+                          "runner used one fixed phrase for all items")
+    judge_format: Literal["system", "single"] = Field(
+        "system", description="single: the judge's rubric and the manuscript in one user message (the January "
+                              "scripts); system: the rubric as the system message (ravel_bench, as C3EBench)")
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per manuscript while its answer is unusable")
     structured_policy: bool = Field(
         False, description="ask the policy for schema-constrained JSON {thought, action, params} (response_format "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from proseval.benchmarks.c3ebench.prompts import PROMPTS as C3E_PROMPTS
 from proseval.core.prompt import PromptTemplate
 
-POLICY_SYSTEM = """You are the editor in charge of producing one piece of writing. You never write text yourself: \
+_POLICY_HEAD = """You are the editor in charge of producing one piece of writing. You never write text yourself: \
 you direct four assistants through actions, one action per turn, and you see the state of the work after each.
 
 Actions:
@@ -19,15 +19,28 @@ Actions:
 replaces the old one and discards every section text.
 - draft — params {"section_id": N}: the writer writes section N from its points, continuing from the previous \
 section's summary. The section becomes "drafted".
-- review — params {"section_id": N}: the reviewer scores a written section from 0 to 10. A score of {tau} or \
-more makes it "completed"; a lower score makes it "revision_needed", with feedback.
-- refine — params {"section_id": N}: the reviser rewrites a "revision_needed" section following the feedback. \
-It becomes "drafted" again and needs another review. {cap_rule}
-- finish — params {}: hand in the manuscript and stop. Finish once every section is "completed".
+"""
+_POLICY_TAIL = """- finish — params {}: hand in the manuscript and stop. Finish once every section is "completed".
 
 Section ids are whole numbers starting at 0. You have {max_steps} turns in all; every answer uses one, an \
 invalid one included. Answer with one JSON object and nothing else, for example:
 {"thought": "section 0 has no text yet", "action": "draft", "params": {"section_id": 0}}"""
+
+POLICY_SYSTEM = _POLICY_HEAD + """- review — params {"section_id": N}: the reviewer scores a written section from 0 to 10. A score of {tau} or \
+more makes it "completed"; a lower score makes it "revision_needed", with feedback.
+- refine — params {"section_id": N}: the reviser rewrites a "revision_needed" section following the feedback. \
+It becomes "drafted" again and needs another review. {cap_rule}
+""" + _POLICY_TAIL
+
+# --tool-text policy: the tools work on the texts the policy passes, as in the official agent.
+POLICY_SYSTEM_TEXTS = _POLICY_HEAD + """- review — params {"section_id": N, "content": "<the text to review>"}: \
+the reviewer scores the text you pass as section N, from 0 to 10. A score of {tau} or more makes the section \
+"completed"; a lower score makes it "revision_needed", with feedback. Pass the section's current text in full.
+- refine — params {"section_id": N, "content": "<the text to revise>", "feedback": "<what to change>"}: the \
+reviser rewrites the text you pass following the feedback you pass, and the result becomes section N's text. \
+Pass the section's current text and the reviewer's feedback in full. The section becomes "drafted" again and \
+needs another review. {cap_rule}
+""" + _POLICY_TAIL
 
 POLICY_TURN = """Turn {step} of {max_steps} ({steps_left} left after this one).
 
@@ -110,6 +123,8 @@ def _t(name: str, text: str, placeholders: tuple[str, ...], description: str) ->
 OWN = [
     _t("policy_system", POLICY_SYSTEM, ("tau", "cap_rule", "max_steps"),
        "the policy's system message: the actions and the answer format"),
+    _t("policy_system_texts", POLICY_SYSTEM_TEXTS, ("tau", "cap_rule", "max_steps"),
+       "the policy's system message with --tool-text policy: review and refine carry the texts in params"),
     _t("policy_turn", POLICY_TURN, ("step", "max_steps", "steps_left", "state", "history"),
        "the policy's turn: the state (JSON) and its recent actions with their outcomes"),
     _t("planner", PLANNER, ("topic", "style_guide", "language", "max_sections"), "outline tool: title and sections"),

@@ -21,10 +21,14 @@ def _object(properties: dict[str, Any]) -> dict[str, Any]:
 _TEXT = {"type": "string"}
 
 
-def decision_schema() -> dict[str, Any]:
+def decision_schema(texts: bool = False) -> dict[str, Any]:
     """``{"thought": "...", "action": one of the actions, "params": {"section_id": <integer> | null}}``
-    (strict schemas need every key, so outline and finish carry ``section_id: null``)."""
-    params = _object({"section_id": {"type": ["integer", "null"]}})
+    (strict schemas need every key, so outline and finish carry ``section_id: null``); with `texts`,
+    params also carry ``content`` and ``feedback`` (text or null)."""
+    keys: dict[str, Any] = {"section_id": {"type": ["integer", "null"]}}
+    if texts:
+        keys.update(content={"type": ["string", "null"]}, feedback={"type": ["string", "null"]})
+    params = _object(keys)
     return _object({"thought": _TEXT, "action": {"type": "string", "enum": list(ACTIONS)}, "params": params})
 
 
@@ -37,8 +41,8 @@ TOOL_SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def decision_format() -> dict[str, Any]:
-    return {"response_format": json_schema_format("ravel_decision", decision_schema())}
+def decision_format(texts: bool = False) -> dict[str, Any]:
+    return {"response_format": json_schema_format("ravel_decision", decision_schema(texts))}
 
 
 def tool_format(action: str) -> dict[str, Any]:

@@ -73,9 +73,10 @@ def load_items(params: RavelParams) -> tuple[c3e_data.C3EData, list[c3e_data.Ite
     return data, round_robin(items, lambda item: item.language)
 
 
-def episode_start(item: c3e_data.Item) -> st.Episode:
-    """Topic = the End2End instruction; style guide = the item's genre (``sub_task``)."""
-    return st.start(item.instruction, item.genre or "easy to understand", item.language)
+def episode_start(item: c3e_data.Item, style_guide: str | None = None) -> st.Episode:
+    """Topic = the End2End instruction; style guide = `style_guide` if given, else the item's genre
+    (``sub_task``)."""
+    return st.start(item.instruction, style_guide or item.genre or "easy to understand", item.language)
 
 
 def final_episode(state: State) -> st.Episode:
@@ -86,11 +87,11 @@ def steps_of(state: State) -> list[Step]:
     return [Step.model_validate(turn) for turn in state.turns]
 
 
-def make_trajectory_scorer(settings: st.Settings) -> Any:
+def make_trajectory_scorer(settings: st.Settings, style_guide: str | None = None) -> Any:
     @scorer(TRAJECTORY, metrics=list(EPISODE_METRICS))
     async def trajectory(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
         steps, final = steps_of(state), final_episode(state)
-        start = episode_start(from_target(sample.target))
+        start = episode_start(from_target(sample.target), style_guide)
         m = measure(steps, final, replay(start, steps, settings))
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
                   "failed_actions": m.failed_actions, "failed_by": m.failed_by, "refines": m.refines,
@@ -122,7 +123,10 @@ def make_judge_scorer(params: RavelParams) -> Any:
         if not state.output.strip():
             return {JUDGE: Score(value=EMPTY_SCORE, parse_status="empty",
                                  explanation="no section was written: lowest score, no judge call")}
-        asked = await ask_until(ctx, "judge", judge_messages(item, state.output, setup, ctx.prompt), parse_verdict,
+        messages = judge_messages(item, state.output, setup, ctx.prompt)
+        if params.judge_format == "single":  # the January scripts: rubric and fields in one user message
+            messages = [{"role": "user", "content": "\n\n".join(m["content"] for m in messages)}]
+        asked = await ask_until(ctx, "judge", messages, parse_verdict,
                                 lambda v: v.scored, attempts=params.judge_attempts, turn="judge", config=config)
         meta = {"judge_calls": asked.attempts}
         if asked.error is not None:
@@ -142,14 +146,14 @@ def make_task(params: RavelParams) -> Task:
     if not items:
         raise ValueError("no End2End item matches --language/--genre")
     settings = settings_of(params)
-    setup = Setup(settings, params.protocol, params.structured_policy, params.structured_tools)
+    setup = Setup(settings, params.protocol, params.structured_policy, params.structured_tools, params.tool_text)
 
     def dataset() -> list[Sample]:
         return [Sample(id=i.id, input=i.instruction, target=to_target(i),
                        metadata={"language": i.language, "genre": i.genre}) for i in items]
 
     async def protocol(sample: Sample, ctx: SampleContext) -> State:
-        start = episode_start(from_target(sample.target))
+        start = episode_start(from_target(sample.target), params.style_guide)
         final, steps, resumed_at = await run_episode(ctx, start, setup)
         return State(
             output=st.manuscript(final), finish_reason="finish" if final.finished else "max_steps",
@@ -160,6 +164,7 @@ def make_task(params: RavelParams) -> Task:
                       "settings": settings.model_dump(mode="json"), "policy_role": POLICY_ROLE,
                       "tool_roles": {tool: tool_role(ctx, tool) for tool in TOOL_ROLES},
                       "structured": {"policy": params.structured_policy, "tools": params.structured_tools},
+                      "tool_text": params.tool_text,
                       "metrics": METRIC_VERSION})
 
     def aggregate(samples: list[ScoredSample]) -> dict[str, Any]:
@@ -183,7 +188,7 @@ def make_task(params: RavelParams) -> Task:
         description="RAVEL: a policy plans, drafts, reviews and refines a text with tool models; trajectory "
                     "metrics and the C3EBench End2End judge score of the manuscript",
         dataset=dataset, protocol=protocol,
-        scorers=[make_trajectory_scorer(settings), make_judge_scorer(params)],
+        scorers=[make_trajectory_scorer(settings, params.style_guide), make_judge_scorer(params)],
         roles_required=roles, optional_roles=TOOL_ROLES,
         role_configs={**{role: AGENT_CONFIG for role in (POLICY_ROLE, *TOOL_ROLES)}, "judge": JUDGE_CONFIG},
         slice_keys=("language", "genre"),
