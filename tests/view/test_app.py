@@ -27,7 +27,7 @@ def rows(html: str, table: str = "samples") -> list[str]:
 
 
 def sample_ids(html: str) -> list[str]:
-    return [re.findall(r'/samples/\d+">([^<]+)</a>', row)[1] for row in rows(html)]
+    return [re.findall(r'/sample\?id=[^"]*">([^<]+)</a>', row)[0] for row in rows(html)]
 
 
 @pytest.fixture
@@ -288,3 +288,34 @@ def test_an_unreadable_line_is_shown_as_such(tmp_path: Path):
     broken = web.get("/runs/odd")
     assert broken.status_code == 422 and "invalid header" in broken.text
     assert "invalid header" in web.get("/").text
+
+
+def test_a_link_by_id_survives_a_rewritten_samples_file(tmp_path: Path):
+    """Line links are positions; id links find the sample wherever it is, choose the record the
+    results count when a sample has several (finished before failed, then the later), and escape
+    ids that are not URL-safe."""
+    odd = "a&b #1/é"
+    records = [record(0), record(1, status="error", error="timeout", scores={}), record(2), record(1),
+               record(3, id=odd), record(2, scores={"quality": {"value": 9.0, "explanation": "again",
+                                                                "parse_status": "ok", "metadata": {}}})]
+    folder = write_run(tmp_path / "runs" / "r", records)
+    web = client(tmp_path / "runs")
+    listed = web.get("/runs/r").text
+    assert '/sample?id=a%26b%20%231/%C3%A9&amp;epoch=0">a&amp;b #1/é</a>' in listed
+    assert ">a&amp;b #1/é<" in web.get("/runs/r/sample", params={"id": odd}).text
+    retried = web.get("/runs/r/sample?id=s00001&epoch=0").text  # the finished record, not the failed one
+    assert "Answer 1." in retried and "timeout" not in retried
+    assert "again" in web.get("/runs/r/sample?id=s00002").text  # the later of two finished records
+    before = web.get("/runs/r/samples/3").text
+    assert ">s00002<" in before.split('id="sample-id"', 1)[1][:20]
+    samples = folder / "samples.jsonl"
+    kept = samples.read_text(encoding="utf-8").splitlines(keepends=True)
+    replacement = samples.with_suffix(".tmp")
+    replacement.write_text("".join(reversed(kept)), encoding="utf-8")
+    os.replace(replacement, samples)
+    assert ">s00000<" in web.get("/runs/r/sample?id=s00000").text.split('id="sample-id"', 1)[1][:20]
+    assert web.get("/runs/r/samples/3").text != before  # the line moved; the id link did not
+    assert web.get("/runs/r/sample?id=s00009").status_code == 404
+    assert web.get("/runs/r/sample?id=s00000&epoch=1").status_code == 404
+    permalink = re.search(r'id="permalink" href="([^"]+)"', web.get("/runs/r/samples/1").text).group(1)
+    assert web.get(permalink.replace("&amp;", "&")).status_code == 200

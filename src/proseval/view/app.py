@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader
@@ -182,10 +182,27 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
 
     @app.get("/runs/{name}/samples/{line}", response_class=HTMLResponse)
     def sample_page(name: str, line: int) -> HTMLResponse:
+        """The sample on a line of samples.jsonl (quick to reach; a rewritten file can move it)."""
         info = run_named(name)
         index = cache.get(info.path / SAMPLES)
         if not 1 <= line <= len(index):
             raise HTTPException(404, f"{name} has no sample on line {line} (it has {len(index)})")
+        return sample_at(info, index, line)
+
+    @app.get("/runs/{name}/sample", response_class=HTMLResponse)
+    def sample_by_id(name: str, sample_id: str = Query(..., alias="id"), epoch: int = 0) -> HTMLResponse:
+        """The sample with this id and epoch, wherever it is in the file: a link that stays valid
+        when ``resume --retry-failed`` rewrites samples.jsonl. Of several records for one sample,
+        the one the results count (a finished one before a failed one, then the later one)."""
+        info = run_named(name)
+        index = cache.get(info.path / SAMPLES)
+        found = [n for n, s in enumerate(index.summary_list()) if s.id == sample_id and s.epoch == epoch]
+        if not found:
+            raise HTTPException(404, f"{name} has no sample {sample_id!r} in epoch {epoch}")
+        finished = [n for n in found if index.summary_list()[n].status != "failed"]
+        return sample_at(info, index, (finished or found)[-1] + 1)
+
+    def sample_at(info: RunInfo, index: Any, line: int) -> HTMLResponse:
         record = index.read_one(line - 1)
         if record is None:
             raise HTTPException(422, f"{info.path / SAMPLES}: sample {line} is not a JSON object")
