@@ -7,29 +7,61 @@ never touched, so charts are safe in any process.
 
 from __future__ import annotations
 
+import functools
 import io
 import warnings
 from collections.abc import Callable
 from typing import Any
 
+#: Families that draw Chinese, Japanese and Korean characters (labels of C3EBench, Meeseeks,
+#: WritingBench slices), tried in this order for any character the first font lacks.
+CJK_FAMILIES = (
+    "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK KR", "Source Han Sans SC", "Source Han Sans",
+    "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Droid Sans Fallback", "Microsoft YaHei", "SimHei",
+    "PingFang SC", "Hiragino Sans GB", "Hiragino Sans", "Yu Gothic", "Malgun Gothic", "Apple SD Gothic Neo",
+)
+
+
+@functools.cache
+def font_families() -> tuple[str, ...]:
+    """Matplotlib's default font, then every installed family of `CJK_FAMILIES`. A font installed
+    after matplotlib built its font cache is not in that cache, so when no CJK family is known the
+    system's font folders are scanned once and new files added (a few hundredths of a second)."""
+    from matplotlib import font_manager, rcParams
+
+    manager = font_manager.fontManager
+    if not {entry.name for entry in manager.ttflist} & set(CJK_FAMILIES):
+        known = {entry.fname for entry in manager.ttflist}
+        for path in font_manager.findSystemFonts():
+            if path not in known:
+                try:
+                    manager.addfont(path)
+                except (OSError, RuntimeError, ValueError):
+                    continue  # a font file FreeType cannot read
+    installed = {entry.name for entry in manager.ttflist}
+    return (rcParams["font.sans-serif"][0], *(name for name in CJK_FAMILIES if name in installed))
+
 
 def chart(draw: Callable[[Any], None], *, size: tuple[float, float] = (7.0, 4.5)) -> bytes | None:
-    """Call ``draw(axes)`` on a fresh figure and return it as PNG bytes (None without matplotlib)."""
+    """Call ``draw(axes)`` on a fresh figure and return it as PNG bytes (None without matplotlib).
+    Characters the default font lacks come from an installed CJK font (`font_families`)."""
     try:
+        from matplotlib import rc_context
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError:
         warnings.warn("matplotlib is not installed; install proseval[plot] to draw charts", stacklevel=2)
         return None
-    figure = Figure(figsize=size)
-    FigureCanvasAgg(figure)
-    axes = figure.subplots()
-    draw(axes)
-    if axes.get_legend_handles_labels()[0]:
-        axes.legend(loc="best", fontsize="small")
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110)
+    with rc_context({"font.family": list(font_families())}):
+        figure = Figure(figsize=size)
+        FigureCanvasAgg(figure)
+        axes = figure.subplots()
+        draw(axes)
+        if axes.get_legend_handles_labels()[0]:
+            axes.legend(loc="best", fontsize="small")
+        figure.tight_layout()
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=110)
     return buffer.getvalue()
 
 
