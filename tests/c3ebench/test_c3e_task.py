@@ -230,3 +230,29 @@ def test_judge_structured_asks_for_the_rubric_schema(tiny_dir: Path, tmp_path: P
         assert (asked[label]["json_schema"]["schema"] == judge_schema(task)) if structured else asked[label] is None
     saved = json.loads(next((tmp_path / "runs").iterdir()).joinpath("results.json").read_text())
     assert saved["metrics"]["c3e"]["mean"] == pytest.approx((8 + 8 + 1) / 3)
+
+
+def test_a_reasoning_allowance_adds_to_the_reference_budget(tiny_dir: Path, tmp_path: Path, monkeypatch):
+    from proseval.benchmarks.c3ebench.params import C3EParams
+    from proseval.benchmarks.c3ebench.task import load, official_budget, select_items
+    from proseval.models.scripted import ScriptedModel
+
+    sent: list[int | None] = []
+    original = ScriptedModel.generate
+
+    async def recording(self, messages, config):
+        if self.name == "c3e-candidate":
+            sent.append(config.max_tokens)
+        return await original(self, messages, config)
+
+    monkeypatch.setattr(ScriptedModel, "generate", recording)
+    params = {"data_dir": str(tiny_dir), "language": "en", "task": "cloze", "budget": "reference",
+              "reasoning_allowance": 100}
+    run = proseval.run("c3ebench", model="scripted/c3e-candidate", roles={"judge": "scripted/c3e-judge"},
+                       params=params, out=tmp_path, cache=False)
+    chosen = C3EParams(**params)
+    items = select_items(load(chosen), chosen)
+    assert sorted(sent) == sorted(official_budget(item) + 100 for item in items) and sent
+    assert run.header.dataset["reasoning_allowance"] == 100
+    with pytest.raises(ValueError, match="use it with --budget reference"):
+        get_task("c3ebench", {"data_dir": str(tiny_dir), "reasoning_allowance": 100})

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from proseval.core.options import comma_list
 
@@ -41,6 +41,9 @@ class C3EParams(BaseModel):
     budget: Literal["role", "reference"] = Field(
         "role", description="candidate max_tokens: the role's setting, or the official int(1.5 x reference "
                             "characters) per item (which then replaces candidate.max_tokens)")
+    reasoning_allowance: int = Field(
+        0, ge=0, le=1_000_000, description="with --budget reference: tokens added to each item's budget for a model "
+                                           "that reasons before answering (its thinking counts against max_tokens)")
     judge_no_reference: bool = Field(False, description="ablation: the judge sees no reference; absolute bands")
     judge_no_rubric: bool = Field(False, description="ablation: the score bands are replaced by the bare 1-10 scale")
     judge_no_traits: bool = Field(False, description="ablation: the task-specific traits are left out")
@@ -50,6 +53,13 @@ class C3EParams(BaseModel):
                                                       "with a grammar); replies are parsed and checked all the same")
 
     _split_lists = field_validator("language", "task", "genre", mode="before")(lambda cls, v: comma_list(v))
+
+    @model_validator(mode="after")
+    def _allowance_needs_reference_budget(self) -> C3EParams:
+        if self.reasoning_allowance and self.budget != "reference":
+            raise ValueError("--reasoning-allowance adds to the reference budget: use it with --budget reference "
+                             "(otherwise raise -g candidate.max_tokens)")
+        return self
 
 
 class ConstructParams(BaseModel):

@@ -99,7 +99,7 @@ def dataset_source(data: c3e_data.C3EData, params: C3EParams, setup: JudgeSetup,
               "labels swapped)" if params.compat == "official" else "fixed: proseval's posing (official bugs fixed)")
     return {"source": source, "files": files, "verified": all(f["verified"] for f in files),
             "reference_lists": dict(data.reference_lists), "posing": posing, "judge": setup.label,
-            "budget": params.budget, "judge_output": "structured" if params.judge_structured else "free text",
+            "budget": params.budget, "reasoning_allowance": params.reasoning_allowance, "judge_output": "structured" if params.judge_structured else "free text",
             "n_selected": len(items), "counts": c3e_data.counts(items)}
 
 
@@ -148,7 +148,8 @@ def make_task(params: C3EParams) -> Task:
         item = from_target(sample.target)
         name, text = candidate_prompt(item, params.compat, ctx.prompt, ctx.prompts)
         messages = [{"role": "user", "content": text}]
-        config = {"max_tokens": official_budget(item)} if params.budget == "reference" else None
+        budget = official_budget(item) + params.reasoning_allowance
+        config = {"max_tokens": budget} if params.budget == "reference" else None
         completion = await ctx.generate("candidate", messages, config)
         # The answer is the reply without its reasoning (so an answer that is all reasoning counts as empty).
         return State(messages=[*messages, {"role": "assistant", "content": completion.text}],
