@@ -3,7 +3,9 @@
 For each code string: does it compile (``compile()`` of the parsed module; nothing is
 executed), how many top-level functions it defines, and, if it compiles, its flake8
 violations per code. flake8 checks a temporary ``.py`` file with its own file checker and
-style guide, as a ``flake8`` command line would, with plugins loaded once per process.
+style guide, as a ``flake8`` command line would, with plugins loaded once per process; it gets
+the tree already parsed for the compile check, and skips the second tokenization it does only to
+place ``noqa`` comments when the file has none (the counts are the same; see `_Checker`).
 
 With one process everything runs here. With more, worker subprocesses (this module run as a
 script: it imports only the standard library and flake8) take one file at a time as soon as
