@@ -196,10 +196,11 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
         the one the results count (a finished one before a failed one, then the later one)."""
         info = run_named(name)
         index = cache.get(info.path / SAMPLES)
-        found = [n for n, s in enumerate(index.summary_list()) if s.id == sample_id and s.epoch == epoch]
+        summaries = index.summary_list()
+        found = [n for n, s in enumerate(summaries) if s.id == sample_id and s.epoch == epoch]
         if not found:
             raise HTTPException(404, f"{name} has no sample {sample_id!r} in epoch {epoch}")
-        finished = [n for n in found if index.summary_list()[n].status != "failed"]
+        finished = [n for n in found if summaries[n].status != "failed"]
         return sample_at(info, index, (finished or found)[-1] + 1)
 
     def sample_at(info: RunInfo, index: Any, line: int) -> HTMLResponse:
