@@ -42,3 +42,14 @@ def test_cjk_labels_are_drawn_with_an_installed_cjk_font():
 
 def test_latin_labels_never_warn():
     assert missing_glyph_warnings(["cf", "biog", "1k", "naïve"]) == []
+
+
+def test_without_a_cjk_font_one_warning_names_the_missing_characters(monkeypatch):
+    """matplotlib warns once per missing character; a chart passes that on as one warning."""
+    from proseval.report import plots
+
+    monkeypatch.setattr(plots, "font_families", lambda: ("DejaVu Sans",))
+    warned = missing_glyph_warnings(["中文标签", "English"])
+    assert len(warned) == 1
+    assert warned[0].startswith("4 glyphs missing from font, drawn as boxes (中, 文, 标, 签)")
+    assert "install a CJK font" in warned[0]

@@ -4,7 +4,6 @@ per-slice bars across runs, as PNG data URIs."""
 from __future__ import annotations
 
 import base64
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,10 +42,8 @@ def slice_figures(runs: Sequence[ReportRun]) -> list[Figure]:
                                 for s in summaries]))
             if all(mean is None for _, points in series for mean, _, _ in points):
                 continue
-            with warnings.catch_warnings():  # a label in a script the default font lacks is drawn as boxes
-                warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-                width = min(12.0, max(5.0, 0.5 * len(labels) * len(runs) + 2))
-                png = chart(_bars(labels, series, metric), size=(width, 3.6))
+            width = min(12.0, max(5.0, 0.5 * len(labels) * len(runs) + 2))
+            png = chart(_bars(labels, series, metric), size=(width, 3.6))
             if png is not None:
                 figures.append(Figure(f"{metric} by {key}", data_uri(png)))
     return figures

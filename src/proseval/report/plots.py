@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 import warnings
 from collections.abc import Callable
 from typing import Any
 
+_GLYPH = re.compile(r"Glyph (\d+) ")
 #: Families that draw Chinese, Japanese and Korean characters (labels of C3EBench, Meeseeks,
 #: WritingBench slices), tried in this order for any character the first font lacks.
 CJK_FAMILIES = (
@@ -52,7 +54,8 @@ def chart(draw: Callable[[Any], None], *, size: tuple[float, float] = (7.0, 4.5)
     except ImportError:
         warnings.warn("matplotlib is not installed; install proseval[plot] to draw charts", stacklevel=2)
         return None
-    with rc_context({"font.family": list(font_families())}):
+    with rc_context({"font.family": list(font_families())}), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         figure = Figure(figsize=size)
         FigureCanvasAgg(figure)
         axes = figure.subplots()
@@ -62,7 +65,21 @@ def chart(draw: Callable[[Any], None], *, size: tuple[float, float] = (7.0, 4.5)
         figure.tight_layout()
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=110)
+    _report(caught)
     return buffer.getvalue()
+
+
+def _report(caught: list[warnings.WarningMessage]) -> None:
+    """Pass the chart's warnings on, matplotlib's one-per-character missing-glyph warnings as one."""
+    missing = [w for w in caught if "missing from font" in str(w.message)]
+    for w in caught:
+        if w not in missing:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if missing:
+        glyphs = sorted({chr(int(m.group(1))) if (m := _GLYPH.match(str(w.message))) else "?" for w in missing})
+        warnings.warn(f"{len(glyphs)} glyphs missing from font, drawn as boxes ({', '.join(glyphs[:5])}"
+                      f"{', …' if len(glyphs) > 5 else ''}); for Chinese, Japanese or Korean labels install a "
+                      "CJK font (e.g. fonts-noto-cjk)", stacklevel=3)
 
 
 def ci_errors(points: list[tuple[float, float | None, float | None]]) -> list[list[float]]:
