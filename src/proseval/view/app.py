@@ -18,7 +18,7 @@ from jinja2 import Environment, PackageLoader
 
 from ..runtime.runlog import SAMPLES
 from . import shapes
-from .index import IndexCache, Summary, summarize
+from .index import IndexCache, LineIndex, Summary, summarize
 from .runs import RunInfo, counts, find_runs, pretty, read_info
 
 COOKIE = "proseval_view_token"
@@ -203,7 +203,7 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
         finished = [n for n in found if summaries[n].status != "failed"]
         return sample_at(info, index, (finished or found)[-1] + 1)
 
-    def sample_at(info: RunInfo, index: Any, line: int) -> HTMLResponse:
+    def sample_at(info: RunInfo, index: LineIndex, line: int) -> HTMLResponse:
         record = index.read_one(line - 1)
         if record is None:
             raise HTTPException(422, f"{info.path / SAMPLES}: sample {line} is not a JSON object")
