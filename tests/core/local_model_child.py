@@ -30,10 +30,14 @@ async def checks() -> dict:
         GenerateConfig(temperature=0.0, max_tokens=24, seed=1),
     )
     background.cancel()
-    messages = [{"role": "user", "content": "Name a colour."}]
-    config = GenerateConfig(temperature=0.0, max_tokens=12, seed=3)
-    first = await model.generate(messages, config)
-    second = await model.generate(messages, config)
+    # The same request before and after others: a repeat (its whole prompt is a prefix the KV
+    # cache holds), a different request sharing its start, and sampling without a seed.
+    colour = [{"role": "user", "content": "Name a colour."}]
+    other = [{"role": "user", "content": "Name a colour and say why you like it."}]
+    greedy = GenerateConfig(temperature=0.0, max_tokens=12, seed=3)
+    greedy_sequence = [(await model.generate(messages, greedy)).text for messages in (colour, colour, other, colour)]
+    sampled = GenerateConfig(temperature=0.9, max_tokens=12)
+    sampled_sequence = [(await model.generate(messages, sampled)).text for messages in (colour, other, colour)]
     structured = await model.generate(
         [{"role": "user", "content": "Rate the sentence 'The cat sat.' from 1 to 10."}],
         GenerateConfig(temperature=0.0, max_tokens=32, seed=1,
@@ -47,7 +51,8 @@ async def checks() -> dict:
         "completion_tokens": completion.usage.completion_tokens,
         "finish_reason": completion.finish_reason,
         "ticks": ticks,
-        "greedy_pair": [first.text, second.text],
+        "greedy_sequence": greedy_sequence,
+        "sampled_sequence": sampled_sequence,
         "structured": structured.text,
         "use_extra_bufts": bool(llama.model_params.use_extra_bufts),
         "n_gpu_layers": llama.model_params.n_gpu_layers,

@@ -102,3 +102,37 @@ async def test_token_and_latency_accounting():
     stats = role.stats.as_dict()
     assert stats["prompt_tokens"] == 14 and stats["completion_tokens"] == 6
     assert stats["mean_latency_s"] == 0.5
+
+
+class SeededScript(ScriptedModel):
+    """A scripted model that, like the in-process llama.cpp model, wants a seed per request."""
+
+    seeds_each_request = True
+
+
+async def _seeds(role: RoleModel, requests: list[tuple[str, int, str | int]]) -> dict[tuple, int]:
+    seeds = {}
+    for sample_id, epoch, turn in requests:
+        await role.generate(MESSAGES, sample_id=sample_id, epoch=epoch, turn=turn)
+        seeds[(sample_id, epoch, turn)] = role.model.configs[-1].seed
+    return seeds
+
+
+async def test_in_process_models_get_a_seed_per_request_that_does_not_depend_on_order():
+    requests = [("a", 0, 0), ("a", 1, 0), ("b", 0, 0), ("a", 0, "judge")]
+    forward = await _seeds(RoleModel("c", SeededScript("s", ["x"]), GenerateConfig(), concurrency=1), requests)
+    backward = await _seeds(RoleModel("c", SeededScript("s", ["x"]), GenerateConfig(), concurrency=1),
+                            requests[::-1])
+    assert forward == backward
+    assert len(set(forward.values())) == len(requests)  # epochs, samples and turns draw apart
+    assert all(0 <= seed < 2**31 - 1 for seed in forward.values())
+    reseeded = await _seeds(RoleModel("c", SeededScript("s", ["x"]), GenerateConfig(seed=7), concurrency=1), requests)
+    assert set(reseeded.values()).isdisjoint(forward.values())  # the run's --seed changes every draw
+
+
+async def test_other_models_receive_the_configured_seed_unchanged():
+    unseeded = ScriptedModel("plain", ["x"])
+    await RoleModel("c", unseeded, GenerateConfig(), concurrency=1).generate(MESSAGES, sample_id="a")
+    seeded = ScriptedModel("plain", ["x"])
+    await RoleModel("c", seeded, GenerateConfig(seed=5), concurrency=1).generate(MESSAGES, sample_id="a")
+    assert unseeded.configs[-1].seed is None and seeded.configs[-1].seed == 5

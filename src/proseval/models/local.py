@@ -1,5 +1,10 @@
 """In-process llama.cpp: the embedded SmolLM2-135M-Instruct model, or any GGUF file.
 
+Every request starts from a clean state: llama.cpp's context is emptied first (no prefix of the
+previous prompt is reused) and the sampler is seeded explicitly, so the same messages and
+settings give the same answer whatever ran before, in this process or another (docs/runtime.md,
+"Determinism"; the cost of not reusing prefixes is measured by bench/local_prefix_reuse.py).
+
 Generations run one at a time (llama.cpp contexts are not thread-safe) on one dedicated
 worker thread, which keeps the event loop free for other roles' requests. Always the same
 thread: llama.cpp's compute threads are tied to the thread that calls it, and switching
@@ -126,21 +131,42 @@ def grammar_format(response_format: dict[str, Any]) -> dict[str, Any]:
     raise FatalError(f"the embedded model does not take response_format type {kind!r}")
 
 
+# The sampler's seed when a request sets none. llama-cpp-python would otherwise draw the next
+# seed from the previous one, so a sampled answer would depend on how many requests came before.
+DEFAULT_SEED = 0
+
+
 def local_params(config: GenerateConfig) -> dict[str, Any]:
-    """The settings as `create_chat_completion` keywords; a `response_format` becomes a grammar."""
+    """The settings as `create_chat_completion` keywords, always with a seed; a `response_format`
+    becomes a grammar."""
     params = config.sent_params()
     response_format = params.pop("response_format", None)
     unknown = sorted(set(params) - set(_LOCAL_NAMES))
     if unknown:
         raise FatalError(f"the embedded model does not take the setting(s) {', '.join(unknown)}")
     local = {_LOCAL_NAMES[key]: value for key, value in params.items()}
+    local.setdefault("seed", DEFAULT_SEED)
     if response_format is not None:
         local["response_format"] = grammar_format(response_format)
     return local
 
 
+def clear_state(llama: Any) -> None:
+    """Forget the previous request. llama-cpp-python keeps the last prompt's tokens in the KV
+    cache and evaluates only what a new prompt adds to a shared prefix; the prompt's last token
+    is then computed in a batch of its own, its logits differ slightly from those of a whole
+    prompt, and greedy decoding can flip on a near-tie. With no tokens kept, the next
+    generation evaluates its whole prompt and empties the KV cache first."""
+    llama.reset()
+
+
 class LocalModel:
+    """A GGUF run in process. Each request is evaluated from scratch, and the executor gives
+    each request its own seed (`seeds_each_request`), derived from the run's seed and the
+    request's sample, epoch and turn, so sampled answers do not depend on the order of requests."""
+
     provider = "local"
+    seeds_each_request = True
 
     def __init__(self, name: str, *, n_ctx: int = 8192):
         self.name = name
@@ -158,6 +184,7 @@ class LocalModel:
         start = time.perf_counter()
         try:
             with lock:
+                clear_state(llama)
                 out = llama.create_chat_completion(messages=messages, **params)
         except ValueError as exc:  # e.g. prompt longer than the context window
             error = ContextOverflowError if is_context_overflow(str(exc)) else FatalError

@@ -51,11 +51,13 @@ class ScriptedModel:
         self.name = name
         self.latency = latency
         self.calls: list[list[Message]] = []
+        self.configs: list[GenerateConfig] = []  # the settings each call received
         self._script = script
         self._cycle = None if callable(script) else itertools.cycle(list(script))
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
         self.calls.append(messages)
+        self.configs.append(config)
         if self.latency:
             await asyncio.sleep(self.latency)
         if self._cycle is not None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import random
 import time
 from dataclasses import dataclass, field
@@ -63,6 +65,14 @@ class WaitRetryAfter(wait_base):
         return random.uniform(ceiling / 2, ceiling)
 
 
+def request_seed(seed: int | None, sample_id: str, epoch: int, turn: str | int) -> int:
+    """A sampler seed of its own for one request: a hash of the configured seed (0 when unset),
+    the sample id, the epoch and the turn. Epochs draw different answers, and no answer depends
+    on which requests ran before it."""
+    identity = json.dumps([0 if seed is None else seed, sample_id, epoch, turn], ensure_ascii=False)
+    return int.from_bytes(hashlib.sha256(identity.encode()).digest()[:4], "little") % (2**31 - 1)
+
+
 @dataclass
 class RoleModel:
     """A model bound to a role, with everything around the raw provider call."""
@@ -102,6 +112,8 @@ class RoleModel:
                 self.stats.cache_hits += 1
                 self._account(hit)
                 return hit
+        if getattr(self.model, "seeds_each_request", False):  # in-process samplers keep state
+            effective = effective.model_copy(update={"seed": request_seed(effective.seed, sample_id, epoch, turn)})
         try:
             completion = await self._call_with_retries(messages, effective)
         except ModelError:

@@ -1,0 +1,81 @@
+"""A run on the embedded model gives the same answers whatever ran before each request.
+
+Three `proseval run demo` runs on the embedded model, each in its own process and without the
+response cache: one plain; one with four candidate requests queued at once, so that the
+requests reach llama.cpp in another order; one killed after its first finished sample and
+resumed in a new process. Every sample's answers, judge replies and scores, and the run's
+metrics, must be identical.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
+
+SETTINGS = ["--limit", "3", "--no-cache", "--display", "none",
+            "-g", "candidate.max_tokens=32", "-g", "judge.max_tokens=48"]
+
+
+PROSEVAL = [sys.executable, "-m", "proseval"]
+
+
+def run(args: list[str], cwd: Path) -> None:
+    done = subprocess.run([*PROSEVAL, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+def per_sample(run_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """What a sample's record says the models answered and how it was scored."""
+    records = [json.loads(line) for line in (run_dir / "samples.jsonl").read_text().splitlines()]
+    return {(r["id"], r["epoch"]): {"output": r["state"]["output"],
+                                    "calls": sorted((c["role"], str(c["turn"]), c["text"]) for c in r["calls"]),
+                                    "scores": {name: s["value"] for name, s in r["scores"].items()}}
+            for r in records if r["status"] == "ok"}
+
+
+def metrics(run_dir: Path) -> dict[str, Any]:
+    return json.loads((run_dir / "results.json").read_text())["metrics"]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    pytest.importorskip("llama_cpp", reason="the embedded model needs: pip install 'proseval[local]'")
+    root = tmp_path_factory.mktemp("determinism")
+    run(["run", "demo", *SETTINGS, "--run-dir", str(root / "plain")], root)
+    run(["run", "demo", *SETTINGS, "--concurrency", "4", "--run-dir", str(root / "reordered")], root)
+
+    killed = root / "killed"
+    child = subprocess.Popen([*PROSEVAL, "run", "demo", *SETTINGS, "--run-dir", str(killed)], cwd=root,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    samples, deadline = killed / "samples.jsonl", time.monotonic() + 300
+    while time.monotonic() < deadline and child.poll() is None:
+        if samples.exists() and samples.read_bytes().count(b"\n") >= 1:
+            break
+        time.sleep(0.02)
+    child.send_signal(signal.SIGKILL)
+    child.wait(30)
+    finished_before_kill = samples.read_bytes().count(b"\n")
+    assert 1 <= finished_before_kill < 3, "the run must be killed in the middle"
+    run(["resume", str(killed), "--no-cache", "--display", "none"], root)
+    return {"plain": root / "plain", "reordered": root / "reordered", "killed": killed}
+
+
+def test_every_sample_gets_the_same_answers_in_another_order_and_after_a_resume(runs):
+    plain = per_sample(runs["plain"])
+    assert len(plain) == 3 and all(sample["output"].strip() for sample in plain.values())
+    assert per_sample(runs["reordered"]) == plain
+    assert per_sample(runs["killed"]) == plain
+
+
+def test_the_metrics_are_identical(runs):
+    assert metrics(runs["reordered"]) == metrics(runs["plain"])
+    assert metrics(runs["killed"]) == metrics(runs["plain"])
