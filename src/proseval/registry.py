@@ -43,6 +43,7 @@ class TaskEntry:
     render: Callable[[Any], list[Any]] | None = field(default=None)
     prompts: Callable[[], Mapping[str, PromptTemplate]] | None = field(default=None)
     presets: Callable[[], Mapping[str, Preset]] | None = field(default=None)
+    metrics: Callable[[], Mapping[str, str]] | None = field(default=None)
 
     def preset(self, name: str) -> Preset:
         known = dict(self.presets()) if self.presets is not None else {}
@@ -77,13 +78,15 @@ load_errors: list[str] = []
 def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
          render: Callable[[Any], list[Any]] | str | None = None,
          prompts: Mapping[str, PromptTemplate] | str | None = None,
-         presets: Mapping[str, Preset] | str | None = None) -> Callable[[F], F]:
+         presets: Mapping[str, Preset] | str | None = None,
+         metrics: Mapping[str, str] | str | None = None) -> Callable[[F], F]:
     """Register a task factory: ``@task("mybench", summary=..., params=MyParams)``.
 
     The factory takes the validated parameters and returns a `Task`; import heavy modules inside
     it, so that listing tasks stays fast. `render` turns a run's results into extra tables;
     `prompts` are the templates the task sends (given to every task the factory builds, unless
-    it sets its own); `presets` are its named setups (``--preset paper``); as
+    it sets its own); `presets` are its named setups (``--preset paper``); `metrics` maps each
+    metric the task reports to its definition (shown by `proseval describe`); as
     ``"module:attribute"`` any of these is imported only when used.
     """
 
@@ -91,7 +94,7 @@ def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
         if name in _TASKS and _TASKS[name].factory is not factory:
             raise ValueError(f"task {name!r} is registered twice")
         _TASKS[name] = TaskEntry(name, summary, factory, params, _lazy(render) if isinstance(render, str) else render,
-                                 _declared(prompts), _declared(presets))
+                                 _declared(prompts), _declared(presets), _declared(metrics))
         return factory
 
     return register

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ravel.ravel_fixtures import efficient, model
@@ -32,11 +33,18 @@ def test_run_show_and_plot_from_the_command_line(tmp_path: Path, data_dir: Path,
     assert "[  6] refine section 1: success" in shown.output and "# On Water" in shown.output
     plotted = runner.invoke(app, ["ravel", "plot", *map(str, runs), "--out", str(tmp_path / "plots")])
     assert plotted.exit_code == 0, plotted.output
+    # agent: sections completed at steps 3 and 7 in both episodes (median 5); no_review: all at T_max = 50
+    assert "median completion step 5 over 4 sections\n" in plotted.output
+    assert "[no_review]: median completion step 50 over 4 sections; minus the first run's: +45" in plotted.output
+    medians = json.loads((tmp_path / "plots" / "ravel_lifecycle_medians.json").read_text())
+    assert [(m["median"], m["shift"]) for m in medians] == [(5.0, None), (50.0, 45.0)]
     assert (tmp_path / "plots" / "ravel_lifecycles.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "plots" / "ravel_score_curve.png").is_file()
     table = (runs[1] / "ravel.md").read_text()
-    assert "| all | 2 | 0 | 0.0 | 100.0 | 2 | 0 | 8.00 (2) | 0 |" in table  # no_review: finished, premature
-    assert "| all | 4.0 | 2.0 | 2.00 | — | 0.0 | — (0) | 0.0 | 0/0/0 |" in table  # |T| 4, n 2, no success, no refine
+    # no_review: both episodes finished (S = 100 % by eq. 8), none with every section completed (premature)
+    assert "| all | 2 | 0 | 100.0 | 0.0 | 2 | 0 | 8.00 (2) | 0 |" in table
+    # |T| 4, n 2, no refine; no section is ever completed, so every completion step is T_max = 50
+    assert "| all | 4.0 | 2.0 | 2.00 | 2.00 | 0.0 | 0.0 | — (0) | 0.0 | 0.0 | 0/0/0 | 50.0 |" in table
     assert "| lang | \\|T\\| | \\|O\\| |" in table and "\n\n## RAVEL trajectories\n\n" in table  # a valid table
 
 
@@ -46,6 +54,29 @@ def test_presets_for_both_official_agent_versions():
     assert presets["january"].params["revision_cap"] is None and presets["january"].params["history_window"] == 0
     assert presets["official"].gen["candidate"]["temperature"] == 0.2
     assert RavelParams(revision_cap="none").revision_cap is None
+    # no cap on the outline's length: not by default, not in either preset (the official agent has none)
+    assert RavelParams().max_sections is None
+    assert presets["official"].params["max_sections"] is None and presets["january"].params["max_sections"] is None
+    assert RavelParams(max_sections="none").max_sections is None and RavelParams(max_sections=20).max_sections == 20
+    # the January hint names options that exist
+    notes = presets["january"].notes
+    assert "--tool-roles" not in notes and "--role reviser=TESTED" in notes
+
+
+def test_describe_lists_the_metrics():
+    """Every metric a run reports is in describe's Metrics table with its definition."""
+    from proseval.benchmarks.ravel.metrics import DEFINITIONS
+
+    described = runner.invoke(app, ["describe", "ravel"])
+    assert described.exit_code == 0, described.output
+    text = "".join(described.output.replace("│", "").split())  # table rows wrapped, read as one line
+    for metric, fragment in (("success", "S (eq. 8)"), ("refine_density", "rho (eq. 9)"),
+                             ("refine_delta", "delta (eq. 10)"), ("error_rate", "ERR: the policy's invalid actions"),
+                             ("tool_error_rate", "not in ERR"), ("completion_median", "(Fig. 4)")):
+        assert fragment in DEFINITIONS[metric]
+        assert metric + "".join(DEFINITIONS[metric].split()) in text, metric
+    for metric in ("success_all_completed", "refines_per_step"):
+        assert metric in text
 
 
 def test_the_official_end2end_topics(shared_dir: Path):

@@ -44,10 +44,11 @@ def test_an_efficient_policy_writes_reviews_refines_and_finishes(tmp_path, data_
     assert [(s.action, s.section_id, s.outcome) for s in steps] == [
         ("outline", None, "success"), ("draft", 0, "success"), ("review", 0, "success"), ("draft", 1, "success"),
         ("review", 1, "success"), ("refine", 1, "success"), ("review", 1, "success"), ("finish", None, "finish")]
-    # |T| = 8, n = 2, one refine raising the review from 6 to 9
-    assert scores(record) == {"success": 1.0, "finished": 1.0, "premature_finish": 0.0, "steps": 8.0,
-                              "outline_len": 2.0, "efficiency": 4.0, "refine_density": 12.5, "refine_delta": 3.0,
-                              "error_rate": 0.0, "forced_completions": 0.0, "judge": 7.0}
+    # |T| = 8, n = 2, one refine raising the review from 6 to 9: ρ = 1/2 (eq. 9), 1/8 per step
+    assert scores(record) == {"success": 1.0, "success_all_completed": 1.0, "premature_finish": 0.0, "steps": 8.0,
+                              "outline_len": 2.0, "efficiency": 4.0, "refine_density": 50.0, "refines_per_step": 12.5,
+                              "refine_delta": 3.0, "error_rate": 0.0, "tool_error_rate": 0.0,
+                              "forced_completions": 0.0, "judge": 7.0}
     assert record.state.output == ("# On Water\n\n## Water\n\nWater text.\n\n## Ice\n\n"
                                    "Ice text, revised: it floats because it is less dense.\n")
     # the trajectory is complete: tool answers, diffs, and it replays to the stored final state
@@ -66,19 +67,22 @@ def test_an_efficient_policy_writes_reviews_refines_and_finishes(tmp_path, data_
     assert (result.path / "ravel.md").is_file()
     assert (result.path / "ravel_lifecycles.png").read_bytes()[:4] == b"\x89PNG"
     assert result.results.extra["ravel"]["lifecycles"] == [
-        {"episode": "end2end_en_1", "section": 0, "first_draft": 2, "completed": 3, "status": "completed",
-         "revisions": 0},
-        {"episode": "end2end_en_1", "section": 1, "first_draft": 4, "completed": 7, "status": "completed",
-         "revisions": 1}]
+        {"episode": "end2end_en_1", "section": 0, "first_draft": 2, "completed": 3, "completion_step": 3,
+         "status": "completed", "revisions": 0},
+        {"episode": "end2end_en_1", "section": 1, "first_draft": 4, "completed": 7, "completion_step": 7,
+         "status": "completed", "revisions": 1}]
+    assert extra["completion_median"] == 5.0  # (3 + 7) / 2
 
 
 def test_a_policy_that_never_finishes_stops_at_t_max(tmp_path, data_dir, scripts):
     candidate = scripts("loop", model(lambda turn, state: decide("outline") if turn == 1 else decide("draft", 0)))
     record = only(run(tmp_path, data_dir, candidate, scripts("judge", [JUDGE_OK]), max_steps=6))
     assert len(record.state.turns) == 6 and record.state.metadata["termination"] == "max_steps"
-    assert scores(record) == {"success": 0.0, "finished": 0.0, "premature_finish": 0.0, "steps": 6.0,
-                              "outline_len": 2.0, "efficiency": 3.0, "refine_density": 0.0, "error_rate": 0.0,
-                              "forced_completions": 0.0, "judge": 7.0}
+    assert scores(record) == {"success": 0.0, "success_all_completed": 0.0, "premature_finish": 0.0, "steps": 6.0,
+                              "outline_len": 2.0, "efficiency": 3.0, "refine_density": 0.0, "refines_per_step": 0.0,
+                              "error_rate": 0.0, "tool_error_rate": 0.0, "forced_completions": 0.0, "judge": 7.0}
+    # neither section was completed: both at T_max = 6 in the lifecycle
+    assert [p["completion_step"] for p in record.scores["steps"].metadata["lifecycles"]] == [6, 6]
 
 
 MALFORMED = {1: "I would start with an outline.", 2: '{"action": "dance", "params": {}}',
@@ -105,10 +109,12 @@ def test_malformed_answers_unknown_actions_and_bad_ids_are_failed_actions(tmp_pa
     shown = CliRunner().invoke(app, ["ravel", "show", str(result.path)]).output
     assert "[  2] dance: failed (decision) — unknown action 'dance'" in shown
     assert "[  9] review section 1: failed (state) — section 1 has no draft to review" in shown
-    # 9 of 11 decisions failed; finish with both sections pending is premature; nothing written: judge 1, no call
-    assert scores(record) == {"success": 0.0, "finished": 1.0, "premature_finish": 1.0, "steps": 11.0,
-                              "outline_len": 2.0, "efficiency": 5.5, "refine_density": 0.0,
-                              "error_rate": pytest.approx(100 * 9 / 11), "forced_completions": 0.0, "judge": 1.0}
+    # 9 of 11 decisions were invalid (ERR); the finish counts for S (eq. 8) but is premature (both sections
+    # pending); nothing written: judge 1, no call
+    assert scores(record) == {"success": 1.0, "success_all_completed": 0.0, "premature_finish": 1.0, "steps": 11.0,
+                              "outline_len": 2.0, "efficiency": 5.5, "refine_density": 0.0, "refines_per_step": 0.0,
+                              "error_rate": pytest.approx(100 * 9 / 11), "tool_error_rate": 0.0,
+                              "forced_completions": 0.0, "judge": 1.0}
     assert record.scores["judge"].parse_status == "empty" and record.model_failure == "empty"
 
 
@@ -116,9 +122,9 @@ def test_a_policy_that_finishes_early(tmp_path, data_dir, scripts):
     plan = {1: decide("outline"), 2: decide("draft", 0), 3: decide("finish")}
     record = only(run(tmp_path, data_dir, scripts("early", model(lambda turn, state: plan[turn])),
                       scripts("judge", [JUDGE_OK])))
-    assert scores(record) == {"success": 0.0, "finished": 1.0, "premature_finish": 1.0, "steps": 3.0,
-                              "outline_len": 2.0, "efficiency": 1.5, "refine_density": 0.0, "error_rate": 0.0,
-                              "forced_completions": 0.0, "judge": 7.0}
+    assert scores(record) == {"success": 1.0, "success_all_completed": 0.0, "premature_finish": 1.0, "steps": 3.0,
+                              "outline_len": 2.0, "efficiency": 1.5, "refine_density": 0.0, "refines_per_step": 0.0,
+                              "error_rate": 0.0, "tool_error_rate": 0.0, "forced_completions": 0.0, "judge": 7.0}
     assert st.Episode.model_validate(record.state.metadata["final_state"]).premature
 
 
@@ -161,12 +167,12 @@ def test_the_revision_cap_closes_a_section_after_its_last_refinement_is_reviewed
     assert scores(official)["refine_delta"] == 0.0 and scores(official)["steps"] == 8.0
 
 
-@pytest.mark.parametrize("protocol, actions, success", [
+@pytest.mark.parametrize("protocol, actions, all_completed", [
     ("fixed", ["outline", "draft", "review", "draft", "review", "refine", "review", "finish"], 1.0),
     ("no_review", ["outline", "draft", "draft", "finish"], 0.0),
     ("no_refine", ["outline", "draft", "review", "draft", "review", "finish"], 0.0),
 ])
-def test_scripted_protocols_make_no_policy_call(tmp_path, data_dir, scripts, protocol, actions, success):
+def test_scripted_protocols_make_no_policy_call(tmp_path, data_dir, scripts, protocol, actions, all_completed):
     def only_tools(messages):
         assert "editor in charge" not in messages[0]["content"], "a scripted protocol asked the policy"
         return tools(messages)
@@ -175,7 +181,8 @@ def test_scripted_protocols_make_no_policy_call(tmp_path, data_dir, scripts, pro
                       protocol=protocol))
     steps = [Step.model_validate(t) for t in record.state.turns]
     assert [s.action for s in steps] == actions and all(s.source == "scripted" and s.reply is None for s in steps)
-    assert scores(record)["success"] == success and record.state.metadata["protocol"] == protocol
+    assert scores(record)["success"] == 1.0  # eq. 8: every scripted episode here finishes
+    assert scores(record)["success_all_completed"] == all_completed and record.state.metadata["protocol"] == protocol
 
 
 def test_a_tool_with_its_own_role(tmp_path, data_dir, scripts):
@@ -379,7 +386,8 @@ def test_the_fixed_protocol_under_persistent_failure(tmp_path, data_dir, scripts
     ran = [s for s in steps if s.action == "review" and s.outcome == "success"]
     assert len(ran) == 2 * reviews and sum(s.outcome == "skipped" for s in steps) == 2 * skipped
     assert scores(record)["success"] == 1.0 and scores(record)["forced_completions"] == 2.0
-    assert scores(record)["steps"] == 18.0 and scores(record)["refine_density"] == pytest.approx(100 * 6 / 18)
+    assert scores(record)["steps"] == 18.0 and scores(record)["refine_density"] == 300.0  # eq. 9: 6 refines / n = 2
+    assert scores(record)["refines_per_step"] == pytest.approx(100 * 6 / 18)
 
 
 def test_the_judge_can_be_asked_for_structured_output(tmp_path, data_dir, scripts):
@@ -456,3 +464,52 @@ def test_one_style_guide_for_every_item(tmp_path, data_dir, scripts):
     assert "Style and genre: plain and friendly\n" in planned[0]
     assert record.state.metadata["final_state"]["style_guide"] == "plain and friendly"
     assert scores(record)["success"] == 1.0  # the trajectory replays with the same start
+
+
+def test_a_weak_tool_role_is_charged_to_tool_failures_not_to_the_policys_err(tmp_path, data_dir, scripts):
+    """Reasoner swap: the policy is one model, the reviewer another that first answers no score."""
+    answers = {"first": True}
+
+    def weak_reviewer(messages):
+        if answers["first"]:
+            answers["first"] = False
+            return "A fine section, well done."  # no JSON score: an unusable tool answer
+        return tools(messages)
+
+    result = proseval.run("ravel", model=scripts("policy", model(lambda turn, state: efficient(state))),
+                          roles={"judge": scripts("judge", [JUDGE_OK]), "reviewer": scripts("weak", weak_reviewer)},
+                          params={"data_dir": str(data_dir), "language": "en"}, limit=1, out=tmp_path / "runs",
+                          cache=False)
+    record = only(result)
+    steps = [Step.model_validate(t) for t in record.state.turns]
+    # outline, draft 0, review 0 (unusable), review 0, draft 1, review 1, refine 1, review 1, finish
+    assert [(s.action, s.outcome) for s in steps][2:4] == [("review", "failed"), ("review", "success")]
+    assert steps[2].failure == "tool" and steps[2].tool.bound_to == "reviewer"
+    values = scores(record)
+    assert values["steps"] == 9.0 and values["error_rate"] == 0.0  # the policy made no invalid action
+    assert values["tool_error_rate"] == pytest.approx(100 / 9)  # one unusable tool answer in |T| = 9
+    assert record.scores["steps"].metadata["failed_by"] == {"tool": 1}
+    assert record.scores["tool_error_rate"].metadata == {"tool_failures": 1}
+    overall = result.results.extra["ravel"]["overall"]
+    assert overall["error_rate"] == 0.0 and overall["tool_error_rate"] == pytest.approx(100 / 9)
+
+
+def test_the_outline_is_uncapped_by_default_and_a_set_cap_is_recorded(tmp_path, data_dir, scripts):
+    planned: list[str] = []
+
+    def candidate(messages):
+        if messages[-1]["content"].startswith("Plan a piece"):
+            planned.append(messages[-1]["content"])
+        return model(lambda turn, state: efficient(state))(messages)
+
+    result = run(tmp_path, data_dir, scripts("uncapped", candidate), scripts("judge", [JUDGE_OK]))
+    assert result.header.task_params["max_sections"] is None
+    assert only(result).state.metadata["settings"]["max_sections"] is None
+    assert "use as many sections as the text needs." in planned[0]
+    capped = run(tmp_path, data_dir, scripts("capped1", candidate), scripts("judge2", [JUDGE_OK]), max_sections=1,
+                 max_steps=3)
+    assert capped.header.task_params["max_sections"] == 1 and "use at most 1 section." in planned[-1]
+    first = Step.model_validate(only(capped).state.turns[0])
+    # the planner's two sections exceed the cap: an unusable tool answer, not the policy's error
+    assert (first.action, first.outcome, first.failure) == ("outline", "failed", "tool")
+    assert "at most 1" in first.error

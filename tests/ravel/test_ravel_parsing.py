@@ -64,6 +64,10 @@ def test_outline_answers():
     assert o.sections == [("One", ["single"])]
     with pytest.raises(ToolError, match="at most 1"):
         parse_outline('{"sections": ["a", "b"]}', 1)
+    sixteen = json.dumps({"sections": [f"S{i}" for i in range(16)]})
+    assert len(parse_outline(sixteen).sections) == 16  # no cap by default (the paper saw 15.5 on average)
+    with pytest.raises(ToolError, match="16 sections \\(at most 15\\)"):
+        parse_outline(sixteen, 15)
     with pytest.raises(ToolError, match="no usable section"):
         parse_outline('{"sections": [{"points": ["x"]}]}', 5)
     with pytest.raises(ToolError, match="no JSON outline"):

@@ -35,7 +35,7 @@ def describe(task: str = typer.Argument(..., help="Task name."),
              show_prompt: Optional[str] = typer.Option(None, "--show-prompt", metavar="NAME",
                                                       help="Print the text of the built-in prompt NAME and exit "
                                                            "(a starting point for a --prompt file).")) -> None:
-    """Show a task's options (pass them to run as --name value) and its prompts."""
+    """Show a task's metrics, prompts, presets and options (pass them to run as --name value)."""
     from rich.table import Table
 
     try:
@@ -49,6 +49,7 @@ def describe(task: str = typer.Argument(..., help="Task name."),
         sys.stdout.write(prompts[show_prompt].text)
         return
     console.print(f"[bold]{entry.name}[/]: {entry.summary}")
+    _describe_metrics(entry)
     _describe_prompts(entry)
     _describe_presets(entry)
     fields = entry.params.model_fields
@@ -76,6 +77,11 @@ def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...
     for row in rows:
         table.add_row(*map(escape, row))
     console.print(table)
+
+
+def _describe_metrics(entry: Any) -> None:
+    metrics = entry.metrics() if entry.metrics is not None else {}
+    _print_table("Metrics", ("metric", "definition"), list(metrics.items()))
 
 
 def _describe_prompts(entry: Any) -> None:

@@ -11,7 +11,8 @@ from proseval.benchmarks.ravel.params import RavelParams
 @registry.task(
     "ravel",
     summary="RAVEL: agentic writing (outline/draft/review/refine/finish) on C3EBench End2End topics; "
-            "success, efficiency, refinement and error rates, judge score",
+            "success S, efficiency, refinement density and delta, ERR, judge score",
+    metrics="proseval.benchmarks.ravel.metrics:DEFINITIONS",
     params=RavelParams,
     render="proseval.benchmarks.ravel.task:render",
     prompts="proseval.benchmarks.ravel.prompts:PROMPTS",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -41,9 +42,10 @@ def show(run: Path = typer.Argument(..., help="a ravel run folder"),
 @app.command()
 def plot(runs: list[Path] = typer.Argument(..., help="ravel run folders (one series per policy model)"),
          out: Path = typer.Option(Path("."), "--out", "-o", help="folder for the PNG files")) -> None:
-    """Paragraph lifecycles and score over steps, one series per run's policy model."""
+    """Paragraph lifecycles and score over steps, one series per run's policy model; prints each
+    run's median completion step and its difference from the first run's (Fig. 4)."""
     from proseval.api import read_run
-    from proseval.benchmarks.ravel.report import curve_drawer, lifecycle_drawer
+    from proseval.benchmarks.ravel.report import curve_drawer, lifecycle_drawer, median_shifts
     from proseval.report.plots import chart
 
     lifecycles, curves = {}, {}
@@ -53,9 +55,18 @@ def plot(runs: list[Path] = typer.Argument(..., help="ravel run folders (one ser
         label = run.header.roles["candidate"].spec
         if run.header.task_params.get("protocol", "agent") != "agent":
             label += f" [{run.header.task_params['protocol']}]"
+        if label in lifecycles:  # two runs of one model: keep both series, named by their folders
+            label += f" ({path.name})"
         lifecycles[label] = summary.get("lifecycles", [])
         curves[label] = summary.get("score_curve", [])
     out.mkdir(parents=True, exist_ok=True)
+    shifts = median_shifts(lifecycles)
+    for row in shifts:
+        median = "—" if row["median"] is None else f"{row['median']:g}"
+        shift = "" if row["shift"] is None else f"; minus the first run's: {row['shift']:+g}"
+        typer.echo(f"{row['label']}: median completion step {median} over {row['sections']} sections{shift}")
+    (out / "ravel_lifecycle_medians.json").write_text(json.dumps(shifts, indent=2, ensure_ascii=False) + "\n",
+                                                      encoding="utf-8")
     for name, drawer in (("ravel_lifecycles.png", lifecycle_drawer(lifecycles)),
                          ("ravel_score_curve.png", curve_drawer(curves))):
         png = chart(drawer) if drawer is not None else None

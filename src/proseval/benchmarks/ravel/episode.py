@@ -100,6 +100,14 @@ def cap_rule(settings: st.Settings) -> str:
             "refinement completes it whatever its score.")
 
 
+def section_rule(settings: st.Settings) -> str:
+    """The planner's rule on the outline's length."""
+    if settings.max_sections is None:
+        return "use as many sections as the text needs."
+    cap = settings.max_sections
+    return f"use at most {cap} section{'' if cap == 1 else 's'}."
+
+
 def policy_messages(ctx: SampleContext, episode: st.Episode, steps: list[Step], setup: Setup) -> list[dict]:
     settings, k = setup.settings, len(steps) + 1
     template = "policy_system_texts" if setup.texts_from_policy else "policy_system"
@@ -122,7 +130,7 @@ def tool_messages(ctx: SampleContext, episode: st.Episode, decision: Decision, s
     common = {"topic": episode.topic, "style_guide": episode.style_guide}
     language = LANGUAGE_NAMES.get(episode.language, episode.language)
     if decision.action == "outline":
-        text = ctx.prompt("planner").render(**common, language=language, max_sections=settings.max_sections)
+        text = ctx.prompt("planner").render(**common, language=language, section_rule=section_rule(settings))
         return [{"role": "user", "content": text}]
     section = episode.section(decision.params["section_id"])
     texts = decision.params if setup.texts_from_policy else {"content": section.content,

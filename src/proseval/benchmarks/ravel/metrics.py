@@ -1,40 +1,72 @@
 """Trajectory metrics of one episode (pure), from its steps and final state.
 
-Definitions (also in docs/ravel.md):
+Definitions (docs/ravel.md gives each with the paper's equation where the paper numbers one):
 
 - |T| (``steps``): policy decisions consumed, failed ones and ``finish`` included.
 - n (``outline_len``): sections of the final outline.
-- S (``success``): ``finish`` emitted within T_max with every section completed (1/0).
-- ``finished``: ``finish`` emitted within T_max, completed or not; ``premature_finish``: finish
-  with some section not completed.
+- S (``success``, eq. 8): ``finish`` emitted within T_max (1/0), whatever the sections' status.
+- ``success_all_completed``: ``finish`` within T_max with every section completed (the stricter
+  reading); ``premature_finish``: ``finish`` with some section not completed.
 - η (``efficiency``): |T| / n, for episodes with n > 0.
-- ρ (``refine_density``): successful refine actions / |T|, in %.
-- δ (``refine_delta``): mean over the episode's (successful refine → next review of the same
-  section) pairs of the reviewer's score after minus its score before the refine; a pair is
+- ρ (``refine_density``, eq. 9): successful refines / n, in %, for episodes with n > 0;
+  ``refines_per_step``: successful refines / |T|, in % (the per-step reading).
+- δ (``refine_delta``, eq. 10): mean over the episode's (successful refine → next review of the
+  same section) pairs of the reviewer's score after minus its score before the refine; a pair is
   broken by a new draft of the section or a new outline; episodes without a pair have none.
-- ERR (``error_rate``): failed actions / |T|, in % (``skipped`` steps of the official cap are
-  not failures); ``failed_by`` splits the failed actions by
-  cause: an invalid decision, an action the state does not allow, an unusable tool answer.
+- ERR (``error_rate``): the policy's invalid actions / |T|, in %: decisions that cannot be
+  executed (``failed_by`` ``decision``) or that the state does not allow (``state``).
+- ``tool_error_rate``: steps whose tool answer was unusable (``failed_by`` ``tool``) / |T|, in %;
+  ERR + ``tool_error_rate`` is every failed step. ``skipped`` steps (the official cap) are in
+  neither.
+- lifecycle: per section of the final outline, the step it was (last) completed at, or T_max
+  when it never was (``completion_step``).
 """
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.env import Step
 
+# What `proseval describe ravel` lists: each metric a run reports, with the paper's equation.
+DEFINITIONS = {
+    "success": "S (eq. 8): share of episodes whose policy emits finish within T_max",
+    "success_all_completed": "share of episodes that finish within T_max with every section completed",
+    "premature_finish": "share of episodes that finish with some section not completed",
+    "steps": "|T|: policy decisions consumed, failed ones and finish included",
+    "outline_len": "n: sections of the final outline",
+    "efficiency": "eta: |T| / n",
+    "refine_density": "rho (eq. 9): successful refines / n, in %",
+    "refines_per_step": "successful refines / |T|, in % (the per-step reading of rho)",
+    "refine_delta": "delta (eq. 10): reviewer score after a refine minus before it, mean over pairs",
+    "error_rate": "ERR: the policy's invalid actions / |T|, in %",
+    "tool_error_rate": "unusable tool answers / |T|, in % (not in ERR)",
+    "forced_completions": "sections completed by the revision cap (--compat official)",
+    "judge": "final judge score 1-10 against the reference (reference = 6)",
+    "completion_median": "median step at which a section is completed, never-completed ones at T_max (Fig. 4)",
+}
+
+POLICY_FAILURES = ("decision", "state")  # the policy's invalid actions (ERR)
+TOOL_FAILURES = ("tool",)  # unusable tool answers (tool_error_rate)
+DEFAULT_MAX_STEPS = st.Settings().max_steps  # T_max
+
+
+def _percent(count: int, total: int) -> float:
+    return 100.0 * count / total if total else 0.0
+
 
 @dataclass(frozen=True)
 class EpisodeMetrics:
     steps: int
     outline_len: int
-    success: bool
     finished: bool
-    premature_finish: bool
-    failed_actions: int
+    all_completed: bool
+    failed_actions: int  # every failed step: the policy's invalid actions and unusable tool answers
     skipped: int  # review/refine steps the official cap blocked (--compat official)
     refines: int
     deltas: tuple[float, ...]
@@ -42,6 +74,27 @@ class EpisodeMetrics:
     failed_by: dict[str, int] = field(default_factory=dict)  # decision / state / tool
     lifecycles: tuple[dict[str, Any], ...] = field(default=())
     score_curve: tuple[float | None, ...] = field(default=())
+
+    @property
+    def success(self) -> bool:
+        """S, eq. 8: the policy emitted ``finish`` within T_max."""
+        return self.finished
+
+    @property
+    def success_all_completed(self) -> bool:
+        return self.finished and self.all_completed
+
+    @property
+    def premature_finish(self) -> bool:
+        return self.finished and not self.all_completed
+
+    @property
+    def invalid_actions(self) -> int:
+        return sum(self.failed_by.get(cause, 0) for cause in POLICY_FAILURES)
+
+    @property
+    def tool_failures(self) -> int:
+        return sum(self.failed_by.get(cause, 0) for cause in TOOL_FAILURES)
 
     @property
     def executed(self) -> int:
@@ -53,12 +106,22 @@ class EpisodeMetrics:
         return self.steps / self.outline_len if self.outline_len else None
 
     @property
-    def refine_density(self) -> float:
-        return 100.0 * self.refines / self.steps if self.steps else 0.0
+    def refine_density(self) -> float | None:
+        """ρ, eq. 9: successful refines per outline section, in % (None without an outline)."""
+        return _percent(self.refines, self.outline_len) if self.outline_len else None
+
+    @property
+    def refines_per_step(self) -> float:
+        return _percent(self.refines, self.steps)
 
     @property
     def error_rate(self) -> float:
-        return 100.0 * self.failed_actions / self.steps if self.steps else 0.0
+        """ERR: the policy's invalid actions per decision, in %."""
+        return _percent(self.invalid_actions, self.steps)
+
+    @property
+    def tool_error_rate(self) -> float:
+        return _percent(self.tool_failures, self.steps)
 
     @property
     def refine_delta(self) -> float | None:
@@ -83,8 +146,9 @@ def refine_deltas(steps: list[Step]) -> list[float]:
     return deltas
 
 
-def lifecycles(steps: list[Step], final: st.Episode) -> list[dict[str, Any]]:
-    """Per section of the final outline: the step of its first draft and the step it was last completed."""
+def lifecycles(steps: list[Step], final: st.Episode, max_steps: int) -> list[dict[str, Any]]:
+    """Per section of the final outline: the step of its first draft, the step it was last
+    completed (None if it ends not completed) and its completion step (that step, else T_max)."""
     last_outline = max((s.step for s in steps if s.action == "outline" and s.outcome == "success"), default=0)
     rows = []
     for section in final.sections:
@@ -92,10 +156,23 @@ def lifecycles(steps: list[Step], final: st.Episode) -> list[dict[str, Any]]:
                and s.outcome in ("success", "skipped")]
         drafts = [s.step for s in own if s.action == "draft"]
         done = [s.step for s in own if s.status_after == "completed"]
-        rows.append({"section": section.id, "first_draft": drafts[0] if drafts else None,
-                     "completed": done[-1] if done and section.status == "completed" else None,
+        completed = done[-1] if done and section.status == "completed" else None
+        rows.append({"section": section.id, "first_draft": drafts[0] if drafts else None, "completed": completed,
+                     "completion_step": completed if completed is not None else max_steps,
                      "status": section.status, "revisions": section.revisions})
     return rows
+
+
+def completion_median(points: Iterable[dict[str, Any]]) -> float | None:
+    """The median completion step of a set of sections (never-completed ones at T_max)."""
+    values = [p["completion_step"] for p in points if p.get("completion_step") is not None]
+    return float(statistics.median(values)) if values else None
+
+
+def median_shift(reference: Iterable[dict[str, Any]], other: Iterable[dict[str, Any]]) -> float | None:
+    """Fig. 4's difference of medians: median completion step of `other` minus that of `reference`."""
+    a, b = completion_median(reference), completion_median(other)
+    return None if a is None or b is None else b - a
 
 
 def score_curve(states: list[st.Episode]) -> list[float | None]:
@@ -107,16 +184,17 @@ def score_curve(states: list[st.Episode]) -> list[float | None]:
     return curve
 
 
-def measure(steps: list[Step], final: st.Episode, states: list[st.Episode] | None = None) -> EpisodeMetrics:
+def measure(steps: list[Step], final: st.Episode, states: list[st.Episode] | None = None, *,
+            max_steps: int = DEFAULT_MAX_STEPS) -> EpisodeMetrics:
+    """The episode's metrics; `max_steps` is T_max (where never-completed sections are placed)."""
     return EpisodeMetrics(
-        steps=len(steps), outline_len=final.n, success=final.finished and final.all_completed,
-        finished=final.finished, premature_finish=final.finished and final.premature,
+        steps=len(steps), outline_len=final.n, finished=final.finished, all_completed=final.all_completed,
         failed_actions=sum(s.outcome == "failed" for s in steps),
         skipped=sum(s.outcome == "skipped" for s in steps),
         failed_by=dict(Counter(s.failure or "unknown" for s in steps if s.outcome == "failed")),
         refines=sum(s.action == "refine" and s.outcome == "success" for s in steps),
         deltas=tuple(refine_deltas(steps)),
         forced_completions=sum(s.forced and s.status == "completed" for s in final.sections),
-        lifecycles=tuple(lifecycles(steps, final)),
+        lifecycles=tuple(lifecycles(steps, final, max_steps)),
         score_curve=tuple(score_curve(states)) if states is not None else (),
     )

@@ -25,7 +25,9 @@ class RavelParams(BaseModel):
                                                          "it anyway (none: no cap)")
     max_steps: int = Field(50, ge=1, le=1000, description="T_max: policy decisions per episode")
     history_window: int = Field(10, ge=0, le=200, description="recent actions (with outcomes) shown to the policy")
-    max_sections: int = Field(12, ge=1, le=50, description="largest outline the planner may return")
+    max_sections: int | None = Field(
+        None, ge=1, description="largest outline the planner may return (none: no cap, as the official agent; a "
+                                "cap is a deviation)")
     compat: Literal["fixed", "official"] = Field(
         "fixed", description="official: the reference commit's revision cap (a draft resets the revision count; "
                              "a review or refine at the cap is skipped, closing the section unreviewed)")
@@ -51,7 +53,7 @@ class RavelParams(BaseModel):
 
     _split_lists = field_validator("language", "genre", mode="before")(lambda cls, v: comma_list(v))
 
-    @field_validator("revision_cap", mode="before")
+    @field_validator("revision_cap", "max_sections", mode="before")
     @classmethod
     def _none(cls, value: object) -> object:
         return None if isinstance(value, str) and value.strip().lower() in ("none", "off", "") else value

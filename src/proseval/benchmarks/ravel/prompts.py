@@ -58,9 +58,9 @@ Task: {topic}
 Style and genre: {style_guide}
 Language of the text: {language}
 
-Divide the text into at most {max_sections} sections that together fulfil the task, in reading order. Give the \
-whole text a title, and give each section a title and the points it must cover. Answer with one JSON object \
-and nothing else:
+Divide the text into sections that together fulfil the task, in reading order; {section_rule} Give the whole \
+text a title, and give each section a title and the points it must cover. Answer with one JSON object and \
+nothing else:
 {"title": "...", "sections": [{"title": "...", "points": ["...", "..."]}]}"""
 
 WRITER = """You are writing one section of a longer text.
@@ -127,7 +127,8 @@ OWN = [
        "the policy's system message with --tool-text policy: review and refine carry the texts in params"),
     _t("policy_turn", POLICY_TURN, ("step", "max_steps", "steps_left", "state", "history"),
        "the policy's turn: the state (JSON) and its recent actions with their outcomes"),
-    _t("planner", PLANNER, ("topic", "style_guide", "language", "max_sections"), "outline tool: title and sections"),
+    _t("planner", PLANNER, ("topic", "style_guide", "language", "section_rule"),
+       "outline tool: title and sections ({section_rule}: as many as the text needs, or the --max-sections cap)"),
     _t("writer", WRITER, ("topic", "style_guide", "language", "title", "section_title", "points", "previous_summary"),
        "draft tool: one section's text and a one-sentence summary"),
     _t("reviewer", REVIEWER, ("topic", "style_guide", "section_title", "points", "content", "tau"),

@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from proseval.benchmarks.ravel.metrics import completion_median, median_shift
 from proseval.runtime.records import ScoredSample
 
 TRAJECTORY = "trajectory"
 JUDGE = "judge"
-EPISODE_METRICS = ("success", "finished", "premature_finish", "steps", "outline_len", "efficiency",
-                   "refine_density", "refine_delta", "error_rate", "forced_completions")
+EPISODE_METRICS = ("success", "success_all_completed", "premature_finish", "steps", "outline_len", "efficiency",
+                   "refine_density", "refines_per_step", "refine_delta", "error_rate", "tool_error_rate",
+                   "forced_completions")
+PERCENT_SHARES = ("S", "S_all_completed")  # per-episode 0/1 values shown as % of episodes
+FAILURE_CAUSES = ("decision", "state", "tool")
 
 
 def _mean(values: list[float]) -> float | None:
@@ -27,9 +31,9 @@ def _values(samples: Iterable[ScoredSample], metric: str) -> list[float]:
 
 
 def failed_by(samples: Iterable[ScoredSample]) -> dict[str, int]:
-    """Failed actions of the scored episodes, by cause (an invalid decision, a state that does not
+    """Failed steps of the scored episodes, by cause (an invalid decision, a state that does not
     allow the action, an unusable tool answer)."""
-    totals = {"decision": 0, "state": 0, "tool": 0}
+    totals = dict.fromkeys(FAILURE_CAUSES, 0)
     for sample in samples:
         score = sample.scores.get("steps")
         if sample.status == "ok" and score is not None:
@@ -44,18 +48,21 @@ def summary_row(samples: list[ScoredSample]) -> dict[str, Any]:
     successful = [s for s in ok if (s.scores.get("success") and s.scores["success"].value == 1.0)]
     judged = _values(ok, JUDGE)
     row = {"episodes": len(samples), "failed": len(samples) - len(ok),
-           "S": _mean(_values(ok, "success")), "finish_rate": _mean(_values(ok, "finished")),
+           "S": _mean(_values(ok, "success")), "S_all_completed": _mean(_values(ok, "success_all_completed")),
            "premature_finishes": int(sum(_values(ok, "premature_finish"))),
            "T": _mean(_values(ok, "steps")), "outline_len": _mean(_values(ok, "outline_len")),
            "efficiency": _mean(_values(ok, "efficiency")),
            "efficiency_successful": _mean(_values(successful, "efficiency")),
-           "refine_density": _mean(_values(ok, "refine_density")), "refine_delta": _mean(_values(ok, "refine_delta")),
-           "refine_delta_n": len(_values(ok, "refine_delta")), "error_rate": _mean(_values(ok, "error_rate")),
+           "refine_density": _mean(_values(ok, "refine_density")),
+           "refines_per_step": _mean(_values(ok, "refines_per_step")),
+           "refine_delta": _mean(_values(ok, "refine_delta")), "refine_delta_n": len(_values(ok, "refine_delta")),
+           "error_rate": _mean(_values(ok, "error_rate")), "tool_error_rate": _mean(_values(ok, "tool_error_rate")),
            "failed_by": failed_by(ok),
            "forced_completions": int(sum(_values(ok, "forced_completions"))),
+           "completion_median": completion_median(lifecycle_points(ok)),
            "judge": _mean(judged), "judge_n": len(judged),
            "judge_unscored": sum(1 for s in ok if s.scores.get(JUDGE) is not None and s.scores[JUDGE].value is None)}
-    for key in ("S", "finish_rate"):
+    for key in PERCENT_SHARES:
         row[key] = None if row[key] is None else 100.0 * row[key]
     return row
 
@@ -94,20 +101,24 @@ def _f(value: Any, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-OUTCOME = ["episodes", "failed", "S %", "finish %", "premature", "forced", "judge 1-10 (n)", "judge unscored"]
-TRAJECTORY_COLUMNS = ["|T|", "|O|", "|T|/n", "|T|/n (S)", "ρ %", "δ (pairs)", "ERR %", "failed: dec/state/tool"]
+OUTCOME = ["episodes", "failed", "S % (eq. 8)", "S all completed %", "premature", "forced", "judge 1-10 (n)",
+           "judge unscored"]
+TRAJECTORY_COLUMNS = ["|T|", "|O|", "|T|/n", "|T|/n (S)", "ρ % (eq. 9)", "refines/step %", "δ (episodes)", "ERR %",
+                      "tool failures %", "failed: dec/state/tool", "median completion step"]
 
 
 def outcome_cells(row: dict[str, Any]) -> list[str]:
-    return [str(row["episodes"]), str(row["failed"]), _f(row["S"], 1), _f(row["finish_rate"], 1),
+    return [str(row["episodes"]), str(row["failed"]), _f(row["S"], 1), _f(row["S_all_completed"], 1),
             str(row["premature_finishes"]), str(row["forced_completions"]), f"{_f(row['judge'])} ({row['judge_n']})",
             str(row["judge_unscored"])]
 
 
 def trajectory_cells(row: dict[str, Any]) -> list[str]:
     return [_f(row["T"], 1), _f(row["outline_len"], 1), _f(row["efficiency"]), _f(row["efficiency_successful"]),
-            _f(row["refine_density"], 1), f"{_f(row['refine_delta'])} ({row['refine_delta_n']})",
-            _f(row["error_rate"], 1), "/".join(str(row["failed_by"].get(k, 0)) for k in ("decision", "state", "tool"))]
+            _f(row["refine_density"], 1), _f(row["refines_per_step"], 1),
+            f"{_f(row['refine_delta'])} ({row['refine_delta_n']})", _f(row["error_rate"], 1),
+            _f(row["tool_error_rate"], 1), "/".join(str(row["failed_by"].get(k, 0)) for k in FAILURE_CAUSES),
+            _f(row["completion_median"], 1)]
 
 
 def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -118,12 +129,16 @@ def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]
              [[name, *trajectory_cells(row)] for name, row in groups])]
 
 
-LEGEND = ("S: finished with every section completed; premature: finished with sections left; |T|: decisions; "
-          "|O|: outline sections; ρ: successful refines per decision; δ: reviewer score after − before a refine "
-          "(episodes with a pair); ERR: failed actions per decision; failed: the failed actions by cause (invalid "
-          "decision / action not allowed in the state / unusable tool answer); forced: sections closed at the "
-          "revision cap; judge: C3EBench End2End judge (reference = 6) on the final manuscript, mean over the scored "
-          "episodes (n); judge unscored: the judge's request failed or its answer was unusable.")
+LEGEND = ("S (eq. 8): finish emitted within T_max; S all completed: finished with every section completed; "
+          "premature: finished with sections left; |T|: decisions; |O| = n: outline sections; ρ (eq. 9): "
+          "successful refines per outline section (episodes with an outline); refines/step: successful refines per "
+          "decision; δ (eq. 10): reviewer score (0-10) after − before a refine (episodes with a pair); ERR: the "
+          "policy's invalid actions (invalid decision or action not allowed in the state) per decision; tool "
+          "failures: unusable tool answers per decision; failed: the failed steps by cause (invalid decision / "
+          "action not allowed in the state / unusable tool answer); median completion step: over the sections of "
+          "the scored episodes, a section never completed counted at T_max; forced: sections closed at the "
+          "revision cap; judge: C3EBench End2End judge (reference = 6) on the final manuscript, mean over the "
+          "scored episodes (n); judge unscored: the judge's request failed or its answer was unusable.")
 
 
 def _row(cells: list[str]) -> str:
@@ -137,31 +152,57 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join([*parts, LEGEND, ""])
 
 
+def _completion_step(point: dict[str, Any], fallback: int) -> int:
+    """Where a section is drawn: its completion step (T_max when never completed)."""
+    value = point.get("completion_step", point.get("completed"))
+    return fallback if value is None else int(value)
+
+
 def lifecycle_drawer(series: dict[str, list[dict[str, Any]]]) -> Callable[[Any], None] | None:
-    """Scatter of first-draft step vs completion step per section, one series per model; sections
-    never completed are drawn at the top in hollow markers."""
+    """Scatter of first-draft step vs completion step per section, one series per model: sections
+    never completed are drawn hollow at T_max; a dashed line marks each series' median completion
+    step (over all its sections, drafted or not)."""
     if not any(series.values()):
         return None
 
     def draw(axes: Any) -> None:
         top = max([p["first_draft"] or 0 for pts in series.values() for p in pts]
-                  + [p["completed"] or 0 for pts in series.values() for p in pts] + [1]) + 1
+                  + [p.get("completion_step") or p["completed"] or 0 for pts in series.values() for p in pts]
+                  + [1]) + 1
         for label, points in series.items():
             if not points:
                 continue  # nothing drafted in that run: no legend entry either
-            done = [p for p in points if p["first_draft"] is not None and p["completed"] is not None]
-            open_ = [p for p in points if p["first_draft"] is not None and p["completed"] is None]
+            drafted = [p for p in points if p["first_draft"] is not None]
+            done = [p for p in drafted if p["completed"] is not None]
+            open_ = [p for p in drafted if p["completed"] is None]
             line = axes.scatter([p["first_draft"] for p in done], [p["completed"] for p in done], label=label,
                                 alpha=0.7)
             if open_:
-                axes.scatter([p["first_draft"] for p in open_], [top] * len(open_), facecolors="none",
-                             edgecolors=line.get_facecolor(), label=f"{label}: not completed")
+                axes.scatter([p["first_draft"] for p in open_], [_completion_step(p, top) for p in open_],
+                             facecolors="none", edgecolors=line.get_facecolor(),
+                             label=f"{label}: not completed (at T_max)")
+            median = completion_median(points)
+            if median is not None:
+                axes.axhline(median, color=line.get_facecolor()[0], linestyle="--", linewidth=1,
+                             label=f"{label}: median completion step {median:g}")
         axes.plot([0, top], [0, top], color="grey", linestyle=":", linewidth=1)
         axes.set_xlabel("step of the first draft")
-        axes.set_ylabel(f"step completed ({top} = never)")
+        axes.set_ylabel("step completed (T_max = never)")
         axes.set_title("Paragraph lifecycles")
 
     return draw
+
+
+def median_shifts(series: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per series: its median completion step and, after the first, the difference of medians
+    (this series' median minus the first series'), as in Fig. 4."""
+    items = list(series.items())
+    if not items:
+        return []
+    reference = items[0][1]
+    return [{"label": label, "median": completion_median(points), "sections": len(points),
+             "shift": None if index == 0 else median_shift(reference, points)}
+            for index, (label, points) in enumerate(items)]
 
 
 def curve_drawer(series: dict[str, list[dict[str, Any]]]) -> Callable[[Any], None] | None:

@@ -78,7 +78,7 @@ class Settings(BaseModel):
     revision_cap: int | None = 3  # None: no cap
     max_steps: int = 50
     history_window: int = 10
-    max_sections: int = 12
+    max_sections: int | None = None  # None: no cap on the outline (official)
     compat: Compat = "fixed"  # official: the reference commit's revision cap (module docstring)
 
 

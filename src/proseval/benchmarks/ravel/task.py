@@ -1,8 +1,8 @@
 """The `ravel` task: an agentic writing environment on C3EBench's End2End topics.
 
-The policy is the `candidate` role (the model under test). Tools run on the policy's model
-unless named in ``--tool-roles`` and bound apart. Scorers: the trajectory metrics of each episode,
-and the final manuscript's C3EBench End2End judge score.
+The policy is the `candidate` role (the model under test). Each tool runs on the policy's model
+unless its role (planner, writer, reviewer, reviser) is bound apart with ``--role``. Scorers: the
+trajectory metrics of each episode, and the final manuscript's C3EBench End2End judge score.
 """
 
 from __future__ import annotations
@@ -48,12 +48,12 @@ from proseval.report.plots import chart
 from proseval.runtime.context import SampleContext
 from proseval.runtime.records import Results, ScoredSample
 
-VERSION = "1"
+VERSION = "2"
 # Every agent call at temperature 0.2 (official); an explicit token limit, the same for every provider.
 AGENT_CONFIG = GenerateConfig(temperature=0.2, max_tokens=5000)
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, max_tokens=1000)
 EMPTY_SCORE = 1.0  # no section written: the judge's lowest score, without a judge call
-METRIC_VERSION = "ravel-metrics-1 (docs/ravel.md)"
+METRIC_VERSION = "ravel-metrics-2 (docs/ravel.md)"
 
 
 def settings_of(params: RavelParams) -> st.Settings:
@@ -92,20 +92,26 @@ def make_trajectory_scorer(settings: st.Settings, style_guide: str | None = None
     async def trajectory(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
         steps, final = steps_of(state), final_episode(state)
         start = episode_start(from_target(sample.target), style_guide)
-        m = measure(steps, final, replay(start, steps, settings))
+        m = measure(steps, final, replay(start, steps, settings), max_steps=settings.max_steps)
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
-                  "failed_actions": m.failed_actions, "failed_by": m.failed_by, "refines": m.refines,
-                  "outlines": final.outlines,
+                  "failed_actions": m.failed_actions, "failed_by": m.failed_by, "invalid_actions": m.invalid_actions,
+                  "tool_failures": m.tool_failures, "refines": m.refines, "outlines": final.outlines,
                   "skipped_actions": m.skipped, "executed_actions": m.executed,
                   "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
                   "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps)}
-        out = {"success": Score(value=float(m.success)), "finished": Score(value=float(m.finished)),
+        out = {"success": Score(value=float(m.success)),
+               "success_all_completed": Score(value=float(m.success_all_completed)),
                "premature_finish": Score(value=float(m.premature_finish)),
                "steps": Score(value=float(m.steps), metadata=detail),
-               "outline_len": Score(value=float(m.outline_len)), "refine_density": Score(value=m.refine_density),
-               "error_rate": Score(value=m.error_rate), "forced_completions": Score(value=float(m.forced_completions))}
+               "outline_len": Score(value=float(m.outline_len)),
+               "refines_per_step": Score(value=m.refines_per_step),
+               "error_rate": Score(value=m.error_rate, metadata={"invalid_actions": m.invalid_actions}),
+               "tool_error_rate": Score(value=m.tool_error_rate, metadata={"tool_failures": m.tool_failures}),
+               "forced_completions": Score(value=float(m.forced_completions))}
         if m.efficiency is not None:
             out["efficiency"] = Score(value=m.efficiency)
+        if m.refine_density is not None:
+            out["refine_density"] = Score(value=m.refine_density, metadata={"refines": m.refines})
         if m.refine_delta is not None:
             out["refine_delta"] = Score(value=m.refine_delta, metadata={"pairs": len(m.deltas)})
         return out

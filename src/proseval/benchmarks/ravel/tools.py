@@ -62,9 +62,10 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value).strip()
 
 
-def parse_outline(text: str, max_sections: int) -> Outline:
+def parse_outline(text: str, max_sections: int | None = None) -> Outline:
     """``{"title": ..., "sections": [{"title": ..., "points": [...]}]}`` (``outline`` and
-    ``section_title`` accepted as key names; a section may be a bare title)."""
+    ``section_title`` accepted as key names; a section may be a bare title); `max_sections` is
+    the cap on its length (None: no cap)."""
     for obj in json_objects(text):
         raw = obj.get("sections", obj.get("outline"))
         if not isinstance(raw, list):
@@ -81,7 +82,7 @@ def parse_outline(text: str, max_sections: int) -> Outline:
                     sections.append((title[:200], [p for p in points if p]))
         if not sections:
             raise ToolError("the planner's outline has no usable section")
-        if len(sections) > max_sections:
+        if max_sections is not None and len(sections) > max_sections:
             raise ToolError(f"the planner's outline has {len(sections)} sections (at most {max_sections})")
         return Outline(_text(obj.get("title", ""))[:200], sections)
     raise ToolError("the planner's answer holds no JSON outline (a 'sections' list)")
