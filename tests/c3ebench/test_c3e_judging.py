@@ -38,8 +38,15 @@ def test_parse_verdict(text, score, status):
 
 def test_official_reading_drops_what_the_official_parser_drops():
     assert official_reading('{"score": 7}') == 7.0
-    assert official_reading('{"score": "7"}') == 7.0
+    assert official_reading('{"score": 6.5}') == 6.5  # no range or integer check officially
+    assert official_reading('{"score": 1000}') == 1000.0
+    assert official_reading('{"score": "7"}') is None  # a string, even a numeric one: dropped officially
+    assert official_reading('{"score": "7.5"}') is None
     assert official_reading('{"score": [7]}') is None  # a list: silently dropped officially
+    assert official_reading('{"score": {"value": 7}}') is None
+    assert official_reading('{"score": null}') is None
+    assert official_reading('{"score": true}') is None  # a JSON boolean is not a number
+    assert official_reading('{"verdict": "good"}') is None  # no score
     assert official_reading('{"score": 7} {"score": 8}') is None  # greedy first-{ to last-}: not JSON
     assert official_reading("no json") is None
 

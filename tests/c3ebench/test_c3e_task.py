@@ -47,7 +47,7 @@ def judge(messages):
         judge_replies[answer] += 1
         return "嗯" if judge_replies[answer] == 1 else '{"score": [5]}'
     if answer == "木桥老去。":
-        return '{"score": 4}'
+        return '{"score": "4"}'  # a numeric string: proseval reads 4, the official aggregate drops it
     return FatalError("judge endpoint refused")
 
 
@@ -81,6 +81,8 @@ async def test_a_run_scores_counts_and_tabulates(tiny_dir: Path, tmp_path: Path)
     assert scores["end2end_en_1"].metadata["judge_calls"] == 3
     assert scores["cloze_cn_7"].value == 5.0 and scores["cloze_cn_7"].metadata["judge_calls"] == 2
     assert scores["cloze_cn_7"].metadata["official"] is None  # the official parser dropped the first answer
+    assert scores["edit_cn_900"].value == 4.0 and scores["edit_cn_900"].parse_status == "coerced"
+    assert scores["edit_cn_900"].metadata["official"] is None
     assert scores["end2end_cn_1200"].value is None and scores["end2end_cn_1200"].parse_status == "error"
     assert saved["metrics"]["c3e"]["mean"] == pytest.approx((7 + 1 + 5 + 4) / 4)
     assert saved["metrics"]["c3e"]["n_unscored"] == 2 and saved["metrics"]["c3e"]["n_failed"] == 2
@@ -93,6 +95,9 @@ async def test_a_run_scores_counts_and_tabulates(tiny_dir: Path, tmp_path: Path)
     assert cells[("edit", "en")]["n_empty"] == 1 and cells[("edit", "en")]["mean"] == 1.0
     assert cells[("end2end", "en")]["n_unscored"] == 1 and cells[("cloze", "zh")]["mean"] == 5.0
     assert cells[("cloze", "zh")]["official_n"] == 0
+    assert cells[("edit", "zh")]["mean"] == 4.0 and cells[("edit", "zh")]["official_n"] == 0
+    assert cells[("edit", "zh")]["official_mean"] is None
+    assert cells[("cloze", "en")]["official_mean"] == 7.0 and cells[("cloze", "en")]["official_n"] == 1
     assert saved["extra"]["c3ebench"]["unscored_by_status"] == {"error": 1, "unparsable": 1}
     sources = {(r["task"], r["reference_source"]): r for r in saved["extra"]["c3ebench"]["reference_sources"]}
     assert sources[("all", "human")]["n_scored"] == 2 and sources[("end2end", "hybrid")]["n_unscored"] == 1

@@ -21,7 +21,7 @@ REFERENCE_SCORE = 6
 
 @dataclass(frozen=True)
 class JudgeSetup:
-    """What the judge is given; each False is one of the paper's meta-evaluation ablations."""
+    """What the judge is given; each False is one of the judge ablations (that part left out)."""
 
     reference: bool = True
     rubric: bool = True
@@ -95,7 +95,7 @@ class Verdict:
     status: ParseStatus
     detail: str = ""
     verdict: str = ""
-    official: float | None = None  # what the official parser would have kept (None: dropped)
+    official: float | None = None  # what the official aggregate would have kept (None: dropped)
 
     @property
     def scored(self) -> bool:
@@ -103,15 +103,24 @@ class Verdict:
 
 
 def official_reading(text: str) -> float | None:
-    """The official parser: first ``{`` to last ``}``, ``json.loads``, ``float(score)``; None when it drops the row."""
+    """The score the official aggregate keeps; None when it drops the row.
+
+    The official parser takes the text from the first ``{`` to the last ``}`` and ``json.loads`` it;
+    the aggregate then averages ``score`` only where it is a JSON number. A missing score and any
+    other type are dropped: a string (``"7"`` included), a list (``[7]``), an object, ``true`` or
+    ``false``, ``null``.
+    """
     match = re.search(r"\{.*\}", text or "", re.DOTALL)
     if match is None:
         return None
     try:
         obj = json.loads(match.group(0))
-        return float(obj.get("score"))
-    except (ValueError, TypeError, AttributeError):
+    except ValueError:
         return None
+    score = obj.get("score") if isinstance(obj, dict) else None
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
+        return None
+    return float(score)
 
 
 def _with_score(values: list[Any]) -> dict[str, Any] | None:

@@ -140,7 +140,8 @@ def markdown(summary: dict[str, Any]) -> str:
         parts.append("\n".join(lines))
     note = ("\n\nscored: judged 1-10 (an empty answer scores 1 without a judge call); unscored: the judge's answer "
             "was unusable after every re-ask; failed: the candidate request failed; official mean: the mean the "
-            "official parser would report (unusable answers silently dropped).\n")
+            "official aggregation would report (unreadable answers and scores that are not JSON numbers, such as "
+            "\"7\" or [7], silently dropped).\n")
     return "# C3EBench results\n\n" + "\n\n".join(parts) + note
 
 
