@@ -9,6 +9,7 @@ import pytest
 from proseval.benchmarks.revision_distance.edits import (
     Edit,
     action_category,
+    action_of_word,
     category_of,
     knowledge_category,
     level_of,
@@ -66,12 +67,49 @@ def test_slightly_broken_json_is_repaired_and_says_so():
     ("simplify and reorganize", ["simplify", "reorganize"]),
     ("add/delete", ["add", "delete"]),
     ("rephrase, shorten; reorder", ["rephrase", "shorten", "reorder"]),
-    ("Rephrase and rephrase", ["Rephrase"]),
     ("replace", ["replace"]),
     ("expand + clarify & then move", ["expand", "clarify", "move"]),
+    ("Simplifying and reorganising", ["Simplifying", "reorganising"]),  # inflected verbs are verbs
+    ("add a sentence, then move it", ["add a sentence", "move it"]),
+    ("group related works and compare them", ["group related works", "compare them"]),
+    ("add X, delete Y, add Z", ["add X", "delete Y"]),  # the same action again counts once
 ])
-def test_compound_actions_split_into_distinct_actions(action, expected):
+def test_several_actions_split_into_distinct_actions(action, expected):
     assert split_actions(action) == expected
+
+
+@pytest.mark.parametrize("action", [
+    "add examples and citations",  # one action on a compound object
+    "add examples, figures and citations",
+    "add examples and additional citations",  # "additional" is not the verb "add"
+    "Add details and references",
+    "compare and contrast",  # two verbs of one action
+    "Compare and contrast the two methods",
+    "Rephrase and rephrase",
+    "rewrite and rephrase",
+])
+def test_one_action_with_a_compound_object_or_synonymous_verbs_is_one_edit(action):
+    assert split_actions(action) == [action]
+
+
+@pytest.mark.parametrize("word, action", [
+    ("moves", "move"), ("moved", "move"), ("moving", "move"), ("simplified", "simplify"), ("dropped", "delete"),
+    ("Reorganizes", "reorganise"), ("grouping", "group"), ("contrasted", "compare"), ("adds", "add"),
+])
+def test_inflected_verbs_name_their_action(word, action):
+    assert action_of_word(word).name == action
+
+
+@pytest.mark.parametrize("word", ["citations", "examples", "additional", "references", "need", "deletion"])
+def test_words_that_are_not_action_verbs(word):
+    assert action_of_word(word) is None  # "deletion" is a noun: only with nouns=True
+
+
+def test_nouns_of_actions_are_known_when_asked_for():
+    assert action_of_word("deletion", nouns=True).name == "delete"
+    assert action_of_word("Reorganisation", nouns=True).name == "reorganise"
+    assert action_of_word("comparisons", nouns=True).name == "compare"
+    assert action_of_word("insertion", nouns=True).name == "add"
 
 
 def test_a_compound_edit_counts_once_per_action_and_keeps_its_snippets():
@@ -104,25 +142,42 @@ def test_parse_reply_reports_what_normalisation_did():
     ("Remove", "x", "", "delete"),
     ("move sentence", "x", "x y", "reorder"),
     ("rephrase", "x", "y", "rewrite"),
+    ("Deletion of the second sentence", "x", "y", "delete"),
+    ("Reorganisation of paragraphs", "x", "y", "reorder"),
+    ("group the examples", "x", "y", "reorder"),
     ("frobnicate", "", "x", "add"),
     ("frobnicate", "x", "", "delete"),
     ("frobnicate", "x", "y", "other"),
+    ("compare", "x", "y", "other"),  # no general category: the snippets decide
 ])
 def test_action_categories(action, original, revised, expected):
     assert action_category(Edit(action_name=action, original_snippet=original, revised_snippet=revised)) == expected
 
 
-def test_knowledge_categories_come_from_the_reviser_then_the_action_name():
-    assert knowledge_category(Edit(action_name="rewrite", category="Comparison")) == "comparison"
-    assert knowledge_category(Edit(action_name="reorder works")) == "order"
-    assert knowledge_category(Edit(action_name="rewrite", category="style")) == "other"
+def test_knowledge_categories_come_from_the_reviser_first():
+    assert knowledge_category(Edit(action_name="expand", category="Comparison")) == "comparison"
+    assert knowledge_category(Edit(action_name="x", category="description and comparison")) == "description"
     assert category_of(Edit(action_name="x", category="description"), "knowledge") == "description"
     assert category_of(Edit(action_name="delete", category="description"), "general") == "delete"
 
 
+@pytest.mark.parametrize("action, expected", [
+    ("reorganise the works by year", "order"), ("Reorder", "order"), ("group related works", "order"),
+    ("move the paragraph", "order"), ("compare", "comparison"), ("contrast with our method", "comparison"),
+    ("expand", "description"), ("simplify the description", "description"), ("describe the model", "description"),
+    ("Expansion", "description"), ("add comparison with X", "comparison"),  # a category named in the action
+    ("add a sentence", "other"), ("delete", "other"), ("rephrase", "other"),  # the action alone does not say
+    ("add related work", "other"),  # "related" is not "relate"
+])
+def test_knowledge_categories_come_from_the_action_when_the_reviser_gives_none(action, expected):
+    assert knowledge_category(Edit(action_name=action)) == expected
+    assert knowledge_category(Edit(action_name=action, category="style")) == expected  # not one of the three
+
+
 @pytest.mark.parametrize("level, expected", [
     ("Word", "word"), ("sentence-level", "sentence"), ("clause", "phrase"), ("section", "document"),
-    ("Paragraph", "paragraph"), ("", "other"), ("sentence/paragraph", "sentence"),
+    ("Paragraph", "paragraph"), ("", "other"), ("sentence/paragraph", "sentence"), ("reference", "reference"),
+    ("citation level", "reference"),
 ])
 def test_levels(level, expected):
     assert level_of(Edit(revision_level=level)) == expected
@@ -160,7 +215,43 @@ def test_the_structured_schema_limits_levels_and_knowledge_categories():
     knowledge = edits_schema("knowledge")["properties"]["edits"]["items"]
     assert "category" not in general["properties"] and general["required"] == list(general["properties"])
     assert knowledge["properties"]["category"]["enum"] == ["order", "comparison", "description"]
-    assert general["properties"]["revision_level"]["enum"] == ["word", "phrase", "sentence", "paragraph", "document"]
+    # no word level where grammar and word choice are out of scope; the reference level for knowledge writing
+    assert general["properties"]["revision_level"]["enum"] == ["phrase", "sentence", "paragraph", "document"]
+    assert knowledge["properties"]["revision_level"]["enum"] == ["reference", "sentence", "paragraph", "document"]
     # a reply following the schema parses into edits with those categories
     reply = json.dumps({"edits": [edit(category="comparison")]})
     assert knowledge_category(parse_reply(reply).edits[0]) == "comparison"
+
+
+# --- the reviser's instructions (§3, App. D) ---------------------------------------------------------
+
+
+def render(name: str) -> str:
+    from proseval.benchmarks.revision_distance.prompts import PROMPTS
+
+    values = {"draft": "DRAFT", "reference": "REF", "instruction": "REQ"}
+    return PROMPTS[name].render(**{k: v for k, v in values.items()
+                                   if k in PROMPTS[name].placeholders + PROMPTS[name].optional})
+
+
+@pytest.mark.parametrize("name", ["reviser-general", "reviser-reference-free"])
+def test_the_general_prompts_ask_for_concept_structure_coherence_and_flow_not_grammar_or_word_choice(name):
+    text = " ".join(render(name).split()).lower()
+    for wanted in ("concepts", "structured", "hang together", "logically", "grammar", "word choice"):
+        assert wanted in text
+    assert "leave grammar, spelling, punctuation and word choice as they are" in text
+    verbs = text[text.index('"action_name": "<one verb:'):text.index('"revision_description"')]
+    assert "replace" not in verbs and "rephrase" not in verbs  # no invitation to word-level edits
+    assert "expand" in verbs and "reorganize" in verbs
+    level = text[text.index('"revision_level"'):text.index('"original_snippet"')]
+    assert "word" not in level
+
+
+def test_the_knowledge_prompt_works_on_the_cited_works_and_does_not_copy_the_target():
+    text = " ".join(render("reviser-knowledge").split()).lower()
+    assert "cited works (the references)" in text
+    for action in ("expand", "simplify", "compare", "group", "reorganise"):
+        assert action in text
+    assert "do not copy sentences from the target" in text and "grammar and word choice alone" in text
+    level = text[text.index('"revision_level"'):text.index('"original_snippet"')]
+    assert "reference" in level and "word" not in level

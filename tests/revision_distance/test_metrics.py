@@ -7,13 +7,16 @@ import pytest
 from proseval.benchmarks.revision_distance.edits import Edit
 from proseval.benchmarks.revision_distance.grounding import ground, match_score, tokens, word_count
 from proseval.benchmarks.revision_distance.measure import measure
-from proseval.benchmarks.revision_distance.perturb import SYNONYMS, perturb
+from proseval.benchmarks.revision_distance.perturb import RULES, perturb, substitutable
 from proseval.benchmarks.revision_distance.rouge import HanCharacterTokenizer, rouge_scores
 from proseval.benchmarks.revision_distance.stats import (
     average_ranks,
+    mean_ci,
     spearman,
+    spearman_ci,
     summarise_pairs,
     summarise_stability,
+    wilson_ci,
 )
 from proseval.benchmarks.revision_distance.weights import edit_weight, weighted_distance, word_levenshtein
 
@@ -74,11 +77,19 @@ def test_weights_by_level_and_by_size():
              Edit(revision_level="paragraph", original_snippet="a b c", revised_snippet="a x c d e"),
              Edit(revision_level="?", original_snippet="", revised_snippet="")]
     assert [edit_weight(e, "level") for e in edits] == [1.0, 3.0, 1.0]
+    assert edit_weight(Edit(revision_level="reference"), "level") == 2.0
     assert [edit_weight(e, "size") for e in edits] == [1.0, 3.0, 1.0]  # at least 1 each
     assert weighted_distance(edits, "none") == 3.0
     assert weighted_distance(edits, "level") == 5.0
     with pytest.raises(ValueError):
         edit_weight(edits[0], "heavy")
+
+
+def test_every_level_has_a_weight():
+    from proseval.benchmarks.revision_distance.edits import LEVELS, OTHER
+    from proseval.benchmarks.revision_distance.weights import LEVEL_WEIGHTS
+
+    assert set(LEVEL_WEIGHTS) == {*LEVELS, OTHER}
 
 
 def test_measure_counts_categories_levels_and_normalises_by_length():
@@ -147,11 +158,38 @@ def test_spearman_by_hand():
     assert spearman([1, 1, 1], [1, 2, 3]) is None and spearman([1], [2]) is None
 
 
+def test_wilson_intervals_against_published_values():
+    # z = 1.959964: for 0/n the upper end is z²/(n + z²) = 3.8415/13.8415 = 0.2775, for n/n the lower end
+    # n/(n + z²) = 0.7225; for 5/10 the centre is 0.5 and the half-width z/(1 + z²/10)·sqrt(0.025 + z²/400) = 0.2634
+    assert wilson_ci(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson_ci(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson_ci(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
+    assert wilson_ci(0, 0) is None
+
+
+def test_spearman_interval_is_fisher_z_with_the_rank_correlation_variance():
+    # ρ = 0.5, n = 13: z = atanh 0.5 = 0.549306; se = sqrt(1.06 / 10) = 0.325576; 1.959964 · se = 0.638118
+    # → tanh(−0.088812) = −0.088579, tanh(1.187424) = 0.829778
+    assert spearman_ci(0.5, 13) == pytest.approx((-0.088579, 0.829778), abs=1e-5)
+    assert spearman_ci(0.5, 3) is None and spearman_ci(1.0, 20) is None and spearman_ci(None, 20) is None
+
+
+def test_mean_interval_is_the_seeded_bootstrap_of_the_mean():
+    values = [0.0, 1.0, 1.0, 2.0, 4.0, 0.0, 3.0, 1.0]
+    low, high = mean_ci(values)
+    assert low < sum(values) / len(values) < high and 0.0 <= low and high <= 4.0
+    assert mean_ci(list(reversed(values))) == (low, high)  # the order of the samples does not matter
+    assert mean_ci([2.0, 2.0, 2.0]) == (2.0, 2.0) and mean_ci([3.0]) is None and mean_ci([]) is None
+
+
 def test_pair_summary():
     summary = summarise_pairs([(1, 3), (2, 2), (5, 1), (0, 4)])
     assert summary.pairs == 4 and summary.agreement == 0.5 and summary.tie_rate == 0.25
     assert summary.disagreement == 0.25 and summary.agreement_without_ties == pytest.approx(2 / 3)
-    assert summarise_pairs([]).agreement is None
+    assert summary.agreement_ci == wilson_ci(2, 4) and summary.tie_rate_ci == wilson_ci(1, 4)
+    assert summary.agreement_without_ties_ci == wilson_ci(2, 3)
+    empty = summarise_pairs([])
+    assert empty.agreement is None and empty.agreement_ci is None
 
 
 def test_stability_summary():
@@ -159,30 +197,88 @@ def test_stability_summary():
     assert summary.mean_abs_change == pytest.approx(3 / 4) and summary.share_unchanged == 0.5
     assert summary.mean_relative_change == pytest.approx((0 + 1 / 2 + 2 / 1 + 0) / 4)
     assert summary.max_abs_change == 2
+    assert summary.share_unchanged_ci == wilson_ci(2, 4) and summary.mean_abs_change_ci == mean_ci([0, 1, 2, 0])
 
 
 # --- perturber -------------------------------------------------------------------------------------
 
 
-def test_perturb_is_deterministic_and_substitutes_known_words_only():
-    text = "Many students often need help. The results show a big effect."
+def test_perturb_is_deterministic_and_uses_its_rules_only():
+    text = "Many students often need help. They usually try to finish quickly. It takes about 20 minutes."
     first = perturb(text, seed=3, rate=0.2, key="x")
     assert first == perturb(text, seed=3, rate=0.2, key="x")
-    assert len(first.substitutions) == 2  # round(0.2 × 11 words)
-    assert all(SYNONYMS[old.lower()] == new.lower() for old, new in first.substitutions)
+    assert len(first.substitutions) == 3  # round(0.2 × 16 words)
+    table = {rule.word: rule.substitute for rule in RULES}
+    assert all(table[old.lower()] == new.lower() for old, new in first.substitutions)
     assert first.text != text and len(first.text.split()) == len(text.split())
 
 
 def test_perturb_keeps_case_and_punctuation_and_varies_with_seed_and_key():
-    text = "Big house, many roads; often quick."
-    outcomes = {perturb(text, seed=s, rate=0.2, key=k).text for s in range(6) for k in ("a", "b")}
+    text = "Often, we usually finish quickly; perhaps."
+    outcomes = {perturb(text, seed=s, rate=0.25, key=k).text for s in range(6) for k in ("a", "b")}
     assert len(outcomes) > 1
-    full = perturb(text, seed=0, rate=1.0)
-    assert full.text == "Large home, numerous roads; frequently fast."
+    assert perturb(text, seed=0, rate=1.0).text == "Frequently, we typically finish rapidly; maybe."
 
 
-def test_perturb_leaves_text_without_known_words_alone_and_checks_the_rate():
+@pytest.mark.parametrize("text, changed", [
+    # "about" means "approximately" only before a number after a verb of measure or a preposition
+    ("She wrote books about the sea.", "She wrote books about the sea."),
+    ("A film about two soldiers.", "A film about two soldiers."),
+    ("The film is about two brothers.", "The film is about two brothers."),
+    ("Ask what it is about", "Ask what it is about"),
+    ("It costs about $5, for about ten days.", "It costs approximately $5, for approximately ten days."),
+    ("It takes about 20 minutes.", "It takes approximately 20 minutes."),
+    ("About 30 people came.", "Approximately 30 people came."),
+    # "show" as "make evident" only before "that"
+    ("The study shows that sleep matters.", "The study demonstrates that sleep matters."),
+    ("He showed me the way.", "He showed me the way."),
+    # "try" as "attempt" only before "to"
+    ("Try to be calm.", "Attempt to be calm."),
+    ("Try the soup.", "Try the soup."),
+    # "need" as a verb with an object after a subject, not a noun or an auxiliary
+    ("I need help.", "I require help."),
+    ("The needs of students vary.", "The needs of students vary."),
+    ("Some needs are unmet.", "Some needs are unmet."),
+    ("You need not come.", "You need not come."),
+    # "many" before a plural noun, not after how / so / too or before "of"
+    ("It has many books.", "It has numerous books."),
+    ("How many books? So many books. Many of them.", "How many books? So many books. Many of them."),
+    # "main" before its noun after a determiner
+    ("The main idea is simple.", "The primary idea is simple."),
+    ("The water main burst.", "The water main burst."),
+    # predicative "happy", "easy to", "to start,"
+    ("He is happy.", "He is glad."),
+    ("They are happy with the service.", "They are happy with the service."),
+    ("It is easy to use.", "It is simple to use."),
+    ("Take it easy.", "Take it easy."),
+    ("To start, press it.", "To begin, press it."),
+    ("Start the car.", "Start the car."),
+    # a word in a compound or contraction, and an article that would have to change, are left alone
+    ("A quick-witted, often-cited study.", "A quick-witted, often-cited study."),
+    ("It was an outcome we expected.", "It was an outcome we expected."),
+    ("The outcome was good.", "The result was good."),
+    ("We chose not to go.", "We chose not to go."),
+    ("We chose this method.", "We selected this approach."),
+])
+def test_perturb_substitutes_only_where_the_context_keeps_the_meaning(text, changed):
+    assert perturb(text, seed=0, rate=1.0).text == changed
+
+
+def test_about_needs_a_number_after_it():
+    from proseval.benchmarks.revision_distance.perturb import before_number
+
+    assert before_number("at", "20") and before_number("for", "two") and before_number("", "$")
+    assert not before_number("at", "") and not before_number("at", "the") and not before_number("is", "20")
+
+
+def test_every_rule_substitutes_a_different_word():
+    assert all(rule.word != rule.substitute and rule.word.islower() for rule in RULES)
+    assert len({rule.word for rule in RULES}) == len(RULES)
+
+
+def test_perturb_leaves_text_without_a_safe_word_alone_and_checks_the_rate():
     assert perturb("Zebra xylophone.", seed=1, rate=0.5).substitutions == ()
-    assert perturb("big", rate=0.01).text == "large"  # at least one word
+    assert substitutable("Books about the sea.") == []
+    assert perturb("often", rate=0.01).text == "frequently"  # at least one word
     with pytest.raises(ValueError):
-        perturb("big", rate=1.5)
+        perturb("often", rate=1.5)

@@ -14,6 +14,7 @@ from proseval import registry
 from proseval.benchmarks.revision_distance import revision_distance_scorer
 from proseval.benchmarks.revision_distance.perturb import perturb
 from proseval.benchmarks.revision_distance.prompts import PROMPTS
+from proseval.benchmarks.revision_distance.stats import spearman_ci, wilson_ci
 from proseval.cli import app
 from proseval.core.protocols import single_turn
 from proseval.core.sample import Sample
@@ -86,6 +87,12 @@ def test_drafts_run_counts_edits_leaves_prose_unscored_and_reports_rouge(tmp_pat
     assert rouge_l["mean"] == pytest.approx((7 / 9 + 1.0 + 10 / 11) / 3)
     assert rouge_l["spearman_vs_neg_distance"] == pytest.approx(1.0)  # b: 0 edits, ROUGE-L 1; a: 4 edits, 7/9
     assert extra["per_words"] == 100 and extra["normalised_mean"] == pytest.approx((4 * 100 / 9 + 0) / 2)  # 9 words, 4 edits; 0
+    # 95% intervals: the bootstrap of the mean of distances 4 and 0 (resampled means 0, 2 or 4), Wilson for the
+    # grounded share (3 of 4 quoting edits), none for ρ over two drafts
+    assert extra["distance"]["mean_ci"] == pytest.approx([0.0, 4.0])
+    assert extra["grounded_share_ci"] == pytest.approx(list(wilson_ci(3, 4)))
+    assert extra["categories"]["delete"]["share_ci"] == pytest.approx(list(wilson_ci(2, 4)))
+    assert rouge_l["spearman_ci"] is None and rouge_l["mean_ci"][0] < rouge_l["mean"] < rouge_l["mean_ci"][1]
     assert run.results.counts.unscored == 1
     assert (run.path / "revision_distance_drafts.png").read_bytes()[:4] == b"\x89PNG"
     records = {r.id: r for r in run.records()}
@@ -106,18 +113,25 @@ def test_reference_free_needs_no_reference_and_sends_the_request(tmp_path, scrip
     assert "Describe the cat." in seen[0] and "Target text" not in seen[0]
 
 
-def test_knowledge_setting_counts_the_revisers_categories(tmp_path, scripts):
+def test_knowledge_setting_counts_the_revisers_categories_else_the_actions(tmp_path, scripts):
     reply = json.dumps([edit("move", "B", "A", "paragraph", category="order"),
                         edit("contrast", "x", "unlike B, x", category="comparison"),
                         edit("expand", "B does y", "B does y with z", category="description"),
-                        edit("explain", "x", "x, which", category="description and comparison")])
+                        edit("explain", "x", "x, which", category="description and comparison"),
+                        # no category given: the action decides (group → order, compare → comparison, add → other)
+                        edit("group", "A. B", "A and B together", "reference"),
+                        edit("compare and contrast", "B does y", "B does y, unlike A", "reference"),
+                        edit("add", "", "C does w.", "sentence")])
     drafts = write_jsonl(tmp_path / "d.jsonl", [{"draft": "A. B does y. x.", "reference": "B. A. x."}])
     run = proseval.run("revision-distance", roles={"reviser": scripts("rd-knowledge", [reply])},
-                       params={"drafts": str(drafts), "setting": "knowledge"}, out=tmp_path / "runs")
+                       params={"drafts": str(drafts), "setting": "knowledge", "weighting": "level"},
+                       out=tmp_path / "runs")
     metrics = run.results.metrics
-    assert metrics["revision_distance"].mean == 4.0
+    assert metrics["revision_distance"].mean == 7.0  # "compare and contrast" is one edit
+    assert metrics["revision_distance_weighted"].mean == 3 + 1 + 1 + 1 + 2 + 2 + 2  # paragraph, 3 phrases, ...
     assert {k: metrics[f"revision_categories.{k}"].mean for k in ("order", "comparison", "description", "other")} \
-        == {"order": 1.0, "comparison": 1.0, "description": 2.0, "other": 0.0}
+        == {"order": 2.0, "comparison": 2.0, "description": 2.0, "other": 1.0}
+    assert metrics["revision_levels.reference"].mean == 2.0
     assert run.header.task_params["setting"] == "knowledge"
 
 
@@ -193,6 +207,10 @@ def test_pairwise_agreement_ties_and_spearman(tmp_path, scripts):
     assert extra["agreement_without_ties"] == pytest.approx(2 / 3)
     assert extra["spearman_human_vs_neg_distance"] == pytest.approx(expected_spearman())
     assert extra["human_scored_texts"] == 8
+    assert extra["agreement_ci"] == pytest.approx(list(wilson_ci(2, 4)))
+    assert extra["agreement_without_ties_ci"] == pytest.approx(list(wilson_ci(2, 3)))
+    assert extra["spearman_human_vs_neg_distance_ci"] == pytest.approx(list(spearman_ci(expected_spearman(), 8)))
+    assert "weighted" not in extra and "rouge" not in extra  # no weighting asked for; the pairs have no reference
     assert run.results.metrics["pair_agree"].mean == 0.5 and run.results.metrics["pair_tie"].mean == 0.25
     assert run.results.headline == "pair_agree"
     assert (run.path / "revision_distance_pairs.png").is_file()
@@ -222,9 +240,64 @@ def test_a_pair_with_an_unusable_reply_is_unscored(tmp_path, scripts):
     assert extra["spearman_human_vs_neg_distance"] is None and extra["human_scored_texts"] == 0
 
 
+def level_reviser(messages) -> str:
+    """One edit per capitalised word; "DOC" is a document-level edit (weight 4), the others word-level (1)."""
+    words = [w for w in re.findall(r"[A-Za-z]+", draft_in(messages)) if w.isupper() and len(w) > 1]
+    return json.dumps([edit("replace", w, w.lower(), "document" if w == "DOC" else "word") for w in words])
+
+
+def test_the_weighting_applies_in_pairs_mode_and_rouge_scores_both_texts(tmp_path, scripts):
+    rows = [  # (chosen, rejected, reference): distances and weighted distances by level_reviser
+        ("DOC here", "AA BB", "doc here"),  # 1 vs 2 edits: agree; weighted 4 vs 2: disagree
+        ("one AA", "CC DD EE", "one aa"),  # 1 vs 3: agree; 1 vs 3: agree
+        ("the cat sat", "a dog ran", "the cat sat"),  # 0 vs 0: tie; ROUGE chosen 1, rejected 0
+    ]
+    pairs = write_jsonl(tmp_path / "p.jsonl", [{"id": f"p{i}", "chosen": c, "rejected": r, "reference": ref}
+                                               for i, (c, r, ref) in enumerate(rows)])
+    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-levels", level_reviser)},
+                       params={"pairs": str(pairs), "setting": "general", "weighting": "level"}, out=tmp_path / "runs")
+    extra = run.results.extra["revision_distance"]
+    assert (extra["agreement"], extra["tie_rate"]) == (pytest.approx(2 / 3), pytest.approx(1 / 3))
+    weighted = extra["weighted"]
+    assert [weighted[k] for k in ("agreement", "disagreement", "tie_rate")] == pytest.approx([1 / 3, 1 / 3, 1 / 3])
+    assert weighted["mean_chosen"] == pytest.approx((4 + 1 + 0) / 3)
+    assert weighted["mean_rejected"] == pytest.approx((2 + 3 + 0) / 3)
+    records = {r.id: r for r in run.records()}
+    assert records["p0"].scores["pair_agree"].value == 1.0 and records["p0"].scores["pair_agree_weighted"].value == 0.0
+    # ROUGE of both texts against the reference (lower-cased by the package's tokenizer)
+    assert records["p0"].scores["rouge_chosen"].value["rouge1"] == pytest.approx(1.0)
+    assert records["p2"].scores["rouge_rejected"].value == {"rouge1": 0.0, "rouge2": 0.0, "rougeL": 0.0}
+    # ROUGE-1 prefers the chosen text in all three pairs (p1: "one aa" matches the chosen text exactly)
+    rouge1 = extra["rouge"]["rouge1"]
+    assert rouge1["scored_pairs"]["agreement"] == 1.0 and rouge1["all_pairs"]["pairs"] == 3
+    assert rouge1["scored_pairs"]["agreement_ci"] == pytest.approx(list(wilson_ci(3, 3)))
+
+
+def test_a_weighting_is_refused_by_the_stability_check_before_any_request(tmp_path, scripts):
+    calls: list[str] = []
+    script = scripts("rd-never", lambda m: calls.append("x") or "[]")
+    result = CliRunner().invoke(app, ["run", "revision-distance-stability", "--drafts", str(DATA / "drafts20.jsonl"),
+                                      "--weighting", "level", "--role", f"reviser={script}",
+                                      "--out", str(tmp_path / "runs")])
+    assert result.exit_code == 2 and calls == []
+    assert "--weighting is not used here" in " ".join(result.output.split())
+
+
+def test_describe_lists_the_metrics():
+    result = CliRunner().invoke(app, ["describe", "revision-distance"])
+    assert result.exit_code == 0, result.output
+    text = "".join(result.output.replace("│", "").split())
+    for metric in ("revision_distance", "revision_distance_norm", "revision_distance_weighted", "pair_agree",
+                   "pair_agree_weighted", "weighted_chosen", "rouge_chosen", "rouge_rejected"):
+        assert metric in text
+    assert "D_Revision(paper§3)" in text and "(App.G)" in text
+    stability = CliRunner().invoke(app, ["describe", "revision-distance-stability"])
+    assert "stability_abs_change" in stability.output and "meaning-preserving" in " ".join(stability.output.split())
+
+
 # --- stability -----------------------------------------------------------------------------------
 
-_STABLE_WORDS = {"big", "many", "need", "good", "often", "help", "shows", "main", "problems", "hard", "easy"}
+_STABLE_WORDS = {"big", "many", "need", "needs", "good", "often", "main", "method", "easy"}
 
 
 def word_reviser(messages) -> str:
@@ -268,7 +341,10 @@ def test_a_perfectly_stable_reviser_never_moves(tmp_path, scripts):
                        params={"drafts": str(DATA / "drafts20.jsonl"), "setting": "reference-free"},
                        out=tmp_path / "runs")
     extra = run.results.extra["revision_distance"]
-    assert extra["mean_abs_change"] == 0.0 and extra["share_unchanged"] == 1.0 and extra["scored"] == 20
+    assert extra["mean_abs_change"] == 0.0 and extra["share_unchanged"] == 1.0 and extra["scored"] == 15
+    # the drafts with no word the perturber may substitute without changing the meaning
+    assert extra["skipped_unperturbable"] == ["d05", "d06", "d08", "d09", "d10"]
+    assert extra["share_unchanged_ci"] == pytest.approx(list(wilson_ci(15, 15)))
 
 
 # --- the scorer factory on any run -----------------------------------------------------------------
@@ -403,7 +479,7 @@ def test_the_stability_command_can_ask_for_structured_output(tmp_path, scripts, 
                                       "--role", f"reviser={scripts('rd-structured', ['[]'])}",
                                       "--runs", str(tmp_path / "runs"), "--display", "none"])
     assert result.exit_code == 0, result.output
-    assert len(formats) == 40 and all(f["type"] == "json_schema" for f in formats)
+    assert len(formats) == 30 and all(f["type"] == "json_schema" for f in formats)  # 15 perturbable drafts, 2 texts
     assert formats[0]["json_schema"]["schema"]["required"] == ["edits"]
     run = proseval.read_run(next((tmp_path / "runs").iterdir()))
     assert run.header.task_params["structured"] is True and run.header.task_params["attempts"] == 2

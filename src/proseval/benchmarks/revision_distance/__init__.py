@@ -18,6 +18,7 @@ __all__ = ["revision_distance_scorer"]
     "revision-distance",
     summary="Revision Distance: edits a reviser model would make to your drafts (or chosen/rejected pairs); "
             "ROUGE beside it",
+    metrics="proseval.benchmarks.revision_distance.definitions:DRAFTS_AND_PAIRS",
     params=RevisionDistanceParams,
     render="proseval.benchmarks.revision_distance.render:render",
     prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
@@ -30,8 +31,9 @@ def revision_distance(params: RevisionDistanceParams):
 
 @registry.task(
     "revision-distance-stability",
-    summary="how far Revision Distance moves under small seeded word substitutions "
+    summary="how far Revision Distance moves under small seeded, meaning-preserving word substitutions "
             "(see: proseval revision-distance stability)",
+    metrics="proseval.benchmarks.revision_distance.definitions:STABILITY",
     params=StabilityParams,
     render="proseval.benchmarks.revision_distance.render:render",
     prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",

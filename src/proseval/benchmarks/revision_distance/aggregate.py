@@ -1,7 +1,9 @@
 """Run-level figures under ``results.json`` → ``extra["revision_distance"]``, one function per mode.
 
 They read only the scored samples (numbers and score metadata), so they are pure functions of
-the records and can be recomputed from any run folder.
+the records and can be recomputed from any run folder. Every mean and rate comes with its 95%
+interval under the same name plus ``_ci`` (``[low, high]``, or None where it is not defined; see
+`stats`).
 """
 
 from __future__ import annotations
@@ -9,24 +11,25 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
+from statistics import median
 from typing import Any
 
 from proseval.benchmarks.revision_distance.edits import LEVELS, OTHER, category_names
+from proseval.benchmarks.revision_distance.rouge import ROUGE_TYPES
 from proseval.benchmarks.revision_distance.stats import (
     average_ranks,
-    median,
+    mean,
+    mean_ci,
     spearman,
+    spearman_ci,
     summarise_pairs,
     summarise_stability,
+    wilson_ci,
 )
 from proseval.runtime.records import ScoredSample
 
 KEY = "revision_distance"
 DISAGREEMENTS = 5
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 def _value(sample: ScoredSample, name: str) -> Any:
@@ -49,6 +52,25 @@ def _unscored(samples: Sequence[ScoredSample], metric: str) -> tuple[list[Scored
     return scored, dict(sorted(unscored.items())), failed
 
 
+def _with_ci(values: Sequence[float]) -> dict[str, Any]:
+    return {"mean": mean(values), "mean_ci": mean_ci(values)}
+
+
+def _spearman(x: Sequence[float], y: Sequence[float]) -> tuple[float | None, Any]:
+    rho = spearman(x, y)
+    return rho, spearman_ci(rho, len(x))
+
+
+def _breakdown(scored: Sequence[ScoredSample], metric: str, names: Sequence[str], total: float) -> dict[str, Any]:
+    """Per name: mean count per draft (bootstrap interval) and share of all edits (Wilson interval)."""
+    out = {}
+    for name in names:
+        counts = [float((_value(s, metric) or {}).get(name) or 0) for s in scored]
+        out[name] = {**_with_ci(counts), "share": sum(counts) / total if total else None,
+                     "share_ci": wilson_ci(sum(counts), int(total))}
+    return out
+
+
 def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: str, per_words: int) -> dict[str, Any]:
     scored, unscored, failed = _unscored(samples, "revision_distance")
     distances = [float(_value(s, "revision_distance")) for s in scored]
@@ -63,34 +85,30 @@ def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: s
         for key in ("raw_count", "split_added", "noops", "duplicates", "missing_fields", "template_echoes"):
             normalisation[key] += int(meta.get(key, 0))
         normalisation["repaired_json"] += int(meta.get("status") == "repaired")
-    categories = {}
-    for name in category_names(setting):
-        counts = [float((_value(s, "revision_categories") or {}).get(name) or 0) for s in scored]
-        categories[name] = {"mean": _mean(counts), "share": sum(counts) / total_edits if total_edits else None}
-    levels = {}
-    for name in (*LEVELS, OTHER):
-        counts = [float((_value(s, "revision_levels") or {}).get(name) or 0) for s in scored]
-        levels[name] = {"mean": _mean(counts), "share": sum(counts) / total_edits if total_edits else None}
     # ROUGE needs no reviser: its mean covers every draft with a reference, ρ the drafts with a distance too
     all_rouge = [s for s in samples if s.status == "ok" and isinstance(_value(s, "rouge"), dict)]
     with_rouge = [s for s in scored if isinstance(_value(s, "rouge"), dict)]
     baselines = {}
-    for name in ("rouge1", "rouge2", "rougeL"):
-        values = [float(_value(s, "rouge")[name]) for s in with_rouge]
-        negated = [-float(_value(s, "revision_distance")) for s in with_rouge]
-        baselines[name] = {"mean": _mean([float(_value(s, "rouge")[name]) for s in all_rouge]),
-                           "n": len(all_rouge), "spearman_vs_neg_distance": spearman(values, negated),
-                           "n_paired": len(values)}
+    for name in ROUGE_TYPES:
+        rho, rho_ci = _spearman([float(_value(s, "rouge")[name]) for s in with_rouge],
+                                [-float(_value(s, "revision_distance")) for s in with_rouge])
+        baselines[name] = {**_with_ci([float(_value(s, "rouge")[name]) for s in all_rouge]), "n": len(all_rouge),
+                           "spearman_vs_neg_distance": rho, "spearman_ci": rho_ci, "n_paired": len(with_rouge)}
     return {
-        "mode": "drafts", "setting": setting, "weighting": weighting, "per_words": per_words, "scored": len(scored), "unscored": unscored,
-        "failed": failed,
-        "distance": {"mean": _mean(distances), "median": median(distances),
+        "mode": "drafts", "setting": setting, "weighting": weighting, "per_words": per_words, "scored": len(scored),
+        "unscored": unscored, "failed": failed,
+        "distance": {**_with_ci(distances), "median": median(distances) if distances else None,
                      "min": min(distances, default=None), "max": max(distances, default=None)},
-        "normalised_mean": _mean(normalised), "weighted_mean": _mean(weighted),
+        "normalised_mean": mean(normalised), "normalised_mean_ci": mean_ci(normalised),
+        "weighted_mean": mean(weighted), "weighted_mean_ci": mean_ci(weighted),
         "grounded": grounded, "ungrounded": ungrounded,
         "grounded_share": grounded / (grounded + ungrounded) if grounded + ungrounded else None,
+        "grounded_share_ci": wilson_ci(grounded, int(grounded + ungrounded)),
         "insertions": total_edits - grounded - ungrounded,
-        "normalisation": dict(normalisation), "categories": categories, "levels": levels, "baselines": baselines,
+        "normalisation": dict(normalisation),
+        "categories": _breakdown(scored, "revision_categories", category_names(setting), total_edits),
+        "levels": _breakdown(scored, "revision_levels", (*LEVELS, OTHER), total_edits),
+        "baselines": baselines,
         "disagreements": disagreements(with_rouge),
         "points": [[s.id, float(_value(s, "revision_distance")),
                     float(_value(s, "rouge")["rougeL"]) if isinstance(_value(s, "rouge"), dict) else None]
@@ -111,22 +129,62 @@ def disagreements(samples: Sequence[ScoredSample], top: int = DISAGREEMENTS) -> 
     return [row for row in rows[:top] if row["rank_gap"] != 0]
 
 
-def aggregate_pairs(samples: Sequence[ScoredSample]) -> dict[str, Any]:
-    scored, unscored, failed = _unscored(samples, "pair_agree")
-    outcomes = [(float(_value(s, "distance_chosen")), float(_value(s, "distance_rejected"))) for s in scored]
-    humans, negated = [], []
-    for sample, (chosen, rejected) in zip(scored, outcomes):
-        for which, distance in (("chosen", chosen), ("rejected", rejected)):
+def _human_scores(samples: Sequence[ScoredSample], values: Sequence[tuple[float, float]]
+                  ) -> tuple[list[float], list[float]]:
+    """(human score, value) for every text of `samples` with a human score; `values` are (chosen, rejected)."""
+    humans, paired = [], []
+    for sample, pair in zip(samples, values):
+        for which, value in zip(("chosen", "rejected"), pair):
             human = sample.metadata.get(f"{which}_score")
             if isinstance(human, (int, float)) and not isinstance(human, bool):
                 humans.append(float(human))
-                negated.append(-distance)
-    return {"mode": "pairs", "scored": len(scored), "unscored": unscored, "failed": failed,
-            **asdict(summarise_pairs(outcomes)),
-            "mean_distance_chosen": _mean([c for c, _ in outcomes]),
-            "mean_distance_rejected": _mean([r for _, r in outcomes]),
-            "spearman_human_vs_neg_distance": spearman(humans, negated), "human_scored_texts": len(humans),
-            "points": [[s.id, c, r] for s, (c, r) in zip(scored, outcomes)]}
+                paired.append(value)
+    return humans, paired
+
+
+def _rouge_pairs(samples: Sequence[ScoredSample], scored: Sequence[ScoredSample]) -> dict[str, Any]:
+    """Per ROUGE variant: agreement with the preference (chosen scores higher) on the pairs the distance
+    scored and on every pair, and Spearman's ρ with the human scores on the texts the distance scored."""
+    have = [s for s in samples if s.status == "ok" and isinstance(_value(s, "rouge_chosen"), dict)]
+    same = [s for s in scored if isinstance(_value(s, "rouge_chosen"), dict)]
+    if not have:
+        return {}
+
+    def negated(group: Sequence[ScoredSample], name: str) -> list[tuple[float, float]]:
+        return [(-float(_value(s, "rouge_chosen")[name]), -float(_value(s, "rouge_rejected")[name])) for s in group]
+
+    out = {}
+    for name in ROUGE_TYPES:
+        humans, values = _human_scores(same, [(-c, -r) for c, r in negated(same, name)])
+        rho, rho_ci = _spearman(humans, values)
+        out[name] = {"scored_pairs": asdict(summarise_pairs(negated(same, name))),
+                     "all_pairs": asdict(summarise_pairs(negated(have, name))),
+                     "spearman_human": rho, "spearman_human_ci": rho_ci, "human_scored_texts": len(humans)}
+    return out
+
+
+def aggregate_pairs(samples: Sequence[ScoredSample], weighting: str = "none") -> dict[str, Any]:
+    scored, unscored, failed = _unscored(samples, "pair_agree")
+    outcomes = [(float(_value(s, "distance_chosen")), float(_value(s, "distance_rejected"))) for s in scored]
+    humans, values = _human_scores(scored, [(-c, -r) for c, r in outcomes])
+    rho, rho_ci = _spearman(humans, values)
+    chosen, rejected = [c for c, _ in outcomes], [r for _, r in outcomes]
+    result = {"mode": "pairs", "weighting": weighting, "scored": len(scored), "unscored": unscored, "failed": failed,
+              **asdict(summarise_pairs(outcomes)),
+              "mean_distance_chosen": mean(chosen), "mean_distance_chosen_ci": mean_ci(chosen),
+              "mean_distance_rejected": mean(rejected), "mean_distance_rejected_ci": mean_ci(rejected),
+              "spearman_human_vs_neg_distance": rho, "spearman_human_vs_neg_distance_ci": rho_ci,
+              "human_scored_texts": len(humans),
+              "points": [[s.id, c, r] for s, (c, r) in zip(scored, outcomes)]}
+    if weighting != "none":
+        pairs = [(float(_value(s, "weighted_chosen")), float(_value(s, "weighted_rejected"))) for s in scored]
+        weighted_chosen, weighted_rejected = [c for c, _ in pairs], [r for _, r in pairs]
+        result["weighted"] = {**asdict(summarise_pairs(pairs)),
+                              "mean_chosen": mean(weighted_chosen), "mean_chosen_ci": mean_ci(weighted_chosen),
+                              "mean_rejected": mean(weighted_rejected), "mean_rejected_ci": mean_ci(weighted_rejected)}
+    if rouge := _rouge_pairs(samples, scored):
+        result["rouge"] = rouge
+    return result
 
 
 def aggregate_stability(samples: Sequence[ScoredSample], seed: int, rate: float,
@@ -134,9 +192,10 @@ def aggregate_stability(samples: Sequence[ScoredSample], seed: int, rate: float,
     scored, unscored, failed = _unscored(samples, "stability_abs_change")
     pairs = [(float(_value(s, "distance_original")), float(_value(s, "distance_perturbed"))) for s in scored]
     substitutions = [float(s.metadata.get("substitutions", 0)) for s in scored]
+    originals, perturbed = [o for o, _ in pairs], [p for _, p in pairs]
     return {"mode": "stability", "seed": seed, "rate": rate, "skipped_unperturbable": list(skipped),
             "scored": len(scored), "unscored": unscored, "failed": failed, **asdict(summarise_stability(pairs)),
-            "mean_distance_original": _mean([o for o, _ in pairs]),
-            "mean_distance_perturbed": _mean([p for _, p in pairs]),
-            "mean_substitutions": _mean(substitutions),
+            "mean_distance_original": mean(originals), "mean_distance_original_ci": mean_ci(originals),
+            "mean_distance_perturbed": mean(perturbed), "mean_distance_perturbed_ci": mean_ci(perturbed),
+            "mean_substitutions": mean(substitutions), "mean_substitutions_ci": mean_ci(substitutions),
             "points": [[s.id, o, p] for s, (o, p) in zip(scored, pairs)]}

@@ -46,11 +46,12 @@ def stability(
     runs: Path = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (resumable, cached)."),
     display: Optional[str] = main_cli.DisplayOpt,
 ) -> None:
-    """Revise each draft and a copy with a few seeded word substitutions; report how far the distance moves.
+    """Revise each draft and a copy with a few seeded, meaning-preserving word substitutions; report how far
+    the distance moves.
 
-    A stable metric barely moves: the table gives the mean absolute change in edits, the
-    share of drafts whose distance is unchanged, and the drafts left out because no word of
-    theirs is in the substitution table.
+    A stable metric barely moves: the table gives the mean absolute change in edits and the share
+    of drafts whose distance is unchanged (with 95% intervals), and the drafts left out because
+    none of their words can be substituted without a risk of changing the meaning.
     """
     params = {"drafts": str(drafts), "setting": setting, "perturb_seed": seed, "rate": rate,
               "structured": structured, "attempts": attempts, **({"refs": str(refs)} if refs else {})}
@@ -81,7 +82,7 @@ def perturb_cmd(
                                  "substitutions": [list(p) for p in changed.substitutions]}, ensure_ascii=False))
     output.write_text("\n".join(lines) + "\n", encoding="utf-8")
     main_cli.console.print(f"wrote {output}: {len(rows) - unchanged} drafts perturbed, {unchanged} without a "
-                           "substitutable word")
+                           "word safe to substitute")
 
 
 @app.command("drafts")

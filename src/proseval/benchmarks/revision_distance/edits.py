@@ -1,4 +1,4 @@
-"""Reviser replies as edits: parsing, normalisation and the compound-edit split (pure functions).
+"""Reviser replies as edits: parsing, normalisation, the compound-edit split and the categories (pure functions).
 
 A reply is usable when it holds a JSON array of edit objects, bare or under ``"edits"``
 (``[]`` is a usable reply: no edit is needed). The first complete array (or object with
@@ -13,10 +13,11 @@ only of them is unusable.
 
 Normalisation, applied in this order, each counted:
 
-1. **compound split** — an ``action_name`` that joins several actions ("simplify and
-   reorganize", "add/delete", "rephrase, shorten") becomes one edit per distinct action,
-   each with the same snippets: every action a user would perform counts once, and the same
-   action named twice in one edit counts once;
+1. **compound split** — an ``action_name`` that joins several *actions* ("simplify and
+   reorganize", "add/delete") becomes one edit per distinct action, each with the same
+   snippets. A joined part is a new action only when it starts with a verb of `ACTIONS`;
+   otherwise it is part of the object of the action before it ("add examples and citations"
+   is one edit). Verbs of one action ("compare and contrast") count once;
 2. **no-ops dropped** — an edit whose original and revised snippets are the same non-empty
    text (runs of whitespace aside; a change of case is an edit) changes nothing;
 3. **duplicates dropped** — an edit equal to an earlier one (action name up to case, snippets
@@ -34,32 +35,104 @@ from proseval.judging.reasoning import strip_reasoning
 
 FIELDS = ("action_name", "revision_description", "revision_level", "original_snippet", "revised_snippet",
           "revision_intention")
-# The knowledge-intensive setting asks the reviser to file every edit under one of these.
+# The knowledge-intensive setting files every edit under one of these (the paper's Table 4).
 KNOWLEDGE_CATEGORIES = ("order", "comparison", "description")
 # The other settings count edits by the kind of action (our own small vocabulary).
 ACTION_CATEGORIES = ("add", "delete", "rewrite", "reorder")
-LEVELS = ("word", "phrase", "sentence", "paragraph", "document")
+# "reference": an edit to what the text says about one cited work (knowledge-intensive writing).
+LEVELS = ("word", "phrase", "sentence", "paragraph", "document", "reference")
 OTHER = "other"
 
-_JOINERS = re.compile(r"\s*(?:,|;|/|\+|&|\band\b|\bthen\b|\bas well as\b)\s*", re.IGNORECASE)
+_JOINER = re.compile(r"\s*(?:,|;|/|\+|&|\band\b|\bthen\b|\bas well as\b)\s*", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
+_LETTERS = re.compile(r"[a-z]+")
 
-_ACTION_WORDS: dict[str, tuple[str, ...]] = {
-    "add": ("add", "insert", "include", "expand", "elaborate", "append", "introduce", "supplement", "extend"),
-    "delete": ("delete", "remove", "cut", "omit", "drop", "trim", "shorten", "condense", "eliminate"),
-    "reorder": ("reorder", "move", "reorganize", "reorganise", "restructure", "rearrange", "swap", "relocate",
-                "order"),
-    "rewrite": ("rewrite", "rephrase", "replace", "modify", "change", "revise", "simplify", "clarify", "correct",
-                "fix", "edit", "reword", "substitute", "merge", "combine", "split", "adjust", "improve", "update",
-                "polish", "paraphrase", "refine"),
-}
+
+@dataclass(frozen=True)
+class Action:
+    """One revision action: the verbs that name it, and the category it counts under in each setting.
+
+    `general` is one of `ACTION_CATEGORIES` (None: decided by the snippets), `knowledge` one of
+    `KNOWLEDGE_CATEGORIES` (None: the action alone does not say).
+    """
+
+    name: str
+    verbs: tuple[str, ...]
+    general: str | None
+    knowledge: str | None
+
+
+# The paper's action vocabulary (expand, simplify, compare, group, reorganise, add, delete, ...) and
+# close synonyms. Verbs of one entry are one action: "compare and contrast" is a single edit.
+ACTIONS: tuple[Action, ...] = (
+    Action("add", ("add", "insert", "include", "append", "introduce", "supplement"), "add", None),
+    Action("expand", ("expand", "elaborate", "extend", "enrich", "develop"), "add", "description"),
+    Action("delete", ("delete", "remove", "omit", "drop", "eliminate", "cut"), "delete", None),
+    Action("shorten", ("shorten", "condense", "trim", "compress", "summarise", "summarize"), "delete", "description"),
+    Action("simplify", ("simplify",), "rewrite", "description"),
+    Action("clarify", ("clarify",), "rewrite", "description"),
+    Action("describe", ("describe", "explain", "specify", "define"), None, "description"),
+    Action("correct", ("correct", "fix"), "rewrite", "description"),
+    Action("compare", ("compare", "contrast", "differentiate", "distinguish"), None, "comparison"),
+    Action("reorganise", ("reorganise", "reorganize", "restructure", "rearrange", "reorder", "resequence"),
+           "reorder", "order"),
+    Action("move", ("move", "relocate", "swap"), "reorder", "order"),
+    Action("group", ("group", "cluster", "categorise", "categorize"), "reorder", "order"),
+    Action("merge", ("merge", "combine"), "rewrite", None),
+    Action("split", ("split", "divide"), "rewrite", None),
+    Action("rewrite", ("rewrite", "rephrase", "reword", "paraphrase"), "rewrite", None),
+    Action("replace", ("replace", "substitute"), "rewrite", None),
+    Action("revise", ("revise", "modify", "change", "edit", "adjust", "improve", "update", "polish", "refine",
+                      "strengthen", "tighten", "streamline", "emphasise", "emphasize", "highlight"), "rewrite", None),
+)
+_VERB_ACTION: dict[str, Action] = {verb: action for action in ACTIONS for verb in action.verbs}
+# Nouns of actions ("reorganization of the paragraphs") that the suffix rules below do not reach.
+_NOUNS = {"addition": "add", "expansion": "expand", "extension": "extend", "comparison": "compare",
+          "simplification": "simplify", "clarification": "clarify", "description": "describe",
+          "explanation": "explain", "removal": "remove", "omission": "omit", "division": "divide",
+          "revision": "revise", "definition": "define"}
+
 _LEVEL_WORDS: dict[str, tuple[str, ...]] = {
     "word": ("word", "token", "spelling", "punctuation", "character"),
     "phrase": ("phrase", "clause", "expression", "term"),
     "sentence": ("sentence", "line"),
     "paragraph": ("paragraph", "passage"),
     "document": ("document", "section", "structure", "global", "whole", "text", "overall", "discourse"),
+    "reference": ("reference", "citation", "cited"),
 }
+
+
+def _verb_forms(word: str) -> list[str]:
+    """The base forms `word` may be an inflection of (moves, moved, moving, simplified, dropped)."""
+    forms = [word]
+    for suffix, endings in (("ies", ("y",)), ("ied", ("y",)), ("es", ("", "e")), ("s", ("",)), ("ed", ("", "e")),
+                            ("d", ("",)), ("ing", ("", "e"))):
+        if word.endswith(suffix) and len(word) > len(suffix) + 1:
+            stem = word[:-len(suffix)]
+            forms.extend(stem + ending for ending in endings)
+            if suffix in ("ed", "ing") and len(stem) > 2 and stem[-1] == stem[-2]:
+                forms.append(stem[:-1])  # dropped → drop
+    return forms
+
+
+def action_of_word(word: str, *, nouns: bool = False) -> Action | None:
+    """The action a word names as a verb (any inflection), or also as a noun when `nouns` is set
+    ("deletion", "reorganisation")."""
+    word = word.casefold()
+    forms = _verb_forms(word)
+    if nouns:
+        singular = word[:-1] if word.endswith("s") else word
+        forms += [_NOUNS.get(singular, "")]
+        for suffix, endings in (("isation", ("ise",)), ("ization", ("ize",)), ("ation", ("e", "ate", "")),
+                                ("ion", ("", "e"))):
+            if singular.endswith(suffix):
+                forms.extend(singular[:-len(suffix)] + ending for ending in endings)
+    return next((_VERB_ACTION[form] for form in forms if form in _VERB_ACTION), None)
+
+
+def _first_word(text: str) -> str:
+    found = _LETTERS.search(text.casefold())
+    return found.group(0) if found else ""
 
 
 @dataclass(frozen=True)
@@ -160,14 +233,33 @@ def to_edit(item: Any) -> Edit | None:
 
 
 def split_actions(action_name: str) -> list[str]:
-    """The distinct actions named in `action_name` ("simplify and reorganize" → two), in order."""
-    parts = [p.strip(" .") for p in _JOINERS.split(action_name) if p and p.strip(" .")]
+    """The distinct actions named in `action_name`, in order (see the module docstring).
+
+    "simplify and reorganize" → two; "add examples and citations" (a compound object) and
+    "compare and contrast" (two verbs of one action) → one.
+    """
+    parts: list[tuple[int, int]] = []  # spans of the parts between joiners
+    position = 0
+    for joiner in [*_JOINER.finditer(action_name), None]:
+        end = joiner.start() if joiner else len(action_name)
+        if action_name[position:end].strip(" ."):
+            parts.append((position, end))
+        position = joiner.end() if joiner else end
+    actions: list[tuple[str, int, int]] = []  # (action key, start, end)
+    for start, end in parts:
+        first = _first_word(action_name[start:end])
+        action = action_of_word(first)
+        if actions and (action is None or action.name == actions[-1][0]):
+            # the object of the action before it goes on ("and citations"), or a synonym of it ("and contrast")
+            actions[-1] = (actions[-1][0], actions[-1][1], end)
+        else:
+            actions.append((action.name if action is not None else first, start, end))
     seen: set[str] = set()
     distinct = []
-    for part in parts:
-        if part.casefold() not in seen:
-            seen.add(part.casefold())
-            distinct.append(part)
+    for key, start, end in actions:
+        if key not in seen:
+            seen.add(key)
+            distinct.append(action_name[start:end].strip(" ."))
     return distinct or [action_name.strip()]
 
 
@@ -238,18 +330,25 @@ def parse_reply(text: str) -> ParsedReply:
 
 
 def _classify(text: str, vocabulary: dict[str, tuple[str, ...]]) -> str:
-    words = re.findall(r"[a-z]+", text.casefold())
+    words = _LETTERS.findall(text.casefold())
     for label, stems in vocabulary.items():
         if any(word.startswith(stem) for word in words for stem in stems):
             return label
     return OTHER
 
 
+def _first_action(text: str) -> Action | None:
+    """The first action the words of `text` name (a verb or its noun: "deletion", "reorganisation")."""
+    return next((action for word in _LETTERS.findall(text.casefold())
+                 if (action := action_of_word(word, nouns=True)) is not None), None)
+
+
 def action_category(edit: Edit) -> str:
-    """add, delete, rewrite, reorder or other, from the action name (then the snippets' emptiness)."""
-    label = _classify(edit.action_name, _ACTION_WORDS)
-    if label != OTHER:
-        return label
+    """add, delete, rewrite, reorder or other: from the first action named in `action_name`, else
+    (an unknown action, or one without a general category) from which snippet is empty."""
+    action = _first_action(edit.action_name)
+    if action is not None and action.general is not None:
+        return action.general
     if not edit.original_snippet and edit.revised_snippet:
         return "add"
     if edit.original_snippet and not edit.revised_snippet:
@@ -257,21 +356,31 @@ def action_category(edit: Edit) -> str:
     return OTHER
 
 
-def knowledge_category(edit: Edit) -> str:
-    """order, comparison or description as the reviser filed the edit (`category`, else the action name).
+def _category_named(text: str) -> str | None:
+    """The knowledge category named in `text` (the first one named when there are several)."""
+    folded = text.casefold()
+    found = [(folded.find(label), label) for label in KNOWLEDGE_CATEGORIES if label in folded]
+    return min(found)[1] if found else None
 
-    An edit counts under one category only: the first one named when the reviser gives several.
+
+def knowledge_category(edit: Edit) -> str:
+    """order, comparison, description or other for the knowledge-intensive setting.
+
+    The reviser's `category` when it names one of the three (the first one named when it gives
+    several); otherwise (none given, or another word) the action's: a category named in
+    `action_name` ("add comparison"), else the category of its first action (`ACTIONS`:
+    reorganise / group / move → order, compare / contrast → comparison, expand / simplify /
+    describe → description). An action without one (add, delete, rephrase, …) counts as other.
     """
-    for source in (edit.category, edit.action_name):
-        folded = source.casefold()
-        found = [(folded.find(label), label) for label in KNOWLEDGE_CATEGORIES if label in folded]
-        if found:
-            return min(found)[1]  # the first one named ("description and comparison" → description)
-    return OTHER
+    for label in (_category_named(edit.category), _category_named(edit.action_name)):
+        if label is not None:
+            return label
+    action = _first_action(edit.action_name)
+    return action.knowledge if action is not None and action.knowledge is not None else OTHER
 
 
 def level_of(edit: Edit) -> str:
-    """word, phrase, sentence, paragraph, document or other (the first level named)."""
+    """word, phrase, sentence, paragraph, document, reference or other (the first level named)."""
     return _classify(edit.revision_level, _LEVEL_WORDS)
 
 

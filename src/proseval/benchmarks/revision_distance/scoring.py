@@ -24,7 +24,7 @@ from proseval.benchmarks.revision_distance.edits import (
 )
 from proseval.benchmarks.revision_distance.grounding import DEFAULT_THRESHOLD
 from proseval.benchmarks.revision_distance.measure import Measure, measure
-from proseval.benchmarks.revision_distance.prompts import PROMPT_OF_SETTING, SETTINGS
+from proseval.benchmarks.revision_distance.prompts import PROMPT_LEVELS, PROMPT_OF_SETTING, SETTINGS
 from proseval.benchmarks.revision_distance.rouge import rouge_scores
 from proseval.benchmarks.revision_distance.stats import PairOutcome
 from proseval.benchmarks.revision_distance.weights import WEIGHTINGS
@@ -70,9 +70,9 @@ class ReviserOptions:
 
 def edits_schema(setting: str) -> dict[str, Any]:
     """The JSON schema of a reviser reply (an object, since strict schemas need one at the top); the level,
-    and in the knowledge setting the category, are limited to the names the prompt gives."""
+    and in the knowledge setting the category, are limited to the names the setting's prompt gives."""
     properties: dict[str, Any] = {name: {"type": "string"} for name in FIELDS}
-    properties["revision_level"] = {"type": "string", "enum": list(LEVELS)}
+    properties["revision_level"] = {"type": "string", "enum": list(PROMPT_LEVELS[setting])}
     if setting == "knowledge":
         properties["category"] = {"type": "string", "enum": list(KNOWLEDGE_CATEGORIES)}
     edit = {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
@@ -261,19 +261,26 @@ async def rouge_scorer(sample: Sample, state: State, ctx: Any) -> dict[str, Scor
 
 
 PAIR_METRICS = ("distance_chosen", "distance_rejected", "pair_agree", "pair_tie")
+WEIGHTED_PAIR_METRICS = ("weighted_chosen", "weighted_rejected", "pair_agree_weighted", "pair_tie_weighted")
+
+
+def pair_metric_names(options: ReviserOptions) -> tuple[str, ...]:
+    return PAIR_METRICS + (WEIGHTED_PAIR_METRICS if options.weighting != "none" else ())
 
 
 def pair_scorer(options: ReviserOptions) -> Callable[..., Any]:
     """Both texts of a pair revised (turns ``chosen`` and ``rejected``); agreement when chosen needs fewer.
 
     ``state.output`` is the chosen text, ``sample.target["rejected"]`` the other; either reply
-    unusable leaves the pair unscored.
+    unusable leaves the pair unscored. With a weighting, the weighted distances and their
+    agreement are reported too.
     """
+    names = pair_metric_names(options)
 
-    @scorer("pairwise", metrics=PAIR_METRICS)
+    @scorer("pairwise", metrics=names)
     async def pairwise(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
         both = await _revise_both(ctx, options, sample, ("chosen", state.output, "chosen"),
-                                  ("rejected", sample.target["rejected"], "rejected"), PAIR_METRICS)
+                                  ("rejected", sample.target["rejected"], "rejected"), names)
         if isinstance(both, dict):
             return both
         chosen, rejected = both
@@ -282,11 +289,30 @@ def pair_scorer(options: ReviserOptions) -> Callable[..., Any]:
         outcome = PairOutcome.of(c, r)
         edits = {which: [e.as_dict() for e in (rev.parsed.edits or ())] for which, rev in
                  (("chosen", chosen), ("rejected", rejected))}
-        return {"distance_chosen": Score(value=float(c), metadata={"edits": edits["chosen"]}),
-                "distance_rejected": Score(value=float(r), metadata={"edits": edits["rejected"]}),
-                "pair_agree": Score(value=outcome.agree), "pair_tie": Score(value=outcome.tie)}
+        scores = {"distance_chosen": Score(value=float(c), metadata={"edits": edits["chosen"]}),
+                  "distance_rejected": Score(value=float(r), metadata={"edits": edits["rejected"]}),
+                  "pair_agree": Score(value=outcome.agree), "pair_tie": Score(value=outcome.tie)}
+        if options.weighting != "none":
+            wc, wr = chosen.measured.weighted, rejected.measured.weighted
+            weighted = PairOutcome.of(wc, wr)
+            scores |= {"weighted_chosen": Score(value=wc, metadata={"weighting": options.weighting}),
+                       "weighted_rejected": Score(value=wr, metadata={"weighting": options.weighting}),
+                       "pair_agree_weighted": Score(value=weighted.agree),
+                       "pair_tie_weighted": Score(value=weighted.tie)}
+        return scores
 
     return pairwise
+
+
+@scorer("rouge-pairs", metrics=["rouge_chosen", "rouge_rejected"])
+async def pair_rouge_scorer(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
+    """ROUGE-1/2/L F1 of the chosen (``state.output``) and the rejected text against the pair's reference."""
+    reference = reference_of(sample)
+    if reference is None:
+        missing = Score.unscored("not_applicable", "no reference")
+        return {"rouge_chosen": missing, "rouge_rejected": missing}
+    return {"rouge_chosen": Score(value=rouge_scores(state.output, reference)),
+            "rouge_rejected": Score(value=rouge_scores(sample.target["rejected"], reference))}
 
 
 async def _revise_both(ctx: Any, options: ReviserOptions, sample: Sample, first: tuple[str, str, str],

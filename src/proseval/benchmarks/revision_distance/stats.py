@@ -1,10 +1,62 @@
-"""Statistics over measured distances: summaries, rank correlation, pair agreement, stability (pure)."""
+"""Statistics over measured distances: rank correlation, pair agreement, stability, and 95% confidence
+intervals (pure functions).
+
+Intervals (`CONFIDENCE` = 0.95):
+
+- a **mean** — the percentile bootstrap of the run's metric table
+  (`proseval.runtime.aggregate.bootstrap_ci`: 1,000 resamples, seeded, so the same scores give
+  the same interval); None for fewer than two values;
+- a **rate** k/n — Wilson's score interval; None for n = 0;
+- **Spearman's ρ** — Fisher's z transform with the standard error sqrt(1.06 / (n − 3)) that
+  Fieller, Hartley and Pearson (1957) give for rank correlation; None for n < 4 or |ρ| = 1.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
+
+from proseval.runtime.aggregate import bootstrap_ci
+
+CONFIDENCE = 0.95
+Interval = tuple[float, float] | None
+
+
+def _z() -> float:
+    return NormalDist().inv_cdf(1 - (1 - CONFIDENCE) / 2)
+
+
+def mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def mean_ci(values: Sequence[float]) -> Interval:
+    """Percentile-bootstrap interval of the mean (see the module docstring)."""
+    if len(values) < 2:
+        return None
+    low, high = bootstrap_ci(values, level=CONFIDENCE)
+    return None if low is None or high is None else (low, high)
+
+
+def wilson_ci(successes: float, trials: int) -> Interval:
+    """Wilson's score interval of the rate `successes` / `trials`."""
+    if trials <= 0:
+        return None
+    z, n = _z(), trials
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def spearman_ci(rho: float | None, n: int) -> Interval:
+    """Fisher-z interval of Spearman's ρ over `n` points (see the module docstring)."""
+    if rho is None or n < 4 or abs(rho) >= 1:
+        return None
+    z, half = math.atanh(rho), _z() * math.sqrt(1.06 / (n - 3))
+    return math.tanh(z - half), math.tanh(z + half)
 
 
 def average_ranks(values: Sequence[float]) -> list[float]:
@@ -39,14 +91,6 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
     return pearson(average_ranks(x), average_ranks(y))
 
 
-def median(values: Sequence[float]) -> float | None:
-    data = sorted(values)
-    if not data:
-        return None
-    middle = len(data) // 2
-    return float(data[middle]) if len(data) % 2 else (data[middle - 1] + data[middle]) / 2
-
-
 @dataclass(frozen=True)
 class PairOutcome:
     """How the distances of a preferred (chosen) and a dispreferred (rejected) text compare."""
@@ -61,43 +105,57 @@ class PairOutcome:
 
 @dataclass(frozen=True)
 class PairSummary:
+    """Agreement, ties and disagreement over pairs (they add up to 1), each with its Wilson interval."""
+
     pairs: int
     agreement: float | None  # share of pairs where the chosen text needs fewer edits
+    agreement_ci: Interval
     tie_rate: float | None
-    agreement_without_ties: float | None
+    tie_rate_ci: Interval
     disagreement: float | None  # the rejected text needs fewer edits
+    disagreement_ci: Interval
+    agreement_without_ties: float | None  # among the pairs that are not tied
+    agreement_without_ties_ci: Interval
 
 
 def summarise_pairs(outcomes: Sequence[tuple[float, float]]) -> PairSummary:
-    """Agreement over (chosen distance, rejected distance) pairs."""
+    """Agreement over (chosen, rejected) values, lower meaning better (negate a higher-is-better score)."""
     results = [PairOutcome.of(c, r) for c, r in outcomes]
     n = len(results)
-    if not n:
-        return PairSummary(0, None, None, None, None)
     agree = sum(r.agree for r in results)
     ties = sum(r.tie for r in results)
     decided = n - ties
-    return PairSummary(n, agree / n, ties / n, agree / decided if decided else None, (decided - agree) / n)
+
+    def rate(k: float, of: float) -> float | None:
+        return k / of if of else None
+
+    return PairSummary(n, rate(agree, n), wilson_ci(agree, n), rate(ties, n), wilson_ci(ties, n),
+                       rate(decided - agree, n), wilson_ci(decided - agree, n),
+                       rate(agree, decided), wilson_ci(agree, int(decided)))
 
 
 @dataclass(frozen=True)
 class StabilitySummary:
     drafts: int
     mean_abs_change: float | None
+    mean_abs_change_ci: Interval
     share_unchanged: float | None
+    share_unchanged_ci: Interval
     mean_relative_change: float | None  # |Δ| / max(1, original distance)
+    mean_relative_change_ci: Interval
     max_abs_change: float | None
 
 
 def summarise_stability(pairs: Sequence[tuple[float, float]]) -> StabilitySummary:
     """How much the distance moves from the original (first) to the perturbed (second) draft."""
-    if not pairs:
-        return StabilitySummary(0, None, None, None, None)
     changes = [abs(p - o) for o, p in pairs]
+    relative = [c / max(1.0, o) for c, (o, _) in zip(changes, pairs)]
+    unchanged = sum(1 for c in changes if c == 0)
     return StabilitySummary(
         drafts=len(pairs),
-        mean_abs_change=sum(changes) / len(changes),
-        share_unchanged=sum(1 for c in changes if c == 0) / len(changes),
-        mean_relative_change=sum(c / max(1.0, o) for c, (o, _) in zip(changes, pairs)) / len(changes),
-        max_abs_change=max(changes),
+        mean_abs_change=mean(changes), mean_abs_change_ci=mean_ci(changes),
+        share_unchanged=unchanged / len(changes) if changes else None,
+        share_unchanged_ci=wilson_ci(unchanged, len(changes)),
+        mean_relative_change=mean(relative), mean_relative_change_ci=mean_ci(relative),
+        max_abs_change=max(changes, default=None),
     )

@@ -22,6 +22,7 @@ from proseval.benchmarks.revision_distance.scoring import (
     REVISER_SETTINGS,
     ROLE,
     ReviserOptions,
+    pair_rouge_scorer,
     pair_scorer,
     revision_distance_scorer,
     rouge_scorer,
@@ -33,7 +34,7 @@ from proseval.core.task import Task
 from proseval.models.base import GenerateConfig
 from proseval.runtime.records import Results, ScoredSample
 
-VERSION = "1"
+VERSION = "2"  # 2: prompts on concept/structure/flow, verb-based compound split, CIs
 REVISER_CONFIG = GenerateConfig(**REVISER_SETTINGS)
 
 
@@ -104,12 +105,16 @@ def _pairs_task(params: RevisionDistanceParams, options: ReviserOptions) -> Task
                               target={"draft": pair.chosen, "rejected": pair.rejected, "reference": pair.reference,
                                       "instruction": pair.instruction}))
 
-    def aggregate(scored: list[ScoredSample]) -> dict[str, Any]:
-        return {KEY: aggregate_pairs(scored)}
+    scorers: list[Any] = [pair_scorer(options)]
+    if all(pair.reference is not None for pair in pairs):  # ROUGE of both texts, for the alignment comparison
+        require_rouge_score()
+        scorers.append(pair_rouge_scorer)
 
-    return _task("revision-distance", samples, [pair_scorer(options)], _source(Path(params.pairs or ""),
-                 pairs=len(pairs)), aggregate, f"revision distance of chosen/rejected pairs ({options.setting})",
-                 "pair_agree")
+    def aggregate(scored: list[ScoredSample]) -> dict[str, Any]:
+        return {KEY: aggregate_pairs(scored, options.weighting)}
+
+    return _task("revision-distance", samples, scorers, _source(Path(params.pairs or ""), pairs=len(pairs)),
+                 aggregate, f"revision distance of chosen/rejected pairs ({options.setting})", "pair_agree")
 
 
 def make_stability_task(params: StabilityParams) -> Task:

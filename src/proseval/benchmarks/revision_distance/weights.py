@@ -1,7 +1,8 @@
 """Edit weights for the optional weighted distance (pure functions).
 
 ``level``: an edit weighs by the level the reviser gave it — word 1, phrase 1, sentence 2,
-paragraph 3, document 4, anything else 1. ``size``: an edit weighs the number of word
+reference 2 (what is said about one cited work: about a sentence or two), paragraph 3, document 4,
+anything else 1. ``size``: an edit weighs the number of word
 operations (insertions, deletions, substitutions: a word-level Levenshtein distance) that turn
 its original snippet into its revised snippet, at least 1. ``none``: every edit weighs 1, so
 the weighted distance is the distance.
@@ -15,7 +16,8 @@ from proseval.benchmarks.revision_distance.edits import Edit, level_of
 from proseval.benchmarks.revision_distance.grounding import tokens
 
 WEIGHTINGS = ("none", "level", "size")
-LEVEL_WEIGHTS = {"word": 1.0, "phrase": 1.0, "sentence": 2.0, "paragraph": 3.0, "document": 4.0, "other": 1.0}
+LEVEL_WEIGHTS = {"word": 1.0, "phrase": 1.0, "sentence": 2.0, "reference": 2.0, "paragraph": 3.0, "document": 4.0,
+                 "other": 1.0}
 
 
 def word_levenshtein(a: Sequence[str], b: Sequence[str]) -> int:
