@@ -2,19 +2,19 @@
 
 The public API: `run` a task, `resume` and `read_run` a run folder; `task` and `scorer` register
 a benchmark's tasks and scorers; `Task`, `Sample`, `Score`, `State` and `PromptTemplate` are its
-vocabulary.
+vocabulary; `ProsevalError` is the base of every error a user can fix.
 Everything else is internal and may change.
 """
 
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["PromptTemplate", "Run", "Sample", "Score", "State", "Task", "read_run", "resume", "run", "scorer",
-           "task"]
+__all__ = ["PromptTemplate", "ProsevalError", "Run", "Sample", "Score", "State", "Task", "read_run", "resume", "run",
+           "scorer", "task"]
 
 _EXPORTS = {
     "Run": "proseval.api", "read_run": "proseval.api", "run": "proseval.api", "resume": "proseval.api",
-    "PromptTemplate": "proseval.core",
+    "PromptTemplate": "proseval.core", "ProsevalError": "proseval.errors",
     "Sample": "proseval.core", "Score": "proseval.core", "State": "proseval.core", "Task": "proseval.core",
     "scorer": "proseval.core", "task": "proseval.registry",
 }

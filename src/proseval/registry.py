@@ -23,9 +23,18 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .core.preset import Preset
 from .core.prompt import PromptTemplate
 from .core.task import Task
+from .errors import UsageError
 
 ENTRY_POINT_GROUP = "proseval.benchmarks"
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class UnknownNameError(UsageError, KeyError):
+    """No task, preset or scorer of that name; the message lists the known ones."""
+
+
+class TaskParamsError(UsageError, ValueError):
+    """Task options that the task's parameter model refuses; the message names each option."""
 
 
 class NoParams(BaseModel):
@@ -48,7 +57,8 @@ class TaskEntry:
     def preset(self, name: str) -> Preset:
         known = dict(self.presets()) if self.presets is not None else {}
         if name not in known:
-            raise KeyError(f"task {self.name} has no preset {name!r} (its presets: {', '.join(known) or 'none'})")
+            raise UnknownNameError(f"task {self.name} has no preset {name!r} "
+                                   f"(its presets: {', '.join(known) or 'none'})")
         return known[name]
 
 
@@ -138,7 +148,7 @@ def scorer_plugins() -> dict[str, ScorerEntry]:
 def get_scorer_plugin(name: str) -> ScorerEntry:
     known = scorer_plugins()
     if name not in known:
-        raise KeyError(f"unknown scorer {name!r}; available: {', '.join(known) or 'none'}")
+        raise UnknownNameError(f"unknown scorer {name!r}; available: {', '.join(known) or 'none'}")
     return known[name]
 
 
@@ -187,7 +197,7 @@ def generate_commands() -> dict[str, Callable[[], Callable[..., Any]]]:
 def get_entry(name: str) -> TaskEntry:
     known = tasks()
     if name not in known:
-        raise KeyError(f"unknown task {name!r}; available: {', '.join(known)} (see: proseval list)")
+        raise UnknownNameError(f"unknown task {name!r}; available: {', '.join(known)} (see: proseval list)")
     return known[name]
 
 
@@ -207,7 +217,7 @@ def get_task(name: str, params: dict[str, Any] | None = None) -> Task:
     try:
         validated = entry.params.model_validate(params or {})
     except ValidationError as exc:
-        raise ValueError(format_validation_error(name, exc)) from None
+        raise TaskParamsError(format_validation_error(name, exc)) from None
     built = entry.factory(validated)
     built.params = validated.model_dump(mode="json")
     if entry.prompts is not None and not built.prompts:

@@ -104,7 +104,7 @@ def test_config_file_errors_name_file_and_line(tmp_path):
     assert result.exit_code == 2 and f"{config}:" in result.output
     config.write_text("task: demo\nmodle: x\n")
     result = invoke("run", "--config", str(config))
-    assert result.exit_code == 2 and "unknown option(s) modle" in result.output
+    assert result.exit_code == 2 and f"{config}:2: unknown key modle (did you mean model?)" in result.output
 
 
 def test_resume_refuses_a_changed_configuration(tmp_path):

@@ -44,7 +44,8 @@ def test_the_default_time_limit_grows_with_max_tokens():
 
 def test_local_model_settings_use_llama_cpp_names_and_refuse_unknown_ones():
     config = GenerateConfig(top_k=20, min_p=0.05, repetition_penalty=1.1, max_tokens=10)
-    assert local_params(config) == {"top_k": 20, "min_p": 0.05, "repeat_penalty": 1.1, "max_tokens": 10}
+    assert local_params(config) == {"top_k": 20, "min_p": 0.05, "repeat_penalty": 1.1, "max_tokens": 10, "seed": 0}
+    assert local_params(GenerateConfig(seed=7))["seed"] == 7  # a set seed is kept; unset, the fixed default
     with pytest.raises(Exception, match="response_format type 'x'"):
         local_params(GenerateConfig(response_format={"type": "x"}))
     with pytest.raises(Exception, match="does not take the setting.*chat_template_kwargs"):
@@ -54,7 +55,7 @@ def test_local_model_settings_use_llama_cpp_names_and_refuse_unknown_ones():
 def test_a_structured_request_becomes_a_llama_cpp_grammar():
     schema = score_schema()
     asked = local_params(GenerateConfig(response_format=json_schema_format("score", schema), max_tokens=5))
-    assert asked == {"max_tokens": 5, "response_format": {"type": "json_object", "schema": schema}}
+    assert asked == {"max_tokens": 5, "seed": 0, "response_format": {"type": "json_object", "schema": schema}}
     assert local_params(GenerateConfig(response_format={"type": "json_object"}))["response_format"] == \
         {"type": "json_object"}
     with pytest.raises(Exception, match="json_schema.schema"):

@@ -7,28 +7,27 @@ options, reports errors and prints results the same way.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
-import yaml
 from rich.console import Console
-from rich.markup import escape
 
 from ..api import plan, task_of
 from ..core.prompt import override_prompts
-from ..models.base import FatalError
+from ..errors import ProsevalError, UsageError
 from ..registry import tasks
 from ..report.tables import print_results
+from ..runtime.config import RunConfig, load_run_config
 from ..runtime.loop import run_async
-from ..runtime.roles import RoleError, RoleRequest, parse_assignments
-from ..runtime.runlog import RunFolder, RunFolderError
-from ..runtime.runner import ConfigMismatchError, RunOptions, resume_run, start_run
-from ..runtime.secrets import scrub
+from ..runtime.roles import RoleError, RoleRequest, nest_generation, parse_assignments, parse_value
+from ..runtime.runlog import RunFolder
+from ..runtime.runner import RunOptions, resume_run, start_run
+from .boundary import errors, print_error
 
 console = Console()
-errors = Console(stderr=True)
 
 ModelOpt = typer.Option(None, "--model", "-m", help="Candidate model, PROVIDER/MODEL (e.g. openai/gpt-4o-mini, "
                         "openai-compatible/qwen2.5-7b, local/smollm2-135m).")
@@ -50,89 +49,63 @@ PromptOpt = typer.Option(None, "--prompt", help="NAME=FILE: send the text of FIL
 
 
 
-def fail(message: str, code: int = 2) -> None:
-    errors.print(f"[bold red]error:[/] {escape(scrub(message))}", highlight=False, soft_wrap=True)
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print one `error:` line and exit with `code` (2: a usage error)."""
+    print_error(message)
     raise typer.Exit(code)
 
 
-def load_config(path: Optional[Path]) -> dict[str, Any]:
-    if path is None:
-        return {}
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except OSError as exc:
-        fail(f"cannot read {path}: {exc}")
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        fail(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
-    if not isinstance(data, dict):
-        fail(f"{path}: expected a mapping of option names to values")
-    known = {"task", "model", "role", "roles", "base_url", "role_base_url", "concurrency", "role_concurrency",
-             "gen", "limit", "seed", "out", "display", "no_cache", "params", "epochs", "max_attempts", "prompt", "prompts", "preset"}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        fail(f"{path}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    return data
+def first(*values: Any) -> Any:
+    """The first value that is set (not None): a flag, then the config file's, then a default."""
+    return next((value for value in values if value is not None), None)
 
 
-def as_list(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, dict):
-        return [f"{k}={v}" for k, v in value.items()]
-    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
-
-
-def pick(flag: Any, config: dict[str, Any], key: str, default: Any = None) -> Any:
-    if flag not in (None, []):
-        return flag
-    return config.get(key, default)
-
-
-def parse_value(text: str) -> Any:
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
+def as_config(cfg: RunConfig | Mapping[str, Any]) -> RunConfig:
+    """A `RunConfig`, or a mapping of its keys (`{}`: nothing set)."""
+    return cfg if isinstance(cfg, RunConfig) else RunConfig.model_validate(cfg)
 
 
 def generation_settings(items: list[str]) -> dict[str, dict[str, Any]]:
-    result: dict[str, dict[str, Any]] = {}
-    for key, value in parse_assignments(items, "--gen").items():
-        role, dot, param = key.partition(".")
-        if not dot:
-            raise RoleError(f"--gen {key}={value} must look like ROLE.PARAM=VALUE")
-        field, dot, extra_key = param.partition(".")
-        if field == "extra" and dot and extra_key:  # ROLE.extra.KEY=VALUE: a provider-specific field
-            result.setdefault(role, {}).setdefault("extra", {})[extra_key] = parse_value(value)
-        else:
-            result.setdefault(role, {})[param] = parse_value(value)
-    return result
+    """`-g ROLE.PARAM=VALUE` flags as settings per role, each value read as YAML."""
+    return nest_generation((k, parse_value(v)) for k, v in parse_assignments(items, "--gen").items())
 
 
-def role_request(cfg: dict[str, Any], model, role, base_url, role_base_url, concurrency, role_concurrency, gen) -> RoleRequest:
-    roles = parse_assignments(as_list(role) or as_list(cfg.get("role") or cfg.get("roles")), "--role")
+def counts_by_role(items: list[str], what: str) -> dict[str, int]:
+    """`ROLE=N` flags as whole numbers."""
+    counts = {}
+    for role, text in parse_assignments(items, what).items():
+        value = parse_value(text)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise RoleError(f"{what} {role}={text}: N must be a whole number")
+        counts[role] = value
+    return counts
+
+
+def role_request(cfg: RunConfig | Mapping[str, Any], model, role, base_url, role_base_url, concurrency,
+                 role_concurrency, gen) -> RoleRequest:
+    """The role bindings, endpoints, concurrency and generation settings asked for: each flag
+    replaces the config file's value of the same key."""
+    config = as_config(cfg)
     role_urls: dict[str, list[str]] = {}
-    for item in as_list(role_base_url) or as_list(cfg.get("role_base_url")):
+    for item in role_base_url or []:
         name, _, url = item.partition("=")
         role_urls.setdefault(name, []).append(url)
     return RoleRequest(
-        model=pick(model, cfg, "model"),
-        roles=roles,
-        base_urls=as_list(base_url) or as_list(cfg.get("base_url")),
-        role_base_urls=role_urls,
-        concurrency=pick(concurrency, cfg, "concurrency"),
-        role_concurrency={k: int(v) for k, v in parse_assignments(
-            as_list(role_concurrency) or as_list(cfg.get("role_concurrency")), "--role-concurrency").items()},
-        generation=generation_settings(as_list(gen) or as_list(cfg.get("gen"))),
+        model=model or config.model,
+        roles=parse_assignments(role, "--role") if role else dict(config.role),
+        base_urls=list(base_url or config.base_url),
+        role_base_urls=role_urls or {name: list(urls) for name, urls in config.role_base_url.items()},
+        concurrency=first(concurrency, config.concurrency),
+        role_concurrency=(counts_by_role(role_concurrency, "--role-concurrency") if role_concurrency
+                          else dict(config.role_concurrency)),
+        generation=generation_settings(gen) if gen else config.generation(),
     )
 
 
-def prompt_files(prompt: Optional[list[str]], cfg: dict[str, Any]) -> dict[str, Path]:
+def prompt_files(prompt: Optional[list[str]], cfg: RunConfig | Mapping[str, Any]) -> dict[str, Path]:
     """--prompt NAME=FILE (or `prompts:` in the YAML file), each file checked to exist."""
-    items = as_list(prompt) or as_list(cfg.get("prompt") or cfg.get("prompts"))
-    files = {name: Path(path) for name, path in checked(lambda: parse_assignments(items, "--prompt")).items()}
+    items = parse_assignments(prompt, "--prompt") if prompt else as_config(cfg).prompt
+    files = {name: Path(path) for name, path in items.items()}
     for name, path in files.items():
         if not path.is_file():
             fail(f"--prompt {name}={path}: no such file")
@@ -166,9 +139,9 @@ def report_run(folder: RunFolder, results: Any) -> None:
     console.print(f"run folder: {folder.path}")
 
 
-def task_params_from(items: list[str], cfg: dict[str, Any], extra: list[str]) -> dict[str, Any]:
+def task_params_from(items: list[str], cfg: RunConfig, extra: list[str]) -> dict[str, Any]:
     """Task parameters from the YAML file, `-T KEY=VALUE` and task options such as `--data-dir X`."""
-    params = dict(cfg.get("params") or {})
+    params = dict(cfg.params)
     params.update({k.replace("-", "_"): parse_value(v) for k, v in parse_assignments(items, "-T").items()})
     params.update(task_options(extra))
     return params
@@ -206,55 +179,48 @@ def requested_config(task: Optional[str], extra: list[str], param, config, model
                       epochs: Optional[int], prompt: Optional[list[str]] = None,
                       preset: Optional[str] = None) -> tuple[Any, dict[str, Any]]:
     """The task and role bindings the options of `run --resume` describe, to compare with the run's."""
-    try:
-        header = RunFolder(resume).read_header()
-    except RunFolderError as exc:
-        fail(str(exc))
+    header = RunFolder(resume).read_header()
     for name, asked, kept in (("seed", seed, header.seed), ("epochs", epochs, header.epochs)):
         if asked is not None and asked != kept:
             fail(f"--{name} {asked}: {resume} was run with {name} {kept}, which a resume cannot change; "
                   "start a new run")
-    cfg = load_config(config)
+    cfg = load_run_config(config)
     params = task_params_from(param or [], cfg, list(extra))
     request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
                                           gen))
-    name = task or cfg.get("task") or header.task
-    chosen = preset or cfg.get("preset") or (header.preset or {}).get("name")
+    name = task or cfg.task or header.task
+    chosen = preset or cfg.preset or (header.preset or {}).get("name")
     planned = checked(lambda: plan(name, request, params=params, preset=chosen))
-    kept = checked(lambda: RunFolder(resume).prompt_overrides(planned.task.prompts))  # the run's own prompt files
+    kept = RunFolder(resume).prompt_overrides(planned.task.prompts)  # the run's own prompt files
     files = prompt_files(prompt, cfg)
     the_task = replace(planned.task, prompts=checked(lambda: override_prompts(kept, files, name)))
     return the_task, planned.bindings
 
 
 def checked(build: Any) -> Any:
+    """`build()`; a plain KeyError, ValueError or TypeError (a task's own check of its options) is a usage error."""
     try:
         return build()
-    except (KeyError, ValueError, TypeError, RunFolderError) as exc:
-        fail(str(exc).strip("'\""))
+    except ProsevalError:
+        raise
+    except (KeyError, ValueError, TypeError) as exc:
+        raise UsageError(str(exc).strip("'\"")) from exc
 
 
 def execute(task_name: str, params: dict[str, Any], request: RoleRequest, options: RunOptions,
             run_dir: Optional[Path] = None, prompts: Optional[dict[str, Path]] = None,
             preset: Optional[str] = None) -> tuple[RunFolder, Any]:
-    """Build the task, check the roles and prompts (before any call), run it; errors become clear messages."""
+    """Build the task, check the roles and prompts (before any call), run it."""
     planned = checked(lambda: plan(task_name, request, params=params, prompts=prompts, preset=preset))
     for warning in planned.warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
-    try:
-        return run_in_loop(start_run(planned.task, planned.bindings, options, demo=planned.demo, run_dir=run_dir))
-    except (FatalError, FileExistsError, RunFolderError) as exc:
-        fail(str(exc))
+    return run_in_loop(start_run(planned.task, planned.bindings, options, demo=planned.demo, run_dir=run_dir))
 
 
 def resume_folder(path: Path, *, force: bool, no_cache: bool, display: Optional[str], limit: Optional[int],
             retry_failed: bool = False, requested: Optional[tuple[Any, dict[str, Any]]] = None) -> None:
     folder = RunFolder(path)
-    try:
-        the_task, bindings = requested if requested else (task_of(folder), None)
-        options = RunOptions(out_dir=path.parent, use_cache=not no_cache, display=display_mode(display), force=force,
-                             retry_failed=retry_failed, limit=limit)
-        results = run_in_loop(resume_run(folder, the_task, options, bindings))
-    except (RunFolderError, ConfigMismatchError, FatalError, KeyError) as exc:
-        fail(str(exc).strip("'\""))
-    report_run(folder, results)
+    the_task, bindings = requested if requested else (task_of(folder), None)
+    options = RunOptions(out_dir=path.parent, use_cache=not no_cache, display=display_mode(display), force=force,
+                         retry_failed=retry_failed, limit=limit)
+    report_run(folder, run_in_loop(resume_run(folder, the_task, options, bindings)))

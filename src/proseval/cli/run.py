@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 from dotenv import load_dotenv
 
+from ..runtime.config import load_run_config
 from ..runtime.runner import RunOptions
 from .app import app
 from .common import (
@@ -28,8 +29,7 @@ from .common import (
     display_mode,
     execute,
     fail,
-    load_config,
-    pick,
+    first,
     prompt_files,
     report_run,
     requested_config,
@@ -78,22 +78,22 @@ def run(
                                           prompt=prompt, preset=preset)
         return resume_folder(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
                        requested=requested)
-    cfg = load_config(config)
-    task_name = task or cfg.get("task")
+    cfg = load_run_config(config)
+    task_name = task or cfg.task
     if not task_name:
         fail("name a task, e.g. proseval run demo (see: proseval list)")
     params = task_params_from(param or [], cfg, list(ctx.args))
     request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
                                           gen))
     options = RunOptions(
-        out_dir=Path(pick(out, cfg, "out", "runs")),
-        limit=pick(limit, cfg, "limit"),
-        seed=pick(seed, cfg, "seed"),
-        epochs=int(pick(epochs, cfg, "epochs", 1)),
-        use_cache=not pick(no_cache, cfg, "no_cache", False),
-        display=display_mode(pick(display, cfg, "display")),
-        max_attempts=int(cfg.get("max_attempts", 6)),
+        out_dir=Path(first(out, cfg.out, "runs")),
+        limit=first(limit, cfg.limit),
+        seed=first(seed, cfg.seed),
+        epochs=first(epochs, cfg.epochs, 1),
+        use_cache=not first(no_cache, cfg.no_cache, False),
+        display=display_mode(first(display, cfg.display)),
+        max_attempts=first(cfg.max_attempts, RunOptions.max_attempts),
     )
     folder, results = execute(task_name, params, request, options, run_dir=run_dir, prompts=prompt_files(prompt, cfg),
-                              preset=preset or cfg.get("preset"))
+                              preset=preset or cfg.preset)
     report_run(folder, results)

@@ -12,10 +12,11 @@ from rich.markup import escape
 
 from ..api import with_scorer
 from ..core.prompt import override_prompts
-from ..models.base import FatalError
+from ..core.task import Task
 from ..registry import get_task, scorer_plugins
-from ..runtime.roles import RoleError, parse_assignments, resolve_roles
-from ..runtime.runlog import RunFolder, RunFolderError
+from ..runtime.records import RoleBinding
+from ..runtime.roles import parse_assignments, resolve_roles
+from ..runtime.runlog import RunFolder
 from ..runtime.runner import RunOptions, rescore_run
 from .app import app
 from .common import (
@@ -27,6 +28,7 @@ from .common import (
     RoleBaseUrlOpt,
     RoleConcurrencyOpt,
     RoleOpt,
+    checked,
     console,
     display_mode,
     errors,
@@ -67,10 +69,10 @@ def score_cmd(
         fail("name the run folder to re-score (see: proseval score --help)")
     load_dotenv(Path.cwd() / ".env")
     source = RunFolder(run_dir)
-    warnings: list[str] = []
     files = prompt_files(prompt, {})
-    try:
-        header = source.read_header()
+    header = source.read_header()
+
+    def rebound_task() -> tuple[Task, dict[str, RoleBinding], list[str]]:
         the_task = get_task(header.task, header.task_params)
         if scorer is not None:
             options = {k.replace("-", "_"): parse_value(v)
@@ -92,10 +94,11 @@ def score_cmd(
         missing = [r for r in the_task.roles_required if r != "candidate" and r not in bindings]
         if missing:
             fail(f"the task needs the role(s) {', '.join(missing)}: add --role ROLE=PROVIDER/MODEL")
-        options = RunOptions(out_dir=out or run_dir.parent, use_cache=not no_cache, display=display_mode(display))
-        folder, results = run_in_loop(rescore_run(source, the_task, bindings, options))
-    except (RunFolderError, RoleError, FatalError, KeyError, ValueError, TypeError) as exc:
-        fail(str(exc).strip("'\""))
+        return the_task, bindings, warnings
+
+    the_task, bindings, warnings = checked(rebound_task)
+    options = RunOptions(out_dir=out or run_dir.parent, use_cache=not no_cache, display=display_mode(display))
+    folder, results = run_in_loop(rescore_run(source, the_task, bindings, options))
     for warning in warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
     report_run(folder, results)

@@ -6,8 +6,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from ..errors import DataError
 
-class DataFormatError(ValueError):
+
+class DataFormatError(DataError, ValueError):
     """A data file is malformed; the message names the file and line."""
 
 

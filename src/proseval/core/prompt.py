@@ -15,10 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..errors import UsageError
+
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class PromptError(ValueError):
+class PromptError(UsageError, ValueError):
     """A prompt file that cannot be used: unreadable, unknown name, or wrong placeholders."""
 
 

@@ -6,6 +6,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ..errors import ProsevalError
+
 Message = dict[str, str]
 
 
@@ -103,8 +105,9 @@ class Completion(BaseModel):
     cached: bool = False
 
 
-class ModelError(Exception):
-    """A request that did not produce a completion."""
+class ModelError(ProsevalError):
+    """A request that did not produce a completion; raised before any request (a missing key,
+    endpoint or model file), it stops the command with its message."""
 
     kind: Literal["retryable", "fatal"] = "fatal"
 

@@ -60,7 +60,7 @@ def resolve_api_key(provider: str) -> str:
         if os.environ.get(name):
             return os.environ[name]
     if provider == "openai":
-        raise FatalError("OPENAI_API_KEY is not set (environment or .env)")
+        raise FatalError("OPENAI_API_KEY is not set: export it, or add it to a .env file in the current folder")
     return "EMPTY"  # local servers (vLLM, Ollama, ...) accept any key
 
 

@@ -16,10 +16,14 @@ import platformdirs
 from ..models.base import Completion
 
 
-def default_cache_path() -> Path:
+def cache_dir() -> Path:
+    """proseval's cache folder: `PROSEVAL_CACHE_DIR`, else the user cache folder."""
     override = os.environ.get("PROSEVAL_CACHE_DIR")
-    root = Path(override) if override else Path(platformdirs.user_cache_dir("proseval"))
-    return root / "responses.sqlite"
+    return Path(override) if override else Path(platformdirs.user_cache_dir("proseval"))
+
+
+def default_cache_path() -> Path:
+    return cache_dir() / "responses.sqlite"
 
 
 def canonical_json(value: Any) -> str:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
+import yaml
+from pydantic import ValidationError
+
+from ..errors import UsageError, describe_validation_error
 from ..models.base import GenerateConfig
 from ..models.spec import EMBEDDED_SPEC, parse_model_spec
 from .records import RoleBinding
@@ -17,8 +23,8 @@ DEMO_NOTICE = (
 )
 
 
-class RoleError(ValueError):
-    pass
+class RoleError(UsageError, ValueError):
+    """A role binding, endpoint, concurrency or generation setting that cannot be used as given."""
 
 
 @dataclass
@@ -42,6 +48,30 @@ def parse_assignments(items: list[str], what: str) -> dict[str, str]:
         if not sep or not name.strip() or not value.strip():
             raise RoleError(f"{what} {item!r} must look like NAME=VALUE")
         result[name.strip()] = value.strip()
+    return result
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value read as YAML (`0.7` → 0.7, `[a, b]` → a list); the text itself if it is not YAML."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def nest_generation(pairs: Iterable[tuple[str, Any]], what: str = "--gen") -> dict[str, dict[str, Any]]:
+    """`("judge.temperature", 0)` and `("candidate.extra.KEY", v)` → `{"judge": {"temperature": 0},
+    "candidate": {"extra": {"KEY": v}}}`."""
+    result: dict[str, dict[str, Any]] = {}
+    for key, value in pairs:
+        role, dot, param = key.partition(".")
+        if not dot or not role or not param:
+            raise RoleError(f"{what} {key}={value} must look like ROLE.PARAM=VALUE")
+        field_name, dot, extra_key = param.partition(".")
+        if field_name == "extra" and dot and extra_key:  # ROLE.extra.KEY=VALUE: a provider-specific field
+            result.setdefault(role, {}).setdefault("extra", {})[extra_key] = value
+        else:
+            result.setdefault(role, {})[param] = value
     return result
 
 
@@ -116,8 +146,9 @@ def resolve_roles(
                 if isinstance(asked.get("extra"), dict) and config.extra:
                     asked["extra"] = {**config.extra, **asked["extra"]}
                 config = GenerateConfig.model_validate({**config.model_dump(), **asked})
-            except ValueError as exc:
-                raise RoleError(f"generation settings for {role}: {exc}") from None
+            except ValidationError as exc:
+                raise RoleError(f"generation settings for {role} (-g {role}.PARAM=VALUE): "
+                                f"{describe_validation_error(exc)}") from None
         concurrency = request.role_concurrency.get(role) or (
             request.concurrency if request.concurrency else default_concurrency(spec.provider)
         )

@@ -21,6 +21,8 @@ except ImportError:  # pragma: no cover - not POSIX
 from pydantic import ValidationError
 
 from ..core.prompt import PromptTemplate
+from ..errors import ProsevalError, UsageError
+from .errorlog import ERROR_LOG, note_log
 from .records import Results, RunHeader, SampleRecord, ScoredSample
 from .secrets import REDACTED, secret_values
 
@@ -33,12 +35,17 @@ PROMPTS = "prompts"
 CHECKPOINTS = "checkpoints"
 
 
-class RunFolderError(Exception):
-    pass
+class RunFolderError(UsageError):
+    """A folder named as a run folder cannot be used as asked: not a run folder, already a run,
+    held by another writer, or edited since the run started."""
 
 
 class RunLockedError(RunFolderError):
     """Another process is writing this run folder."""
+
+
+class RunExistsError(RunFolderError, FileExistsError):
+    """A new run was asked for in a folder that already holds one."""
 
 
 def write_json_atomic(path: Path, text: str) -> None:
@@ -65,7 +72,9 @@ class RunFolder:
 
         The lock is an ``flock`` on ``.lock``, which the kernel releases when its holder dies, so
         a lock file without a holder is stale: it is reported and taken over. A second writer
-        while the first is alive gets `RunLockedError` at once.
+        while the first is alive gets `RunLockedError` at once. A `ProsevalError` (a refusal)
+        clears the lock like a finished write; any other error is marked for the folder's
+        `error.log`, where the command line writes its traceback.
         """
         self.path.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
@@ -84,6 +93,12 @@ class RunFolder:
             os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, since {at}".encode(), 0)
             yield stale
             os.ftruncate(fd, 0)
+        except Exception as exc:
+            if isinstance(exc, ProsevalError):  # refused cleanly: no unfinished writer to report later
+                os.ftruncate(fd, 0)
+            else:
+                note_log(exc, self.path / ERROR_LOG)
+            raise
         finally:
             os.close(fd)
 

@@ -22,6 +22,7 @@ from ..core.score import Score
 from ..core.scorer import declared_metrics, scorer_name
 from ..core.state import State
 from ..core.task import Task
+from ..errors import UsageError
 from ..models.base import ModelError
 from ..models.spec import ModelSpec, build_model, parse_model_spec
 from .aggregate import Accumulator, epoch_means, mean_tree
@@ -30,12 +31,13 @@ from .context import SampleContext
 from .executor import RoleModel
 from .progress import Display, RunProgress
 from .records import PromptInfo, Results, ResumeEvent, RoleBinding, RunHeader, SampleRecord, ScoredSample
-from .runlog import RunFolder, SampleWriter
+from .roles import RoleError
+from .runlog import RunExistsError, RunFolder, SampleWriter
 from .secrets import REDACTED, scrub, scrub_url
 
 
-class ConfigMismatchError(Exception):
-    pass
+class ConfigMismatchError(UsageError):
+    """A resume whose task, parameters or role bindings differ from the run's (without --force)."""
 
 
 @dataclass
@@ -148,9 +150,14 @@ class Runner:
         self.cache = ResponseCache(options.cache_path) if options.use_cache else None
         self.roles: dict[str, RoleModel] = {}
         self._reported: set[str] = set()
+        self._closed = False
 
-    def _build_roles(self, needed: Iterable[str]) -> None:
+    def build_roles(self, needed: Iterable[str]) -> None:
+        """Build the model of each role in `needed` (once): a missing key, endpoint or model file
+        raises `FatalError` here, before anything is sent (and, for a new run, written)."""
         for role in needed:
+            if role in self.roles:
+                continue
             binding = self.bindings[role]
             model = build_model(_model_spec(binding))
             self.roles[role] = RoleModel(
@@ -207,7 +214,7 @@ class Runner:
 
     async def execute(self, plan: SamplePlan, done: set[tuple[str, int]], needed: Iterable[str]) -> Results:
         """Run every (sample, epoch) of `plan` not in `done`, streaming samples from the dataset."""
-        self._build_roles(needed)
+        self.build_roles(needed)
         epochs = self.options.epochs
         n_pending = plan.count * epochs - sum(1 for key in done if key[1] < epochs and key[0] in plan.ids)
         pending = ((sample, epoch) for epoch in range(epochs) for sample in plan.samples()
@@ -233,11 +240,18 @@ class Runner:
                 await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
             writer.close()
-            for role in self.roles.values():
-                await role.model.aclose()
-            if self.cache is not None:
-                self.cache.close()
+            await self.close()
         return self.finish(plan.count * epochs)
+
+    async def close(self) -> None:
+        """Close the models and the cache (a second call does nothing)."""
+        if self._closed:
+            return
+        self._closed = True
+        for role in self.roles.values():
+            await role.model.aclose()
+        if self.cache is not None:
+            self.cache.close()
 
     def finish(self, total: int) -> Results:
         self.folder.append_usage({role: model.stats.as_dict() for role, model in self.roles.items()})
@@ -395,18 +409,27 @@ async def start_run(
     task: Task, bindings: dict[str, RoleBinding], options: RunOptions, *, demo: bool = False,
     run_dir: Path | None = None,
 ) -> tuple[RunFolder, Results]:
-    """A new run in `run_dir` (default `out_dir/<run-id>`)."""
+    """A new run in `run_dir` (default `out_dir/<run-id>`).
+
+    Everything that can refuse the run is checked before the folder is made: the dataset is
+    read, the folder must not hold a run, and every role's model is built (keys, endpoints,
+    model files); a refused run leaves nothing behind.
+    """
     bindings = {role: seeded_config(b, options.seed) for role, b in bindings.items()}
     plan = SamplePlan(task, options.limit)
     run_id = run_dir.name if run_dir else new_run_id(task)
     folder = RunFolder(run_dir or options.out_dir / run_id)
     if folder.exists():
-        raise FileExistsError(f"{folder.path} already holds a run; use: proseval resume {folder.path}")
-    with folder.locked():
-        folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
-        folder.write_prompts(task.prompts)
-        runner = Runner(task, bindings, folder, options)
-        return folder, await runner.execute(plan, set(), tuple(bindings))
+        raise RunExistsError(f"{folder.path} already holds a run; use: proseval resume {folder.path}")
+    runner = Runner(task, bindings, folder, options)
+    try:
+        runner.build_roles(tuple(bindings))
+        with folder.locked():
+            folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
+            folder.write_prompts(task.prompts)
+            return folder, await runner.execute(plan, set(), tuple(bindings))
+    finally:
+        await runner.close()
 
 
 def _differences(header: RunHeader, task: Task, bindings: dict[str, RoleBinding]) -> list[str]:
@@ -428,51 +451,65 @@ def _differences(header: RunHeader, task: Task, bindings: dict[str, RoleBinding]
 
 def check_resume(folder: RunFolder, task: Task, options: RunOptions,
                  bindings: dict[str, RoleBinding] | None = None) -> RunHeader:
-    """Refuse to continue a run whose task, parameters or role bindings changed, unless forced.
+    """The run's header as this resume will record it; writes nothing.
 
-    `bindings` are the roles the user asked for now (None: continue with the run's own); with
-    `force`, a changed configuration is adopted and recorded in the header's resume events.
+    Refuses to continue a run whose task, parameters or role bindings changed, unless forced,
+    and a run whose endpoints had credentials in their URL. `bindings` are the roles the user
+    asked for now (None: continue with the run's own); with `force`, a changed configuration
+    is adopted and recorded in the header's resume events.
     """
     header = folder.read_header()
     wanted = header.roles if bindings is None else {r: seeded_config(b, header.seed) for r, b in bindings.items()}
     expected = config_hash(task, wanted, header.seed, header.epochs)
-    if expected != header.config_hash and not options.force:
+    forced = expected != header.config_hash
+    if forced and not options.force:
         changes = _differences(header, task, wanted) or [f"config hash {header.config_hash} -> {expected}"]
         raise ConfigMismatchError(
             f"{folder.path}: the run was started with another configuration ({'; '.join(changes)}); "
             "pass --force to continue with the new one"
         )
-    if expected != header.config_hash:
+    if forced:
         header.roles, header.task_params = wanted, task.params
         header.prompts = prompt_infos(task)
-        folder.write_prompts(task.prompts)
-    header.resumes.append(ResumeEvent(at=now_iso(), forced=expected != header.config_hash, config_hash=expected))
+    hidden = [role for role, b in header.roles.items() if any(REDACTED in u for u in b.base_urls)]
+    if hidden:
+        raise ConfigMismatchError(
+            f"{folder.path}: the endpoint of role(s) {', '.join(hidden)} had credentials in its URL, which "
+            "are never stored; put the key in an environment variable and start a new run")
+    header.resumes.append(ResumeEvent(at=now_iso(), forced=forced, config_hash=expected))
     header.config_hash = expected
-    folder.write_header(header)
     return header
 
 
 async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
                      bindings: dict[str, RoleBinding] | None = None) -> Results:
-    """Run only the samples without a finished record (failed ones too with `retry_failed`)."""
+    """Run only the samples without a finished record (failed ones too with `retry_failed`).
+
+    The configuration is checked, the dataset read and every role's model built before the
+    folder is changed.
+    """
+    folder.read_header()  # not a run folder: refused before a lock file is made in it
     with folder.locked() as stale:
         if stale:
             print(f"note: {folder.path}: {stale}; continuing", file=sys.stderr)
         header = check_resume(folder, task, options, bindings)
-        hidden = [role for role, b in header.roles.items() if any(REDACTED in u for u in b.base_urls)]
-        if hidden:
-            raise ConfigMismatchError(
-                f"{folder.path}: the endpoint of role(s) {', '.join(hidden)} had credentials in its URL, which "
-                "are never stored; put the key in an environment variable and start a new run")
         options = replace(options, seed=header.seed, epochs=header.epochs,
                           limit=options.limit if options.limit is not None else header.limit)
-        folder.repair_tail()
-        if options.retry_failed:  # infrastructure failures only: a context overflow would fail again
-            failed = {(s.id, s.epoch) for s in folder.iter_scored()
-                      if s.status == "error" and s.model_failure != "context_overflow"}
-            folder.drop_records(failed)
+        plan = SamplePlan(task, options.limit)
         runner = Runner(task, header.roles, folder, options)
-        return await runner.execute(SamplePlan(task, options.limit), folder.finished_keys(), tuple(header.roles))
+        try:
+            runner.build_roles(tuple(header.roles))
+            if header.resumes[-1].forced:
+                folder.write_prompts(task.prompts)
+            folder.write_header(header)
+            folder.repair_tail()
+            if options.retry_failed:  # infrastructure failures only: a context overflow would fail again
+                failed = {(s.id, s.epoch) for s in folder.iter_scored()
+                          if s.status == "error" and s.model_failure != "context_overflow"}
+                folder.drop_records(failed)
+            return await runner.execute(plan, folder.finished_keys(), tuple(header.roles))
+        finally:
+            await runner.close()
 
 
 def replay_task(task: Task, source: RunFolder) -> Task:
@@ -504,8 +541,8 @@ def check_rescore_roles(task: Task, bindings: dict[str, RoleBinding]) -> None:
     allowed = task.rescore_roles or tuple(r for r in task.roles_required if r != "candidate")
     refused = sorted(set(bindings) - set(allowed))
     if refused:
-        raise ValueError(f"a re-score of {task.name} redoes the work of {', '.join(allowed) or 'no role'} on the "
-                         f"stored answers; it cannot rebind {', '.join(refused)} (start a new run for that)")
+        raise RoleError(f"a re-score of {task.name} redoes the work of {', '.join(allowed) or 'no role'} on the "
+                        f"stored answers; it cannot rebind {', '.join(refused)} (start a new run for that)")
 
 
 async def rescore_run(
@@ -521,9 +558,13 @@ async def rescore_run(
     run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}"
     folder = RunFolder(options.out_dir / run_id)
     options = replace(options, seed=header.seed, epochs=header.epochs, limit=None)
-    with folder.locked():
-        folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
-                                         rescored_from=str(source.path), n_samples=plan.count))
-        folder.write_prompts(task.prompts)
-        runner = Runner(replayed, merged, folder, options)
-        return folder, await runner.execute(plan, set(), replayed.roles_required)
+    runner = Runner(replayed, merged, folder, options)
+    try:
+        runner.build_roles(replayed.roles_required)  # keys and endpoints checked before the folder is made
+        with folder.locked():
+            folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
+                                             rescored_from=str(source.path), n_samples=plan.count))
+            folder.write_prompts(task.prompts)
+            return folder, await runner.execute(plan, set(), replayed.roles_required)
+    finally:
+        await runner.close()

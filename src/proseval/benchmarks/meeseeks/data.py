@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ...errors import DataError
 from .rules.base import Dispatcher
 
 LANGUAGES = ("zh", "ja", "ko", "en", "de", "fr", "es", "pt", "ru", "ar", "id")
@@ -44,7 +45,7 @@ TAG_KEY = "能力项"
 TAG_KEY_VARIANTS = ("能力項", "능력항")
 
 
-class MeeseeksDataError(ValueError):
+class MeeseeksDataError(DataError, ValueError):
     """A data file that cannot be read; the message names the file and the item."""
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 import httpx
 
+from ...errors import DataError
 from .data import SUBFOLDERS, MeeseeksDataError, input_root
 from .params import default_data_dir
 
@@ -51,7 +52,7 @@ class DataIntegrityError(MeeseeksDataError):
     """The data files differ from the official files at the pinned commit."""
 
 
-class DownloadError(OSError):
+class DownloadError(DataError, OSError):
     """The archive could not be fetched."""
 
 

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from proseval.benchmarks.writingbench.criteria import Criterion, validate_checklist
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, describe_validation_error, iter_json_objects
 from proseval.core.ordering import round_robin
+from proseval.errors import DataError, MissingDataError
 
 OFFICIAL_REPOSITORY = "X-PLUG/WritingBench"
 OFFICIAL_COMMIT = "ae2d5176449b7b769815482641d35926f26793eb"
@@ -72,11 +73,11 @@ _CRITERIA_KEYS: Mapping[str, Version] = {"checklist": "v2", "criteria": "v1"}
 _RECORD_KEYS = {"index", "domain1", "domain2", "lang", "query"}
 
 
-class DownloadError(OSError):
+class DownloadError(DataError, OSError):
     """The official files could not be fetched (network or HTTP error)."""
 
 
-class DataIntegrityError(ValueError):
+class DataIntegrityError(DataError, ValueError):
     """A file's SHA-256 differs from the pinned official value, or files of two versions are mixed."""
 
 
@@ -189,7 +190,10 @@ def build_benchmark(raw_files: Mapping[str, bytes], *, verify: bool = True, sour
     """
     missing = [name for name in DATA_FILES if name not in raw_files]
     if missing:
-        raise FileNotFoundError(f"missing WritingBench files under {source_prefix or '.'}: {missing}")
+        raise MissingDataError(
+            f"missing WritingBench files under {source_prefix or '.'}: {', '.join(missing)}; the data folder must "
+            f"hold all {len(DATA_FILES)} files of the official benchmark_query/ folder (proseval writingbench "
+            "download fetches them)")
     sha256 = {name: hashlib.sha256(raw_files[name]).hexdigest() for name in DATA_FILES}
     parsed = {name: _parse_query_file(raw_files[name], source_prefix + name) for name in DATA_FILES}
     versions = {name: file.version for name, file in parsed.items()}

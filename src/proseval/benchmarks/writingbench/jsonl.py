@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import ValidationError
-
 from proseval.core.jsonl import DataFormatError
 from proseval.core.jsonl import iter_json_objects as read_json_objects
+from proseval.errors import describe_validation_error
 
 __all__ = ["DataFormatError", "describe_validation_error", "iter_json_objects"]
 
@@ -18,11 +17,3 @@ def iter_json_objects(raw: bytes, source: str) -> Iterator[tuple[int, dict[str, 
     official files have neither); CRLF line ends are accepted (``benchmark_all.jsonl`` has them)."""
     return read_json_objects(raw, source, blank_lines=False)
 
-
-def describe_validation_error(error: ValidationError) -> str:
-    """One-line summary of a pydantic error: ``field.path: message; ...``."""
-    parts = []
-    for item in error.errors():
-        location = ".".join(str(part) for part in item["loc"]) or "record"
-        parts.append(f"{location}: {item['msg']}")
-    return "; ".join(parts)

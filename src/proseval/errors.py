@@ -1,0 +1,49 @@
+"""The errors a user can fix, and the exit status each one gives.
+
+Every such error derives from `ProsevalError`: the command line prints its message as one
+`error:` line, without a traceback, and exits with its `exit_code` — 2 when the command line
+or a file or folder it names must change (`UsageError`), 1 when the environment or the data
+must (missing data files, a missing key, a failed download). Anything else that escapes a
+command is a bug: the command line says where its traceback was written.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import ValidationError
+
+
+class ProsevalError(Exception):
+    """A problem the user can fix; the message says what is wrong and how to fix it."""
+
+    exit_code: ClassVar[int] = 1
+
+    def __str__(self) -> str:  # the message as given, also for KeyError subclasses (no quotes)
+        return str(self.args[0]) if len(self.args) == 1 else super().__str__()
+
+
+class UsageError(ProsevalError):
+    """An option, argument, configuration value, or a file or folder named by one, that cannot
+    be used as given."""
+
+    exit_code = 2
+
+
+class DataError(ProsevalError):
+    """A data file is missing, unreadable or malformed; the message names the file."""
+
+
+class MissingDataError(DataError, FileNotFoundError):
+    """Data files that should be there are not."""
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """One-line summary of a pydantic error: ``field.path: message; ...`` (an unknown field says so)."""
+    parts = []
+    for item in error.errors():
+        location = ".".join(str(part) for part in item["loc"]) or "record"
+        message = "unknown field" if item["type"] == "extra_forbidden" else item["msg"].removeprefix("Value error, ")
+        parts.append(f"{location}: {message}")
+    return "; ".join(parts)
+
