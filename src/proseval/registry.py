@@ -1,9 +1,10 @@
-"""Where benchmarks register themselves: tasks, their command groups and their generators.
+"""Where benchmarks register themselves: tasks, scorers, command groups, generators, doctor checks.
 
 No list of benchmarks lives here. A benchmark is a package that, when imported, declares its
-tasks with the `@task` decorator and its commands with `command_group` / `generate_command`;
-it is found through the ``proseval.benchmarks`` entry-point group, so a benchmark in another
-package registers itself by naming its module there:
+tasks with the `@task` decorator, its commands with `command_group` / `generate_command` and
+its environment checks with `doctor_check` (benchmark authors reach all of them through
+`proseval.kit`); it is found through the ``proseval.benchmarks`` entry-point group, so a
+benchmark in another package registers itself by naming its module there:
 
     [project.entry-points."proseval.benchmarks"]
     mybench = "mypackage.mybench"
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from .core.health import Check
 from .core.preset import Preset
 from .core.prompt import PromptTemplate
 from .core.task import Task
@@ -81,6 +83,7 @@ _TASKS: dict[str, TaskEntry] = {}
 _SCORERS: dict[str, ScorerEntry] = {}
 _COMMAND_GROUPS: dict[str, Callable[[], Any]] = {}
 _GENERATORS: dict[str, Callable[[], Callable[..., Any]]] = {}
+_DOCTOR_CHECKS: dict[str, Callable[[], list[Check]]] = {}
 _loaded = False
 load_errors: list[str] = []
 
@@ -162,6 +165,13 @@ def generate_command(name: str, load: Callable[[], Callable[..., Any]]) -> None:
     _GENERATORS[name] = load
 
 
+def doctor_check(component: str, checks: Callable[[], list[Check]] | str) -> None:
+    """Register the `proseval doctor` checks of `component` (a name `--require` accepts): `checks()`
+    (or ``"module:attribute"``, imported only when the doctor runs) returns its `Check`s; an exception
+    is reported as a failed check."""
+    _DOCTOR_CHECKS[component] = _lazy(checks) if isinstance(checks, str) else checks
+
+
 def load_benchmarks() -> None:
     """Import every module of the entry-point group once; a broken plug-in is reported, not fatal."""
     global _loaded
@@ -192,6 +202,11 @@ def command_groups() -> dict[str, Callable[[], Any]]:
 def generate_commands() -> dict[str, Callable[[], Callable[..., Any]]]:
     load_benchmarks()
     return dict(sorted(_GENERATORS.items()))
+
+
+def doctor_checks() -> dict[str, Callable[[], list[Check]]]:
+    load_benchmarks()
+    return dict(sorted(_DOCTOR_CHECKS.items()))
 
 
 def get_entry(name: str) -> TaskEntry:

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 import proseval
 from proseval.benchmarks.c3ebench import construct as build
-from proseval.benchmarks.c3ebench import data
+from proseval.benchmarks._shared.c3e import data
 from proseval.cli import app
 from proseval.models.base import FatalError
 from proseval.models.scripted import register_script, unregister_script

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from c3ebench.c3e_fixtures import EN_RECORDS, jsonl
 
-from proseval.benchmarks.c3ebench import data
+from proseval.benchmarks._shared.c3e import data
 from proseval.benchmarks.c3ebench.params import C3EParams
 from proseval.benchmarks.c3ebench.task import select_items
 

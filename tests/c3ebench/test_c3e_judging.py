@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from proseval.benchmarks.c3ebench import data
-from proseval.benchmarks.c3ebench.judging import (
+from proseval.benchmarks._shared.c3e import data
+from proseval.benchmarks._shared.c3e.judge import (
     JudgeSetup,
     judge_messages,
     judge_response_format,

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from proseval.benchmarks.c3ebench import data
-from proseval.benchmarks.c3ebench.posing import candidate_prompt, judge_context
+from proseval.benchmarks._shared.c3e import data
+from proseval.benchmarks._shared.c3e.fields import judge_context
+from proseval.benchmarks.c3ebench.posing import candidate_prompt
 from proseval.benchmarks.c3ebench.prompts import PROMPTS
 
 

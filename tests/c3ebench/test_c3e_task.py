@@ -14,7 +14,8 @@ from proseval.models.base import FatalError, RetryableError
 from proseval.models.scripted import register_script, unregister_script
 from proseval.registry import get_task
 from proseval.runtime.records import RoleBinding
-from proseval.runtime.runner import RunOptions, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.runner import start_run
 
 CANDIDATE = {  # a phrase of the item's prompt -> the answer (or the failure)
     "The river rose overnight": "Farmers fled.",
@@ -163,7 +164,7 @@ def test_ablation_options_reach_the_judge(tiny_dir: Path, tmp_path: Path):
 
 
 def test_official_budget_is_one_and_a_half_reference_characters():
-    from proseval.benchmarks.c3ebench.data import Item
+    from proseval.benchmarks._shared.c3e.data import Item
     from proseval.benchmarks.c3ebench.task import official_budget
 
     item = Item("x", "cloze", "en", "essay", "i", {"prefix": "", "suffix": ""}, "a" * 101)
@@ -186,7 +187,7 @@ def test_a_rubric_file_without_slots_replaces_the_judge_system_message(tiny_dir:
 
 
 async def test_a_rescore_with_another_judge_replays_the_stored_answers(tiny_dir: Path, tmp_path: Path):
-    from proseval.runtime.runner import rescore_run
+    from proseval.runtime.rescore import rescore_run
 
     task = get_task("c3ebench", {"data_dir": str(tiny_dir), "language": "en", "task": "cloze,edit"})
     source, before = await start_run(task, BINDINGS, RunOptions(out_dir=tmp_path, display="none"))
@@ -215,7 +216,7 @@ def test_an_answer_that_is_all_reasoning_counts_as_empty(tiny_dir: Path, tmp_pat
 
 @pytest.mark.parametrize("structured", [False, True])
 def test_judge_structured_asks_for_the_rubric_schema(tiny_dir: Path, tmp_path: Path, structured: bool):
-    from proseval.benchmarks.c3ebench.judging import judge_schema
+    from proseval.benchmarks._shared.c3e.judge import judge_schema
     from proseval.testing.fake_openai import FakeOpenAIServer
 
     reply = '{"score": 8, "analysis": {"x": "cut here'  # score first, cut at the token limit

@@ -10,7 +10,9 @@ import pytest
 from proseval.core import Sample, Score, State, Task
 from proseval.runtime.records import RoleBinding
 from proseval.runtime.runlog import RunFolder, RunFolderError
-from proseval.runtime.runner import RunOptions, resume_run, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.resume import resume_run
+from proseval.runtime.runner import start_run
 
 STEPS = 5
 

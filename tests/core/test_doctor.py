@@ -44,6 +44,24 @@ def test_required_components_decide_the_exit_status():
     assert exit_status([Check("embedded model", "fail", "killed by SIGSEGV", "local")], set()) == 1
 
 
+def test_benchmarks_register_their_own_checks_and_require_accepts_them(monkeypatch):
+    from proseval import doctor, registry
+
+    monkeypatch.setitem(registry._DOCTOR_CHECKS, "toybench", lambda: [Check("toy data", "warn", "no data")])
+    monkeypatch.setitem(registry._DOCTOR_CHECKS, "brokenbench", lambda: 1 / 0)
+    assert {"meeseeks", "longweave", "toybench"} <= set(doctor.components())
+    checks = {c.name: c for c in run_checks(run_model=False)}
+    assert checks["toy data"].component == "toybench" and checks["meeseeks checkers"].component == "meeseeks"
+    assert checks["brokenbench"].status == "fail" and "ZeroDivisionError" in checks["brokenbench"].detail
+    assert exit_status([checks["toy data"]], {"toybench"}) == 1
+
+
+def test_require_names_a_benchmark_component():
+    result = runner.invoke(app, ["doctor", "--no-model", "--require", "meeseeks", "--require", "longweave"])
+    assert result.exit_code == exit_status(run_checks(run_model=False), {"meeseeks", "longweave"}), result.output
+    assert "unknown component" not in result.output
+
+
 def test_an_unknown_component_is_rejected():
     result = runner.invoke(app, ["doctor", "--require", "gpu"])
     assert result.exit_code == 2

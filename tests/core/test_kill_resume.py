@@ -14,7 +14,8 @@ from pathlib import Path
 from support.core import make_task
 
 from proseval.runtime.runlog import RunFolder
-from proseval.runtime.runner import RunOptions, resume_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.resume import resume_run
 from proseval.testing.fake_openai import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +24,8 @@ CHILD = textwrap.dedent(
     """
     import asyncio, sys
     from pathlib import Path
-    from proseval.runtime.runner import RunOptions, start_run
+    from proseval.runtime.options import RunOptions
+    from proseval.runtime.runner import start_run
     from support.core import binding, make_task
 
     url, run_dir = sys.argv[1], Path(sys.argv[2])

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import importlib.metadata
+from pathlib import Path
 
 import pytest
 from support.core import binding
 
 import proseval
-from proseval import registry
+from proseval import kit, registry
 from proseval.core import Sample, Score, State, Task, scorer
 from proseval.core.protocols import single_turn
-from proseval.runtime.runner import RunOptions, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.runner import start_run
 
 
 def test_run_and_read_run(tmp_path):
@@ -47,6 +49,14 @@ def test_the_public_names_are_exported():
         assert getattr(proseval, name) is not None
     with pytest.raises(AttributeError):
         proseval.no_such_name  # noqa: B018
+
+
+def test_the_kit_exports_what_it_lists_and_the_guide_documents_each_name():
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "writing-a-benchmark.md").read_text(encoding="utf-8")
+    assert len(set(kit.__all__)) == len(kit.__all__)
+    for name in kit.__all__:
+        assert getattr(kit, name) is not None
+        assert f"kit.{name}" in guide, f"docs/writing-a-benchmark.md does not mention kit.{name}"
 
 
 def test_benchmarks_register_through_the_entry_point_group():

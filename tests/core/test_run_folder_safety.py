@@ -16,7 +16,10 @@ from proseval.core import Score
 from proseval.models.base import Completion, Usage
 from proseval.models.scripted import register_script, unregister_script
 from proseval.runtime.runlog import RunFolder, RunLockedError
-from proseval.runtime.runner import ConfigMismatchError, RunOptions, aggregate_run, resume_run, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.results import aggregate_run
+from proseval.runtime.resume import ConfigMismatchError, resume_run
+from proseval.runtime.runner import start_run
 from proseval.runtime.secrets import scrub, scrub_url
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
 
@@ -162,7 +165,7 @@ async def test_a_server_echoing_the_key_leaves_it_in_no_file(tmp_path, monkeypat
 
 
 def test_credentials_in_an_endpoint_url_are_not_stored(tmp_path):
-    from proseval.runtime.runner import build_header
+    from proseval.runtime.provenance import build_header
 
     url = "https://user:hunter22pass@gpu1.example:8000/v1?api_key=qwerty123456"
     header = build_header(make_task(1), {"candidate": binding("openai-compatible/x", base_urls=[url])},

@@ -12,14 +12,10 @@ from support.core import binding, make_task
 from proseval.models.base import RetryableError
 from proseval.models.scripted import register_script, unregister_script
 from proseval.runtime.runlog import RunFolder
-from proseval.runtime.runner import (
-    ConfigMismatchError,
-    RunOptions,
-    replay_task,
-    rescore_run,
-    resume_run,
-    start_run,
-)
+from proseval.runtime.options import RunOptions
+from proseval.runtime.rescore import replay_task, rescore_run
+from proseval.runtime.resume import ConfigMismatchError, resume_run
+from proseval.runtime.runner import start_run
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
 
 

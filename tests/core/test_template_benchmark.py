@@ -1,7 +1,8 @@
-"""The template benchmark in examples/haiku_bench uses every contract a benchmark needs."""
+"""The template benchmark in examples/haiku_bench uses every contract a benchmark needs, from the kit alone."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from typer.testing import CliRunner
 
 import proseval
 from proseval import registry
-from proseval.models.scripted import register_script, unregister_script
+from proseval.kit import register_script, unregister_script
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "examples" / "haiku_bench"
 HAIKU = "Soft rain on the roof\nthe garden drinks in silence\nnight falls on the pond"
@@ -37,6 +38,18 @@ def haiku_module():
 def test_the_template_declares_itself_with_one_entry_point_line():
     project = tomllib.loads((TEMPLATE / "pyproject.toml").read_text())
     assert project["project"]["entry-points"]["proseval.benchmarks"] == {"haiku": "proseval_haiku"}
+
+
+def test_the_template_imports_proseval_only_through_the_kit_and_the_top_level():
+    imported = set()
+    for path in (TEMPLATE / "proseval_haiku").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(alias.name for alias in node.names)
+    of_proseval = {name for name in imported if name.split(".")[0] == "proseval"}
+    assert of_proseval == {"proseval", "proseval.kit"}
 
 
 def test_the_template_runs_with_params_roles_judge_aggregate_and_plot(tmp_path, haiku_module):

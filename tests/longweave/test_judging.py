@@ -10,23 +10,23 @@ import re
 
 import pytest
 
-from proseval.benchmarks.longweave.judging import (
+from proseval.benchmarks.longweave.judging.calls import (
     JudgeCall,
-    JudgedConfig,
-    ParsedBatch,
     biog_judge_calls,
     cf_relevance_messages,
-    collect_verdicts,
-    empty_answer_score,
     judged_text,
     nw_judge_calls,
-    parse_cf_relevance,
-    parse_reply,
+    split_batches,
+    sr_judge_calls,
+)
+from proseval.benchmarks.longweave.judging.config import JudgedConfig
+from proseval.benchmarks.longweave.judging.replies import ParsedBatch, parse_cf_relevance, parse_reply
+from proseval.benchmarks.longweave.judging.scores import (
+    collect_verdicts,
+    empty_answer_score,
     score_biog,
     score_nw,
     score_sr,
-    split_batches,
-    sr_judge_calls,
 )
 
 OFFICIAL = JudgedConfig.official()

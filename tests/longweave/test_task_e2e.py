@@ -8,11 +8,12 @@ import re
 import pytest
 
 from proseval.benchmarks.longweave.generators import generate
-from proseval.benchmarks.longweave.judging import biog_judge_calls
+from proseval.benchmarks.longweave.judging.calls import biog_judge_calls
 from proseval.models.scripted import register_script, unregister_script
 from proseval.registry import get_task
 from proseval.runtime.records import RoleBinding
-from proseval.runtime.runner import RunOptions, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.runner import start_run
 
 ITEM = re.compile(r"^\[(\d+)\]", re.MULTILINE)
 FIELDS = re.compile(r'the fields ((?:"\w+"(?:, )?)+)')

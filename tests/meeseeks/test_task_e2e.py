@@ -26,7 +26,8 @@ from proseval.benchmarks.meeseeks.task import make_task
 from proseval.models.base import ContextOverflowError, FatalError
 from proseval.models.scripted import register_script, unregister_script
 from proseval.runtime.records import RoleBinding
-from proseval.runtime.runner import RunOptions, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.runner import start_run
 
 DATA = Path(__file__).parent / "fixtures" / "task"
 
@@ -256,7 +257,7 @@ def test_cli_rules_and_generate(tmp_path: Path):
 
 
 async def test_rescore_redoes_the_judge_on_the_stored_answers(tmp_path, scripts):
-    from proseval.runtime.runner import rescore_run
+    from proseval.runtime.rescore import rescore_run
 
     task = make_task(MeeseeksParams(data_dir=str(DATA), language="en", rounds=3))
     source, before = await start_run(task, BINDINGS, RunOptions(out_dir=tmp_path, display="none"))
@@ -291,7 +292,7 @@ async def test_rescore_redoes_the_judge_on_the_stored_answers(tmp_path, scripts)
 
 
 def test_rescore_cannot_rebind_the_candidate(tmp_path):
-    from proseval.runtime.runner import check_rescore_roles
+    from proseval.runtime.rescore import check_rescore_roles
 
     task = make_task(MeeseeksParams(data_dir=str(DATA), language="en"))
     with pytest.raises(ValueError, match="cannot rebind candidate"):

@@ -10,7 +10,7 @@ from ravel.ravel_fixtures import decide, efficient, model, tools
 from typer.testing import CliRunner
 
 import proseval
-from proseval.benchmarks.c3ebench.task import from_target
+from proseval.benchmarks._shared.c3e.data import from_target
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.task import episode_start
@@ -391,7 +391,7 @@ def test_the_fixed_protocol_under_persistent_failure(tmp_path, data_dir, scripts
 
 
 def test_the_judge_can_be_asked_for_structured_output(tmp_path, data_dir, scripts):
-    from proseval.benchmarks.c3ebench.judging import judge_schema
+    from proseval.benchmarks._shared.c3e.judge import judge_schema
     from proseval.testing.fake_openai import FakeOpenAIServer
 
     server = FakeOpenAIServer(responder=lambda body: '{"score": 7, "verdict": "ok"}').start_in_thread()

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from proseval.report.plots import CJK_FAMILIES, chart, font_families
+from proseval.plots import CJK_FAMILIES, chart, font_families
 
 pytest.importorskip("matplotlib")
 
@@ -46,7 +46,7 @@ def test_latin_labels_never_warn():
 
 def test_without_a_cjk_font_one_warning_names_the_missing_characters(monkeypatch):
     """matplotlib warns once per missing character; a chart passes that on as one warning."""
-    from proseval.report import plots
+    from proseval import plots
 
     monkeypatch.setattr(plots, "font_families", lambda: ("DejaVu Sans",))
     warned = missing_glyph_warnings(["中文标签", "English"])

@@ -21,7 +21,9 @@ from proseval.benchmarks.meeseeks.task import make_task, sandbox_record
 from proseval.models.scripted import register_script, unregister_script
 from proseval.runtime.records import RoleBinding
 from proseval.runtime.runlog import RunFolder
-from proseval.runtime.runner import RunOptions, resume_run, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.resume import resume_run
+from proseval.runtime.runner import start_run
 from proseval.sandbox import isolation, run_function_async
 
 DATA = Path(__file__).parents[1] / "meeseeks" / "fixtures" / "task"

@@ -12,7 +12,9 @@ from proseval.models.base import FatalError
 from proseval.models.scripted import register_script, unregister_script
 from proseval.registry import get_task
 from proseval.runtime.records import RoleBinding
-from proseval.runtime.runner import RunOptions, rescore_run, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.rescore import rescore_run
+from proseval.runtime.runner import start_run
 
 NAME = re.compile(r"'name': 'q(\d)_c(\d)'")
 calls: list[str] = []

@@ -2,11 +2,11 @@
 
 from importlib import import_module
 
-from proseval import registry
+from proseval import kit
 from proseval_haiku.params import HaikuParams
 
 
-@registry.task(
+@kit.task(
     "haiku", summary="template benchmark: haiku to a theme, judged 1-10, syllables checked", params=HaikuParams,
     prompts="proseval_haiku.task:PROMPTS",
 )
@@ -16,4 +16,4 @@ def haiku(params: HaikuParams):
     return make_task(params)
 
 
-registry.command_group("haiku", lambda: import_module("proseval_haiku.cli").app)
+kit.command_group("haiku", lambda: import_module("proseval_haiku.cli").app)

@@ -1,16 +1,25 @@
-"""The haiku task: data, protocol, scorers, aggregate and chart, on proseval's contracts."""
+"""The haiku task: data, protocol, scorers, aggregate and chart, from `proseval.kit` alone."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from proseval import PromptTemplate, Sample, Score, State, Task, scorer
-from proseval.core.protocols import single_turn
-from proseval.judging.parse import extract_json, parse_score
-from proseval.models.base import GenerateConfig
-from proseval.report.plots import chart
-from proseval.runtime.context import SampleContext
-from proseval.runtime.records import Results, ScoredSample
+from proseval.kit import (
+    GenerateConfig,
+    PromptTemplate,
+    Results,
+    Sample,
+    SampleContext,
+    Score,
+    ScoredSample,
+    State,
+    Task,
+    chart,
+    extract_json,
+    parse_score,
+    scorer,
+    single_turn,
+)
 from proseval_haiku.form import form_score
 from proseval_haiku.params import HaikuParams
 

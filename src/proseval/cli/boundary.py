@@ -14,8 +14,6 @@ import traceback
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from typer.core import TyperGroup
 
 try:  # recent typer releases carry their own copy of click
@@ -25,18 +23,12 @@ except ImportError:  # pragma: no cover - older typer, on click itself
     from click import Context
     from click.exceptions import ClickException
 
+from ..commandline.console import errors, print_error
 from ..errors import ProsevalError
 from ..runtime.errorlog import save_traceback
 from ..runtime.secrets import scrub
 
 DEBUG_ENV = "PROSEVAL_DEBUG"  # the environment's --debug (1, true, yes or on)
-
-errors = Console(stderr=True)
-
-
-def print_error(message: str) -> None:
-    """One `error:` line on stderr, secrets scrubbed."""
-    errors.print(f"[bold red]error:[/] {escape(scrub(message))}", highlight=False, soft_wrap=True)
 
 
 def print_traceback(exc: BaseException) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typer
 
+from ..commandline.console import console
 from ..runtime.cache import ResponseCache
 from .app import cache_app
-from .common import console
 
 
 @cache_app.command("stats")

@@ -11,10 +11,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..commandline.console import console, errors, fail
 from ..report.compare import Comparison, MetricDiff, compare_runs
 from ..runtime.runlog import RunFolder, RunFolderError
 from .app import app
-from .common import console, errors, fail
 
 
 def _num(value: float | None, digits: int = 3) -> str:

@@ -7,15 +7,15 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from ..doctor import COMPONENTS
+from ..commandline.console import console, fail
+from ..doctor import components
 from .app import app
-from .common import console, fail
 
 
 @app.command()
 def doctor(
     require: Optional[list[str]] = typer.Option(
-        None, "--require", help=f"A component that must work here ({', '.join(COMPONENTS)}); repeatable. "
+        None, "--require", help=f"A component that must work here ({', '.join(components())}); repeatable. "
         "Exit status 1 if it does not."),
     no_model: bool = typer.Option(False, "--no-model", help="Do not load and run the embedded model."),
 ) -> None:
@@ -25,9 +25,10 @@ def doctor(
     from ..doctor import exit_status, run_checks
 
     required = set(require or [])
-    unknown = required - set(COMPONENTS)
+    known = components()
+    unknown = required - set(known)
     if unknown:
-        fail(f"unknown component(s) for --require: {', '.join(sorted(unknown))} (choose from {', '.join(COMPONENTS)})")
+        fail(f"unknown component(s) for --require: {', '.join(sorted(unknown))} (choose from {', '.join(known)})")
     checks = run_checks(run_model=not no_model)
     table = Table(show_header=True, header_style="bold", box=None)
     table.add_column("check")

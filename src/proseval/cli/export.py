@@ -7,11 +7,11 @@ from typing import Optional
 
 import typer
 
+from ..commandline.console import console, fail
 from ..report.export import FORMATS, write_inspect, write_tables
 from ..report.runs import open_runs
 from ..runtime.runlog import RunFolderError
 from .app import app
-from .common import console, fail
 
 NEEDS = {"parquet": ("pyarrow", "proseval[report]"), "csv": ("pandas", "proseval[report]"),
          "inspect": ("inspect_ai", "proseval[inspect]")}

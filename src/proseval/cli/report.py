@@ -7,10 +7,10 @@ from typing import Optional
 
 import typer
 
+from ..commandline.console import console, fail
 from ..report.runs import open_runs
 from ..runtime.runlog import RunFolderError
 from .app import app
-from .common import console, fail
 
 
 @app.command("report")

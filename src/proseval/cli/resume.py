@@ -8,8 +8,9 @@ from typing import Optional
 import typer
 from dotenv import load_dotenv
 
+from ..commandline.options import DisplayOpt
 from .app import app
-from .common import DisplayOpt, check_counts, resume_folder
+from .common import check_counts, resume_folder
 
 
 @app.command("resume")

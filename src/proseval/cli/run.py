@@ -8,10 +8,8 @@ from typing import Optional
 import typer
 from dotenv import load_dotenv
 
-from ..runtime.config import load_run_config
-from ..runtime.runner import RunOptions
-from .app import app
-from .common import (
+from ..commandline.console import fail
+from ..commandline.options import (
     BaseUrlOpt,
     ConcurrencyOpt,
     ConfigOpt,
@@ -24,19 +22,13 @@ from .common import (
     RoleBaseUrlOpt,
     RoleConcurrencyOpt,
     RoleOpt,
-    check_counts,
-    checked,
-    display_mode,
-    execute,
-    fail,
-    first,
-    prompt_files,
-    report_run,
-    requested_config,
-    resume_folder,
-    role_request,
-    task_params_from,
 )
+from ..commandline.requests import checked, display_mode, first, prompt_files, role_request
+from ..commandline.running import execute, report_run
+from ..runtime.config import load_run_config
+from ..runtime.options import RunOptions
+from .app import app
+from .common import check_counts, requested_config, resume_folder, task_params_from
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

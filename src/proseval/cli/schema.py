@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
+from ..commandline.console import console
 from .app import app
-from .common import console
 
 
 @app.command()

@@ -11,15 +11,8 @@ from dotenv import load_dotenv
 from rich.markup import escape
 
 from ..api import with_scorer
-from ..core.prompt import override_prompts
-from ..core.task import Task
-from ..registry import get_task, scorer_plugins
-from ..runtime.records import RoleBinding
-from ..runtime.roles import parse_assignments, resolve_roles
-from ..runtime.runlog import RunFolder
-from ..runtime.runner import RunOptions, rescore_run
-from .app import app
-from .common import (
+from ..commandline.console import console, errors, fail
+from ..commandline.options import (
     BaseUrlOpt,
     ConcurrencyOpt,
     DisplayOpt,
@@ -28,17 +21,18 @@ from .common import (
     RoleBaseUrlOpt,
     RoleConcurrencyOpt,
     RoleOpt,
-    checked,
-    console,
-    display_mode,
-    errors,
-    fail,
-    parse_value,
-    prompt_files,
-    report_run,
-    role_request,
-    run_in_loop,
 )
+from ..commandline.requests import checked, display_mode, prompt_files, role_request
+from ..commandline.running import report_run, run_in_loop
+from ..core.prompt import override_prompts
+from ..core.task import Task
+from ..registry import get_task, scorer_plugins
+from ..runtime.records import RoleBinding
+from ..runtime.roles import parse_assignments, parse_value, resolve_roles
+from ..runtime.runlog import RunFolder
+from ..runtime.options import RunOptions
+from ..runtime.rescore import rescore_run
+from .app import app
 
 
 @app.command("score")

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import typer
 
-from ..report.tables import print_results
+from ..commandline.console import console, fail
+from ..commandline.results import print_results
+from ..commandline.running import task_tables
 from ..runtime.runlog import RunFolder, RunFolderError
 from .app import app
-from .common import console, fail, task_tables
 
 
 @app.command()

@@ -10,9 +10,9 @@ from typing import Any, Optional
 import typer
 from rich.markup import escape
 
+from ..commandline.console import console, errors, fail
 from ..registry import get_entry, load_errors, tasks
 from .app import app
-from .common import console, errors, fail
 
 
 @app.command("list")

@@ -7,8 +7,8 @@ from typing import Optional
 
 import typer
 
+from ..commandline.console import fail
 from .app import app
-from .common import fail
 
 
 @app.command()

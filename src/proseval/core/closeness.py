@@ -9,6 +9,7 @@ curve with a scale of a quarter of the target.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -35,6 +36,11 @@ def count_words(text: str) -> int:
     if not is_word.size:
         return 0
     return int(is_word[0]) + int(np.count_nonzero(is_word[1:] > is_word[:-1]))
+
+
+def word_matches(text: str) -> Iterator[re.Match[str]]:
+    """The words of `text` (the tokens `count_words` counts), in order, with their positions."""
+    return _WORD.finditer(text)
 
 
 def length_adherence(words: int, target_words: int) -> float:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..registry import get_task, tasks
-from .plots import chart, ci_errors
+from ..plots import chart, ci_errors
 from .runs import ReportRun, metric_names
 
 

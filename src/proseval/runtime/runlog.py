@@ -294,6 +294,11 @@ class RunFolder:
     def write_results(self, results: Results) -> None:
         write_json_atomic(self.path / RESULTS, results.model_dump_json(indent=2))
 
+    @property
+    def has_results(self) -> bool:
+        """Whether the run has written its results (False while it is unfinished)."""
+        return (self.path / RESULTS).is_file()
+
     def read_results(self) -> Results:
         file = self.path / RESULTS
         if not file.is_file():

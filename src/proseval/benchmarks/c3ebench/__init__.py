@@ -3,11 +3,11 @@ human reference (1-10, reference = 6); plus reverse construction of items from a
 
 from importlib import import_module
 
-from proseval import registry
+from proseval import kit
 from proseval.benchmarks.c3ebench.params import C3EParams, ConstructParams
 
 
-@registry.task(
+@kit.task(
     "c3ebench",
     summary="C3EBench: 1,258 EN/ZH items (Cloze, Expand, Edit, End2End), judge scores 1-10 with the reference = 6",
     params=C3EParams,
@@ -21,7 +21,7 @@ def c3ebench(params: C3EParams):
     return make_task(params)
 
 
-@registry.task(
+@kit.task(
     "c3ebench-construct",
     summary="build C3EBench items from your own texts (see: proseval c3ebench construct)",
     params=ConstructParams,
@@ -33,4 +33,4 @@ def c3ebench_construct(params: ConstructParams):
     return construct_task(params)
 
 
-registry.command_group("c3ebench", lambda: import_module("proseval.benchmarks.c3ebench.cli").app)
+kit.command_group("c3ebench", lambda: import_module("proseval.benchmarks.c3ebench.cli").app)

@@ -7,8 +7,7 @@ from typing import Optional
 
 import typer
 
-from proseval.cli import common as main_cli
-from proseval.runtime.runner import RunOptions
+from proseval import kit
 
 app = typer.Typer(help="C3EBench tools: build items from your own texts.", no_args_is_help=True)
 
@@ -29,24 +28,24 @@ def construct(
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="builder=PROVIDER/MODEL."),
     structured: bool = typer.Option(False, "--structured", help="Ask the builder's endpoint for JSON of each "
                                     "step's shape (response_format json_schema) where a step answers in JSON."),
-    base_url: Optional[list[str]] = main_cli.BaseUrlOpt,
-    concurrency: Optional[int] = main_cli.ConcurrencyOpt,
-    gen: Optional[list[str]] = main_cli.GenOpt,
-    prompt: Optional[list[str]] = main_cli.PromptOpt,
+    base_url: Optional[list[str]] = kit.BaseUrlOpt,
+    concurrency: Optional[int] = kit.ConcurrencyOpt,
+    gen: Optional[list[str]] = kit.GenOpt,
+    prompt: Optional[list[str]] = kit.PromptOpt,
     runs: Path = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (resumable, cached)."),
-    display: Optional[str] = main_cli.DisplayOpt,
+    display: Optional[str] = kit.DisplayOpt,
 ) -> None:
     """Turn each text into Cloze, Expand, Edit and End2End items; report every item that failed a check."""
-    request = main_cli.checked(lambda: main_cli.role_request({}, None, role, base_url, None, concurrency, None, gen))
+    request = kit.checked(lambda: kit.role_request({}, None, role, base_url, None, concurrency, None, gen))
     from proseval.benchmarks.c3ebench.construct import read_texts, to_jsonl
     from proseval.benchmarks.c3ebench.params import ConstructParams
 
     params = {"in_file": str(in_file), **({"task": task} if task else {}), "structured": structured}
-    texts = main_cli.checked(lambda: read_texts(in_file.read_bytes(), str(in_file),
-                                                ConstructParams.model_validate(params).task))
-    options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
-    folder, _ = main_cli.execute("c3ebench-construct", params, request, options,
-                                 prompts=main_cli.prompt_files(prompt, {}))
+    texts = kit.checked(lambda: read_texts(in_file.read_bytes(), str(in_file),
+                                           ConstructParams.model_validate(params).task))
+    options = kit.RunOptions(out_dir=runs, display=kit.display_mode(display))
+    folder, _ = kit.execute("c3ebench-construct", params, request, options,
+                            prompts=kit.prompt_files(prompt, {}))
     records = {r.id.removeprefix("construct/"): r for r in folder.iter_records()}
     items, rejected = [], []
     for text_id in (text.id for text in texts):
@@ -64,6 +63,6 @@ def construct(
     report = output.with_name(output.name + ".rejected.jsonl")
     report.write_text(to_jsonl(rejected), encoding="utf-8")
     for entry in rejected:
-        main_cli.console.print(f"rejected {entry['text_id']} {entry['task']}: {entry['reason']}", highlight=False)
-    main_cli.console.print(f"wrote {len(items)} items to {output}; {len(rejected)} rejected (reasons in {report}); "
-                           f"run folder {folder.path}", highlight=False)
+        kit.console.print(f"rejected {entry['text_id']} {entry['task']}: {entry['reason']}", highlight=False)
+    kit.console.print(f"wrote {len(items)} items to {output}; {len(rejected)} rejected (reasons in {report}); "
+                      f"run folder {folder.path}", highlight=False)

@@ -16,12 +16,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from proseval.benchmarks.c3ebench.data import (
+from proseval.benchmarks._shared.c3e.data import (
     BLANK_MARKER,
     LANGUAGES,
     OFFICIAL_TASK_TYPE,
 )
-from proseval.core.jsonl import DataFormatError, iter_json_objects
+from proseval.kit import DataFormatError, iter_json_objects
 
 SEGMENT_MIN, SEGMENT_MAX = 0.20, 0.50
 QUERY_LIMIT = {"expand": 300, "end2end": 100}  # words (EN); Chinese counts characters at twice these

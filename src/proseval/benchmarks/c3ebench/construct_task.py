@@ -14,18 +14,20 @@ from typing import Any
 
 from proseval.benchmarks.c3ebench import construct as build
 from proseval.benchmarks.c3ebench.params import ConstructParams
-from proseval.core.prompt import PromptTemplate
-from proseval.core.sample import Sample
-from proseval.core.score import Score
-from proseval.core.scorer import scorer
-from proseval.core.state import State
-from proseval.core.task import Task
-from proseval.judging.ask import ask_until
-from proseval.judging.parse import extract_json
-from proseval.judging.reasoning import strip_reasoning
-from proseval.judging.structured import json_schema_format
-from proseval.models.base import GenerateConfig
-from proseval.runtime.context import SampleContext
+from proseval.kit import (
+    GenerateConfig,
+    PromptTemplate,
+    Sample,
+    SampleContext,
+    Score,
+    State,
+    Task,
+    ask_until,
+    extract_json,
+    json_schema_format,
+    scorer,
+    strip_reasoning,
+)
 
 BUILDER_CONFIG = GenerateConfig(temperature=0.0, max_tokens=4096)
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}

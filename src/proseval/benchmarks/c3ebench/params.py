@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from proseval.core.options import comma_list
+from proseval.benchmarks._shared.c3e.data import DATA_ENV
+from proseval.kit import comma_list
 
-DATA_ENV = "PROSEVAL_C3EBENCH_DIR"
 TASK_NAMES = ("cloze", "expand", "edit", "end2end")
-
-
-def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir("proseval")) / "c3ebench"
 
 
 class C3EParams(BaseModel):

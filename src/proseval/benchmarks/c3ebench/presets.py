@@ -1,6 +1,6 @@
 """C3EBench presets. The repository's README and code agree on one setup, so there is one preset."""
 
-from proseval.core.preset import Preset
+from proseval.kit import Preset
 
 PRESETS = {
     "official": Preset(

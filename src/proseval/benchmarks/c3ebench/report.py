@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from proseval.runtime.aggregate import bootstrap_ci
-from proseval.runtime.records import ScoredSample
+from proseval.kit import ScoredSample, bootstrap_ci, ci_errors
 
 METRIC = "c3e"
 TASK_ORDER = ("cloze", "expand", "edit", "end2end")
@@ -152,8 +151,6 @@ def chart_drawer(summary: dict[str, Any]) -> Callable[[Any], None] | None:
         return None
 
     def draw(axes: Any) -> None:
-        from proseval.report.plots import ci_errors
-
         languages = sorted({r["language"] for r in cells})
         tasks = [t for t in TASK_ORDER if any(r["task"] == t for r in cells)]
         width = 0.8 / len(languages)

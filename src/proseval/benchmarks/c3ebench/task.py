@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
-from proseval.benchmarks.c3ebench import data as c3e_data
-from proseval.benchmarks.c3ebench.data import Item
-from proseval.benchmarks.c3ebench.judging import (
+from proseval.benchmarks._shared.c3e import data as c3e_data
+from proseval.benchmarks._shared.c3e.data import Item, from_target, to_target
+from proseval.benchmarks._shared.c3e.judge import (
     JudgeSetup,
     Verdict,
     judge_messages,
@@ -16,7 +14,7 @@ from proseval.benchmarks.c3ebench.judging import (
     parse_verdict,
     template_names,
 )
-from proseval.benchmarks.c3ebench.params import DATA_ENV, C3EParams, default_data_dir
+from proseval.benchmarks.c3ebench.params import C3EParams
 from proseval.benchmarks.c3ebench.posing import candidate_prompt
 from proseval.benchmarks.c3ebench.prompts import PROMPTS
 from proseval.benchmarks.c3ebench.report import (
@@ -25,18 +23,21 @@ from proseval.benchmarks.c3ebench.report import (
     markdown,
     summarize,
 )
-from proseval.core.ordering import round_robin
-from proseval.core.sample import Sample
-from proseval.core.score import Score
-from proseval.core.scorer import scorer
-from proseval.core.state import State
-from proseval.core.task import Task
-from proseval.judging.ask import ask_until
-from proseval.judging.reasoning import strip_reasoning
-from proseval.models.base import GenerateConfig
-from proseval.report.plots import chart
-from proseval.runtime.context import SampleContext
-from proseval.runtime.records import Results, ScoredSample
+from proseval.kit import (
+    GenerateConfig,
+    Results,
+    Sample,
+    SampleContext,
+    Score,
+    ScoredSample,
+    State,
+    Task,
+    ask_until,
+    chart,
+    round_robin,
+    scorer,
+    strip_reasoning,
+)
 
 VERSION = "1"
 # Defaults from the official code: candidate temperature 0.7; judge temperature 0, 1,000 tokens.
@@ -50,18 +51,6 @@ def official_budget(item: Item) -> int:
     return max(1, int(1.5 * len(item.reference)))
 
 
-def to_target(item: Item) -> dict[str, Any]:
-    return {"id": item.id, "task": item.task, "language": item.language, "genre": item.genre,
-            "instruction": item.instruction, "input": dict(item.input), "reference": item.reference,
-            "reference_source": item.reference_source, "flags": list(item.flags)}
-
-
-def from_target(target: dict[str, Any]) -> Item:
-    return Item(id=target["id"], task=target["task"], language=target["language"], genre=target["genre"],
-                instruction=target["instruction"], input=target["input"], reference=target["reference"],
-                reference_source=target.get("reference_source", "unknown"), flags=tuple(target.get("flags", ())))
-
-
 def to_sample(item: Item) -> Sample:
     return Sample(id=item.id, input=item.instruction, target=to_target(item),
                   metadata={"task": item.task, "language": item.language, "genre": item.genre,
@@ -70,10 +59,7 @@ def to_sample(item: Item) -> Sample:
 
 
 def load(params: C3EParams) -> c3e_data.C3EData:
-    if params.data_file:
-        return c3e_data.load_data_file(Path(params.data_file).expanduser())
-    folder = Path(params.data_dir or os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
-    return c3e_data.load_folder(folder, params.language)
+    return c3e_data.load_data(params.data_file, params.data_dir, params.language)
 
 
 def select_items(data: c3e_data.C3EData, params: C3EParams) -> list[Item]:

@@ -1,9 +1,9 @@
 """The demo task: 8 bundled prompts, a judge rating and length adherence (a pipeline check)."""
 
-from proseval import registry
+from proseval import kit
 
 
-@registry.task("demo", summary="8 short bundled writing prompts: judge rating 1-10 + length adherence",
+@kit.task("demo", summary="8 short bundled writing prompts: judge rating 1-10 + length adherence",
                prompts="proseval.benchmarks.demo.task:TEMPLATES")
 def demo(params):
     from proseval.benchmarks.demo.task import make_task

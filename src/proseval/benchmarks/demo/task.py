@@ -5,17 +5,21 @@ A pipeline check that runs anywhere (no data files), not a benchmark.
 
 from __future__ import annotations
 
-from ...core.closeness import count_words, length_adherence
-from ...core.prompt import PromptTemplate
-from ...core.protocols import single_turn
-from ...core.sample import Sample
-from ...core.score import Score
-from ...core.scorer import scorer
-from ...core.state import State
-from ...core.task import Task
-from ...judging.parse import extract_json, parse_score
-from ...models.base import GenerateConfig
-from ...runtime.context import SampleContext
+from proseval.kit import (
+    GenerateConfig,
+    PromptTemplate,
+    Sample,
+    SampleContext,
+    Score,
+    State,
+    Task,
+    count_words,
+    extract_json,
+    length_adherence,
+    parse_score,
+    scorer,
+    single_turn,
+)
 from .prompts import PROMPTS
 
 JUDGE_TEXT = """You are grading a piece of writing produced for the request below.

@@ -2,16 +2,16 @@
 
 from importlib import import_module
 
-from proseval import registry
+from proseval import kit
 from proseval.benchmarks.longweave.params import LongWeaveParams
 
 
-@registry.task(
+@kit.task(
     "longweave",
     summary="LongWeave: 7 generated, verifiable long-writing tasks at 1k/2k/4k/8k words",
     params=LongWeaveParams,
     render="proseval.benchmarks.longweave.render:render",
-    prompts="proseval.benchmarks.longweave.judging:PROMPTS",
+    prompts="proseval.benchmarks.longweave.judging.prompts:PROMPTS",
     presets="proseval.benchmarks.longweave.presets:PRESETS",
 )
 def longweave(params: LongWeaveParams):
@@ -20,4 +20,5 @@ def longweave(params: LongWeaveParams):
     return make_task(params)
 
 
-registry.generate_command("longweave", lambda: import_module("proseval.benchmarks.longweave.cli").generate)
+kit.generate_command("longweave", lambda: import_module("proseval.benchmarks.longweave.cli").generate)
+kit.doctor_check("longweave", "proseval.benchmarks.longweave.doctor:checks")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from proseval.core.sample import Sample
+from proseval.kit import Sample
 
 from .generators._cf_program import write_program
 from .generators._rng import main_rng, seed_key

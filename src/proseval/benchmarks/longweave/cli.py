@@ -10,7 +10,7 @@ from rich.console import Console
 
 from proseval.benchmarks.longweave.generators import generate as generate_sample
 from proseval.benchmarks.longweave.params import LongWeaveParams
-from proseval.registry import format_validation_error
+from proseval.kit import format_validation_error
 
 
 def generate(

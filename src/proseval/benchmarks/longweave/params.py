@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from proseval.core.options import comma_list
+from proseval.kit import comma_list
 
 TASK_NAMES = ("cf", "biog", "sr", "nw", "kvg", "sms", "pr")
 LENGTH_NAMES = ("1k", "2k", "4k", "8k")

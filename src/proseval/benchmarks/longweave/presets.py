@@ -1,6 +1,6 @@
 """LongWeave presets: the official code's configuration and the paper's judge."""
 
-from proseval.core.preset import Preset
+from proseval.kit import Preset
 
 _OFFICIAL_PARAMS = {"per_cell": 200, "seed": 0, "official": True, "sms_leaky_example": True, "output_budget": "8192"}
 

@@ -13,22 +13,17 @@ from proseval.benchmarks.longweave.aggregate import (
 )
 from proseval.benchmarks.longweave.budgets import output_budget
 from proseval.benchmarks.longweave.generators import generate
-from proseval.benchmarks.longweave.judging import PROMPTS as JUDGE_PROMPTS
-from proseval.benchmarks.longweave.judging import (
+from proseval.benchmarks.longweave.judging.calls import (
     JudgeCall,
-    JudgedConfig,
-    ParsedBatch,
     biog_judge_calls,
     cf_relevance_messages,
-    empty_answer_score,
     nw_judge_calls,
-    parse_cf_relevance,
-    parse_reply,
-    score_biog,
-    score_nw,
-    score_sr,
     sr_judge_calls,
 )
+from proseval.benchmarks.longweave.judging.config import JudgedConfig
+from proseval.benchmarks.longweave.judging.prompts import PROMPTS as JUDGE_PROMPTS
+from proseval.benchmarks.longweave.judging.replies import ParsedBatch, parse_cf_relevance, parse_reply
+from proseval.benchmarks.longweave.judging.scores import empty_answer_score, score_biog, score_nw, score_sr
 from proseval.benchmarks.longweave.params import JUDGED_TASKS, LongWeaveParams
 from proseval.benchmarks.longweave.scorers import (
     CFConfig,
@@ -46,17 +41,21 @@ from proseval.benchmarks.longweave.scorers import (
 )
 from proseval.benchmarks.longweave.scorers.cf import extract_code
 from proseval.benchmarks.longweave.scorers.code_checks import shared_pool
-from proseval.core.protocols import as_messages
-from proseval.core.sample import Sample
-from proseval.core.score import Score
-from proseval.core.scorer import scorer
-from proseval.core.state import State
-from proseval.core.task import Task
-from proseval.judging.ask import ask_until
-from proseval.judging.reasoning import strip_reasoning
-from proseval.models.base import GenerateConfig, ModelError
-from proseval.runtime.context import SampleContext
-from proseval.runtime.records import Results, ScoredSample
+from proseval.kit import (
+    GenerateConfig,
+    ModelError,
+    Results,
+    Sample,
+    SampleContext,
+    Score,
+    ScoredSample,
+    State,
+    Task,
+    as_messages,
+    ask_until,
+    scorer,
+    strip_reasoning,
+)
 
 SCORE = "longweave"
 # Official settings: candidate 0.7 / 8,192 tokens (example config); judge gpt-4o at 0.7 / 8,192.

@@ -2,11 +2,11 @@
 
 from importlib import import_module
 
-from proseval import registry
+from proseval import kit
 from proseval.benchmarks.meeseeks.params import MeeseeksParams
 
 
-@registry.task(
+@kit.task(
     "meeseeks",
     summary="Meeseeks: multi-constraint instruction following; rule checks + Yes/No judge, "
     "feedback over up to 20 rounds",
@@ -21,5 +21,6 @@ def meeseeks(params: MeeseeksParams):
     return make_task(params)
 
 
-registry.command_group("meeseeks", lambda: import_module("proseval.benchmarks.meeseeks.cli").app)
-registry.generate_command("meeseeks", lambda: import_module("proseval.benchmarks.meeseeks.cli").generate)
+kit.command_group("meeseeks", lambda: import_module("proseval.benchmarks.meeseeks.cli").app)
+kit.generate_command("meeseeks", lambda: import_module("proseval.benchmarks.meeseeks.cli").generate)
+kit.doctor_check("meeseeks", "proseval.benchmarks.meeseeks.doctor:checks")

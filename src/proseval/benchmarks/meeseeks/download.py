@@ -32,7 +32,7 @@ from typing import Any
 
 import httpx
 
-from ...errors import DataError
+from proseval.kit import DataError
 from .data import SUBFOLDERS, MeeseeksDataError, input_root
 from .params import default_data_dir
 

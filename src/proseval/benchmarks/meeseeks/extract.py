@@ -27,8 +27,7 @@ from typing import Any, Literal
 
 import json_repair
 
-from proseval.core.prompt import PromptTemplate
-from proseval.sandbox import SandboxResult
+from proseval.kit import PromptTemplate, SandboxResult
 
 Compat = Literal["fixed", "head"]
 PartKind = Literal["code", "json", "list", "llm"]

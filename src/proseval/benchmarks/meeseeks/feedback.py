@@ -31,8 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from proseval.core.prompt import PromptTemplate
-from proseval.models.base import Message
+from proseval.kit import Message, PromptTemplate
 
 from .metrics import checks_from_sub_questions
 

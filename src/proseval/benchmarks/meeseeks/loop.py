@@ -44,12 +44,16 @@ from proseval.benchmarks.meeseeks.params import MeeseeksParams
 from proseval.benchmarks.meeseeks.rules.base import RuleContext
 from proseval.benchmarks.meeseeks.rules.registry import evaluate_rule, find_spec
 from proseval.benchmarks.meeseeks.rules.schema import schema_points
-from proseval.core.prompt import PromptTemplate
-from proseval.core.state import State
-from proseval.judging.ask import ask_until
-from proseval.models.base import ContextOverflowError, ModelError
-from proseval.runtime.context import SampleContext
-from proseval.sandbox import SandboxLimits, run_function_async
+from proseval.kit import (
+    ContextOverflowError,
+    ModelError,
+    PromptTemplate,
+    SampleContext,
+    SandboxLimits,
+    State,
+    ask_until,
+    run_function_async,
+)
 
 # --- the Yes/No judge (proseval's own wording; the official output format) -----------------
 

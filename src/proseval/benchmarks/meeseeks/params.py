@@ -8,7 +8,7 @@ from typing import Literal
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from proseval.core.options import comma_list
+from proseval.kit import comma_list
 
 DATA_ENV = "PROSEVAL_MEESEEKS_DIR"
 KNOWN_LANGUAGES = ("zh", "ja", "ko", "en", "de", "fr", "es", "pt", "ru", "ar", "id")

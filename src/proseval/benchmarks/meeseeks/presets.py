@@ -1,6 +1,6 @@
 """Meeseeks presets: the official code's published statistics setup and the paper's feedback loop."""
 
-from proseval.core.preset import Preset
+from proseval.kit import Preset
 
 _OFFICIAL_SAMPLING = {"temperature": 0.0, "max_tokens": 8096, "timeout": 1800}
 

@@ -26,17 +26,20 @@ from proseval.benchmarks.meeseeks.params import (
 )
 from proseval.benchmarks.meeseeks.prompts import PROMPTS
 from proseval.benchmarks.meeseeks.report import rounds_report
-from proseval.core.ordering import round_robin
-from proseval.core.sample import Sample
-from proseval.core.score import Score
-from proseval.core.scorer import scorer
-from proseval.core.state import State
-from proseval.core.task import Task
-from proseval.models.base import GenerateConfig
-from proseval.report.plots import chart
-from proseval.runtime.context import SampleContext
-from proseval.runtime.records import Results, ScoredSample
-from proseval.sandbox import isolation
+from proseval.kit import (
+    GenerateConfig,
+    Results,
+    Sample,
+    SampleContext,
+    Score,
+    ScoredSample,
+    State,
+    Task,
+    chart,
+    isolation,
+    round_robin,
+    scorer,
+)
 
 SCORE = "meeseeks"
 UTILITY = "utility"

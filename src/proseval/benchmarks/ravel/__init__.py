@@ -4,11 +4,11 @@ trajectory metrics and the C3EBench End2End judge."""
 
 from importlib import import_module
 
-from proseval import registry
+from proseval import kit
 from proseval.benchmarks.ravel.params import RavelParams
 
 
-@registry.task(
+@kit.task(
     "ravel",
     summary="RAVEL: agentic writing (outline/draft/review/refine/finish) on C3EBench End2End topics; "
             "success S, efficiency, refinement density and delta, ERR, judge score",
@@ -24,4 +24,4 @@ def ravel(params: RavelParams):
     return make_task(params)
 
 
-registry.command_group("ravel", lambda: import_module("proseval.benchmarks.ravel.cli").app)
+kit.command_group("ravel", lambda: import_module("proseval.benchmarks.ravel.cli").app)

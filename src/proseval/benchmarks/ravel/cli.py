@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from proseval.kit import RunFolder, chart
+
 app = typer.Typer(help="RAVEL: show an episode step by step; plot several runs (one series per model).",
                   no_args_is_help=True)
 
@@ -16,7 +18,6 @@ def show(run: Path = typer.Argument(..., help="a ravel run folder"),
          sample: str | None = typer.Option(None, "--sample", "-s", help="episode id (default: the first)")) -> None:
     """Replay one episode: each decision, its outcome, what it changed, and the tool's answer."""
     from proseval.benchmarks.ravel.env import Step
-    from proseval.runtime.runlog import RunFolder
 
     records = [r for r in RunFolder(run).iter_records() if sample is None or r.id == sample]
     if not records:
@@ -44,17 +45,16 @@ def plot(runs: list[Path] = typer.Argument(..., help="ravel run folders (one ser
          out: Path = typer.Option(Path("."), "--out", "-o", help="folder for the PNG files")) -> None:
     """Paragraph lifecycles and score over steps, one series per run's policy model; prints each
     run's median completion step and its difference from the first run's (Fig. 4)."""
-    from proseval.api import read_run
     from proseval.benchmarks.ravel.report import curve_drawer, lifecycle_drawer, median_shifts
-    from proseval.report.plots import chart
 
     lifecycles, curves = {}, {}
     for path in runs:
-        run = read_run(path)
-        summary = (run.results.extra.get("ravel") if run.results else None) or {}
-        label = run.header.roles["candidate"].spec
-        if run.header.task_params.get("protocol", "agent") != "agent":
-            label += f" [{run.header.task_params['protocol']}]"
+        folder = RunFolder(path)
+        header = folder.read_header()
+        summary = (folder.read_results().extra.get("ravel") if folder.has_results else None) or {}
+        label = header.roles["candidate"].spec
+        if header.task_params.get("protocol", "agent") != "agent":
+            label += f" [{header.task_params['protocol']}]"
         if label in lifecycles:  # two runs of one model: keep both series, named by their folders
             label += f" ({path.name})"
         lifecycles[label] = summary.get("lifecycles", [])

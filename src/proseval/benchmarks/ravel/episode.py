@@ -25,7 +25,7 @@ from proseval.benchmarks.ravel.tools import (
     parse_refinement,
     parse_review,
 )
-from proseval.runtime.context import SampleContext
+from proseval.kit import SampleContext
 
 POLICY_ROLE = "candidate"
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese (简体中文)"}

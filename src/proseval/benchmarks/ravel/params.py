@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from proseval.core.options import comma_list
+from proseval.kit import comma_list
 
 TOOL_ROLES = ("planner", "writer", "reviewer", "reviser")
 

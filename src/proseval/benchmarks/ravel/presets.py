@@ -1,6 +1,6 @@
 """RAVEL presets: the two official agent versions."""
 
-from proseval.core.preset import Preset
+from proseval.kit import Preset
 
 _AGENT = {"temperature": 0.2, "max_tokens": 5000}
 _JUDGE = {"temperature": 0.0, "max_tokens": 1000, "timeout": 120}

@@ -3,13 +3,13 @@
 ``policy_system`` / ``policy_turn``: the policy (the model under test) choosing the next action.
 ``planner`` / ``writer`` / ``reviewer`` / ``reviser``: the four tools. The final manuscript is
 judged with C3EBench's End2End judge templates (``judge_end2end_{lang}``, ``traits_end2end_{lang}``,
-``bands_end2end_{lang}``, ``judge_user_end2end``). All wording is proseval's own.
+``bands_end2end_{lang}``, ``judge_user_end2end``), shared with `c3ebench`. All wording is proseval's own.
 """
 
 from __future__ import annotations
 
-from proseval.benchmarks.c3ebench.prompts import PROMPTS as C3E_PROMPTS
-from proseval.core.prompt import PromptTemplate
+from proseval.benchmarks._shared.c3e.judge_prompts import JUDGE_PROMPTS
+from proseval.kit import PromptTemplate
 
 _POLICY_HEAD = """You are the editor in charge of producing one piece of writing. You never write text yourself: \
 you direct four assistants through actions, one action per turn, and you see the state of the work after each.
@@ -140,4 +140,4 @@ OWN = [
 JUDGE_NAMES = ("judge_end2end_en", "judge_end2end_zh", "traits_end2end_en", "traits_end2end_zh",
                "bands_end2end_en", "bands_end2end_zh", "judge_user_end2end")
 
-PROMPTS: dict[str, PromptTemplate] = {**{t.name: t for t in OWN}, **{n: C3E_PROMPTS[n] for n in JUDGE_NAMES}}
+PROMPTS: dict[str, PromptTemplate] = {**{t.name: t for t in OWN}, **{n: JUDGE_PROMPTS[n] for n in JUDGE_NAMES}}

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from proseval.benchmarks.ravel.metrics import completion_median, median_shift
-from proseval.runtime.records import ScoredSample
+from proseval.kit import ScoredSample
 
 TRAJECTORY = "trajectory"
 JUDGE = "judge"

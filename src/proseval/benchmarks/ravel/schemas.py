@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from proseval.benchmarks.ravel.actions import ACTIONS
-from proseval.judging.structured import json_schema_format
+from proseval.kit import json_schema_format
 
 
 def _object(properties: dict[str, Any]) -> dict[str, Any]:

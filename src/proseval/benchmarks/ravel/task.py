@@ -7,19 +7,16 @@ trajectory metrics of each episode, and the final manuscript's C3EBench End2End 
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
-from proseval.benchmarks.c3ebench import data as c3e_data
-from proseval.benchmarks.c3ebench.judging import (
+from proseval.benchmarks._shared.c3e import data as c3e_data
+from proseval.benchmarks._shared.c3e.data import from_target, to_target
+from proseval.benchmarks._shared.c3e.judge import (
     JudgeSetup,
     judge_messages,
     judge_response_format,
     parse_verdict,
 )
-from proseval.benchmarks.c3ebench.params import DATA_ENV, default_data_dir
-from proseval.benchmarks.c3ebench.task import from_target, to_target
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.episode import POLICY_ROLE, Setup, run_episode, tool_role
@@ -36,17 +33,20 @@ from proseval.benchmarks.ravel.report import (
     summarize,
     tables,
 )
-from proseval.core.ordering import round_robin
-from proseval.core.sample import Sample
-from proseval.core.score import Score
-from proseval.core.scorer import scorer
-from proseval.core.state import State
-from proseval.core.task import Task
-from proseval.judging.ask import ask_until
-from proseval.models.base import GenerateConfig
-from proseval.report.plots import chart
-from proseval.runtime.context import SampleContext
-from proseval.runtime.records import Results, ScoredSample
+from proseval.kit import (
+    GenerateConfig,
+    Results,
+    Sample,
+    SampleContext,
+    Score,
+    ScoredSample,
+    State,
+    Task,
+    ask_until,
+    chart,
+    round_robin,
+    scorer,
+)
 
 VERSION = "2"
 # Every agent call at temperature 0.2 (official); an explicit token limit, the same for every provider.
@@ -63,11 +63,7 @@ def settings_of(params: RavelParams) -> st.Settings:
 
 
 def load_items(params: RavelParams) -> tuple[c3e_data.C3EData, list[c3e_data.Item]]:
-    if params.data_file:
-        data = c3e_data.load_data_file(Path(params.data_file).expanduser())
-    else:
-        folder = Path(params.data_dir or os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
-        data = c3e_data.load_folder(folder, params.language)
+    data = c3e_data.load_data(params.data_file, params.data_dir, params.language)
     items = [i for i in data.items if i.language in params.language]
     items = c3e_data.select(items, tasks=["end2end"], genres=params.genre)
     return data, round_robin(items, lambda item: item.language)

@@ -13,8 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from proseval.judging.jsonfind import find_json_values, repair_json_value
-from proseval.judging.reasoning import strip_reasoning
+from proseval.kit import find_json_values, repair_json_value, strip_reasoning
 
 SCORE_LOW, SCORE_HIGH = 0.0, 10.0
 _NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")

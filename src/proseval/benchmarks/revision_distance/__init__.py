@@ -7,14 +7,14 @@ The scorer factory `revision_distance_scorer` measures any run's outputs.
 
 from importlib import import_module
 
-from proseval import registry
+from proseval import kit
 from proseval.benchmarks.revision_distance.params import RevisionDistanceParams, StabilityParams
 from proseval.benchmarks.revision_distance.scoring import REVISER_SETTINGS, revision_distance_scorer
 
 __all__ = ["revision_distance_scorer"]
 
 
-@registry.task(
+@kit.task(
     "revision-distance",
     summary="Revision Distance: edits a reviser model would make to your drafts (or chosen/rejected pairs); "
             "ROUGE beside it",
@@ -29,7 +29,7 @@ def revision_distance(params: RevisionDistanceParams):
     return make_task(params)
 
 
-@registry.task(
+@kit.task(
     "revision-distance-stability",
     summary="how far Revision Distance moves under small seeded, meaning-preserving word substitutions "
             "(see: proseval revision-distance stability)",
@@ -44,10 +44,10 @@ def revision_distance_stability(params: StabilityParams):
     return make_stability_task(params)
 
 
-registry.command_group("revision-distance", lambda: import_module("proseval.benchmarks.revision_distance.cli").app)
+kit.command_group("revision-distance", lambda: import_module("proseval.benchmarks.revision_distance.cli").app)
 
 # Any run's stored answers can be measured: proseval score RUN --scorer revision-distance --role reviser=...
-registry.scorer_plugin(
+kit.scorer_plugin(
     "revision-distance",
     summary="edits a reviser model would make to each stored answer (options: setting=general|knowledge|"
             "reference-free, weighting=none|level|size, per_words=N, attempts=N)",
@@ -56,3 +56,5 @@ registry.scorer_plugin(
     prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
     role_configs={"reviser": dict(REVISER_SETTINGS)},
 )
+kit.doctor_check("revision-distance", lambda: [kit.extra_check("extra revision-distance", "revision-distance",
+                                                                 ("rouge_score",))])

@@ -26,7 +26,7 @@ from proseval.benchmarks.revision_distance.stats import (
     summarise_stability,
     wilson_ci,
 )
-from proseval.runtime.records import ScoredSample
+from proseval.kit import ScoredSample
 
 KEY = "revision_distance"
 DISAGREEMENTS = 5

@@ -8,13 +8,10 @@ from typing import Optional
 
 import typer
 
-from proseval.api import read_run
+from proseval import kit
 from proseval.benchmarks.revision_distance.data import DataError, read_drafts
 from proseval.benchmarks.revision_distance.export import drafts_of
 from proseval.benchmarks.revision_distance.perturb import perturb
-from proseval.cli import common as main_cli
-from proseval.runtime.runlog import RunFolderError
-from proseval.runtime.runner import RunOptions
 
 app = typer.Typer(help="Revision Distance tools: the stability check, the perturber, drafts from a run.",
                   no_args_is_help=True)
@@ -39,12 +36,12 @@ def stability(
                                  "list of edits."),
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="reviser=PROVIDER/MODEL (default: the "
                                              "embedded model, a demonstration)."),
-    gen: Optional[list[str]] = main_cli.GenOpt,
-    prompt: Optional[list[str]] = main_cli.PromptOpt,
-    base_url: Optional[list[str]] = main_cli.BaseUrlOpt,
-    concurrency: Optional[int] = main_cli.ConcurrencyOpt,
+    gen: Optional[list[str]] = kit.GenOpt,
+    prompt: Optional[list[str]] = kit.PromptOpt,
+    base_url: Optional[list[str]] = kit.BaseUrlOpt,
+    concurrency: Optional[int] = kit.ConcurrencyOpt,
     runs: Path = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (resumable, cached)."),
-    display: Optional[str] = main_cli.DisplayOpt,
+    display: Optional[str] = kit.DisplayOpt,
 ) -> None:
     """Revise each draft and a copy with a few seeded, meaning-preserving word substitutions; report how far
     the distance moves.
@@ -55,11 +52,11 @@ def stability(
     """
     params = {"drafts": str(drafts), "setting": setting, "perturb_seed": seed, "rate": rate,
               "structured": structured, "attempts": attempts, **({"refs": str(refs)} if refs else {})}
-    request = main_cli.checked(lambda: main_cli.role_request({}, None, role, base_url, None, concurrency, None, gen))
-    options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
-    folder, results = main_cli.execute("revision-distance-stability", params, request, options,
-                                       prompts=main_cli.prompt_files(prompt, {}))
-    main_cli.report_run(folder, results)
+    request = kit.checked(lambda: kit.role_request({}, None, role, base_url, None, concurrency, None, gen))
+    options = kit.RunOptions(out_dir=runs, display=kit.display_mode(display))
+    folder, results = kit.execute("revision-distance-stability", params, request, options,
+                                  prompts=kit.prompt_files(prompt, {}))
+    kit.report_run(folder, results)
 
 
 @app.command("perturb")
@@ -73,7 +70,7 @@ def perturb_cmd(
     try:
         rows = read_drafts(drafts)
     except DataError as exc:
-        main_cli.fail(str(exc))
+        kit.fail(str(exc))
     lines, unchanged = [], 0
     for row in rows:
         changed = perturb(row.draft, seed=seed, rate=rate, key=row.id)
@@ -81,8 +78,8 @@ def perturb_cmd(
         lines.append(json.dumps({"id": row.id, "draft": changed.text,
                                  "substitutions": [list(p) for p in changed.substitutions]}, ensure_ascii=False))
     output.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    main_cli.console.print(f"wrote {output}: {len(rows) - unchanged} drafts perturbed, {unchanged} without a "
-                           "word safe to substitute")
+    kit.console.print(f"wrote {output}: {len(rows) - unchanged} drafts perturbed, {unchanged} without a "
+                      "word safe to substitute")
 
 
 @app.command("drafts")
@@ -94,12 +91,14 @@ def drafts_cmd(
 ) -> None:
     """Write a run's candidate answers as a drafts file for `proseval run revision-distance --drafts`."""
     try:
-        exported = drafts_of(read_run(run_dir).records())
-    except RunFolderError as exc:
-        main_cli.fail(str(exc))
+        folder = kit.RunFolder(run_dir)
+        folder.read_header()  # a run folder, or a clear error
+        exported = drafts_of(folder.iter_records())
+    except kit.RunFolderError as exc:
+        kit.fail(str(exc))
     if not exported.rows:
-        main_cli.fail(f"{run_dir}: no finished sample with a non-empty answer")
+        kit.fail(f"{run_dir}: no finished sample with a non-empty answer")
     output.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in exported.rows), encoding="utf-8")
     with_reference = sum("reference" in row for row in exported.rows)
-    main_cli.console.print(f"wrote {output}: {len(exported.rows)} drafts ({with_reference} with a reference); "
-                           f"left out {exported.failed} failed and {exported.empty} empty answers")
+    kit.console.print(f"wrote {output}: {len(exported.rows)} drafts ({with_reference} with a reference); "
+                      f"left out {exported.failed} failed and {exported.empty} empty answers")

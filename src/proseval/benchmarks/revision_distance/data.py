@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from proseval.core.jsonl import DataFormatError, iter_json_objects
+from proseval.kit import DataFormatError, iter_json_objects
 
 DRAFT_KEYS = ("draft", "text", "output", "response")
 REFERENCE_KEYS = ("reference", "ref", "target")

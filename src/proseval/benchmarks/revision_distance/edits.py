@@ -30,8 +30,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from proseval.judging.jsonfind import find_json_values, repair_json_value
-from proseval.judging.reasoning import strip_reasoning
+from proseval.kit import find_json_values, repair_json_value, strip_reasoning
 
 FIELDS = ("action_name", "revision_description", "revision_level", "original_snippet", "revised_snippet",
           "revision_intention")

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from proseval.benchmarks.revision_distance.scoring import instruction_of, reference_of
-from proseval.core.sample import Sample
-from proseval.runtime.records import SampleRecord
+from proseval.kit import Sample, SampleRecord
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from the target text.
 
 from __future__ import annotations
 
-from proseval.core.prompt import PromptTemplate
+from proseval.kit import PromptTemplate
 
 SETTINGS = ("general", "knowledge", "reference-free")
 PROMPT_OF_SETTING = {"general": "reviser-general", "knowledge": "reviser-knowledge",

@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from proseval.benchmarks.revision_distance.aggregate import KEY
-from proseval.report.plots import chart
+from proseval.kit import chart
 
 
 def _f(value: Any, digits: int = 2) -> str:

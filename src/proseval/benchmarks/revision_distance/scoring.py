@@ -28,13 +28,7 @@ from proseval.benchmarks.revision_distance.prompts import PROMPT_LEVELS, PROMPT_
 from proseval.benchmarks.revision_distance.rouge import rouge_scores
 from proseval.benchmarks.revision_distance.stats import PairOutcome
 from proseval.benchmarks.revision_distance.weights import WEIGHTINGS
-from proseval.core.sample import Sample
-from proseval.core.score import Score
-from proseval.core.scorer import scorer
-from proseval.core.state import State
-from proseval.judging.ask import ask_until
-from proseval.judging.structured import json_schema_format
-from proseval.models.base import Completion
+from proseval.kit import Completion, Sample, Score, State, ask_until, json_schema_format, scorer
 
 ROLE = "reviser"
 # The reviser is a measuring instrument: greedy decoding by default; room for a long edit list.

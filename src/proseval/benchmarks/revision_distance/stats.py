@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from proseval.runtime.aggregate import bootstrap_ci
+from proseval.kit import bootstrap_ci
 
 CONFIDENCE = 0.95
 Interval = tuple[float, float] | None

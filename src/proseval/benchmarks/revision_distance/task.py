@@ -28,11 +28,7 @@ from proseval.benchmarks.revision_distance.scoring import (
     rouge_scorer,
     stability_scorer,
 )
-from proseval.core.sample import Sample
-from proseval.core.state import State
-from proseval.core.task import Task
-from proseval.models.base import GenerateConfig
-from proseval.runtime.records import Results, ScoredSample
+from proseval.kit import GenerateConfig, Results, Sample, ScoredSample, State, Task
 
 VERSION = "2"  # 2: prompts on concept/structure/flow, verb-based compound split, CIs
 REVISER_CONFIG = GenerateConfig(**REVISER_SETTINGS)

@@ -3,11 +3,11 @@
 from importlib import import_module
 from pathlib import Path
 
-from proseval import registry
+from proseval import kit
 from proseval.benchmarks.writingbench.params import CriteriaParams, CurateParams, WritingBenchParams
 
 
-@registry.task(
+@kit.task(
     "writingbench",
     summary="WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
     params=WritingBenchParams,
@@ -21,7 +21,7 @@ def writingbench(params: WritingBenchParams):
     return make_task(params)
 
 
-@registry.task(
+@kit.task(
     "writingbench-criteria",
     summary="write 5 WritingBench-style criteria for your own queries (see: proseval writingbench criteria)",
     params=CriteriaParams,
@@ -33,7 +33,7 @@ def writingbench_criteria(params: CriteriaParams):
     return criteria_task(Path(params.in_file))
 
 
-@registry.task(
+@kit.task(
     "writingbench-curate",
     summary="score instruction/response pairs with generated criteria (see: proseval writingbench curate)",
     params=CurateParams,
@@ -47,4 +47,4 @@ def writingbench_curate(params: CurateParams):
     return curate_task(Path(params.in_file), scorer)
 
 
-registry.command_group("writingbench", lambda: import_module("proseval.benchmarks.writingbench.cli").app)
+kit.command_group("writingbench", lambda: import_module("proseval.benchmarks.writingbench.cli").app)

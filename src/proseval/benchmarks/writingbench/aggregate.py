@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict
 
 from proseval.benchmarks.writingbench.data import DOMAIN1_LABELS, LANGUAGES, REQUIREMENTS, WritingBench
 from proseval.benchmarks.writingbench.scorefile import ScoreLine
-from proseval.judging.parse import parse_score
+from proseval.kit import parse_score
 
 SliceKind = Literal["overall", "domain1", "domain2", "lang", "requirement_R", "requirement_C"]
 

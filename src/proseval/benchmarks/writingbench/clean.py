@@ -6,7 +6,7 @@ occurrence of the exact string ``</think>`` followed by two newlines.
 
 from __future__ import annotations
 
-from proseval.judging.reasoning import CleanedResponse, strip_reasoning
+from proseval.kit import CleanedResponse, strip_reasoning
 
 __all__ = ["CleanedResponse", "strip_reasoning", "strip_reasoning_official"]
 

@@ -9,15 +9,13 @@ from typing import Optional
 import typer
 from rich.table import Table
 
+from proseval import kit
 from proseval.benchmarks.writingbench import data as wb_data
 from proseval.benchmarks.writingbench.aggregate_official import official_table
 from proseval.benchmarks.writingbench.export import official_table_to_csv
 from proseval.benchmarks.writingbench.params import default_data_dir
 from proseval.benchmarks.writingbench.scorefile import ResponseRecord, ScoreLine, load_score_dir, to_json_lines
 from proseval.benchmarks.writingbench.userdata import criteria_output, histogram, read_lines, select_top
-from proseval.cli import common as main_cli
-from proseval.runtime.runlog import RunFolder
-from proseval.runtime.runner import RunOptions
 
 app = typer.Typer(help="WritingBench tools: download the data, write criteria, curate training data.",
                   no_args_is_help=True)
@@ -28,10 +26,10 @@ RunsOpt = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (
 
 
 def _request(role: Optional[list[str]], base_url: Optional[list[str]], concurrency: Optional[int]):
-    return main_cli.checked(lambda: main_cli.role_request({}, None, role, base_url, None, concurrency, None, None))
+    return kit.checked(lambda: kit.role_request({}, None, role, base_url, None, concurrency, None, None))
 
 
-def _records_in_input_order(folder: RunFolder, in_file: Path) -> list:
+def _records_in_input_order(folder: kit.RunFolder, in_file: Path) -> list:
     records = {r.id.split("/", 1)[1]: r for r in folder.iter_records()}
     return [records[key] for key, _ in read_lines(in_file) if key in records]
 
@@ -44,8 +42,8 @@ def download(dest: Path = typer.Option(None, "--dest", help="Target folder (defa
     try:
         path = wb_data.download(target)
     except (OSError, ValueError) as exc:
-        main_cli.fail(str(exc))
-    main_cli.console.print(f"WritingBench data ready in {path}")
+        kit.fail(str(exc))
+    kit.console.print(f"WritingBench data ready in {path}")
 
 
 @app.command()
@@ -54,23 +52,23 @@ def criteria(
     output: Path = OutOpt,
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="criteria=PROVIDER/MODEL (the model "
                                              "that writes the criteria)."),
-    base_url: Optional[list[str]] = main_cli.BaseUrlOpt,
-    concurrency: Optional[int] = main_cli.ConcurrencyOpt,
+    base_url: Optional[list[str]] = kit.BaseUrlOpt,
+    concurrency: Optional[int] = kit.ConcurrencyOpt,
     runs: Path = RunsOpt,
-    display: Optional[str] = main_cli.DisplayOpt,
+    display: Optional[str] = kit.DisplayOpt,
 ) -> None:
     """Write five query-specific criteria (name, description, five score bands) for each query.
 
     The output keeps every input field and adds `checklist`; use it with
     `proseval run writingbench --queries OUTPUT` to evaluate models on your own prompts.
     """
-    options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
-    folder, results = main_cli.execute("writingbench-criteria", {"in_file": str(in_file)},
-                                       _request(role, base_url, concurrency), options)
+    options = kit.RunOptions(out_dir=runs, display=kit.display_mode(display))
+    folder, results = kit.execute("writingbench-criteria", {"in_file": str(in_file)},
+                                  _request(role, base_url, concurrency), options)
     text, failed = criteria_output(_records_in_input_order(folder, in_file))
     output.write_text(text, encoding="utf-8")
-    main_cli.console.print(f"wrote {output}: {results.counts.finished - failed} queries with criteria, "
-                           f"{failed} without (see criteria_error); run folder {folder.path}")
+    kit.console.print(f"wrote {output}: {results.counts.finished - failed} queries with criteria, "
+                      f"{failed} without (see criteria_error); run folder {folder.path}")
 
 
 @app.command()
@@ -80,10 +78,10 @@ def curate(
     keep: float = typer.Option(0.5, "--keep", min=0.0, max=1.0, help="Fraction of scored pairs to keep."),
     judge_mode: str = typer.Option("per-criterion", "--judge-mode", help="per-criterion or batched."),
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="criteria=... and judge=... bindings."),
-    base_url: Optional[list[str]] = main_cli.BaseUrlOpt,
-    concurrency: Optional[int] = main_cli.ConcurrencyOpt,
+    base_url: Optional[list[str]] = kit.BaseUrlOpt,
+    concurrency: Optional[int] = kit.ConcurrencyOpt,
     runs: Path = RunsOpt,
-    display: Optional[str] = main_cli.DisplayOpt,
+    display: Optional[str] = kit.DisplayOpt,
 ) -> None:
     """Keep the best-scoring instruction/response pairs (the WritingBench data-filtering recipe).
 
@@ -91,9 +89,9 @@ def curate(
     and the top `--keep` fraction by mean score is written out. Pairs that could not be
     scored are counted and never kept.
     """
-    options = RunOptions(out_dir=runs, display=main_cli.display_mode(display))
-    folder, results = main_cli.execute("writingbench-curate", {"in_file": str(in_file), "judge_mode": judge_mode},
-                                       _request(role, base_url, concurrency), options)
+    options = kit.RunOptions(out_dir=runs, display=kit.display_mode(display))
+    folder, results = kit.execute("writingbench-curate", {"in_file": str(in_file), "judge_mode": judge_mode},
+                                  _request(role, base_url, concurrency), options)
     scored = []
     for record in _records_in_input_order(folder, in_file):
         score = record.scores.get("writingbench")
@@ -107,10 +105,10 @@ def curate(
     table.add_column("pairs", justify="right")
     for label, count in histogram([s for _, s in scored if s is not None]):
         table.add_row(label, str(count))
-    main_cli.console.print(table)
+    kit.console.print(table)
     threshold = f"{kept[-1][1]:.2f}" if kept else "—"
-    main_cli.console.print(f"kept {len(kept)} of {len(scored) - unscored} scored pairs (score >= {threshold}); "
-                           f"{unscored} unscored pairs left out; wrote {output}; run folder {folder.path}")
+    kit.console.print(f"kept {len(kept)} of {len(scored) - unscored} scored pairs (score >= {threshold}); "
+                      f"{unscored} unscored pairs left out; wrote {output}; run folder {folder.path}")
 
 
 @app.command()
@@ -124,7 +122,7 @@ def export(
 
     Scored criteria only: unscored ones are left out of the score lines and counted.
     """
-    folder = RunFolder(run_dir)
+    folder = kit.RunFolder(run_dir)
     lines, response_lines, left_out = [], [], 0
     for record in folder.iter_records():
         if record.status != "ok" or "index" not in record.metadata:
@@ -142,7 +140,7 @@ def export(
     scores.write_text(to_json_lines(lines), encoding="utf-8")
     if responses is not None:
         responses.write_text(to_json_lines(sorted(response_lines, key=lambda r: r.index)), encoding="utf-8")
-    main_cli.console.print(f"wrote {len(lines)} score lines to {scores}; {left_out} unscored criteria left out")
+    kit.console.print(f"wrote {len(lines)} score lines to {scores}; {left_out} unscored criteria left out")
 
 
 @app.command("official-table")
@@ -159,6 +157,6 @@ def official_table_cmd(
         bench = wb_data.load_benchmark(data_dir or default_data_dir(), verify=verify)
         columns, rows = official_table(load_score_dir(score_dir), bench)
     except (OSError, ValueError) as exc:
-        main_cli.fail(str(exc))
+        kit.fail(str(exc))
     output.write_text(official_table_to_csv(columns, rows), encoding="utf-8")
-    main_cli.console.print(f"wrote {len(rows)} model rows x {len(columns)} columns to {output}")
+    kit.console.print(f"wrote {len(rows)} model rows x {len(columns)} columns to {output}")

@@ -15,8 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from proseval.benchmarks.writingbench.clean import strip_reasoning
 from proseval.benchmarks.writingbench.jsonl import describe_validation_error
-from proseval.core.prompt import PromptTemplate
-from proseval.judging.jsonfind import find_json_values, repair_json_value
+from proseval.kit import PromptTemplate, find_json_values, repair_json_value
 
 BAND_LABELS = ("1-2", "3-4", "5-6", "7-8", "9-10")
 CRITERIA_PER_QUERY = 5

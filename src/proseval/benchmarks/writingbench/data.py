@@ -25,8 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from proseval.benchmarks.writingbench.criteria import Criterion, validate_checklist
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, describe_validation_error, iter_json_objects
-from proseval.core.ordering import round_robin
-from proseval.errors import DataError, MissingDataError
+from proseval.kit import DataError, MissingDataError, round_robin
 
 OFFICIAL_REPOSITORY = "X-PLUG/WritingBench"
 OFFICIAL_COMMIT = "ae2d5176449b7b769815482641d35926f26793eb"

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from proseval.core.jsonl import DataFormatError
-from proseval.core.jsonl import iter_json_objects as read_json_objects
-from proseval.errors import describe_validation_error
+from proseval.kit import DataFormatError, describe_validation_error
+from proseval.kit import iter_json_objects as read_json_objects
 
 __all__ = ["DataFormatError", "describe_validation_error", "iter_json_objects"]
 

@@ -21,9 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from proseval.benchmarks.writingbench.clean import strip_reasoning
 from proseval.benchmarks.writingbench.criteria import Criterion
-from proseval.core.prompt import PromptTemplate
-from proseval.judging.jsonfind import find_json_values, repair_json_value
-from proseval.judging.parse import parse_score
+from proseval.kit import PromptTemplate, find_json_values, parse_score, repair_json_value
 
 # --- prompts -------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """WritingBench presets: the paper's setup and the official code's."""
 
-from proseval.core.preset import Preset
+from proseval.kit import Preset
 
 # The candidate sampling the official README recommends (and the paper used): top_k is an
 # open-weight-server parameter, so it is sent only under a preset, never by default.

@@ -23,18 +23,23 @@ from proseval.benchmarks.writingbench.judging import (
 )
 from proseval.benchmarks.writingbench.params import DATA_ENV, WritingBenchParams, default_data_dir
 from proseval.benchmarks.writingbench.userdata import read_lines, request_text
-from proseval.core.protocols import single_turn
-from proseval.core.sample import Sample
-from proseval.core.score import Score
-from proseval.core.scorer import scorer
-from proseval.core.state import State
-from proseval.core.task import Task
-from proseval.judging.ask import ask_until
-from proseval.judging.structured import json_schema_format, named_scores_schema, score_schema
-from proseval.models.base import GenerateConfig
-from proseval.runtime.context import SampleContext
-from proseval.runtime.records import Results, ScoredSample
-from proseval.tokens import count_tokens
+from proseval.kit import (
+    GenerateConfig,
+    Results,
+    Sample,
+    SampleContext,
+    Score,
+    ScoredSample,
+    State,
+    Task,
+    ask_until,
+    count_tokens,
+    json_schema_format,
+    named_scores_schema,
+    score_schema,
+    scorer,
+    single_turn,
+)
 
 SCORE = "writingbench"
 

@@ -23,14 +23,7 @@ from proseval.benchmarks.writingbench.criteria import (
 )
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, iter_json_objects
 from proseval.benchmarks.writingbench.judging import JUDGE_PROMPTS
-from proseval.core.sample import Sample
-from proseval.core.score import Score
-from proseval.core.scorer import scorer
-from proseval.core.state import State
-from proseval.core.task import Task
-from proseval.models.base import GenerateConfig
-from proseval.runtime.context import SampleContext
-from proseval.runtime.records import SampleRecord
+from proseval.kit import GenerateConfig, Sample, SampleContext, SampleRecord, Score, State, Task, scorer
 
 QUERY_KEYS = ("query", "instruction", "prompt")
 RESPONSE_KEYS = ("response", "output", "answer")

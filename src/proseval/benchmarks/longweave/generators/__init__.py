@@ -9,7 +9,7 @@ machines. Per-length parameters live in :mod:`.params`.
 
 from __future__ import annotations
 
-from proseval.core.sample import Sample
+from proseval.kit import Sample
 
 from . import biog, cf, kvg, nw, pr, sms, sr
 from ._common import build_sample

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proseval.core.sample import Sample
+from proseval.kit import Sample
 
 from ._rng import official_sample_id
 from .params import GENERATOR_VERSION, TARGET_WORDS

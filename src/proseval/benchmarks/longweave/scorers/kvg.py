@@ -22,7 +22,7 @@ from proseval.benchmarks.longweave.scorers.result import (
     RuleScore,
     gated_harmonic_mean,
 )
-from proseval.core.closeness import closeness
+from proseval.kit import closeness
 
 _TRAILING_COMMA = re.compile(r",\s*}")
 _METRICS = (

@@ -8,8 +8,8 @@ measure, off the official totals; it uses the bell shape of LongWeave's count sc
 from __future__ import annotations
 
 from proseval.benchmarks.longweave.scorers.result import RuleScore
-from proseval.core.closeness import _WORD, count_words
-from proseval.core.closeness import length_adherence as adherence
+from proseval.kit import count_words, word_matches
+from proseval.kit import length_adherence as adherence
 
 __all__ = ["count_words", "length_adherence", "truncate_to_words"]
 
@@ -24,11 +24,11 @@ def truncate_to_words(text: str, limit: int, *, keep_layout: bool = True) -> str
         raise ValueError(f"word limit must be >= 0, got {limit}")
     if not keep_layout:
         return " ".join(
-            match.group() for _, match in zip(range(limit), _WORD.finditer(text))
+            match.group() for _, match in zip(range(limit), word_matches(text))
         )
     if limit == 0:
         return ""
-    for count, match in enumerate(_WORD.finditer(text), start=1):
+    for count, match in enumerate(word_matches(text), start=1):
         if count == limit:
             return text[: match.end()]
     return text

@@ -45,9 +45,9 @@ def check_endswithany_each(suffixes: list[str], items: Items, ctx: RuleContext) 
 
 
 RULES = [
-    rule("endswith_each", "endswith_each", _first, affix_checker(_cjk, True), dispatchers=("cjk",)),
-    rule("startswith_each", "startswith_each", _first, affix_checker(_cjk, False), dispatchers=("cjk",)),
-    rule("endswith_each", "endswith_each", _first, affix_checker(_latin, True), dispatchers=("latin",)),
-    rule("startswith_each", "startswith_each", _first, affix_checker(_latin, False), dispatchers=("latin",)),
-    rule("endswithany_each", "endswithany_each", string_list_param, check_endswithany_each, dispatchers=("cjk",)),
+    rule("endswith_each", _first, affix_checker(_cjk, True), dispatchers=("cjk",)),
+    rule("startswith_each", _first, affix_checker(_cjk, False), dispatchers=("cjk",)),
+    rule("endswith_each", _first, affix_checker(_latin, True)),
+    rule("startswith_each", _first, affix_checker(_latin, False)),
+    rule("endswithany_each", string_list_param, check_endswithany_each, dispatchers=("cjk",)),
 ]

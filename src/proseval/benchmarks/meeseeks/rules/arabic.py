@@ -16,6 +16,7 @@ from typing import Callable, Iterable
 from .base import ParameterError, RuleContext, Verdict
 from .params import list_param, range_param
 from .spec import Items, rule
+from .wordlists import word_list
 
 _MARKS = "\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
 _TOKEN = re.compile(f"[\u0621-\u063a\u0641-\u064a\u0671-\u06d3\u0640{_MARKS}]+")
@@ -34,8 +35,8 @@ def key(word: str) -> str:
     return word.translate(_KEY)
 
 
-def _lexicon(words: str) -> frozenset[str]:
-    return frozenset(key(w) for w in words.split())
+def _lexicon(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(key(w) for w in words)
 
 
 PRONOUN_TYPES = {key(w): t for w, t in (
@@ -44,72 +45,26 @@ PRONOUN_TYPES = {key(w): t for w, t in (
 PRONOUN_NAMES = {"1s": "أنا", "1p": "نحن", "2s": "أنت", "2ms": "أنتَ", "2fs": "أنتِ", "2d": "أنتما",
                  "2mp": "أنتم", "2fp": "أنتن", "3ms": "هو", "3fs": "هي", "3d": "هما", "3mp": "هم", "3fp": "هن"}
 # Words spelt with a leading ال that is not the article (relatives, fossilised forms, والد…).
-NOT_ARTICLE = _lexicon("الذي التي الذين اللذان اللذين اللتان اللتين اللاتي اللواتي اللائي الله اللهم الآن الى "
-                       "الا الي الف الم والد والدة والده والدي والدها والدهم والدان والدين والدتي والدته "
-                       "والدتها والدتك والدك بالون")
-NON_DUAL = _lexicon(
-    "إنسان مكان زمان لسان بستان فستان فنان حيوان ميدان سلطان عنوان ألوان أحيان ضمان أمان إيمان بيان "
-    "لبنان عمان سودان رمضان شيطان جيران فرسان شبان غلمان بلدان جدران ثيران حيطان وديان قضبان إخوان "
-    "عطشان جوعان غضبان كسلان سكران نعسان غفران نسيان طيران دوران غليان فيضان بركان سرطان قرآن عثمان "
-    "سلمان عدنان رضوان حسان مرجان ريحان زعفران دكان قفطان كتان شتان ديوان إيوان برهان بنيان عرفان "
-    "حرمان إتقان إحسان إذعان امتحان امتنان ضيفان رهبان صبيان عميان عنفوان أوان خزان رمان طوفان "
-    "يمين سكين مسكين ياسمين فلسطين تنين جنين حنين سنين بساتين ميادين ملايين قوانين عناوين دواوين "
-    "شياطين سلاطين مساكين تمرين تخزين تكوين تعيين تأمين تحسين تلوين تدوين تزيين تموين تدخين "
-    "عشرين ثلاثين أربعين خمسين ستين سبعين ثمانين تسعين الذين اللذان اللذين اللتان اللتين هذان هذين "
-    "هاتان هاتين اثنان اثنين اثنتان اثنتين ثنتان ثنتين بنين ثلاثمائتين")
-DUAL_WITH_Y = _lexicon("يدان يدين يومان يومين ينبوعان ينبوعين")
-NON_PLURAL_UN = _lexicon(
-    "قانون صابون زيتون ليمون فرعون طاحون صالون تلفزيون بنطلون ماراثون حلزون أفيون بالون مليون بليون "
-    "ترليون هارون جالون كانون مأمون ميمون مضمون مخزون مكنون عربون زبون كمون أركون بلكون كربون "
-    "عشرون ثلاثون أربعون خمسون ستون سبعون ثمانون تسعون أهلون أرضون بنون سنون عالمون")
-HOLLOW_N_VERBS = _lexicon("يكون يبين يعين يزين يصون يخون يهون يلين يدين يحين يمون يشين")
-Y_NOUNS = _lexicon(
-    "يوم يوما يومي يوميا يد يدي يده يدها يمين يسار يقين ينبوع ياسمين يابان يمن يهود يتيم يسر يأس "
-    "يوسف يحيى يعقوب يونس يزيد ياقوت يخت يافا يا يمنى يسرى يناير يونيو يوليو يونيه يوليه يوغا يورو "
-    "يمامة ياباني يمني يوناني يونان فيلم فيروس سياسي")
-FEMININE_BARE = _lexicon(
-    "شمس أرض نار دار حرب ريح سماء نفس عين أذن يد بئر روح كأس فأس عصا أم بنت أخت عروس حامل مرضع "
-    "مريم زينب هند سعاد ليلى سلمى هدى ياسمين دنيا "
-    "حمراء خضراء زرقاء صفراء بيضاء سوداء سمراء شقراء حسناء عمياء صماء بكماء صحراء عذراء "
-    "كبرى صغرى عظمى أولى أخرى حسنى ذكرى فتوى شكوى دعوى حلوى بشرى سلوى نجوى أنثى")
-NOT_FEM_AT = _lexicon("نبات ثبات سبات فتات بيات")
+NOT_ARTICLE = _lexicon(word_list("arabic/not_article"))
+NON_DUAL = _lexicon(word_list("arabic/non_dual"))
+DUAL_WITH_Y = _lexicon("يدان يدين يومان يومين ينبوعان ينبوعين".split())
+NON_PLURAL_UN = _lexicon(word_list("arabic/non_plural_un"))
+HOLLOW_N_VERBS = _lexicon("يكون يبين يعين يزين يصون يخون يهون يلين يدين يحين يمون يشين".split())
+Y_NOUNS = _lexicon(word_list("arabic/y_nouns"))
+FEMININE_BARE = _lexicon(word_list("arabic/feminine_bare"))
+NOT_FEM_AT = _lexicon("نبات ثبات سبات فتات بيات".split())
 MASDAR_NOT_AT_PLURAL = re.compile(r"^أ..ات$")
 _T_SUFFIXED = re.compile(r"^(..+ت)(?:ي|ك|ه|ها|هم|هما|هن|كم|كما|كن|نا)$")
-MASCULINE_T = _lexicon("بيت وقت صوت موت زيت سبت نبت كبريت تابوت ياقوت عفريت ملكوت جبروت")
+MASCULINE_T = _lexicon("بيت وقت صوت موت زيت سبت نبت كبريت تابوت ياقوت عفريت ملكوت جبروت".split())
 # Function words never counted as masculine or feminine nouns in the gender ratio.
 _PREPOSITIONS = "ل ب ك في من عن مع على إلى لدى عند تحت فوق أمام خلف بين حول دون بعد قبل".split()
 _SUFFIXES = "ه ها هم هما هن ك كم كما كن ي نا".split()
-FUNCTION_WORDS = _lexicon(
-    "في من إلى الى على عن مع حتى منذ ثم أو أم بل لكن إن أن إذ إذا لو لولا كأن لأن لا لم لن ما ماذا متى "
-    "أين كيف هل قد لقد سوف كل بعض غير بين عند لدى حول تحت فوق أمام خلف بعد قبل خلال ضد نحو هذا هذه "
-    "ذلك تلك هذان هاتان هؤلاء أولئك هنا هناك هنالك الذي التي الذين اللذان اللتان اللاتي اللواتي يا أيها "
-    "أيتها كما مثل أي أيضا جدا فقط ربما نعم بلى إلا سوى كي لكي عسى ليت لعل إنما أنما بينما حيث عندما "
-    "كلما مما عما فيما بما لما إليك لي بي مني عني فيه معي عندي لدي علي إلي أنا نحن أنت أنتما أنتم "
-    "أنتن هو هي هما هم هن إياك إياكم إياه إياها إياهم "
-    + " ".join(p + s for p in _PREPOSITIONS for s in _SUFFIXES))
-COMMON_VERBS = _lexicon(
-    "كان كانت كانوا يكون تكون نكون أكون أصبح أصبحت صار صارت ليس ليست قال قالت جاء جاءت ذهب ذهبت أريد نريد أرجو نرجو "
-    "أتمنى نتمنى نأمل آمل أدعو ندعو ندعوك ندعوكم أدعوك أدعوكم يسعدني يسعدنا يسرني يسرنا يشرفني "
-    "يشرفنا نتشرف أتشرف تشرفنا تشرفونا تسعدنا شاركونا شاركنا تفضلوا تفضل تعال تعالوا احضر احضروا")
+FUNCTION_WORDS = _lexicon([*word_list("arabic/function_words"),
+                           *(p + s for p in _PREPOSITIONS for s in _SUFFIXES)])
+COMMON_VERBS = _lexicon(word_list("arabic/common_verbs"))
 # Broken plurals of the templates the shape patterns below cannot see (fuʿūl, fiʿāl, fuʿul, fuʿʿāl…).
-BROKEN_PLURALS = _lexicon(
-    "قلوب بيوت دروس نجوم شموس عيون ملوك جيوش سيوف بحور علوم فنون شعوب حقول جذور قصور طيور زهور "
-    "ضيوف صفوف حروف دروب ثلوج غيوم سهول جسور كنوز شهور ذئاب ليوث أسود نمور صقور نسور لصوص قرون "
-    "شيوخ عقول بنوك جلود رؤوس وجوه ظروف فصول حدود خطوط نفوس جنود سطوح قبور ثمار "
-    "جبال رجال كلاب بحار رماح ثياب بلاد رياح ظلال تلال قلاع رمال سهام نساء جمال كبار صغار كرام "
-    "رفاق حبال جياد صحاب بيوض ديار سباع طوال قصار شباب عظام رقاب نعاج جمار "
-    "كتب رسل مدن سفن طرق صور غرف دول قمم جزر قرى سبل خطط مدد لغى عرى حكم نعم قيم "
-    "طلاب عمال تجار حكام زوار سكان رواد حراس جهال نواب قواد حجاج ركاب حفاظ كفار زراع "
-    "طلبة قضاة رعاة دعاة سعاة بررة كتبة خونة سحرة فجرة ولاة هداة غزاة رماة "
-    "غلمان جيران فرسان شبان بلدان جدران ثيران حيطان وديان قضبان إخوان إخوة خرفان نيران غزلان "
-    "قمصان ذكور أيام أعين أرجل أنفس أشهر أذرع أيدي أيد أنهر أبحر أسطر أسهم آباء آراء آلام آثار "
-    "آفاق آمال أدلة أئمة أطباء أحباء أشداء أعزاء أقوياء أغنياء أذكياء أصدقاء أقرباء أنبياء أولياء")
-NOT_BROKEN = _lexicon(
-    "أستاذ أغنية أمنية أهمية أضحية أرملة أنملة أثناء مسافر مساعد مشارك مبارك مناسب مقابل مجاور مقاتل "
-    "مهاجر مراسل محاضر مخالف مدافع مهاجم منافس محافظ مناضل مشاهد مواطن مكافح مغامر مجاهد "
-    "صحراء خضراء حمراء زرقاء بيضاء سوداء صفراء سمراء شقراء عذراء حسناء ضوضاء كبرياء كيمياء فيزياء "
-    "سيناء ثلاثاء أربعاء بغضاء شحناء عشواء نجلاء يناير فبراير ثماني حوالي رياضي أختار أحتاج أرتاح أعتاد "
-    "أمتاز أجتاز")
+BROKEN_PLURALS = _lexicon(word_list("arabic/broken_plurals"))
+NOT_BROKEN = _lexicon(word_list("arabic/not_broken"))
 
 
 @dataclass(frozen=True)
@@ -486,7 +441,7 @@ _FAMILIES: tuple[tuple[str, Measure, str], ...] = (
 
 
 def _rule(name: str, measure: Measure, unit: str, total: bool, wrap=lambda c: c):
-    return rule(name, name, _bounds, wrap(counter(measure, unit, total=total)), dispatchers=("latin",))
+    return rule(name, _bounds, wrap(counter(measure, unit, total=total)))
 
 
 RULES = [
@@ -501,5 +456,5 @@ RULES = [
           True, _head_unbound),
     _rule("arabic_feminine_definite_total", tokens(heads(feminine_definite)), "definite feminine nouns", True,
           _head_unbound),
-    rule("arabic_gender_ratio_total", "arabic_gender_ratio_total", _ratio, check_gender_ratio, dispatchers=("latin",)),
+    rule("arabic_gender_ratio_total", _ratio, check_gender_ratio),
 ]

@@ -271,7 +271,7 @@ def alternating_rhyme_checker(form: str):
 
 
 def _zh(prefix: str, parse: Parser, check: Checker) -> RuleSpec:
-    return rule(prefix, prefix, parse, check, dispatchers=("cjk",), requires=("pypinyin",), extra=EXTRA)
+    return rule(prefix, parse, check, dispatchers=("cjk",), requires=("pypinyin",), extra=EXTRA)
 
 
 RULES = [
@@ -280,5 +280,5 @@ RULES = [
     _zh("lvshi_yayun", no_params, check_lvshi_yayun),
     _zh("first_line_rhyme", _first_line_mode, check_first_line_rhyme),
     _zh("chinese_odd_lines_no_rhyme", no_params, check_odd_lines_no_rhyme),
-    *(rule(form, form, no_params, alternating_rhyme_checker(form), dispatchers=("cjk",)) for form in _PAIRS),
+    *(rule(form, no_params, alternating_rhyme_checker(form), dispatchers=("cjk",)) for form in _PAIRS),
 ]

@@ -9,24 +9,14 @@ from .base import ParameterError, RuleContext, Verdict
 from .european import per_item_range
 from .params import list_param, name_suffix, range_param
 from .spec import Items, no_params, rule
+from .wordlists import word_list
 
 Range = tuple[float, float]
 _WORD = re.compile(r"[^\W\d_]+(?:[-][^\W\d_]+)*")
 _H_WORD = re.compile(r"(?<![^\W\d_])[hH][^\W\d_]+")
 
 # Common words with an aspirated h (no elision, no liaison), singular base forms.
-H_ASPIRE = frozenset("""
-hache hacher hachette hachis hachoir haddock hagard haie haillon haine haineux haïr haïssable halage hâle
-hâlé haler haleter hall halle hallebarde halo halte hamac hamburger hameau hampe hamster hanche handball
-handicap handicapé handicaper hangar hanneton hanter hantise happer harangue haranguer haras harasser
-harcèlement harceler hardi hardiesse hardware harem hareng hargne hargneux haricot harnais harpe harpie
-harpon hasard hasarder hasardeux haschich hase hâte hâter hâtif hauban hausse hausser haut hautain
-hautbois hauteur havre havresac hayon heaume hennir hennissement hérisser hérisson hernie héron héros
-herse hêtre heurt heurter hibou hic hideux hiérarchie hiérarchique hippie hisser hobby hocher hockey
-hold-up hollandais hollande homard hongrie hongrois honte honteux hooligan hoquet horde hors hot-dog
-hotte houblon houille houle houleux houppe housse houx hublot huche huée huer huguenot huit huitième
-hululer hurlement hurler hurluberlu hussard hutte hyène
-""".split())
+H_ASPIRE = frozenset(word_list("french/h_aspire"))
 _PLURAL_ENDINGS = ("es", "s", "x", "e")
 
 Ratio = tuple[int, int]
@@ -115,20 +105,10 @@ def partitive_articles(item: str) -> list[str]:
 # Passé composé: auxiliary + (adverbs) + past participle.
 AVOIR = frozenset({"ai", "as", "a", "avons", "avez", "ont"})
 ETRE = frozenset({"suis", "es", "est", "sommes", "êtes", "sont"})
-_ADVERBS = frozenset(
-    "pas jamais plus point guère rien bien mal déjà toujours souvent beaucoup trop vraiment encore enfin "
-    "aussi même tout tous longtemps vite peu presque certainement sûrement probablement".split()
-)
+_ADVERBS = frozenset(word_list("french/adverbs"))
 _PARTICIPLE_END = re.compile(r"(?:é|i|u|is|it|ert|int|aint|eint|oint)(?:e|s|es)?$|(?:é|i|u)(?:e|s|es)$")
-IRREGULAR_PARTICIPLES = frozenset(
-    "été eu fait faite faits faites dit dite dits dites mort morte morts mortes né née nés nées mis mise "
-    "pris prise écrit écrite assis clos vécu".split()
-)
-NOT_PARTICIPLES = frozenset(
-    "ici parmi aussi midi minuit lundi mardi mercredi jeudi vendredi samedi petit petite petits petites "
-    "droit droits lieu peu bleu feu jeu du tu vertu menu gris gratuit gratuite envie vie pluie joli jolie "
-    "jolis jolies ennemi ami amie amis amies fou nu huit nuit souci lui oui".split()
-)
+IRREGULAR_PARTICIPLES = frozenset(word_list("french/irregular_participles"))
+NOT_PARTICIPLES = frozenset(word_list("french/not_participles"))
 
 
 def is_participle(word: str) -> bool:
@@ -346,24 +326,19 @@ def _each_item_has(pattern: re.Pattern[str], what: str, *, words_only: bool = Fa
 
 
 RULES = [
-    rule("french_h_ratio_total", "french_h_ratio_total", _ratio, check_h_ratio_total, dispatchers=("latin",)),
-    rule("french_h_ratio_each", "french_h_ratio_each", _ratio, check_h_ratio_each, dispatchers=("latin",)),
-    rule("french_pronominal_verbs", "french_pronominal_verbs", range_param,
-         per_item_range(pronominal_verbs, "pronominal verbs"), dispatchers=("latin",)),
-    rule("french_partitive_articles", "french_partitive_articles", range_param,
-         per_item_range(partitive_articles, "partitive articles"), dispatchers=("latin",)),
-    rule("french_passe_compose", "french_passe_compose", _passe_compose_params, check_passe_compose,
-         dispatchers=("latin",)),
-    rule("french_adverbial_pronoun", "french_adverbial_pronoun", _ratio, check_adverbial_pronoun,
-         dispatchers=("latin",)),
-    rule("french_adverbial_y", "french_adverbial_y", range_param, check_adverbial_y, dispatchers=("latin",)),
-    rule("french_ne_usage", "french_ne_usage", _ne_params, check_ne_usage, dispatchers=("latin",)),
-    rule("french_punctuation_spacing", "french_punctuation_spacing", no_params, check_punctuation_spacing,
-         dispatchers=("latin",)),
-    rule("french_seven_digit_number", "french_seven_digit_number", no_params,
-         _each_item_has(_SEVEN_DIGITS, "a seven-digit number grouped as 1 234 567"), dispatchers=("latin",),
+    rule("french_h_ratio_total", _ratio, check_h_ratio_total),
+    rule("french_h_ratio_each", _ratio, check_h_ratio_each),
+    rule("french_pronominal_verbs", range_param, per_item_range(pronominal_verbs, "pronominal verbs")),
+    rule("french_partitive_articles", range_param, per_item_range(partitive_articles, "partitive articles")),
+    rule("french_passe_compose", _passe_compose_params, check_passe_compose),
+    rule("french_adverbial_pronoun", _ratio, check_adverbial_pronoun),
+    rule("french_adverbial_y", range_param, check_adverbial_y),
+    rule("french_ne_usage", _ne_params, check_ne_usage),
+    rule("french_punctuation_spacing", no_params, check_punctuation_spacing),
+    rule("french_seven_digit_number", no_params,
+         _each_item_has(_SEVEN_DIGITS, "a seven-digit number grouped as 1 234 567"),
          bare_string="item"),
-    rule("is_vigesimal_number", "is_vigesimal_number", no_params,
+    rule("is_vigesimal_number", no_params,
          _each_item_has(_VIGESIMAL, "a vigesimal number word (71–99: soixante-et-onze…, quatre-vingts…)",
-                        words_only=True), dispatchers=("latin",), bare_string="item"),
+                        words_only=True), bare_string="item"),
 ]

@@ -14,6 +14,7 @@ from typing import Callable
 from .base import ParameterError, RuleContext, Verdict
 from .params import list_param
 from .spec import Items, no_params, rule
+from .wordlists import word_list
 
 Range = tuple[float, float]
 
@@ -242,25 +243,13 @@ def check_three_articles(_: None, items: Items, ctx: RuleContext) -> Verdict:
 
 # --- word lists ---------------------------------------------------------------------------
 
-MODAL_FORMS = frozenset("""
-kann kannst können könnt konnte konntest konnten konntet könnte könntest könnten könntet
-muss musst muß mußt müssen müsst müßt musste musstest mussten musstet mußte müsste müsstest müssten müsstet
-darf darfst dürfen dürft durfte durftest durften durftet dürfte dürftest dürften dürftet
-soll sollst sollen sollt sollte solltest sollten solltet
-will willst wollen wollt wollte wolltest wollten wolltet
-mag magst mögen mögt mochte mochtest mochten mochtet
-""".split())
+MODAL_FORMS = frozenset(word_list("german/modal_forms"))
 """Modal verb forms; ``möchte`` is added only where it governs an infinitive (else it is a full verb)."""
 MOECHTE = frozenset("möchte möchtest möchten möchtet".split())
 
 # ``head``: the reference recognises no plural modal form (``Wir wollen reisen.``) in statements.
 _SINGULAR_MODALS = frozenset("kann kannst muss musst muß mußt darf darfst soll sollst will willst mag magst".split())
-VERB_FORMS = MODAL_FORMS | frozenset("""
-ist sind war waren bin bist seid sei wäre wären hat haben hatte hatten habe hast habt hätte hätten wird werden
-wurde wurden wirst werdet würde würden gibt gab kam ging weiß wusste tut tat lässt ließ hilft half sieht sah
-nimmt nahm liest las isst aß schläft schlief fährt fuhr läuft lief trifft traf spricht sprach bleibt blieb
-fällt fiel hält hielt möchte möchten
-""".split())
+VERB_FORMS = MODAL_FORMS | frozenset(word_list("german/common_verb_forms"))
 
 
 def modal_verbs(text: str) -> list[str]:
@@ -279,11 +268,7 @@ def check_modal_verbs_count(n: int, items: Items, ctx: RuleContext) -> Verdict:
     return Verdict.of(len(found) >= n, f"{len(found)} modal verbs {found[:20]}, at least {n} required")
 
 
-_NOT_INFINITIVE = frozenset("""
-den wen denen ihnen einen keinen meinen deinen seinen ihren unseren euren diesen jenen jeden allen
-manchen welchen solchen vielen wenigen anderen morgen oben unten innen außen zusammen selten eben neben
-wegen gegen entgegen bereits gestern
-""".split())
+_NOT_INFINITIVE = frozenset(word_list("german/not_infinitive"))
 
 
 def _infinitive_like(word: str) -> bool:
@@ -391,15 +376,7 @@ def profession_order_checker(sequences: tuple[tuple[str, ...], ...], what: str):
 
 # --- imperatives --------------------------------------------------------------------------
 
-_CLOSED_CLASS = frozenset("""
-der die das den dem des ein eine einer einem einen eines ich du er sie es wir ihr man mich dich ihn uns euch
-mir dir ihm ihnen sich in an auf aus bei mit nach von zu vor hinter über unter neben zwischen durch für gegen
-ohne um seit während wegen trotz bis ab im am zum zur vom beim ins ans und oder aber denn sondern weil dass daß
-ob wenn als da damit obwohl nachdem bevor sobald falls indem wer was wann wo wie warum wieso weshalb woher wohin
-heute morgen gestern jetzt hier dort dann danach zuerst später immer nie oft manchmal auch noch schon nur sehr so
-also deshalb daher trotzdem außerdem zudem leider ja nein nicht gern gerne vielleicht natürlich
-ist sind war waren bin bist hat haben hatte hatten hast wird werden wurde wurden wirst werdet gibt es
-""".split())
+_CLOSED_CLASS = frozenset(word_list("german/closed_class"))
 _DETERMINER = re.compile(r"^(?:mein|dein|sein|ihr|unser|euer|eur|kein|dies|jed|all|manch|solch|welch|jen)\w*$")
 _NOUN_SUFFIX = re.compile(r"(?:ung|heit|keit|schaft|tät|ion|nis|tum|ismus|ment|chen|lein|er)$")
 _SUBJECT = frozenset("ich du er wir ihr man".split())
@@ -524,16 +501,8 @@ def check_first_last_odd(_: None, items: Items, ctx: RuleContext) -> Verdict:
     return Verdict.ok("the first and the last reason have an odd number of words")
 
 
-_SUBORDINATORS = frozenset("""
-weil dass daß obwohl obgleich wenn als ob da damit nachdem bevor ehe während sodass falls indem seit seitdem
-bis sobald solange sofern soweit wobei
-""".split())
-_NOT_VERB = frozenset("""
-nicht jetzt oft selbst erst zuerst bereits sonst fast meist mit seit gut heute gerne bitte alle ohne lange
-gestern morgen oben unten innen außen zusammen selten eben neben wegen gegen den denen einen keinen diesen
-ihnen jeden allen müde leise weise böse spät leicht recht schlecht weit breit bereit laut wert fest zuletzt
-sehr mehr
-""".split())
+_SUBORDINATORS = frozenset(word_list("german/subordinators"))
+_NOT_VERB = frozenset(word_list("german/not_verb"))
 
 
 def verb_like(word: str) -> bool:
@@ -589,10 +558,8 @@ def check_clause_verb_final(_: None, items: Items, ctx: RuleContext) -> Verdict:
     return Verdict.ok("every clause ends with its verb")
 
 
-_LATIN = ("latin",)
-
 RULES = [
-    rule(prefix, prefix, parse, check, dispatchers=_LATIN)
+    rule(prefix, parse, check)
     for prefix, parse, check in (
         ("german_words_count", bounds, check_conjunctions_per_item),
         ("check_conjunctions_order", no_params, check_conjunctions_order),

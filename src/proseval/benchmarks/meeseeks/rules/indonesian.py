@@ -14,6 +14,7 @@ from collections import Counter
 from .base import ParameterError, RuleContext, Verdict
 from .params import after_colon, int_after_colon
 from .spec import Items, rule
+from .wordlists import word_list, word_table
 
 _WORD = re.compile(r"[A-Za-z]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -24,59 +25,13 @@ _ORNAMENT = re.compile(r"^[\s\"'“”‘’()\[\]*#>\-–—•\d.]+")
 # reference does not count (kado, kursus, kompor, koran, kulkas, sepeda, setir, sopir,
 # sains, sekolah, telepon, mobil, mesin, …) and words spelt exactly as in English
 # (sandal, program, radio, internet, hotel) are deliberately absent.
-LOANWORDS: dict[str, str] = {
-    "aktif": "active", "aktivitas": "activity", "analisis": "analysis", "bisnis": "business",
-    "dokter": "dokter", "edukasi": "education", "efektif": "effective", "ekonomi": "economy",
-    "energi": "energy", "fakta": "fact", "fasilitas": "facility", "favorit": "favourite",
-    "fokus": "focus", "identitas": "identity", "industri": "industry", "informasi": "information",
-    "karcis": "kaartje", "kopi": "koffie", "kantor": "kantoor", "komputer": "computer",
-    "kualitas": "quality", "konsep": "concept", "kamera": "camera", "kampus": "campus",
-    "karakter": "character", "kategori": "category", "klinik": "clinic", "koleksi": "collection",
-    "komunikasi": "communication", "komunitas": "community", "kondisi": "condition",
-    "konflik": "conflict", "konsumen": "consumer", "kontrak": "contract", "kontrol": "control",
-    "kreatif": "creative", "kritik": "critique", "kultur": "culture", "kurikulum": "curriculum",
-    "musik": "music", "metode": "method", "materi": "materie", "manajer": "manager",
-    "manajemen": "management", "mekanik": "mechanic", "medis": "medical", "momen": "moment",
-    "motivasi": "motivation", "menit": "minute", "monumen": "monument", "misi": "mission",
-    "matematika": "mathematics", "mayoritas": "majority", "minoritas": "minority",
-    "produk": "product", "proses": "process", "politik": "politics", "polisi": "politie",
-    "populer": "popular", "praktis": "practical", "presiden": "president", "prosedur": "procedure",
-    "proyek": "project", "prinsip": "principle", "publik": "public", "potensi": "potential",
-    "posisi": "position", "prestasi": "prestatie", "profesional": "professional",
-    "profesi": "profession", "promosi": "promotion", "polusi": "pollution", "pasien": "patient",
-    "parlemen": "parliament", "periode": "period", "plastik": "plastic", "pensil": "pencil",
-    "piknik": "picnic", "sistem": "system", "struktur": "structure", "strategi": "strategy",
-    "stasiun": "station", "standar": "standard", "sukses": "success", "simbol": "symbol",
-    "sinyal": "signal", "situasi": "situation", "solusi": "solution", "sosial": "social",
-    "spesial": "special", "stok": "stock", "studi": "study", "subjek": "subject",
-    "sektor": "sector", "sesi": "session", "skor": "score", "sertifikat": "certificate",
-    "taksi": "taxi", "teknologi": "technology", "televisi": "television", "teknik": "technique",
-    "teori": "theory", "teks": "text", "tema": "theme", "tiket": "ticket", "tim": "team",
-    "topik": "topic", "tradisi": "tradition", "transportasi": "transportation", "turis": "tourist",
-    "tipe": "type", "teater": "theater", "teleskop": "telescope", "temperatur": "temperature",
-    "tes": "test", "toleransi": "tolerance", "transaksi": "transaction", "truk": "truck",
-    "universitas": "university", "visi": "vision",
-}
+LOANWORDS: dict[str, str] = word_table("indonesian/loanwords")
 
 # Loanwords the reference offers for shop names (the ``_each`` family uses only these).
-SHOP_LOANWORDS = frozenset({
-    "kualitas", "fokus", "populer", "praktis", "tradisi", "sistem", "sukses", "sentra", "simpel",
-    "sentral", "mode", "menu", "mini", "modis", "efektif", "edukasi", "ekspres", "eksotis",
-    "ekonomi", "elegan", "ekstra", "favorit", "fantasi", "famili", "fesyen", "fantastis",
-    "fleksibel", "spesial", "kreatif", "klasik", "kafe", "butik", "galeri", "harmoni", "higienis",
-    "premium", "prima", "modern", "praktik", "stasiun", "standar", "teknik", "tren", "trendi",
-    "turis", "unik", "vital",
-})
+SHOP_LOANWORDS = frozenset(word_list("indonesian/shop_loanwords"))
 
 # Reduplications that are lexicalised words, adverbs or verbs, not noun/adjective plurals.
-NOT_PLURAL = frozenset({
-    "kupu", "laba", "ubur", "biri", "kura", "oleh", "hati", "kira", "masing", "sama", "pura",
-    "tiba", "baik", "diam", "pelan", "cepat", "jalan", "lihat", "makan", "main", "duduk",
-    "tidur", "senang", "kadang", "hampir", "sekali", "lama", "mula", "paling", "jangan", "sia",
-    "gara", "kunang", "undang", "cumi", "anai", "agar", "alun", "lumba", "paru", "rata",
-    "mondar", "bolak", "kiri", "benar", "betul", "sungguh", "habis", "mati", "coba", "tanya",
-    "ramai", "besok", "dulu", "malam", "siang", "pagi", "terus", "lagi", "belum", "tidak",
-})
+NOT_PLURAL = frozenset(word_list("indonesian/not_plural"))
 
 # Negators: spelling variants and the words after which each one is clearly wrong.
 NEGATION_VARIANTS = {"tidak": ("tidak", "tdk", "tak"), "bukan": ("bukan", "bkn"), "jangan": ("jangan", "jgn")}
@@ -84,64 +39,23 @@ PRONOUNS = frozenset({
     "saya", "aku", "kamu", "engkau", "anda", "dia", "ia", "beliau", "kami", "kita", "mereka",
     "kalian",
 })
-HUMAN_NOUNS = frozenset({
-    "guru", "dokter", "siswa", "murid", "mahasiswa", "mahasiswi", "polisi", "petani", "pegawai",
-    "karyawan", "pelajar", "perawat", "tentara", "pilot", "penyanyi", "penulis", "pedagang",
-    "orang", "manusia", "anak", "teman", "sahabat", "pacar", "musuh", "pemimpin", "presiden",
-    "menteri", "raja", "ratu", "pangeran", "putri", "wanita", "pria", "laki", "perempuan",
-    "bayi", "pencuri", "penjahat", "hakim", "pengacara", "nelayan", "sopir", "wartawan",
-})
-ANIMAL_NOUNS = frozenset({
-    "kucing", "anjing", "burung", "ikan", "sapi", "kambing", "ayam", "bebek", "kuda", "gajah",
-    "harimau", "singa", "monyet", "kera", "tikus", "ular", "kelinci", "kancil", "kerbau", "babi",
-    "semut", "nyamuk", "lalat", "kupu", "buaya", "kura", "katak", "domba", "rusa", "beruang",
-})
-PREDICATES = frozenset({
-    "makan", "minum", "tidur", "pergi", "datang", "pulang", "lari", "duduk", "berdiri", "mandi",
-    "masak", "tahu", "mau", "ingin", "bisa", "suka", "lupa", "ingat", "pintar", "bodoh", "besar",
-    "kecil", "baik", "buruk", "senang", "sedih", "marah", "takut", "lapar", "haus", "sakit",
-    "sehat", "cantik", "jelek", "mahal", "murah", "panas", "dingin", "lelah", "capek", "setuju",
-    "percaya", "mengerti", "paham", "benci", "cinta", "menangis", "tertawa", "bekerja", "belajar",
-    "bermain", "membaca", "menulis", "mendengar", "melihat", "jatuh", "hilang", "kenal",
-})
+HUMAN_NOUNS = frozenset(word_list("indonesian/human_nouns"))
+ANIMAL_NOUNS = frozenset(word_list("indonesian/animal_nouns"))
+PREDICATES = frozenset(word_list("indonesian/predicates"))
 NOT_PREDICATE_AFTER_BUKAN = frozenset({"main"})  # "bukan main" = extraordinary
 CONTRAST = re.compile(r"\b(?:melainkan|tetapi|tapi|namun)\b", re.IGNORECASE)
 SUBJECTS_BEFORE_JANGAN = frozenset({"saya", "aku", "dia", "ia", "beliau", "mereka"})
 
 # Written abbreviations the reference recognises (Jl., Yth., Kec. are not among them).
-ABBREVIATIONS = frozenset({
-    "dll", "dsb", "dst", "tgl", "no", "sd", "smp", "sma", "smk", "tni", "polri", "dpr", "mpr",
-    "bumn", "uu", "ri", "pt", "cv", "tbk", "kpk", "pns", "rt", "rw", "ktp", "sim", "apbn",
-    "ump", "umr", "ppn", "pph", "wib", "wita", "wit", "hp", "ptn", "pts", "unesco", "asean",
-    "pbb", "bi", "ojk", "bpjs", "kb", "puskesmas", "sdm", "ipa", "ips", "pr", "ukm", "umkm",
-})
+ABBREVIATIONS = frozenset(word_list("indonesian/abbreviations"))
 _NEEDS_DOT = frozenset({"no", "sim", "hp", "pr", "cv"})  # ordinary words without the dot
 
 # se- + classifier / time unit (seorang, sebuah, sehari …); "sekali" is not one.
-SE_CLASSIFIERS = frozenset({
-    "seorang", "seekor", "sebuah", "sebiji", "selembar", "sepasang", "sebatang", "sepotong",
-    "segelas", "sepiring", "secangkir", "semangkuk", "sebutir", "sehelai", "sekuntum",
-    "setangkai", "sebotol", "sekotak", "sebungkus", "seikat", "sepucuk", "sebidang", "seutas",
-    "sekeping", "sebilah", "sekilo", "seliter", "sebongkah", "setumpuk", "sekelompok",
-    "serombongan", "sekeranjang", "sekantong", "sehari", "seminggu", "sebulan",
-    "setahun", "sejam",
-})
+SE_CLASSIFIERS = frozenset(word_list("indonesian/se_classifiers"))
 SE_MISMATCH = {"seorang": ANIMAL_NOUNS, "seekor": HUMAN_NOUNS, "sebuah": HUMAN_NOUNS | ANIMAL_NOUNS}
 
 # Colloquial (Jakarta/informal) words → standard form.
-COLLOQUIAL: dict[str, str] = {
-    "gue": "saya", "gua": "saya", "gw": "saya", "lo": "kamu/Anda", "lu": "kamu/Anda",
-    "loe": "kamu/Anda", "elo": "kamu/Anda", "nggak": "tidak", "ngga": "tidak", "enggak": "tidak",
-    "gak": "tidak", "ga": "tidak", "kagak": "tidak", "udah": "sudah", "udh": "sudah",
-    "banget": "sangat/sekali", "gimana": "bagaimana", "kayak": "seperti", "kaya": "seperti",
-    "aja": "saja", "doang": "saja", "emang": "memang", "gitu": "begitu", "gini": "begini",
-    "bikin": "membuat", "kok": "mengapa", "sih": "", "deh": "", "dong": "", "nih": "ini",
-    "tuh": "itu", "yuk": "mari", "kalo": "kalau", "pengen": "ingin", "pingin": "ingin",
-    "bener": "benar", "ntar": "nanti", "entar": "nanti", "ngapain": "mengapa", "makasih":
-    "terima kasih", "nyokap": "ibu", "bokap": "ayah", "cewek": "perempuan", "cowok": "laki-laki",
-    "duit": "uang", "gede": "besar", "dapet": "dapat", "cuman": "hanya", "belom": "belum",
-    "abis": "habis", "sampe": "sampai", "mulu": "melulu", "ngomong": "berbicara", "tau": "tahu",
-}
+COLLOQUIAL: dict[str, str] = word_table("indonesian/colloquial")
 
 # Honorific expressions: phrases first so that "dengan hormat" counts once.
 _HONORIFIC = re.compile(
@@ -156,22 +70,8 @@ POLITE_WORDS = frozenset({"silakan", "silahkan", "mohon", "tolong", "mari", "har
 
 # Words starting with me-/di- that are not active/passive verbs (nouns, pronouns,
 # prepositions, conjunctions, loanwords, locatives written solid).
-NOT_ACTIVE = frozenset({
-    "mereka", "meja", "merah", "memang", "menteri", "mesin", "media", "medan", "medis", "melati",
-    "meter", "menit", "mewah", "merdeka", "mental", "menu", "metode", "meski", "meskipun",
-    "melainkan", "mengenai", "menurut", "melalui", "megah", "meriah", "mesra", "mesti",
-    "mestinya", "metro", "mekanik", "mekanisme", "memori", "mentega", "merek", "merk", "mesjid",
-    "meteor", "melodi", "metal", "medali", "mebel", "mega", "mentah", "menara",
-    "mendung", "merpati", "mertua", "mesum", "metafora", "meteran", "mekar",
-})
-NOT_PASSIVE = frozenset({
-    "dia", "diri", "dirinya", "dialog", "distribusi", "dinas", "dinding", "dingin", "dini",
-    "diskusi", "digital", "diet", "dinamis", "dinamika", "direktur", "direksi", "diskon", "dilema",
-    "diploma", "diplomat", "diplomasi", "dimensi", "diagram", "diagnosis", "disiplin", "dimana",
-    "disini", "disana", "disitu", "diam", "dinasti", "divisi", "dividen", "distrik", "diesel",
-    "diktator", "dinar", "diskriminasi", "disket", "dialah", "diantara", "dikau", "dimanapun",
-    "direktori", "dirut", "disko", "dikit", "dialek", "dioksida", "digit", "dirgahayu",
-})
+NOT_ACTIVE = frozenset(word_list("indonesian/not_active"))
+NOT_PASSIVE = frozenset(word_list("indonesian/not_passive"))
 
 # Object fronting: "<noun phrase> itu/ini [aux] <agent> [aux] <bare verb>".
 _AUX = (
@@ -184,11 +84,7 @@ _FRONTED = re.compile(
     rf"(?:{_AGENT}\s+(?:{_AUX}\s+)?(?!(?:me|ber|di)[a-z])[a-z]{{2,}}|(?:ku|kau)(?!rang)[a-z]{{3,}})\b",
     re.IGNORECASE,
 )
-_SUBORDINATORS = frozenset({
-    "karena", "jika", "kalau", "apabila", "ketika", "saat", "waktu", "walaupun", "meskipun",
-    "agar", "supaya", "bahwa", "yang", "sehingga", "setelah", "sebelum", "sejak", "sambil",
-    "bila", "seandainya", "biarpun", "sementara", "selama",
-})
+_SUBORDINATORS = frozenset(word_list("indonesian/subordinators"))
 
 
 def _joined(items: Items) -> str:
@@ -466,11 +362,7 @@ def _article_checker(article: str):
 
 
 # Honourable or sacred titles: 'si' (familiar, slightly pejorative) must not precede them.
-HONOURED_TITLES = frozenset({
-    "raja", "ratu", "sultan", "baginda", "paduka", "pangeran", "presiden", "menteri", "gubernur", "bupati",
-    "walikota", "camat", "jenderal", "guru", "dosen", "profesor", "doktor", "dokter", "hakim", "ustaz", "ustadz",
-    "kiai", "kyai", "pendeta", "pastor", "imam", "nabi", "rasul", "tuhan", "allah", "dewa", "dewi",
-})
+HONOURED_TITLES = frozenset(word_list("indonesian/honoured_titles"))
 _SI = re.compile(r"(?<![A-Za-z])(si)\s+([A-Za-z]+(?:-[A-Za-z]+)*)", re.IGNORECASE)
 
 
@@ -530,31 +422,18 @@ def check_fronted_emphasis(n: int, items: Items, ctx: RuleContext) -> Verdict:
 
 
 RULES = [
-    rule("check_indonesian_loanwords", "check_indonesian_loanwords", _loanword_params, check_loanwords,
-         dispatchers=("latin",)),
-    rule("check_indonesian_loanwords_each", "check_indonesian_loanwords_each", _loanword_each_params,
-         check_loanwords_each, dispatchers=("latin",)),
-    rule("check_indonesian_plurals", "check_indonesian_plurals", int_after_colon, check_plurals,
-         dispatchers=("latin",)),
-    rule("check_indonesian_negation_keyword", "check_indonesian_negation_keyword", _negation_param,
-         check_negation_keyword, dispatchers=("latin",)),
-    rule("check_indonesian_abbreviations", "check_indonesian_abbreviations", _abbreviation_params,
-         check_abbreviations, dispatchers=("latin",)),
-    rule("check_se_usage", "check_se_usage", _optional_int, check_se_usage, dispatchers=("latin",)),
-    rule("check_active_voice", "check_active_voice", int_after_colon,
-         voice_checker(_active_verbs, "active me- verbs"), dispatchers=("latin",)),
-    rule("check_passive_voice", "check_passive_voice", int_after_colon,
-         voice_checker(_passive_verbs, "passive di- verbs"), dispatchers=("latin",)),
-    rule("check_exact_colloquial_count", "check_exact_colloquial_count", int_after_colon, check_colloquial,
-         dispatchers=("latin",)),
-    rule("check_formal_honorifics", "check_formal_honorifics", int_after_colon, check_honorifics,
-         dispatchers=("latin",)),
-    rule("check_polite_imperatives", "check_polite_imperatives", int_after_colon, check_polite_imperatives,
-         dispatchers=("latin",)),
-    rule("check_si_usage", "check_si_usage", _exact_label("check_si_usage"), check_si_usage,
-         dispatchers=("latin",)),
-    rule("check_sang_usage", "check_sang_usage", _exact_label("check_sang_usage"), _article_checker("sang"),
-         dispatchers=("latin",)),
-    rule("check_fronted_emphasis", "check_fronted_emphasis", int_after_colon, check_fronted_emphasis,
-         dispatchers=("latin",)),
+    rule("check_indonesian_loanwords", _loanword_params, check_loanwords),
+    rule("check_indonesian_loanwords_each", _loanword_each_params, check_loanwords_each),
+    rule("check_indonesian_plurals", int_after_colon, check_plurals),
+    rule("check_indonesian_negation_keyword", _negation_param, check_negation_keyword),
+    rule("check_indonesian_abbreviations", _abbreviation_params, check_abbreviations),
+    rule("check_se_usage", _optional_int, check_se_usage),
+    rule("check_active_voice", int_after_colon, voice_checker(_active_verbs, "active me- verbs")),
+    rule("check_passive_voice", int_after_colon, voice_checker(_passive_verbs, "passive di- verbs")),
+    rule("check_exact_colloquial_count", int_after_colon, check_colloquial),
+    rule("check_formal_honorifics", int_after_colon, check_honorifics),
+    rule("check_polite_imperatives", int_after_colon, check_polite_imperatives),
+    rule("check_si_usage", _exact_label("check_si_usage"), check_si_usage),
+    rule("check_sang_usage", _exact_label("check_sang_usage"), _article_checker("sang")),
+    rule("check_fronted_emphasis", int_after_colon, check_fronted_emphasis),
 ]

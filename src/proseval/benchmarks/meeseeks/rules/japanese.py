@@ -200,19 +200,14 @@ def check_okurigana_nouns(n: int, items: Items, ctx: RuleContext) -> Verdict:
 
 
 RULES = [
-    rule("has_dakuten_count", "has_dakuten_count", int_after_colon, _count_total(DAKUTEN, "voiced kana"),
-         dispatchers=("cjk",)),
-    rule("has_handakuten_count", "has_handakuten_count", int_after_colon,
-         _count_total(HANDAKUTEN, "semi-voiced kana"), dispatchers=("cjk",)),
-    rule("has_small_kana", "has_small_kana", lambda label: name_suffix(label, "has_small_kana"), check_small_kana,
-         dispatchers=("cjk",)),
-    rule("has_furigana_pattern", "has_furigana_pattern", int_after_colon, check_furigana, dispatchers=("cjk",)),
-    rule("has_honorific_prefix_each", "has_honorific_prefix_each", no_params, check_honorific_prefix_each,
-         dispatchers=("cjk",)),
-    rule("jpn_starts_with_kana_row", "jpn_starts_with_kana_row", _kana_row, check_starts_with_kana_row,
-         dispatchers=("cjk",)),
-    rule("jpn_mixed_ratio", "jpn_mixed_ratio", _shares, check_mixed_ratio, dispatchers=("cjk",)),
-    rule("jpn_yayun", "jpn_yayun", no_params, check_jpn_yayun, dispatchers=("cjk",)),
-    rule("has_kanji_okurigana_pattern", "has_kanji_okurigana_pattern", int_after_colon, check_okurigana_nouns,
+    rule("has_dakuten_count", int_after_colon, _count_total(DAKUTEN, "voiced kana"), dispatchers=("cjk",)),
+    rule("has_handakuten_count", int_after_colon, _count_total(HANDAKUTEN, "semi-voiced kana"), dispatchers=("cjk",)),
+    rule("has_small_kana", lambda label: name_suffix(label, "has_small_kana"), check_small_kana, dispatchers=("cjk",)),
+    rule("has_furigana_pattern", int_after_colon, check_furigana, dispatchers=("cjk",)),
+    rule("has_honorific_prefix_each", no_params, check_honorific_prefix_each, dispatchers=("cjk",)),
+    rule("jpn_starts_with_kana_row", _kana_row, check_starts_with_kana_row, dispatchers=("cjk",)),
+    rule("jpn_mixed_ratio", _shares, check_mixed_ratio, dispatchers=("cjk",)),
+    rule("jpn_yayun", no_params, check_jpn_yayun, dispatchers=("cjk",)),
+    rule("has_kanji_okurigana_pattern", int_after_colon, check_okurigana_nouns,
          dispatchers=("cjk",), requires=("janome",), extra="meeseeks"),
 ]

@@ -93,14 +93,11 @@ def check_startword(words: list[str], items: Items, ctx: RuleContext) -> Verdict
 
 
 RULES = [
-    rule("keywords", "keywords", string_list_param, check_cjk_keywords, dispatchers=("cjk",)),
-    rule("keywords", "keywords", string_list_param, check_latin_keywords, dispatchers=("latin",),
-         requires=("simplemma",)),
-    rule("non_keyword", "non_keywords", string_list_param, check_cjk_non_keywords, dispatchers=("cjk",)),
-    rule("non_keyword", "non_keywords", string_list_param, check_latin_non_keywords, dispatchers=("latin",),
-         requires=("simplemma",)),
-    rule("any_keywords", "any_keywords", _any_params("any_keywords"), check_cjk_any_keywords, dispatchers=("cjk",)),
-    rule("any_keywords", "any_keywords", _any_params("any_keywords"), check_latin_any_keywords,
-         dispatchers=("latin",), requires=("simplemma",)),
-    rule("startword", "startword", string_list_param, check_startword, dispatchers=("cjk",)),
+    rule("keywords", string_list_param, check_cjk_keywords, dispatchers=("cjk",)),
+    rule("keywords", string_list_param, check_latin_keywords, requires=("simplemma",)),
+    rule("non_keyword", string_list_param, check_cjk_non_keywords, family="non_keywords", dispatchers=("cjk",)),
+    rule("non_keyword", string_list_param, check_latin_non_keywords, family="non_keywords", requires=("simplemma",)),
+    rule("any_keywords", _any_params("any_keywords"), check_cjk_any_keywords, dispatchers=("cjk",)),
+    rule("any_keywords", _any_params("any_keywords"), check_latin_any_keywords, requires=("simplemma",)),
+    rule("startword", string_list_param, check_startword, dispatchers=("cjk",)),
 ]

@@ -71,10 +71,8 @@ def check_kor_yayun(_: None, items: Items, ctx: RuleContext) -> Verdict:
 
 
 RULES = [
-    rule("double_consonants", "double_consonants", int_after_colon, check_double_consonants, dispatchers=("cjk",)),
-    rule("each_has_double_consonants", "each_has_double_consonants", int_after_colon, check_each_double_consonants,
-         dispatchers=("cjk",)),
-    rule("has_korean_abbreviation", "has_korean_abbreviation", _abbreviation, check_korean_abbreviation,
-         dispatchers=("cjk",)),
-    rule("kor_yayun", "kor_yayun", no_params, check_kor_yayun, dispatchers=("cjk",)),
+    rule("double_consonants", int_after_colon, check_double_consonants, dispatchers=("cjk",)),
+    rule("each_has_double_consonants", int_after_colon, check_each_double_consonants, dispatchers=("cjk",)),
+    rule("has_korean_abbreviation", _abbreviation, check_korean_abbreviation, dispatchers=("cjk",)),
+    rule("kor_yayun", no_params, check_kor_yayun, dispatchers=("cjk",)),
 ]

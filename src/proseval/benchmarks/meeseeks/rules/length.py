@@ -142,25 +142,21 @@ def native_english_checker(native: str):
 
 
 RULES = [
-    rule("item_count", "item_count", range_param, check_item_count),
-    rule("each_length", "each_length", range_param, check_cjk_each_length, dispatchers=("cjk",)),
-    rule("total_length", "total_length", range_param, check_cjk_total_length, dispatchers=("cjk",)),
-    rule("portuguese_each_length", "portuguese_each_length", range_param, check_portuguese_each_length,
-         dispatchers=("latin",)),
-    rule("portuguese_total_length", "portuguese_total_length", range_param, check_portuguese_total_length,
-         dispatchers=("latin",)),
-    rule("has_spanish_word_count", "has_spanish_word_count", range_param, check_spanish_word_count,
-         dispatchers=("latin",)),
-    rule("mixed_language_each_length", "mixed_language_each_length", _mixed_params,
-         check_mixed_language_each_length, dispatchers=("latin",)),
+    rule("item_count", range_param, check_item_count, dispatchers=("cjk", "latin")),
+    rule("each_length", range_param, check_cjk_each_length, dispatchers=("cjk",)),
+    rule("total_length", range_param, check_cjk_total_length, dispatchers=("cjk",)),
+    rule("portuguese_each_length", range_param, check_portuguese_each_length),
+    rule("portuguese_total_length", range_param, check_portuguese_total_length),
+    rule("has_spanish_word_count", range_param, check_spanish_word_count),
+    rule("mixed_language_each_length", _mixed_params, check_mixed_language_each_length),
 ]
 
 for _language, _prefix in [("english", ""), ("arabic", "arabic_"), ("russian", "russian_"), ("french", "french_"),
                            ("spanish", "spanish_"), ("indonesian", "indonesian_"), ("german", "german_")]:
     _each_fn, _total_fn = word_length_checkers(_language)
-    RULES.append(rule(f"{_prefix}each_length", f"{_prefix}each_length", range_param, _each_fn, dispatchers=("latin",)))
-    RULES.append(rule(f"{_prefix}total_length", f"{_prefix}total_length", range_param, _total_fn, dispatchers=("latin",)))
+    RULES.append(rule(f"{_prefix}each_length", range_param, _each_fn))
+    RULES.append(rule(f"{_prefix}total_length", range_param, _total_fn))
 
 for _native in _NATIVE:
-    RULES.append(rule(f"count_mixed_{_native}_english_words", f"count_mixed_{_native}_english_words", range_param,
+    RULES.append(rule(f"count_mixed_{_native}_english_words", range_param,
                       native_english_checker(_native), dispatchers=("cjk",)))

@@ -37,7 +37,6 @@ def check_every_notation_used(symbols: list[str], items: Items, ctx: RuleContext
 
 
 RULES = [
-    rule("non_special_notation", "non_special_notation", _notation, check_non_special_notation),
-    rule("french_special_notation", "french_special_notation", _notations, check_every_notation_used,
-         dispatchers=("latin",)),
+    rule("non_special_notation", _notation, check_non_special_notation, dispatchers=("cjk", "latin")),
+    rule("french_special_notation", _notations, check_every_notation_used),
 ]

@@ -8,6 +8,7 @@ from .base import RuleContext, Verdict
 from .european import per_item_range
 from .params import range_param
 from .spec import Items, no_params, rule
+from .wordlists import word_list
 
 Range = tuple[float, float]
 _WORD = r"[^\W\d_]+"
@@ -25,13 +26,7 @@ def double_negations(item: str) -> list[str]:
     return found
 
 
-_UNITS = (
-    "zero dois duas três quatro cinco seis sete oito nove dez onze doze treze catorze quatorze quinze "
-    "dezasseis dezesseis dezassete dezessete dezoito dezanove dezenove vinte trinta quarenta cinquenta "
-    "cinqüenta sessenta setenta oitenta noventa cem cento duzentos duzentas trezentos trezentas "
-    "quatrocentos quatrocentas quinhentos quinhentas seiscentos seiscentas setecentos setecentas "
-    "oitocentos oitocentas novecentos novecentas mil milhão milhões bilião biliões bilhão bilhões"
-).split()
+_UNITS = word_list("portuguese/number_words")
 # "um"/"uma" are left out: they are mostly the indefinite article.
 _NUMBER_WORD = "(?:" + "|".join(sorted(_UNITS, key=len, reverse=True)) + ")"
 _SPELLED_NUMBER = re.compile(
@@ -46,9 +41,7 @@ def spelled_numbers(item: str) -> list[str]:
 
 # Ordinal abbreviations 1.º / 2.ª whose gender agrees with the following noun.
 _ORDINAL = re.compile(r"(?<!\d)(\d+)\.([ºª])\s+(" + _WORD + ")")
-FUNCTION_WORDS = frozenset(
-    "a o as os da do das dos de e em na no nas nos ao à aos às com por para pela pelo que ou um uma".split()
-)
+FUNCTION_WORDS = frozenset(word_list("portuguese/function_words"))
 MASCULINE_IN_A = frozenset(
     "dia mapa problema sistema tema programa clima planeta idioma poema drama esquema diploma "
     "cinema telefonema dilema lema panorama".split()
@@ -135,8 +128,7 @@ def check_starts_with_nao(_: None, items: Items, ctx: RuleContext) -> Verdict:
 
 
 # Street-type abbreviations of Portuguese addresses and the number abbreviation n.º.
-STREET_TYPES = ("R", "Av", "Trav", "Tv", "Lg", "Lgo", "Pç", "Pr", "Pc", "Estr", "Est", "Rod", "Al", "Cc", "Cç", "Bc",
-                "Rot", "Qta", "Urb", "Cam", "Calç")
+STREET_TYPES = word_list("portuguese/street_types")
 _TYPES = "|".join(sorted(STREET_TYPES, key=len, reverse=True))
 _STREET = re.compile(rf"(?<![^\W\d_])(?:{_TYPES})\.(?=\s)")
 _STREET_NO_DOT = re.compile(rf"(?<![^\W\d_])({_TYPES})(?=\s)")
@@ -177,16 +169,12 @@ def check_address_abbreviation(_: None, items: Items, ctx: RuleContext) -> Verdi
 
 
 RULES = [
-    rule("portuguese_double_negation", "portuguese_double_negation", range_param,
-         per_item_range(double_negations, "double negations"), dispatchers=("latin",)),
-    rule("portuguese_number_spelling", "portuguese_number_spelling", range_param,
-         per_item_range(spelled_numbers, "spelled-out numbers"), dispatchers=("latin",)),
-    rule("portuguese_ordinal_abbreviation", "portuguese_ordinal_abbreviation", range_param,
-         per_item_range(ordinal_abbreviations, "ordinal abbreviations (1.º lugar, 2.ª vez)"), dispatchers=("latin",)),
-    rule("portuguese_euro_format", "portuguese_euro_format", range_param, check_euro_format, dispatchers=("latin",)),
-    rule("portuguese_date_format", "portuguese_date_format", no_params, check_date_format, dispatchers=("latin",)),
-    rule("portuguese_starts_with_nao", "portuguese_starts_with_nao", no_params, check_starts_with_nao,
-         dispatchers=("latin",)),
-    rule("portuguese_address_abbreviation", "portuguese_address_abbreviation", no_params,
-         check_address_abbreviation, dispatchers=("latin",)),
+    rule("portuguese_double_negation", range_param, per_item_range(double_negations, "double negations")),
+    rule("portuguese_number_spelling", range_param, per_item_range(spelled_numbers, "spelled-out numbers")),
+    rule("portuguese_ordinal_abbreviation", range_param,
+         per_item_range(ordinal_abbreviations, "ordinal abbreviations (1.º lugar, 2.ª vez)")),
+    rule("portuguese_euro_format", range_param, check_euro_format),
+    rule("portuguese_date_format", no_params, check_date_format),
+    rule("portuguese_starts_with_nao", no_params, check_starts_with_nao),
+    rule("portuguese_address_abbreviation", no_params, check_address_abbreviation),
 ]

@@ -147,12 +147,10 @@ def check_french_rhyme_pattern(scheme: str, items: Items, ctx: RuleContext) -> V
 
 
 RULES = [
-    rule("yayun", "yayun", no_params, vowel_rhyme_checker("english"), dispatchers=("latin",)),
-    *(rule(f"{lang}_yayun", f"{lang}_yayun", no_params, vowel_rhyme_checker(lang), dispatchers=("latin",))
+    rule("yayun", no_params, vowel_rhyme_checker("english")),
+    *(rule(f"{lang}_yayun", no_params, vowel_rhyme_checker(lang))
       for lang in ("portuguese", "german", "spanish", "indonesian", "russian")),
-    rule("arabic_yayun", "arabic_yayun", no_params, check_arabic_yayun, dispatchers=("latin",)),
-    rule("french_yayun", "french_yayun", no_params, check_french_yayun, dispatchers=("latin",),
-         requires=("pyphen",), extra="meeseeks"),
-    rule("french_rhyme_pattern", "french_rhyme_pattern", _scheme, check_french_rhyme_pattern,
-         dispatchers=("latin",)),
+    rule("arabic_yayun", no_params, check_arabic_yayun),
+    rule("french_yayun", no_params, check_french_yayun, requires=("pyphen",), extra="meeseeks"),
+    rule("french_rhyme_pattern", _scheme, check_french_rhyme_pattern),
 ]

@@ -12,11 +12,13 @@ reference does), so a pyrrhic foot or a word the heuristics mis-stress fails the
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from .base import ParameterError, RuleContext, Verdict
 from .params import int_after_colon, string_list_param
 from .spec import Items, RuleSpec, rule
+from .wordlists import word_list, word_table
 
 ACUTE = "\u0301"
 VOWELS = "аеёиоуыэюя"
@@ -73,25 +75,16 @@ def reference_crash(check):
 
 # --- stress --------------------------------------------------------------------------
 
-def _stress_lexicon(text: str) -> dict[str, int]:
+def _stress_lexicon(words: Iterable[str]) -> dict[str, int]:
     """Words written with their stressed vowel in upper case → index of that vowel."""
     table = {}
-    for word in text.split():
+    for word in words:
         vowels = [c for c in word if c.lower() in VOWELS]
         table[word.lower().replace("ё", "е")] = next(i for i, c in enumerate(vowels) if c.isupper())
     return table
 
 
-STRESS = _stress_lexicon("""
-    когдА тогдА всегдА иногдА кудА тудА сюдА отсЮда откУда опЯть ещЁ потОм давнО вокрУг
-    вдалИ вдвоЁм назАд вперЁд онА онО онИ моЯ моЁ моИ твоЯ твоИ своЯ своИ себЯ тебЯ менЯ
-    себЕ тебЕ однА однО однИ одИн какОй такОй другОй большОй молодОй роднОй простОй живОй
-    дитЯ ручьИ крутЯ занемОг водА землЯ рекА звездА мечтА мечтЫ судьбА душА веснА зимА
-    странА рукА ногА горА головА стенА окнО винО письмО лицО векА нарОд завОд прогрЕсс
-    тепЕрь любОвь зарЯ травА листвА мостЫ огнИ легкО светлО далекО высокО бегУт
-    живУт идУт несУт ведУт зовУт поЮт встаЮт летЯт горЯт стоЯт спешИт звучИт летИт горИт
-    стоИт молчИт кричИт творИт хранИт манИт растУт морОз мечтУ мечтОй мечтЕ
-    """)
+STRESS = _stress_lexicon(word_list("russian/stressed_words"))
 _INFINITIVE = re.compile(r"(ать|ять|еть|ить|уть)$")
 _SUFFIX_RULES: tuple[tuple[re.Pattern[str], bool], ...] = (
     # (ending, stress on the ending's first vowel?); otherwise on the vowel right before it
@@ -158,52 +151,14 @@ def stress_index(word: str) -> int | None:
 
 # word → (reading per stressed vowel index: cue word stems found in the same sentence)
 HOMOGRAPHS: dict[str, dict[int, tuple[str, ...]]] = {
-    "замок": {0: ("корол", "рыцар", "башн", "крепост", "принц", "княз", "средневеков", "старинн", "древн",
-                  "величеств", "дворц", "руин", "граф", "экскурс", "холм"),
-              1: ("ключ", "двер", "открыл", "открыть", "открыва", "закрыл", "закрыть", "запер", "висяч",
-                  "сейф", "ворот", "калитк", "замочн", "кодов", "чемодан", "ящик", "щелкн", "щёлкн")},
-    "мука": {0: ("мучен", "страдан", "адск", "душевн", "невыносим", "терп", "пытк", "творческ",
-                 "сомнен", "испытыв", "мучит", "тоск"),
-             1: ("пшенич", "ржан", "тесто", "теста", "тестом", "хлеб", "печь", "испеч", "выпеч", "пирог", "блин",
-                 "килограмм", "мешок", "мешк", "сахар", "яйц", "молок", "замес", "просе", "мельниц", "торт")},
-    "орган": {0: ("государств", "власт", "внутренн", "чувств", "зрени", "слух", "тела", "телу", "организм",
-                  "исполнительн", "управлен", "местн", "медицин", "пересадк", "донор", "жизненн", "полиц"),
-              1: ("игра", "звуч", "музык", "концерт", "собор", "костел", "костёл", "органист", "бах",
-                  "труб", "мелоди", "клавиш", "регистр", "месс")},
-    "атлас": {0: ("карта", "карты", "карту", "картой", "карте", "картами", "географ", "анатом", "страниц",
-                  "листа", "листал", "маршрут", "мира", "звёздн", "звездн", "книг", "автомобильн", "дорожн", "изуча", "путешеств"),
-              1: ("ткан", "плать", "блест", "блещ", "шёлк", "шелк", "лент", "шить", "сшит", "гладк",
-                  "переливал", "блуз", "юбк", "наряд", "бархат", "отрез", "подкладк")},
-    "часы": {0: ("наручн", "стрелк", "тика", "будильник", "настенн", "карманн", "механизм", "циферблат",
-                 "батарейк", "показыва", "часовщик", "ремеш", "отстава", "отстают", "спешат"),
-             1: ("пик", "работы", "приём", "прием", "досуг", "ожидан", "долги", "многи", "утренн", "вечерн",
-                 "ночн", "провел", "провёл", "проводил", "тянул", "пролетел", "отдых", "заняти", "свободн",
-                 "рабочи", "послеобеденн")},
-    "кружки": {0: ("чай", "чая", "чаем", "кофе", "налил", "налить", "выпил", "пить", "керамич", "фарфор", "горяч",
-                   "посуд", "чашк", "пив", "какао", "стакан", "блюдц"),
-               1: ("школьн", "интерес", "посеща", "записал", "записат", "шахмат", "танц", "театральн",
-                   "спортивн", "художествен", "рисован", "музыкальн", "научн", "техническ", "кружковод",
-                   "секци", "организ", "ученик", "занят", "робототехн", "кружков")},
-    "пили": {0: ("чай", "кофе", "воду", "водой", "воды", "вино", "вина", "сок", "сока", "молок", "пиво", "выпил",
-                 "чашк",
-                 "стакан", "бокал", "кружк", "напит", "компот", "какао", "квас", "тост", "вместе"),
-             1: ("дров", "доск", "бревн", "пилой", "ножовк", "сук", "ветк", "распил", "отпил", "брус",
-                 "фанер", "столяр", "плотник")},
-    "пропасть": {0: ("глубок", "бездонн", "края", "краю", "краем", "обрыв", "скал", "зияющ", "пролега",
-                     "разделя", "мост", "между"),
-                 1: ("бесследно", "вести", "зря", "навсегда", "исчезнуть", "потеряться")},
-}
+    word: {int(reading): tuple(cues) for reading, cues in readings.items()}
+    for word, readings in word_table("russian/homograph_cues").items()}
 
 
 # word → reading → words that, right before it, decide the reading (noun after a preposition …)
 HOMOGRAPH_PREVIOUS: dict[str, dict[int, frozenset[str]]] = {
-    "пропасть": {0: frozenset({"в", "во", "над", "через", "у", "перед", "на", "за", "под", "эта", "та", "эту",
-                               "глубокая", "глубокую", "бездонная", "бездонную", "огромная", "огромную"}),
-                 1: frozenset({"не", "может", "могу", "можем", "можете", "могут", "мог", "могла", "могли", "можно",
-                               "нельзя", "боюсь", "боится", "боимся", "дать", "должен", "должна", "хочу", "совсем"})},
-    "пили": {0: frozenset({"мы", "вы", "они", "все", "гости", "ребята", "вместе", "часто", "долго"}),
-             1: frozenset({"ты", "сам", "давай", "аккуратно", "осторожно"})},
-}
+    word: {int(reading): frozenset(previous) for reading, previous in readings.items()}
+    for word, readings in word_table("russian/homograph_previous_words").items()}
 
 
 def cue_reading(word: str, sentence: list[str], at: int) -> int | None:
@@ -299,13 +254,7 @@ def check_single_meter(meter: str, items: Items, ctx: RuleContext) -> Verdict:
 
 # --- time expressions ----------------------------------------------------------------
 
-TIME_NOUNS = frozenset("""
-    понедельник вторник среда четверг пятница суббота воскресенье январь февраль март апрель май
-    июнь июль август сентябрь октябрь ноябрь декабрь год месяц неделя день ночь утро вечер час
-    минута секунда время период эпоха век столетие десятилетие тысячелетие момент миг пора сезон
-    весна лето осень зима сутки начало конец середина эра полдень полночь выходные праздник
-    каникулы детство юность молодость старость этап срок течение ход промежуток квартал семестр
-    """.split())
+TIME_NOUNS = frozenset(word_list("russian/time_nouns"))
 _CASES = {"4th": frozenset({"accs"}), "6th": frozenset({"loct", "loc2"})}
 _PREPOSITIONS = {"4th": frozenset({"в", "во", "на", "через", "за", "под", "спустя"}),
                  "6th": frozenset({"в", "во", "на", "при"})}
@@ -409,10 +358,7 @@ def check_evaluative_nouns(params: tuple[int, list[str]], items: Items, ctx: Rul
 # --- number-sensitive nouns ----------------------------------------------------------
 
 # nouns whose plural has a meaning of its own (время → времена 'eras', бумага → бумаги 'documents')
-SEMANTIC_PLURALS = frozenset("""
-    время вода сила час бумага дух очко право дело выбор масса отношение связь кадр нерв краска
-    небо чудо хлеб лес песок снег соль мука деньга войско культура условие земля вид работа
-    """.split())
+SEMANTIC_PLURALS = frozenset(word_list("russian/semantic_plurals"))
 
 
 def semantic_pairs(text: str) -> list[str]:
@@ -481,8 +427,7 @@ def check_multiple_plurals(n: int, items: Items, ctx: RuleContext) -> Verdict:
 
 # --- derived words -------------------------------------------------------------------
 
-PREFIXES = ("в", "во", "вз", "вс", "вы", "до", "за", "из", "ис", "на", "над", "недо", "о", "об", "обо", "от",
-            "ото", "пере", "по", "под", "подо", "пре", "пред", "при", "про", "раз", "рас", "с", "со", "у")
+PREFIXES = word_list("russian/prefixes")
 ROOTS: dict[str, tuple[str, ...]] = {
     "писать": ("пис", "пиш", "письм"), "читать": ("чит", "чт"), "брать": ("бра", "бир", "бор", "бер"),
     "ехать": ("ех", "езд", "езж"), "идти": ("йти", "ид", "шед", "шл", "ход", "хож"),
@@ -762,20 +707,17 @@ def check_adjective_type(params: tuple[str, int], items: Items, ctx: RuleContext
 
 
 def _morph_rule(prefix: str, parse, check) -> RuleSpec:
-    return rule(prefix, prefix, parse, check, dispatchers=("latin",), requires=_MORPHOLOGY, extra="meeseeks")
+    return rule(prefix, parse, check, requires=_MORPHOLOGY, extra="meeseeks")
 
 
 RULES = [
-    rule("rus_stress_homonym_usage", "rus_stress_homonym_usage", _parse_homograph, check_stress_homonyms,
-         dispatchers=("latin",)),
-    rule("detect_russian_single_meter", "detect_russian_single_meter", _parse_meter, check_single_meter,
-         dispatchers=("latin",)),
+    rule("rus_stress_homonym_usage", _parse_homograph, check_stress_homonyms),
+    rule("detect_russian_single_meter", _parse_meter, check_single_meter),
     _morph_rule("detect_russian_evaluative_nouns_contextual", _parse_evaluative, check_evaluative_nouns),
     _morph_rule("detect_russian_time_expression_4th_case", int_after_colon, time_case_checker("4th")),
     _morph_rule("detect_russian_time_expression_6th_case", int_after_colon, time_case_checker("6th")),
     _morph_rule("detect_russian_singular_plural_semantic_pairs", int_after_colon, check_semantic_pairs),
-    rule("detect_russian_multiple_plural_forms_enhanced", "detect_russian_multiple_plural_forms_enhanced",
-         int_after_colon, reference_crash(check_multiple_plurals), dispatchers=("latin",)),
+    rule("detect_russian_multiple_plural_forms_enhanced", int_after_colon, reference_crash(check_multiple_plurals)),
     _morph_rule("check_russian_derived_words", _parse_verb_n, reference_crash(check_derived_words)),
     _morph_rule("check_russian_gender_agreement", _parse_verb_n, check_gender_agreement),
     _morph_rule("check_russian_participle_usage", _parse_two_verbs, reference_crash(check_participle_usage)),

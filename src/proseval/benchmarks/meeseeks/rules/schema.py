@@ -217,4 +217,5 @@ def check_schema(_: None, response: str | list[str], ctx: RuleContext) -> Verdic
     return Verdict.of(not failed, "; ".join(failed) if failed else f"all {len(points)} fields valid")
 
 
-RULES = [rule("SCHEMA", "schema", no_params, check_schema, requires=("jsonschema",), bare_string="raw")]
+RULES = [rule("SCHEMA", no_params, check_schema, family="schema", dispatchers=("cjk", "latin"), requires=("jsonschema",),
+              bare_string="raw")]

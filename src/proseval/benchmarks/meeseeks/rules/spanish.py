@@ -14,6 +14,7 @@ from typing import Callable
 from .base import RuleContext, Verdict
 from .params import int_after_colon, range_param
 from .spec import Items, rule
+from .wordlists import word_list
 
 Range = tuple[float, float]
 Found = tuple[list[str], list[str]]
@@ -271,58 +272,20 @@ def find_question_accents(item: str) -> Found:
 
 # --- noun gender -------------------------------------------------------------------------
 
-_MASCULINE = """
-año libro niño hombre perro gato pez tipo viento cuerpo resto mundo tiempo día mapa problema tema sistema programa
-idioma clima planeta poema drama esquema dilema síntoma fantasma aroma panorama diploma telegrama diagrama enigma
-dogma lema trauma sofá tranvía coche carro tren avión barco camino pueblo país mes dinero trabajo amigo hermano
-hijo padre abuelo tío chico señor maestro médico cielo sol árbol río lago monte bosque campo jardín parque museo
-teatro cine hospital hotel restaurante mercado banco edificio piso suelo techo baño salón despacho estudio centro
-barrio lugar momento minuto segundo siglo corazón papel lenguaje susurro bolígrafo pensamiento hogar sentimiento
-ojo pelo brazo pie dedo diente cuello hueso nombre apellido número teléfono correo mensaje regalo juego deporte
-equipo partido viaje vuelo billete boleto precio euro dólar vaso plato cuchillo tenedor vino café té pan queso
-huevo arroz pollo pescado postre desayuno almuerzo caso hecho modo grupo gobierno estado pasado futuro sueño miedo
-amor dolor color olor sabor valor error honor humor favor éxito fracaso principio fin inicio proceso proyecto
-objetivo resultado producto servicio recuerdo silencio espacio ruido animal caballo pájaro toro cerdo ratón león
-oso lobo zapato vestido abrigo sombrero bolso reloj espejo sillón armario escritorio ordenador móvil océano verano
-invierno otoño paisaje lado alumno profesor doctor director autor escritor lector ciudadano vecino
-texto artículo párrafo verso cuento diálogo estilo método paso peso punto fondo
-árbol ramo fuego aire hielo cristal metal oro hierro plástico sonido ritmo canto baile viernes apartamento portal
-ascensor garaje balcón pasillo timbre buzón paquete pedido repartidor domicilio código camión autobús
-"""
-_FEMININE = """
-casa persona vida comida palabra estrella raíz mesa silla puerta ventana cama cocina calle plaza escuela biblioteca
-tienda oficina iglesia playa montaña isla tierra luna noche tarde semana hora fecha vez madre hermana hija
-abuela tía chica señora maestra amiga mujer gente familia flor planta fruta manzana naranja leche carne sopa sal
-miel luz paz voz nariz boca mano cara cabeza pierna espalda piel sangre foto moto clase pregunta respuesta idea
-historia novela película música guitarra carta página letra frase lengua cosa forma manera razón mentira política
-economía empresa compañía cuenta llave caja bolsa ropa camisa falda chaqueta camiseta gorra bicicleta computadora
-pantalla máquina red imagen tarea obra guerra fiesta cena bebida cerveza taza botella cuchara naturaleza salud
-muerte suerte fe sed nieve lluvia nube ola costa orilla selva granja oveja vaca gallina abeja mariposa serpiente
-rana hoja rama piedra arena madera avenida carretera esquina parada sala entrada salida escalera pared alumna
-profesora doctora directora autora escritora vecina emoción conversación mesa piscina universidad ciudad
-estantería sección luz ventana pluma cosecha primavera comunidad verdad dirección unidad entrega puerta llamada
-"""
-_BOTH = frozenset(_plain(w) for w in """
-mar arte azúcar radio internet maratón final capital cometa orden corte cura parte pijama estudiante artista joven
-cantante periodista turista testigo modelo policía guía colega paciente representante agente gerente líder
-deportista atleta pianista dentista tenista taxista adolescente bebé piloto mañana frente visitante cliente
-""".split())
+_MASCULINE = word_list("spanish/masculine_nouns")
+_FEMININE = word_list("spanish/feminine_nouns")
+_BOTH = frozenset(_plain(w) for w in word_list("spanish/common_gender_nouns"))
 _STRESSED_A = frozenset(
     _plain(w) for w in "agua alma arma águila área aula hambre hacha hada ala ave ancla alga asma habla haba arca arpa".split())
 _INVARIANT = {_plain(w): g for g, words in (
     ("m", "lunes martes miércoles jueves viernes análisis énfasis paréntesis oasis virus tórax"),
     ("f", "crisis tesis dosis hipótesis síntesis diabetes caries"),
 ) for w in words.split()}
-_LEXICON = {**{_plain(w): "m" for w in _MASCULINE.split()}, **{_plain(w): "f" for w in _FEMININE.split()},
+_LEXICON = {**{_plain(w): "m" for w in _MASCULINE}, **{_plain(w): "f" for w in _FEMININE},
             **{w: "mf" for w in _BOTH}, **{w: "f" for w in _STRESSED_A}}
 _SUFFIX_GENDER = (("cion", "f"), ("sion", "f"), ("dad", "f"), ("tad", "f"), ("tud", "f"), ("umbre", "f"),
                   ("aje", "m"), ("miento", "m"), ("ismo", "m"))
-_VERB_HOMOGRAPHS = frozenset(_plain(w) for w in """
-libro cuento cambio trabajo paseo beso abrazo regalo juego uso pago robo vuelo canto sueño camino baño estudio
-recuerdo desayuno almuerzo inicio fracaso piso vino paso peso resto centro principio caso pelo equipo proceso
-proyecto número artículo médico diálogo éxito casa cuenta compra pregunta cena visita forma obra cocina planta
-entrega calle tienda fecha sal sangre nieve sala estrella cosecha baile
-""".split())
+_VERB_HOMOGRAPHS = frozenset(_plain(w) for w in word_list("spanish/verb_homographs"))
 
 
 def _singular_gender(word: str) -> str | None:
@@ -448,9 +411,7 @@ def find_ningun_agreement(item: str) -> Found:
 
 # --- compounds, abbreviations, addresses -------------------------------------------------
 
-_PREFIXES = ("anti ante auto bio cardio cerebro co contra cuasi electro endo ex extra foto gastro geo hemo hiper hipo "
-             "infra inmuno inter intra macro maxi mega micro mini mono multi nano neo neuro peri pluri poli pos post "
-             "pre pro pseudo psico re retro semi sobre sub super supra tele termo trans tras ultra uni vice").split()
+_PREFIXES = word_list("spanish/prefixes")
 _PREFIX_HYPHEN = re.compile(r"\b((?i:" + "|".join(_PREFIXES) + r"))-([a-záéíóúüñ]+)\b")
 _PREFIX_SPACE = re.compile(
     r"\b((?i:anti|pre|post|sub|hiper|intra|inter|multi|semi|micro|macro|pseudo|cardio|cerebro|neuro|psico|vice))"
@@ -470,9 +431,7 @@ def find_compounds(item: str) -> Found:
     return correct, errors
 
 
-_DOTTED_ABBREVIATIONS = (
-    "Sr. Sra. Srta. Dr. Dra. Dña. Lic. Ing. Prof. Profa. Arq. Avda. Excmo. Excma. Ilmo. Ilma. Ud. Uds. Vd. Vds. "
-    "Sres. Dres. Cía. Dpto. Gral. Atte. pág. págs. núm. tel. aprox. etc. art. cap. vol. ed. admón. ej. n.º").split()
+_DOTTED_ABBREVIATIONS = word_list("spanish/dotted_abbreviations")
 _MULTIPART_ABBREVIATIONS = re.compile(r"\bEE\.\s?UU\.|\bS\.\s?A\.|\bS\.\s?L\.|\bp\.\s?ej\.|\b[ap]\.\s?m\.")
 _DOTTED = re.compile(r"(?<![\w.])(" + "|".join(re.escape(a) for a in _DOTTED_ABBREVIATIONS) + r")(?!\w)")
 _ROMAN = re.compile(r"[IVXLCDM]+")
@@ -643,12 +602,12 @@ def _check_ningun_agreement(max_errors: int, items: Items, ctx: RuleContext) -> 
 
 
 def _budget(family: str, find: Finder, what: str, **kwargs):
-    return rule(family, family, int_after_colon, error_budget_checker(find, what, **kwargs), dispatchers=("latin",))
+    return rule(family, int_after_colon, error_budget_checker(find, what, **kwargs))
 
 
 def _budget_head_crash(family: str, find: Finder, what: str, **kwargs):
     check = crashes_in_head(error_budget_checker(find, what, **kwargs))
-    return rule(family, family, int_after_colon, check, dispatchers=("latin",))
+    return rule(family, int_after_colon, check)
 
 
 RULES = [
@@ -661,23 +620,16 @@ RULES = [
             require="no ordinal abbreviation found (expected e.g. 1.º, 2.ª)"),
     _budget("has_correct_spanish_question_accents", find_question_accents, "question-word accent"),
     _budget("has_correct_spanish_time_articles", find_time_articles, "clock-time article"),
-    rule("has_correct_spanish_article_gender_agreement", "has_correct_spanish_article_gender_agreement",
-         int_after_colon, _check_article_agreement, dispatchers=("latin",)),
-    rule("has_correct_spanish_ningun_agreement", "has_correct_spanish_ningun_agreement", int_after_colon,
-         _check_ningun_agreement, dispatchers=("latin",)),
+    rule("has_correct_spanish_article_gender_agreement", int_after_colon, _check_article_agreement),
+    rule("has_correct_spanish_ningun_agreement", int_after_colon, _check_ningun_agreement),
     _budget_head_crash("has_correct_spanish_date_names_case", find_date_names, "month/weekday case"),
     _budget_head_crash("has_correct_compound_hyphen_usage", find_compounds, "compound-word"),
     _budget_head_crash("has_correct_abbreviation_format_only", find_abbreviation_format, "abbreviation format"),
     _budget_head_crash("has_correct_spanish_address_format", find_addresses, "address format",
                        require="no street address found (expected e.g. calle Mayor, 15, 3.º B)"),
-    rule("has_correct_subject_omission_with_verb_conjugation", "has_correct_subject_omission_with_verb_conjugation",
-         int_after_colon, check_subject_omission, dispatchers=("latin",)),
-    rule("has_spanish_abbreviation_count", "has_spanish_abbreviation_count", int_after_colon,
-         crashes_in_head(check_abbreviation_count), dispatchers=("latin",)),
-    rule("has_spanish_ningun_sentences", "has_spanish_ningun_sentences", range_param, check_ningun_sentences,
-         dispatchers=("latin",)),
-    rule("has_correct_total_double_negatives", "has_correct_total_double_negatives", range_param, check_double_negatives,
-         dispatchers=("latin",)),
-    rule("has_spanish_keywords_with_articles", "has_spanish_keywords_with_articles", range_param,
-         check_keywords_with_articles, dispatchers=("latin",)),
+    rule("has_correct_subject_omission_with_verb_conjugation", int_after_colon, check_subject_omission),
+    rule("has_spanish_abbreviation_count", int_after_colon, crashes_in_head(check_abbreviation_count)),
+    rule("has_spanish_ningun_sentences", range_param, check_ningun_sentences),
+    rule("has_correct_total_double_negatives", range_param, check_double_negatives),
+    rule("has_spanish_keywords_with_articles", range_param, check_keywords_with_articles),
 ]

@@ -27,10 +27,10 @@ class RuleSpec:
     family: str
     parse: Parser
     check: Checker
-    dispatchers: tuple[Dispatcher, ...] = ("cjk", "latin")
-    requires: tuple[str, ...] = ()
-    extra: str | None = None
-    bare_string: BareString = "chars"
+    dispatchers: tuple[Dispatcher, ...]
+    requires: tuple[str, ...]
+    extra: str | None
+    bare_string: BareString
 
     def matches(self, label: str) -> bool:
         return label[: len(self.prefix)].lower() == self.prefix.lower()
@@ -43,13 +43,16 @@ def no_params(label: str) -> None:
 
 def rule(
     prefix: str,
-    family: str,
     parse: Parser,
     check: Checker,
     *,
-    dispatchers: tuple[Dispatcher, ...] = ("cjk", "latin"),
+    family: str | None = None,
+    dispatchers: tuple[Dispatcher, ...] = ("latin",),
     requires: tuple[str, ...] = (),
     extra: str | None = None,
     bare_string: BareString = "chars",
 ) -> RuleSpec:
-    return RuleSpec(prefix, family, parse, check, dispatchers, requires, extra, bare_string)
+    """The checker of the labels starting with ``prefix``, in the family of that name unless
+    ``family`` says otherwise, registered with the non-CJK dispatcher only unless
+    ``dispatchers`` says otherwise (most rules belong to one language of that dispatcher)."""
+    return RuleSpec(prefix, family or prefix, parse, check, dispatchers, requires, extra, bare_string)

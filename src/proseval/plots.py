@@ -1,8 +1,8 @@
 """One way to draw a chart: a matplotlib Figure rendered with Agg to PNG bytes.
 
-Benchmarks draw on the axes `chart` gives them and get PNG bytes back, or None (with one
-warning) when matplotlib (``proseval[plot]``) is not installed. The global pyplot backend is
-never touched, so charts are safe in any process.
+Benchmarks (through `proseval.kit`) and the HTML report draw on the axes `chart` gives them and
+get PNG bytes back, or None (with one warning) when matplotlib (``proseval[plot]``) is not
+installed. The global pyplot backend is never touched, so charts are safe in any process.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Results as rich tables, for `proseval show` and the end of a run."""
+"""Results as rich tables, for `proseval show`, the end of a run and a benchmark's own commands."""
 
 from __future__ import annotations
 

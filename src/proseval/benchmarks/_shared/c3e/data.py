@@ -4,18 +4,22 @@ A data folder holds the two official files (``english_dataset.jsonl``, 458 items
 ``chinese_dataset_v2.jsonl``, 800 items) and the two lists of Chinese item IDs whose reference is
 human-written (``human_ids_zh.txt``) or was replaced or edited by a model (``hybrid_ids_zh.txt``).
 A file whose SHA-256 differs from the official one is accepted and marked unverified. A user's
-own items (``proseval c3ebench construct``) are loaded from one file with ``--data-file``.
+own items (``proseval c3ebench construct``) are loaded from one file with ``--data-file``. An item
+travels in a sample's `target` (`to_target`, `from_target`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from proseval.core.jsonl import DataFormatError, iter_json_objects
+import platformdirs
+
+from proseval.kit import DataFormatError, iter_json_objects
 
 Language = Literal["en", "zh"]
 TaskName = Literal["cloze", "expand", "edit", "end2end"]
@@ -35,6 +39,7 @@ HUMAN_IDS_FILE = "human_ids_zh.txt"
 HYBRID_IDS_FILE = "hybrid_ids_zh.txt"
 OFFICIAL_REPOSITORY = "ZhuoerFeng/RAVEL-Reasoning-Agents-Text-Eval"
 OFFICIAL_COMMIT = "5a14c3b"
+DATA_ENV = "PROSEVAL_C3EBENCH_DIR"  # the data folder when --data-dir is not given
 
 # The gap marker of the official Chinese Cloze articles (and of proseval's posing of EN Cloze).
 BLANK_MARKER = "[fill in the blank]"
@@ -187,6 +192,11 @@ def sha256_of(raw: bytes) -> str:
 # --- loading (I/O) -----------------------------------------------------------------------------
 
 
+def default_data_dir() -> Path:
+    """Where the data files are looked for when neither --data-dir nor $PROSEVAL_C3EBENCH_DIR is given."""
+    return Path(platformdirs.user_data_dir("proseval")) / "c3ebench"
+
+
 def load_folder(folder: Path, languages: Sequence[Language]) -> C3EData:
     """The official files of `languages` under `folder` (with the Chinese reference lists if present)."""
     lists: dict[str, str] = {}
@@ -218,6 +228,15 @@ def load_data_file(path: Path) -> C3EData:
     return C3EData((DataFile(str(path), None, tuple(items), sha256_of(raw), False),))
 
 
+def load_data(data_file: str | None, data_dir: str | None, languages: Sequence[Language]) -> C3EData:
+    """A user's `data_file`, else the official files of `languages` in `data_dir`, ``$PROSEVAL_C3EBENCH_DIR``
+    or the default data folder."""
+    if data_file:
+        return load_data_file(Path(data_file).expanduser())
+    folder = Path(data_dir or os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
+    return load_folder(folder, languages)
+
+
 def select(items: Iterable[Item], *, tasks: Sequence[str] | None = None, genres: Sequence[str] | None = None,
            reference_source: str | None = None, per_task: int | None = None) -> list[Item]:
     """The items of the given tasks, genres (``sub_task``) and reference source (None: all), at most
@@ -243,3 +262,17 @@ def counts(items: Iterable[Item]) -> dict[str, dict[str, int]]:
         row = table.setdefault(item.language, {})
         row[item.task] = row.get(item.task, 0) + 1
     return table
+
+
+def to_target(item: Item) -> dict[str, Any]:
+    """The item as a sample's JSON target (stored in the run folder)."""
+    return {"id": item.id, "task": item.task, "language": item.language, "genre": item.genre,
+            "instruction": item.instruction, "input": dict(item.input), "reference": item.reference,
+            "reference_source": item.reference_source, "flags": list(item.flags)}
+
+
+def from_target(target: dict[str, Any]) -> Item:
+    """The item a sample's target holds."""
+    return Item(id=target["id"], task=target["task"], language=target["language"], genre=target["genre"],
+                instruction=target["instruction"], input=target["input"], reference=target["reference"],
+                reference_source=target.get("reference_source", "unknown"), flags=tuple(target.get("flags", ())))

@@ -7,13 +7,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from proseval.benchmarks.c3ebench.data import Item
-from proseval.benchmarks.c3ebench.posing import PromptLookup, field_values, render_with
-from proseval.core.score import ParseStatus
-from proseval.judging.jsonfind import find_json_values, repair_json_value
-from proseval.judging.parse import parse_score
-from proseval.judging.reasoning import strip_reasoning
-from proseval.judging.structured import json_schema_format
+from proseval.benchmarks._shared.c3e.data import Item
+from proseval.benchmarks._shared.c3e.fields import PromptLookup, field_values, render_with
+from proseval.kit import (
+    ParseStatus,
+    find_json_values,
+    json_schema_format,
+    parse_score,
+    repair_json_value,
+    strip_reasoning,
+)
 
 LOW, HIGH = 1, 10
 REFERENCE_SCORE = 6

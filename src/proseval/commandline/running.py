@@ -1,0 +1,51 @@
+"""Running a task from a command: build and check it, run it in the event loop, print its results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from ..planning import plan
+from ..registry import tasks
+from ..runtime.loop import run_async
+from ..runtime.options import RunOptions
+from ..runtime.roles import RoleRequest
+from ..runtime.runlog import RunFolder
+from ..runtime.runner import start_run
+from .console import console, errors
+from .requests import checked
+from .results import print_results
+
+
+def run_in_loop(coro: Any) -> Any:
+    """Run `coro` to its end; Ctrl-C exits with status 130 and says how to resume."""
+    try:
+        return run_async(coro)
+    except KeyboardInterrupt:
+        errors.print("[yellow]interrupted: finished samples are saved; continue with proseval resume RUN_DIR[/]")
+        raise typer.Exit(130) from None
+
+
+def task_tables(task_name: str, results: Any) -> list[Any]:
+    """The task's own result tables (its `render` hook), if it is registered and has one."""
+    entry = tasks().get(task_name)
+    return entry.render(results) if entry is not None and entry.render is not None else []
+
+
+def report_run(folder: RunFolder, results: Any) -> None:
+    """Print a finished run's tables, the task's own among them, and where its folder is."""
+    header = folder.read_header()
+    print_results(console, header, results, task_tables(header.task, results))
+    console.print(f"run folder: {folder.path}")
+
+
+def execute(task_name: str, params: dict[str, Any], request: RoleRequest, options: RunOptions,
+            run_dir: Optional[Path] = None, prompts: Optional[dict[str, Path]] = None,
+            preset: Optional[str] = None) -> tuple[RunFolder, Any]:
+    """Build the task, check the roles and prompts (before any call), run it."""
+    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompts, preset=preset))
+    for warning in planned.warnings:
+        errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+    return run_in_loop(start_run(planned.task, planned.bindings, options, demo=planned.demo, run_dir=run_dir))

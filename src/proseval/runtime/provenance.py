@@ -1,0 +1,91 @@
+"""What a run records about where it came from: its header, configuration hash and git commit."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import secrets
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import __version__
+from ..core.task import Task
+from .cache import canonical_json
+from .options import RunOptions
+from .records import PromptInfo, RoleBinding, RunHeader
+from .secrets import scrub_url
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def config_hash(task: Task, bindings: dict[str, RoleBinding], seed: int | None, epochs: int) -> str:
+    """What must match for a resumed run to continue the same experiment (not concurrency, not limit)."""
+    payload = {
+        "task": task.name,
+        "version": task.version,
+        "params": task.params,
+        "roles": {
+            role: {"spec": b.spec, "base_urls": sorted(scrub_url(u) for u in b.base_urls),
+                   "config": b.config.model_dump()}
+            for role, b in sorted(bindings.items())
+        },
+        "seed": seed,
+        "epochs": epochs,
+    }
+    replaced = {name: t.sha256 for name, t in sorted(task.prompts.items()) if t.source != "builtin"}
+    if replaced:  # absent otherwise, so that runs without prompt files keep their hash
+        payload["prompts"] = replaced
+    return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:16]
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+            cwd=Path(__file__).resolve().parent,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def new_run_id(task: Task) -> str:
+    slug = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in task.name)
+    return f"{slug}-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def build_header(
+    task: Task, bindings: dict[str, RoleBinding], options: RunOptions, run_id: str, *, demo: bool,
+    rescored_from: str | None = None, n_samples: int,
+) -> RunHeader:
+    return RunHeader(
+        run_id=run_id,
+        task=task.name,
+        task_version=task.version,
+        task_params=task.params,
+        dataset={**task.dataset_source, "n_samples": n_samples},
+        roles={role: b.model_copy(update={"base_urls": [scrub_url(u) for u in b.base_urls]})
+               for role, b in bindings.items()},
+        seed=options.seed,
+        limit=options.limit,
+        epochs=options.epochs,
+        config_hash=config_hash(task, bindings, options.seed, options.epochs),
+        package_version=__version__,
+        git_commit=git_commit(),
+        python=sys.version.split()[0],
+        platform=platform.platform(),
+        started_at=now_iso(),
+        demo_models=demo,
+        rescored_from=rescored_from,
+        prompts=prompt_infos(task),
+        preset=task.preset,
+        scorer_plugin=task.scorer_plugin,
+    )
+
+
+def prompt_infos(task: Task) -> dict[str, PromptInfo]:
+    return {name: PromptInfo(source=t.source, sha256=t.sha256) for name, t in sorted(task.prompts.items())}

@@ -1,0 +1,77 @@
+"""Re-scoring: the candidate outputs stored in a run, judged again with the roles bound now."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from ..core.sample import Sample
+from ..core.state import State
+from ..core.task import Task
+from ..models.base import ModelError
+from .context import SampleContext
+from .options import RunOptions
+from .plan import SamplePlan
+from .provenance import build_header
+from .records import Results, RoleBinding
+from .roles import RoleError
+from .runlog import RunFolder
+from .runner import Runner
+
+
+def replay_task(task: Task, source: RunFolder) -> Task:
+    """The task with its protocol replaced by the candidate outputs stored in `source`.
+
+    Where the task redoes judge-dependent steps of its protocol (`Task.reevaluate`), the stored
+    state goes through it with the roles bound now; otherwise the stored state is scored again.
+    """
+    states: dict[tuple[str, int], State] = {}
+    samples: dict[str, Sample] = {}
+    for record in source.iter_records():
+        samples.setdefault(record.id, Sample(id=record.id, input=record.input, target=record.target,
+                                            metadata=record.metadata))
+        if record.state is not None:
+            states[(record.id, record.epoch)] = record.state
+
+    async def replay(sample: Sample, ctx: SampleContext) -> State:
+        state = states.get((sample.id, ctx.epoch))
+        if state is None:
+            raise ModelError("the candidate failed on this sample in the source run; nothing to score")
+        return await task.reevaluate(sample, state, ctx) if task.reevaluate else state
+
+    return replace(task, protocol=replay, dataset=lambda: list(samples.values()),
+                   roles_required=tuple(r for r in task.roles_required if r != "candidate"))
+
+
+def check_rescore_roles(task: Task, bindings: dict[str, RoleBinding]) -> None:
+    """A re-score binds only roles whose work it redoes: never the candidate."""
+    allowed = task.rescore_roles or tuple(r for r in task.roles_required if r != "candidate")
+    refused = sorted(set(bindings) - set(allowed))
+    if refused:
+        raise RoleError(f"a re-score of {task.name} redoes the work of {', '.join(allowed) or 'no role'} on the "
+                        f"stored answers; it cannot rebind {', '.join(refused)} (start a new run for that)")
+
+
+async def rescore_run(
+    source: RunFolder, task: Task, bindings: dict[str, RoleBinding], options: RunOptions
+) -> tuple[RunFolder, Results]:
+    """Recompute scores from the outputs stored in `source` with new role bindings."""
+    check_rescore_roles(task, bindings)
+    header = source.read_header()
+    replayed = replay_task(task, source)
+    # Only the roles the re-score calls; the candidate's answers come from the source run.
+    merged = {role: {**header.roles, **bindings}[role] for role in replayed.roles_required}
+    plan = SamplePlan(replayed, None)
+    run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}"
+    folder = RunFolder(options.out_dir / run_id)
+    options = replace(options, seed=header.seed, epochs=header.epochs, limit=None)
+    runner = Runner(replayed, merged, folder, options)
+    try:
+        runner.build_roles(replayed.roles_required)  # keys and endpoints checked before the folder is made
+        with folder.locked():
+            folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
+                                             rescored_from=str(source.path), n_samples=plan.count))
+            folder.write_prompts(task.prompts)
+            return folder, await runner.execute(plan, set(), replayed.roles_required)
+    finally:
+        await runner.close()

@@ -1,0 +1,114 @@
+"""A run's results from its records: generic metrics, counts, per-role usage, the task's own figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.task import Task
+from .aggregate import Accumulator, epoch_means, mean_tree
+from .provenance import now_iso
+from .records import Results, ScoredSample
+from .runlog import RunFolder
+
+
+def _add_tokens(tokens: dict[str, list[int]], sample: ScoredSample) -> None:
+    for role, usage in sample.usage.items():
+        pair = tokens.setdefault(role, [0, 0])
+        pair[0] += usage.prompt_tokens
+        pair[1] += usage.completion_tokens
+
+
+def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, dict[str, Any]]:
+    """Per-role totals over the whole run, across every process that worked on it.
+
+    Tokens are summed over the records (so a killed process's finished samples count);
+    requests, cache hits, retries and errors over the processes that finished their part.
+    """
+    totals: dict[str, dict[str, Any]] = {}
+
+    def entry(role: str) -> dict[str, Any]:
+        return totals.setdefault(role, {"requests": 0, "cache_hits": 0, "retries": 0, "errors": 0,
+                                        "latency_total": 0.0})
+
+    for session in sessions:
+        for role, stats in session.get("roles", {}).items():
+            totals_of_role = entry(role)
+            for key in ("requests", "cache_hits", "retries", "errors"):
+                totals_of_role[key] += int(stats.get(key) or 0)
+            calls = int(stats.get("requests") or 0) - int(stats.get("cache_hits") or 0)
+            totals_of_role["latency_total"] += (stats.get("mean_latency_s") or 0.0) * max(calls, 0)
+    for role in set(totals) | set(tokens):
+        totals_of_role = entry(role)
+        totals_of_role["prompt_tokens"], totals_of_role["completion_tokens"] = tokens.get(role, [0, 0])
+        calls = totals_of_role["requests"] - totals_of_role["cache_hits"]
+        latency = totals_of_role.pop("latency_total")
+        totals_of_role["mean_latency_s"] = round(latency / calls, 4) if calls > 0 else None
+        totals_of_role["sessions"] = len(sessions)
+    return dict(sorted(totals.items()))
+
+
+def _streamed(task: Task, folder: RunFolder) -> tuple[Accumulator, dict[str, list[int]]] | None:
+    """One streaming pass, holding no records (flat memory however large the run); None if the
+    folder holds a duplicate record, which needs the de-duplicating path."""
+    records, tokens, seen = Accumulator(task.slice_keys), {}, set()
+    for sample in folder.iter_scored():
+        key = (sample.id, sample.epoch)
+        if key in seen:
+            return None
+        seen.add(key)
+        records.add(sample)
+        _add_tokens(tokens, sample)
+    return records, tokens
+
+
+def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, seed: int = 0,
+                  epochs: int = 1) -> Results:
+    """Generic numbers over one record per (sample, epoch); task-specific ones on top.
+
+    With several epochs the headline metrics are over each sample's mean across its epochs,
+    `epochs` holds each epoch's metrics, and the task's own figures are computed per epoch
+    (`extra_epochs`) with their element-wise mean in `extra`.
+    """
+    streamed = _streamed(task, folder) if epochs == 1 and task.aggregate is None else None
+    samples: list[ScoredSample] = []
+    duplicates = 0
+    if streamed is not None:
+        records, tokens = streamed
+    else:
+        samples, duplicates = folder.unique_scored()
+        records, tokens = Accumulator(task.slice_keys), {}
+        for sample in samples:
+            records.add(sample)
+            _add_tokens(tokens, sample)
+    counts = records.counts(total)
+    counts.duplicates = duplicates
+    headline, per_epoch, extra_epochs = records, [], []
+    if epochs > 1:
+        headline = Accumulator(task.slice_keys)
+        for sample in epoch_means(samples):
+            headline.add(sample)
+        groups = [[s for s in samples if s.epoch == epoch] for epoch in range(epochs)]
+        per_epoch = [Accumulator() for _ in groups]
+        for accumulator, group in zip(per_epoch, groups):
+            for sample in group:
+                accumulator.add(sample)
+        if task.aggregate:
+            extra_epochs = [task.aggregate(group) for group in groups if group]
+        extra = mean_tree(extra_epochs) if extra_epochs else {}
+    else:
+        extra = task.aggregate(samples) if task.aggregate else {}
+    metrics = headline.metrics(seed)
+    return Results(
+        run_id=run_id,
+        task=task.name,
+        finished_at=now_iso(),
+        complete=counts.finished >= total,
+        counts=counts,
+        metrics=metrics,
+        headline=task.headline if task.headline in metrics else None,
+        slices=headline.slice_tables(seed),
+        roles=role_usage(tokens, folder.read_usage()),
+        extra=extra,  # type: ignore[arg-type]
+        epochs=[accumulator.metrics(seed) for accumulator in per_epoch],
+        extra_epochs=extra_epochs,
+    )
