@@ -31,7 +31,8 @@ def child(url: str, n: int, concurrency: int, workdir: Path) -> None:
     from proseval.models.base import GenerateConfig
     from proseval.runtime.loop import run_async
     from proseval.runtime.records import RoleBinding
-    from proseval.runtime.runner import RunOptions, start_run
+    from proseval.runtime.options import RunOptions
+    from proseval.runtime.runner import start_run
 
     def dataset():
         return (Sample(id=f"b{i:06d}", input=f"Write sentence number {i}.") for i in range(n))

@@ -33,7 +33,8 @@ from proseval.core.sample import Sample
 from proseval.models.scripted import register_script
 from proseval.registry import get_task
 from proseval.runtime.records import RoleBinding
-from proseval.runtime.runner import RunOptions, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.runner import start_run
 
 
 def load_answers(path: Path) -> list[str]:

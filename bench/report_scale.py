@@ -36,7 +36,8 @@ def make_runs(root: Path, runs: int, samples: int) -> list[Path]:
     from proseval.models.scripted import register_script
     from proseval.runtime.loop import run_async
     from proseval.runtime.records import RoleBinding
-    from proseval.runtime.runner import RunOptions, start_run
+    from proseval.runtime.options import RunOptions
+    from proseval.runtime.runner import start_run
 
     def unit(*parts: object) -> float:
         """A deterministic number in [0, 1) from its arguments."""

@@ -24,7 +24,8 @@ from _common import ROOT, FakeServerProcess, machine
 from proseval.benchmarks.writingbench.judging import batched_judge_messages, judge_messages
 from proseval.registry import get_task
 from proseval.runtime.records import RoleBinding
-from proseval.runtime.runner import RunOptions, start_run
+from proseval.runtime.options import RunOptions
+from proseval.runtime.runner import start_run
 from proseval.tokens import count_tokens
 
 REPLY = json.dumps({"score": 7, "reason": "The response covers the criterion with minor gaps."})
