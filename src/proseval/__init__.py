@@ -10,11 +10,12 @@ Everything else is internal and may change.
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["PromptTemplate", "ProsevalError", "Run", "Sample", "Score", "State", "Task", "read_run", "resume", "run",
-           "scorer", "task"]
+__all__ = ["PromptTemplate", "ProsevalError", "Run", "Sample", "Score", "State", "Task", "agreement", "read_run",
+           "resume", "run", "score", "scorer", "task"]
 
 _EXPORTS = {
     "Run": "proseval.api", "read_run": "proseval.api", "run": "proseval.api", "resume": "proseval.api",
+    "score": "proseval.api", "agreement": "proseval.api",
     "PromptTemplate": "proseval.core", "ProsevalError": "proseval.errors",
     "Sample": "proseval.core", "Score": "proseval.core", "State": "proseval.core", "Task": "proseval.core",
     "scorer": "proseval.core", "task": "proseval.registry",

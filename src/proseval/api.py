@@ -1,23 +1,30 @@
-"""The Python API: `run` a task, `resume` and `read_run` a run folder. The CLI is a layer over it."""
+"""The Python API: `run` a task, `resume` and `read_run` a run folder, `score` stored answers again,
+and `agreement` between the judges of run folders. The CLI is a layer over it."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .core.prices import read_prices
+from .core.prompt import PromptTemplate, override_prompts
 from .core.task import Task
+from .errors import UsageError
 from .models.base import GenerateConfig
 from .planning import plan
 from .registry import get_scorer_plugin, get_task
 from .runtime.aggregate import flatten_scores
-from .runtime.records import Results, RunHeader, SampleRecord
-from .runtime.roles import RoleRequest
+from .reliability.analysis import analyse
+from .reliability.card import Analysis
+from .reliability.labels import read_labels
+from .runtime.records import Results, RoleBinding, RunHeader, SampleRecord
+from .runtime.roles import RoleRequest, resolve_roles
 from .runtime.runlog import RunFolder, RunFolderError
 from .runtime.options import RunOptions
-from .runtime.rescore import replay_task
+from .runtime.rescore import replay_task, rescore_run
 from .runtime.resume import resume_run
 from .runtime.runner import start_run
 
@@ -86,6 +93,75 @@ def task_of(folder: RunFolder) -> Task:
         built = with_scorer(built, header.scorer_plugin["name"], header.scorer_plugin.get("options"))
     built = replace(built, prompts=folder.prompt_overrides(built.prompts))
     return replay_task(built, RunFolder(Path(header.rescored_from))) if header.rescored_from else built
+
+
+def rescore_setup(source: RunFolder, request: RoleRequest, *, prompts: Mapping[str, PromptTemplate] | None = None,
+                  scorer: str | None = None, scorer_options: Mapping[str, Any] | None = None,
+                  swap_order: bool = False) -> tuple[Task, dict[str, RoleBinding], list[str]]:
+    """The task and role bindings of a re-score of `source`: its task (with `scorer` instead of the
+    task's own, or with the judge's texts in the other order for `swap_order`), the prompts it ran
+    with and `prompts` over them, its own judge-side roles with `request`'s over them. Returns the
+    warnings of role resolution too; raises UsageError for what cannot be re-scored so."""
+    header = source.read_header()
+    task = get_task(header.task, header.task_params)
+    if swap_order:
+        if task.swap_param is None:
+            raise UsageError(f"{header.task} shows its judge no two texts whose order could be swapped "
+                             "(no position to probe)")
+        if header.task_params.get(task.swap_param) == "swapped":
+            raise UsageError(f"{source.path} was judged with the order swapped already; re-score the run it was "
+                             "made from")
+        task = get_task(header.task, {**header.task_params, task.swap_param: "swapped"})
+    if scorer is not None:
+        task = with_scorer(task, scorer, scorer_options)
+    else:
+        task = replace(task, prompts=source.prompt_overrides(task.prompts))
+    task = replace(task, prompts=override_prompts(task.prompts, dict(prompts or {}), task.name))
+    if "candidate" in request.roles:
+        raise UsageError("re-scoring keeps the stored candidate outputs; bind only other roles")
+    rebound, warnings, _ = resolve_roles(request, tuple(request.roles), task.role_configs, allow_demo=False)
+    kept = {r: b for r, b in header.roles.items() if r != "candidate" and r in task.roles_required}
+    bindings = {**kept, **rebound}
+    missing = [r for r in task.roles_required if r != "candidate" and r not in bindings]
+    if missing:
+        raise UsageError(f"the task needs the role(s) {', '.join(missing)}: add --role ROLE=PROVIDER/MODEL")
+    return task, bindings, warnings
+
+
+def score(
+    path: str | Path,
+    *,
+    roles: dict[str, str] | None = None,
+    gen: dict[str, dict[str, Any]] | None = None,
+    repeats: int = 0,
+    swap_order: bool = False,
+    out: str | Path | None = None,
+    cache: bool = True,
+    display: str = "none",
+) -> list[Run]:
+    """Judge the answers stored in a run folder again (see `proseval score`): with other judges
+    (`roles`), the same judge `repeats` more times (repeats 1..N, each with its own cache entries
+    and seeds), or with the judge's two texts swapped. Returns the new run(s)."""
+    source = RunFolder(Path(path))
+    request = RoleRequest(model=None, roles=dict(roles or {}), base_urls=[], concurrency=None,
+                          generation=dict(gen or {}))
+    task, bindings, _ = rescore_setup(source, request, swap_order=swap_order)
+    options = RunOptions(out_dir=Path(out) if out is not None else source.path.parent, use_cache=cache,
+                         display=display)  # type: ignore[arg-type]
+    made = []
+    for repeat in range(1, repeats + 1) if repeats else (0,):
+        folder, _ = asyncio.run(rescore_run(source, task, bindings, replace(options, repeat=repeat)))
+        made.append(read_run(folder.path))
+    return made
+
+
+def agreement(paths: Sequence[str | Path], *, labels: str | Path | None = None, prices: str | Path | None = None,
+              seed: int = 0, panel: str = "mean") -> Analysis:
+    """Judge the judges of these run folders (see `proseval agreement`): evaluator cards, agreement
+    between judges and with human `labels`, consistency, bias, cost, and the judges read as a panel
+    (an item's panel score: the `panel` of the verdicts that scored, "mean" or "median")."""
+    return analyse([Path(p) for p in paths], labels=read_labels(Path(labels)) if labels is not None else None,
+                   prices=read_prices(Path(prices)) if prices is not None else None, seed=seed, panel=panel)
 
 
 def run(

@@ -16,7 +16,8 @@ from .core.jsonl import DataFormatError, iter_json_objects
 from .core.options import comma_list
 from .core.ordering import round_robin
 from .core.preset import Preset
-from .core.prompt import PromptTemplate
+from .core.prompt import PromptError, PromptTemplate
+from .core.ratings import Rating, Scale, rated_metrics
 from .core.protocols import as_messages, single_turn
 from .core.sample import Sample
 from .core.score import ParseStatus, Score
@@ -46,8 +47,10 @@ __all__ = [
     "task", "scorer", "scorer_plugin", "command_group", "generate_command", "doctor_check",
     "format_validation_error",
     # The vocabulary of a task.
-    "Task", "Sample", "State", "Score", "ParseStatus", "PromptTemplate", "Preset", "SampleContext",
-    "single_turn", "as_messages",
+    "Task", "Sample", "State", "Score", "ParseStatus", "PromptTemplate", "PromptError", "Preset",
+    "SampleContext", "single_turn", "as_messages",
+    # What a judge rated (the judge-reliability analysis compares these verdicts).
+    "Rating", "Scale", "rated_metrics",
     # Models: generation settings, completions and the errors a protocol may catch.
     "GenerateConfig", "Message", "Completion", "ModelError", "ContextOverflowError",
     # Judges: bounded re-asks, parsing replies, asking for structured output.

@@ -65,6 +65,17 @@ def test_the_template_runs_with_params_roles_judge_aggregate_and_plot(tmp_path, 
     assert set(run.results.slices["theme"]) == {"rain", "snow"}
 
 
+def test_the_template_declares_what_its_judge_rated(tmp_path, haiku_module):
+    from proseval.kit import Rating, Scale
+
+    run = proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge"},
+                       params={"themes": "rain,snow"}, out=tmp_path)
+    task = registry.get_task("haiku", run.header.task_params)
+    rated = {record.metadata["theme"]: task.ratings(record.scores) for record in run.records()}
+    # the judged rain haiku is rated; the empty snow answer's rule-set 1 and the form check are not
+    assert rated == {"rain": [Rating("quality", 8.0, Scale(1, 10, "ordinal"), "judge")], "snow": []}
+
+
 def test_the_template_command_group(tmp_path, haiku_module):
     poem = tmp_path / "poem.txt"
     poem.write_text(HAIKU)

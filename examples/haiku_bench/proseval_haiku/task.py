@@ -10,6 +10,7 @@ from proseval.kit import (
     Results,
     Sample,
     SampleContext,
+    Scale,
     Score,
     ScoredSample,
     State,
@@ -17,6 +18,7 @@ from proseval.kit import (
     chart,
     extract_json,
     parse_score,
+    rated_metrics,
     scorer,
     single_turn,
 )
@@ -76,4 +78,7 @@ def make_task(params: HaikuParams) -> Task:
                 scorers=[form, quality], roles_required=("candidate", "judge"),
                 role_configs={"judge": GenerateConfig(temperature=0.0, max_tokens=200)}, slice_keys=("theme",),
                 dataset_source={"source": "proseval-haiku themes", "themes": params.themes},
-                aggregate=aggregate, artifacts=artifacts, prompts=dict(PROMPTS))
+                aggregate=aggregate, artifacts=artifacts, prompts=dict(PROMPTS),
+                # What the judge rated, for judge-reliability analysis: the 1-10 quality (not the
+                # computed form check; an empty answer's 1 is set by rule and left out).
+                ratings=rated_metrics({"quality": Scale(1, 10, "ordinal")}))

@@ -28,6 +28,10 @@ def report_cmd(
                                           "first); default: the runs in the order given."),
     top: int = typer.Option(10, "--top", min=0, help="Samples that changed most, per comparison."),
     title: str = typer.Option("proseval report", "--title", help="Title of the page."),
+    labels: Optional[Path] = typer.Option(None, "--labels", help="Human labels: adds the judges' agreement with "
+                                          "them to the judges' section (see: proseval agreement --help)."),
+    prices: Optional[Path] = typer.Option(None, "--prices", help="Prices file for the judges' price per 1,000 "
+                                          "ratings."),
 ) -> None:
     """Write one HTML file (no network needed to view it): leaderboards, slices, charts, comparisons, samples."""
     if baseline is not None and baseline.resolve() not in {p.resolve() for p in run_dirs}:
@@ -44,6 +48,6 @@ def report_cmd(
         fail(str(exc))
     options = ReportOptions(baseline=baseline, max_samples=None if all_samples else max_samples,
                             text_chars=text_chars, top=top, title=title,
-                            rank_by=rank_by)
+                            rank_by=rank_by, labels=labels, prices=prices)
     size = write_report(runs, output, options)
     console.print(f"wrote {output} ({size / 1024:,.0f} KiB, {len(runs)} run(s))", highlight=False)

@@ -29,6 +29,7 @@ from ..runtime.config import load_run_config
 from ..runtime.options import RunOptions
 from .app import app
 from .common import check_counts, requested_config, resume_folder, task_params_from
+from .panel import judge_panel, parse_panel
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -56,11 +57,23 @@ def run(
     no_cache: Optional[bool] = NoCacheOpt,
     display: Optional[str] = DisplayOpt,
     config: Optional[Path] = ConfigOpt,
+    panel: Optional[list[str]] = typer.Option(None, "--panel", help="ROLE=PROVIDER/MODEL: after the run, judge its "
+                                              "answers again with this judge too (repeatable): a panel of the run's "
+                                              "own judge and these, each judge's scores kept in a run folder of its "
+                                              "own, the panel's scores and agreement in RUN-panel/."),
+    panel_score: str = typer.Option("mean", "--panel-score", help="An item's panel score: the mean or median of "
+                                    "the verdicts of the judges that scored it."),
 ) -> None:
     """Run a task and print its results table."""
     load_dotenv(Path.cwd() / ".env")
     check_counts(limit=limit, epochs=epochs)
+    members = checked(lambda: parse_panel(panel))
+    if panel_score not in ("mean", "median"):
+        fail(f"--panel-score must be mean or median, not {panel_score!r}")
     if resume is not None:
+        if members:
+            fail("--panel goes with a new run; for a finished run: proseval score RUN --role ROLE=... then "
+                 "proseval agreement")
         changes = any([task, model, role, base_url, role_base_url, gen, param, ctx.args, seed is not None,
                        epochs is not None, config, prompt, preset])
         requested = None
@@ -89,3 +102,5 @@ def run(
     folder, results = execute(task_name, params, request, options, run_dir=run_dir, prompts=prompt_files(prompt, cfg),
                               preset=preset or cfg.preset)
     report_run(folder, results)
+    if members:
+        judge_panel(folder.path, members, options, panel_score)

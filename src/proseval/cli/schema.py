@@ -1,4 +1,4 @@
-"""`proseval schema`: the JSON Schemas of the run-folder files."""
+"""`proseval schema`: the JSON Schemas of the run-folder files and of the judges' analysis."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ from pathlib import Path
 import typer
 
 from ..commandline.console import console
+from ..reliability.card import Analysis
+from ..runtime.schema import SCHEMAS, export_schemas
 from .app import app
+
+ALL_SCHEMAS = {**SCHEMAS, "agreement.schema.json": Analysis}
 
 
 @app.command()
 def schema(out: Path = typer.Option(Path("docs/schema"), "--out", "-o", help="Folder to write the schemas to.")) -> None:
-    """Write the JSON Schemas of header.json, samples.jsonl records and results.json."""
-    from ..runtime.schema import export_schemas
-
-    for path in export_schemas(out):
+    """Write the JSON Schemas of header.json, samples.jsonl records, results.json and of the
+    results.json of proseval agreement."""
+    for path in export_schemas(out, ALL_SCHEMAS):
         console.print(f"wrote {path}")

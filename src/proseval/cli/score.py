@@ -10,7 +10,7 @@ import typer
 from dotenv import load_dotenv
 from rich.markup import escape
 
-from ..api import with_scorer
+from ..api import rescore_setup
 from ..commandline.console import console, errors, fail
 from ..commandline.options import (
     BaseUrlOpt,
@@ -24,11 +24,10 @@ from ..commandline.options import (
 )
 from ..commandline.requests import checked, display_mode, prompt_files, role_request
 from ..commandline.running import report_run, run_in_loop
-from ..core.prompt import override_prompts
 from ..core.task import Task
-from ..registry import get_task, scorer_plugins
+from ..registry import scorer_plugins
 from ..runtime.records import RoleBinding
-from ..runtime.roles import parse_assignments, parse_value, resolve_roles
+from ..runtime.roles import parse_assignments, parse_value
 from ..runtime.runlog import RunFolder
 from ..runtime.options import RunOptions
 from ..runtime.rescore import rescore_run
@@ -52,6 +51,13 @@ def score_cmd(
     list_scorers: bool = typer.Option(False, "--list-scorers", help="List the registered scorers and exit."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the new run folder (default: beside RUN_DIR)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
+    repeats: int = typer.Option(0, "--repeats", min=0, max=100, help="Judge the stored answers N times (repeats "
+                                "1..N, each a run folder with its own cache entries and seeds), to measure the "
+                                "judge's consistency with: proseval agreement. Running it again replays the "
+                                "same N repeats from the cache; raise N for more."),
+    swap_order: bool = typer.Option(False, "--swap-order", help="Judge with the texts of each judge prompt in the "
+                                    "other order (tasks that compare two texts: the candidate and a reference, or "
+                                    "two answers), to measure position bias with: proseval agreement."),
     display: Optional[str] = DisplayOpt,
 ) -> None:
     """Re-score a run's stored outputs with other judge-like roles or prompts; the candidate is not called."""
@@ -64,35 +70,31 @@ def score_cmd(
     load_dotenv(Path.cwd() / ".env")
     source = RunFolder(run_dir)
     files = prompt_files(prompt, {})
-    header = source.read_header()
+    source.read_header()  # not a run folder: refused before anything else
 
     def rebound_task() -> tuple[Task, dict[str, RoleBinding], list[str]]:
-        the_task = get_task(header.task, header.task_params)
-        if scorer is not None:
-            options = {k.replace("-", "_"): parse_value(v)
-                       for k, v in parse_assignments(scorer_option or [], "--scorer-option").items()}
-            the_task = with_scorer(the_task, scorer, options)
-        elif scorer_option:
+        options = {k.replace("-", "_"): parse_value(v)
+                   for k, v in parse_assignments(scorer_option or [], "--scorer-option").items()}
+        if options and scorer is None:
             fail("--scorer-option goes with --scorer")
-        else:
-            the_task = replace(the_task, prompts=source.prompt_overrides(the_task.prompts))
-        the_task = replace(the_task, prompts=override_prompts(the_task.prompts, files, the_task.name))
         request = role_request({}, None, role, base_url, role_base_url, concurrency, role_concurrency, gen)
-        if "candidate" in request.roles:
-            fail("re-scoring keeps the stored candidate outputs; bind only other roles")
-        if not request.roles and not files and scorer is None:
-            fail("name the role(s) or prompt(s) to re-score with, e.g. --role judge=openai/gpt-4o-mini")
-        rebound, warnings, _ = resolve_roles(request, tuple(request.roles), the_task.role_configs, allow_demo=False)
-        kept = {r: b for r, b in header.roles.items() if r != "candidate" and r in the_task.roles_required}
-        bindings = {**kept, **rebound}
-        missing = [r for r in the_task.roles_required if r != "candidate" and r not in bindings]
-        if missing:
-            fail(f"the task needs the role(s) {', '.join(missing)}: add --role ROLE=PROVIDER/MODEL")
-        return the_task, bindings, warnings
+        if not request.roles and not files and scorer is None and not repeats and not swap_order:
+            fail("name the role(s) or prompt(s) to re-score with, e.g. --role judge=openai/gpt-4o-mini, "
+                 "or --repeats N to judge again with the run's own judge")
+        return rescore_setup(source, request, prompts=files, scorer=scorer, scorer_options=options,
+                             swap_order=swap_order)
 
     the_task, bindings, warnings = checked(rebound_task)
     options = RunOptions(out_dir=out or run_dir.parent, use_cache=not no_cache, display=display_mode(display))
-    folder, results = run_in_loop(rescore_run(source, the_task, bindings, options))
     for warning in warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
-    report_run(folder, results)
+    made = []
+    for repeat in range(1, repeats + 1) if repeats else (0,):
+        if repeats:
+            console.print(f"[bold]repeat {repeat} of {repeats}[/]")
+        folder, results = run_in_loop(rescore_run(source, the_task, bindings, replace(options, repeat=repeat)))
+        report_run(folder, results)
+        made.append(folder.path)
+    if repeats:
+        listed = " ".join(str(p) for p in [run_dir, *made])
+        console.print(f"consistency of the judge across repeats: proseval agreement {listed}", highlight=False)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..models.base import GenerateConfig
 from .prompt import PromptTemplate
+from .ratings import Ratings
 from .sample import Sample
 from .score import Score
 from .state import State
@@ -60,3 +61,10 @@ class Task:
     preset: dict[str, Any] | None = None
     # A re-score with a registered scorer (`proseval score --scorer NAME`): its name and options.
     scorer_plugin: dict[str, Any] | None = None
+    # What the task's judge-like roles rated in a sample (`core.ratings`): the verdicts the
+    # judge-reliability analysis compares. None: the task has no judged verdicts.
+    ratings: Ratings | None = None
+    # The parameter that presents the judge's texts in the other order when set to "swapped" (a
+    # reference-anchored prompt, a pairwise comparison): `proseval score --swap-order` re-judges
+    # with it, and the analysis reports how often verdicts change (position bias).
+    swap_param: str | None = None

@@ -20,7 +20,11 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from .. import __version__
+from ..core.prices import read_prices
+from ..reliability.analysis import analyse
+from ..reliability.labels import read_labels
 from .figures import Figure, benchmark_figures, slice_figures
+from .judges import JudgesPart, judges_part
 from .runs import ReportRun, metric_names
 from .samples import SampleRow, sample_rows
 from .sections import (
@@ -66,6 +70,8 @@ class ReportOptions:
     top: int = 10
     title: str = "proseval report"
     rank_by: str | None = None
+    labels: Path | None = None  # human labels for the judges' section
+    prices: Path | None = None  # prices file for the judges' cost per 1,000 ratings
 
 
 def build(runs: Sequence[ReportRun], options: ReportOptions = ReportOptions()) -> str:
@@ -81,7 +87,23 @@ def build(runs: Sequence[ReportRun], options: ReportOptions = ReportOptions()) -
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return env.get_template("report.html.j2").render(
         title=options.title, runs=runs, sections=sections, generated=generated, version=__version__,
-        demo=any(r.header.demo_models for r in runs))
+        demo=any(r.header.demo_models for r in runs), judges=_judges(runs, options))
+
+
+def judged_twice(runs: Sequence[ReportRun]) -> bool:
+    """Whether some answers were judged by more than one run (other judges, or repeats)."""
+    sources = [Path(r.header.rescored_from).name if r.header.rescored_from else r.header.run_id for r in runs]
+    return len(set(sources)) < len(sources)
+
+
+def _judges(runs: Sequence[ReportRun], options: ReportOptions) -> JudgesPart | None:
+    """The judges' section: when some answers were judged more than once, or labels were given."""
+    if not (judged_twice(runs) or options.labels is not None):
+        return None
+    labels = read_labels(options.labels) if options.labels is not None else None
+    prices = read_prices(options.prices) if options.prices is not None else None
+    analysis = analyse([r.path for r in runs], labels=labels, prices=prices)
+    return judges_part(analysis) if analysis.cards else None
 
 
 def _task_part(task: str, runs: list[ReportRun], baseline: ReportRun | None, options: ReportOptions) -> TaskPart:

@@ -38,12 +38,14 @@ def cache_key(
     sample_id: str,
     epoch: int = 0,
     turn: str | int = 0,
+    repeat: int = 0,
 ) -> str:
     """SHA-256 of the canonical JSON of model identity, messages, parameters and position.
 
     `identity` carries provider, model and base URLs (never keys); `params` carries every
     generation parameter including the seed. The sample id and epoch/turn keep repeated
-    samples of the same prompt distinct.
+    samples of the same prompt distinct, and `repeat` a judge's repeated re-scores (0, the
+    first judgement, keeps the keys of runs made before repeats existed).
     """
     payload = {
         "identity": identity,
@@ -53,6 +55,8 @@ def cache_key(
         "epoch": epoch,
         "turn": turn,
     }
+    if repeat:
+        payload["repeat"] = repeat
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
 
 

@@ -65,11 +65,12 @@ class WaitRetryAfter(wait_base):
         return random.uniform(ceiling / 2, ceiling)
 
 
-def request_seed(seed: int | None, sample_id: str, epoch: int, turn: str | int) -> int:
+def request_seed(seed: int | None, sample_id: str, epoch: int, turn: str | int, repeat: int = 0) -> int:
     """A sampler seed of its own for one request: a hash of the configured seed (0 when unset),
-    the sample id, the epoch and the turn. Epochs draw different answers, and no answer depends
-    on which requests ran before it."""
-    identity = json.dumps([0 if seed is None else seed, sample_id, epoch, turn], ensure_ascii=False)
+    the sample id, the epoch, the turn (and a judge's repeat number, from 1). Epochs and repeats
+    draw different answers, and no answer depends on which requests ran before it."""
+    parts: list[object] = [0 if seed is None else seed, sample_id, epoch, turn] + ([repeat] if repeat else [])
+    identity = json.dumps(parts, ensure_ascii=False)
     return int.from_bytes(hashlib.sha256(identity.encode()).digest()[:4], "little") % (2**31 - 1)
 
 
@@ -86,6 +87,7 @@ class RoleModel:
     backoff_initial: float = 1.0
     backoff_max: float = 60.0
     stats: RoleStats = field(default_factory=RoleStats)
+    repeat: int = 0  # RunOptions.repeat
 
     def __post_init__(self) -> None:
         self._semaphore = asyncio.Semaphore(self.concurrency)
@@ -106,14 +108,17 @@ class RoleModel:
         if self.cache is not None:
             key = cache_key(
                 self.model.cache_identity(), messages, effective.sent_params(),
-                sample_id=sample_id, epoch=epoch, turn=turn,
+                sample_id=sample_id, epoch=epoch, turn=turn, repeat=self.repeat,
             )
             if (hit := self.cache.get(key)) is not None:
                 self.stats.cache_hits += 1
                 self._account(hit)
                 return hit
         if getattr(self.model, "seeds_each_request", False):  # in-process samplers keep state
-            effective = effective.model_copy(update={"seed": request_seed(effective.seed, sample_id, epoch, turn)})
+            effective = effective.model_copy(update={"seed": request_seed(effective.seed, sample_id, epoch, turn,
+                                                                          self.repeat)})
+        elif self.repeat and effective.seed is not None:  # a remote judge's repeat: another seed
+            effective = effective.model_copy(update={"seed": effective.seed + self.repeat})
         try:
             completion = await self._call_with_retries(messages, effective)
         except ModelError:

@@ -21,3 +21,6 @@ class RunOptions:
     retry_failed: bool = False
     max_attempts: int = 6
     backoff_initial: float = 1.0
+    # A re-score's repeat number: repeats of one judge on the same answers get their own cache
+    # entries and seeds, so the analysis sees the judge's variation rather than one replayed answer.
+    repeat: int = 0

@@ -81,6 +81,7 @@ def build_header(
         started_at=now_iso(),
         demo_models=demo,
         rescored_from=rescored_from,
+        repeat=options.repeat,
         prompts=prompt_infos(task),
         preset=task.preset,
         scorer_plugin=task.scorer_plugin,

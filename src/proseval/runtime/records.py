@@ -53,6 +53,8 @@ class RunHeader(BaseModel):
     started_at: str
     demo_models: bool = False
     rescored_from: str | None = None
+    repeat: int = Field(0, description="a re-score's repeat number (`proseval score --repeats`): repeats of one "
+                        "judge on the same answers have their own cache entries and seeds")
     resumes: list[ResumeEvent] = Field(default_factory=list)
     prompts: dict[str, PromptInfo] = Field(default_factory=dict)
     preset: dict[str, Any] | None = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+import secrets
 from datetime import datetime
 
 from ..core.sample import Sample
@@ -15,7 +16,7 @@ from .plan import SamplePlan
 from .provenance import build_header
 from .records import Results, RoleBinding
 from .roles import RoleError
-from .runlog import RunFolder
+from .runlog import RunExistsError, RunFolder
 from .runner import Runner
 
 
@@ -62,8 +63,12 @@ async def rescore_run(
     # Only the roles the re-score calls; the candidate's answers come from the source run.
     merged = {role: {**header.roles, **bindings}[role] for role in replayed.roles_required}
     plan = SamplePlan(replayed, None)
-    run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}"
+    run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    if options.repeat:
+        run_id += f"-r{options.repeat}"
     folder = RunFolder(options.out_dir / run_id)
+    if folder.exists():
+        raise RunExistsError(f"{folder.path} already holds a run")
     options = replace(options, seed=header.seed, epochs=header.epochs, limit=None)
     runner = Runner(replayed, merged, folder, options)
     try:

@@ -81,7 +81,7 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
         if stale:
             print(f"note: {folder.path}: {stale}; continuing", file=sys.stderr)
         header = check_resume(folder, task, options, bindings)
-        options = replace(options, seed=header.seed, epochs=header.epochs,
+        options = replace(options, seed=header.seed, epochs=header.epochs, repeat=header.repeat,
                           limit=options.limit if options.limit is not None else header.limit)
         plan = SamplePlan(task, options.limit)
         runner = Runner(task, header.roles, folder, options)

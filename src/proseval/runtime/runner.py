@@ -64,7 +64,7 @@ class Runner:
             self.roles[role] = RoleModel(
                 role=role, model=model, config=binding.config, concurrency=binding.concurrency,
                 cache=self.cache, max_attempts=self.options.max_attempts,
-                backoff_initial=self.options.backoff_initial,
+                backoff_initial=self.options.backoff_initial, repeat=self.options.repeat,
             )
 
     def _report_internal(self, where: str, detail: str) -> None:

@@ -41,6 +41,10 @@ class C3EParams(BaseModel):
     judge_no_reference: bool = Field(False, description="ablation: the judge sees no reference; absolute bands")
     judge_no_rubric: bool = Field(False, description="ablation: the score bands are replaced by the bare 1-10 scale")
     judge_no_traits: bool = Field(False, description="ablation: the task-specific traits are left out")
+    judge_order: Literal["as_given", "swapped"] = Field(
+        "as_given", description="position-bias probe: swapped shows the judge the [Candidate] block (with its "
+                                "label) before the [Reference] block; as_given: the reference first (usually set by "
+                                "proseval score RUN --swap-order; not with --judge-no-reference)")
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per item while its answer is unusable")
     judge_structured: bool = Field(False, description="ask the judge's endpoint for JSON of the rubric's shape "
                                                       "(response_format json_schema; the embedded model decodes it "
@@ -53,6 +57,13 @@ class C3EParams(BaseModel):
         if self.reasoning_allowance and self.budget != "reference":
             raise ValueError("--reasoning-allowance adds to the reference budget: use it with --budget reference "
                              "(otherwise raise -g candidate.max_tokens)")
+        return self
+
+    @model_validator(mode="after")
+    def _order_needs_two_texts(self) -> C3EParams:
+        if self.judge_order == "swapped" and self.judge_no_reference:
+            raise ValueError("--judge-order swapped reorders the reference and the candidate: with "
+                             "--judge-no-reference the judge sees one text, so there is no order to swap")
         return self
 
 

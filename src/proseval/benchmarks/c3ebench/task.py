@@ -12,7 +12,9 @@ from proseval.benchmarks._shared.c3e.judge import (
     judge_messages,
     judge_response_format,
     parse_verdict,
+    presented,
     template_names,
+    verdict_ratings,
 )
 from proseval.benchmarks.c3ebench.params import C3EParams
 from proseval.benchmarks.c3ebench.posing import candidate_prompt
@@ -104,6 +106,8 @@ def make_scorer(params: C3EParams, setup: JudgeSetup) -> Any:
         first: Verdict | None = asked.replies[0] if asked.replies else None
         meta = {"judge_calls": asked.attempts, "official": first.official if first else None,
                 "judge_prompts": template_names(item, setup)}
+        if params.judge_order == "swapped":  # the position-bias probe: [Candidate] shown before [Reference]
+            meta["judge_order"] = "swapped"
         if asked.error is not None:  # the judge request failed: infrastructure, unscored
             return {METRIC: Score.unscored("error", f"{type(asked.error).__name__}: {asked.error}", **meta)}
         verdict = asked.last
@@ -165,7 +169,11 @@ def make_task(params: C3EParams) -> Task:
         slice_keys=("task", "language", "genre", "reference_source"),
         headline="c3e",
         dataset_source=dataset_source(data, params, setup, items),
-        aggregate=aggregate, artifacts=artifacts, prompts=dict(PROMPTS),
+        aggregate=aggregate, artifacts=artifacts, prompts=presented(PROMPTS, params.judge_order),
+        ratings=verdict_ratings(METRIC),  # the judge's one 1-10 score per item; an empty answer's 1 is not
+        # The judge compares the candidate's text with the reference (unless it is not shown one):
+        # `proseval score --swap-order` re-judges with the two in the other order.
+        swap_param="judge_order" if setup.reference else None,
     )
 
 

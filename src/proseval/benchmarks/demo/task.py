@@ -9,6 +9,7 @@ from proseval.kit import (
     GenerateConfig,
     PromptTemplate,
     Sample,
+    Scale,
     SampleContext,
     Score,
     State,
@@ -17,6 +18,7 @@ from proseval.kit import (
     extract_json,
     length_adherence,
     parse_score,
+    rated_metrics,
     scorer,
     single_turn,
 )
@@ -95,4 +97,6 @@ def make_task() -> Task:
         headline="quality",
         dataset_source={"source": "proseval built-in demo prompts"},
         prompts=dict(TEMPLATES),
+        # The judge's 1-10 quality is its verdict; `length` is counted, and an empty answer's 1 is set by rule.
+        ratings=rated_metrics({"quality": Scale(1, 10, "ordinal")}),
     )

@@ -21,6 +21,7 @@ from proseval.benchmarks.longweave.judging.calls import (
     sr_judge_calls,
 )
 from proseval.benchmarks.longweave.judging.config import JudgedConfig
+from proseval.benchmarks.longweave.judging.ratings import ratings as judged_ratings
 from proseval.benchmarks.longweave.judging.prompts import PROMPTS as JUDGE_PROMPTS
 from proseval.benchmarks.longweave.judging.replies import ParsedBatch, parse_cf_relevance, parse_reply
 from proseval.benchmarks.longweave.judging.scores import empty_answer_score, score_biog, score_nw, score_sr
@@ -273,4 +274,7 @@ def make_task(params: LongWeaveParams) -> Task:
         aggregate=aggregate_run,
         artifacts=artifacts,
         prompts=dict(JUDGE_PROMPTS),
+        # The judge's yes/no per target (BioG, SR, NW) and CF's relevance gate (judging/ratings.py);
+        # None when the run has only rule-scored tasks.
+        ratings=judged_ratings if needs_judge else None,
     )

@@ -195,8 +195,11 @@ class RoundEvaluator:
                     "reason": f"judge call failed: {type(asked.error).__name__}: {asked.error}"}
         verdict, reply = asked.last or (None, "")
         if verdict is not None:
-            return {"method": "judge", "result": verdict, "status": "judged", "attempts": asked.attempts,
-                    "reason": reply.strip()}
+            record = {"method": "judge", "result": verdict, "status": "judged", "attempts": asked.attempts,
+                      "reason": reply.strip()}
+            if self.compat == "head" and _VERDICT_HEAD.search(reply) is None:
+                record["defaulted"] = True  # no verdict line: 0 by the reference's rule, not the judge's word
+            return record
         return {"method": "judge", "result": None, "status": "unscored", "attempts": asked.attempts,
                 "reason": f"no 判断：是/否 verdict in the judge's reply: {reply.strip()[:300]!r}"}
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,11 @@ from proseval.benchmarks.meeseeks.prompts import PROMPTS
 from proseval.benchmarks.meeseeks.report import rounds_report
 from proseval.kit import (
     GenerateConfig,
+    Rating,
     Results,
     Sample,
     SampleContext,
+    Scale,
     Score,
     ScoredSample,
     State,
@@ -98,6 +101,40 @@ def counted_checks(turn: dict[str, Any]) -> list[Any] | None:
     return turn["checks"]
 
 
+def judge_verdicts(turns: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The Yes/No judge's verdicts on the sample's answer: those of the last round evaluated (its
+    answer is `State.output`; earlier rounds judged earlier answers). A sub-question gated by a
+    dependency was not asked (method ``dependency``); a compat=head reply without a verdict line,
+    read as 0 by the reference's rule, is kept as unread (``defaulted``, result None)."""
+    evaluated = [turn for turn in turns if turn.get("sub_questions") is not None]
+    if not evaluated:
+        return None
+    last = evaluated[-1]
+    verdicts = [{"position": r["position"], "question": r["question"],
+                 "result": None if r.get("defaulted") else r["result"],
+                 "status": "defaulted" if r.get("defaulted") else r["status"]}
+                for r in last["sub_questions"] if r.get("method") == "judge"]
+    return {"round": last["round"], "verdicts": verdicts}
+
+
+JUDGE_SCALE = Scale(0, 1, "binary")
+
+
+def judge_ratings(scores: Mapping[str, Score]) -> list[Rating]:
+    """`Task.ratings`: the judge's pass (1) / fail (0) per requirement it was asked about, named by the
+    requirement (its position added when the item asks the same question twice). Rule checks (by
+    code, on the extractor's output) and the extractor's output itself are not verdicts of a judge."""
+    score = scores.get(SCORE)
+    judged = score.metadata.get("judge_verdicts") if score is not None else None
+    if not judged:
+        return []
+    verdicts = judged["verdicts"]
+    asked = Counter(v["question"] for v in verdicts)
+    return [Rating(v["question"] if asked[v["question"]] == 1 else f"{v['question']} (#{v['position'] + 1})",
+                   None if v["result"] is None else float(v["result"]), JUDGE_SCALE)
+            for v in verdicts]
+
+
 def score_state(state: State) -> dict[str, Score]:
     """The last counted round's per-item score and utility, with every round's values in the metadata."""
     rounds, per_round = [], []
@@ -115,7 +152,8 @@ def score_state(state: State) -> dict[str, Score]:
                               "unsupported": turn["unsupported"]})
     final = per_round[-1]
     metadata = {"final_round": final["round"], "per_round": per_round, "rounds": rounds,
-                "undecided": final["undecided"], "unsupported": final["unsupported"]}
+                "undecided": final["undecided"], "unsupported": final["unsupported"],
+                "judge_verdicts": judge_verdicts(state.turns)}
     explanation = (f"round {final['round']}: {final['failed']} sub-question(s) failed, "
                    f"{final['undecided']} undecided")
     if final["score"] is None:
@@ -297,4 +335,5 @@ def make_task(params: MeeseeksParams) -> Task:
         reevaluate=reevaluate,
         rescore_roles=("extractor", "judge"),
         prompts=dict(PROMPTS),
+        ratings=judge_ratings,
     )

@@ -41,6 +41,10 @@ class RavelParams(BaseModel):
     judge_format: Literal["system", "single"] = Field(
         "system", description="single: the judge's rubric and the manuscript in one user message (the January "
                               "scripts); system: the rubric as the system message (ravel_bench, as C3EBench)")
+    judge_order: Literal["as_given", "swapped"] = Field(
+        "as_given", description="position-bias probe: swapped shows the final judge the [Candidate] block (the "
+                                "manuscript, with its label) before the [Reference] block; as_given: the reference "
+                                "first (usually set by proseval score RUN --swap-order)")
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per manuscript while its answer is unusable")
     structured_policy: bool = Field(
         False, description="ask the policy for schema-constrained JSON {thought, action, params} (response_format "

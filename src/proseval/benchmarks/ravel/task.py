@@ -16,6 +16,8 @@ from proseval.benchmarks._shared.c3e.judge import (
     judge_messages,
     judge_response_format,
     parse_verdict,
+    presented,
+    verdict_ratings,
 )
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.env import Step, replay
@@ -130,7 +132,9 @@ def make_judge_scorer(params: RavelParams) -> Any:
             messages = [{"role": "user", "content": "\n\n".join(m["content"] for m in messages)}]
         asked = await ask_until(ctx, "judge", messages, parse_verdict,
                                 lambda v: v.scored, attempts=params.judge_attempts, turn="judge", config=config)
-        meta = {"judge_calls": asked.attempts}
+        meta: dict[str, Any] = {"judge_calls": asked.attempts}
+        if params.judge_order == "swapped":  # the position-bias probe: [Candidate] shown before [Reference]
+            meta["judge_order"] = "swapped"
         if asked.error is not None:
             return {JUDGE: Score.unscored("error", f"{type(asked.error).__name__}: {asked.error}", **meta)}
         verdict = asked.last
@@ -198,8 +202,15 @@ def make_task(params: RavelParams) -> Task:
         dataset_source={"source": "C3EBench End2End items", "files": [
             {"path": f.path, "sha256": f.sha256, "verified": f.verified} for f in data.files],
             "n_selected": len(items), "protocol": params.protocol, "metrics": METRIC_VERSION},
-        aggregate=aggregate, artifacts=artifacts, prompts=dict(PROMPTS),
+        aggregate=aggregate, artifacts=artifacts, prompts=presented(PROMPTS, params.judge_order),
         rescore_roles=("judge",),
+        # The final manuscript's End2End judge score only: the trajectory metrics are computed by
+        # rule from the episode, and the reviewer tool's section scores steer the episode (they are
+        # the policy's environment, not a verdict on the answer the sample is rated by).
+        ratings=verdict_ratings(JUDGE),
+        # The final judge compares the manuscript with the item's human reference: `proseval score
+        # --swap-order` re-judges with the two in the other order.
+        swap_param="judge_order",
     )
 
 

@@ -8,7 +8,7 @@ count only the edits written before the cut.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +28,7 @@ from proseval.benchmarks.revision_distance.prompts import PROMPT_LEVELS, PROMPT_
 from proseval.benchmarks.revision_distance.rouge import rouge_scores
 from proseval.benchmarks.revision_distance.stats import PairOutcome
 from proseval.benchmarks.revision_distance.weights import WEIGHTINGS
-from proseval.kit import Completion, Sample, Score, State, ask_until, json_schema_format, scorer
+from proseval.kit import Completion, Rating, Sample, Scale, Score, State, ask_until, json_schema_format, scorer
 
 ROLE = "reviser"
 # The reviser is a measuring instrument: greedy decoding by default; room for a long edit list.
@@ -296,6 +296,34 @@ def pair_scorer(options: ReviserOptions) -> Callable[..., Any]:
         return scores
 
     return pairwise
+
+
+PREFERENCE = "chosen vs rejected"
+# The reviser's preference between a pair's texts, read off its two edit counts: 1 the chosen
+# (human-preferred) text needs fewer edits, 0 as many, -1 the rejected one needs fewer.
+PREFERENCE_SCALE = Scale(-1, 1, "ordinal")
+
+
+def pair_ratings(role: str = ROLE) -> Callable[[Mapping[str, Score]], list[Rating]]:
+    """`Task.ratings` of the pairs mode: the reviser's one comparative verdict per pair.
+
+    An edit count alone is no rating (it has no upper bound, and a scale needs one); a pair's two
+    counts compared are the reviser's judgement of which text is better, the one the pairs mode
+    checks against the human preference. The weighted counts re-read the same edits: no second
+    verdict. A pair whose reply for either text was unusable or failed is unscored (None); every
+    pair is sent to the reviser (the pairs file requires both texts), so none is set by rule.
+    """
+
+    def ratings(scores: Mapping[str, Score]) -> list[Rating]:
+        chosen, rejected = scores.get("distance_chosen"), scores.get("distance_rejected")
+        if chosen is None or rejected is None:
+            return []
+        if not isinstance(chosen.value, (int, float)) or not isinstance(rejected.value, (int, float)):
+            return [Rating(PREFERENCE, None, PREFERENCE_SCALE, role)]
+        c, r = float(chosen.value), float(rejected.value)
+        return [Rating(PREFERENCE, float((c < r) - (c > r)), PREFERENCE_SCALE, role)]
+
+    return ratings
 
 
 @scorer("rouge-pairs", metrics=["rouge_chosen", "rouge_rejected"])

@@ -22,6 +22,7 @@ from proseval.benchmarks.revision_distance.scoring import (
     REVISER_SETTINGS,
     ROLE,
     ReviserOptions,
+    pair_ratings,
     pair_rouge_scorer,
     pair_scorer,
     revision_distance_scorer,
@@ -56,11 +57,11 @@ def _artifacts(results: Results) -> dict[str, str | bytes]:
 
 
 def _task(name: str, samples: list[Sample], scorers: list[Any], source: dict[str, Any], aggregate: Any,
-          description: str, headline: str) -> Task:
+          description: str, headline: str, ratings: Any = None) -> Task:
     return Task(name=name, version=VERSION, description=description, dataset=lambda: list(samples),
                 protocol=hand_over, scorers=scorers, roles_required=(ROLE,), role_configs={ROLE: REVISER_CONFIG},
                 dataset_source=source, aggregate=aggregate, artifacts=_artifacts, prompts=dict(PROMPTS),
-                rescore_roles=(ROLE,), headline=headline)
+                rescore_roles=(ROLE,), headline=headline, ratings=ratings)
 
 
 def make_task(params: RevisionDistanceParams) -> Task:
@@ -109,8 +110,11 @@ def _pairs_task(params: RevisionDistanceParams, options: ReviserOptions) -> Task
     def aggregate(scored: list[ScoredSample]) -> dict[str, Any]:
         return {KEY: aggregate_pairs(scored, options.weighting)}
 
+    # The reviser's preference per pair is its verdict (scoring.pair_ratings). The drafts mode and the
+    # stability check declare none: an edit count has no upper bound to put on a rating scale.
     return _task("revision-distance", samples, scorers, _source(Path(params.pairs or ""), pairs=len(pairs)),
-                 aggregate, f"revision distance of chosen/rejected pairs ({options.setting})", "pair_agree")
+                 aggregate, f"revision distance of chosen/rejected pairs ({options.setting})", "pair_agree",
+                 ratings=pair_ratings(ROLE))
 
 
 def make_stability_task(params: StabilityParams) -> Task:

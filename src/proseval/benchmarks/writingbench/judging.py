@@ -14,14 +14,14 @@ The wording is proseval's own; scores from it are not leaderboard-comparable. A 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from proseval.benchmarks.writingbench.clean import strip_reasoning
 from proseval.benchmarks.writingbench.criteria import Criterion
-from proseval.kit import PromptTemplate, find_json_values, parse_score, repair_json_value
+from proseval.kit import PromptTemplate, Rating, Scale, Score, find_json_values, parse_score, repair_json_value
 
 # --- prompts -------------------------------------------------------------------------------
 
@@ -272,3 +272,30 @@ def fit_response(
             too_long = middle
     kept = response[:fits] + marker
     return FittedResponse(text=kept, truncated=True, original_tokens=original, kept_tokens=count_tokens(kept))
+
+
+# --- what the judge rated --------------------------------------------------------------------
+
+SCORE_NAME = "writingbench"  # the task's one score; its metadata["criteria"] holds the verdicts
+SCALE = Scale(1, 10, "ordinal")
+# Statuses of a criterion the judge was never asked about: its prompt exceeded
+# --judge-max-input-tokens even without the response, so no call was made. Every other status
+# is a verdict: ok / repaired / coerced carry a score; invalid (out of range, not a whole
+# number) and unparsable are replies that could not be read, and error is a judge call that
+# failed (a model error, the endpoint's own context limit included): unscored ratings.
+NOT_ASKED = frozenset({"context_overflow"})
+
+
+def criterion_ratings(scores: Mapping[str, Score]) -> list[Rating]:
+    """`Task.ratings`: one 1-10 rating per criterion of the query, named by the criterion."""
+    score = scores.get(SCORE_NAME)
+    criteria = score.metadata.get("criteria") if score is not None else None
+    if not isinstance(criteria, dict):
+        return []  # never judged (e.g. curation without criteria, a scorer that raised)
+    found = []
+    for name, entry in criteria.items():
+        if not isinstance(entry, dict) or entry.get("status") in NOT_ASKED:
+            continue
+        value = entry.get("score")
+        found.append(Rating(str(name), None if value is None else float(value), SCALE))
+    return found

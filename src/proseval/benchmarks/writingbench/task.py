@@ -14,8 +14,10 @@ from proseval.benchmarks.writingbench.criteria import Criterion
 from proseval.benchmarks.writingbench.export import domain_chart_png, report_to_csv, report_to_markdown
 from proseval.benchmarks.writingbench.judging import (
     JUDGE_PROMPTS,
+    SCORE_NAME,
     JudgeVerdict,
     batched_judge_messages,
+    criterion_ratings,
     fit_response,
     judge_messages,
     parse_batched_reply,
@@ -41,7 +43,7 @@ from proseval.kit import (
     single_turn,
 )
 
-SCORE = "writingbench"
+SCORE = SCORE_NAME  # "writingbench"
 
 # Official settings: candidate per the official README, judge per the official evaluator.
 CANDIDATE_CONFIG = GenerateConfig(temperature=0.7, top_p=0.8, max_tokens=16000)
@@ -225,6 +227,7 @@ def custom_task(params: WritingBenchParams) -> Task:
         dataset_source={"source": str(path)},
         aggregate=aggregate_run,
         prompts=dict(JUDGE_PROMPTS),
+        ratings=criterion_ratings,
     )
 
 
@@ -269,4 +272,5 @@ def make_task(params: WritingBenchParams) -> Task:
         aggregate=aggregate_run,
         artifacts=artifacts,
         prompts=dict(JUDGE_PROMPTS),
+        ratings=criterion_ratings,
     )

@@ -22,7 +22,7 @@ from proseval.benchmarks.writingbench.criteria import (
     validate_checklist,
 )
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, iter_json_objects
-from proseval.benchmarks.writingbench.judging import JUDGE_PROMPTS
+from proseval.benchmarks.writingbench.judging import JUDGE_PROMPTS, criterion_ratings
 from proseval.kit import GenerateConfig, Sample, SampleContext, SampleRecord, Score, State, Task, scorer
 
 QUERY_KEYS = ("query", "instruction", "prompt")
@@ -160,7 +160,9 @@ def curate_task(in_file: Path, judge_scorer: Any) -> Task:
 
     return Task(name="writingbench-curate", version="1", dataset=dataset, protocol=protocol, scorers=[score],
                 roles_required=("criteria", "judge"), role_configs={"criteria": CRITERIA_CONFIG},
-                dataset_source={"source": str(in_file)}, prompts=dict(CURATE_PROMPTS))
+                dataset_source={"source": str(in_file)}, prompts=dict(CURATE_PROMPTS),
+                # The judge's per-criterion verdicts; the criteria role writes criteria, it rates nothing.
+                ratings=criterion_ratings)
 
 
 def select_top(scored: Sequence[tuple[dict, float | None]], keep: float) -> tuple[list[tuple[dict, float]], int]:

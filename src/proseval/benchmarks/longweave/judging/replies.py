@@ -60,6 +60,8 @@ _SCHEMAS: dict[str, _Schema] = {
         {"exists": ("exists", "exists_in_article"), "follows_rules": ("follows_rules", "follows")},
     ),
 }
+# The verdict fields the judge gives per target of each judged task, in order (the first gates the others).
+VERDICT_FIELDS: dict[str, tuple[str, ...]] = {task: schema.fields for task, schema in _SCHEMAS.items()}
 _ID_KEYS = ("id", "target_id", "statement_id", "item")
 _LIST_KEYS = ("verdicts", "results", "items", "answers", "evaluations")
 _TRUE = {"true", "yes", "1"}

@@ -43,7 +43,9 @@ def _counted(
     return counted
 
 
-def _trace(verdicts: Mapping[int, TargetVerdict], config: JudgedConfig) -> dict[str, Any]:
+def _trace(verdicts: Mapping[int, TargetVerdict], config: JudgedConfig, task: JudgedTask) -> dict[str, Any]:
+    """Counts, and every target's verdict as read (``verdicts``: target id as text -> the
+    verdict's fields, None when unscored) under ``judged_task``: what the judge rated."""
     unscored = {i: v.reason for i, v in verdicts.items() if not v.scored}
     return {
         "targets": len(verdicts),
@@ -51,6 +53,8 @@ def _trace(verdicts: Mapping[int, TargetVerdict], config: JudgedConfig) -> dict[
         "unscored_targets": len(unscored),
         "unscored_reasons": unscored,
         "unscored_counted_as_negative": config.unscored_as_negative and bool(unscored),
+        "judged_task": task,
+        "verdicts": {str(i): None if v.verdict is None else dict(v.verdict) for i, v in verdicts.items()},
     }
 
 
@@ -101,7 +105,7 @@ def score_biog(
     """
     ids = range(1, len(target["target_sentences"]) + 1)
     verdicts = collect_verdicts(ids, batches)
-    trace = _trace(verdicts, config)
+    trace = _trace(verdicts, config, "biog")
     reason = _sample_gate(trace, config)
     if reason:
         return _unscored_score(BIOG_METRICS, response, target_words, trace, reason)
@@ -120,7 +124,7 @@ def score_sr(
     """``total_score`` = harmonic mean of answered and correct rates over judged questions."""
     ids = range(1, len(target["qa_pairs"]) + 1)
     verdicts = collect_verdicts(ids, batches)
-    trace = _trace(verdicts, config)
+    trace = _trace(verdicts, config, "sr")
     reason = _sample_gate(trace, config)
     if reason:
         return _unscored_score(SR_METRICS, response, target_words, trace, reason)
@@ -146,7 +150,7 @@ def score_nw(
     statements was judged leaves the average (counted); one with no statements counts 0."""
     ids = [s["id"] for s in target["statements"]]
     verdicts = collect_verdicts(ids, batches)
-    trace = _trace(verdicts, config)
+    trace = _trace(verdicts, config, "nw")
     reason = _sample_gate(trace, config)
     if reason:
         return _unscored_score(NW_METRICS, response, target_words, trace, reason)

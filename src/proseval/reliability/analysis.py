@@ -1,0 +1,505 @@
+"""The judge-reliability analysis: agreement, consistency, bias and cost per judge, from run folders.
+
+Items are (answer, criterion) pairs: the answer a run's candidate wrote to one sample (and epoch),
+and one criterion a judge rated it on. A judge's verdict on an item is taken from its first run on
+those answers (by start time); its later runs on the same answers are repeats, used only for
+consistency. Every statistic is computed on the items both sides rated (an unscored verdict
+counts in the unscored rate, never as a value).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..core.prices import Prices
+from ..core.ratings import Scale
+from . import stats
+from .card import (
+    Analysis,
+    Consistency,
+    Cost,
+    EvaluatorCard,
+    GroupAgreement,
+    HumanAgreement,
+    HumanCeiling,
+    JudgePair,
+    LabelSummary,
+    LengthBias,
+    PairStats,
+    PanelItem,
+    PanelSummary,
+    PositionBias,
+    RunInfo,
+    SelfPreference,
+    SystemAgreement,
+    TopDisagreement,
+)
+from .collect import AnswerKey, Judgements, JudgedRun, Verdict, collect
+from .labels import Label, LabelSet, match_labels
+
+Item = tuple[AnswerKey, str]  # (answer, criterion)
+Group = tuple[str, str]  # (task, role)
+
+TOP_DISAGREEMENTS = 10
+
+
+def pair_stats(x: Sequence[float | None], y: Sequence[float | None], scale: Scale | None, *,
+               seed: int = 0) -> PairStats:
+    """Every agreement statistic of two raters over the same items (None where it does not apply)."""
+    a, b = stats.paired(x, y)
+    n = len(a)
+    integer = scale is not None and scale.integer
+    diff = stats.mean_difference(a, b, seed=seed) if n else None
+    return PairStats(
+        n=n,
+        spearman=stats.spearman(a, b), kendall_tau_b=stats.kendall_tau_b(a, b), pearson=stats.pearson(a, b),
+        exact=stats.exact_agreement(a, b) if integer else None,
+        within_one=stats.within_one(a, b) if integer else None,
+        weighted_kappa=_kappa(a, b, scale) if integer and scale else None,
+        alpha=stats.krippendorff_alpha([list(a), list(b)], _level(scale)) if n else None,
+        mean_difference=diff.mean if diff else None,
+        ci_low=diff.low if diff else None, ci_high=diff.high if diff else None,
+    )
+
+
+def _kappa(a: Sequence[float], b: Sequence[float], scale: Scale) -> float | None:
+    """Quadratic-weighted kappa over the scale's points; None when a verdict is not one of them."""
+    try:
+        return stats.weighted_kappa(a, b, int(scale.low), int(scale.high))
+    except ValueError:
+        return None
+
+
+def _level(scale: Scale | None) -> str:
+    if scale is None or scale.kind == "interval":
+        return "interval"
+    return "nominal" if scale.kind == "binary" else "ordinal"
+
+
+class _Table:
+    """The verdicts of one (task, role): per judge, per answer set, the runs in start order."""
+
+    def __init__(self, runs: Mapping[int, JudgedRun], verdicts: Iterable[Verdict]):
+        self.runs = runs
+        self.by_run: dict[int, dict[Item, Verdict]] = defaultdict(dict)
+        for verdict in verdicts:
+            self.by_run[verdict.run][(verdict.answer, verdict.criterion)] = verdict
+        self.judges: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        role = next(iter(verdicts_roles(self.by_run)), "judge")
+        # Runs judged with the order swapped are the position probe: kept apart, never a repeat.
+        self.swapped: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        for index in sorted(self.by_run, key=lambda i: (runs[i].header.started_at, i)):
+            run = runs[index]
+            (self.swapped if run.swapped else self.judges)[run.judges.get(role, "?")][run.answers].append(index)
+
+    def primary(self, judge: str) -> dict[Item, Verdict]:
+        """The judge's first verdict on each item."""
+        chosen: dict[Item, Verdict] = {}
+        for indices in self.judges[judge].values():
+            chosen.update(self.by_run[indices[0]])
+        return chosen
+
+    def scale(self) -> Scale | None:
+        return next((v.scale for verdicts in self.by_run.values() for v in verdicts.values()), None)
+
+
+def verdicts_roles(by_run: Mapping[int, Mapping[Item, Verdict]]) -> list[str]:
+    return sorted({v.role for verdicts in by_run.values() for v in verdicts.values()})
+
+
+def _values(primary: Mapping[Item, Verdict], items: Sequence[Item]) -> list[float | None]:
+    return [primary[i].value if i in primary else None for i in items]
+
+
+def _consistency(table: _Table, judge: str) -> Consistency | None:
+    """Per-item spread over the judge's repeated runs on the same answers."""
+    rows: list[list[float | None]] = []
+    repeats = 1
+    for indices in table.judges[judge].values():
+        if len(indices) < 2:
+            continue
+        repeats = max(repeats, len(indices))
+        items = sorted(set().union(*(table.by_run[i] for i in indices)))
+        rows += [[table.by_run[i][item].value if item in table.by_run[i] else None for i in indices]
+                 for item in items]
+    if not rows:
+        return None
+    width = max(len(r) for r in rows)
+    matrix = [r + [None] * (width - len(r)) for r in rows]
+    found = stats.repeat_consistency(matrix)
+    return Consistency(repeats=repeats, n_items=found.n_items, mean_variance=found.mean_variance,
+                       mean_sd=found.mean_std, changed_share=found.share_changed, alpha=found.alpha)
+
+
+def _position(table: _Table, judge: str, primary: Mapping[Item, Verdict]) -> PositionBias | None:
+    """How the judge's verdicts change when the texts of its prompt are shown in the other order."""
+    swapped: dict[Item, Verdict] = {}
+    for indices in table.swapped.get(judge, {}).values():
+        swapped.update(table.by_run[indices[0]])
+    items = sorted(set(swapped) & set(primary))
+    if not items:
+        return None
+    shift = stats.score_shift(_values(primary, items), _values(swapped, items))
+    return PositionBias(n=shift.n, flip_rate=shift.share_changed, mean_shift=shift.mean_change)
+
+
+def _answer_means(primary: Mapping[Item, Verdict]) -> dict[AnswerKey, float]:
+    """Each answer's mean verdict over its criteria (the unit whose length is known)."""
+    values: dict[AnswerKey, list[float]] = defaultdict(list)
+    for (answer, _), verdict in primary.items():
+        if verdict.value is not None:
+            values[answer].append(verdict.value)
+    return {answer: statistics.fmean(v) for answer, v in values.items()}
+
+
+def _length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int],
+                 candidates: Mapping[str, str]) -> LengthBias:
+    means = _answer_means(primary)
+    answers = [a for a in means if a in lengths]
+    groups = [f"{a[1]}#{a[2]}" for a in answers]
+    shared = _repeated(groups)
+    if not shared:
+        return LengthBias(note="needs two or more answers per sample (several candidates, or epochs)")
+    kept = [i for i, g in enumerate(groups) if g in shared]
+    scores = [means[answers[i]] for i in kept]
+    words = [lengths[answers[i]] for i in kept]
+    keys = [groups[i] for i in kept]
+    systems = [candidates.get(answers[i][0], answers[i][0]) for i in kept]
+    slope = stats.length_slope(scores, words, keys)
+    controlled = stats.length_controlled_means(scores, words, keys, systems)
+    return LengthBias(slope_per_doubling=slope.slope, n=slope.n,
+                      systems={str(s): {"raw": raw, "length_controlled": lc} for s, (raw, lc) in controlled.means.items()})
+
+
+def _repeated(groups: Sequence[str]) -> set[str]:
+    counts: dict[str, int] = defaultdict(int)
+    for g in groups:
+        counts[g] += 1
+    return {g for g, c in counts.items() if c > 1}
+
+
+FAMILIES = {
+    "gpt": "openai", "o1": "openai", "o3": "openai", "o4": "openai", "chatgpt": "openai", "davinci": "openai",
+    "claude": "anthropic", "gemini": "google", "gemma": "google", "palm": "google", "llama": "meta",
+    "qwen": "qwen", "qwq": "qwen", "mistral": "mistral", "mixtral": "mistral", "ministral": "mistral",
+    "deepseek": "deepseek", "phi": "microsoft", "command": "cohere", "grok": "xai", "glm": "zhipu",
+    "yi": "01-ai", "smollm": "huggingface", "smollm2": "huggingface",
+}
+
+
+def model_family(spec: str) -> str:
+    """The vendor family of a model binding, from its name ('openai/gpt-4o-mini' -> 'openai');
+    an unknown name's family is its first word."""
+    name = spec.rsplit("/", 1)[-1].lower()
+    words = [w for w in name.replace("_", "-").replace(".", "-").split("-") if w]
+    first = words[0] if words else name
+    if first in FAMILIES:
+        return FAMILIES[first]
+    letters = "".join(ch for ch in first if ch.isalpha())
+    return FAMILIES.get(letters, letters or first)
+
+
+def _self_preference(judge: str, table: _Table, primary: Mapping[Item, Verdict],
+                     candidates: Mapping[str, str]) -> SelfPreference:
+    family = model_family(judge.split(" (prompts", 1)[0])
+    own = sorted({c for c in candidates.values() if model_family(c) == family})
+    result = SelfPreference(judge_family=family, own_family_candidates=own)
+    others = [j for j in table.judges if j != judge]
+    if not own or not others:
+        return result
+    other_primary = [table.primary(j) for j in others]
+    gaps: dict[bool, list[float]] = {True: [], False: []}
+    for item, verdict in primary.items():
+        if verdict.value is None:
+            continue
+        rest = [p[item].value for p in other_primary if item in p and p[item].value is not None]
+        if rest:
+            is_own = model_family(candidates.get(item[0][0], "?")) == family
+            gaps[is_own].append(verdict.value - statistics.fmean(rest))
+    if gaps[True]:
+        result.gap_own = statistics.fmean(gaps[True])
+        result.n_own = len(gaps[True])
+    if gaps[False]:
+        result.gap_other = statistics.fmean(gaps[False])
+        result.n_other = len(gaps[False])
+    if gaps[True] and gaps[False]:
+        result.difference = result.gap_own - result.gap_other
+    return result
+
+
+def _cost(judge_runs: Sequence[JudgedRun], role: str, items: int, prices: Prices | None) -> Cost:
+    requests = prompt = completion = 0
+    latency = 0.0
+    for run in judge_runs:
+        usage = run.roles_usage.get(role, {})
+        requests += int(usage.get("requests", 0))
+        prompt += int(usage.get("prompt_tokens", 0))
+        completion += int(usage.get("completion_tokens", 0))
+        calls = int(usage.get("requests", 0)) - int(usage.get("cache_hits", 0))
+        latency += float(usage.get("mean_latency_s") or 0.0) * max(calls, 0)
+    cost = Cost(items=items, requests=requests, prompt_tokens=prompt, completion_tokens=completion)
+    if items:
+        cost.tokens_per_1000 = round((prompt + completion) * 1000 / items, 1)
+        cost.seconds_per_1000 = round(latency * 1000 / items, 2) if latency else None
+        spec = judge_runs[0].header.roles[role].spec if judge_runs and role in judge_runs[0].header.roles else ""
+        price = prices.of(spec) if prices is not None else None
+        if price is not None and prices is not None:
+            cost.price_per_1000 = price.cost(prompt, completion) * 1000 / items
+            cost.currency = prices.currency
+    return cost
+
+
+def _system(primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict], shared: Sequence[Item],
+            candidates: Mapping[str, str]) -> SystemAgreement | None:
+    """Kendall's tau between the two judges' rankings of the candidate models (on shared items)."""
+    per: dict[str, dict[str, list[float]]] = {"a": defaultdict(list), "b": defaultdict(list)}
+    for item in shared:
+        va, vb = primary_a[item].value, primary_b[item].value
+        if va is None or vb is None:
+            continue
+        model = candidates.get(item[0][0], item[0][0])
+        per["a"][model].append(va)
+        per["b"][model].append(vb)
+    means_a = {m: statistics.fmean(v) for m, v in per["a"].items()}
+    means_b = {m: statistics.fmean(v) for m, v in per["b"].items()}
+    if len(means_a) < 2:
+        return None
+    return SystemAgreement(n_models=len(means_a), kendall_tau_b=stats.system_kendall(means_a, means_b),
+                           ranking_a=stats.ranking(means_a), ranking_b=stats.ranking(means_b),
+                           means_a=means_a, means_b=means_b)
+
+
+def _slices(primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict], shared: Sequence[Item],
+            scale: Scale | None) -> dict[str, dict[str, PairStats]]:
+    by: dict[str, dict[str, list[Item]]] = defaultdict(lambda: defaultdict(list))
+    for item in shared:
+        for key, value in primary_a[item].slices:
+            by[key][value].append(item)
+    return {key: {value: pair_stats(_values(primary_a, items), _values(primary_b, items), scale)
+                  for value, items in sorted(values.items())}
+            for key, values in by.items()}
+
+
+def _top_disagreements(primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict],
+                       shared: Sequence[Item]) -> list[TopDisagreement]:
+    gaps = []
+    for item in shared:
+        va, vb = primary_a[item].value, primary_b[item].value
+        if va is not None and vb is not None and va != vb:
+            gaps.append((abs(va - vb), item, va, vb))
+    gaps.sort(key=lambda g: (-g[0], g[1]))
+    return [TopDisagreement(answers=item[0][0], sample_id=item[0][1], epoch=item[0][2], criterion=item[1],
+                            a=va, b=vb) for _, item, va, vb in gaps[:TOP_DISAGREEMENTS]]
+
+
+def _human_values(labels: LabelSet | None, runs: Sequence[JudgedRun], known: set[AnswerKey]) -> tuple[
+        dict[Item, dict[str, float]], list[tuple[AnswerKey, AnswerKey, str, str, str]], LabelSummary | None]:
+    """Human scores per item and rater, pairwise preferences, and what matched. A label may name the
+    run that wrote the answer or any run that judged it (a re-score): both mean the same answers."""
+    if labels is None:
+        return {}, [], None
+    alias = {run.run_id: run.answers for run in runs} | {run.answers: run.answers for run in runs}
+
+    def resolved(label: Label) -> Label:
+        update = {k: alias.get(v, v) for k in ("run", "a", "b") if (v := getattr(label, k)) is not None}
+        return label.model_copy(update=update) if update else label
+
+    matched = match_labels([resolved(label) for label in labels.labels], known)
+    scores: dict[Item, dict[str, float]] = defaultdict(dict)
+    preferences = []
+    for found in matched.matched:
+        label = found.label
+        if label.score is not None and found.run is not None:
+            scores[((found.run, label.sample_id, label.epoch), label.criterion)][label.rater] = float(label.score)
+        elif label.preference is not None and label.a is not None and label.b is not None:
+            preferences.append(((label.a, label.sample_id, label.epoch), (label.b, label.sample_id, label.epoch),
+                                label.criterion, label.preference, label.rater))
+    summary = LabelSummary(file=str(labels.path), labels=len(labels.labels), matched=len(matched.matched),
+                           unknown=len(matched.unknown), ambiguous=len(matched.ambiguous), replaced=labels.replaced,
+                           raters=labels.raters(),
+                           unknown_examples=[f"{label.run or '*'}/{label.sample_id}#{label.epoch}"
+                                             for label in matched.unknown[:5]])
+    return scores, preferences, summary
+
+
+def _humans(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, float]],
+            preferences: Sequence[tuple[AnswerKey, AnswerKey, str, str, str]], scale: Scale | None
+            ) -> HumanAgreement | None:
+    items = sorted(i for i in human if i in primary)
+    judge = _values(primary, items)
+    human_mean = [statistics.fmean(human[i].values()) for i in items]
+    result = HumanAgreement(n_items=len(items))
+    if items:
+        result.vs_human_mean = pair_stats(judge, human_mean, None)
+        raters = sorted({r for i in items for r in human[i]})
+        result.per_rater = {r: pair_stats(judge, [human[i].get(r) for i in items], scale) for r in raters}
+        result.pairwise_consistency = pairwise_consistency(judge, human_mean)
+    agree = total = 0
+    for a, b, criterion, preference, _ in preferences:
+        va, vb = (primary.get((a, criterion)), primary.get((b, criterion)))
+        if va is None or vb is None or va.value is None or vb.value is None:
+            continue
+        implied = "A" if va.value > vb.value else "B" if va.value < vb.value else "tie"
+        total += 1
+        agree += implied == preference
+    if total:
+        result.preference_agreement = agree / total
+        result.n_preferences = total
+    return result if items or total else None
+
+
+def panel_items(primaries: Mapping[str, Mapping[Item, Verdict]], aggregate: str = "mean") -> list[PanelItem]:
+    """Every item any judge rated, with its panel score: the mean (or median) of the verdicts that
+    scored; None when none did."""
+    combine = statistics.fmean if aggregate == "mean" else statistics.median
+    items = sorted(set().union(*(set(p) for p in primaries.values())))
+    found = []
+    for item in items:
+        values = {j: (p[item].value if item in p else None) for j, p in primaries.items()}
+        scored = [v for v in values.values() if v is not None]
+        found.append(PanelItem(answers=item[0][0], sample_id=item[0][1], epoch=item[0][2], criterion=item[1],
+                               score=combine(scored) if scored else None, judges_scored=len(scored), values=values))
+    return found
+
+
+def panel_summary(task: str, role: str, primaries: Mapping[str, Mapping[Item, Verdict]],
+                  candidates: Mapping[str, str], aggregate: str = "mean") -> tuple[PanelSummary, list[PanelItem]]:
+    items = panel_items(primaries, aggregate)
+    judges = sorted(primaries)
+    per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for item in items:
+        who = candidates.get(item.answers, item.answers)
+        if item.score is not None:
+            per[who]["panel"].append(item.score)
+        for judge, value in item.values.items():
+            if value is not None:
+                per[who][judge].append(value)
+    spread = [i for i in items if i.judges_scored >= 2]
+    spread.sort(key=lambda i: (-(max(v for v in i.values.values() if v is not None)
+                                 - min(v for v in i.values.values() if v is not None)), i.answers, i.sample_id))
+    summary = PanelSummary(
+        task=task, role=role, judges=judges, aggregate=aggregate, n_items=len(items),
+        n_unscored=sum(i.judges_scored == 0 for i in items),
+        n_partial=sum(0 < i.judges_scored < len(judges) for i in items),
+        candidates={who: {name: (statistics.fmean(v) if v else None) for name, v in
+                          [("panel", means.get("panel", [])), *((j, means.get(j, [])) for j in judges)]}
+                    for who, means in sorted(per.items())},
+        most_disagreed=[i for i in spread[:TOP_DISAGREEMENTS] if len(set(v for v in i.values.values() if v is not None)) > 1])
+    return summary, items
+
+
+def pairwise_consistency(judge: Sequence[float | None], human: Sequence[float]) -> float | None:
+    """Of the item pairs people score differently, the share the judge orders the same way (a judge
+    tie counts as not the same): the pairwise consistency with human scores of C3EBench (§5.5),
+    in our reading of it (the paper gives no formula)."""
+    a, b = stats.paired(judge, human)
+    if len(a) < 2:
+        return None
+    same = total = 0
+    for start in range(0, len(a), 256):  # blocks of rows: memory stays small for thousands of items
+        rows = slice(start, start + 256)
+        da = np.sign(a[rows, None] - a[None, :])
+        db = np.sign(b[rows, None] - b[None, :])
+        upper = (np.arange(len(a))[None, :] > np.arange(len(a))[rows, None]) & (db != 0)
+        total += int(upper.sum())
+        same += int((da[upper] == db[upper]).sum())
+    return same / total if total else None
+
+
+def _ceiling(human: Mapping[Item, Mapping[str, float]], scale: Scale | None) -> HumanCeiling | None:
+    raters = sorted({r for values in human.values() for r in values})
+    if len(raters) < 2:
+        return None
+    items = sorted(human)
+    matrix = [[human[i].get(r) for i in items] for r in raters]
+    correlations = [stats.spearman(matrix[i], matrix[j]) for i in range(len(raters)) for j in range(i + 1, len(raters))]
+    found = [c for c in correlations if c is not None]
+    return HumanCeiling(raters=raters, n_items=len(items), alpha=stats.krippendorff_alpha(matrix, _level(scale)),
+                        mean_pairwise_spearman=statistics.fmean(found) if found else None)
+
+
+def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, prices: Prices | None = None,
+                       seed: int = 0, panel: str = "mean") -> Analysis:
+    """The analysis of collected judgements (pure: no files read)."""
+    runs = {run.index: run for run in found.runs}
+    candidates = {run.answers: run.candidate for run in found.runs if run.candidate != "?"}
+    known = set(found.lengths) | {v.answer for v in found.verdicts}
+    human, preferences, label_summary = _human_values(labels, found.runs, known)
+    grouped: dict[Group, list[Verdict]] = defaultdict(list)
+    for verdict in found.verdicts:
+        grouped[(runs[verdict.run].header.task, verdict.role)].append(verdict)
+
+    analysis = Analysis(created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                        package_version=__version__,
+                        runs=[RunInfo(index=r.index, run_id=r.run_id, path=str(r.path), task=r.header.task,
+                                      answers=r.answers, candidate=r.candidate, judges=r.judges)
+                              for r in found.runs],
+                        labels=label_summary, tasks_without_ratings=found.no_ratings)
+    for (task, role), verdicts in sorted(grouped.items()):
+        table = _Table(runs, verdicts)
+        scale = table.scale()
+        judges = sorted(table.judges)
+        primaries = {j: table.primary(j) for j in judges}
+        for judge in judges:
+            primary = primaries[judge]
+            judge_runs = [runs[i] for indices in table.judges[judge].values() for i in indices]
+            given = sum(len(table.by_run[r.index]) for r in judge_runs)  # every rating paid for, repeats too
+            values = [v.value for v in primary.values()]
+            scored = [v for v in values if v is not None]
+            card = EvaluatorCard(
+                task=task, role=role, judge=judge, scale=scale.describe() if scale else "",
+                runs=[r.run_id for r in judge_runs],
+                candidates=sorted({r.candidate for r in judge_runs}),
+                n_ratings=len(values), n_unscored=len(values) - len(scored),
+                unscored_rate=(len(values) - len(scored)) / len(values) if values else None,
+                mean=statistics.fmean(scored) if scored else None,
+                consistency=_consistency(table, judge),
+                position=_position(table, judge, primary),
+                length=_length_bias(primary, found.lengths, candidates),
+                self_preference=_self_preference(judge, table, primary, candidates),
+                cost=_cost(judge_runs, role, given, prices),
+            )
+            for other in judges:
+                if other != judge:
+                    shared = sorted(set(primary) & set(primaries[other]))
+                    card.other_judges[other] = pair_stats(_values(primary, shared), _values(primaries[other], shared),
+                                                          scale, seed=seed)
+            card.humans = _humans(primary, human, preferences, scale) if human or preferences else None
+            analysis.cards.append(card)
+        for i, a in enumerate(judges):
+            for b in judges[i + 1:]:
+                shared = sorted(set(primaries[a]) & set(primaries[b]))
+                analysis.pairs.append(JudgePair(
+                    task=task, role=role, a=a, b=b,
+                    overall=pair_stats(_values(primaries[a], shared), _values(primaries[b], shared), scale, seed=seed),
+                    slices=_slices(primaries[a], primaries[b], shared, scale),
+                    system=_system(primaries[a], primaries[b], shared, candidates),
+                    top_disagreements=_top_disagreements(primaries[a], primaries[b], shared)))
+        if len(judges) > 2:
+            items = sorted(set().union(*(set(p) for p in primaries.values())))
+            matrix = [_values(primaries[j], items) for j in judges]
+            analysis.groups.append(GroupAgreement(task=task, role=role, judges=judges, n_items=len(items),
+                                                  alpha=stats.krippendorff_alpha(matrix, _level(scale))))
+        if len(judges) > 1:
+            summary, items = panel_summary(task, role, primaries, candidates, panel)
+            analysis.panels.append(summary)
+            analysis.panel_items.extend(items)
+        if human:
+            analysis.human_ceiling = _ceiling(human, scale)
+    return analysis
+
+
+def analyse(paths: Sequence[Path], *, labels: LabelSet | None = None, prices: Prices | None = None,
+            seed: int = 0, panel: str = "mean") -> Analysis:
+    """Read the run folders and analyse their judges (see the module docstring); `panel` ("mean" or
+    "median") makes an item's panel score from the judges' verdicts."""
+    if panel not in ("mean", "median"):
+        raise ValueError(f"panel score must be mean or median, not {panel!r}")
+    return analyse_judgements(collect(paths), labels=labels, prices=prices, seed=seed, panel=panel)
