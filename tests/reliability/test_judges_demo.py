@@ -68,6 +68,21 @@ def test_cards_recover_planted_properties(judged):
     assert fair.other_judges["scripted/j-noisy"].spearman < fair.other_judges["scripted/j-flaky"].spearman
 
 
+def test_a_better_candidate_that_writes_longer_is_not_length_bias(tmp_path, scripts):
+    """The long candidate is 2 points better: a fair judge has no length bias, although within each
+    sample the longer answer scores higher."""
+    fair = scripts("fair-q", judge())
+    paths = [proseval.run("demo", model=scripts(name, writer(words, better=better)), roles={"judge": fair},
+                          out=tmp_path, epochs=4).path for name, words, better in (("s", 50, 0), ("l", 200, 2))]
+    bias = proseval.agreement(paths).cards[0].length
+    assert bias.within_sample_slope > 0.8  # the quality gap, seen through length
+    assert bias.slope_per_doubling == pytest.approx(0.0, abs=0.2)  # net of the candidates' own levels
+    raw = {s: m["raw"] for s, m in bias.systems.items()}
+    controlled = {s: m["length_controlled"] for s, m in bias.systems.items()}
+    assert raw["scripted/l"] - raw["scripted/s"] == pytest.approx(2.0)
+    assert controlled["scripted/l"] - controlled["scripted/s"] == pytest.approx(2.0, abs=0.4)
+
+
 def test_panel_scores_skip_unscored_judges(judged):
     _, paths = judged
     analysis = proseval.agreement(paths)

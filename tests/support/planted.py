@@ -20,13 +20,13 @@ FILLER = re.compile(r"\blorem\b")
 
 
 def planted_quality(text: str) -> int:
-    """4..7: far enough from the 1-10 ends that planted shifts are never clipped."""
+    """4..7: far enough from the 1-10 ends that planted shifts (and `better` up to 2) are never clipped."""
     return 4 + hashlib.sha256(text.encode()).digest()[0] % 4
 
 
-def writer(base_words: int, spread: float = 1.0, seed: int = 0) -> Callable[[list[dict]], str]:
+def writer(base_words: int, spread: float = 1.0, seed: int = 0, better: int = 0) -> Callable[[list[dict]], str]:
     """Answers of about `base_words` words (times 2**u, u in +-spread): the k-th answer to a prompt
-    has the same length whatever order the prompts come in."""
+    has the same length whatever order the prompts come in. `better` adds to the planted quality."""
     seen: dict[str, int] = {}
 
     def answer(messages: list[dict]) -> str:
@@ -34,7 +34,7 @@ def writer(base_words: int, spread: float = 1.0, seed: int = 0) -> Callable[[lis
         seen[prompt] = seen.get(prompt, 0) + 1
         draw = random.Random(f"{seed}/{prompt}/{seen[prompt]}").uniform(-spread, spread)
         words = max(5, round(base_words * 2 ** draw))
-        return f"planted-quality-{planted_quality(prompt)} " + " ".join(["lorem"] * words)
+        return f"planted-quality-{planted_quality(prompt) + better} " + " ".join(["lorem"] * words)
 
     return answer
 

@@ -174,7 +174,7 @@ def _length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, in
     systems = [candidates.get(answers[i][0], answers[i][0]) for i in kept]
     slope = stats.length_slope(scores, words, keys)
     controlled = stats.length_controlled_means(scores, words, keys, systems)
-    return LengthBias(slope_per_doubling=slope.slope, n=slope.n,
+    return LengthBias(slope_per_doubling=controlled.beta, within_sample_slope=slope.slope, n=slope.n,
                       systems={str(s): {"raw": raw, "length_controlled": lc} for s, (raw, lc) in controlled.means.items()})
 
 

@@ -35,7 +35,10 @@ class Consistency(BaseModel):
 
 class LengthBias(BaseModel):
     slope_per_doubling: float | None = Field(None, description="score points per doubling of the answer's length, "
-                                             "within each sample")
+                                             "net of candidate and sample effects (the beta of the length-controlled "
+                                             "fit): a better candidate that also writes longer is not taken for bias")
+    within_sample_slope: float | None = Field(None, description="the plain within-sample slope (candidate quality "
+                                              "differences included)")
     n: int = 0
     systems: dict[str, dict[str, float | None]] = Field(default_factory=dict,
                                                         description="candidate -> raw and length-controlled mean")
