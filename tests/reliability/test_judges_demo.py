@@ -166,7 +166,8 @@ def test_command_line_panel_agreement_and_report(tmp_path, scripts, monkeypatch)
     saved = json.loads((out / "results.json").read_text())
     fair_card = next(c for c in saved["cards"] if c["judge"] == fair)
     assert fair_card["cost"]["currency"] == "EUR" and fair_card["cost"]["price_per_1000"] is not None
-    assert "Evaluator cards" in (out / "report.html").read_text()
+    page = (out / "report.html").read_text()
+    assert "Evaluator cards" in page and 'id="judges-panel-demo-judge"' in page
     report = tmp_path / "report.html"
     result = runner.invoke(app, ["report", *map(str, runs), "-o", str(report)], catch_exceptions=False)
     assert result.exit_code == 0, result.output

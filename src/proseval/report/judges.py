@@ -19,6 +19,7 @@ from .sections import Cell, HtmlTable, slug
 class JudgesPart:
     runs: int
     tables: list[HtmlTable] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -29,10 +30,10 @@ def _cells(texts: list[str], labels: int) -> list[Cell]:
 def judges_part(analysis: Analysis) -> JudgesPart:
     part = JudgesPart(runs=len(analysis.runs))
     if analysis.labels is not None and analysis.labels.unknown:
-        part.notes.append(f"{analysis.labels.unknown} human label(s) name samples that are not in these runs "
+        part.warnings.append(f"{analysis.labels.unknown} human label(s) name samples that are not in these runs "
                           f"(e.g. {', '.join(analysis.labels.unknown_examples)}); they are left out.")
     if analysis.labels is not None and analysis.labels.ambiguous:
-        part.notes.append(f"{analysis.labels.ambiguous} human label(s) match answers of several runs; give the "
+        part.warnings.append(f"{analysis.labels.ambiguous} human label(s) match answers of several runs; give the "
                           "run id in their run field.")
     part.tables.append(HtmlTable("judges-cards", "Evaluator cards", list(CARD_COLUMNS),
                                  [_cells(card_cells(card), 2) for card in analysis.cards],
@@ -47,6 +48,15 @@ def judges_part(analysis: Analysis) -> JudgesPart:
                                      ["task / role", "A", "B", *STAT_COLUMNS, "system τ"], rows,
                                      "on the items both judges rated; system τ: Kendall's τ-b between the two "
                                      "judges' rankings of the candidate models"))
+    for panel in analysis.panels:
+        rows = [_cells([candidate, num(means.get("panel")), *(num(means.get(j)) for j in panel.judges)], 1)
+                for candidate, means in panel.candidates.items()]
+        part.tables.append(HtmlTable(f"judges-panel-{slug(panel.task)}-{slug(panel.role)}",
+                                     f"Panel of {len(panel.judges)} judges: {panel.task} / {panel.role}",
+                                     ["candidate", "panel", *panel.judges], rows,
+                                     f"an item's panel score is the {panel.aggregate} of the verdicts of the judges "
+                                     f"that scored it; {panel.n_partial} item(s) scored by part of the panel, "
+                                     f"{panel.n_unscored} by none"))
     for pair in analysis.pairs:
         for key, values in pair.slices.items():
             rows = [_cells([value, *stats_cells(stats)], 1) for value, stats in values.items()]
