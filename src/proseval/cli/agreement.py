@@ -34,7 +34,8 @@ def agreement_cmd(
                               "of the judges that scored it: mean or median."),
 ) -> None:
     """Judge the judges: agreement between judges and with human labels, consistency across repeats,
-    length bias and self-preference, unscored rate, tokens, price and time per 1,000 ratings."""
+    length bias, position flips, self-preference, panels, unscored rate, tokens, price and time per
+    1,000 ratings."""
     if len({p.resolve() for p in run_dirs}) != len(run_dirs):
         fail("a run folder is given twice")
     for path in run_dirs:
