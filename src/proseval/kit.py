@@ -24,6 +24,8 @@ from .core.score import ParseStatus, Score
 from .core.scorer import scorer
 from .core.state import State
 from .core.task import Task
+from .core.textdiff import highlight, locate, word_diff
+from .core.views import LabelCriterion, LabelForm, ViewBlock
 from .errors import DataError, MissingDataError, describe_validation_error
 from .judging.ask import ask_until
 from .judging.jsonfind import find_json_values, repair_json_value
@@ -51,6 +53,10 @@ __all__ = [
     "SampleContext", "single_turn", "as_messages",
     # What a judge rated (the judge-reliability analysis compares these verdicts).
     "Rating", "Scale", "rated_metrics",
+    # What the viewer shows of a sample, and what a person labelling it is asked.
+    "ViewBlock", "LabelForm", "LabelCriterion",
+    # Text helpers for sample views: a word diff and highlighted snippets, as (kind, text) segments.
+    "word_diff", "highlight", "locate",
     # Models: generation settings, completions and the errors a protocol may catch.
     "GenerateConfig", "Message", "Completion", "ModelError", "ContextOverflowError",
     # Judges: bounded re-asks, parsing replies, asking for structured output.

@@ -25,6 +25,7 @@ from .core.health import Check
 from .core.preset import Preset
 from .core.prompt import PromptTemplate
 from .core.task import Task
+from .core.views import Labelling, SampleViews
 from .errors import UsageError
 
 ENTRY_POINT_GROUP = "proseval.benchmarks"
@@ -55,6 +56,8 @@ class TaskEntry:
     prompts: Callable[[], Mapping[str, PromptTemplate]] | None = field(default=None)
     presets: Callable[[], Mapping[str, Preset]] | None = field(default=None)
     metrics: Callable[[], Mapping[str, str]] | None = field(default=None)
+    views: Callable[[dict[str, Any]], list[Any]] | None = field(default=None)
+    labelling: Callable[[dict[str, Any]], Any] | None = field(default=None)
 
     def preset(self, name: str) -> Preset:
         known = dict(self.presets()) if self.presets is not None else {}
@@ -69,7 +72,8 @@ class ScorerEntry:
     """A scorer any run can be re-scored with (`proseval score RUN --scorer NAME`).
 
     `load()` returns ``(factory, prompts)``: ``factory(**options)`` makes the scorer; `prompts`
-    are the templates it renders; `roles` are the roles it calls.
+    are the templates it renders; `roles` are the roles it calls; `views` draws what its scores
+    keep on a sample's page in the viewer, for a run re-scored with it (`core.views`).
     """
 
     name: str
@@ -77,6 +81,7 @@ class ScorerEntry:
     roles: tuple[str, ...]
     load: Callable[[], tuple[Callable[..., Any], Mapping[str, PromptTemplate]]]
     role_configs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    views: Callable[[dict[str, Any]], list[Any]] | None = None
 
 
 _TASKS: dict[str, TaskEntry] = {}
@@ -92,22 +97,27 @@ def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
          render: Callable[[Any], list[Any]] | str | None = None,
          prompts: Mapping[str, PromptTemplate] | str | None = None,
          presets: Mapping[str, Preset] | str | None = None,
-         metrics: Mapping[str, str] | str | None = None) -> Callable[[F], F]:
+         metrics: Mapping[str, str] | str | None = None,
+         views: SampleViews | str | None = None,
+         labelling: Labelling | str | None = None) -> Callable[[F], F]:
     """Register a task factory: ``@task("mybench", summary=..., params=MyParams)``.
 
     The factory takes the validated parameters and returns a `Task`; import heavy modules inside
     it, so that listing tasks stays fast. `render` turns a run's results into extra tables;
     `prompts` are the templates the task sends (given to every task the factory builds, unless
     it sets its own); `presets` are its named setups (``--preset paper``); `metrics` maps each
-    metric the task reports to its definition (shown by `proseval describe`); as
-    ``"module:attribute"`` any of these is imported only when used.
+    metric the task reports to its definition (shown by `proseval describe`); `views` draws a
+    sample's own parts in the viewer and `labelling` is what a person rating it is asked
+    (`core.views`); as ``"module:attribute"`` any of these is imported only when used.
     """
 
     def register(factory: F) -> F:
         if name in _TASKS and _TASKS[name].factory is not factory:
             raise ValueError(f"task {name!r} is registered twice")
         _TASKS[name] = TaskEntry(name, summary, factory, params, _lazy(render) if isinstance(render, str) else render,
-                                 _declared(prompts), _declared(presets), _declared(metrics))
+                                 _declared(prompts), _declared(presets), _declared(metrics),
+                                 _lazy(views) if isinstance(views, str) else views,
+                                 _lazy(labelling) if isinstance(labelling, str) else labelling)
         return factory
 
     return register
@@ -132,15 +142,18 @@ def _declared(value: Any) -> Callable[[], Any] | None:
 
 
 def scorer_plugin(name: str, *, summary: str, roles: tuple[str, ...], factory: str,
-                  prompts: str | None = None, role_configs: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                  prompts: str | None = None, role_configs: Mapping[str, Mapping[str, Any]] | None = None,
+                  views: SampleViews | str | None = None) -> None:
     """Register a scorer for `proseval score RUN --scorer NAME` (``"module:attribute"`` targets,
-    imported only when used): ``factory(**options)`` returns a `@scorer` function."""
+    imported only when used): ``factory(**options)`` returns a `@scorer` function; `views`, like a
+    task's, draws what its scores keep in the viewer."""
     def load() -> tuple[Callable[..., Any], Mapping[str, PromptTemplate]]:
         made = _declared(factory)
         texts = _declared(prompts) if prompts else None
         return made(), dict(texts()) if texts else {}  # type: ignore[misc]
 
-    _SCORERS[name] = ScorerEntry(name, summary, roles, load, dict(role_configs or {}))
+    _SCORERS[name] = ScorerEntry(name, summary, roles, load, dict(role_configs or {}),
+                                 _lazy(views) if isinstance(views, str) else views)
 
 
 def scorer_plugins() -> dict[str, ScorerEntry]:

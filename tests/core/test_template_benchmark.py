@@ -96,3 +96,39 @@ def test_the_template_judge_prompt_is_replaceable_by_a_file(tmp_path, haiku_modu
         unregister_script("haiku-judge-seen")
     assert seen and seen[0].startswith("THEME rain\n") and run.results.metrics["quality"].mean == 6.0
     assert run.header.prompts["judge"].source == str(mine)
+
+
+def test_the_template_draws_its_own_sample_view_in_the_viewer(tmp_path, haiku_module):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from proseval.view import create_app
+
+    run = proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge"},
+                       params={"themes": "rain"}, out=tmp_path / "runs")
+    html = TestClient(create_app(tmp_path / "runs"), base_url="http://127.0.0.1").get(
+        f"/runs/{run.path.name}/samples/1").text
+    # its "table" block: the syllables of each line against 5-7-5 (all exact here)
+    table = html.split("<h2>Syllables per line</h2>", 1)[1].split('<table class="grid syllables">', 1)[1]
+    assert [row for row in table.split("</table>", 1)[0].splitlines() if row.startswith("<tr class")] == [
+        '<tr class="passed"><td>Soft rain on the roof</td><td class="n">5</td><td class="n">5</td></tr>',
+        '<tr class="passed"><td>the garden drinks in silence</td><td class="n">7</td><td class="n">7</td></tr>',
+        '<tr class="passed"><td>night falls on the pond</td><td class="n">5</td><td class="n">5</td></tr>']
+    # its "marked" block: the theme marked in the haiku
+    assert '<pre class="text theme">Soft <mark>rain</mark> on the roof\n' in html.split("The theme in the haiku", 1)[1]
+    assert 'id="view-problems"' not in html  # no hook failed
+
+
+def test_the_template_asks_raters_its_own_question_in_the_labelling_mode(tmp_path, haiku_module):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from proseval.view import create_app
+    from proseval.view.labelling import LabelOptions
+
+    proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge"},
+                 params={"themes": "rain"}, out=tmp_path / "runs")
+    web = TestClient(create_app(tmp_path / "runs", labelling=LabelOptions("s", seed=1)), base_url="http://127.0.0.1")
+    page = web.get("/label/1", params={"rater": "Ann"}).text
+    assert "A haiku on the theme: rain" in page and "<legend>quality</legend>" in page
+    assert page.count('name="c0" value=') == 10  # its 1-10 scale

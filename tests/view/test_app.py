@@ -148,7 +148,8 @@ HOSTILE_RECORD = record(1, id=f"id{HOSTILE}", input=f"input {HOSTILE}", metadata
 
 
 def test_text_from_a_run_is_escaped_everywhere(tmp_path: Path):
-    write_run(tmp_path / "runs" / "evil", [HOSTILE_RECORD])
+    # A Revision Distance run: its own view (the draft → revision diff, by the task's hook) is escaped too.
+    write_run(tmp_path / "runs" / "evil", [HOSTILE_RECORD], task="revision-distance")
     web = client(tmp_path / "runs")
     for url in ("/", "/runs/evil", "/runs/evil?s.language=x", "/runs/evil/samples/1"):
         html = web.get(url).text
@@ -224,10 +225,11 @@ def test_per_criterion_verdicts_and_raw_judge_answers_are_listed(tmp_path: Path)
                 "depth": {"score": None, "status": "unparsable", "error": "no JSON", "raw": "I think 7?"}}
     judged = record(1, scores={"score": {"value": 7.0, "explanation": "1 of 2 criteria scored",
                                          "parse_status": "partial", "metadata": {"criteria": verdicts}}})
-    write_run(tmp_path / "runs" / "wb", [judged])
+    write_run(tmp_path / "runs" / "wb", [judged], task="writingbench")  # drawn by WritingBench's views hook
     html = client(tmp_path / "runs").get("/runs/wb/samples/1").text
-    table = html.split('<details class="criteria"><summary>2 criteria</summary>', 1)[1].split("</table>", 1)[0]
-    assert re.findall(r"<tr><td>(\w+)</td><td class=\"n\">([^<]+)</td><td>(\w+)</td>", table) == [
+    table = html.split("<h2>Criteria (score): 2</h2>", 1)[1].split('<table class="grid criteria">', 1)[1]
+    table = table.split("</table>", 1)[0]
+    assert re.findall(r"<tr><td>(\w+)</td><td(?: class=\"n\")?>([^<]+)</td><td>(\w+)</td>", table) == [
         ("clarity", "7", "ok"), ("depth", "–", "unparsable")]
     assert "clear &lt;b&gt;enough&lt;/b&gt;" in table and "no JSON" in table
     assert "judge's raw answer (depth: raw)</summary><pre class=\"text\">I think 7?</pre>" in html
@@ -248,7 +250,7 @@ def test_a_draft_and_its_revision_are_diffed_word_by_word(tmp_path: Path):
                                                           "critique": "say more"}},
                      state={"messages": [], "output": "The ancient bridge still stood here.", "turns": [],
                             "metadata": {}})
-    write_run(tmp_path / "runs" / "edit", [revised])
+    write_run(tmp_path / "runs" / "edit", [revised], task="c3ebench")  # a C3EBench Edit item: its views hook
     html = client(tmp_path / "runs").get("/runs/edit/samples/1").text
     diff = html.split("Draft → revision", 1)[1].split('<pre class="diff">', 1)[1].split("</pre>", 1)[0]
     assert diff == "The <del>old</del><ins>ancient</ins> bridge<ins> still</ins> stood here."

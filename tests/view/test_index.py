@@ -10,7 +10,7 @@ from view.view_fixtures import record
 
 import proseval.view.index as index_module
 from proseval.view.index import IndexCache, LineIndex, summarize
-from proseval.view.shapes import highlight, word_diff
+from proseval.core.textdiff import highlight, word_diff
 
 
 def line(n: int) -> bytes:

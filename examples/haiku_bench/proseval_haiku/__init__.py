@@ -8,6 +8,8 @@ from proseval_haiku.params import HaikuParams
 
 @kit.task(
     "haiku", summary="template benchmark: haiku to a theme, judged 1-10, syllables checked", params=HaikuParams,
+    labelling="proseval_haiku.labelling:label_form",
+    views="proseval_haiku.views:sample_views",
     prompts="proseval_haiku.task:PROMPTS",
 )
 def haiku(params: HaikuParams):

@@ -17,8 +17,9 @@ from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader
 
 from ..runtime.runlog import SAMPLES
-from . import shapes
+from . import blocks as views
 from .index import IndexCache, LineIndex, Summary, summarize
+from .labelling import LabelOptions, install_labelling
 from .runs import RunInfo, counts, find_runs, pretty, read_info
 
 COOKIE = "proseval_view_token"
@@ -112,7 +113,8 @@ def _environment() -> Environment:
     return env
 
 
-def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = None) -> FastAPI:
+def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = None,
+               labelling: LabelOptions | None = None) -> FastAPI:
     """The app over the run folders in `runs_dir`. A host that is not loopback needs a token."""
     if not is_loopback(host) and not token:
         raise ValueError(f"refusing to serve on {host} without a token: anyone who can reach it could read the runs")
@@ -208,12 +210,11 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
         if record is None:
             raise HTTPException(422, f"{info.path / SAMPLES}: sample {line} is not a JSON object")
         state = record.get("state") or {}
-        turns = state.get("turns") or []
+        assert info.header is not None  # run_named refuses a run without one
+        blocks, problems = views.sample_blocks(info.header, record)  # the benchmark's own views, by its hook
         return page("sample.html", info=info, line=line, lines=len(index), record=record, state=state,
-                    trajectory=shapes.trajectory_view(record) if shapes.is_trajectory(turns) else None,
-                    rounds=shapes.rounds_view(turns) if shapes.is_rounds(turns) else None,
-                    edits=shapes.edit_views(record), revision=shapes.revision_diff(record),
-                    raw_answers=shapes.raw_answers, criteria=shapes.criteria)
+                    blocks=blocks, view_problems=problems, turns_drawn=views.draws_turns(blocks),
+                    raw_answers=views.raw_answers)
 
     @app.get("/runs/{name}/files/{filename}")
     def run_file(name: str, filename: str) -> FileResponse:
@@ -223,6 +224,8 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
             raise HTTPException(404, f"{name} has no chart {filename!r}")
         return FileResponse(charts[filename], media_type="image/png")
 
+    if labelling is not None:  # `--label SESSION`: the labelling pages (view/labelling.py)
+        install_labelling(app, root, labelling)
     return app
 
 

@@ -11,7 +11,9 @@ from proseval.benchmarks.c3ebench.params import C3EParams, ConstructParams
     "c3ebench",
     summary="C3EBench: 1,258 EN/ZH items (Cloze, Expand, Edit, End2End), judge scores 1-10 with the reference = 6",
     params=C3EParams,
+    labelling="proseval.benchmarks.c3ebench.labelling:label_form",
     render="proseval.benchmarks.c3ebench.task:render",
+    views="proseval.benchmarks.c3ebench.views:sample_views",
     prompts="proseval.benchmarks.c3ebench.prompts:PROMPTS",
     presets="proseval.benchmarks.c3ebench.presets:PRESETS",
 )

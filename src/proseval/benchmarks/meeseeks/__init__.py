@@ -12,6 +12,7 @@ from proseval.benchmarks.meeseeks.params import MeeseeksParams
     "feedback over up to 20 rounds",
     params=MeeseeksParams,
     render="proseval.benchmarks.meeseeks.render:render",
+    views="proseval.benchmarks.meeseeks.views:sample_views",
     prompts="proseval.benchmarks.meeseeks.prompts:PROMPTS",
     presets="proseval.benchmarks.meeseeks.presets:PRESETS",
 )

@@ -15,6 +15,7 @@ from proseval.benchmarks.ravel.params import RavelParams
     metrics="proseval.benchmarks.ravel.metrics:DEFINITIONS",
     params=RavelParams,
     render="proseval.benchmarks.ravel.task:render",
+    views="proseval.benchmarks.ravel.views:sample_views",
     prompts="proseval.benchmarks.ravel.prompts:PROMPTS",
     presets="proseval.benchmarks.ravel.presets:PRESETS",
 )

@@ -20,7 +20,9 @@ __all__ = ["revision_distance_scorer"]
             "ROUGE beside it",
     metrics="proseval.benchmarks.revision_distance.definitions:DRAFTS_AND_PAIRS",
     params=RevisionDistanceParams,
+    labelling="proseval.benchmarks.revision_distance.labelling:label_form",
     render="proseval.benchmarks.revision_distance.render:render",
+    views="proseval.benchmarks.revision_distance.views:sample_views",
     prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
 )
 def revision_distance(params: RevisionDistanceParams):
@@ -36,6 +38,7 @@ def revision_distance(params: RevisionDistanceParams):
     metrics="proseval.benchmarks.revision_distance.definitions:STABILITY",
     params=StabilityParams,
     render="proseval.benchmarks.revision_distance.render:render",
+    views="proseval.benchmarks.revision_distance.views:sample_views",
     prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
 )
 def revision_distance_stability(params: StabilityParams):
@@ -55,6 +58,7 @@ kit.scorer_plugin(
     factory="proseval.benchmarks.revision_distance.scoring:revision_distance_scorer",
     prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
     role_configs={"reviser": dict(REVISER_SETTINGS)},
+    views="proseval.benchmarks.revision_distance.views:sample_views",
 )
 kit.doctor_check("revision-distance", lambda: [kit.extra_check("extra revision-distance", "revision-distance",
                                                                  ("rouge_score",))])

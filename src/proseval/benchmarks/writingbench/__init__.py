@@ -11,7 +11,9 @@ from proseval.benchmarks.writingbench.params import CriteriaParams, CurateParams
     "writingbench",
     summary="WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
     params=WritingBenchParams,
+    labelling="proseval.benchmarks.writingbench.labelling:label_form",
     render="proseval.benchmarks.writingbench.render:render",
+    views="proseval.benchmarks.writingbench.views:sample_views",
     prompts="proseval.benchmarks.writingbench.judging:JUDGE_PROMPTS",
     presets="proseval.benchmarks.writingbench.presets:PRESETS",
 )
@@ -37,6 +39,8 @@ def writingbench_criteria(params: CriteriaParams):
     "writingbench-curate",
     summary="score instruction/response pairs with generated criteria (see: proseval writingbench curate)",
     params=CurateParams,
+    labelling="proseval.benchmarks.writingbench.labelling:label_form",
+    views="proseval.benchmarks.writingbench.views:sample_views",
     prompts="proseval.benchmarks.writingbench.userdata:CURATE_PROMPTS",
 )
 def writingbench_curate(params: CurateParams):

@@ -1,0 +1,60 @@
+"""What a benchmark shows of its samples in the viewer, and what it asks a person labelling them.
+
+Both are hooks a benchmark registers with its task (``@kit.task(..., views=..., labelling=...)``),
+so the viewer draws a RAVEL trajectory or asks WritingBench's criteria without importing any
+benchmark. They return plain data; the viewer's templates escape every text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ViewBlock:
+    """One part of a sample's page: `kind` names a drawing the viewer knows (see docs/viewer.md),
+    `data` its content as plain values (strings, numbers, lists, dicts)."""
+
+    kind: str
+    title: str
+    data: Any = None
+
+
+# The sample views of one record (the samples.jsonl line as a dict); [] for none.
+SampleViews = Callable[[dict[str, Any]], list[ViewBlock]]
+
+
+@dataclass(frozen=True)
+class LabelCriterion:
+    """One thing a rater scores: `name` is the criterion labels are recorded under (the same name
+    the task's `ratings` give the judge's verdict, so the two can be compared)."""
+
+    name: str
+    description: str = ""
+    low: int = 1
+    high: int = 10
+
+
+@dataclass(frozen=True)
+class LabelForm:
+    """What a rater is asked about one sample: the question, the criteria to score, and what they
+    may see besides the answer (a reference text); `pairwise` is the question for two answers to
+    the same item shown side by side (A, B or tie); an empty `pairwise` asks for no such pairs
+    (the task's answers are not the candidates' own, e.g. the same given drafts in every run).
+
+    `texts` is for a record that holds two texts to compare instead of one answer (Revision
+    Distance's chosen and rejected): they are shown on random sides with the `pairwise` question,
+    and the choice is recorded as a score on each criterion: its `high` for the first text, its
+    `low` for the second, the middle for a tie."""
+
+    question: str
+    criteria: list[LabelCriterion] = field(default_factory=list)
+    reference: str | None = None
+    pairwise: str = "Which answer is better?"
+    texts: tuple[str, str] | None = None
+
+
+# The labelling form of one record (the samples.jsonl line as a dict).
+Labelling = Callable[[dict[str, Any]], LabelForm]

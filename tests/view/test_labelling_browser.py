@@ -1,0 +1,290 @@
+"""The labelling mode in headless Chromium (Debian's build, driven by Playwright) against a real
+uvicorn server: labelling by keyboard and continuing, blind pairs, a cross-origin form refused, two
+raters at once. Screenshots go to a temporary folder (and to $PROSEVAL_VIEW_SHOTS when set).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+from view.test_labelling import MODELS, labelling_runs, plan_of, rd_pair_record, secrets_of_the_runs
+
+from proseval.reliability.labels import Label
+from proseval.view import create_app
+from proseval.view.labelling import LabelOptions
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def serving(root: Path, options: LabelOptions) -> Iterator[str]:
+    """uvicorn serving the viewer in labelling mode on a free loopback port, in a background thread."""
+    import uvicorn
+
+    port = free_port()
+    runner = uvicorn.Server(uvicorn.Config(create_app(root, labelling=options), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not runner.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the viewer did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        runner.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    if not CHROMIUM.is_file():
+        pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("label-screenshots")
+    yield folder
+    extra = os.environ.get("PROSEVAL_VIEW_SHOTS")
+    if extra:
+        Path(extra).mkdir(parents=True, exist_ok=True)
+        for png in folder.glob("*.png"):
+            shutil.copy(png, Path(extra) / png.name)
+
+
+@contextmanager
+def tab(browser, *, errors_allowed: bool = False) -> Iterator[object]:
+    """A page in a context of its own (its own cookies), failing on a console error (a blocked script
+    or style) or a dialog (a script from a run's text)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    dialogs: list[str] = []
+    errors: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    try:
+        yield page
+    finally:
+        context.close()
+    assert dialogs == [], "a script from a run's text ran"
+    assert errors_allowed or errors == [], f"console errors: {errors}"
+
+
+def labels_in(path: Path) -> list[dict]:
+    """Every line of the labels file, each required to be a JSON object that is a valid label."""
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    records = [json.loads(line) for line in lines]
+    for record in records:
+        Label.model_validate(record)
+    return records
+
+
+def position_of(page) -> int:
+    return int(re.search(r"/label/(\d+)\?", page.url).group(1))
+
+
+def label_by_keyboard(page, key_for_score: str, key_for_choice: str) -> tuple[str, str]:
+    """Answer the item on the page with one key and save it with Enter; returns (kind, key pressed)."""
+    kind = page.locator("#label-form").get_attribute("data-kind")
+    key = key_for_score if kind == "score" else key_for_choice
+    page.keyboard.press(key)
+    return kind, key
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    return labelling_runs(tmp_path / "runs")
+
+
+def test_a_rater_labels_five_items_by_keyboard_reloads_and_continues_at_the_sixth(browser, runs, shots):
+    options = LabelOptions("keys", rater="Kim", seed=21)
+    with serving(runs, options) as url, tab(browser) as page:
+        page.goto(f"{url}/label?rater=Kim")
+        assert position_of(page) == 1
+        total = len(plan_of(runs, "keys")["items"])
+        pressed = []
+        shot = {"score": "label-score.png", "pair": "label-pair.png"}
+        for n in range(1, 6):
+            assert page.locator("#progress").inner_text() == f"{n - 1} / {total} labelled by Kim"
+            kind, key = label_by_keyboard(page, str(n + 2), "b" if n % 2 else "a")
+            assert page.locator("fieldset.q input:checked").count() == 1
+            if kind in shot:
+                page.screenshot(path=str(shots / shot.pop(kind)), full_page=True)
+            pressed.append((kind, key))
+            with page.expect_navigation():
+                page.keyboard.press("Enter")
+            assert position_of(page) == n + 1
+        page.reload()
+        assert position_of(page) == 6 and page.locator("#progress").inner_text() == f"5 / {total} labelled by Kim"
+        page.goto(f"{url}/label?rater=Kim")  # continuing later: the first item not labelled
+        assert position_of(page) == 6
+        page.keyboard.press("p")  # back to the fifth: labelled, the key pressed shown checked
+        page.wait_for_url(re.compile(r"/label/5\?"))
+        assert page.locator("#labelled").is_visible()
+        if shot:  # the first five items were all of one kind: find the other for its screenshot
+            for position in range(6, total + 1):
+                page.goto(f"{url}/label/{position}?rater=Kim")
+                kind = page.locator("#label-form").get_attribute("data-kind")
+                if kind in shot:
+                    label_by_keyboard(page, "8", "a")
+                    page.screenshot(path=str(shots / shot.pop(kind)), full_page=True)
+                if not shot:
+                    break
+
+    labels = labels_in(runs / "labels" / "keys.jsonl")
+    plan = plan_of(runs, "keys")["items"]
+    assert len(labels) == 5
+    for label, item, (kind, key) in zip(labels, plan[:5], pressed):
+        assert label["sample_id"] == item["id"] and label["rater"] == "Kim" and label["session"] == "keys"
+        assert item["kind"] == kind
+        if kind == "score":
+            assert label["run"] == item["runs"][0] and label["score"] == int(key)
+        else:
+            shown = (item["runs"][1], item["runs"][0]) if item["flipped"] else tuple(item["runs"])
+            assert (label["a"], label["b"]) == shown and label["preference"] == key.upper()
+
+
+def test_pairs_hide_the_models_and_draw_the_sides(browser, runs):
+    hidden = [s.lower() for s in secrets_of_the_runs(runs)]
+    with serving(runs, LabelOptions("pairs", seed=8, items="pairs")) as url, tab(browser) as page:
+        plan = plan_of(runs, "pairs")["items"]
+        first_on_a = 0
+        checked = plan[:40]
+        for position, item in enumerate(checked, start=1):
+            page.goto(f"{url}/label/{position}?rater=Kim")
+            html = page.content().lower()
+            assert [s for s in hidden if s in html] == [], f"item {position} names a model or run"
+            a_word = page.locator("#answer-1 pre").inner_text().split()[0]
+            b_word = page.locator("#answer-2 pre").inner_text().split()[0]
+            words = {run: MODELS[run.split("-")[1]] for run in item["runs"]}
+            assert {a_word, b_word} == set(words.values())
+            first_on_a += a_word == words[item["runs"][0]]
+        assert 0.25 < first_on_a / len(checked) < 0.75, first_on_a  # both orders, roughly balanced
+
+
+def test_a_form_sent_from_another_origin_is_refused(browser, runs):
+    options = LabelOptions("guard", seed=3, items="scores")
+    with serving(runs, options) as url:
+        form_page = httpx.get(f"{url}/label/1", params={"rater": "Eve"}).text
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', form_page).group(1)
+        # the attacker knows even the form's check value: the browser's Origin and Sec-Fetch-Site still give it away
+        attack = (f'<!doctype html><form method="post" action="{url}/label/1">'
+                  f'<input name="rater" value="Eve"><input name="csrf" value="{csrf}"><input name="c0" value="9">'
+                  '<button id="go">win a prize</button></form>').encode()
+
+        class Attacker(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - the handler's name
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.end_headers()
+                self.wfile.write(attack)
+
+            def log_message(self, *args):
+                pass
+
+        other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Attacker)
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        try:
+            with tab(browser, errors_allowed=True) as page:
+                page.goto(f"http://localhost:{other.server_address[1]}/")
+                with page.expect_navigation():
+                    page.click("#go")
+                assert "Refused" in page.locator("#problem").inner_text()
+                assert page.url.startswith(f"{url}/label/1")
+        finally:
+            other.shutdown()
+    assert labels_in(runs / "labels" / "guard.jsonl") == []
+
+
+def test_two_raters_at_once_leave_a_whole_file(browser, runs, shots):
+    options = LabelOptions("crowd", seed=5)
+    per_thread = 20
+
+    def post_many(url: str, rater: str, failures: list[str]) -> None:
+        with httpx.Client(base_url=url) as web:
+            for position in range(1, per_thread + 1):
+                page = web.get(f"/label/{position}", params={"rater": rater}).text
+                csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+                kinds = re.findall(r'data-question data-kind="(\w+)"', page)
+                values = {f"c{i}": ("6" if kind == "score" else "tie") for i, kind in enumerate(kinds)}
+                saved = web.post(f"/label/{position}", data={"rater": rater, "csrf": csrf, **values},
+                                 headers={"Origin": url, "Sec-Fetch-Site": "same-origin"})
+                if saved.status_code != 303:
+                    failures.append(f"{rater} {position}: {saved.status_code}")
+
+    with serving(runs, options) as url, tab(browser) as first, tab(browser) as second:
+        failures: list[str] = []
+        threads = [threading.Thread(target=post_many, args=(url, name, failures)) for name in ("T1", "T2")]
+        first.goto(f"{url}/label?rater=Ann")
+        second.goto(f"{url}/label?rater=Bo")
+        for thread in threads:
+            thread.start()
+        for _ in range(6):  # the two browsers take turns while the threads post
+            for page, keys in ((first, ("4", "a")), (second, ("9", "b"))):
+                label_by_keyboard(page, *keys)
+                with page.expect_navigation():
+                    page.keyboard.press("Enter")
+        for thread in threads:
+            thread.join(120)
+        assert failures == []
+        assert first.locator("#progress").inner_text().startswith("6 / ")
+        first.goto(f"{url}/label/agreement?refresh=0")
+        assert "Evaluator cards" in first.locator("h2#cards").inner_text()
+        assert "scripted/zeta-judge" in first.locator("#t-cards").inner_text()
+        first.screenshot(path=str(shots / "label-agreement.png"), full_page=True)
+
+    labels = labels_in(runs / "labels" / "crowd.jsonl")  # every line whole JSON and a valid label
+    counts = {rater: sum(label["rater"] == rater for label in labels) for rater in ("Ann", "Bo", "T1", "T2")}
+    assert counts == {"Ann": 6, "Bo": 6, "T1": per_thread, "T2": per_thread}
+    assert len(labels) == 12 + 2 * per_thread
+
+
+def test_a_revision_distance_pair_is_chosen_by_keyboard(browser, tmp_path, shots):
+    root = tmp_path / "runs"
+    folder = root / "rd-pairs"
+    folder.mkdir(parents=True)
+    from view.view_fixtures import header
+
+    head = header("rd-pairs", "revision-distance")
+    head["roles"] = {"reviser": {"spec": "scripted/reviser-x"}}
+    (folder / "header.json").write_text(json.dumps(head), encoding="utf-8")
+    (folder / "samples.jsonl").write_text("".join(json.dumps(rd_pair_record(n)) + "\n" for n in range(4)),
+                                          encoding="utf-8")
+    with serving(root, LabelOptions("rd", seed=2)) as url, tab(browser) as page:
+        page.goto(f"{url}/label?rater=Kim")
+        assert page.locator("#label-form").get_attribute("data-kind") == "compare"
+        assert "Which text needs fewer edits?" in page.locator("fieldset.q legend").inner_text()
+        a_text = page.locator("#answer-1 pre").inner_text()
+        page.keyboard.press("a")
+        page.screenshot(path=str(shots / "label-compare.png"), full_page=True)
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+    [label] = labels_in(root / "labels" / "rd.jsonl")
+    assert label["criterion"] == "chosen vs rejected" and label["score"] == (1 if a_text.startswith("CHOSEN") else -1)
