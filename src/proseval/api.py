@@ -215,3 +215,20 @@ def resume(path: str | Path, *, retry_failed: bool = False, limit: int | None = 
                          retry_failed=retry_failed, limit=limit)
     asyncio.run(resume_run(folder, task_of(folder), options))
     return read_run(folder.path)
+
+
+def run_set(path: str | Path, *, max_runs: int | None = None, retry_failed: bool = False, cache: bool | None = None,
+            display: str = "none") -> Any:
+    """Run the evaluation set declared in the YAML file `path` (see `proseval run-set` and
+    docs/many-models.md): every missing run is started, finished ones are skipped, unfinished ones
+    resumed, at most `max_runs` at once, sharing the file's endpoint limits. Returns a
+    `runtime.sets.SetResult` (each member's state and results, one ranking per task entry by its
+    headline metric); a failed member is reported there, not raised, and `set.json` is written
+    into the set folder (`proseval run-set` also writes `report.html`). A bad file or member
+    option raises before anything is sent or written."""
+    from .commandline.sets import plan_set
+    from .runtime.loop import run_async
+    from .runtime.sets import run_set_async
+
+    setplan = plan_set(Path(path), max_runs=max_runs, use_cache=cache)
+    return run_async(run_set_async(setplan, display=display, retry_failed=retry_failed))  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from ..registry import command_groups, generate_commands
 from .app import app, generate_app
 
 # Each module registers its commands; the order here is the order of `proseval --help`.
-for _module in ("tasks", "run", "resume", "score", "agreement", "show", "compare", "report", "export", "cache",
+for _module in ("tasks", "run", "run_set", "resume", "score", "agreement", "show", "compare", "report", "export", "cache",
                 "doctor", "schema", "view"):
     import_module(f"{__name__}.{_module}")
 

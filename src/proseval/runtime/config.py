@@ -37,29 +37,18 @@ def _mapping(value: Any, *, parse: bool = False) -> Any:
     return {name: parse_value(text) if parse else text for name, text in pairs}
 
 
-class RunConfig(BaseModel):
-    """What a run is asked to do, as `proseval run` options; command-line flags win over it."""
+class RoleOptions(BaseModel):
+    """The role bindings, endpoints, concurrency, generation settings and prompt files a run is
+    asked for: the keys `RunConfig` and an evaluation set's entries (`runtime.sets`) share."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    task: Text | None = None
-    model: Text | None = None
     role: dict[str, Text] = Field(default_factory=dict, validation_alias=AliasChoices("role", "roles"))
-    base_url: list[Text] = Field(default_factory=list)
     role_base_url: dict[str, list[Text]] = Field(default_factory=dict)
     concurrency: Count | None = None
     role_concurrency: dict[str, Count] = Field(default_factory=dict)
     gen: dict[str, GenerateConfig] = Field(default_factory=dict)
     prompt: dict[str, Text] = Field(default_factory=dict, validation_alias=AliasChoices("prompt", "prompts"))
-    preset: Text | None = None
-    params: dict[str, Any] = Field(default_factory=dict)
-    limit: Count | None = None
-    epochs: Count | None = None
-    seed: StrictInt | None = None
-    max_attempts: Count | None = None
-    out: Text | None = None
-    display: Literal["rich", "plain", "none"] | None = None
-    no_cache: StrictBool | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -79,11 +68,6 @@ class RunConfig(BaseModel):
     @classmethod
     def _counts(cls, value: Any) -> Any:
         return _mapping(value, parse=True)
-
-    @field_validator("base_url", mode="before")
-    @classmethod
-    def _urls(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
 
     @field_validator("role_base_url", mode="before")
     @classmethod
@@ -112,6 +96,28 @@ class RunConfig(BaseModel):
     def generation(self) -> dict[str, dict[str, Any]]:
         """The generation settings per role, only those the file sets."""
         return {role: config.model_dump(exclude_unset=True) for role, config in self.gen.items()}
+
+
+class RunConfig(RoleOptions):
+    """What a run is asked to do, as `proseval run` options; command-line flags win over it."""
+
+    task: Text | None = None
+    model: Text | None = None
+    base_url: list[Text] = Field(default_factory=list)
+    preset: Text | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    limit: Count | None = None
+    epochs: Count | None = None
+    seed: StrictInt | None = None
+    max_attempts: Count | None = None
+    out: Text | None = None
+    display: Literal["rich", "plain", "none"] | None = None
+    no_cache: StrictBool | None = None
+
+    @field_validator("base_url", mode="before")
+    @classmethod
+    def _urls(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
 
 
 def load_run_config(path: Path | None) -> RunConfig:

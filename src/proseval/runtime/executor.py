@@ -15,6 +15,7 @@ from tenacity.wait import wait_base
 
 from ..models.base import Completion, GenerateConfig, Message, ModelAPI, ModelError, RetryableError
 from .cache import ResponseCache, cache_key
+from .limits import EndpointSlot
 
 
 @dataclass
@@ -88,6 +89,9 @@ class RoleModel:
     backoff_max: float = 60.0
     stats: RoleStats = field(default_factory=RoleStats)
     repeat: int = 0  # RunOptions.repeat
+    # Limits shared with other runs (`runtime.limits`): a request takes a slot of each, in this
+    # order, after its role's own; none for a single run.
+    endpoint_slots: tuple[EndpointSlot, ...] = ()
 
     def __post_init__(self) -> None:
         self._semaphore = asyncio.Semaphore(self.concurrency)
@@ -131,15 +135,28 @@ class RoleModel:
 
     async def _call_once(self, messages: list[Message], config: GenerateConfig) -> Completion:
         async with self._semaphore:
-            start = time.perf_counter()
+            if not self.endpoint_slots:
+                return await self._send(messages, config)
+            taken: list[EndpointSlot] = []
             try:
-                limit = config.request_timeout()
-                completion = await asyncio.wait_for(self.model.generate(messages, config), timeout=limit + 1)
-            except asyncio.TimeoutError:
-                raise RetryableError(f"no answer within {limit:g}s") from None
-            if not completion.latency:
-                completion.latency = time.perf_counter() - start
-            return completion
+                for slot in self.endpoint_slots:
+                    await slot.acquire()
+                    taken.append(slot)
+                return await self._send(messages, config)
+            finally:
+                for slot in reversed(taken):
+                    slot.release()
+
+    async def _send(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        start = time.perf_counter()
+        try:
+            limit = config.request_timeout()
+            completion = await asyncio.wait_for(self.model.generate(messages, config), timeout=limit + 1)
+        except asyncio.TimeoutError:
+            raise RetryableError(f"no answer within {limit:g}s") from None
+        if not completion.latency:
+            completion.latency = time.perf_counter() - start
+        return completion
 
     async def _call_with_retries(self, messages: list[Message], config: GenerateConfig) -> Completion:
         try:  # the common case needs none of the retry machinery

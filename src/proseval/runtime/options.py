@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from .limits import EndpointLimits
 from .progress import Display
 
 
@@ -24,3 +26,9 @@ class RunOptions:
     # A re-score's repeat number: repeats of one judge on the same answers get their own cache
     # entries and seeds, so the analysis sees the judge's variation rather than one replayed answer.
     repeat: int = 0
+    # Several runs in one event loop (an evaluation set, `runtime.sets`): endpoint limits they
+    # share (None: each role only has its own concurrency), the rich progress display they
+    # share (None: a run shows its own), and the name a run's progress goes by (None: the task's).
+    endpoint_limits: EndpointLimits | None = None
+    progress: Any = None
+    label: str | None = None

@@ -16,7 +16,8 @@ Display = Literal["rich", "plain", "none"]
 class RunProgress:
     """Counts samples, errors, tokens and cache hits; `stats` returns (tokens, cache hits)."""
 
-    def __init__(self, total: int, *, display: Display, description: str, stats: Callable[[], tuple[int, int]]):
+    def __init__(self, total: int, *, display: Display, description: str, stats: Callable[[], tuple[int, int]],
+                 shared: Progress | None = None):
         self.total = total
         self.done = 0
         self.errors = 0
@@ -27,9 +28,13 @@ class RunProgress:
         self._last_plain = 0.0
         self._progress: Progress | None = None
         self._task_id = None
+        self._shared = shared  # a display several runs share (an evaluation set): one bar each, started by its owner
 
     def __enter__(self) -> RunProgress:
-        if self.display == "rich":
+        if self.display == "rich" and self._shared is not None:
+            self._progress = self._shared
+            self._task_id = self._progress.add_task(self.description, total=self.total, errors=0, tokens=0, cache=0)
+        elif self.display == "rich":
             self._progress = Progress(
                 TextColumn("[bold]{task.description}"),
                 BarColumn(),
@@ -75,5 +80,5 @@ class RunProgress:
         )
 
     def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
+        if self._progress is not None and self._progress is not self._shared:
             self._progress.stop()

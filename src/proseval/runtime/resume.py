@@ -37,6 +37,16 @@ def _differences(header: RunHeader, task: Task, bindings: dict[str, RoleBinding]
     return found
 
 
+def configuration_changes(header: RunHeader, task: Task, bindings: dict[str, RoleBinding]) -> list[str]:
+    """What differs between a run's configuration and `task` with `bindings` (unseeded, as planned):
+    empty when a resume with them would continue the same experiment (the config hash matches)."""
+    wanted = {r: seeded_config(b, header.seed) for r, b in bindings.items()}
+    if config_hash(task, wanted, header.seed, header.epochs) == header.config_hash:
+        return []
+    return _differences(header, task, wanted) or ["a prompt file (prompts/ in the run folder) or a setting "
+                                                  "recorded only in the config hash"]
+
+
 def check_resume(folder: RunFolder, task: Task, options: RunOptions,
                  bindings: dict[str, RoleBinding] | None = None) -> RunHeader:
     """The run's header as this resume will record it; writes nothing.

@@ -61,10 +61,12 @@ class Runner:
                 continue
             binding = self.bindings[role]
             model = build_model(_model_spec(binding))
+            shared = self.options.endpoint_limits
             self.roles[role] = RoleModel(
                 role=role, model=model, config=binding.config, concurrency=binding.concurrency,
                 cache=self.cache, max_attempts=self.options.max_attempts,
                 backoff_initial=self.options.backoff_initial, repeat=self.options.repeat,
+                endpoint_slots=shared.for_binding(binding) if shared is not None else (),
             )
 
     def _report_internal(self, where: str, detail: str) -> None:
@@ -121,8 +123,9 @@ class Runner:
         pending = ((sample, epoch) for epoch in range(epochs) for sample in plan.samples()
                    if (sample.id, epoch) not in done)
         writer = SampleWriter(self.folder.samples_path)
-        progress = RunProgress(n_pending, display=self.options.display, description=self.task.name,
-                               stats=self._stats)
+        progress = RunProgress(n_pending, display=self.options.display,
+                               description=self.options.label or self.task.name, stats=self._stats,
+                               shared=self.options.progress)
         # A few more samples in flight than request slots, so that a slot freed by a finishing
         # sample is taken at once instead of waiting for that sample's bookkeeping.
         slots = max((b.concurrency for b in self.bindings.values()), default=1)

@@ -1,0 +1,187 @@
+"""`proseval run-set FILE.yaml`: models × tasks into one folder; what is missing runs, one leaderboard per task."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from dotenv import load_dotenv
+from rich.markup import escape
+from rich.table import Table
+
+from ..commandline.console import console, errors, fail
+from ..commandline.options import DisplayOpt, NoCacheOpt
+from ..commandline.requests import display_mode
+from ..commandline.sets import plan_set
+from ..errors import ProsevalError
+from ..report.runs import ReportRun, open_runs
+from ..report.sections import HtmlTable, leaderboard
+from ..runtime.loop import run_async
+from ..runtime.runlog import RunFolder
+from ..runtime.sets import SetResult, describe_plan, run_set_async
+from .app import app
+
+STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "failed": "bold red"}
+REPORT = "report.html"
+
+
+@dataclass
+class Leaderboard:
+    """The report's leaderboard of one task entry's finished members."""
+
+    task: str
+    table: HtmlTable | None
+    models: dict[str, str]  # run id -> the model's label in the set
+    missing: list[str]  # members without a finished run
+
+
+def leaderboards(result: SetResult) -> list[Leaderboard]:
+    boards = []
+    for ranking in result.rankings:
+        runs = [ReportRun(i, m.path, RunFolder(m.path).read_header(), m.results, [])  # type: ignore[arg-type]
+                for i, m in enumerate(ranking.ranked)]
+        table = leaderboard(ranking.task, runs, ranking.metric) if runs else None
+        models = {run.header.run_id: member.model for run, member in zip(runs, ranking.ranked)}
+        boards.append(Leaderboard(ranking.task, table, models, [m.name for m in ranking.missing]))
+    return boards
+
+
+def write_set_report(result: SetResult) -> None:
+    """`report.html` in the set folder over every finished member (a note when it cannot be written)."""
+    paths = [m.path for m in result.members if m.finished]
+    if not paths:
+        return
+    try:
+        from ..report.html import ReportOptions, write_report
+    except ImportError as exc:
+        result.notes.append(f"no {REPORT}: it needs {exc.name} (pip install 'proseval[report]')")
+        return
+    try:
+        output = result.path / REPORT
+        write_report(open_runs(paths), output, ReportOptions(title=f"proseval set: {result.file.stem}"))
+        result.report = output
+    except (ProsevalError, OSError, ValueError) as exc:
+        result.notes.append(f"no {REPORT}: {exc}")
+
+
+def leaderboard_table(board: Leaderboard) -> Table | None:
+    """One leaderboard for the terminal: the model, each metric's mean with its 95% CI (and the
+    unscored count when any), failed samples, finished / total."""
+    if board.table is None:
+        return None
+    columns = board.table.columns
+    at = {name: columns.index(name) for name in ("run", "other roles", "failed", "finished / total")}
+    metrics = [(i, columns[i]) for i in range(3, at["failed"], 3)]  # each metric: mean, 95% CI, unscored
+    others = {row[at["other roles"]].text for row in board.table.rows}
+    caption = f"other roles: {others.pop()}" if len(others) == 1 and "" not in others else None
+    table = Table(title=f"Leaderboard: {board.task}", title_justify="left", caption=caption, caption_justify="left")
+    table.add_column("model", overflow="fold")
+    for _, name in metrics:
+        table.add_column(f"{name} (95% CI)", justify="right")
+    table.add_column("failed", justify="right")
+    table.add_column("finished", justify="right")
+    for row in board.table.rows:
+        cells = [board.models.get(row[at["run"]].text, row[0].text)]
+        for i, _ in metrics:
+            mean, ci, unscored = (row[i].text, row[i + 1].text, row[i + 2].text)
+            cells.append(" ".join(part for part in (mean, ci if ci != mean else "",
+                                                    f"({unscored} unscored)" if unscored not in ("", "0") else "")
+                                  if part))
+        cells += [row[at["failed"]].text, row[at["finished / total"]].text]
+        table.add_row(*(escape(cell) for cell in cells))
+    return table
+
+
+def summary_table(result: SetResult) -> Table:
+    table = Table(title=f"Set {result.path}", title_justify="left")
+    for name in ("member", "state", "samples", "headline", "reason"):
+        table.add_column(name, justify="right" if name in ("samples", "headline") else "left",
+                         overflow="fold")
+    for member in result.members:
+        info = member.summary()
+        samples = info["samples"]
+        text = "" if samples is None else f"{samples['finished']}/{samples['total']}" + (
+            f", {samples['failed']} failed" if samples["failed"] else "")
+        headline = info["headline"]
+        shown = "" if headline is None or headline["mean"] is None else f"{headline['metric']} {headline['mean']:.3f}"
+        style = STATE_STYLE[member.state]
+        table.add_row(escape(member.name), f"[{style}]{member.state}[/]", text, shown, escape(member.reason or ""))
+    return table
+
+
+def print_set(result: SetResult) -> None:
+    console.print(summary_table(result))
+    for board in leaderboards(result):
+        table = leaderboard_table(board)
+        if table is not None:
+            console.print(table)
+        if board.missing:
+            console.print(f"[yellow]not in the leaderboard of {escape(board.task)} (no finished run):[/] "
+                          f"{escape(', '.join(board.missing))}", highlight=False)
+    for key, numbers in result.endpoints.items():
+        console.print(f"endpoint {escape(key)}: limit {numbers['limit']}, at most {numbers['peak_in_flight']} "
+                      f"in flight, {numbers['requests']} requests", highlight=False)
+    for note in result.notes:
+        console.print(f"note: {escape(note)}", highlight=False)
+    console.print(f"set folder: {result.path}" + (f"; report: {result.report}" if result.report else ""),
+                  highlight=False)
+
+
+def dry_run_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title="Members (nothing run)", title_justify="left")
+    for name in ("member", "would", "samples", "roles", "reason"):
+        table.add_column(name, justify="right" if name == "samples" else "left", overflow="fold")
+    for row in rows:
+        roles = ", ".join(f"{role}={spec} (c={row['concurrency'][role]})" for role, spec in row["roles"].items())
+        table.add_row(escape(row["member"]), row["action"], str(row["samples"]), escape(roles),
+                      escape(row["reason"] or ""))
+    return table
+
+
+@app.command("run-set")
+def run_set_cmd(
+    set_file: Path = typer.Argument(..., help="The set's YAML file: models, tasks, defaults, endpoint limits "
+                                    "(see docs/many-models.md)."),
+    dry_run_list: bool = typer.Option(False, "--dry-run-list", help="List the members and what running the set "
+                                      "would do to each (start, skip, resume, refuse); send and write nothing."),
+    max_runs: Optional[int] = typer.Option(None, "--max-runs", help="Runs going at once (default: the file's "
+                                           "max_runs, else 4)."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Also run again the failed samples of "
+                                      "finished runs."),
+    no_cache: Optional[bool] = NoCacheOpt,
+    no_report: bool = typer.Option(False, "--no-report", help="Do not write report.html into the set folder."),
+    display: Optional[str] = DisplayOpt,
+) -> None:
+    """Run an evaluation set: every missing run is started, finished ones skipped, unfinished ones resumed;
+    then one leaderboard per task."""
+    load_dotenv(Path.cwd() / ".env")
+    if max_runs is not None and max_runs < 1:
+        fail(f"--max-runs must be at least 1 (got {max_runs})")
+    mode = display_mode(display)
+    setplan = plan_set(set_file, max_runs=max_runs, use_cache=False if no_cache else None,
+                       report=False if no_report else None)
+    for warning in setplan.warnings:
+        errors.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
+    if dry_run_list:
+        console.print(dry_run_table(describe_plan(setplan, retry_failed=retry_failed)))
+        console.print(f"set folder: {setplan.folder}; {setplan.max_runs} run(s) at once", highlight=False)
+        return
+
+    def notify(text: str) -> None:
+        if mode != "none":
+            errors.print(escape(text), highlight=False)
+
+    try:
+        result = run_async(run_set_async(setplan, display=mode, retry_failed=retry_failed,  # type: ignore[arg-type]
+                                         notify=notify, report=write_set_report if setplan.report else None))
+    except KeyboardInterrupt:
+        errors.print(f"[yellow]interrupted: finished samples are saved; run it again to continue: "
+                     f"proseval run-set {escape(str(set_file))}[/]")
+        raise typer.Exit(130) from None
+    print_set(result)
+    if result.failed:
+        errors.print(f"[bold red]{len(result.failed)} of {len(result.members)} run(s) failed[/] (see the reason "
+                     "column); running the set again retries them", highlight=False)
+        raise typer.Exit(1)
