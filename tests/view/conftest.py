@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,3 +42,15 @@ def runs_dir(built_runs: dict[str, Path], tmp_path: Path) -> Path:
     for path in built_runs.values():
         shutil.copytree(path, target / path.name)
     return target
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A folder for a module's screenshots, copied to $PROSEVAL_VIEW_SHOTS when set."""
+    folder = tmp_path_factory.mktemp("screenshots")
+    yield folder
+    extra = os.environ.get("PROSEVAL_VIEW_SHOTS")
+    if extra:
+        Path(extra).mkdir(parents=True, exist_ok=True)
+        for png in folder.glob("*.png"):
+            shutil.copy(png, Path(extra) / png.name)

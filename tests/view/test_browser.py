@@ -6,26 +6,17 @@ Screenshots go to a folder under pytest's temporary path (and to $PROSEVAL_VIEW_
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from view.chromium import ARGS, CHROMIUM, free_port
 from view.view_fixtures import HOSTILE
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -63,16 +54,6 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         yield context
         context.close()
 
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    folder = tmp_path_factory.mktemp("screenshots")
-    yield folder
-    extra = os.environ.get("PROSEVAL_VIEW_SHOTS")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        for png in folder.glob("*.png"):
-            shutil.copy(png, Path(extra) / png.name)
 
 
 @pytest.fixture

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import http.server
 import json
-import os
 import re
-import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -19,21 +16,14 @@ from pathlib import Path
 
 import httpx
 import pytest
+from view.chromium import ARGS, CHROMIUM, free_port
 from view.test_labelling import MODELS, labelling_runs, plan_of, rd_pair_record, secrets_of_the_runs
 
 from proseval.reliability.labels import Label
 from proseval.view import create_app
 from proseval.view.labelling import LabelOptions
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @contextmanager
@@ -67,16 +57,6 @@ def browser() -> Iterator[object]:
         yield launched
         launched.close()
 
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    folder = tmp_path_factory.mktemp("label-screenshots")
-    yield folder
-    extra = os.environ.get("PROSEVAL_VIEW_SHOTS")
-    if extra:
-        Path(extra).mkdir(parents=True, exist_ok=True)
-        for png in folder.glob("*.png"):
-            shutil.copy(png, Path(extra) / png.name)
 
 
 @contextmanager

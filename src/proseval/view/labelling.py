@@ -706,18 +706,25 @@ def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Sessio
         given = request.query_params.get("rater")
         return given if given is not None else None
 
-    def item_page(position: int, rater: str, status: int = 200, errors: list[str] | None = None,
-                  submitted: dict[str, str] | None = None) -> HTMLResponse:
+    def located(position: int, rater: str) -> Any:
+        """What item `position` shows this rater, or the error page saying why it cannot be shown."""
         total = len(session.plan.items)
         if not 1 <= position <= total:
             return problem(f"there is no item {position} in session {session.name} (it has {total})", 404, rater)
         try:
-            shown = session.show(position, rater)
+            return session.show(position, rater)
         except LookupError as exc:
             return problem(f"item {position}: {exc}.", 410, rater)
         except Exception as exc:  # noqa: BLE001 - a benchmark's hook that fails: say so, on the page
             return problem(f"item {position}: the task's labelling form failed: {type(exc).__name__}: {exc}", 500,
                            rater)
+
+    def item_page(position: int, rater: str, status: int = 200, errors: list[str] | None = None,
+                  submitted: dict[str, str] | None = None) -> HTMLResponse:
+        shown = located(position, rater)
+        if isinstance(shown, Response):
+            return shown
+        total = len(session.plan.items)
         done = session.done(rater)
         chosen = dict(shown.previous)
         comment = ""
@@ -777,13 +784,9 @@ def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Sessio
             rater = check_rater(given)
         except LabellingError as exc:
             return problem(str(exc), 422)
-        total = len(session.plan.items)
-        if not 1 <= position <= total:
-            return problem(f"there is no item {position} in session {session.name} (it has {total})", 404, rater)
-        try:
-            shown = session.show(position, rater)
-        except LookupError as exc:
-            return problem(f"item {position}: {exc}.", 410, rater)
+        shown = located(position, rater)
+        if isinstance(shown, Response):
+            return shown
         values, errors = parse_values(shown, form)
         comment = form.get("comment", "").strip() or None
         if comment is not None and len(comment) > MAX_COMMENT:
