@@ -182,6 +182,7 @@ def run(
     run_dir: str | Path | None = None,
     cache: bool = True,
     display: str = "none",
+    batch: Sequence[str] = (),
 ) -> Run:
     """Run a task and return the finished run.
 
@@ -190,7 +191,8 @@ def run(
     settings per role (``{"judge": {"temperature": 0}}``), `prompts` replaces prompt templates
     by files (``{"judge": "my_judge.txt"}``), `preset` names a setup of the task (``"paper"``).
     Without `model`, every role uses the embedded
-    model (a demonstration, not an evaluation).
+    model (a demonstration, not an evaluation). `batch` names roles whose requests go through the
+    provider's batch API (``["judge"]``; docs/many-models.md, Batch mode).
     """
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1 (got {limit})")
@@ -201,7 +203,7 @@ def run(
                           generation=dict(gen or {}))
     planned = plan(task, request, params=params, prompts=prompts, preset=preset)
     options = RunOptions(out_dir=Path(out), limit=limit, epochs=epochs, seed=seed, use_cache=cache,
-                         display=display)  # type: ignore[arg-type]
+                         display=display, batch_roles=tuple(batch))  # type: ignore[arg-type]
     folder, _ = asyncio.run(start_run(planned.task, planned.bindings, options, demo=planned.demo,
                                       run_dir=Path(run_dir) if run_dir else None))
     return read_run(folder.path)

@@ -9,6 +9,8 @@ from typing import Any, Optional
 
 from ..api import task_of
 from ..commandline.console import fail
+from ..commandline.cost import CostRequest, run_spend, stop_if_limited
+from ..commandline.cost import dry_run as dry_run_estimate
 from ..commandline.requests import checked, display_mode, prompt_files, role_request
 from ..commandline.running import report_run, run_in_loop
 from ..core.prompt import override_prompts
@@ -79,10 +81,27 @@ def requested_config(task: Optional[str], extra: list[str], param, config, model
 
 
 def resume_folder(path: Path, *, force: bool, no_cache: bool, display: Optional[str], limit: Optional[int],
-            retry_failed: bool = False, requested: Optional[tuple[Any, dict[str, Any]]] = None) -> None:
-    """Continue the run in `path` (with the task and bindings `run --resume` asked for, if any) and print it."""
+            retry_failed: bool = False, requested: Optional[tuple[Any, dict[str, Any]]] = None,
+            cost: Optional[CostRequest] = None, dry_run: bool = False, batch: Optional[list[str]] = None) -> None:
+    """Continue the run in `path` (with the task and bindings `run --resume` asked for, if any) and print it;
+    with `dry_run`, only estimate what continuing it would send (`commandline.cost`)."""
     folder = RunFolder(path)
     the_task, bindings = requested if requested else (task_of(folder), None)
+    if dry_run:
+        header = folder.read_header()
+        done = {(s.id, s.epoch) for s in folder.iter_scored()
+                if not (retry_failed and s.status == "error" and s.model_failure != "context_overflow")}
+        dry_run_estimate(the_task, bindings if bindings is not None else header.roles, cost or CostRequest(),
+                         limit=limit if limit is not None else header.limit, epochs=header.epochs, done=done,
+                         label=header.run_id, batch_roles=tuple(batch or header.batch))
+        return
     options = RunOptions(out_dir=path.parent, use_cache=not no_cache, display=display_mode(display), force=force,
-                         retry_failed=retry_failed, limit=limit)
-    report_run(folder, run_in_loop(resume_run(folder, the_task, options, bindings)))
+                         retry_failed=retry_failed, limit=limit, batch_roles=tuple(batch or ()))
+    if cost is not None:  # the limit counts what the run's earlier sessions recorded as spent
+        header = folder.read_header()
+        roles = bindings if bindings is not None else header.roles
+        options.cost = cost.meter(roles.values(), previous=run_spend(folder))
+    results = run_in_loop(resume_run(folder, the_task, options, bindings))
+    report_run(folder, results)
+    if cost is not None:
+        stop_if_limited(options.cost, folder, results, cost)

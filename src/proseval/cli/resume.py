@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 from dotenv import load_dotenv
 
+from ..commandline.cost import DryRunOpt, EstimateOutputOpt, MaxCostOpt, PricesOpt, cost_request
 from ..commandline.options import DisplayOpt
 from .app import app
 from .common import check_counts, resume_folder
@@ -21,8 +22,14 @@ def resume_cmd(
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Extend or shrink the run's sample limit."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
     display: Optional[str] = DisplayOpt,
+    dry_run: bool = DryRunOpt,
+    prices: Optional[Path] = PricesOpt,
+    max_cost: Optional[float] = MaxCostOpt,
+    estimate_output: Optional[list[str]] = EstimateOutputOpt,
 ) -> None:
     """Continue an interrupted run: only samples without a finished record are run."""
     load_dotenv(Path.cwd() / ".env")
     check_counts(limit=limit)
-    resume_folder(run_dir, force=force, no_cache=no_cache, display=display, limit=limit, retry_failed=retry_failed)
+    cost = cost_request(prices, max_cost, estimate_output)
+    resume_folder(run_dir, force=force, no_cache=no_cache, display=display, limit=limit, retry_failed=retry_failed,
+                  cost=cost, dry_run=dry_run)

@@ -8,13 +8,15 @@ from typing import Optional
 import typer
 from dotenv import load_dotenv
 
-from ..commandline.console import fail
+from ..commandline.console import errors, fail
+from ..commandline.cost import DryRunOpt, EstimateOutputOpt, MaxCostOpt, PricesOpt, cost_request, dry_run, stop_if_limited
 from ..commandline.options import (
     BaseUrlOpt,
     ConcurrencyOpt,
     ConfigOpt,
     DisplayOpt,
     GenOpt,
+    BatchOpt,
     ModelOpt,
     NoCacheOpt,
     PresetOpt,
@@ -25,6 +27,7 @@ from ..commandline.options import (
 )
 from ..commandline.requests import checked, display_mode, first, prompt_files, role_request
 from ..commandline.running import execute, report_run
+from ..planning import plan
 from ..runtime.config import load_run_config
 from ..runtime.options import RunOptions
 from .app import app
@@ -63,10 +66,16 @@ def run(
                                               "own, the panel's scores and agreement in RUN-panel/."),
     panel_score: str = typer.Option("mean", "--panel-score", help="An item's panel score: the mean or median of "
                                     "the verdicts of the judges that scored it."),
+    dry_run_: bool = DryRunOpt,
+    prices: Optional[Path] = PricesOpt,
+    max_cost: Optional[float] = MaxCostOpt,
+    estimate_output: Optional[list[str]] = EstimateOutputOpt,
+    batch: Optional[list[str]] = BatchOpt,
 ) -> None:
     """Run a task and print its results table."""
     load_dotenv(Path.cwd() / ".env")
     check_counts(limit=limit, epochs=epochs)
+    cost = cost_request(prices, max_cost, estimate_output)
     members = checked(lambda: parse_panel(panel))
     if panel_score not in ("mean", "median"):
         fail(f"--panel-score must be mean or median, not {panel_score!r}")
@@ -82,7 +91,7 @@ def run(
                                           concurrency, role_concurrency, gen, resume, seed=seed, epochs=epochs,
                                           prompt=prompt, preset=preset)
         return resume_folder(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
-                       requested=requested)
+                       requested=requested, cost=cost, dry_run=dry_run_, batch=batch)
     cfg = load_run_config(config)
     task_name = task or cfg.task
     if not task_name:
@@ -90,6 +99,16 @@ def run(
     params = task_params_from(param or [], cfg, list(ctx.args))
     request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
                                           gen))
+    if dry_run_:
+        if members:
+            fail("--panel goes with a run, not with --dry-run")
+        planned = checked(lambda: plan(task_name, request, params=params, prompts=prompt_files(prompt, cfg),
+                                       preset=preset or cfg.preset))
+        for warning in planned.warnings:
+            errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+        dry_run(planned.task, planned.bindings, cost, limit=first(limit, cfg.limit), epochs=first(epochs, cfg.epochs, 1),
+                batch_roles=tuple(batch or cfg.batch))
+        return
     options = RunOptions(
         out_dir=Path(first(out, cfg.out, "runs")),
         limit=first(limit, cfg.limit),
@@ -98,9 +117,11 @@ def run(
         use_cache=not first(no_cache, cfg.no_cache, False),
         display=display_mode(first(display, cfg.display)),
         max_attempts=first(cfg.max_attempts, RunOptions.max_attempts),
+        batch_roles=tuple(batch or cfg.batch),
     )
     folder, results = execute(task_name, params, request, options, run_dir=run_dir, prompts=prompt_files(prompt, cfg),
-                              preset=preset or cfg.preset)
+                              preset=preset or cfg.preset, cost=cost)
     report_run(folder, results)
+    stop_if_limited(options.cost, folder, results, cost)
     if members:
         judge_panel(folder.path, members, options, panel_score)

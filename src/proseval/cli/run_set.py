@@ -12,6 +12,17 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..commandline.console import console, errors, fail
+from ..commandline.cost import (
+    STOPPED_AT_COST_LIMIT,
+    DryRunOpt,
+    EstimateOutputOpt,
+    PricesOpt,
+    cost_request,
+    print_estimates,
+    projected_cost,
+    run_spend,
+    suggested_limit,
+)
 from ..commandline.options import DisplayOpt, NoCacheOpt
 from ..commandline.requests import display_mode
 from ..commandline.sets import plan_set
@@ -20,10 +31,11 @@ from ..report.runs import ReportRun, open_runs
 from ..report.sections import HtmlTable, leaderboard
 from ..runtime.loop import run_async
 from ..runtime.runlog import RunFolder
-from ..runtime.sets import SetResult, describe_plan, run_set_async
+from ..runtime.cost import money
+from ..runtime.sets import SetResult, describe_plan, estimate_set, run_set_async
 from .app import app
 
-STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "failed": "bold red"}
+STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "failed": "bold red", "stopped": "yellow"}
 REPORT = "report.html"
 
 
@@ -153,12 +165,21 @@ def run_set_cmd(
     no_cache: Optional[bool] = NoCacheOpt,
     no_report: bool = typer.Option(False, "--no-report", help="Do not write report.html into the set folder."),
     display: Optional[str] = DisplayOpt,
+    dry_run: bool = DryRunOpt,
+    prices: Optional[Path] = PricesOpt,
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop starting new work in any member once "
+                                             "the spend recorded in the set's run folders (plus what requests in "
+                                             "flight may cost) would pass this amount, in the prices file's "
+                                             "currency; running the set again with a higher limit continues. "
+                                             "Needs --prices."),
+    estimate_output: Optional[list[str]] = EstimateOutputOpt,
 ) -> None:
     """Run an evaluation set: every missing run is started, finished ones skipped, unfinished ones resumed;
     then one leaderboard per task."""
     load_dotenv(Path.cwd() / ".env")
     if max_runs is not None and max_runs < 1:
         fail(f"--max-runs must be at least 1 (got {max_runs})")
+    cost = cost_request(prices, max_cost, estimate_output)
     mode = display_mode(display)
     setplan = plan_set(set_file, max_runs=max_runs, use_cache=False if no_cache else None,
                        report=False if no_report else None)
@@ -168,6 +189,22 @@ def run_set_cmd(
         console.print(dry_run_table(describe_plan(setplan, retry_failed=retry_failed)))
         console.print(f"set folder: {setplan.folder}; {setplan.max_runs} run(s) at once", highlight=False)
         return
+    if dry_run:
+        rows = run_async(estimate_set(setplan, prices=cost.prices, estimates=cost.estimates,
+                                      retry_failed=retry_failed))
+        estimates = []
+        for member, decision, reason, estimate in rows:
+            if estimate is None:
+                console.print(f"[yellow]{escape(member.name)}: would be refused[/]: {escape(reason or '')}",
+                              highlight=False)
+                continue
+            estimate.label = f"{member.name} ({decision})"
+            estimates.append(estimate)
+        print_estimates(estimates, cost)
+        console.print(f"set folder: {setplan.folder}", highlight=False)
+        return
+    meter = cost.meter([b for m in setplan.members for b in m.bindings.values()],
+                       previous=sum(run_spend(RunFolder(m.path)) for m in setplan.members))
 
     def notify(text: str) -> None:
         if mode != "none":
@@ -175,13 +212,32 @@ def run_set_cmd(
 
     try:
         result = run_async(run_set_async(setplan, display=mode, retry_failed=retry_failed,  # type: ignore[arg-type]
-                                         notify=notify, report=write_set_report if setplan.report else None))
+                                         notify=notify, report=write_set_report if setplan.report else None,
+                                         cost=meter))
     except KeyboardInterrupt:
         errors.print(f"[yellow]interrupted: finished samples are saved; run it again to continue: "
                      f"proseval run-set {escape(str(set_file))}[/]")
         raise typer.Exit(130) from None
     print_set(result)
+    stopped = [m for m in result.members if m.state == "stopped"]
+    if meter is not None and meter.spent:
+        console.print(f"spend recorded in the set's run folders: {money(meter.spent, meter.currency)}"
+                      + (f" of {money(meter.limit, meter.currency)}" if meter.limit is not None else ""),
+                      highlight=False)
+    if stopped and meter is not None:
+        projected = [projected_cost(RunFolder(m.path), meter.prices, len(m.keys)) if RunFolder(m.path).exists()
+                     else None for m in setplan.members]
+        known = [p for p in projected if p is not None]  # a member without a finished sample: their mean
+        mean = sum(known) / len(known) if known else None
+        suggestion = suggested_limit(meter, None if mean is None else sum(p if p is not None else mean
+                                                                          for p in projected))
+        errors.print(f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, meter.currency)} of "
+                     f"{money(meter.limit or 0.0, meter.currency)}; {len(stopped)} member(s) left unfinished; run "
+                     f"it again to continue: proseval run-set {escape(str(set_file))} --prices "
+                     f"{escape(str(prices))} --max-cost {suggestion:g}", highlight=False)
     if result.failed:
         errors.print(f"[bold red]{len(result.failed)} of {len(result.members)} run(s) failed[/] (see the reason "
                      "column); running the set again retries them", highlight=False)
         raise typer.Exit(1)
+    if stopped:
+        raise typer.Exit(STOPPED_AT_COST_LIMIT)

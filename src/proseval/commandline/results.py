@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console, Group
 from rich.table import Table
 
+from ..runtime.cost import money
 from ..runtime.records import MetricSummary, Results, RunHeader
 
 
@@ -81,11 +82,19 @@ def counts_line(results: Results) -> str:
 
 def usage_table(results: Results) -> Table:
     table = Table(title="Model usage", title_justify="left")
-    for column in ("role", "calls", "cached", "retries", "errors", "tok in", "tok out", "latency s"):
+    priced = any(stats.get("cost") is not None for stats in results.roles.values())  # recorded with --prices
+    currency = next((stats.get("currency") for stats in results.roles.values() if stats.get("currency")), None)
+    columns = ["role", "calls", "cached", "retries", "errors", "tok in", "tok out", "latency s"]
+    if priced:
+        columns.append(f"cost ({currency})" if currency else "cost")
+    for column in columns:
         table.add_column(column, justify="left" if column == "role" else "right")
     for role, stats in results.roles.items():
-        table.add_row(role, *("—" if stats.get(k) is None else str(stats[k]) for k in (
-            "requests", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "mean_latency_s")))
+        cells = ["—" if stats.get(k) is None else str(stats[k]) for k in (
+            "requests", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "mean_latency_s")]
+        if priced:
+            cells.append("—" if stats.get("cost") is None else money(float(stats["cost"])))
+        table.add_row(role, *cells)
     return table
 
 

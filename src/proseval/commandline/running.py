@@ -15,6 +15,7 @@ from ..runtime.roles import RoleRequest
 from ..runtime.runlog import RunFolder
 from ..runtime.runner import start_run
 from .console import console, errors
+from .cost import CostRequest
 from .requests import checked
 from .results import print_results
 
@@ -43,9 +44,14 @@ def report_run(folder: RunFolder, results: Any) -> None:
 
 def execute(task_name: str, params: dict[str, Any], request: RoleRequest, options: RunOptions,
             run_dir: Optional[Path] = None, prompts: Optional[dict[str, Path]] = None,
-            preset: Optional[str] = None) -> tuple[RunFolder, Any]:
-    """Build the task, check the roles and prompts (before any call), run it."""
+            preset: Optional[str] = None, cost: Optional[CostRequest] = None) -> tuple[RunFolder, Any]:
+    """Build the task, check the roles and prompts (before any call), run it.
+
+    With `cost` (--prices, --max-cost), `options.cost` is set to the run's meter, checked
+    against the bound models before anything is written."""
     planned = checked(lambda: plan(task_name, request, params=params, prompts=prompts, preset=preset))
     for warning in planned.warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+    if cost is not None:
+        options.cost = cost.meter(planned.bindings.values())
     return run_in_loop(start_run(planned.task, planned.bindings, options, demo=planned.demo, run_dir=run_dir))

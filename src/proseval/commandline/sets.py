@@ -13,6 +13,7 @@ from ..core.yamlfile import compose, line_of, read_utf8
 from ..errors import DataError, ProsevalError, UsageError
 from ..planning import plan
 from ..registry import get_entry, get_task
+from ..runtime.batch import batch_problem
 from ..runtime.limits import EndpointLimits
 from ..runtime.options import RunOptions
 from ..runtime.plan import SamplePlan
@@ -117,8 +118,14 @@ def plan_set(path: Path, *, max_runs: int | None = None, use_cache: bool | None 
                     problem(f"{prefix}: its dataset: {exc}", code=_code(exc, 1))
                     break
             keys = {(sample_id, epoch) for sample_id in sample_plan.ids for epoch in range(epochs)}
+            # batch mode: the entry's roles, else the defaults' for the roles this task has
+            batch = tuple(entry.batch) if entry.batch else tuple(r for r in file.batch if r in bindings)
+            trouble = batch_problem(bindings, batch, where="batch:")
+            if trouble:
+                problem(f"{prefix}: {trouble}", model.label())
+                continue
             members.append(Member(t, m, entry.label(), model.label(), name, folder / name, planned.task, bindings,
-                                  planned.demo, limit, epochs, seed, keys, sample_plan.count))
+                                  planned.demo, limit, epochs, seed, keys, sample_plan.count, batch=batch))
     if problems:
         lines = [message + (f" (models: {', '.join(models)})" if models and len(models) < len(file.models) else "")
                  for message, models in problems.items()]

@@ -49,6 +49,7 @@ class RoleOptions(BaseModel):
     role_concurrency: dict[str, Count] = Field(default_factory=dict)
     gen: dict[str, GenerateConfig] = Field(default_factory=dict)
     prompt: dict[str, Text] = Field(default_factory=dict, validation_alias=AliasChoices("prompt", "prompts"))
+    batch: list[Text] = Field(default_factory=list)  # roles in batch mode (`--batch ROLE`)
 
     @model_validator(mode="before")
     @classmethod
@@ -63,6 +64,11 @@ class RoleOptions(BaseModel):
     @classmethod
     def _named(cls, value: Any) -> Any:
         return _mapping(value)
+
+    @field_validator("batch", mode="before")
+    @classmethod
+    def _one_or_more(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
 
     @field_validator("role_concurrency", mode="before")
     @classmethod

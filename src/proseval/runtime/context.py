@@ -7,6 +7,7 @@ from typing import Any
 from ..core.prompt import PromptTemplate
 from ..core.sample import Sample
 from ..models.base import Completion, ContextOverflowError, GenerateConfig, Message, ModelError, Usage
+from .cost import CostLimitReached, RunSpend
 from .executor import RoleModel
 from .records import Call
 from .secrets import scrub
@@ -20,7 +21,8 @@ class SampleContext:
     """Routes model calls for one sample to its roles and tallies their token use."""
 
     def __init__(self, sample: Sample, roles: dict[str, RoleModel], *, epoch: int = 0,
-                 prompts: dict[str, PromptTemplate] | None = None, checkpoints: Any = None):
+                 prompts: dict[str, PromptTemplate] | None = None, checkpoints: Any = None,
+                 spend: RunSpend | None = None):
         self.sample = sample
         self.prompts = prompts or {}
         self._checkpoints = checkpoints  # a RunFolder, or None outside a run
@@ -30,6 +32,8 @@ class SampleContext:
         self.calls: list[Call] = []  # answers of roles other than the candidate, for the record
         self.cache_hits = 0
         self.candidate_overflow = False
+        self._spend = spend  # the run's cost meter (`runtime.cost`), with --prices
+        self.cost_refused = False  # a request was not sent: --max-cost reached (the sample is abandoned)
 
     def save_checkpoint(self, data: Any) -> None:
         """Keep this sample's progress (JSON-serialisable): a resumed run gets it back from
@@ -60,16 +64,31 @@ class SampleContext:
         """Ask the model bound to `role`; `turn` distinguishes several calls for one sample."""
         if role not in self._roles:
             raise MissingRoleError(f"role {role!r} is not bound")
+        reserved = 0.0
+        if self._spend is not None:
+            try:
+                reserved = self._spend.before(role, messages, config)
+            except CostLimitReached:
+                self.cost_refused = True
+                raise
         try:
             completion = await self._roles[role].generate(
                 messages, config, sample_id=self.sample.id, epoch=self.epoch, turn=turn
             )
         except ModelError as exc:
+            if self._spend is not None:
+                self._spend.after(role, reserved, None)
             self.candidate_overflow = self.candidate_overflow or (
                 role == "candidate" and isinstance(exc, ContextOverflowError))
             if role != "candidate":
                 self.calls.append(Call(role=role, turn=turn, error=scrub(f"{type(exc).__name__}: {exc}")))
             raise
+        except BaseException:
+            if self._spend is not None:  # cancelled: nothing to record
+                self._spend.after(role, reserved, None)
+            raise
+        if self._spend is not None:
+            self._spend.after(role, reserved, completion, messages)
         if role != "candidate":
             self.calls.append(Call(role=role, turn=turn, text=completion.text, finish_reason=completion.finish_reason,
                                    cached=completion.cached))

@@ -92,6 +92,9 @@ class RoleModel:
     # Limits shared with other runs (`runtime.limits`): a request takes a slot of each, in this
     # order, after its role's own; none for a single run.
     endpoint_slots: tuple[EndpointSlot, ...] = ()
+    # --batch ROLE: a `runtime.batch.RoleBatcher` that sends this role's requests in provider batches
+    # (None: each request is sent on its own).
+    batcher: Any = None
 
     def __post_init__(self) -> None:
         self._semaphore = asyncio.Semaphore(self.concurrency)
@@ -109,11 +112,12 @@ class RoleModel:
         effective = self.config.merged(config)
         self.stats.requests += 1
         key = None
-        if self.cache is not None:
+        if self.cache is not None or self.batcher is not None:  # a batch names each request by its key
             key = cache_key(
                 self.model.cache_identity(), messages, effective.sent_params(),
                 sample_id=sample_id, epoch=epoch, turn=turn, repeat=self.repeat,
             )
+        if self.cache is not None and key is not None:
             if (hit := self.cache.get(key)) is not None:
                 self.stats.cache_hits += 1
                 self._account(hit)
@@ -124,7 +128,11 @@ class RoleModel:
         elif self.repeat and effective.seed is not None:  # a remote judge's repeat: another seed
             effective = effective.model_copy(update={"seed": effective.seed + self.repeat})
         try:
-            completion = await self._call_with_retries(messages, effective)
+            completion = None
+            if self.batcher is not None and key is not None:  # None: it failed in batches, sent in real time
+                completion = await self.batcher.generate(messages, effective, key=key, sample=(sample_id, epoch))
+            if completion is None:
+                completion = await self._call_with_retries(messages, effective)
         except ModelError:
             self.stats.errors += 1
             raise

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .batch import BatchSettings
 from .limits import EndpointLimits
 from .progress import Display
 
@@ -32,3 +33,10 @@ class RunOptions:
     endpoint_limits: EndpointLimits | None = None
     progress: Any = None
     label: str | None = None
+    # --prices / --max-cost: the meter that records the spend and holds the limit (`runtime.cost`;
+    # shared by the runs of a set); None: no prices, no spend recorded.
+    cost: Any = None
+    # --batch ROLE (`runtime.batch`): the roles whose requests go through the provider's batch
+    # API, and how batches are cut and polled.
+    batch_roles: tuple[str, ...] = ()
+    batch_settings: BatchSettings = BatchSettings()

@@ -29,6 +29,7 @@ class RunProgress:
         self._progress: Progress | None = None
         self._task_id = None
         self._shared = shared  # a display several runs share (an evaluation set): one bar each, started by its owner
+        self.note: Callable[[], str] | None = None  # more to show (batch mode's batches), see `refresh`
 
     def __enter__(self) -> RunProgress:
         if self.display == "rich" and self._shared is not None:
@@ -63,6 +64,13 @@ class RunProgress:
         elif self.display == "plain":
             self._plain_line(force=self.done == self.total)
 
+    def refresh(self) -> None:
+        """Show `note` again now (its numbers changed while no sample finished)."""
+        if self._progress is not None and self.note is not None:
+            self._progress.update(self._task_id, description=f"{self.description} ({self.note()})")
+        elif self.display == "plain":
+            self._plain_line(force=True)
+
     def _plain_line(self, *, force: bool) -> None:
         now = time.monotonic()
         if not force and now - self._last_plain < 10:
@@ -74,7 +82,8 @@ class RunProgress:
         eta_text = f"{eta:.0f}s" if eta is not None else "?"
         print(
             f"{self.description}: {self.done}/{self.total} samples, errors {self.errors}, "
-            f"tokens {tokens:,}, cache hits {cache:,}, elapsed {elapsed:.0f}s, ETA {eta_text}",
+            f"tokens {tokens:,}, cache hits {cache:,}, elapsed {elapsed:.0f}s, ETA {eta_text}"
+            + (f", {self.note()}" if self.note is not None else ""),
             file=sys.stderr,
             flush=True,
         )

@@ -85,6 +85,7 @@ def build_header(
         prompts=prompt_infos(task),
         preset=task.preset,
         scorer_plugin=task.scorer_plugin,
+        batch=list(options.batch_roles),
     )
 
 

@@ -59,6 +59,9 @@ class RunHeader(BaseModel):
     prompts: dict[str, PromptInfo] = Field(default_factory=dict)
     preset: dict[str, Any] | None = None
     scorer_plugin: dict[str, Any] | None = None
+    batch: list[str] = Field(default_factory=list, description="the roles whose requests went through the "
+                             "provider's batch API (`--batch`; batches.jsonl records each batch); a resume "
+                             "keeps them in batch mode")
 
 
 ModelFailure = Literal["empty", "truncated", "refusal", "context_overflow"]

@@ -22,7 +22,9 @@ def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, 
     """Per-role totals over the whole run, across every process that worked on it.
 
     Tokens are summed over the records (so a killed process's finished samples count);
-    requests, cache hits, retries and errors over the processes that finished their part.
+    requests, cache hits, retries and errors over the processes that finished their part, and
+    so is the spend (`cost`, in `currency`) of the sessions run with a prices file
+    (`priced_sessions` of `sessions`; a cache hit costs nothing).
     """
     totals: dict[str, dict[str, Any]] = {}
 
@@ -37,6 +39,10 @@ def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, 
                 totals_of_role[key] += int(stats.get(key) or 0)
             calls = int(stats.get("requests") or 0) - int(stats.get("cache_hits") or 0)
             totals_of_role["latency_total"] += (stats.get("mean_latency_s") or 0.0) * max(calls, 0)
+            if stats.get("cost") is not None:  # spend recorded with --prices (`runtime.cost`)
+                totals_of_role["cost"] = round(totals_of_role.get("cost", 0.0) + float(stats["cost"]), 10)
+                totals_of_role["currency"] = stats.get("currency")
+                totals_of_role["priced_sessions"] = totals_of_role.get("priced_sessions", 0) + 1
     for role in set(totals) | set(tokens):
         totals_of_role = entry(role)
         totals_of_role["prompt_tokens"], totals_of_role["completion_tokens"] = tokens.get(role, [0, 0])

@@ -91,12 +91,16 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
         if stale:
             print(f"note: {folder.path}: {stale}; continuing", file=sys.stderr)
         header = check_resume(folder, task, options, bindings)
+        # batch mode: the roles asked for now, else the run's own (its recorded batches are followed)
+        header.batch = list(options.batch_roles or header.batch)
         options = replace(options, seed=header.seed, epochs=header.epochs, repeat=header.repeat,
-                          limit=options.limit if options.limit is not None else header.limit)
+                          limit=options.limit if options.limit is not None else header.limit,
+                          batch_roles=tuple(header.batch))
         plan = SamplePlan(task, options.limit)
         runner = Runner(task, header.roles, folder, options)
         try:
             runner.build_roles(tuple(header.roles))
+            await runner.check_batches()
             if header.resumes[-1].forced:
                 folder.write_prompts(task.prompts)
             folder.write_header(header)

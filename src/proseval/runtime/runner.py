@@ -14,10 +14,13 @@ from ..core.score import Score
 from ..core.scorer import declared_metrics, scorer_name
 from ..core.state import State
 from ..core.task import Task
+from ..errors import UsageError
 from ..models.base import ModelError
 from ..models.spec import ModelSpec, build_model, parse_model_spec
+from .batch import BatchCoordinator, batch_problem, plain_notice
 from .cache import ResponseCache
 from .context import SampleContext
+from .cost import RunSpend
 from .executor import RoleModel
 from .options import RunOptions
 from .plan import SamplePlan
@@ -52,6 +55,14 @@ class Runner:
         self.roles: dict[str, RoleModel] = {}
         self._reported: set[str] = set()
         self._closed = False
+        # --prices / --max-cost (`runtime.cost`): the run's spend, and the samples abandoned at the
+        # limit (no record: a resume runs them). The batch option names the roles in batch mode.
+        meter = options.cost
+        self.spend = None if meter is None else RunSpend(
+            meter, {role: b.spec for role, b in bindings.items()}, {role: b.config for role, b in bindings.items()},
+            batch_roles=frozenset(getattr(options, "batch_roles", None) or ()))
+        self.abandoned: set[tuple[str, int]] = set()
+        self.batches: BatchCoordinator | None = None  # --batch ROLE (`runtime.batch`)
 
     def build_roles(self, needed: Iterable[str]) -> None:
         """Build the model of each role in `needed` (once): a missing key, endpoint or model file
@@ -60,6 +71,14 @@ class Runner:
             if role in self.roles:
                 continue
             binding = self.bindings[role]
+            if self.options.batch_roles and self.batches is None:
+                problem = batch_problem(self.bindings, self.options.batch_roles)
+                if problem:
+                    raise UsageError(problem)
+                say = plain_notice(self.options.label or self.task.name) if self.options.display != "none" else None
+                self.batches = BatchCoordinator(self.options.batch_settings, self.folder.path, say=say,
+                                                max_attempts=self.options.max_attempts,
+                                                backoff_initial=self.options.backoff_initial)
             model = build_model(_model_spec(binding))
             shared = self.options.endpoint_limits
             self.roles[role] = RoleModel(
@@ -68,6 +87,13 @@ class Runner:
                 backoff_initial=self.options.backoff_initial, repeat=self.options.repeat,
                 endpoint_slots=shared.for_binding(binding) if shared is not None else (),
             )
+            if self.batches is not None and role in self.options.batch_roles:
+                self.roles[role].batcher = self.batches.add_role(role, model)
+
+    async def check_batches(self) -> None:
+        """With --batch: refuse an endpoint that answers it has no batch API (before anything is written)."""
+        if self.batches is not None:
+            await self.batches.probe()
 
     def _report_internal(self, where: str, detail: str) -> None:
         if where not in self._reported:
@@ -81,7 +107,14 @@ class Runner:
         return tokens, hits
 
     async def run_sample(self, sample: Sample, epoch: int) -> SampleRecord:
-        ctx = SampleContext(sample, self.roles, epoch=epoch, prompts=self.task.prompts, checkpoints=self.folder)
+        ctx = SampleContext(sample, self.roles, epoch=epoch, prompts=self.task.prompts, checkpoints=self.folder,
+                            spend=self.spend)
+        record = await self._run_in(ctx, sample, epoch)
+        if ctx.cost_refused:  # a request was not sent at --max-cost: the record would be half of one
+            self.abandoned.add((sample.id, epoch))
+        return record
+
+    async def _run_in(self, ctx: SampleContext, sample: Sample, epoch: int) -> SampleRecord:
         start = time.perf_counter()
         base = {"id": sample.id, "epoch": epoch, "input": sample.input, "target": sample.target,
                 "metadata": sample.metadata}
@@ -130,10 +163,26 @@ class Runner:
         # sample is taken at once instead of waiting for that sample's bookkeeping.
         slots = max((b.concurrency for b in self.bindings.values()), default=1)
         workers = max(1, min(n_pending, slots + max(1, slots // 4) if slots > 1 else 1))
+        batches = self.batches
+        if batches is not None:  # batch mode: every sample in flight, so a batch holds all of a phase's requests
+            workers = max(1, min(n_pending, self.options.batch_settings.max_in_flight))
+            progress.note = batches.status_text
+            batches.on_change = progress.refresh
+            await batches.start()
 
         async def worker() -> None:
             for sample, epoch in pending:
-                record = await self.run_sample(sample, epoch)
+                if self.spend is not None and self.spend.meter.full():  # --max-cost: start nothing new
+                    break
+                if batches is not None:
+                    batches.enter()
+                try:
+                    record = await self.run_sample(sample, epoch)
+                finally:
+                    if batches is not None:
+                        batches.leave()
+                if (sample.id, epoch) in self.abandoned:
+                    continue
                 writer.append(record)
                 if record.status == "ok":  # a failed sample keeps its progress for --retry-failed
                     self.folder.clear_checkpoint(sample.id, epoch)
@@ -152,13 +201,17 @@ class Runner:
         if self._closed:
             return
         self._closed = True
+        if self.batches is not None:
+            await self.batches.close()
         for role in self.roles.values():
             await role.model.aclose()
         if self.cache is not None:
             self.cache.close()
 
     def finish(self, total: int) -> Results:
-        self.folder.append_usage({role: model.stats.as_dict() for role, model in self.roles.items()})
+        spend = self.spend.session_usage(self.roles) if self.spend is not None else {}
+        self.folder.append_usage({role: {**model.stats.as_dict(), **spend.get(role, {})}
+                                  for role, model in self.roles.items()})
         results = aggregate_run(self.task, self.folder, total, self.folder.read_header().run_id,
                                 seed=self.options.seed or 0, epochs=self.options.epochs)
         self.folder.write_results(results)
@@ -199,6 +252,7 @@ async def start_run(
     runner = Runner(task, bindings, folder, options)
     try:
         runner.build_roles(tuple(bindings))
+        await runner.check_batches()
         with folder.locked():
             folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
             folder.write_prompts(task.prompts)

@@ -34,6 +34,8 @@ from ..errors import ProsevalError
 from ..models.base import GenerateConfig
 from ..models.spec import build_model, parse_model_spec
 from .config import Count, RoleOptions, Text
+from .cost import CostMeter
+from .dryrun import Estimate, estimate_run
 from .errorlog import ERROR_LOG, note_log, save_traceback
 from .limits import EndpointLimits, endpoint_key_problem
 from .options import RunOptions
@@ -158,6 +160,7 @@ class Member:
     seed: int | None
     keys: set[tuple[str, int]] = field(default_factory=set)  # every (sample id, epoch) the run covers
     n_samples: int = 0  # samples the plan selects (before epochs)
+    batch: tuple[str, ...] = ()  # roles in batch mode (`batch:`, `runtime.batch`)
 
 
 @dataclass
@@ -251,7 +254,7 @@ async def check_models(members: list[Member]) -> None:
 
 # --- running ----------------------------------------------------------------------------------
 
-State = Literal["done", "skipped", "resumed", "failed"]
+State = Literal["done", "skipped", "resumed", "failed", "stopped"]  # stopped: at the set's --max-cost
 Decision = Literal["start", "skip", "resume", "refuse"]
 
 
@@ -353,10 +356,11 @@ def decide(member: Member, *, retry_failed: bool = False) -> tuple[Decision, str
 
 
 def _options(setplan: SetPlan, member: Member, *, display: Display, limits: EndpointLimits,
-             progress: Any) -> RunOptions:
+             progress: Any, cost: CostMeter | None = None) -> RunOptions:
     return RunOptions(out_dir=setplan.folder, limit=member.limit, seed=member.seed, epochs=member.epochs,
                       use_cache=setplan.use_cache, display=display, max_attempts=setplan.max_attempts,
-                      endpoint_limits=limits, progress=progress, label=member.name)
+                      endpoint_limits=limits, progress=progress, label=member.name, cost=cost,
+                      batch_roles=member.batch)
 
 
 async def _run_member(member: Member, options: RunOptions, *, retry_failed: bool,
@@ -435,10 +439,15 @@ def write_summary(setplan: SetPlan, result: SetResult) -> Path:
 
 async def run_set_async(setplan: SetPlan, *, display: Display = "none", retry_failed: bool = False,
                         notify: Callable[[str], None] | None = None,
-                        report: Callable[[SetResult], None] | None = None) -> SetResult:
+                        report: Callable[[SetResult], None] | None = None,
+                        cost: CostMeter | None = None) -> SetResult:
     """Run every member of a planned set (see the module's text), then write `set.json`; a
     member's failure is recorded in its result, never raised. `report(result)` runs before the
-    summary is written (the command line writes `report.html` there)."""
+    summary is written (the command line writes `report.html` there).
+
+    `cost` (--prices, --max-cost) is one meter for every member: their spend is recorded in their
+    run folders, and at the limit no new sample of any member starts; a member stopped there, or
+    not started, is `stopped` (running the set again with a higher limit continues it)."""
     say = notify or (lambda text: None)
     await check_models(setplan.members)
     limits = EndpointLimits(setplan.endpoints)
@@ -455,8 +464,17 @@ async def run_set_async(setplan: SetPlan, *, display: Display = "none", retry_fa
 
     async def one(member: Member) -> MemberResult:
         async with gate:
-            options = _options(setplan, member, display=display, limits=limits, progress=progress)
-            return await _run_member(member, options, retry_failed=retry_failed, notify=say)
+            if cost is not None and cost.full() and decide(member, retry_failed=retry_failed)[0] in ("start", "resume"):
+                return MemberResult(member.name, member.task_label, member.model_label, member.path, "stopped",
+                                    reason="not started: the set's cost limit was reached",
+                                    results=RunFolder(member.path).read_results()
+                                    if RunFolder(member.path).has_results else None)
+            options = _options(setplan, member, display=display, limits=limits, progress=progress, cost=cost)
+            result = await _run_member(member, options, retry_failed=retry_failed, notify=say)
+            if (cost is not None and result.state in ("done", "resumed") and result.results is not None
+                    and not result.results.complete and cost.full()):
+                result.state, result.reason = "stopped", "stopped at the set's cost limit"
+            return result
 
     setplan.folder.mkdir(parents=True, exist_ok=True)
     if progress is not None:
@@ -483,4 +501,31 @@ def describe_plan(setplan: SetPlan, *, retry_failed: bool = False) -> list[dict[
                      "action": decision, "reason": reason, "samples": len(member.keys),
                      "roles": {role: b.spec for role, b in member.bindings.items()},
                      "concurrency": {role: b.concurrency for role, b in member.bindings.items()}})
+    return rows
+
+
+async def estimate_set(setplan: SetPlan, *, prices: Any = None, estimates: Mapping[str, int] | None = None,
+                       retry_failed: bool = False, batch_roles: tuple[str, ...] = ()
+                       ) -> list[tuple[Member, Decision, str | None, Estimate | None]]:
+    """`run-set --dry-run`: for every member, what running the set would do to it and what that
+    would send (`runtime.dryrun`): a new run all its samples, a resume the missing ones (and the
+    failed ones with `retry_failed`), a finished run nothing; a refused member no estimate.
+    Sends and writes nothing."""
+    rows: list[tuple[Member, Decision, str | None, Estimate | None]] = []
+    for member in setplan.members:
+        decision, reason = decide(member, retry_failed=retry_failed)
+        if decision == "refuse":
+            rows.append((member, decision, reason, None))
+            continue
+        done: set[tuple[str, int]] = set()
+        folder = RunFolder(member.path)
+        if decision == "skip":
+            done = set(member.keys)
+        elif decision == "resume":
+            done = {(s.id, s.epoch) for s in folder.iter_scored()
+                    if not (retry_failed and s.status == "error" and s.model_failure != "context_overflow")}
+        estimate = await estimate_run(member.task, member.bindings, limit=member.limit, epochs=member.epochs,
+                                      done=done, prices=prices, estimates=estimates,
+                                      batch_roles=member.batch or batch_roles, label=member.name)
+        rows.append((member, decision, reason, estimate))
     return rows

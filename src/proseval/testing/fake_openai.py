@@ -2,8 +2,10 @@
 
 It answers `POST /v1/chat/completions` after a fixed latency, and a *behaviour* function
 can make any request fail the ways real servers do: 429 with `Retry-After`, 500, a hang past
-the client's timeout, a truncated body, malformed JSON or a reply without choices. Used by
-the tests and `bench/`, and handy for dry runs of a configuration:
+the client's timeout, a truncated body, malformed JSON or a reply without choices. Every
+answer reports `usage`: words by default, or with `usage="tokens"` (`--usage tokens`) cl100k
+tokens counted as OpenAI counts them, for tests of what runs cost. Used by the tests and
+`bench/`, and handy for dry runs of a configuration:
 
     python -m proseval.testing.fake_openai --port 8011 --latency 0.2
 """
@@ -40,16 +42,28 @@ def default_text(body: dict[str, Any]) -> str:
     return f"echo: {messages[-1].get('content', '')}"
 
 
-def _completion(body: dict[str, Any], text: str) -> dict[str, Any]:
-    prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+def count_usage(body: dict[str, Any], text: str, usage: str = "words") -> tuple[int, int]:
+    """The (prompt, completion) tokens the fake reports: words (the default, as it always did), or
+    with ``usage="tokens"`` cl100k_base tokens in OpenAI's chat format, as OpenAI counts them
+    (`proseval.runtime.cost.message_tokens` for the prompt, the reply's own tokens)."""
+    if usage == "tokens":
+        from ..runtime.cost import message_tokens
+        from ..tokens import count_tokens
+
+        return message_tokens(body.get("messages") or []), count_tokens(text)
+    return sum(len(str(m.get("content", "")).split()) for m in body.get("messages", [])), len(text.split())
+
+
+def _completion(body: dict[str, Any], text: str, usage: str = "words") -> dict[str, Any]:
+    prompt_tokens, completion_tokens = count_usage(body, text, usage)
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": 0,
         "model": body.get("model", "fake"),
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": prompt_words, "completion_tokens": len(text.split()),
-                  "total_tokens": prompt_words + len(text.split())},
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
     }
 
 
@@ -57,8 +71,11 @@ class FakeOpenAIServer:
     """Run with `async with` inside a loop, or `start_in_thread()` from synchronous code."""
 
     def __init__(self, *, latency: float = 0.0, behaviour: Behaviour | None = None,
-                 responder: Callable[[dict[str, Any]], str] = default_text, port: int = 0):
+                 responder: Callable[[dict[str, Any]], str] = default_text, port: int = 0, usage: str = "words"):
+        if usage not in ("words", "tokens"):
+            raise ValueError(f"usage must be words or tokens, not {usage!r}")
         self.latency = latency
+        self.usage = usage  # what `usage` reports: words (default) or cl100k tokens (`count_usage`)
         self.behaviour = behaviour
         self.responder = responder
         self.port = port
@@ -160,7 +177,7 @@ class FakeOpenAIServer:
             await self._send(writer, 200, b'{"id": "x", "object": "chat.completion", "choices": []}')
             return True
         text = reply.text if reply.text is not None else self.responder(body)
-        payload = json.dumps(_completion(body, text)).encode()
+        payload = json.dumps(_completion(body, text, self.usage)).encode()
         if reply.kind == "truncated":
             head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
             writer.write(head.encode() + payload[: len(payload) // 2])
@@ -185,6 +202,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--reply", default=None, help="answer every request with this text (default: an echo)")
+    parser.add_argument("--usage", choices=("words", "tokens"), default="words",
+                        help="what the reported usage counts: words (default) or cl100k tokens as OpenAI counts them")
     parser.add_argument("--responder", default=None, metavar="MODULE:FUNCTION",
                         help="a function(request_body) -> reply text, imported from a module on the path")
     args = parser.parse_args()
@@ -194,7 +213,7 @@ def main() -> None:
         if args.responder:
             module, _, function = args.responder.partition(":")
             responder = getattr(importlib.import_module(module), function)
-        server = FakeOpenAIServer(latency=args.latency, port=args.port, responder=responder)
+        server = FakeOpenAIServer(latency=args.latency, port=args.port, responder=responder, usage=args.usage)
         await server.start()
         print(f"listening on {server.base_url}", flush=True)
         await asyncio.Event().wait()

@@ -1,0 +1,236 @@
+"""Cost on the command line: `--prices`, `--max-cost`, `--estimate-output`, the `--dry-run` tables and
+the message a run stopped at its cost limit ends with (the machinery: `runtime.cost`, `runtime.dryrun`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..core.prices import Prices, read_prices
+from ..runtime.cost import (
+    CANDIDATE_OUTPUT,
+    OTHER_OUTPUT,
+    CostMeter,
+    missing_prices,
+    money,
+    previous_spend,
+    round_up,
+)
+from ..core.task import Task
+from ..runtime.dryrun import Estimate, estimate_run
+from ..runtime.loop import run_async
+from ..runtime.records import RoleBinding
+from ..runtime.runlog import RunFolder
+from .console import console, errors, fail
+from .requests import checked, counts_by_role
+
+STOPPED_AT_COST_LIMIT = 3  # the exit status of a run stopped by --max-cost (resumable)
+
+PricesOpt = typer.Option(None, "--prices", help="Prices file (YAML: currency, and per model input/output prices "
+                         "per million tokens, optional batch_discount; see docs/many-models.md#cost): the spend is "
+                         "recorded per role, and --dry-run and --max-cost price the requests.")
+MaxCostOpt = typer.Option(None, "--max-cost", help="Stop starting new work once the spend recorded from real usage "
+                          "(plus what requests in flight may cost) would pass this amount, in the prices file's "
+                          "currency; the run stays resumable. Needs --prices.")
+DryRunOpt = typer.Option(False, "--dry-run", help="Send nothing and write nothing: per task and role, the requests, "
+                         "input tokens (counted offline), output tokens (estimated) and cost (with --prices).")
+EstimateOutputOpt = typer.Option(None, "--estimate-output", help="ROLE=TOKENS: the output tokens a request of ROLE "
+                                 "is expected to use, for --dry-run and --max-cost (default: its max_tokens, else "
+                                 f"{CANDIDATE_OUTPUT} for the candidate, {OTHER_OUTPUT} for other roles). Repeatable.")
+
+
+@dataclass
+class CostRequest:
+    """What the cost options ask for, checked."""
+
+    prices_path: Path | None = None
+    prices: Prices | None = None
+    max_cost: float | None = None
+    estimates: dict[str, int] = field(default_factory=dict)
+
+    def meter(self, bindings: Iterable[RoleBinding], *, previous: float = 0.0) -> CostMeter | None:
+        """The meter of a run with these bindings (None without prices); with --max-cost, every
+        binding's model must be priced (else the command stops here, before anything is written)."""
+        if self.prices is None:
+            return None
+        specs = [b.spec for b in bindings]
+        unpriced = missing_prices(self.prices, specs)
+        if self.max_cost is not None and unpriced:
+            fail(f"--max-cost: {self.prices_path} has no price for {', '.join(unpriced)}; add "
+                 f"them (e.g. {unpriced[0]}: {{input: 0, output: 0}} for a free local model)")
+        if unpriced:
+            errors.print(f"[yellow]note:[/] {escape(str(self.prices_path))} has no price for "
+                         f"{escape(', '.join(unpriced))}: their spend is not recorded", highlight=False)
+        return CostMeter(self.prices, limit=self.max_cost, estimates=dict(self.estimates), previous=previous)
+
+
+def cost_request(prices: Optional[Path], max_cost: Optional[float],
+                 estimate_output: Optional[list[str]] = None) -> CostRequest:
+    """The cost options checked: --max-cost needs --prices and is positive; estimates are counts."""
+    if max_cost is not None and prices is None:
+        fail("--max-cost needs --prices FILE (the price of each model, in the currency the limit is in)")
+    if max_cost is not None and not max_cost > 0:
+        fail(f"--max-cost must be a positive amount (got {max_cost})")
+    estimates = checked(lambda: counts_by_role(estimate_output or [], "--estimate-output"))
+    for role, tokens in estimates.items():
+        if tokens < 1:
+            fail(f"--estimate-output {role}={tokens}: TOKENS must be at least 1")
+    loaded = read_prices(prices) if prices is not None else None
+    return CostRequest(prices, loaded, max_cost, estimates)
+
+
+def run_spend(folder: RunFolder) -> float:
+    """What a run folder's sessions recorded as spent."""
+    return previous_spend(folder.read_usage()) if folder.path.is_dir() else 0.0
+
+
+# --- dry runs ---------------------------------------------------------------------------------
+
+def _int(value: int) -> str:
+    return f"{value:,}"
+
+
+def _money(value: float | None) -> str:
+    return "—" if value is None else money(value)
+
+
+def estimate_table(estimates: list[Estimate], currency: str | None) -> Table:
+    """Per task (member) and role: requests, input and output tokens, cost at full and batch price."""
+    title = "Dry run: nothing sent, nothing written" + (f"; cost in {currency}" if currency else "")
+    table = Table(title=title, title_justify="left")
+    for name in ("task", "role", "model", "samples", "calls", "tok in", "tok out", "cost", "batch cost"):
+        left = name in ("task", "role", "model")
+        table.add_column(name, justify="left" if left else "right", overflow="fold",
+                         min_width={"task": 6, "role": 9, "model": 12}.get(name))
+    totals = [0, 0, 0]
+    full: list[float | None] = []
+    batch: list[float | None] = []
+    for estimate in estimates:
+        first = True
+        for role, r in estimate.roles.items():
+            mode = " (batch mode)" if r.batch else ""
+            table.add_row(escape(estimate.label) if first else "", escape(role + mode), escape(r.spec),
+                          _int(estimate.samples) if first else "", _int(r.requests), _int(r.input_tokens),
+                          _int(r.output_tokens), _money(r.cost()) if r.requests else _money(0.0),
+                          _money(r.cost(batch=True)) if r.requests else _money(0.0))
+            first = False
+            totals[0] += r.requests
+            totals[1] += r.input_tokens
+            totals[2] += r.output_tokens
+            if r.requests:
+                full.append(r.cost())
+                batch.append(r.cost(batch=True))
+    if len(estimates) > 1 or any(len(e.roles) > 1 for e in estimates):
+        table.add_section()
+        table.add_row("[bold]total[/]", "", "", _int(sum(e.samples for e in estimates)), *(_int(t) for t in totals),
+                      _money(_sum(full)), _money(_sum(batch)))
+    return table
+
+
+def _sum(costs: list[float | None]) -> float | None:
+    """The total, unknown (None) when any part is."""
+    return None if None in costs else sum(c for c in costs if c is not None)
+
+
+def print_estimates(estimates: list[Estimate], request: CostRequest) -> None:
+    """The dry run's table and what its figures assume."""
+    currency = request.prices.currency if request.prices is not None else None
+    console.print(estimate_table(estimates, currency))
+    specs = [r.spec for e in estimates for r in e.roles.values() if r.requests]
+    if request.prices is None:
+        console.print(f"no prices: tokens only; prices missing for {escape(', '.join(missing_prices(None, specs)))} "
+                      "(give --prices FILE; see docs/many-models.md#cost)", highlight=False)
+    else:
+        unpriced = missing_prices(request.prices, specs)
+        if unpriced:
+            console.print(f"[yellow]prices missing[/] in {escape(str(request.prices_path))} for: "
+                          f"{escape(', '.join(unpriced))} (their cost and the totals are shown as —)", highlight=False)
+        expected = [e.expected_cost() for e in estimates]
+        if any(r.batch for e in estimates for r in e.roles.values()) and None not in expected:
+            console.print(f"as configured (batch price for the roles in batch mode): "
+                          f"{money(sum(expected), currency or '')}", highlight=False)  # type: ignore[arg-type]
+        if request.max_cost is not None and None not in expected:
+            total = sum(expected)  # type: ignore[arg-type]
+            verdict = "within" if total <= request.max_cost else "[bold yellow]past[/]"
+            console.print(f"the estimate, {money(total, currency or '')}, is {verdict} --max-cost "
+                          f"{money(request.max_cost, currency or '')}", highlight=False)
+    done = sum(e.done for e in estimates)
+    if done:
+        console.print(f"{done} (sample, epoch) pair(s) already finished are not counted", highlight=False)
+    sources: dict[str, set[str]] = {}
+    for e in estimates:
+        for role, r in e.roles.items():
+            sources.setdefault(role, set()).update(r.sources)
+    found = [f"{role} {'/'.join(sorted(kinds))}" for role, kinds in sources.items() if kinds]
+    console.print("tokens out from: " + ", ".join(found), highlight=False)
+    reasks = sum(r.reasks for e in estimates for r in e.roles.values())
+    failed = sum(e.errors for e in estimates)
+    console.print("input tokens: counted offline with cl100k_base in the OpenAI chat format (other tokenizers "
+                  "differ by a few percent); output tokens: --estimate-output, else max_tokens (an upper "
+                  f"bound), else {CANDIDATE_OUTPUT} for the candidate and {OTHER_OUTPUT} for other roles; one "
+                  "attempt per judge request (replies assumed to parse"
+                  + (f"; {reasks} re-ask(s) not counted" if reasks else "") + ")", highlight=False)
+    if failed:
+        console.print(f"[yellow]{failed} sample(s) ended in an error on synthetic replies[/]: their later "
+                      "requests are not counted", highlight=False)
+
+
+def dry_run(task: Task, bindings: dict[str, RoleBinding], request: CostRequest, *, limit: Optional[int],
+            epochs: int, done: Iterable[tuple[str, int]] = (), label: Optional[str] = None,
+            batch_roles: Iterable[str] = ()) -> Estimate:
+    """Estimate one run (the pairs in `done` skipped) and print it; sends and writes nothing."""
+    estimate = run_async(estimate_run(task, bindings, limit=limit, epochs=epochs, done=done, prices=request.prices,
+                                      estimates=request.estimates, batch_roles=batch_roles, label=label))
+    print_estimates([estimate], request)
+    return estimate
+
+
+# --- the end of a run stopped at its limit ----------------------------------------------------------
+
+def stop_if_limited(meter: CostMeter | None, folder: RunFolder, results: Any, request: CostRequest) -> None:
+    """After a run: if --max-cost stopped it, say so, how to go on, and exit with status 3."""
+    if meter is None or not meter.limited or results.complete or not meter.full():
+        return
+    stopped(meter, folder, results, request)
+
+
+def projected_cost(folder: RunFolder, prices: Prices, total: int) -> float | None:
+    """What the whole run should cost: the mean cost of its finished samples (their recorded tokens
+    at the run's prices, cache hits included) times its `total` (sample, epoch) pairs; None
+    before any sample has finished."""
+    roles = folder.read_header().roles
+    costs = []
+    for sample in folder.iter_scored():
+        cost = 0.0
+        for role, usage in sample.usage.items():
+            price = prices.of(roles[role].spec) if role in roles else None
+            if price is not None:
+                cost += price.cost(usage.prompt_tokens, usage.completion_tokens)
+        costs.append(cost)
+    return sum(costs) / len(costs) * total if costs else None
+
+
+def suggested_limit(meter: CostMeter, projected: float | None) -> float:
+    """A --max-cost that should let the work finish: the projected cost with a tenth more, and at
+    least the spend so far plus the costliest request (or twice the limit with nothing to go by)."""
+    floor = max(meter.spent, meter.limit or 0.0) + max(meter.largest, 0.01 * (meter.limit or 1.0))
+    guess = projected * 1.1 if projected is not None else 2 * max(meter.limit or 0.0, meter.spent)
+    return round_up(max(guess, floor))
+
+
+def stopped(meter: CostMeter, folder: RunFolder, results: Any, request: CostRequest) -> NoReturn:
+    currency = meter.currency
+    counts = results.counts
+    suggestion = suggested_limit(meter, projected_cost(folder, meter.prices, counts.total))
+    errors.print(
+        f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, currency)} of "
+        f"{money(meter.limit or 0.0, currency)}; {counts.finished}/{counts.total} samples finished, the others "
+        f"are left to a resume: proseval resume {escape(str(folder.path))} --prices "
+        f"{escape(str(request.prices_path))} --max-cost {suggestion:g}", highlight=False)
+    raise typer.Exit(STOPPED_AT_COST_LIMIT)

@@ -1,0 +1,599 @@
+"""Provider batch mode (`proseval run --batch ROLE`): a role's requests sent through the provider's
+batch API (OpenAI's `/v1/batches` with `/v1/files`) instead of one by one (docs/many-models.md,
+"Batch mode").
+
+Phases without changing a benchmark: a role in batch mode has a `RoleBatcher` in its
+`RoleModel`. A request that misses the cache is not sent; it waits in the batcher's *pending*
+set. The run's `BatchCoordinator` knows how many samples are in flight and how many of them wait
+on a batched request. When every sample in flight waits (no sample can make another request) and
+stays so for `settle` seconds, every pending set is *flushed*: written as JSONL (`custom_id` = a
+hash of the request's cache key), uploaded (`purpose=batch`), and a batch is created. So all
+candidate calls go out in one batch, then all judge calls; a multi-round protocol batches round
+by round. A pending set is also flushed, without waiting, when it reaches the provider's limits
+(`max_requests`, `max_bytes`: OpenAI's 50,000 requests and 200 MB per file).
+
+Every upload and every created batch is recorded in the run folder's `batches.jsonl` (appended
+and synced to disk) as soon as the provider answers, before anything waits on it. A resumed run
+reads it first: a request whose custom id belongs to a recorded batch waits for that batch (polled
+again, never created again); a recorded upload without a batch is looked up among the
+provider's batches by its file (a kill between the two calls) before anything is sent anew.
+
+A batch is polled with exponential backoff (`poll_initial` doubling up to `poll_max`); once it
+ends, its output and error files are read and each request gets its answer by custom id. An
+answer is cached like a real-time one. An item that failed in a way a retry can fix (a 429 or 5xx
+in the error file, expired, cancelled, missing, the whole batch failed) goes into the next batch
+once; failing again, it is sent in real time with the usual retries; then the usual failure
+policy applies (the score is unscored, the sample failed: never a 0). An item the provider
+refused for good (a 400, an unknown model) fails as a real-time request would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..models.base import (
+    Completion,
+    ContextOverflowError,
+    FatalError,
+    GenerateConfig,
+    Message,
+    ModelError,
+    RetryableError,
+    is_context_overflow,
+)
+
+OPENAI_MAX_REQUESTS = 50_000  # requests in one batch (OpenAI's documented limit)
+OPENAI_MAX_BYTES = 200 * 1024 * 1024  # bytes of one batch input file (OpenAI's documented limit)
+BATCH_LOG = "batches.jsonl"
+BATCH_PROVIDERS = ("openai", "openai-compatible")
+BATCH_TRIES = 2  # batches a request may fail in (retryably) before it is sent in real time
+POLL_ERRORS = 20  # polls in a row that fail before a batch is given up (its requests retried)
+TERMINAL = ("completed", "failed", "expired", "cancelled")
+_RETRYABLE_STATUS = {408, 409, 425, 429}
+
+T = TypeVar("T")
+Sample = tuple[str, int]  # (sample id, epoch)
+
+
+@dataclass(frozen=True)
+class BatchSettings:
+    """How batches are cut and polled (`RunOptions.batch_settings`; the roles: `RunOptions.batch_roles`)."""
+
+    poll_initial: float = 5.0  # seconds before the second poll (the first is at once), doubling...
+    poll_max: float = 300.0  # ...up to this
+    settle: float = 1.0  # every sample in flight waits on a batch for this long: the pending requests are sent
+    max_requests: int = OPENAI_MAX_REQUESTS
+    max_bytes: int = OPENAI_MAX_BYTES
+    completion_window: str = "24h"
+    max_in_flight: int = 50_000  # samples in flight at once (a batch can only hold the requests of these)
+
+
+def batch_problem(bindings: Mapping[str, Any], roles: Iterable[str], where: str = "--batch") -> str | None:
+    """Why `roles` cannot be in batch mode with these role bindings (None: they can)."""
+    for role in roles:
+        binding = bindings.get(role)
+        if binding is None:
+            return f"{where} {role}: this task has no role {role}; its roles: {', '.join(sorted(bindings))}"
+        provider = binding.spec.partition("/")[0]
+        if provider not in BATCH_PROVIDERS:
+            return (f"{where} {role}: {binding.spec} has no batch API; batch mode needs an OpenAI-compatible "
+                    "endpoint with /v1/files and /v1/batches (provider openai or openai-compatible)")
+        if len(binding.base_urls) > 1:
+            return (f"{where} {role}: batch mode sends to one endpoint, and {role} has {len(binding.base_urls)} "
+                    "replicas; give it one base URL")
+    return None
+
+
+def custom_id(key: str) -> str:
+    """A request's id in a batch: stable across runs (its cache key), so a resumed run finds it."""
+    return "pe-" + key[:40]
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _status_error(status: int, detail: str, what: str, retry_after: float | None = None) -> ModelError:
+    """The error a real-time request with this HTTP status raises (same retry classes)."""
+    message = f"{what}: HTTP {status}: {_short(detail)}"
+    if status in _RETRYABLE_STATUS or status >= 500:
+        return RetryableError(message, retry_after=retry_after, status=status)
+    if status in (400, 413, 422) and is_context_overflow(detail):
+        return ContextOverflowError(message, status=status)
+    return FatalError(message, status=status)
+
+
+def _api_error(exc: BaseException, what: str) -> ModelError:
+    """An exception of the `openai` client as a `ModelError` of the usual kind."""
+    import openai
+
+    from ..models.openai_compat import parse_retry_after
+
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, openai.APIStatusError):
+        return _status_error(exc.status_code, exc.message, what, parse_retry_after(exc.response.headers))
+    cause = exc.__cause__ or exc
+    return RetryableError(f"{what}: {type(exc).__name__}: {_short(str(cause) or type(cause).__name__)}")
+
+
+def _copy(error: ModelError) -> ModelError:
+    return type(error)(str(error), retry_after=error.retry_after, status=error.status)
+
+
+def item_result(line: dict[str, Any], latency: float) -> Completion | ModelError:
+    """One line of a batch's output or error file as the answer or the error of its request."""
+    from ..models.openai_compat import _to_completion
+
+    response = line.get("response") or {}
+    status, body = response.get("status_code"), response.get("body")
+    if status == 200 and isinstance(body, dict):
+        try:
+            return _to_completion(body, latency).model_copy(update={"raw": None})
+        except ModelError as exc:
+            return exc
+    error = line.get("error")
+    if isinstance(error, dict) and error:
+        return RetryableError(f"batch item {error.get('code') or 'error'}: {_short(str(error.get('message')))}")
+    if isinstance(status, int):
+        detail = body.get("error", {}).get("message") if isinstance(body, dict) and isinstance(
+            body.get("error"), dict) else str(body)
+        return _status_error(status, str(detail), "batch item")
+    return RetryableError(f"batch item without a response: {_short(json.dumps(line))}")
+
+
+class OpenAIBatchAPI:
+    """The provider's files and batches endpoints, through the `openai` client (its own retries
+    off: a lost answer to a create is looked up, never sent twice)."""
+
+    def __init__(self, base_url: str, key: str):
+        import openai
+
+        self.base_url = base_url
+        self.client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=600.0)
+
+    async def probe(self) -> None:
+        await self.client.batches.list(limit=1)
+
+    async def upload(self, data: bytes, name: str) -> str:
+        return (await self.client.files.create(file=(name, data, "application/jsonl"), purpose="batch")).id
+
+    async def create(self, file_id: str, window: str) -> Any:
+        return await self.client.batches.create(input_file_id=file_id, endpoint="/v1/chat/completions",
+                                                completion_window=window)  # type: ignore[arg-type]
+
+    async def find(self, file_id: str, since: float) -> Any | None:
+        """The batch created from `file_id`, if any (newest first; none older than an hour before `since`)."""
+        async for batch in self.client.batches.list(limit=100):
+            if batch.input_file_id == file_id:
+                return batch
+            if batch.created_at < since - 3600:
+                break
+        return None
+
+    async def retrieve(self, batch_id: str) -> Any:
+        return await self.client.batches.retrieve(batch_id)
+
+    async def content(self, file_id: str) -> str:
+        return (await self.client.files.content(file_id)).text
+
+    async def cancel(self, batch_id: str) -> Any:
+        return await self.client.batches.cancel(batch_id)
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+class BatchLog:
+    """`batches.jsonl`: one JSON line per event (`uploaded`, `created`, `ended`), each written,
+    flushed and synced to disk before the run goes on."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._checked = False
+
+    def append(self, **entry: Any) -> None:
+        line = json.dumps({**entry, "at": time.time()}, ensure_ascii=False) + "\n"
+        if not self._checked:  # a line torn by a kill is left alone, not glued to ours
+            self._checked = True
+            if self.path.exists() and self.path.stat().st_size:
+                with open(self.path, "rb") as existing:
+                    existing.seek(-1, os.SEEK_END)
+                    if existing.read(1) != b"\n":
+                        line = "\n" + line
+        with open(self.path, "a", encoding="utf-8") as file:
+            file.write(line)
+            file.flush()
+            os.fsync(file.fileno())
+
+    def read(self) -> list[dict[str, Any]]:
+        if not self.path.is_file():
+            return []
+        entries = []
+        for text in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(text)
+            except ValueError:
+                continue  # torn by a kill before it was complete: the event did not happen for us
+            if isinstance(entry, dict):
+                entries.append(entry)
+        return entries
+
+
+class BatchTracker:
+    """One batch at the provider: polled until it ends (once, however many requests wait on it),
+    then its results by custom id."""
+
+    def __init__(self, batcher: RoleBatcher, batch_id: str, custom_ids: list[str], *, resumed: bool = False):
+        self.batcher = batcher
+        self.batch_id = batch_id
+        self.custom_ids = custom_ids
+        self.resumed = resumed
+        self.status: str | None = None
+        self.results: dict[str, Completion | ModelError] = {}
+        self._task: asyncio.Future[dict[str, Completion | ModelError]] | None = None
+        self._since = time.monotonic()
+
+    def start(self) -> asyncio.Future[dict[str, Completion | ModelError]]:
+        if self._task is None:
+            self._task = self.batcher.coordinator.spawn(self._follow())
+            self.batcher.coordinator.batch_started(self)
+        return self._task
+
+    async def wait(self) -> dict[str, Completion | ModelError]:
+        return await asyncio.shield(self.start())
+
+    async def _follow(self) -> dict[str, Completion | ModelError]:
+        coordinator = self.batcher.coordinator
+        api, options = self.batcher.api, coordinator.options
+        delay, failures = 0.0, 0
+        what = f"batch {self.batch_id}"
+        while True:
+            if delay:
+                await asyncio.sleep(delay)
+            delay = min(max(delay * 2, options.poll_initial), options.poll_max)
+            try:
+                batch = await api.retrieve(self.batch_id)
+            except Exception as exc:  # noqa: BLE001 - every transport error is a failed poll
+                error = _api_error(exc, f"polling {what}")
+                failures += 1
+                if error.kind == "fatal" or failures >= POLL_ERRORS:
+                    return self._end("unreachable", {}, RetryableError(f"{what} could not be polled: {error}"))
+                continue
+            failures = 0
+            if batch.status in TERMINAL:
+                break
+        latency = time.monotonic() - self._since
+        results: dict[str, Completion | ModelError] = {}
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if not file_id:
+                continue
+            try:
+                text = await self.batcher.retrying(lambda f=file_id: api.content(f), f"reading {what}'s file {file_id}")
+            except ModelError:
+                continue  # its requests count as missing: retried
+            for raw in text.splitlines():
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+                    results[line["custom_id"]] = item_result(line, latency)
+        reason = f"missing from the results of {what} ({batch.status})"
+        errors = getattr(batch, "errors", None)
+        if batch.status == "failed" and errors is not None and getattr(errors, "data", None):
+            reason = f"{what} failed: " + "; ".join(_short(str(e.message)) for e in errors.data[:3])
+        return self._end(batch.status, results, RetryableError(reason))
+
+    def _end(self, status: str, results: dict[str, Completion | ModelError],
+             missing: ModelError) -> dict[str, Completion | ModelError]:
+        for cid in self.custom_ids:
+            results.setdefault(cid, missing)
+        self.status, self.results = status, results
+        answered = sum(isinstance(r, Completion) for r in results.values())
+        coordinator = self.batcher.coordinator
+        coordinator.log.append(event="ended", role=self.batcher.role, batch_id=self.batch_id, status=status,
+                               answered=answered, failed=len(results) - answered)
+        coordinator.batch_ended(self, answered, len(results) - answered)
+        return results
+
+
+@dataclass
+class _Pending:
+    line: bytes
+    future: asyncio.Future[BatchTracker]
+
+
+class RoleBatcher:
+    """The batch side of one role: its pending requests, the batches that hold its requests,
+    and what each request got (see the module's text)."""
+
+    def __init__(self, coordinator: BatchCoordinator, role: str, model_name: str, api: OpenAIBatchAPI):
+        self.coordinator = coordinator
+        self.role = role
+        self.model_name = model_name
+        self.api = api
+        self.pending: dict[str, _Pending] = {}
+        self.pending_bytes = 0
+        self.known: dict[str, BatchTracker] = {}  # custom id -> the batch that holds it
+        self.tries: Counter[str] = Counter()  # custom id -> batches it failed in (retryably)
+        self.realtime = 0  # requests sent in real time after failing in batches
+
+    async def generate(self, messages: list[Message], config: GenerateConfig, *, key: str,
+                       sample: Sample) -> Completion | None:
+        """The request's answer from a batch; None: send it in real time (it failed in batches);
+        raises `ModelError` for what a retry cannot fix, or when no batch could be submitted."""
+        cid = custom_id(key)
+        body: dict[str, Any] | None = None
+        while True:
+            tracker = self.known.get(cid)
+            if tracker is None:
+                if self.tries[cid] >= BATCH_TRIES:
+                    self.realtime += 1
+                    return None
+                body = body or {"model": self.model_name, "messages": messages, **config.sent_params()}
+                tracker = await self.coordinator.waiting(sample, self._enqueue(cid, body))
+            results = await self.coordinator.waiting(sample, tracker.wait())
+            result = results.get(cid)
+            if result is None:
+                result = RetryableError(f"missing from the results of batch {tracker.batch_id}")
+            if isinstance(result, Completion):
+                return result.model_copy()
+            if result.kind == "fatal":
+                raise _copy(result)
+            if self.known.get(cid) is tracker:  # the first of its waiters to see it failed
+                del self.known[cid]
+                self.tries[cid] += 1
+
+    def _enqueue(self, cid: str, body: dict[str, Any]) -> asyncio.Future[BatchTracker]:
+        if (waiting := self.pending.get(cid)) is not None:  # the same request twice: one line
+            return waiting.future
+        line = (json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body},
+                           ensure_ascii=False) + "\n").encode()
+        options = self.coordinator.options
+        if self.pending and self.pending_bytes + len(line) > options.max_bytes:
+            self.flush()
+        future: asyncio.Future[BatchTracker] = asyncio.get_running_loop().create_future()
+        self.pending[cid] = _Pending(line, future)
+        self.pending_bytes += len(line)
+        if len(self.pending) >= options.max_requests:
+            self.flush()
+        return future
+
+    def flush(self) -> None:
+        """Submit the pending requests as one batch (they fit the limits: `_enqueue` saw to it)."""
+        if self.pending:
+            chunk, self.pending, self.pending_bytes = self.pending, {}, 0
+            self.coordinator.spawn(self._submit(chunk))
+
+    async def retrying(self, call: Callable[[], Awaitable[T]], what: str) -> T:
+        """`call` with the run's retries and backoff for what a retry can fix."""
+        from .executor import WaitRetryAfter
+
+        coordinator = self.coordinator
+        wait = WaitRetryAfter(coordinator.backoff_initial, 60.0)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await call()
+            except Exception as exc:  # noqa: BLE001 - mapped to the usual error classes
+                error = _api_error(exc, what)
+            if error.kind == "fatal" or attempt >= coordinator.max_attempts:
+                raise error
+            await asyncio.sleep(wait.delay(error, attempt))
+
+    async def _submit(self, chunk: dict[str, _Pending]) -> None:
+        ids = list(chunk)
+        coordinator = self.coordinator
+        try:
+            data = b"".join(p.line for p in chunk.values())
+            file_id = await self.retrying(lambda: self.api.upload(data, f"proseval-{self.role}.jsonl"),
+                                          f"uploading a batch file of {len(ids)} {self.role} requests")
+            uploaded = time.time()
+            coordinator.log.append(event="uploaded", role=self.role, file_id=file_id, custom_ids=ids)
+            batch = await self._create(file_id, uploaded)
+            coordinator.log.append(event="created", role=self.role, file_id=file_id, batch_id=batch.id)
+        except ModelError as exc:
+            coordinator.say(f"{self.role}: no batch could be submitted ({exc}); its {len(ids)} requests failed")
+            for pending in chunk.values():
+                if not pending.future.done():
+                    pending.future.set_exception(_copy(exc))
+            return
+        tracker = BatchTracker(self, batch.id, ids)
+        for cid in ids:
+            self.known[cid] = tracker
+        coordinator.say(f"{self.role}: batch {batch.id} submitted ({len(ids)} requests)")
+        tracker.start()
+        for pending in chunk.values():
+            if not pending.future.done():
+                pending.future.set_result(tracker)
+
+    async def _create(self, file_id: str, uploaded: float) -> Any:
+        """Create the batch; when the answer is lost, look the batch up before creating it again."""
+        from .executor import WaitRetryAfter
+
+        coordinator = self.coordinator
+        wait = WaitRetryAfter(coordinator.backoff_initial, 60.0)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await self.api.create(file_id, coordinator.options.completion_window)
+            except Exception as exc:  # noqa: BLE001 - mapped to the usual error classes
+                error = _api_error(exc, "creating a batch")
+            if error.kind == "fatal" or attempt >= coordinator.max_attempts:
+                raise error
+            try:
+                found = await self.api.find(file_id, uploaded)
+            except Exception:  # noqa: BLE001 - not found: create it again
+                found = None
+            if found is not None:
+                return found
+            await asyncio.sleep(wait.delay(error, attempt))
+
+
+class BatchCoordinator:
+    """The batch mode of one run: its roles' batchers, the samples in flight and those waiting on
+    a batch (when all wait, pending requests are sent), the log, the counts for the display."""
+
+    def __init__(self, options: BatchSettings, folder: Path, *, max_attempts: int = 6,
+                 backoff_initial: float = 1.0, say: Callable[[str], None] | None = None):
+        self.options = options
+        self.log = BatchLog(folder / BATCH_LOG)
+        self.max_attempts = max_attempts
+        self.backoff_initial = backoff_initial
+        self._say = say
+        self.batchers: dict[str, RoleBatcher] = {}
+        self.active = 0  # samples in flight
+        self.waiting_on: Counter[Sample] = Counter()  # samples waiting on a batched request: how many requests
+        self.started = 0  # batches followed (submitted here, or recorded by an earlier attempt)
+        self.ended = 0
+        self.on_change: Callable[[], None] | None = None  # the progress display's refresh
+        self._timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Future[Any]] = set()
+
+    def add_role(self, role: str, model: Any) -> RoleBatcher:
+        """The batcher of `role`, whose model is an OpenAI-compatible endpoint (`batch_problem` checked)."""
+        from ..models.openai_compat import resolve_api_key
+
+        api = OpenAIBatchAPI(model.base_urls[0], resolve_api_key(model.provider))
+        self.batchers[role] = RoleBatcher(self, role, model.name, api)
+        return self.batchers[role]
+
+    async def probe(self) -> None:
+        """Refuse a role whose endpoint answers that it has no batch API (before the run writes anything)."""
+        for role, batcher in self.batchers.items():
+            try:
+                await batcher.api.probe()
+            except Exception as exc:  # noqa: BLE001 - only a definite refusal stops the run
+                error = _api_error(exc, f"GET {batcher.api.base_url}/batches")
+                if error.kind == "fatal":
+                    raise FatalError(f"--batch {role}: {batcher.api.base_url} offers no batch API ({error})") from None
+
+    async def start(self) -> None:
+        """Follow the batches an earlier attempt at this run recorded (see the module's text)."""
+        uploads: dict[str, dict[str, Any]] = {}
+        for entry in self.log.read():
+            if entry.get("event") == "uploaded" and isinstance(entry.get("custom_ids"), list):
+                uploads[str(entry.get("file_id"))] = {**entry, "batch_id": None}
+            elif entry.get("event") == "created" and str(entry.get("file_id")) in uploads:
+                uploads[str(entry["file_id"])]["batch_id"] = entry.get("batch_id")
+        resumed = 0
+        for file_id, upload in uploads.items():
+            batcher = self.batchers.get(str(upload.get("role")))
+            if batcher is None:
+                continue
+            if upload["batch_id"] is None:  # killed between the upload and the create's answer
+                try:
+                    found = await batcher.api.find(file_id, float(upload.get("at", 0)))
+                except Exception:  # noqa: BLE001 - not found: its requests are sent anew
+                    found = None
+                if found is None:
+                    continue
+                self.log.append(event="created", role=batcher.role, file_id=file_id, batch_id=found.id, adopted=True)
+                upload["batch_id"] = found.id
+            tracker = BatchTracker(batcher, str(upload["batch_id"]), list(upload["custom_ids"]), resumed=True)
+            for cid in tracker.custom_ids:
+                if cid in batcher.known:  # in an earlier batch too: it failed there
+                    batcher.tries[cid] += 1
+                batcher.known[cid] = tracker
+            resumed += 1
+        if resumed:
+            self.say(f"{resumed} batch(es) recorded in {BATCH_LOG}: their requests wait for them (polled, "
+                     "not submitted again)")
+
+    # --- samples in flight, and when to send ----------------------------------------------------
+
+    def enter(self) -> None:
+        self.active += 1
+
+    def leave(self) -> None:
+        self.active -= 1
+        self._poke()
+
+    async def waiting(self, sample: Sample, awaitable: Awaitable[T]) -> T:
+        """Await `awaitable` with `sample` counted as waiting on a batch."""
+        self.waiting_on[sample] += 1
+        self._poke()
+        try:
+            return await awaitable
+        finally:
+            self.waiting_on[sample] -= 1
+            if self.waiting_on[sample] <= 0:
+                del self.waiting_on[sample]
+
+    def quiescent(self) -> bool:
+        """Every sample in flight waits on a batch: no other request can come (a request made
+        outside the runner's samples counts as a sample of its own)."""
+        return bool(self.waiting_on) and len(self.waiting_on) >= self.active
+
+    def _poke(self) -> None:
+        if self._timer is None and self.quiescent() and any(b.pending for b in self.batchers.values()):
+            self._timer = asyncio.get_running_loop().call_later(self.options.settle, self._settled)
+
+    def _settled(self) -> None:
+        self._timer = None
+        if self.quiescent():  # else a later change pokes again
+            for batcher in self.batchers.values():
+                batcher.flush()
+
+    # --- tasks, display, closing ----------------------------------------------------------------
+
+    def spawn(self, coroutine: Awaitable[T]) -> asyncio.Future[T]:
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def say(self, text: str) -> None:
+        if self._say is not None:
+            self._say(text)
+
+    def batch_started(self, tracker: BatchTracker) -> None:
+        self.started += 1
+        if tracker.resumed:
+            self.say(f"{tracker.batcher.role}: polling batch {tracker.batch_id} again (recorded in {BATCH_LOG})")
+        self._changed()
+
+    def batch_ended(self, tracker: BatchTracker, answered: int, failed: int) -> None:
+        self.ended += 1
+        self.say(f"{tracker.batcher.role}: batch {tracker.batch_id} {tracker.status}: {answered} answered, "
+                 f"{failed} failed ({self.status_text()})")
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+    def status_text(self) -> str:
+        waiting = sum(len(b.pending) for b in self.batchers.values())
+        text = (f"batches {self.started} submitted, {self.started - self.ended} in progress, "
+                f"{self.ended} done")
+        return text + (f", {waiting} requests waiting for a batch" if waiting else "")
+
+    async def close(self) -> None:
+        """Stop following batches (they go on at the provider; a resume follows them again)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for batcher in self.batchers.values():
+            await batcher.api.aclose()
+
+
+def plain_notice(label: str) -> Callable[[str], None]:
+    """A `say` that prints batch events as log lines on stderr."""
+    return lambda text: print(f"{label}: {text}", file=sys.stderr, flush=True)
