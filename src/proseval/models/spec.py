@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from .base import FatalError, ModelAPI
 
-PROVIDERS = ("openai", "openai-compatible", "local", "scripted")
+PROVIDERS = ("openai", "openai-compatible", "anthropic", "local", "scripted")
+REMOTE_PROVIDERS = ("openai", "openai-compatible", "anthropic")  # those that take base URLs
 EMBEDDED_SPEC = "local/smollm2-135m"
 
 
@@ -31,7 +32,7 @@ def parse_model_spec(text: str, base_urls: list[str] | tuple[str, ...] = ()) -> 
         raise ValueError(f"model spec {text!r} must look like provider/model, e.g. openai/gpt-4o-mini")
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r} in {text!r}; known: {', '.join(PROVIDERS)}")
-    urls = tuple(base_urls) if provider in ("openai", "openai-compatible") else ()
+    urls = tuple(base_urls) if provider in REMOTE_PROVIDERS else ()
     return ModelSpec(provider, model, urls)
 
 
@@ -40,6 +41,10 @@ def build_model(spec: ModelSpec) -> ModelAPI:
         from .openai_compat import make_endpoint
 
         return make_endpoint(spec.provider, spec.model, list(spec.base_urls))
+    if spec.provider == "anthropic":
+        from .anthropic_messages import AnthropicModel
+
+        return AnthropicModel(spec.model, list(spec.base_urls))
     if spec.provider == "local":
         from .local import LocalModel
 

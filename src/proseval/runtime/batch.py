@@ -1,6 +1,6 @@
 """Provider batch mode (`proseval run --batch ROLE`): a role's requests sent through the provider's
-batch API (OpenAI's `/v1/batches` with `/v1/files`) instead of one by one (docs/many-models.md,
-"Batch mode").
+batch API (OpenAI's `/v1/batches` with `/v1/files`, or Anthropic's Message Batches) instead of one
+by one (docs/many-models.md, "Batch mode").
 
 Phases without changing a benchmark: a role in batch mode has a `RoleBatcher` in its
 `RoleModel`. A request that misses the cache is not sent; it waits in the batcher's *pending*
@@ -10,13 +10,20 @@ stays so for `settle` seconds, every pending set is *flushed*: written as JSONL 
 hash of the request's cache key), uploaded (`purpose=batch`), and a batch is created. So all
 candidate calls go out in one batch, then all judge calls; a multi-round protocol batches round
 by round. A pending set is also flushed, without waiting, when it reaches the provider's limits
-(`max_requests`, `max_bytes`: OpenAI's 50,000 requests and 200 MB per file).
+(`max_requests`, `max_bytes`: OpenAI's 50,000 requests and 200 MB per file; Anthropic's 100,000
+requests and 256 MB per batch).
 
-Every upload and every created batch is recorded in the run folder's `batches.jsonl` (appended
-and synced to disk) as soon as the provider answers, before anything waits on it. A resumed run
-reads it first: a request whose custom id belongs to a recorded batch waits for that batch (polled
-again, never created again); a recorded upload without a batch is looked up among the
-provider's batches by its file (a kill between the two calls) before anything is sent anew.
+The two providers' APIs sit behind one interface (`OpenAIBatchAPI`, `AnthropicBatchAPI`): a
+request's line, *staging* the lines (OpenAI: the file upload; Anthropic: nothing sent, the lines
+kept for the create, which carries them), create, find (a lost create), retrieve, the results.
+
+Every upload (Anthropic: every set of requests about to be created) and every created batch is
+recorded in the run folder's `batches.jsonl` (appended and synced to disk) as soon as it happens,
+before anything waits on it. A resumed run reads it first: a request whose custom id belongs to a
+recorded batch waits for that batch (polled again, never created again); a recorded upload without
+a batch is looked up among the provider's batches (a kill between the two calls) before anything is
+sent anew — by its input file at OpenAI, by its request count and creation time at Anthropic
+(whose batches carry nothing of ours).
 
 A batch is polled with exponential backoff (`poll_initial` doubling up to `poll_max`); once it
 ends, its output and error files are read and each request gets its answer by custom id. An
@@ -53,8 +60,10 @@ from ..models.base import (
 
 OPENAI_MAX_REQUESTS = 50_000  # requests in one batch (OpenAI's documented limit)
 OPENAI_MAX_BYTES = 200 * 1024 * 1024  # bytes of one batch input file (OpenAI's documented limit)
+ANTHROPIC_MAX_REQUESTS = 100_000  # requests in one Message Batch (Anthropic's documented limit)
+ANTHROPIC_MAX_BYTES = 256 * 1024 * 1024  # bytes of one Message Batch create request (Anthropic's limit)
 BATCH_LOG = "batches.jsonl"
-BATCH_PROVIDERS = ("openai", "openai-compatible")
+BATCH_PROVIDERS = ("openai", "openai-compatible", "anthropic")
 BATCH_TRIES = 2  # batches a request may fail in (retryably) before it is sent in real time
 POLL_ERRORS = 20  # polls in a row that fail before a batch is given up (its requests retried)
 TERMINAL = ("completed", "failed", "expired", "cancelled")
@@ -71,8 +80,8 @@ class BatchSettings:
     poll_initial: float = 5.0  # seconds before the second poll (the first is at once), doubling...
     poll_max: float = 300.0  # ...up to this
     settle: float = 1.0  # every sample in flight waits on a batch for this long: the pending requests are sent
-    max_requests: int = OPENAI_MAX_REQUESTS
-    max_bytes: int = OPENAI_MAX_BYTES
+    max_requests: int | None = None  # requests per batch; None: the provider's limit (at most that anyway)
+    max_bytes: int | None = None  # bytes per batch; None: the provider's limit (at most that anyway)
     completion_window: str = "24h"
     max_in_flight: int = 50_000  # samples in flight at once (a batch can only hold the requests of these)
 
@@ -86,7 +95,8 @@ def batch_problem(bindings: Mapping[str, Any], roles: Iterable[str], where: str 
         provider = binding.spec.partition("/")[0]
         if provider not in BATCH_PROVIDERS:
             return (f"{where} {role}: {binding.spec} has no batch API; batch mode needs an OpenAI-compatible "
-                    "endpoint with /v1/files and /v1/batches (provider openai or openai-compatible)")
+                    "endpoint with /v1/files and /v1/batches (provider openai or openai-compatible) or "
+                    "Anthropic's Message Batches (provider anthropic)")
         if len(binding.base_urls) > 1:
             return (f"{where} {role}: batch mode sends to one endpoint, and {role} has {len(binding.base_urls)} "
                     "replicas; give it one base URL")
@@ -155,14 +165,57 @@ class OpenAIBatchAPI:
     """The provider's files and batches endpoints, through the `openai` client (its own retries
     off: a lost answer to a create is looked up, never sent twice)."""
 
+    max_requests = OPENAI_MAX_REQUESTS
+    max_bytes = OPENAI_MAX_BYTES
+    staged_event, staged_field = "uploaded", "file_id"  # how batches.jsonl records staged lines
+    terminal = TERMINAL
+
     def __init__(self, base_url: str, key: str):
         import openai
 
         self.base_url = base_url
         self.client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=600.0)
 
+    @staticmethod
+    def body(model: str, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
+        """A request's body: the real-time chat-completions body."""
+        return {"model": model, "messages": messages, **config.sent_params()}
+
+    @staticmethod
+    def line(cid: str, body: dict[str, Any]) -> bytes:
+        return (json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body},
+                           ensure_ascii=False) + "\n").encode()
+
+    async def stage(self, data: bytes, name: str) -> str:
+        return await self.upload(data, name)
+
+    def claim(self, batch_ids: Iterable[str]) -> None:
+        """Batches recorded by this run (the look-up by file needs no list of them)."""
+
+    async def results(self, batch: Any, latency: float, read: Callable[[Callable[[], Awaitable[str]], str],
+                      Awaitable[str]], what: str) -> dict[str, Completion | ModelError]:
+        """The answers of an ended batch by custom id: its output and error files (`read` retries)."""
+        results: dict[str, Completion | ModelError] = {}
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if not file_id:
+                continue
+            try:
+                text = await read(lambda f=file_id: self.content(f), f"reading {what}'s file {file_id}")
+            except ModelError:
+                continue  # its requests count as missing: retried
+            for raw in text.splitlines():
+                try:
+                    line = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+                    results[line["custom_id"]] = item_result(line, latency)
+        return results
+
     async def probe(self) -> None:
         await self.client.batches.list(limit=1)
+
+    probe_path = "/batches"
 
     async def upload(self, data: bytes, name: str) -> str:
         return (await self.client.files.create(file=(name, data, "application/jsonl"), purpose="batch")).id
@@ -171,7 +224,7 @@ class OpenAIBatchAPI:
         return await self.client.batches.create(input_file_id=file_id, endpoint="/v1/chat/completions",
                                                 completion_window=window)  # type: ignore[arg-type]
 
-    async def find(self, file_id: str, since: float) -> Any | None:
+    async def find(self, file_id: str, since: float, count: int = 0) -> Any | None:
         """The batch created from `file_id`, if any (newest first; none older than an hour before `since`)."""
         async for batch in self.client.batches.list(limit=100):
             if batch.input_file_id == file_id:
@@ -193,8 +246,229 @@ class OpenAIBatchAPI:
         await self.client.close()
 
 
+# Anthropic's error types (`error.type`) as the HTTP status a real-time request gets with them.
+ANTHROPIC_ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
+                          "permission_error": 403, "not_found_error": 404, "request_too_large": 413,
+                          "rate_limit_error": 429, "api_error": 500, "timeout_error": 504, "overloaded_error": 529}
+
+
+def anthropic_item_result(line: dict[str, Any], latency: float) -> Completion | ModelError:
+    """One line of a Message Batch's results (`{custom_id, result: {type, message | error}}`) as the
+    answer or the error of its request: `errored` with a retryable error type, `expired` and
+    `canceled` can be retried (the next batch, then real time); `invalid_request_error` and the
+    other errors no retry fixes fail as a real-time request would."""
+    from ..models.anthropic_messages import to_completion
+
+    result = line.get("result") if isinstance(line.get("result"), dict) else {}
+    kind = result.get("type")
+    if kind == "succeeded":
+        try:
+            return to_completion(result.get("message"), latency).model_copy(update={"raw": None})
+        except ModelError as exc:
+            return exc
+    if kind in ("expired", "canceled"):
+        return RetryableError(f"batch item {kind}: not run before the batch "
+                              f"{'expired' if kind == 'expired' else 'was canceled'}")
+    if kind == "errored":
+        error = result.get("error") if isinstance(result.get("error"), dict) else {}
+        if isinstance(error.get("error"), dict):  # an error response: {"type": "error", "error": {...}}
+            error = error["error"]
+        error_type, message = str(error.get("type") or "error"), str(error.get("message") or "")
+        status = ANTHROPIC_ERROR_STATUS.get(error_type)
+        if status is None:
+            return RetryableError(f"batch item errored: {error_type}: {_short(message)}")
+        return _status_error(status, f"{error_type}: {message}", "batch item")
+    return RetryableError(f"batch item without a result: {_short(json.dumps(line))}")
+
+
+@dataclass
+class AnthropicBatch:
+    """What proseval reads of a Message Batch."""
+
+    id: str
+    status: str  # processing_status: in_progress | canceling | ended
+    results_url: str | None
+    created_at: float  # seconds since the epoch (0 when unknown)
+    total: int  # requests in the batch (the sum of request_counts)
+
+    @classmethod
+    def of(cls, data: Any) -> AnthropicBatch:
+        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+            raise RetryableError(f"malformed message batch: {_short(str(data))}")
+        counts = data.get("request_counts") if isinstance(data.get("request_counts"), dict) else {}
+        return cls(data["id"], str(data.get("processing_status")), data.get("results_url"),
+                   _timestamp(data.get("created_at")), sum(int(v or 0) for v in counts.values()))
+
+
+def _timestamp(value: Any) -> float:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+class AnthropicBatchAPI:
+    """Anthropic's Message Batches (`/v1/messages/batches`) over aiohttp, behind the interface of
+    `OpenAIBatchAPI`. There are no files: *staging* keeps the lines (nothing is sent), the create
+    posts them as `{"requests": [{"custom_id", "params"}, ...]}`. A batch carries nothing of ours
+    that a list shows, so a lost create is found by its request count among the batches created
+    since shortly before it and not recorded by this run (an adopted stranger costs no more than a
+    retry: its custom ids are not ours, so our requests count as missing and go into the next batch)."""
+
+    max_requests = ANTHROPIC_MAX_REQUESTS
+    max_bytes = ANTHROPIC_MAX_BYTES - 64 * 1024  # the JSON around the requests, with room to spare
+    staged_event, staged_field = "submitting", "submission"
+    terminal = ("ended",)
+    probe_path = "/v1/messages/batches"
+
+    def __init__(self, base_url: str, key: str):
+        from ..models.anthropic_messages import api_headers, normal_base_url
+
+        self.base_url = normal_base_url(base_url)
+        self._headers = api_headers(key)
+        self._session: Any = None
+        self._staged: dict[str, bytes] = {}
+        self.claimed: set[str] = set()  # batches created or adopted here, or recorded by this run
+
+    @staticmethod
+    def body(model: str, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
+        """A request's params: the real-time Messages body (refused settings raise `FatalError`)."""
+        from ..models.anthropic_messages import request_body
+
+        return request_body(model, messages, config)
+
+    @staticmethod
+    def line(cid: str, body: dict[str, Any]) -> bytes:
+        """One request of the create's `requests` list, with the comma that separates it."""
+        return (json.dumps({"custom_id": cid, "params": body}, ensure_ascii=False) + ",").encode()
+
+    async def stage(self, data: bytes, name: str) -> str:
+        import uuid
+
+        submission = "sub-" + uuid.uuid4().hex[:24]  # unique even when the same requests are sent again
+        self._staged[submission] = data
+        return submission
+
+    def claim(self, batch_ids: Iterable[str]) -> None:
+        self.claimed.update(batch_ids)
+
+    def _client(self) -> Any:
+        import aiohttp
+
+        if self._session is None or self._session.closed:  # created inside the running loop
+            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300))
+        return self._session
+
+    async def _request(self, method: str, url: str, *, data: bytes | None = None, what: str) -> bytes:
+        """One call, its outcome mapped to the usual errors (no retries: the caller's)."""
+        import aiohttp
+
+        from ..models.anthropic_messages import error_detail, status_error
+
+        try:
+            async with self._client().request(method, url, data=data, headers=self._headers,
+                                              timeout=aiohttp.ClientTimeout(total=600.0)) as reply:
+                raw = await reply.read()
+                if reply.status >= 400:
+                    raise status_error(reply.status, error_detail(raw), f"{what} ({self.base_url})", reply.headers)
+                return raw
+        except asyncio.TimeoutError:
+            raise RetryableError(f"{what}: timed out ({self.base_url})") from None
+        except aiohttp.ClientError as exc:
+            raise RetryableError(f"{what}: connection error ({self.base_url}): "
+                                 f"{_short(str(exc) or type(exc).__name__)}") from None
+
+    async def _json(self, method: str, path: str, *, data: bytes | None = None, what: str) -> Any:
+        raw = await self._request(method, self.base_url + path, data=data, what=what)
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise RetryableError(f"{what}: malformed response body: {_short(str(exc))}") from None
+
+    async def probe(self) -> None:
+        await self._json("GET", "/v1/messages/batches?limit=1", what="listing message batches")
+
+    async def create(self, submission: str, window: str) -> AnthropicBatch:
+        """Create the batch of the staged lines (`window` is Anthropic's fixed 24 hours)."""
+        data = b'{"requests": [' + self._staged[submission].rstrip(b",") + b"]}"
+        batch = AnthropicBatch.of(await self._json("POST", "/v1/messages/batches", data=data,
+                                                   what="creating a message batch"))
+        self._staged.pop(submission, None)
+        self.claimed.add(batch.id)
+        return batch
+
+    async def find(self, submission: str, since: float, count: int = 0) -> AnthropicBatch | None:
+        """The batch of `count` requests created since shortly before `since` and not claimed here
+        (newest first; none older than an hour before `since` is looked at)."""
+        after: str | None = None
+        while True:
+            query = "?limit=100" + (f"&after_id={after}" if after else "")
+            page = await self._json("GET", "/v1/messages/batches" + query, what="listing message batches")
+            data = page.get("data") if isinstance(page, dict) else None
+            if not isinstance(data, list):
+                return None
+            for item in data:
+                batch = AnthropicBatch.of(item)
+                if batch.created_at and batch.created_at < since - 3600:
+                    return None
+                if batch.id not in self.claimed and batch.total == count and batch.created_at >= since - 120:
+                    self._staged.pop(submission, None)
+                    self.claimed.add(batch.id)
+                    return batch
+            if not page.get("has_more") or not page.get("last_id"):
+                return None
+            after = str(page["last_id"])
+
+    async def retrieve(self, batch_id: str) -> AnthropicBatch:
+        return AnthropicBatch.of(await self._json("GET", f"/v1/messages/batches/{batch_id}",
+                                                  what=f"polling message batch {batch_id}"))
+
+    def _results_url(self, batch: AnthropicBatch) -> str:
+        """`results_url` when it is on the API's own host (the key goes with it), else the usual path."""
+        from urllib.parse import urlsplit
+
+        own = urlsplit(self.base_url)
+        given = urlsplit(batch.results_url or "")
+        if (given.scheme, given.netloc) == (own.scheme, own.netloc) and given.path:
+            return str(batch.results_url)
+        return f"{self.base_url}/v1/messages/batches/{batch.id}/results"
+
+    async def results(self, batch: AnthropicBatch, latency: float, read: Callable[[Callable[[], Awaitable[str]], str],
+                      Awaitable[str]], what: str) -> dict[str, Completion | ModelError]:
+        """The answers of an ended batch by custom id, from its JSONL results (`read` retries)."""
+        url = self._results_url(batch)
+
+        async def fetch() -> str:
+            return (await self._request("GET", url, what=f"reading the results of {what}")).decode("utf-8", "replace")
+
+        try:
+            text = await read(fetch, f"reading the results of {what}")
+        except ModelError:
+            return {}  # its requests count as missing: retried
+        results: dict[str, Completion | ModelError] = {}
+        for raw in text.splitlines():
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+                results[line["custom_id"]] = anthropic_item_result(line, latency)
+        return results
+
+    async def cancel(self, batch_id: str) -> AnthropicBatch:
+        return AnthropicBatch.of(await self._json("POST", f"/v1/messages/batches/{batch_id}/cancel",
+                                                  what=f"canceling message batch {batch_id}"))
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
 class BatchLog:
-    """`batches.jsonl`: one JSON line per event (`uploaded`, `created`, `ended`), each written,
+    """`batches.jsonl`: one JSON line per event (`uploaded` — Anthropic: `submitting` —, `created`,
+    `ended`), each written,
     flushed and synced to disk before the run goes on."""
 
     def __init__(self, path: Path):
@@ -270,24 +544,10 @@ class BatchTracker:
                     return self._end("unreachable", {}, RetryableError(f"{what} could not be polled: {error}"))
                 continue
             failures = 0
-            if batch.status in TERMINAL:
+            if batch.status in api.terminal:
                 break
         latency = time.monotonic() - self._since
-        results: dict[str, Completion | ModelError] = {}
-        for file_id in (batch.output_file_id, batch.error_file_id):
-            if not file_id:
-                continue
-            try:
-                text = await self.batcher.retrying(lambda f=file_id: api.content(f), f"reading {what}'s file {file_id}")
-            except ModelError:
-                continue  # its requests count as missing: retried
-            for raw in text.splitlines():
-                try:
-                    line = json.loads(raw)
-                except ValueError:
-                    continue
-                if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
-                    results[line["custom_id"]] = item_result(line, latency)
+        results = await api.results(batch, latency, self.batcher.retrying, what)
         reason = f"missing from the results of {what} ({batch.status})"
         errors = getattr(batch, "errors", None)
         if batch.status == "failed" and errors is not None and getattr(errors, "data", None):
@@ -317,7 +577,8 @@ class RoleBatcher:
     """The batch side of one role: its pending requests, the batches that hold its requests,
     and what each request got (see the module's text)."""
 
-    def __init__(self, coordinator: BatchCoordinator, role: str, model_name: str, api: OpenAIBatchAPI):
+    def __init__(self, coordinator: BatchCoordinator, role: str, model_name: str,
+                 api: OpenAIBatchAPI | AnthropicBatchAPI):
         self.coordinator = coordinator
         self.role = role
         self.model_name = model_name
@@ -340,7 +601,7 @@ class RoleBatcher:
                 if self.tries[cid] >= BATCH_TRIES:
                     self.realtime += 1
                     return None
-                body = body or {"model": self.model_name, "messages": messages, **config.sent_params()}
+                body = body or self.api.body(self.model_name, messages, config)
                 tracker = await self.coordinator.waiting(sample, self._enqueue(cid, body))
             results = await self.coordinator.waiting(sample, tracker.wait())
             result = results.get(cid)
@@ -357,17 +618,22 @@ class RoleBatcher:
     def _enqueue(self, cid: str, body: dict[str, Any]) -> asyncio.Future[BatchTracker]:
         if (waiting := self.pending.get(cid)) is not None:  # the same request twice: one line
             return waiting.future
-        line = (json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body},
-                           ensure_ascii=False) + "\n").encode()
-        options = self.coordinator.options
-        if self.pending and self.pending_bytes + len(line) > options.max_bytes:
+        line = self.api.line(cid, body)
+        max_requests, max_bytes = self.limits()
+        if self.pending and self.pending_bytes + len(line) > max_bytes:
             self.flush()
         future: asyncio.Future[BatchTracker] = asyncio.get_running_loop().create_future()
         self.pending[cid] = _Pending(line, future)
         self.pending_bytes += len(line)
-        if len(self.pending) >= options.max_requests:
+        if len(self.pending) >= max_requests:
             self.flush()
         return future
+
+    def limits(self) -> tuple[int, int]:
+        """Requests and bytes per batch: the settings' (when set), never past the provider's."""
+        options, api = self.coordinator.options, self.api
+        return (min(options.max_requests or api.max_requests, api.max_requests),
+                min(options.max_bytes or api.max_bytes, api.max_bytes))
 
     def flush(self) -> None:
         """Submit the pending requests as one batch (they fit the limits: `_enqueue` saw to it)."""
@@ -397,12 +663,14 @@ class RoleBatcher:
         coordinator = self.coordinator
         try:
             data = b"".join(p.line for p in chunk.values())
-            file_id = await self.retrying(lambda: self.api.upload(data, f"proseval-{self.role}.jsonl"),
-                                          f"uploading a batch file of {len(ids)} {self.role} requests")
+            api = self.api
+            staged = await self.retrying(lambda: api.stage(data, f"proseval-{self.role}.jsonl"),
+                                         f"uploading a batch file of {len(ids)} {self.role} requests")
             uploaded = time.time()
-            coordinator.log.append(event="uploaded", role=self.role, file_id=file_id, custom_ids=ids)
-            batch = await self._create(file_id, uploaded)
-            coordinator.log.append(event="created", role=self.role, file_id=file_id, batch_id=batch.id)
+            coordinator.log.append(event=api.staged_event, role=self.role, **{api.staged_field: staged},
+                                   custom_ids=ids)
+            batch = await self._create(staged, uploaded, len(ids))
+            coordinator.log.append(event="created", role=self.role, **{api.staged_field: staged}, batch_id=batch.id)
         except ModelError as exc:
             coordinator.say(f"{self.role}: no batch could be submitted ({exc}); its {len(ids)} requests failed")
             for pending in chunk.values():
@@ -418,7 +686,7 @@ class RoleBatcher:
             if not pending.future.done():
                 pending.future.set_result(tracker)
 
-    async def _create(self, file_id: str, uploaded: float) -> Any:
+    async def _create(self, file_id: str, uploaded: float, count: int) -> Any:
         """Create the batch; when the answer is lost, look the batch up before creating it again."""
         from .executor import WaitRetryAfter
 
@@ -434,7 +702,7 @@ class RoleBatcher:
             if error.kind == "fatal" or attempt >= coordinator.max_attempts:
                 raise error
             try:
-                found = await self.api.find(file_id, uploaded)
+                found = await self.api.find(file_id, uploaded, count)
             except Exception:  # noqa: BLE001 - not found: create it again
                 found = None
             if found is not None:
@@ -463,10 +731,17 @@ class BatchCoordinator:
         self._tasks: set[asyncio.Future[Any]] = set()
 
     def add_role(self, role: str, model: Any) -> RoleBatcher:
-        """The batcher of `role`, whose model is an OpenAI-compatible endpoint (`batch_problem` checked)."""
-        from ..models.openai_compat import resolve_api_key
+        """The batcher of `role`, whose model is an OpenAI-compatible endpoint or Anthropic's
+        (`batch_problem` checked)."""
+        api: OpenAIBatchAPI | AnthropicBatchAPI
+        if model.provider == "anthropic":
+            from ..models.anthropic_messages import resolve_api_key as anthropic_key
 
-        api = OpenAIBatchAPI(model.base_urls[0], resolve_api_key(model.provider))
+            api = AnthropicBatchAPI(model.base_urls[0], anthropic_key())
+        else:
+            from ..models.openai_compat import resolve_api_key
+
+            api = OpenAIBatchAPI(model.base_urls[0], resolve_api_key(model.provider))
         self.batchers[role] = RoleBatcher(self, role, model.name, api)
         return self.batchers[role]
 
@@ -476,18 +751,23 @@ class BatchCoordinator:
             try:
                 await batcher.api.probe()
             except Exception as exc:  # noqa: BLE001 - only a definite refusal stops the run
-                error = _api_error(exc, f"GET {batcher.api.base_url}/batches")
+                error = _api_error(exc, f"GET {batcher.api.base_url}{batcher.api.probe_path}")
                 if error.kind == "fatal":
                     raise FatalError(f"--batch {role}: {batcher.api.base_url} offers no batch API ({error})") from None
 
     async def start(self) -> None:
         """Follow the batches an earlier attempt at this run recorded (see the module's text)."""
         uploads: dict[str, dict[str, Any]] = {}
-        for entry in self.log.read():
-            if entry.get("event") == "uploaded" and isinstance(entry.get("custom_ids"), list):
-                uploads[str(entry.get("file_id"))] = {**entry, "batch_id": None}
-            elif entry.get("event") == "created" and str(entry.get("file_id")) in uploads:
-                uploads[str(entry["file_id"])]["batch_id"] = entry.get("batch_id")
+        entries = self.log.read()
+        for entry in entries:  # uploaded/file_id (OpenAI), submitting/submission (Anthropic)
+            staged = entry.get("file_id", entry.get("submission"))
+            if entry.get("event") in ("uploaded", "submitting") and isinstance(entry.get("custom_ids"), list):
+                uploads[str(staged)] = {**entry, "batch_id": None}
+            elif entry.get("event") == "created" and str(staged) in uploads:
+                uploads[str(staged)]["batch_id"] = entry.get("batch_id")
+        recorded = {str(e["batch_id"]) for e in entries if e.get("event") == "created" and e.get("batch_id")}
+        for batcher in self.batchers.values():
+            batcher.api.claim(recorded)
         resumed = 0
         for file_id, upload in uploads.items():
             batcher = self.batchers.get(str(upload.get("role")))
@@ -495,12 +775,13 @@ class BatchCoordinator:
                 continue
             if upload["batch_id"] is None:  # killed between the upload and the create's answer
                 try:
-                    found = await batcher.api.find(file_id, float(upload.get("at", 0)))
+                    found = await batcher.api.find(file_id, float(upload.get("at", 0)), len(upload["custom_ids"]))
                 except Exception:  # noqa: BLE001 - not found: its requests are sent anew
                     found = None
                 if found is None:
                     continue
-                self.log.append(event="created", role=batcher.role, file_id=file_id, batch_id=found.id, adopted=True)
+                self.log.append(event="created", role=batcher.role, **{batcher.api.staged_field: file_id},
+                                batch_id=found.id, adopted=True)
                 upload["batch_id"] = found.id
             tracker = BatchTracker(batcher, str(upload["batch_id"]), list(upload["custom_ids"]), resumed=True)
             for cid in tracker.custom_ids:

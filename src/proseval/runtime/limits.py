@@ -14,9 +14,10 @@ A limit's key names an endpoint in one of three ways:
   replicas takes a slot of each listed replica's limit (a conservative count: the limit is
   never exceeded, and the role may use less than the replicas could serve);
 - a model spec (``openai-compatible/qwen``, ``scripted/judge``): the roles bound to that model;
-- a provider (``openai``, ``openai-compatible``, ``scripted``, ``local``): the provider's own
-  endpoint, that is every role of that provider without a base URL of its own (``openai``:
-  api.openai.com or ``OPENAI_BASE_URL``; ``openai-compatible``: ``PROSEVAL_BASE_URL``).
+- a provider (``openai``, ``openai-compatible``, ``anthropic``, ``scripted``, ``local``): the
+  provider's own endpoint, that is every role of that provider without a base URL of its own
+  (``openai``: api.openai.com or ``OPENAI_BASE_URL``; ``openai-compatible``:
+  ``PROSEVAL_BASE_URL``; ``anthropic``: api.anthropic.com or ``ANTHROPIC_BASE_URL``).
 
 The semaphores bind to the event loop that first waits on them: one `EndpointLimits` serves
 the runs of one event loop.

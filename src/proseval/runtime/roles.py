@@ -130,7 +130,10 @@ def resolve_roles(
     parsed = {}
     for role, text in sorted(specs.items()):
         try:
-            parsed[role] = parse_model_spec(text, request.role_base_urls.get(role) or request.base_urls)
+            # --base-url is for OpenAI-compatible servers: an Anthropic role (whose key would go to
+            # it) takes only its own --role-base-url, else ANTHROPIC_BASE_URL or api.anthropic.com
+            shared = [] if text.strip().startswith("anthropic/") else request.base_urls
+            parsed[role] = parse_model_spec(text, request.role_base_urls.get(role) or shared)
         except ValueError as exc:
             raise RoleError(f"{'--model' if role == 'candidate' else '--role ' + role}: {exc}") from None
     missing = [role for role in required if role not in specs]

@@ -80,6 +80,11 @@ class Runner:
                                                 max_attempts=self.options.max_attempts,
                                                 backoff_initial=self.options.backoff_initial)
             model = build_model(_model_spec(binding))
+            if (check := getattr(model, "check_config", None)) is not None:  # settings the provider has no field for
+                try:
+                    check(binding.config)
+                except ModelError as exc:
+                    raise UsageError(f"{'--model' if role == 'candidate' else '--role ' + role}: {exc}") from None
             shared = self.options.endpoint_limits
             self.roles[role] = RoleModel(
                 role=role, model=model, config=binding.config, concurrency=binding.concurrency,

@@ -1,1 +1,2 @@
-"""Test doubles shipped with proseval: a fake OpenAI-compatible server for tests, benches and dry runs."""
+"""Test doubles shipped with proseval: fake OpenAI-compatible (with its batch API) and Anthropic
+(Messages API and Message Batches) servers for tests, benches and dry runs."""

@@ -1,0 +1,214 @@
+"""Anthropic's Messages API (`POST /v1/messages`), posted with aiohttp like `openai_compat.CompatModel`.
+
+Retries are the executor's job; this module only translates a request into a Messages body and
+the transport's outcomes into a `Completion` or a `RetryableError` / `FatalError`. The official
+`anthropic` SDK is not used (nor a dependency): a message is one JSON POST.
+
+The mapping of `GenerateConfig` (docs/runtime.md, "Models"):
+
+- system messages → the top-level `system` (joined by a blank line; they must come before the
+  other messages, which keep only `role` and `content`);
+- `max_tokens` → `max_tokens` (required by the API: `DEFAULT_MAX_TOKENS` when the config sets none);
+- `temperature`, `top_p`, `top_k` as they are; `stop` → `stop_sequences`; `extra` sent as given;
+- `seed` is not sent (the API has none; it still tells requests apart in the cache);
+- `min_p`, `repetition_penalty`, `presence_penalty`, `frequency_penalty` and `response_format`
+  are refused (`unsupported_settings`): before the run for a role's settings, before the
+  request for a benchmark's per-call settings — never silently dropped.
+
+`stop_reason` → `finish_reason`: `end_turn` and `stop_sequence` → `stop`, `max_tokens` and
+`model_context_window_exceeded` → `length`, `refusal` → `content_filter`, `tool_use` →
+`tool_calls`, anything else as it is. Usage: `input_tokens` (plus the prompt-cache tokens, when
+reported) → prompt tokens, `output_tokens` → completion tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import aiohttp
+
+from .base import (
+    Completion,
+    ContextOverflowError,
+    FatalError,
+    GenerateConfig,
+    Message,
+    ModelError,
+    RetryableError,
+    Usage,
+    is_context_overflow,
+)
+
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+ANTHROPIC_VERSION = "2023-06-01"
+KEY_VARIABLE = "ANTHROPIC_API_KEY"
+BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
+DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; sent when the role's settings set none
+UNSUPPORTED = ("min_p", "repetition_penalty", "presence_penalty", "frequency_penalty", "response_format")
+_RETRYABLE_STATUS = {408, 409, 425, 429}
+FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
+                  "model_context_window_exceeded": "length", "refusal": "content_filter", "tool_use": "tool_calls"}
+
+
+def resolve_api_key() -> str:
+    """The key from `ANTHROPIC_API_KEY` (or `.env`, loaded by the CLI); never from files we write."""
+    key = os.environ.get(KEY_VARIABLE)
+    if not key:
+        raise FatalError(f"{KEY_VARIABLE} is not set: export it, or add it to a .env file in the current folder")
+    return key
+
+
+def normal_base_url(url: str) -> str:
+    """The API's root (`https://api.anthropic.com`): a trailing `/` or `/v1` is dropped, since
+    the paths proseval posts to start with `/v1/`."""
+    url = url.strip().rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+def unsupported_settings(config: GenerateConfig) -> list[str]:
+    """The settings in `config` the Messages API has no parameter for (refused, not dropped)."""
+    return [name for name in UNSUPPORTED if getattr(config, name) is not None]
+
+
+def request_body(model: str, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
+    """The Messages API body of a chat request (see the module's text for the mapping)."""
+    refused = unsupported_settings(config)
+    if refused:
+        raise FatalError(f"anthropic/{model}: the Messages API has no setting {', '.join(refused)} "
+                         "(unset it for this role, or use -g ROLE.extra.KEY=VALUE for an Anthropic field)")
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "system":
+            if turns:
+                raise FatalError(f"anthropic/{model}: a system message after the conversation started cannot "
+                                 "be sent (the Messages API takes one system prompt, before the messages)")
+            system.append(str(message.get("content") or ""))
+        elif role in ("user", "assistant"):
+            turns.append({"role": role, "content": message.get("content") or ""})
+        else:
+            raise FatalError(f"anthropic/{model}: the Messages API has no message role {role!r}")
+    body: dict[str, Any] = {"model": model, "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS}
+    if system:
+        body["system"] = "\n\n".join(system)
+    body["messages"] = turns
+    for name in ("temperature", "top_p", "top_k"):
+        if (value := getattr(config, name)) is not None:
+            body[name] = value
+    if config.stop:
+        body["stop_sequences"] = list(config.stop)
+    body.update(config.extra or {})
+    return body
+
+
+def error_detail(raw: bytes) -> str:
+    """The message of an error body (`{"type": "error", "error": {"type": ..., "message": ...}}`)."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        kind, message = error.get("type"), error.get("message")
+        return f"{kind}: {message}" if kind and message else str(message or kind or data)
+    return str(data)
+
+
+def status_error(status: int, detail: str, where: str, headers: Mapping[str, str] | None) -> ModelError:
+    """The error of an HTTP status: 429, 408, 409, 425 and 5xx (529 overloaded) can be retried."""
+    from .openai_compat import parse_retry_after
+
+    message = f"HTTP {status} from {where}: {_short(detail)}"
+    if status in _RETRYABLE_STATUS or status >= 500:
+        return RetryableError(message, retry_after=parse_retry_after(headers), status=status)
+    if status in (400, 413, 422) and is_context_overflow(detail):
+        return ContextOverflowError(message, status=status)
+    return FatalError(message, status=status)
+
+
+def to_completion(response: Any, latency: float) -> Completion:
+    """A Messages API response (a `message` object) as a `Completion`."""
+    if not isinstance(response, dict) or not isinstance(response.get("content"), list):
+        raise RetryableError(f"malformed response: no content in {_short(str(response))}")
+    text = "".join(str(block.get("text") or "") for block in response["content"]
+                   if isinstance(block, dict) and block.get("type") == "text")
+    usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+    prompt = sum(int(usage.get(name) or 0) for name in
+                 ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    reason = response.get("stop_reason")
+    return Completion(
+        text=text,
+        finish_reason=FINISH_REASONS.get(reason, reason) if isinstance(reason, str) else None,
+        usage=Usage(prompt_tokens=prompt, completion_tokens=int(usage.get("output_tokens") or 0)),
+        latency=latency,
+        raw=response,
+    )
+
+
+def api_headers(key: str) -> dict[str, str]:
+    return {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION, "content-type": "application/json"}
+
+
+class AnthropicModel:
+    """Claude through the Messages API (see the module's text); several base URLs are replicas
+    (the one with the fewest requests in flight first)."""
+
+    provider = "anthropic"
+
+    def __init__(self, name: str, base_urls: list[str] | None = None):
+        self.name = name
+        urls = base_urls or [os.environ.get(BASE_URL_VARIABLE) or ANTHROPIC_BASE_URL]
+        self.base_urls = [normal_base_url(u) for u in urls]
+        self._headers = api_headers(resolve_api_key())
+        self._in_flight = [0] * len(self.base_urls)
+        self._session: aiohttp.ClientSession | None = None
+
+    def check_config(self, config: GenerateConfig) -> None:
+        """Refuse a role's settings the API cannot take (before any request)."""
+        request_body(self.name, [], config)
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:  # created inside the running loop
+            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300))
+        return self._session
+
+    async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        body = json.dumps(request_body(self.name, messages, config))
+        index = min(range(len(self.base_urls)), key=self._in_flight.__getitem__)
+        url = self.base_urls[index]
+        self._in_flight[index] += 1
+        start = time.perf_counter()
+        try:
+            async with self._client().post(url + "/v1/messages", data=body, headers=self._headers,
+                                           timeout=aiohttp.ClientTimeout(total=config.request_timeout())) as reply:
+                raw = await reply.read()
+                if reply.status >= 400:
+                    raise status_error(reply.status, error_detail(raw), url, reply.headers)
+        except asyncio.TimeoutError:
+            raise RetryableError(f"timed out after {config.request_timeout():g}s ({url})") from None
+        except aiohttp.ClientError as exc:
+            raise RetryableError(f"connection error ({url}): {_short(str(exc) or type(exc).__name__)}") from None
+        finally:
+            self._in_flight[index] -= 1
+        try:
+            response = json.loads(raw)
+        except ValueError as exc:
+            raise RetryableError(f"malformed response body: {_short(str(exc))}") from None
+        return to_completion(response, time.perf_counter() - start)
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {"provider": self.provider, "model": self.name, "base_url": sorted(self.base_urls)}
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
