@@ -20,9 +20,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support.batching import FAST, ROOT, _digest, metrics, records, wb_judge, write_queries
 from typer.testing import CliRunner
 
-from core.test_batch import FAST, ROOT, _digest, metrics, records, wb_judge, write_queries
 from proseval.cli import app
 from proseval.errors import UsageError
 from proseval.models.anthropic_messages import (
