@@ -14,6 +14,9 @@ The two sides alternate, each workload `--repeats` times; medians, their ratio, 
 the answers matched (prefix reuse changes answers; from scratch never does).
 
     python bench/local_prefix_reuse.py --data-dir ../shared/data/writingbench --repeats 3
+
+The 20-query WritingBench workload takes about 26 minutes per run from scratch on a 2-core
+machine (about 2.5 hours for 3 runs of each side): run it alone, nothing else on the CPU.
 """
 
 from __future__ import annotations
@@ -91,16 +94,18 @@ def main() -> None:
             workloads[f"WritingBench judging ({args.limit} English queries x 5 criteria, one call each, "
                       f"judge max_tokens {args.judge_tokens})"] = \
                 writingbench_judging(out, args.data_dir, args.limit, args.judge_tokens, args.answer_tokens)
-        print(f"machine: {machine()}")
+        print(f"machine: {machine()}", flush=True)
         proseval.run("demo", cache=False, out=out, limit=1)  # warm-up: model loaded, pages in memory
         for name, work in workloads.items():
             seconds: dict[str, list[float]] = {SCRATCH: [], REUSE: []}
             texts: dict[str, list[list[str]]] = {SCRATCH: [], REUSE: []}
-            for _ in range(args.repeats):
+            for repeat in range(1, args.repeats + 1):
                 for side in (SCRATCH, REUSE):
                     elapsed, text = timed(side, work)
                     seconds[side].append(elapsed)
                     texts[side].append(text)
+                    # each timed run as it ends: a long workload shows its progress (and keeps what it measured)
+                    print(f"  [{name}] run {repeat}/{args.repeats}, {side}: {elapsed:.1f} s", flush=True)
             scratch, reuse = statistics.median(seconds[SCRATCH]), statistics.median(seconds[REUSE])
             print(f"\n{name}")
             for side in (SCRATCH, REUSE):
