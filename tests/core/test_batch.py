@@ -10,12 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
-import signal
-import subprocess
-import sys
 import textwrap
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,7 +25,7 @@ from proseval.runtime.roles import RoleRequest
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import start_run
 from proseval.testing.fake_batch import FakeBatchServer
-from support.batching import FAST, ROOT, _digest, metrics, records, wb_judge, write_queries
+from support.batching import FAST, ROOT, _digest, kill_while_polling, metrics, records, wb_judge, write_queries
 
 cli = CliRunner()
 
@@ -158,44 +153,12 @@ def test_meeseeks_two_rounds_in_batch_mode_give_the_real_time_results(tmp_path, 
 
 # --- kill while polling, then resume ------------------------------------------------------------
 
-CHILD = textwrap.dedent(
-    """
-    import asyncio, json, sys
-    from pathlib import Path
-    from proseval.planning import plan
-    from proseval.runtime.batch import BatchSettings
-    from proseval.runtime.options import RunOptions
-    from proseval.runtime.roles import RoleRequest
-    from proseval.runtime.runner import start_run
-
-    url, queries, run_dir = sys.argv[1], sys.argv[2], Path(sys.argv[3])
-    request = RoleRequest(model="scripted/echo", roles={"judge": "openai-compatible/judge"},
-                          role_base_urls={"judge": [url]})
-    planned = plan("writingbench", request, params={"queries": queries})
-    options = RunOptions(display="none", batch_roles=("judge",), backoff_initial=0.01,
-                         batch_settings=BatchSettings(poll_initial=0.02, poll_max=0.05, settle=0.05, max_requests=8))
-    asyncio.run(start_run(planned.task, planned.bindings, options, run_dir=run_dir))
-    """
-)
-
-
 def test_a_run_killed_while_polling_resumes_the_same_batches(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl")
     server = FakeBatchServer(responder=wb_judge).start_in_thread()
-    server.hold = True  # no batch ends until the child is dead
     run_dir = tmp_path / "run"
     try:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")])}
-        child = subprocess.Popen([sys.executable, "-c", CHILD, server.base_url, str(queries), str(run_dir)], env=env)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (server.creates == 3 and server.polls >= 6):
-            assert child.poll() is None, "the child ended before it was killed"
-            time.sleep(0.02)
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait(10)
-        assert server.creates == 3  # 20 judge calls, at most 8 a batch: 8 + 8 + 4
-        assert not (run_dir / "samples.jsonl").exists() or not (run_dir / "samples.jsonl").read_text().strip()
-        server.hold = False
+        kill_while_polling(server, queries, run_dir, "openai-compatible/judge")
         planned = wb_plan(queries, server.base_url)
         resumed_options = RunOptions(display="none", out_dir=tmp_path, backoff_initial=0.01, batch_settings=FAST)
         results = asyncio.run(resume_run(RunFolder(run_dir), planned.task, resumed_options))

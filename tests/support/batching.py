@@ -5,6 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
 from pathlib import Path
 
 from proseval.runtime.batch import BatchSettings
@@ -55,3 +61,41 @@ def metrics(folder: RunFolder) -> dict:
     results = folder.read_results()
     return {"metrics": {k: v.model_dump() for k, v in results.metrics.items()}, "counts": results.counts.model_dump(),
             "extra": results.extra}
+
+
+# A WritingBench run with its judge in batch mode (at most 8 requests a batch), in a child process.
+CHILD = textwrap.dedent(
+    """
+    import asyncio, sys
+    from pathlib import Path
+    from proseval.planning import plan
+    from proseval.runtime.batch import BatchSettings
+    from proseval.runtime.options import RunOptions
+    from proseval.runtime.roles import RoleRequest
+    from proseval.runtime.runner import start_run
+
+    url, queries, run_dir, judge = sys.argv[1], sys.argv[2], Path(sys.argv[3]), sys.argv[4]
+    request = RoleRequest(model="scripted/echo", roles={"judge": judge}, role_base_urls={"judge": [url]})
+    planned = plan("writingbench", request, params={"queries": queries})
+    options = RunOptions(display="none", batch_roles=("judge",), backoff_initial=0.01,
+                         batch_settings=BatchSettings(poll_initial=0.02, poll_max=0.05, settle=0.05, max_requests=8))
+    asyncio.run(start_run(planned.task, planned.bindings, options, run_dir=run_dir))
+    """
+)
+
+
+def kill_while_polling(server, queries: Path, run_dir: Path, judge: str) -> None:
+    """Run `CHILD` against a held batch double (no batch ends) and SIGKILL it once its 3 batches
+    (20 judge calls, at most 8 a batch) are created and polled; nothing is recorded by then."""
+    server.hold = True
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")])}
+    child = subprocess.Popen([sys.executable, "-c", CHILD, server.base_url, str(queries), str(run_dir), judge], env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (server.creates == 3 and server.polls >= 6):
+        assert child.poll() is None, "the child ended before it was killed"
+        time.sleep(0.02)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait(10)
+    assert server.creates == 3  # 8 + 8 + 4
+    assert not (run_dir / "samples.jsonl").exists() or not (run_dir / "samples.jsonl").read_text().strip()
+    server.hold = False

@@ -23,14 +23,10 @@ reported) → prompt tokens, `output_tokens` → completion tokens.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import time
 from collections.abc import Mapping
 from typing import Any
-
-import aiohttp
 
 from .base import (
     Completion,
@@ -43,6 +39,7 @@ from .base import (
     Usage,
     is_context_overflow,
 )
+from .http import JsonEndpoints, short
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -124,7 +121,7 @@ def status_error(status: int, detail: str, where: str, headers: Mapping[str, str
     """The error of an HTTP status: 429, 408, 409, 425 and 5xx (529 overloaded) can be retried."""
     from .openai_compat import parse_retry_after
 
-    message = f"HTTP {status} from {where}: {_short(detail)}"
+    message = f"HTTP {status} from {where}: {short(detail)}"
     if status in _RETRYABLE_STATUS or status >= 500:
         return RetryableError(message, retry_after=parse_retry_after(headers), status=status)
     if status in (400, 413, 422) and is_context_overflow(detail):
@@ -135,7 +132,7 @@ def status_error(status: int, detail: str, where: str, headers: Mapping[str, str
 def to_completion(response: Any, latency: float) -> Completion:
     """A Messages API response (a `message` object) as a `Completion`."""
     if not isinstance(response, dict) or not isinstance(response.get("content"), list):
-        raise RetryableError(f"malformed response: no content in {_short(str(response))}")
+        raise RetryableError(f"malformed response: no content in {short(str(response))}")
     text = "".join(str(block.get("text") or "") for block in response["content"]
                    if isinstance(block, dict) and block.get("type") == "text")
     usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
@@ -166,49 +163,23 @@ class AnthropicModel:
         urls = base_urls or [os.environ.get(BASE_URL_VARIABLE) or ANTHROPIC_BASE_URL]
         self.base_urls = [normal_base_url(u) for u in urls]
         self._headers = api_headers(resolve_api_key())
-        self._in_flight = [0] * len(self.base_urls)
-        self._session: aiohttp.ClientSession | None = None
+        self._endpoints = JsonEndpoints(self.base_urls)
 
     def check_config(self, config: GenerateConfig) -> None:
         """Refuse a role's settings the API cannot take (before any request)."""
         request_body(self.name, [], config)
 
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:  # created inside the running loop
-            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300))
-        return self._session
-
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
         body = json.dumps(request_body(self.name, messages, config))
-        index = min(range(len(self.base_urls)), key=self._in_flight.__getitem__)
-        url = self.base_urls[index]
-        self._in_flight[index] += 1
-        start = time.perf_counter()
-        try:
-            async with self._client().post(url + "/v1/messages", data=body, headers=self._headers,
-                                           timeout=aiohttp.ClientTimeout(total=config.request_timeout())) as reply:
-                raw = await reply.read()
-                if reply.status >= 400:
-                    raise status_error(reply.status, error_detail(raw), url, reply.headers)
-        except asyncio.TimeoutError:
-            raise RetryableError(f"timed out after {config.request_timeout():g}s ({url})") from None
-        except aiohttp.ClientError as exc:
-            raise RetryableError(f"connection error ({url}): {_short(str(exc) or type(exc).__name__)}") from None
-        finally:
-            self._in_flight[index] -= 1
-        try:
-            response = json.loads(raw)
-        except ValueError as exc:
-            raise RetryableError(f"malformed response body: {_short(str(exc))}") from None
-        return to_completion(response, time.perf_counter() - start)
+        response, latency = await self._endpoints.post(
+            "/v1/messages", body, self._headers, config.request_timeout(),
+            lambda status, raw, headers, index: status_error(status, error_detail(raw), self.base_urls[index], headers))
+        return to_completion(response, latency)
 
     def cache_identity(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.name, "base_url": sorted(self.base_urls)}
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        await self._endpoints.aclose()
 
 
-def _short(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"

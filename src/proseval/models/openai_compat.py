@@ -6,7 +6,6 @@ Retries are the executor's job; this module only translates transport outcomes i
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import importlib.util
 import json
@@ -15,7 +14,6 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import aiohttp
 import openai
 
 from .base import (
@@ -29,6 +27,7 @@ from .base import (
     Usage,
     is_context_overflow,
 )
+from .http import JsonEndpoints, short
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _RETRYABLE_STATUS = {408, 409, 425, 429}
@@ -92,7 +91,7 @@ class _ChatEndpoint:
         return min(range(len(self.base_urls)), key=self._in_flight.__getitem__)
 
     def _status_error(self, status: int, detail: str, index: int, headers: Mapping[str, str] | None) -> ModelError:
-        message = f"HTTP {status} from {self.base_urls[index]}: {_short(detail)}"
+        message = f"HTTP {status} from {self.base_urls[index]}: {short(detail)}"
         if status in _RETRYABLE_STATUS or status >= 500:
             return RetryableError(message, retry_after=parse_retry_after(headers), status=status)
         if status in (400, 413, 422) and is_context_overflow(detail):
@@ -132,9 +131,9 @@ class OpenAIModel(_ChatEndpoint):
             raise RetryableError(f"timed out after {config.request_timeout():g}s ({self.base_urls[index]})") from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
-            raise RetryableError(f"connection error ({self.base_urls[index]}): {_short(str(cause))}") from None
+            raise RetryableError(f"connection error ({self.base_urls[index]}): {short(str(cause))}") from None
         except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
-            raise RetryableError(f"malformed response body: {_short(str(exc))}") from None
+            raise RetryableError(f"malformed response body: {short(str(exc))}") from None
         finally:
             self._in_flight[index] -= 1
         return _to_completion(response, time.perf_counter() - start)
@@ -155,40 +154,17 @@ class CompatModel(_ChatEndpoint):
     def __init__(self, provider: str, name: str, base_urls: list[str] | None = None):
         super().__init__(provider, name, base_urls)
         self._headers = {"Authorization": f"Bearer {self._key}", "Content-Type": "application/json"}
-        self._session: aiohttp.ClientSession | None = None
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:  # created inside the running loop
-            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300))
-        return self._session
+        self._endpoints = JsonEndpoints(self.base_urls)
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
-        index = self._pick()
-        self._in_flight[index] += 1
-        url = self.base_urls[index]
         body = json.dumps({"model": self.name, "messages": messages, **config.sent_params()})
-        start = time.perf_counter()
-        try:
-            async with self._client().post(url + "/chat/completions", data=body, headers=self._headers,
-                                           timeout=aiohttp.ClientTimeout(total=config.request_timeout())) as reply:
-                raw = await reply.read()
-                if reply.status >= 400:
-                    raise self._status_error(reply.status, _error_detail(raw), index, reply.headers)
-        except asyncio.TimeoutError:
-            raise RetryableError(f"timed out after {config.request_timeout():g}s ({url})") from None
-        except aiohttp.ClientError as exc:
-            raise RetryableError(f"connection error ({url}): {_short(str(exc) or type(exc).__name__)}") from None
-        finally:
-            self._in_flight[index] -= 1
-        try:
-            response = json.loads(raw)
-        except ValueError as exc:
-            raise RetryableError(f"malformed response body: {_short(str(exc))}") from None
-        return _to_completion(response, time.perf_counter() - start)
+        response, latency = await self._endpoints.post(
+            "/chat/completions", body, self._headers, config.request_timeout(),
+            lambda status, raw, headers, index: self._status_error(status, _error_detail(raw), index, headers))
+        return _to_completion(response, latency)
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        await self._endpoints.aclose()
 
 
 def _error_detail(raw: bytes) -> str:
@@ -214,7 +190,7 @@ def _to_completion(response: Any, latency: float) -> Completion:
     choices = response.get("choices") if isinstance(response, dict) else None
     message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
     if not isinstance(message, dict):
-        raise RetryableError(f"malformed response: no choices in {_short(str(response))}")
+        raise RetryableError(f"malformed response: no choices in {short(str(response))}")
     usage = response.get("usage") or {}
     return Completion(
         text=message.get("content") or "",
@@ -228,5 +204,3 @@ def _to_completion(response: Any, latency: float) -> Completion:
     )
 
 
-def _short(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"

@@ -57,6 +57,7 @@ from ..models.base import (
     RetryableError,
     is_context_overflow,
 )
+from ..models.http import short
 
 OPENAI_MAX_REQUESTS = 50_000  # requests in one batch (OpenAI's documented limit)
 OPENAI_MAX_BYTES = 200 * 1024 * 1024  # bytes of one batch input file (OpenAI's documented limit)
@@ -108,13 +109,9 @@ def custom_id(key: str) -> str:
     return "pe-" + key[:40]
 
 
-def _short(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
 def _status_error(status: int, detail: str, what: str, retry_after: float | None = None) -> ModelError:
     """The error a real-time request with this HTTP status raises (same retry classes)."""
-    message = f"{what}: HTTP {status}: {_short(detail)}"
+    message = f"{what}: HTTP {status}: {short(detail)}"
     if status in _RETRYABLE_STATUS or status >= 500:
         return RetryableError(message, retry_after=retry_after, status=status)
     if status in (400, 413, 422) and is_context_overflow(detail):
@@ -133,7 +130,7 @@ def _api_error(exc: BaseException, what: str) -> ModelError:
     if isinstance(exc, openai.APIStatusError):
         return _status_error(exc.status_code, exc.message, what, parse_retry_after(exc.response.headers))
     cause = exc.__cause__ or exc
-    return RetryableError(f"{what}: {type(exc).__name__}: {_short(str(cause) or type(cause).__name__)}")
+    return RetryableError(f"{what}: {type(exc).__name__}: {short(str(cause) or type(cause).__name__)}")
 
 
 def _copy(error: ModelError) -> ModelError:
@@ -153,12 +150,12 @@ def item_result(line: dict[str, Any], latency: float) -> Completion | ModelError
             return exc
     error = line.get("error")
     if isinstance(error, dict) and error:
-        return RetryableError(f"batch item {error.get('code') or 'error'}: {_short(str(error.get('message')))}")
+        return RetryableError(f"batch item {error.get('code') or 'error'}: {short(str(error.get('message')))}")
     if isinstance(status, int):
         detail = body.get("error", {}).get("message") if isinstance(body, dict) and isinstance(
             body.get("error"), dict) else str(body)
         return _status_error(status, str(detail), "batch item")
-    return RetryableError(f"batch item without a response: {_short(json.dumps(line))}")
+    return RetryableError(f"batch item without a response: {short(json.dumps(line))}")
 
 
 class OpenAIBatchAPI:
@@ -276,9 +273,9 @@ def anthropic_item_result(line: dict[str, Any], latency: float) -> Completion | 
         error_type, message = str(error.get("type") or "error"), str(error.get("message") or "")
         status = ANTHROPIC_ERROR_STATUS.get(error_type)
         if status is None:
-            return RetryableError(f"batch item errored: {error_type}: {_short(message)}")
+            return RetryableError(f"batch item errored: {error_type}: {short(message)}")
         return _status_error(status, f"{error_type}: {message}", "batch item")
-    return RetryableError(f"batch item without a result: {_short(json.dumps(line))}")
+    return RetryableError(f"batch item without a result: {short(json.dumps(line))}")
 
 
 @dataclass
@@ -294,7 +291,7 @@ class AnthropicBatch:
     @classmethod
     def of(cls, data: Any) -> AnthropicBatch:
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            raise RetryableError(f"malformed message batch: {_short(str(data))}")
+            raise RetryableError(f"malformed message batch: {short(str(data))}")
         counts = data.get("request_counts") if isinstance(data.get("request_counts"), dict) else {}
         return cls(data["id"], str(data.get("processing_status")), data.get("results_url"),
                    _timestamp(data.get("created_at")), sum(int(v or 0) for v in counts.values()))
@@ -378,14 +375,14 @@ class AnthropicBatchAPI:
             raise RetryableError(f"{what}: timed out ({self.base_url})") from None
         except aiohttp.ClientError as exc:
             raise RetryableError(f"{what}: connection error ({self.base_url}): "
-                                 f"{_short(str(exc) or type(exc).__name__)}") from None
+                                 f"{short(str(exc) or type(exc).__name__)}") from None
 
     async def _json(self, method: str, path: str, *, data: bytes | None = None, what: str) -> Any:
         raw = await self._request(method, self.base_url + path, data=data, what=what)
         try:
             return json.loads(raw)
         except ValueError as exc:
-            raise RetryableError(f"{what}: malformed response body: {_short(str(exc))}") from None
+            raise RetryableError(f"{what}: malformed response body: {short(str(exc))}") from None
 
     async def probe(self) -> None:
         await self._json("GET", "/v1/messages/batches?limit=1", what="listing message batches")
@@ -551,7 +548,7 @@ class BatchTracker:
         reason = f"missing from the results of {what} ({batch.status})"
         errors = getattr(batch, "errors", None)
         if batch.status == "failed" and errors is not None and getattr(errors, "data", None):
-            reason = f"{what} failed: " + "; ".join(_short(str(e.message)) for e in errors.data[:3])
+            reason = f"{what} failed: " + "; ".join(short(str(e.message)) for e in errors.data[:3])
         return self._end(batch.status, results, RetryableError(reason))
 
     def _end(self, status: str, results: dict[str, Completion | ModelError],
