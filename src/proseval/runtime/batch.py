@@ -74,6 +74,21 @@ T = TypeVar("T")
 Sample = tuple[str, int]  # (sample id, epoch)
 
 
+def result_lines(text: str, read: Callable[[dict[str, Any], float], Completion | ModelError],
+                 latency: float) -> dict[str, Completion | ModelError]:
+    """Each line of a results file, by its custom_id; lines that are not results are skipped (their
+    requests count as missing, and are retried)."""
+    results: dict[str, Completion | ModelError] = {}
+    for raw in text.splitlines():
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+            results[line["custom_id"]] = read(line, latency)
+    return results
+
+
 @dataclass(frozen=True)
 class BatchSettings:
     """How batches are cut and polled (`RunOptions.batch_settings`; the roles: `RunOptions.batch_roles`)."""
@@ -200,13 +215,7 @@ class OpenAIBatchAPI:
                 text = await read(lambda f=file_id: self.content(f), f"reading {what}'s file {file_id}")
             except ModelError:
                 continue  # its requests count as missing: retried
-            for raw in text.splitlines():
-                try:
-                    line = json.loads(raw)
-                except ValueError:
-                    continue
-                if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
-                    results[line["custom_id"]] = item_result(line, latency)
+            results.update(result_lines(text, item_result, latency))
         return results
 
     async def probe(self) -> None:
@@ -444,15 +453,7 @@ class AnthropicBatchAPI:
             text = await read(fetch, f"reading the results of {what}")
         except ModelError:
             return {}  # its requests count as missing: retried
-        results: dict[str, Completion | ModelError] = {}
-        for raw in text.splitlines():
-            try:
-                line = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
-                results[line["custom_id"]] = anthropic_item_result(line, latency)
-        return results
+        return result_lines(text, anthropic_item_result, latency)
 
     async def cancel(self, batch_id: str) -> AnthropicBatch:
         return AnthropicBatch.of(await self._json("POST", f"/v1/messages/batches/{batch_id}/cancel",
