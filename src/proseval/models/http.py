@@ -13,8 +13,8 @@ import aiohttp
 
 from .base import ModelError, RetryableError
 
-# (HTTP status, response body, response headers) -> the error that status means for this provider
-StatusError = Callable[[int, bytes, Mapping[str, str]], ModelError]
+# (HTTP status, response body, response headers, replica index) -> the error that status means for this provider
+StatusError = Callable[[int, bytes, Mapping[str, str], int], ModelError]
 
 
 def short(text: str, limit: int = 300) -> str:
@@ -39,7 +39,7 @@ class JsonEndpoints:
         return min(range(len(self.base_urls)), key=self.in_flight.__getitem__)
 
     async def post(self, path: str, body: str, headers: Mapping[str, str], timeout: float,
-                   status_error: Callable[[int, bytes, Mapping[str, str], int], ModelError]) -> tuple[Any, float]:
+                   status_error: StatusError) -> tuple[Any, float]:
         """POST `body` to `path` of the least busy replica: the decoded JSON reply and the latency.
         `status_error(status, body, headers, replica)` is raised for a status of 400 or more; time-outs,
         dropped connections and malformed bodies are retryable."""
