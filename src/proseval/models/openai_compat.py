@@ -84,11 +84,7 @@ class _ChatEndpoint:
         self.name = name
         self.base_urls = [u.rstrip("/") for u in (base_urls or [os.environ.get("OPENAI_BASE_URL", OPENAI_BASE_URL)])]
         self._key = resolve_api_key(provider)
-        self._in_flight = [0] * len(self.base_urls)
-
-    def _pick(self) -> int:
-        """The replica with the fewest requests in flight."""
-        return min(range(len(self.base_urls)), key=self._in_flight.__getitem__)
+        self._endpoints = JsonEndpoints(self.base_urls)  # replica choice (and, for CompatModel, the POST)
 
     def _status_error(self, status: int, detail: str, index: int, headers: Mapping[str, str] | None) -> ModelError:
         message = f"HTTP {status} from {self.base_urls[index]}: {short(detail)}"
@@ -113,8 +109,8 @@ class OpenAIModel(_ChatEndpoint):
         ]
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
-        index = self._pick()
-        self._in_flight[index] += 1
+        index = self._endpoints.pick()
+        self._endpoints.in_flight[index] += 1
         start = time.perf_counter()
         try:
             # The SDK's generic `post` (its transport, headers and errors) with a plain JSON body:
@@ -135,7 +131,7 @@ class OpenAIModel(_ChatEndpoint):
         except (json.JSONDecodeError, openai.APIResponseValidationError) as exc:
             raise RetryableError(f"malformed response body: {short(str(exc))}") from None
         finally:
-            self._in_flight[index] -= 1
+            self._endpoints.in_flight[index] -= 1
         return _to_completion(response, time.perf_counter() - start)
 
     async def aclose(self) -> None:
@@ -154,7 +150,6 @@ class CompatModel(_ChatEndpoint):
     def __init__(self, provider: str, name: str, base_urls: list[str] | None = None):
         super().__init__(provider, name, base_urls)
         self._headers = {"Authorization": f"Bearer {self._key}", "Content-Type": "application/json"}
-        self._endpoints = JsonEndpoints(self.base_urls)
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
         body = json.dumps({"model": self.name, "messages": messages, **config.sent_params()})
