@@ -13,7 +13,7 @@ from .core.prices import read_prices
 from .core.prompt import PromptTemplate, override_prompts
 from .core.task import Task
 from .errors import UsageError
-from .models.base import GenerateConfig
+from .models.base import GenerateConfig, check_seed
 from .planning import plan
 from .registry import get_scorer_plugin, get_task
 from .runtime.aggregate import flatten_scores
@@ -198,6 +198,8 @@ def run(
         raise ValueError(f"limit must be at least 1 (got {limit})")
     if epochs < 1:
         raise ValueError(f"epochs must be at least 1 (got {epochs})")
+    if seed is not None:
+        check_seed(seed, name="seed")
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
     request = RoleRequest(model=model, roles=dict(roles or {}), base_urls=urls, concurrency=concurrency,
                           generation=dict(gen or {}))

@@ -9,6 +9,8 @@ command is a bug: the command line says where its traceback was written.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import ClassVar
 
 from pydantic import ValidationError
@@ -39,11 +41,29 @@ class MissingDataError(DataError, FileNotFoundError):
 
 
 def describe_validation_error(error: ValidationError) -> str:
-    """One-line summary of a pydantic error: ``field.path: message; ...`` (an unknown field says so)."""
+    """One-line summary of a pydantic error: ``field.path: message; ...`` (an unknown field says so;
+    text that is not JSON says where the parser stopped)."""
     parts = []
     for item in error.errors():
+        if item["type"] == "json_invalid":
+            parts.append(f"not valid JSON ({item['ctx']['error']})")
+            continue
         location = ".".join(str(part) for part in item["loc"]) or "record"
         message = "unknown field" if item["type"] == "extra_forbidden" else item["msg"].removeprefix("Value error, ")
         parts.append(f"{location}: {message}")
     return "; ".join(parts)
 
+
+def describe_os_error(exc: OSError) -> str:
+    """`path: what is wrong` (a file in the way of a folder, or a folder in the way of a file, is named)."""
+    if not exc.filename:
+        return exc.strerror or str(exc)
+    path = Path(os.fsdecode(exc.filename))
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, (NotADirectoryError, FileExistsError)):
+        blocking = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            reason = "is a file, not a folder" if blocking == path else f"{blocking} is a file, not a folder"
+    elif isinstance(exc, IsADirectoryError):
+        reason = "is a folder, not a file"
+    return f"{path}: {reason}" + (f" (to {exc.filename2})" if exc.filename2 else "")

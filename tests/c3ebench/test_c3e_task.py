@@ -229,7 +229,7 @@ def test_judge_structured_asks_for_the_rubric_schema(tiny_dir: Path, tmp_path: P
                                           str(tmp_path / "runs"), "--display", "none", "--no-cache"])
     finally:
         server.stop_thread()
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 4, result.output  # the expand item's candidate fails: a run with a failed sample
     asked = {body["messages"][1]["content"].split("]", 1)[0]: body.get("response_format") for body in server.requests}
     assert len(server.requests) == 2  # cloze and end2end (edit: empty answer; expand: failed candidate)
     for label, task in (("[Context", "cloze"), ("[Instruction", "end2end")):

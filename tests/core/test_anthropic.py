@@ -28,7 +28,7 @@ from proseval.models.anthropic_messages import (
 from proseval.models.base import ContextOverflowError, FatalError, GenerateConfig, RetryableError
 from proseval.models.spec import build_model, parse_model_spec
 from proseval.planning import plan
-from proseval.runtime.batch import BATCH_LOG, AnthropicBatchAPI, anthropic_item_result
+from proseval.runtime.batch import BATCH_LOG, AnthropicBatchAPI, BatchExpiredError, anthropic_item_result
 from proseval.runtime.executor import RoleModel
 from proseval.runtime.options import RunOptions
 from proseval.runtime.records import RoleBinding
@@ -82,9 +82,18 @@ def test_the_body_mapping():
     assert "system" not in request_body("m", [{"role": "user", "content": "u"}], GenerateConfig())
     with pytest.raises(FatalError, match="system message after"):
         request_body("m", [{"role": "user", "content": "u"}, {"role": "system", "content": "s"}], GenerateConfig())
-    for setting in ({"response_format": {"type": "json_object"}}, {"presence_penalty": 0.5}, {"min_p": 0.1}):
+    for setting in ({"presence_penalty": 0.5}, {"min_p": 0.1}):
         with pytest.raises(FatalError, match=f"no setting {next(iter(setting))}"):
             request_body("m", [{"role": "user", "content": "u"}], GenerateConfig(**setting))
+
+
+def test_a_benchmark_response_format_is_not_sent_and_a_role_one_is_refused():
+    """A benchmark's structured-output request rides on a prompt that asks for the same JSON."""
+    structured = GenerateConfig(response_format={"type": "json_object"}, temperature=0.0)
+    body = request_body("m", [{"role": "user", "content": "u"}], structured)
+    assert "response_format" not in body and body["temperature"] == 0.0
+    with pytest.raises(FatalError, match="no setting response_format"):
+        AnthropicModel("m", ["http://127.0.0.1:9"]).check_config(structured)
 
 
 @pytest.mark.parametrize(("stop_reason", "finish"), [("end_turn", "stop"), ("stop_sequence", "stop"),
@@ -329,8 +338,8 @@ def test_item_results_are_classified():
     assert type(errored("not_found_error")) is FatalError
     for kind in ("api_error", "overloaded_error", "rate_limit_error", "something_new"):
         assert type(errored(kind)) is RetryableError
-    for kind in ("expired", "canceled"):
-        assert type(anthropic_item_result({"custom_id": "a", "result": {"type": kind}}, 0)) is RetryableError
+    assert type(anthropic_item_result({"custom_id": "a", "result": {"type": "expired"}}, 0)) is BatchExpiredError
+    assert type(anthropic_item_result({"custom_id": "a", "result": {"type": "canceled"}}, 0)) is RetryableError
 
 
 async def test_the_batch_api_against_the_double():

@@ -76,6 +76,12 @@ def test_every_sample_gets_the_same_answers_in_another_order_and_after_a_resume(
     assert per_sample(runs["killed"]) == plain
 
 
+def test_every_judge_reply_is_scored(runs):
+    """The judge's answer is held to the demo's JSON schema by llama.cpp's grammar."""
+    quality = metrics(runs["plain"])["quality"]
+    assert quality["n_scored"] == 3 and quality["n_unscored"] == 0
+
+
 def test_the_metrics_are_identical(runs):
     assert metrics(runs["reordered"]) == metrics(runs["plain"])
     assert metrics(runs["killed"]) == metrics(runs["plain"])

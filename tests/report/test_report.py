@@ -81,13 +81,15 @@ def test_every_expected_table_is_present(runs, report):
 
 
 def test_the_leaderboard_has_a_row_per_run_with_cis_unscored_and_failed(runs, report):
-    _, page = report
+    text, page = report
     board = page.tables["leaderboard-demo"]
-    assert board.header[:3] == ["model", "run", "other roles"]
+    assert board.header[:4] == ["#", "model", "run", "other roles"]
     assert {"quality", "length", "95% CI", "unscored", "failed", "finished / total"} <= set(board.header)
-    assert [row.cells[1].text for row in board.body] == ["demo-b", "demo-a"]  # ranked by the first metric
+    assert [row.cells[2].text for row in board.body] == ["demo-b", "demo-a"]  # by the headline metric
     failed = board.header.index("failed")
     assert [row.cells[failed].text for row in board.body] == ["1", "1"]  # the kettle prompt failed in both
+    assert [row.cells[0].text for row in board.body] == ["not ranked", "not ranked"]  # so neither is ranked
+    assert "Not ranked: " in text and " samples failed: " in text
 
 
 def test_every_number_shown_equals_results_json(runs, report):

@@ -14,7 +14,7 @@ def served(monkeypatch) -> list[dict]:
     import uvicorn
 
     calls: list[dict] = []
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self: calls.append(
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: calls.append(
         {"host": self.config.host, "port": self.config.port}))
     return calls
 

@@ -444,7 +444,7 @@ def test_the_cli_checks_the_labelling_options_and_prints_the_labelling_address(r
 
     from proseval.cli import app
 
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self: None)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
     result = CliRunner().invoke(app, ["view", str(runs), "--label", "pilot", "--rater", "Ann Lee", "--seed", "3"])
     assert result.exit_code == 0, result.output
     assert "http://127.0.0.1:8765/label?rater=Ann+Lee" in result.output

@@ -3,14 +3,20 @@
 Every command runs inside `ProsevalGroup.invoke`. A `ProsevalError` (a bad option or config
 file, missing data or credentials, a refused resume, …) prints its message and exits with
 its code (2: fix the command line or a file it names; 1: fix the environment or the data).
-A missing file is reported the same way (exit 1). Anything else is a bug: a short message
-names the file its traceback was written to and the command exits 1. `--debug` (anywhere on
-the command line, or `PROSEVAL_DEBUG=1`) prints the traceback as well.
+A file-system error the user can fix (a missing file, no permission, a file where a folder
+should be, a full disk, a read-only file system) is one line naming the path (exit 1), and
+click's usage errors (a value of the wrong type, a missing argument, an unknown command or
+option) one line too (exit 2). Anything else is a bug: a short message names the file its
+traceback was written to and the command exits 1. `--debug` (anywhere on the command line, or
+`PROSEVAL_DEBUG=1`) prints the traceback as well.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import traceback
+from collections.abc import Iterator
 from typing import Any
 
 import typer
@@ -18,17 +24,21 @@ from typer.core import TyperGroup
 
 try:  # recent typer releases carry their own copy of click
     from typer._click import Context
-    from typer._click.exceptions import ClickException
+    from typer._click.exceptions import BadParameter, ClickException, MissingParameter
 except ImportError:  # pragma: no cover - older typer, on click itself
     from click import Context
-    from click.exceptions import ClickException
+    from click.exceptions import BadParameter, ClickException, MissingParameter
+from pydantic import ValidationError
 
 from ..commandline.console import errors, print_error
-from ..errors import ProsevalError
+from ..errors import ProsevalError, describe_os_error
 from ..runtime.errorlog import save_traceback
 from ..runtime.secrets import scrub
 
 DEBUG_ENV = "PROSEVAL_DEBUG"  # the environment's --debug (1, true, yes or on)
+# File-system errors the user can fix, besides those with a class of their own (`FILE_ERRORS`).
+FILE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.ENAMETOOLONG, errno.ELOOP, errno.EFBIG}
+FILE_ERRORS = (FileNotFoundError, PermissionError, NotADirectoryError, IsADirectoryError, FileExistsError)
 
 
 def print_traceback(exc: BaseException) -> None:
@@ -41,9 +51,47 @@ def user_error(exc: Exception) -> tuple[str, int] | None:
     """The message and exit status of an error the user can fix (None: a bug)."""
     if isinstance(exc, ProsevalError):
         return str(exc), exc.exit_code
-    if isinstance(exc, FileNotFoundError):  # a data file a loader expected
-        return (f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)), 1
+    if isinstance(exc, FILE_ERRORS) or (isinstance(exc, OSError) and exc.errno in FILE_ERRNOS):
+        return describe_os_error(exc), 1
     return None
+
+
+def sentence(text: str) -> str:
+    """click's "Missing argument 'x'." as the project's own lines are written: "missing argument 'x'"."""
+    text = text.strip().removesuffix(".")
+    return text[0].lower() + text[1:] if text[:2].istitle() else text
+
+
+def usage_message(exc: ClickException) -> str:
+    """A usage error of click as one line: what is wrong (the option and the value given), and
+    where the command's help is."""
+    param = getattr(exc, "param", None)
+    message = exc.format_message()
+    if isinstance(exc, BadParameter) and not isinstance(exc, MissingParameter) and param is not None:
+        name = max(param.opts, key=len) if param.param_type_name == "option" else param.human_readable_name
+        cause = exc.__cause__  # typer checks a value with pydantic, which keeps the value given
+        if isinstance(cause, ValidationError) and cause.errors():
+            first = cause.errors()[0]
+            message = f"{name} {first['input']!r}: {sentence(first['msg'])}"
+        else:
+            message = f"{name}: {sentence(exc.message)}"
+    message = sentence(message)
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None and ctx.command.get_help_option(ctx) is not None:
+        message += f" (see: {ctx.command_path} {ctx.help_option_names[0]})"
+    return message
+
+
+@contextlib.contextmanager
+def usage_errors() -> Iterator[None]:
+    """click's usage errors as one `error:` line (its exit status, 2); `no_args_is_help` still prints the help."""
+    try:
+        yield
+    except ClickException as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help, already printed by typer
+            raise
+        print_error(usage_message(exc))
+        raise typer.Exit(exc.exit_code) from None
 
 
 def report(exc: Exception, debug: bool) -> int:
@@ -75,10 +123,17 @@ class ProsevalGroup(TyperGroup):
             args = ["--debug", *(arg for arg in args[:end] if arg != "--debug"), *args[end:]]
         return super().parse_args(ctx, args)
 
+    def make_context(self, info_name: str | None, args: list[str], parent: Context | None = None,
+                     **extra: Any) -> Context:
+        """The top level's own usage errors (an unknown option) as one line, like a command's."""
+        with usage_errors():
+            return super().make_context(info_name, args, parent, **extra)
+
     def invoke(self, ctx: Context) -> Any:
         try:
-            return super().invoke(ctx)
-        except (ClickException, typer.Exit, typer.Abort):  # typer's own usage errors and exits
+            with usage_errors():
+                return super().invoke(ctx)
+        except (typer.Exit, typer.Abort):  # exits pass through (a usage error is one by now)
             raise
         except Exception as exc:  # noqa: BLE001 - the boundary: every error is reported, none is lost
             raise typer.Exit(report(exc, bool(ctx.params.get("debug")))) from None

@@ -12,7 +12,7 @@ from ..commandline.console import fail
 from ..commandline.cost import CostRequest, run_spend, stop_if_limited
 from ..commandline.cost import dry_run as dry_run_estimate
 from ..commandline.requests import checked, display_mode, prompt_files, role_request
-from ..commandline.running import report_run, run_in_loop
+from ..commandline.running import exit_if_failed, report_run, run_in_loop
 from ..core.prompt import override_prompts
 from ..planning import plan
 from ..runtime.config import RunConfig, load_run_config
@@ -90,7 +90,7 @@ def resume_folder(path: Path, *, force: bool, no_cache: bool, display: Optional[
     if dry_run:
         header = folder.read_header()
         done = {(s.id, s.epoch) for s in folder.iter_scored()
-                if not (retry_failed and s.status == "error" and s.model_failure != "context_overflow")}
+                if not (retry_failed and s.needs_retry)}
         dry_run_estimate(the_task, bindings if bindings is not None else header.roles, cost or CostRequest(),
                          limit=limit if limit is not None else header.limit, epochs=header.epochs, done=done,
                          label=header.run_id, batch_roles=tuple(batch or header.batch))
@@ -105,3 +105,4 @@ def resume_folder(path: Path, *, force: bool, no_cache: bool, display: Optional[
     report_run(folder, results)
     if cost is not None:
         stop_if_limited(options.cost, folder, results, cost)
+    exit_if_failed(results)

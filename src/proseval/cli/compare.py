@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..commandline.console import console, errors, fail
 from ..report.compare import Comparison, MetricDiff, compare_runs
-from ..runtime.runlog import RunFolder, RunFolderError
+from ..runtime.runlog import RunFolder
 from .app import app
 
 
@@ -57,18 +57,15 @@ def compare_cmd(
     output: Optional[Path] = typer.Option(None, "--json", help="Also write the comparison as JSON to this file."),
 ) -> None:
     """Compare two runs of one task sample by sample: mean difference, paired bootstrap CI, p-value."""
-    try:
-        header_a, header_b = RunFolder(run_a).read_header(), RunFolder(run_b).read_header()
-        if header_a.task != header_b.task:
-            fail(f"{run_a} ran {header_a.task} and {run_b} ran {header_b.task}: compare runs of one task")
-        if header_a.task_version != header_b.task_version:
-            errors.print(f"[yellow]warning:[/] task versions differ ({header_a.task_version} vs "
-                         f"{header_b.task_version}): scores may not mean the same", highlight=False)
-        samples_a = RunFolder(run_a).unique_scored()[0]
-        samples_b = RunFolder(run_b).unique_scored()[0]
-        keys = sorted(RunFolder(run_a).read_results().slices) if slices else []
-    except RunFolderError as exc:
-        fail(str(exc))
+    header_a, header_b = RunFolder(run_a).read_header(), RunFolder(run_b).read_header()
+    if header_a.task != header_b.task:
+        fail(f"{run_a} ran {header_a.task} and {run_b} ran {header_b.task}: compare runs of one task")
+    if header_a.task_version != header_b.task_version:
+        errors.print(f"[yellow]warning:[/] task versions differ ({header_a.task_version} vs "
+                     f"{header_b.task_version}): scores may not mean the same", highlight=False)
+    samples_a = RunFolder(run_a).unique_scored()[0]
+    samples_b = RunFolder(run_b).unique_scored()[0]
+    keys = sorted(RunFolder(run_a).read_results().slices) if slices else []
     comparison = compare_runs(samples_a, samples_b, slice_keys=keys, metric=metric, top=top,
                               seed=header_a.seed or 0)
     if metric is not None and metric not in {d.metric for d in comparison.metrics}:

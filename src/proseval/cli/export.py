@@ -10,7 +10,6 @@ import typer
 from ..commandline.console import console, fail
 from ..report.export import FORMATS, write_inspect, write_tables
 from ..report.runs import open_runs
-from ..runtime.runlog import RunFolderError
 from .app import app
 
 NEEDS = {"parquet": ("pyarrow", "proseval[report]"), "csv": ("pandas", "proseval[report]"),
@@ -34,10 +33,7 @@ def export_cmd(
         __import__(module)
     except ImportError:
         fail(f"--format {fmt} needs {module}: pip install '{extra}'")
-    try:
-        (run,) = open_runs([run_dir])
-    except RunFolderError as exc:
-        fail(str(exc))
+    (run,) = open_runs([run_dir])
     target = output or Path(f"{run.header.run_id}.{'eval' if fmt == 'inspect' else fmt}")
     if fmt == "inspect":
         path = write_inspect(run, target)

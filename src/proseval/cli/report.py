@@ -9,7 +9,6 @@ import typer
 
 from ..commandline.console import console, fail
 from ..report.runs import open_runs
-from ..runtime.runlog import RunFolderError
 from .app import app
 
 
@@ -42,10 +41,7 @@ def report_cmd(
         from ..report.html import ReportOptions, write_report
     except ImportError as exc:
         fail(f"proseval report needs {exc.name}: pip install 'proseval[report]'")
-    try:
-        runs = open_runs(run_dirs)
-    except RunFolderError as exc:
-        fail(str(exc))
+    runs = open_runs(run_dirs)
     options = ReportOptions(baseline=baseline, max_samples=None if all_samples else max_samples,
                             text_chars=text_chars, top=top, title=title,
                             rank_by=rank_by, labels=labels, prices=prices)

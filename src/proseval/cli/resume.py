@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from dotenv import load_dotenv
 
 from ..commandline.cost import DryRunOpt, EstimateOutputOpt, MaxCostOpt, PricesOpt, cost_request
+from ..commandline.envfile import load_env_file
 from ..commandline.options import DisplayOpt
 from .app import app
 from .common import check_counts, resume_folder
@@ -28,7 +28,7 @@ def resume_cmd(
     estimate_output: Optional[list[str]] = EstimateOutputOpt,
 ) -> None:
     """Continue an interrupted run: only samples without a finished record are run."""
-    load_dotenv(Path.cwd() / ".env")
+    load_env_file()
     check_counts(limit=limit)
     cost = cost_request(prices, max_cost, estimate_output)
     resume_folder(run_dir, force=force, no_cache=no_cache, display=display, limit=limit, retry_failed=retry_failed,

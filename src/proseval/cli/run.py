@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from dotenv import load_dotenv
 
 from ..commandline.console import errors, fail
 from ..commandline.cost import DryRunOpt, EstimateOutputOpt, MaxCostOpt, PricesOpt, cost_request, dry_run, stop_if_limited
+from ..commandline.envfile import load_env_file
 from ..commandline.options import (
     BaseUrlOpt,
     ConcurrencyOpt,
@@ -26,13 +26,14 @@ from ..commandline.options import (
     RoleOpt,
 )
 from ..commandline.requests import checked, display_mode, first, prompt_files, role_request
-from ..commandline.running import execute, report_run
+from ..commandline.running import execute_plan, exit_if_failed, report_run
+from ..models.base import check_seed
 from ..planning import plan
 from ..runtime.config import load_run_config
 from ..runtime.options import RunOptions
 from .app import app
 from .common import check_counts, requested_config, resume_folder, task_params_from
-from .panel import judge_panel, parse_panel
+from .panel import bind_panel, judge_panel, parse_panel
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -51,7 +52,8 @@ def run(
     preset: Optional[str] = PresetOpt,
     param: Optional[list[str]] = typer.Option(None, "--param", "-T", help="KEY=VALUE task parameter. Repeatable."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Run only the first N samples."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed sent to every model (and used for bootstrap CIs)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed sent to every model (and used for bootstrap CIs): "
+                                       "0 to 2**63-1."),
     epochs: Optional[int] = typer.Option(None, "--epochs", help="Repeat every sample N times."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder that holds run folders (default: runs)."),
     run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Exact run folder to create."),
@@ -60,10 +62,12 @@ def run(
     no_cache: Optional[bool] = NoCacheOpt,
     display: Optional[str] = DisplayOpt,
     config: Optional[Path] = ConfigOpt,
-    panel: Optional[list[str]] = typer.Option(None, "--panel", help="ROLE=PROVIDER/MODEL: after the run, judge its "
-                                              "answers again with this judge too (repeatable): a panel of the run's "
-                                              "own judge and these, each judge's scores kept in a run folder of its "
-                                              "own, the panel's scores and agreement in RUN-panel/."),
+    panel: Optional[list[str]] = typer.Option(None, "--panel", help="ROLE=PROVIDER/MODEL[@URL]: after the run, judge "
+                                              "its answers again with this judge too (repeatable): a panel of the "
+                                              "run's own judge and these, each judge's scores kept in a run folder of "
+                                              "its own, the panel's scores and agreement in RUN-panel/. A panel judge "
+                                              "has the run judge's settings, seed and (same provider, no @URL) "
+                                              "endpoints; see docs/judging-judges.md."),
     panel_score: str = typer.Option("mean", "--panel-score", help="An item's panel score: the mean or median of "
                                     "the verdicts of the judges that scored it."),
     dry_run_: bool = DryRunOpt,
@@ -73,8 +77,10 @@ def run(
     batch: Optional[list[str]] = BatchOpt,
 ) -> None:
     """Run a task and print its results table."""
-    load_dotenv(Path.cwd() / ".env")
+    load_env_file()
     check_counts(limit=limit, epochs=epochs)
+    if seed is not None:
+        check_seed(seed, name="--seed")
     cost = cost_request(prices, max_cost, estimate_output)
     members = checked(lambda: parse_panel(panel))
     if panel_score not in ("mean", "median"):
@@ -99,11 +105,11 @@ def run(
     params = task_params_from(param or [], cfg, list(ctx.args))
     request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
                                           gen))
+    if dry_run_ and members:
+        fail("--panel goes with a run, not with --dry-run")
+    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompt_files(prompt, cfg),
+                                   preset=preset or cfg.preset))
     if dry_run_:
-        if members:
-            fail("--panel goes with a run, not with --dry-run")
-        planned = checked(lambda: plan(task_name, request, params=params, prompts=prompt_files(prompt, cfg),
-                                       preset=preset or cfg.preset))
         for warning in planned.warnings:
             errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
         dry_run(planned.task, planned.bindings, cost, limit=first(limit, cfg.limit), epochs=first(epochs, cfg.epochs, 1),
@@ -119,9 +125,10 @@ def run(
         max_attempts=first(cfg.max_attempts, RunOptions.max_attempts),
         batch_roles=tuple(batch or cfg.batch),
     )
-    folder, results = execute(task_name, params, request, options, run_dir=run_dir, prompts=prompt_files(prompt, cfg),
-                              preset=preset or cfg.preset, cost=cost)
+    judges = bind_panel(members, planned, request, options.seed)  # before the run sends anything
+    folder, results = execute_plan(planned, options, run_dir=run_dir, cost=cost)
     report_run(folder, results)
     stop_if_limited(options.cost, folder, results, cost)
-    if members:
-        judge_panel(folder.path, members, options, panel_score)
+    if judges:
+        judge_panel(folder.path, judges, options, panel_score)
+    exit_if_failed(results)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from dotenv import load_dotenv
 from rich.markup import escape
 from rich.table import Table
 
@@ -23,6 +23,7 @@ from ..commandline.cost import (
     run_spend,
     suggested_limit,
 )
+from ..commandline.envfile import load_env_file
 from ..commandline.options import DisplayOpt, NoCacheOpt
 from ..commandline.requests import display_mode
 from ..commandline.sets import plan_set
@@ -32,37 +33,42 @@ from ..report.sections import HtmlTable, leaderboard
 from ..runtime.loop import run_async
 from ..runtime.runlog import RunFolder
 from ..runtime.cost import money
+from ..runtime.outcome import EXIT_ENVIRONMENT, EXIT_FAILED_SAMPLES
 from ..runtime.sets import SetResult, describe_plan, estimate_set, run_set_async
 from .app import app
 
-STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "failed": "bold red", "stopped": "yellow"}
+STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "partial": "bold red", "failed": "bold red",
+               "stopped": "yellow"}
 REPORT = "report.html"
 
 
 @dataclass
 class Leaderboard:
-    """The report's leaderboard of one task entry's finished members."""
+    """The report's leaderboard of one task entry's finished members (ranked, then unranked)."""
 
     task: str
     table: HtmlTable | None
     models: dict[str, str]  # run id -> the model's label in the set
     missing: list[str]  # members without a finished run
+    unranked: list[str]  # members whose run finished with failed samples
 
 
 def leaderboards(result: SetResult) -> list[Leaderboard]:
     boards = []
     for ranking in result.rankings:
+        shown = [*ranking.ranked, *ranking.unranked]
         runs = [ReportRun(i, m.path, RunFolder(m.path).read_header(), m.results, [])  # type: ignore[arg-type]
-                for i, m in enumerate(ranking.ranked)]
+                for i, m in enumerate(shown)]
         table = leaderboard(ranking.task, runs, ranking.metric) if runs else None
-        models = {run.header.run_id: member.model for run, member in zip(runs, ranking.ranked)}
-        boards.append(Leaderboard(ranking.task, table, models, [m.name for m in ranking.missing]))
+        models = {run.header.run_id: member.model for run, member in zip(runs, shown)}
+        boards.append(Leaderboard(ranking.task, table, models, [m.name for m in ranking.missing],
+                                  [m.name for m in ranking.unranked]))
     return boards
 
 
 def write_set_report(result: SetResult) -> None:
     """`report.html` in the set folder over every finished member (a note when it cannot be written)."""
-    paths = [m.path for m in result.members if m.finished]
+    paths = [m.path for m in result.members if m.finished]  # partial members too: shown, not ranked
     if not paths:
         return
     try:
@@ -79,30 +85,34 @@ def write_set_report(result: SetResult) -> None:
 
 
 def leaderboard_table(board: Leaderboard) -> Table | None:
-    """One leaderboard for the terminal: the model, each metric's mean with its 95% CI (and the
-    unscored count when any), failed samples, finished / total."""
+    """One leaderboard for the terminal, from the report's: the rank (runs with failed samples are
+    not ranked), the model, each metric's mean with its 95% CI (and the unscored count when any),
+    failed samples, finished / total, model failures."""
     if board.table is None:
         return None
     columns = board.table.columns
-    at = {name: columns.index(name) for name in ("run", "other roles", "failed", "finished / total")}
-    metrics = [(i, columns[i]) for i in range(3, at["failed"], 3)]  # each metric: mean, 95% CI, unscored
+    at = {name: columns.index(name) for name in ("#", "model", "run", "other roles", "failed", "finished / total",
+                                                 "model failures")}
+    first = at["other roles"] + 1
+    metrics = [(i, columns[i]) for i in range(first, at["failed"], 3)]  # each metric: mean, 95% CI, unscored
     others = {row[at["other roles"]].text for row in board.table.rows}
     caption = f"other roles: {others.pop()}" if len(others) == 1 and "" not in others else None
     table = Table(title=f"Leaderboard: {board.task}", title_justify="left", caption=caption, caption_justify="left")
+    table.add_column("#", justify="right")
     table.add_column("model", overflow="fold")
     for _, name in metrics:
         table.add_column(f"{name} (95% CI)", justify="right")
-    table.add_column("failed", justify="right")
-    table.add_column("finished", justify="right")
+    for name in ("failed", "finished", "model failures"):
+        table.add_column(name, justify="left" if name == "model failures" else "right")
     for row in board.table.rows:
-        cells = [board.models.get(row[at["run"]].text, row[0].text)]
+        cells = [row[at["#"]].text, board.models.get(row[at["run"]].text, row[at["model"]].text)]
         for i, _ in metrics:
             mean, ci, unscored = (row[i].text, row[i + 1].text, row[i + 2].text)
             cells.append(" ".join(part for part in (mean, ci if ci != mean else "",
                                                     f"({unscored} unscored)" if unscored not in ("", "0") else "")
                                   if part))
-        cells += [row[at["failed"]].text, row[at["finished / total"]].text]
-        table.add_row(*(escape(cell) for cell in cells))
+        cells += [row[at["failed"]].text, row[at["finished / total"]].text, row[at["model failures"]].text]
+        table.add_row(*(escape(cell) for cell in cells), style="red" if cells[0] == "not ranked" else None)
     return table
 
 
@@ -129,6 +139,9 @@ def print_set(result: SetResult) -> None:
         table = leaderboard_table(board)
         if table is not None:
             console.print(table)
+        if board.unranked:
+            console.print(f"[bold red]not ranked in {escape(board.task)} (failed samples):[/] "
+                          f"{escape(', '.join(board.unranked))}", highlight=False)
         if board.missing:
             console.print(f"[yellow]not in the leaderboard of {escape(board.task)} (no finished run):[/] "
                           f"{escape(', '.join(board.missing))}", highlight=False)
@@ -176,7 +189,7 @@ def run_set_cmd(
 ) -> None:
     """Run an evaluation set: every missing run is started, finished ones skipped, unfinished ones resumed;
     then one leaderboard per task."""
-    load_dotenv(Path.cwd() / ".env")
+    load_env_file()
     if max_runs is not None and max_runs < 1:
         fail(f"--max-runs must be at least 1 (got {max_runs})")
     cost = cost_request(prices, max_cost, estimate_output)
@@ -238,6 +251,11 @@ def run_set_cmd(
     if result.failed:
         errors.print(f"[bold red]{len(result.failed)} of {len(result.members)} run(s) failed[/] (see the reason "
                      "column); running the set again retries them", highlight=False)
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_ENVIRONMENT)
     if stopped:
         raise typer.Exit(STOPPED_AT_COST_LIMIT)
+    if result.partial:
+        errors.print(f"[bold red]{len(result.partial)} of {len(result.members)} run(s) finished with failed "
+                     f"samples[/] (see the reason column); run them again with: proseval run-set "
+                     f"{escape(shlex.quote(str(set_file)))} --retry-failed", highlight=False)
+        raise typer.Exit(EXIT_FAILED_SAMPLES)

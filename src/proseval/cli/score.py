@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from dotenv import load_dotenv
 from rich.markup import escape
 
 from ..api import rescore_setup
 from ..commandline.console import console, errors, fail
+from ..commandline.envfile import load_env_file
 from ..commandline.options import (
     BaseUrlOpt,
     ConcurrencyOpt,
@@ -67,7 +67,7 @@ def score_cmd(
         return
     if run_dir is None:
         fail("name the run folder to re-score (see: proseval score --help)")
-    load_dotenv(Path.cwd() / ".env")
+    load_env_file()
     source = RunFolder(run_dir)
     files = prompt_files(prompt, {})
     source.read_header()  # not a run folder: refused before anything else
@@ -93,7 +93,7 @@ def score_cmd(
         if repeats:
             console.print(f"[bold]repeat {repeat} of {repeats}[/]")
         folder, results = run_in_loop(rescore_run(source, the_task, bindings, replace(options, repeat=repeat)))
-        report_run(folder, results)
+        report_run(folder, results, resumable=False)
         made.append(folder.path)
     if repeats:
         listed = " ".join(str(p) for p in [run_dir, *made])

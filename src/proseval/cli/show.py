@@ -6,10 +6,10 @@ from pathlib import Path
 
 import typer
 
-from ..commandline.console import console, fail
+from ..commandline.console import console
 from ..commandline.results import print_results
 from ..commandline.running import task_tables
-from ..runtime.runlog import RunFolder, RunFolderError
+from ..runtime.runlog import RunFolder
 from .app import app
 
 
@@ -17,9 +17,6 @@ from .app import app
 def show(run_dir: Path = typer.Argument(..., help="Run folder.")) -> None:
     """Print a run's results tables."""
     folder = RunFolder(run_dir)
-    try:
-        header = folder.read_header()
-        results = folder.read_results()
-    except RunFolderError as exc:
-        fail(str(exc))
+    header = folder.read_header()
+    results = folder.read_results()
     print_results(console, header, results, task_tables(header.task, results))

@@ -3,16 +3,38 @@ which ends a command with one `error:` line."""
 
 from __future__ import annotations
 
+import os
 from typing import NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 
 from ..runtime.secrets import scrub
 
-console = Console()
-errors = Console(stderr=True)
+LOG_WIDTH = 240  # columns when the output is not a terminal and COLUMNS is not set
+
+
+class LogFriendlyConsole(Console):
+    """A console whose tables keep every column when the output goes to a file, a pipe or a CI log:
+    there rich would assume 80 columns and squeeze or drop columns; here it gets `LOG_WIDTH` (or
+    `COLUMNS` when set). On a terminal, the terminal's width as usual. Decided at each print, so a
+    redirected stream (tests, `| tee`) is seen as it is."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
+        if self._width is None and not self.is_terminal and "COLUMNS" not in os.environ:
+            return ConsoleDimensions(max(size.width, LOG_WIDTH), size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+
+
+console = LogFriendlyConsole()
+errors = LogFriendlyConsole(stderr=True)
 
 
 def print_error(message: str) -> None:

@@ -51,7 +51,7 @@ def role_request(cfg: RunConfig | Mapping[str, Any], model: Optional[str], role:
         name, _, url = item.partition("=")
         role_urls.setdefault(name, []).append(url)
     return RoleRequest(
-        model=model or config.model,
+        model=first(model, config.model),  # an empty --model is refused, not read as unset
         roles=parse_assignments(role, "--role") if role else dict(config.role),
         base_urls=list(base_url or config.base_url),
         role_base_urls=role_urls or {name: list(urls) for name, urls in config.role_base_url.items()},

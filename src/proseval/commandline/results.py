@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
+
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
 
 from ..runtime.cost import money
+from ..runtime.outcome import reasons_text
 from ..runtime.records import MetricSummary, Results, RunHeader
 
 
@@ -68,11 +73,14 @@ def header_table(header: RunHeader) -> Table:
     return table
 
 
+OUTCOME_WORDS = {"complete": "complete", "failed_samples": "complete with FAILED samples",
+                 "stopped": "INCOMPLETE (resume to finish)"}
+
+
 def counts_line(results: Results) -> str:
     c = results.counts
-    state = "complete" if results.complete else "INCOMPLETE (resume to finish)"
-    line = (f"samples: {c.finished}/{c.total} finished ({state}); ok {c.ok}, failed {c.failed}, "
-            f"with unscored scores {c.unscored}")
+    line = (f"samples: {c.finished}/{c.total} finished ({OUTCOME_WORDS[results.final_outcome()]}); ok {c.ok}, "
+            f"failed {c.failed}, with unscored scores {c.unscored}")
     if c.model_failures:
         line += "; model failures: " + ", ".join(f"{kind} {n}" for kind, n in c.model_failures.items())
     if c.duplicates:
@@ -84,25 +92,49 @@ def usage_table(results: Results) -> Table:
     table = Table(title="Model usage", title_justify="left")
     priced = any(stats.get("cost") is not None for stats in results.roles.values())  # recorded with --prices
     currency = next((stats.get("currency") for stats in results.roles.values() if stats.get("currency")), None)
+    # the counts of roles in batch mode (`runtime.batch.BATCH_COUNTS`): columns only when a role was
+    batch_columns = {"batch_lines": "batch lines", "batch_failed": "batch failed", "batch_expired": "batch expired",
+                     "rebatched": "rebatched", "realtime_fallbacks": "real-time fallbacks"}
+    batched = any("batch_lines" in stats for stats in results.roles.values())
     columns = ["role", "calls", "cached", "retries", "errors", "tok in", "tok out", "latency s"]
+    keys = ["requests", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "mean_latency_s"]
+    if batched:
+        columns += batch_columns.values()
+        keys += batch_columns
     if priced:
         columns.append(f"cost ({currency})" if currency else "cost")
     for column in columns:
         table.add_column(column, justify="left" if column == "role" else "right")
     for role, stats in results.roles.items():
-        cells = ["—" if stats.get(k) is None else str(stats[k]) for k in (
-            "requests", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "mean_latency_s")]
+        cells = ["—" if stats.get(k) is None else str(stats[k]) for k in keys]
         if priced:
             cells.append("—" if stats.get("cost") is None else money(float(stats["cost"])))
         table.add_row(role, *cells)
     return table
 
 
-def print_results(console: Console, header: RunHeader, results: Results, extra: list | None = None) -> None:
+def failures_line(results: Results, folder: Path | None = None) -> str | None:
+    """What failed and how to run it again, when samples failed (markup)."""
+    failed = results.retryable_failures
+    if not failed:
+        return None
+    reasons = reasons_text(results.counts.failure_reasons)
+    line = (f"[bold red]failed:[/] {failed} of {results.counts.total} samples — "
+            f"{escape(reasons) if reasons else 'see samples.jsonl'}")
+    if folder is not None:
+        line += f"; run them again with: proseval resume {escape(shlex.quote(str(folder)))} --retry-failed"
+    return line
+
+
+def print_results(console: Console, header: RunHeader, results: Results, extra: list | None = None,
+                  folder: Path | None = None) -> None:
     parts = [header_table(header), metrics_table(results), *slice_tables(results), *(extra or [])]
     if results.roles:
         parts.append(usage_table(results))
     console.print(Group(*parts))
-    console.print(counts_line(results))
+    console.print(counts_line(results), soft_wrap=True)
+    failures = failures_line(results, folder)
+    if failures:
+        console.print(failures, highlight=False, soft_wrap=True)  # one line: the command stays copyable
     if header.demo_models:
         console.print("[yellow]Demo models (embedded 135M model in every role): not a meaningful evaluation.[/]")

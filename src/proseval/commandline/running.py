@@ -7,10 +7,12 @@ from typing import Any, Optional
 
 import typer
 
-from ..planning import plan
+from ..planning import Plan, plan
 from ..registry import tasks
 from ..runtime.loop import run_async
 from ..runtime.options import RunOptions
+from ..runtime.outcome import EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED
+from ..runtime.records import Results
 from ..runtime.roles import RoleRequest
 from ..runtime.runlog import RunFolder
 from ..runtime.runner import start_run
@@ -26,7 +28,7 @@ def run_in_loop(coro: Any) -> Any:
         return run_async(coro)
     except KeyboardInterrupt:
         errors.print("[yellow]interrupted: finished samples are saved; continue with proseval resume RUN_DIR[/]")
-        raise typer.Exit(130) from None
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def task_tables(task_name: str, results: Any) -> list[Any]:
@@ -35,21 +37,35 @@ def task_tables(task_name: str, results: Any) -> list[Any]:
     return entry.render(results) if entry is not None and entry.render is not None else []
 
 
-def report_run(folder: RunFolder, results: Any) -> None:
-    """Print a finished run's tables, the task's own among them, and where its folder is."""
+def report_run(folder: RunFolder, results: Any, *, resumable: bool = True) -> None:
+    """Print a finished run's tables, the task's own among them, what failed (with the command that
+    runs it again when the run is `resumable`), and where its folder is."""
     header = folder.read_header()
-    print_results(console, header, results, task_tables(header.task, results))
+    print_results(console, header, results, task_tables(header.task, results),
+                  folder=folder.path if resumable else None)
     console.print(f"run folder: {folder.path}")
+
+
+def exit_if_failed(*results: Results) -> None:
+    """End the command with status 4 when any of these runs has failed samples (docs/runtime.md)."""
+    if any(r.final_outcome() == "failed_samples" for r in results):
+        raise typer.Exit(EXIT_FAILED_SAMPLES)
 
 
 def execute(task_name: str, params: dict[str, Any], request: RoleRequest, options: RunOptions,
             run_dir: Optional[Path] = None, prompts: Optional[dict[str, Path]] = None,
             preset: Optional[str] = None, cost: Optional[CostRequest] = None) -> tuple[RunFolder, Any]:
-    """Build the task, check the roles and prompts (before any call), run it.
+    """Build the task, check the roles and prompts (before any call), run it (`execute_plan`)."""
+    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompts, preset=preset))
+    return execute_plan(planned, options, run_dir=run_dir, cost=cost)
+
+
+def execute_plan(planned: Plan, options: RunOptions, *, run_dir: Optional[Path] = None,
+                 cost: Optional[CostRequest] = None) -> tuple[RunFolder, Any]:
+    """Run a planned task, its warnings shown first.
 
     With `cost` (--prices, --max-cost), `options.cost` is set to the run's meter, checked
     against the bound models before anything is written."""
-    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompts, preset=preset))
     for warning in planned.warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
     if cost is not None:

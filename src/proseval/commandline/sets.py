@@ -16,7 +16,7 @@ from ..registry import get_entry, get_task
 from ..runtime.batch import batch_problem
 from ..runtime.limits import EndpointLimits
 from ..runtime.options import RunOptions
-from ..runtime.plan import SamplePlan
+from ..runtime.plan import SamplePlan, check_run_size
 from ..runtime.sets import (
     DEFAULT_MAX_RUNS,
     Member,
@@ -116,6 +116,11 @@ def plan_set(path: Path, *, max_runs: int | None = None, use_cache: bool | None 
                     sample_plan = SamplePlan(planned.task, limit)
                 except (ProsevalError, KeyError, ValueError, TypeError, OSError) as exc:
                     problem(f"{prefix}: its dataset: {exc}", code=_code(exc, 1))
+                    break
+                try:
+                    check_run_size(sample_plan.count, epochs)
+                except UsageError as exc:
+                    problem(f"{prefix}: {exc}")
                     break
             keys = {(sample_id, epoch) for sample_id in sample_plan.ids for epoch in range(epochs)}
             # batch mode: the entry's roles, else the defaults' for the roles this task has

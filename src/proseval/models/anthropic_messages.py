@@ -9,11 +9,14 @@ The mapping of `GenerateConfig` (docs/runtime.md, "Models"):
 - system messages → the top-level `system` (joined by a blank line; they must come before the
   other messages, which keep only `role` and `content`);
 - `max_tokens` → `max_tokens` (required by the API: `DEFAULT_MAX_TOKENS` when the config sets none);
-- `temperature`, `top_p`, `top_k` as they are; `stop` → `stop_sequences`; `extra` sent as given;
+- `temperature` (at most 1), `top_p`, `top_k` as they are; `stop` → `stop_sequences`; `extra` sent as given;
 - `seed` is not sent (the API has none; it still tells requests apart in the cache);
-- `min_p`, `repetition_penalty`, `presence_penalty`, `frequency_penalty` and `response_format`
-  are refused (`unsupported_settings`): before the run for a role's settings, before the
-  request for a benchmark's per-call settings — never silently dropped.
+- `min_p`, `repetition_penalty`, `presence_penalty` and `frequency_penalty` are refused
+  (`unsupported_settings`): before the run for a role's settings, before the request for a
+  benchmark's per-call settings — never silently dropped;
+- `response_format` is refused in a role's settings (`check_config`), but a benchmark's per-call
+  `response_format` is not sent: a benchmark asks for structured output on top of a prompt that
+  already asks for the same JSON, and parses and checks the reply either way.
 
 `stop_reason` → `finish_reason`: `end_turn` and `stop_sequence` → `stop`, `max_tokens` and
 `model_context_window_exceeded` → `length`, `refusal` → `content_filter`, `tool_use` →
@@ -37,6 +40,7 @@ from .base import (
     ModelError,
     RetryableError,
     Usage,
+    check_maximum,
     is_context_overflow,
 )
 from .http import JsonEndpoints, short
@@ -46,7 +50,8 @@ ANTHROPIC_VERSION = "2023-06-01"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
 DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; sent when the role's settings set none
-UNSUPPORTED = ("min_p", "repetition_penalty", "presence_penalty", "frequency_penalty", "response_format")
+TEMPERATURE_MAX = 1.0  # the Messages API's temperature is from 0 to 1
+UNSUPPORTED = ("min_p", "repetition_penalty", "presence_penalty", "frequency_penalty")
 _RETRYABLE_STATUS = {408, 409, 425, 429}
 FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
                   "model_context_window_exceeded": "length", "refusal": "content_filter", "tool_use": "tool_calls"}
@@ -167,6 +172,10 @@ class AnthropicModel:
 
     def check_config(self, config: GenerateConfig) -> None:
         """Refuse a role's settings the API cannot take (before any request)."""
+        check_maximum(config, "temperature", TEMPERATURE_MAX, f"anthropic/{self.name}")
+        if config.response_format is not None:
+            raise FatalError(f"anthropic/{self.name}: the Messages API has no setting response_format "
+                             "(unset it for this role)")
         request_body(self.name, [], config)
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:

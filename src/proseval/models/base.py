@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..errors import ProsevalError
+from ..errors import ProsevalError, UsageError
 
 Message = dict[str, str]
 
@@ -16,6 +18,20 @@ Message = dict[str, str]
 SLOWEST_TOKENS_PER_SECOND = 8.0
 # The time limit when max_tokens is not set (the server's own limit applies then).
 UNBOUNDED_TIMEOUT = 900.0
+# The largest seed: providers take a signed 64-bit seed and numpy's generators (the bootstrap's)
+# no negative one, so a seed every part of a run can use is a whole number from 0 to 2**63 - 1.
+SEED_MAX = 2**63 - 1
+
+
+class SettingError(UsageError, ValueError):
+    """A seed or generation setting out of range: a usage error (a ValueError to pydantic's validators)."""
+
+
+def check_seed(value: int, *, name: str = "") -> int:
+    """`value` if it is a seed a run can use end to end; else SettingError("NAME must be a whole number …")."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= SEED_MAX:
+        raise SettingError(f"{name} must be a whole number from 0 to {SEED_MAX} (got {value!r})".lstrip())
+    return value
 
 
 class GenerateConfig(BaseModel):
@@ -81,10 +97,43 @@ class GenerateConfig(BaseModel):
             data = {**data, "extra": {**self.extra, **data["extra"]}}
         return self.model_copy(update={k: v for k, v in data.items()})
 
+    def checked(self) -> GenerateConfig:
+        """Itself, once every value set is in the range every provider takes (else SettingError naming
+        the first that is not): what a user asks for is checked so, before any request. A provider's
+        narrower ranges are its `check_config`'s. Not a validator of the model, so that run folders
+        written before these checks stay readable."""
+        for name, (within, rule) in SETTING_RANGES.items():
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(value) and within(value)):
+                raise SettingError(f"{name} must be {rule} (got {value:g})")
+        if self.seed is not None:
+            check_seed(self.seed, name="seed")
+        return self
+
     def sent_params(self) -> dict[str, Any]:
         """The request body fields that change the output (timeout excluded), without unset ones."""
         params = {k: v for k, v in self.model_dump(exclude={"timeout", "extra"}).items() if v is not None}
         return {**params, **(self.extra or {})}
+
+
+# The ranges no provider goes beyond: OpenAI's API's, vLLM's for min_p and repetition_penalty
+# (OpenAI's temperature is at most 2 and Anthropic's at most 1: their `check_config`). The model
+# itself checks max_tokens, top_k and timeout.
+SETTING_RANGES: dict[str, tuple[Callable[[float], bool], str]] = {
+    "temperature": (lambda v: v >= 0, "at least 0"),
+    "top_p": (lambda v: 0 < v <= 1, "above 0 and at most 1"),
+    "min_p": (lambda v: 0 <= v <= 1, "from 0 to 1"),
+    "repetition_penalty": (lambda v: v > 0, "above 0"),
+    "presence_penalty": (lambda v: -2 <= v <= 2, "from -2 to 2"),
+    "frequency_penalty": (lambda v: -2 <= v <= 2, "from -2 to 2"),
+}
+
+
+def check_maximum(config: GenerateConfig, name: str, maximum: float, model: str) -> None:
+    """A provider's narrower range (for its `check_config`): FatalError when `name` is above `maximum`."""
+    value = getattr(config, name)
+    if value is not None and value > maximum:
+        raise FatalError(f"{model}: {name} must be at most {maximum:g} for this provider (got {value:g})")
 
 
 class Usage(BaseModel):

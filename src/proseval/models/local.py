@@ -50,7 +50,24 @@ def resolve_model_path(name: str) -> Path:
     path = Path(name).expanduser()
     if not path.is_file():
         raise FatalError(f"local model file not found: {path} (use local/{EMBEDDED_NAME} or local/<path.gguf>)")
+    check_gguf(path)
     return path
+
+
+GGUF_MAGIC = b"GGUF"
+
+
+def check_gguf(path: Path) -> None:
+    """Refuse a file that is not a GGUF model (its first four bytes), before a run folder is made:
+    llama.cpp would only fail at the first request, once per sample."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(GGUF_MAGIC))
+    except OSError as exc:
+        raise FatalError(f"local model file {path} cannot be read: {exc.strerror or exc}") from None
+    if head != GGUF_MAGIC:
+        raise FatalError(f"local model file {path} is not a GGUF model (it does not start with {GGUF_MAGIC!r}); "
+                         "local/ takes llama.cpp's GGUF format")
 
 
 _LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}

@@ -25,12 +25,14 @@ from .base import (
     ModelError,
     RetryableError,
     Usage,
+    check_maximum,
     is_context_overflow,
 )
 from .http import JsonEndpoints, short
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _RETRYABLE_STATUS = {408, 409, 425, 429}
+TEMPERATURE_MAX = 2.0  # OpenAI's API: temperature from 0 to 2
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -107,6 +109,10 @@ class OpenAIModel(_ChatEndpoint):
             openai.AsyncOpenAI(api_key=self._key, base_url=url, max_retries=0, http_client=_http_client())
             for url in self.base_urls
         ]
+
+    def check_config(self, config: GenerateConfig) -> None:
+        """Refuse a role's settings OpenAI's API does not take (before any request)."""
+        check_maximum(config, "temperature", TEMPERATURE_MAX, f"openai/{self.name}")
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
         index = self._endpoints.pick()

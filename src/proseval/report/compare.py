@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..runtime.aggregate import flatten_scores
+from ..runtime.aggregate import bootstrap_rng, canonical_order, flatten_scores
 from ..runtime.records import ScoredSample
 
 RESAMPLES = 10_000
@@ -55,10 +55,11 @@ class Comparison:
 
 
 def per_sample_values(samples: Iterable[ScoredSample]) -> tuple[dict[str, dict[str, float]], dict[str, dict]]:
-    """{sample id: {metric: mean over epochs}} over finished samples, and each id's metadata."""
+    """{sample id: {metric: mean over epochs}} over finished samples, and each id's metadata (of its
+    first finished epoch): records taken in (sample id, epoch) order, whatever order they were written in."""
     sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     metadata: dict[str, dict] = {}
-    for sample in samples:
+    for sample in canonical_order(samples):
         if sample.status != "ok":
             continue
         metadata.setdefault(sample.id, sample.metadata)
@@ -96,7 +97,7 @@ def paired_stats(diffs: np.ndarray, *, seed: int = 0) -> tuple[float | None, flo
     data = np.sort(diffs)
     if diffs.size == 1:
         return float(data[0]), float(data[0]), 1.0
-    rng = np.random.default_rng(seed)
+    rng = bootstrap_rng(seed)
     # drawn block by block (the same draws as all at once), so memory stays bounded for large runs
     means = np.concatenate([data[rng.integers(0, data.size, size=(len(rows), data.size))].mean(axis=1)
                             for rows in np.array_split(np.arange(RESAMPLES), _chunks(data.size))])

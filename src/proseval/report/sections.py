@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..registry import tasks
+from ..runtime.outcome import reasons_text
 from .compare import Comparison, MetricDiff, compare_runs
 from .fmt import DASH, ci_text, num
 from .richtable import plain_table
@@ -53,25 +54,42 @@ def slug(text: str) -> str:
     return cleaned if cleaned == text else f"{cleaned}-{hashlib.sha256(text.encode()).hexdigest()[:6]}"
 
 
+def unranked_reason(run: ReportRun) -> str | None:
+    """Why a run is left out of its leaderboard's ranking (it is still shown), or None."""
+    results = run.results
+    if not results.complete:
+        return f"incomplete ({results.counts.finished} of {results.counts.total} samples)"
+    failed = results.retryable_failures
+    if failed:
+        reasons = reasons_text(results.counts.failure_reasons)
+        return f"{failed} of {results.counts.total} samples failed" + (f": {reasons}" if reasons else "")
+    return None
+
+
 def leaderboard(task: str, runs: Sequence[ReportRun], rank_by: str | None = None) -> HtmlTable:
-    """Models as rows (ranked by `rank_by`, highest first, when the task has it; else as given), each
-    metric's mean, CI and unscored count, and the failed samples."""
+    """Models as rows, ranked by `rank_by` (default: the runs' headline metric), highest first; a run
+    with failed samples or missing ones is shown below the ranked ones, unranked, with the reason.
+    Each metric's mean, CI and unscored count, the failed samples and the model failures."""
     metrics = metric_names(runs)
+    rank_by = rank_by or next((run.results.headline for run in runs if run.results.headline), None)
     ranked = rank_by in metrics
+    reasons = {run.index: unranked_reason(run) for run in runs}
 
-    def rank(run: ReportRun) -> tuple[int, float, int]:
-        summary = run.results.metrics.get(rank_by) if ranked else None
+    def rank(run: ReportRun) -> tuple[bool, bool, float, int]:
+        summary = run.results.metrics.get(rank_by) if ranked else None  # type: ignore[arg-type]
         mean = summary.mean if summary is not None else None
-        return (mean is None, -(mean or 0.0), run.index)
+        return (reasons[run.index] is not None, mean is None, -(mean or 0.0), run.index)
 
-    columns = ["model", "run", "other roles"]
+    columns = ["#", "model", "run", "other roles"]
     for metric in metrics:
         columns += [metric, "95% CI", "unscored"]
     columns += ["failed", "finished / total", "model failures"]
-    rows = []
+    rows, place = [], 0
     for run in sorted(runs, key=rank):
         i, counts = run.index, run.results.counts
-        row = [Cell(run.model, kind="label"), Cell(run.header.run_id, href=f"#run-{i}", kind="label"),
+        place += reasons[i] is None
+        row = [Cell(str(place) if reasons[i] is None else "not ranked", kind="label"),
+               Cell(run.model, kind="label"), Cell(run.header.run_id, href=f"#run-{i}", kind="label"),
                Cell(run.other_roles, kind="label")]
         for metric in metrics:
             summary = run.results.metrics.get(metric)
@@ -91,7 +109,11 @@ def leaderboard(task: str, runs: Sequence[ReportRun], rank_by: str | None = None
     caption = ((f"Ranked by {rank_by}. " if ranked else "In the order given. ") +
                "Unscored: answers the judge or checker could not score (never counted as 0); failed: samples "
                "whose candidate call failed; model failures: empty, truncated or refused answers, scored as the "
-               "benchmark defines.")
+               "benchmark defines. Runs with failed or missing samples are not ranked.")
+    left_out = [f"{run.model} ({run.header.run_id}): {reasons[run.index]}" for run in sorted(runs, key=rank)
+                if reasons[run.index]]
+    if left_out:
+        caption += " Not ranked: " + "; ".join(left_out) + "."
     return HtmlTable(f"leaderboard-{slug(task)}", f"Leaderboard: {task}", columns, rows, caption)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -9,7 +10,16 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..core.score import Score
+from .outcome import count_reasons, reason_key
 from .records import Counts, MetricSummary, ScoredSample
+
+
+def bootstrap_rng(seed: int) -> np.random.Generator:
+    """The bootstrap's generator of a run's seed. New runs take seeds from 0 to 2**63 - 1 only
+    (`models.base.check_seed`), but a run folder written before that check may hold any whole
+    number: it is taken modulo 2**64 (a seed in range is kept as it is), since numpy takes no
+    negative seed."""
+    return np.random.default_rng(seed % 2**64)
 
 
 def bootstrap_ci(
@@ -22,7 +32,7 @@ def bootstrap_ci(
         return None, None
     if data.size == 1:
         return float(data[0]), float(data[0])
-    rng = np.random.default_rng(seed)
+    rng = bootstrap_rng(seed)
     means = np.empty(resamples)
     chunk = max(1, 2_000_000 // data.size)  # bound memory for large runs
     for start in range(0, resamples, chunk):
@@ -70,7 +80,7 @@ class _Tally:
             scored = self.values.get(name, array("d"))
             low, high = bootstrap_ci(scored, seed=seed)
             result[name] = MetricSummary(
-                mean=float(np.mean(scored)) if len(scored) else None,
+                mean=math.fsum(scored) / len(scored) if len(scored) else None,  # exact: any record order
                 ci_low=low,
                 ci_high=high,
                 n_scored=len(scored),
@@ -93,6 +103,8 @@ class Accumulator:
         self.slices: dict[str, dict[str, _Tally]] = {key: defaultdict(_Tally) for key in self.slice_keys}
         self.finished = self.ok = self.unscored = 0
         self.model_failures: dict[str, int] = defaultdict(int)
+        self.failure_reasons: list[str] = []
+        self.scoring_failed = 0
 
     def add(self, sample: ScoredSample) -> None:
         flat = flatten_scores(sample)
@@ -101,7 +113,14 @@ class Accumulator:
             self.model_failures[sample.model_failure] += 1
         if sample.status == "ok":
             self.ok += 1
-            self.unscored += any(v is None for v in flat.values())
+            self.unscored += any(v is None for v in flat.values()) or any(
+                score.parse_status == "partial" for score in sample.scores.values())
+            failed = sample.failed_scores
+            if failed:
+                self.scoring_failed += 1
+                self.failure_reasons.extend({reason_key(f"{name}: {why}") for name, why in failed.items()})
+        elif sample.retryable_failure:
+            self.failure_reasons.append(reason_key(sample.error))
         self.overall.add(sample, flat)
         for key in self.slice_keys:
             self.slices[key][str(sample.metadata.get(key, "(none)"))].add(sample, flat)
@@ -115,17 +134,24 @@ class Accumulator:
 
     def counts(self, total: int) -> Counts:
         return Counts(total=total, finished=self.finished, ok=self.ok, failed=self.finished - self.ok,
-                      unscored=self.unscored, model_failures=dict(sorted(self.model_failures.items())))
+                      unscored=self.unscored, model_failures=dict(sorted(self.model_failures.items())),
+                      scoring_failed=self.scoring_failed, failure_reasons=count_reasons(self.failure_reasons))
+
+
+def canonical_order(samples: Iterable[ScoredSample]) -> list[ScoredSample]:
+    """The records in (sample id, epoch) order, not the order they finished in, so that figures
+    computed over them (means, resamplings, a task's own tables) depend on the scores alone."""
+    return sorted(samples, key=lambda sample: (sample.id, sample.epoch))
 
 
 def epoch_means(samples: Iterable[ScoredSample]) -> list[ScoredSample]:
-    """One sample per id whose scores are the means of its epochs' scored values.
+    """One sample per id (in id order) whose scores are the means of its epochs' scored values.
 
     A score unscored in every epoch stays unscored; a sample that failed in every epoch stays
     failed. Confidence intervals are then over samples, the independent units.
     """
     groups: dict[str, list[ScoredSample]] = {}
-    for sample in samples:
+    for sample in canonical_order(samples):
         groups.setdefault(sample.id, []).append(sample)
     means = []
     for sample_id, group in groups.items():

@@ -31,7 +31,15 @@ answer is cached like a real-time one. An item that failed in a way a retry can 
 in the error file, expired, cancelled, missing, the whole batch failed) goes into the next batch
 once; failing again, it is sent in real time with the usual retries; then the usual failure
 policy applies (the score is unscored, the sample failed: never a 0). An item the provider
-refused for good (a 400, an unknown model) fails as a real-time request would.
+refused for good (a 400, an unknown model) fails as a real-time request would. Requests whose
+batch could not be submitted at all (the endpoint unreachable, the upload or create refused,
+after the usual retries) raise `BatchFailedError`: their samples fail (`--retry-failed` runs them
+again), whatever the benchmark does with a failed request.
+
+Each role counts what happened to its lines (`RoleBatcher.counts`, recorded with the session's
+usage; `BATCH_COUNTS`): the lines of its batches that ended, those that failed and those that
+expired there, the requests put into a next batch, and those sent in real time after failing in
+batches.
 """
 
 from __future__ import annotations
@@ -58,6 +66,7 @@ from ..models.base import (
     is_context_overflow,
 )
 from ..models.http import short
+from .secrets import scrub, scrub_url
 
 OPENAI_MAX_REQUESTS = 50_000  # requests in one batch (OpenAI's documented limit)
 OPENAI_MAX_BYTES = 200 * 1024 * 1024  # bytes of one batch input file (OpenAI's documented limit)
@@ -69,6 +78,8 @@ BATCH_TRIES = 2  # batches a request may fail in (retryably) before it is sent i
 POLL_ERRORS = 20  # polls in a row that fail before a batch is given up (its requests retried)
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 _RETRYABLE_STATUS = {408, 409, 425, 429}
+# A batch role's counts in `usage.jsonl` and `results.json` `roles` (docs/many-models.md, "Batch mode").
+BATCH_COUNTS = ("batch_lines", "batch_failed", "batch_expired", "rebatched", "realtime_fallbacks")
 
 T = TypeVar("T")
 Sample = tuple[str, int]  # (sample id, epoch)
@@ -148,6 +159,16 @@ def _api_error(exc: BaseException, what: str) -> ModelError:
     return RetryableError(f"{what}: {type(exc).__name__}: {short(str(cause) or type(cause).__name__)}")
 
 
+class BatchExpiredError(RetryableError):
+    """A batch line not run before its batch expired (retried like any retryable line; counted apart)."""
+
+
+class BatchFailedError(RetryableError):
+    """A request whose batch could not be submitted after the run's retries: its sample fails (a
+    failed sample, retried by `--retry-failed`), even where a failed request would leave a score
+    unscored — the role's endpoint is down, not one answer."""
+
+
 def _copy(error: ModelError) -> ModelError:
     return type(error)(str(error), retry_after=error.retry_after, status=error.status)
 
@@ -165,7 +186,8 @@ def item_result(line: dict[str, Any], latency: float) -> Completion | ModelError
             return exc
     error = line.get("error")
     if isinstance(error, dict) and error:
-        return RetryableError(f"batch item {error.get('code') or 'error'}: {short(str(error.get('message')))}")
+        kind = BatchExpiredError if error.get("code") == "batch_expired" else RetryableError
+        return kind(f"batch item {error.get('code') or 'error'}: {short(str(error.get('message')))}")
     if isinstance(status, int):
         detail = body.get("error", {}).get("message") if isinstance(body, dict) and isinstance(
             body.get("error"), dict) else str(body)
@@ -272,9 +294,10 @@ def anthropic_item_result(line: dict[str, Any], latency: float) -> Completion | 
             return to_completion(result.get("message"), latency).model_copy(update={"raw": None})
         except ModelError as exc:
             return exc
-    if kind in ("expired", "canceled"):
-        return RetryableError(f"batch item {kind}: not run before the batch "
-                              f"{'expired' if kind == 'expired' else 'was canceled'}")
+    if kind == "expired":
+        return BatchExpiredError("batch item expired: not run before the batch expired")
+    if kind == "canceled":
+        return RetryableError("batch item canceled: not run before the batch was canceled")
     if kind == "errored":
         error = result.get("error") if isinstance(result.get("error"), dict) else {}
         if isinstance(error.get("error"), dict):  # an error response: {"type": "error", "error": {...}}
@@ -505,11 +528,13 @@ class BatchTracker:
     """One batch at the provider: polled until it ends (once, however many requests wait on it),
     then its results by custom id."""
 
-    def __init__(self, batcher: RoleBatcher, batch_id: str, custom_ids: list[str], *, resumed: bool = False):
+    def __init__(self, batcher: RoleBatcher, batch_id: str, custom_ids: list[str], *, resumed: bool = False,
+                 counted: bool = False):
         self.batcher = batcher
         self.batch_id = batch_id
         self.custom_ids = custom_ids
         self.resumed = resumed
+        self.counted = counted  # its lines were counted by the session that saw it end (batches.jsonl)
         self.status: str | None = None
         self.results: dict[str, Completion | ModelError] = {}
         self._task: asyncio.Future[dict[str, Completion | ModelError]] | None = None
@@ -550,7 +575,8 @@ class BatchTracker:
         errors = getattr(batch, "errors", None)
         if batch.status == "failed" and errors is not None and getattr(errors, "data", None):
             reason = f"{what} failed: " + "; ".join(short(str(e.message)) for e in errors.data[:3])
-        return self._end(batch.status, results, RetryableError(reason))
+        missing = BatchExpiredError if batch.status == "expired" else RetryableError
+        return self._end(batch.status, results, missing(reason))
 
     def _end(self, status: str, results: dict[str, Completion | ModelError],
              missing: ModelError) -> dict[str, Completion | ModelError]:
@@ -561,6 +587,9 @@ class BatchTracker:
         coordinator = self.batcher.coordinator
         coordinator.log.append(event="ended", role=self.batcher.role, batch_id=self.batch_id, status=status,
                                answered=answered, failed=len(results) - answered)
+        if not self.counted:
+            self.counted = True
+            self.batcher.count_lines(results[cid] for cid in self.custom_ids)
         coordinator.batch_ended(self, answered, len(results) - answered)
         return results
 
@@ -585,7 +614,7 @@ class RoleBatcher:
         self.pending_bytes = 0
         self.known: dict[str, BatchTracker] = {}  # custom id -> the batch that holds it
         self.tries: Counter[str] = Counter()  # custom id -> batches it failed in (retryably)
-        self.realtime = 0  # requests sent in real time after failing in batches
+        self.counts: Counter[str] = Counter()  # `BATCH_COUNTS` of this session
 
     async def generate(self, messages: list[Message], config: GenerateConfig, *, key: str,
                        sample: Sample) -> Completion | None:
@@ -597,7 +626,7 @@ class RoleBatcher:
             tracker = self.known.get(cid)
             if tracker is None:
                 if self.tries[cid] >= BATCH_TRIES:
-                    self.realtime += 1
+                    self.counts["realtime_fallbacks"] += 1
                     return None
                 body = body or self.api.body(self.model_name, messages, config)
                 tracker = await self.coordinator.waiting(sample, self._enqueue(cid, body))
@@ -623,9 +652,24 @@ class RoleBatcher:
         future: asyncio.Future[BatchTracker] = asyncio.get_running_loop().create_future()
         self.pending[cid] = _Pending(line, future)
         self.pending_bytes += len(line)
+        if self.tries[cid]:  # it failed in an earlier batch
+            self.counts["rebatched"] += 1
         if len(self.pending) >= max_requests:
             self.flush()
         return future
+
+    def count_lines(self, results: Iterable[Completion | ModelError]) -> None:
+        """Count the outcomes of an ended batch's lines."""
+        for result in results:
+            self.counts["batch_lines"] += 1
+            if isinstance(result, BatchExpiredError):
+                self.counts["batch_expired"] += 1
+            elif isinstance(result, ModelError):
+                self.counts["batch_failed"] += 1
+
+    def usage(self) -> dict[str, int]:
+        """This session's `BATCH_COUNTS`, for its line in `usage.jsonl`."""
+        return {name: self.counts[name] for name in BATCH_COUNTS}
 
     def limits(self) -> tuple[int, int]:
         """Requests and bytes per batch: the settings' (when set), never past the provider's."""
@@ -670,10 +714,12 @@ class RoleBatcher:
             batch = await self._create(staged, uploaded, len(ids))
             coordinator.log.append(event="created", role=self.role, **{api.staged_field: staged}, batch_id=batch.id)
         except ModelError as exc:
-            coordinator.say(f"{self.role}: no batch could be submitted ({exc}); its {len(ids)} requests failed")
+            failure = BatchFailedError(scrub(f"batch for {self.role} failed at {scrub_url(self.api.base_url)}: {exc}"),
+                                       status=exc.status)
+            coordinator.say(f"{failure}; the samples of its {len(ids)} requests failed")
             for pending in chunk.values():
                 if not pending.future.done():
-                    pending.future.set_exception(_copy(exc))
+                    pending.future.set_exception(_copy(failure))
             return
         tracker = BatchTracker(self, batch.id, ids)
         for cid in ids:
@@ -757,6 +803,8 @@ class BatchCoordinator:
         """Follow the batches an earlier attempt at this run recorded (see the module's text)."""
         uploads: dict[str, dict[str, Any]] = {}
         entries = self.log.read()
+        ended = {str(e.get("batch_id")) for e in entries  # seen to end by an earlier session: counted there
+                 if e.get("event") == "ended" and e.get("status") != "unreachable"}
         for entry in entries:  # uploaded/file_id (OpenAI), submitting/submission (Anthropic)
             staged = entry.get("file_id", entry.get("submission"))
             if entry.get("event") in ("uploaded", "submitting") and isinstance(entry.get("custom_ids"), list):
@@ -781,7 +829,8 @@ class BatchCoordinator:
                 self.log.append(event="created", role=batcher.role, **{batcher.api.staged_field: file_id},
                                 batch_id=found.id, adopted=True)
                 upload["batch_id"] = found.id
-            tracker = BatchTracker(batcher, str(upload["batch_id"]), list(upload["custom_ids"]), resumed=True)
+            tracker = BatchTracker(batcher, str(upload["batch_id"]), list(upload["custom_ids"]), resumed=True,
+                                   counted=str(upload["batch_id"]) in ended)
             for cid in tracker.custom_ids:
                 if cid in batcher.known:  # in an earlier batch too: it failed there
                     batcher.tries[cid] += 1

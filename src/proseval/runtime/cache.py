@@ -13,12 +13,19 @@ from typing import Any
 
 import platformdirs
 
+from ..errors import ProsevalError, describe_os_error
 from ..models.base import Completion
+
+CACHE_ENV = "PROSEVAL_CACHE_DIR"
+
+
+class CacheError(ProsevalError):
+    """The response cache cannot be opened or written (a folder without write permission, a full disk)."""
 
 
 def cache_dir() -> Path:
     """proseval's cache folder: `PROSEVAL_CACHE_DIR`, else the user cache folder."""
-    override = os.environ.get("PROSEVAL_CACHE_DIR")
+    override = os.environ.get(CACHE_ENV)
     return Path(override) if override else Path(platformdirs.user_cache_dir("proseval"))
 
 
@@ -61,19 +68,27 @@ def cache_key(
 
 
 class ResponseCache:
-    """Thread-safe; reads and writes are short, so callers use it directly from the event loop."""
+    """Thread-safe; reads and writes are short, so callers use it directly from the event loop.
+
+    Opening it creates its folder and table: a cache that cannot be written is refused here
+    (`CacheError`), before a run sends anything."""
 
     def __init__(self, path: Path | None = None):
         self.path = Path(path) if path else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses ("
-            " key TEXT PRIMARY KEY, completion TEXT NOT NULL, created REAL NOT NULL)"
-        )
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses ("
+                " key TEXT PRIMARY KEY, completion TEXT NOT NULL, created REAL NOT NULL)"
+            )
+        except (OSError, sqlite3.Error) as exc:
+            problem = describe_os_error(exc) if isinstance(exc, OSError) else f"{self.path}: {exc}"
+            raise CacheError(f"cannot use the response cache: {problem} (set {CACHE_ENV} to a folder you can "
+                             "write, or run with --no-cache)") from None
 
     def get(self, key: str) -> Completion | None:
         with self._lock:

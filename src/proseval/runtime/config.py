@@ -11,14 +11,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
+from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StrictBool, field_validator,
+                      model_validator)
 
 from ..core.yamlfile import load_yaml_model
-from ..models.base import GenerateConfig
+from ..models.base import GenerateConfig, check_seed
 from .roles import nest_generation, parse_assignments, parse_value
 
 Count = Annotated[int, Field(strict=True, ge=1)]
 Text = Annotated[str, Field(strict=True, min_length=1)]
+Seed = Annotated[int, Field(strict=True), AfterValidator(check_seed)]
+Settings = Annotated[GenerateConfig, AfterValidator(GenerateConfig.checked)]  # values range-checked
 
 
 def _pairs(value: Any) -> list[tuple[str, str]] | None:
@@ -47,7 +50,7 @@ class RoleOptions(BaseModel):
     role_base_url: dict[str, list[Text]] = Field(default_factory=dict)
     concurrency: Count | None = None
     role_concurrency: dict[str, Count] = Field(default_factory=dict)
-    gen: dict[str, GenerateConfig] = Field(default_factory=dict)
+    gen: dict[str, Settings] = Field(default_factory=dict)
     prompt: dict[str, Text] = Field(default_factory=dict, validation_alias=AliasChoices("prompt", "prompts"))
     batch: list[Text] = Field(default_factory=list)  # roles in batch mode (`--batch ROLE`)
 
@@ -114,7 +117,7 @@ class RunConfig(RoleOptions):
     params: dict[str, Any] = Field(default_factory=dict)
     limit: Count | None = None
     epochs: Count | None = None
-    seed: StrictInt | None = None
+    seed: Seed | None = None
     max_attempts: Count | None = None
     out: Text | None = None
     display: Literal["rich", "plain", "none"] | None = None

@@ -7,6 +7,7 @@ from typing import Any
 from ..core.prompt import PromptTemplate
 from ..core.sample import Sample
 from ..models.base import Completion, ContextOverflowError, GenerateConfig, Message, ModelError, Usage
+from .batch import BatchFailedError
 from .cost import CostLimitReached, RunSpend
 from .executor import RoleModel
 from .records import Call
@@ -34,6 +35,7 @@ class SampleContext:
         self.candidate_overflow = False
         self._spend = spend  # the run's cost meter (`runtime.cost`), with --prices
         self.cost_refused = False  # a request was not sent: --max-cost reached (the sample is abandoned)
+        self.batch_failure: BatchFailedError | None = None  # a request's batch could not be sent: the sample fails
 
     def save_checkpoint(self, data: Any) -> None:
         """Keep this sample's progress (JSON-serialisable): a resumed run gets it back from
@@ -80,6 +82,8 @@ class SampleContext:
                 self._spend.after(role, reserved, None)
             self.candidate_overflow = self.candidate_overflow or (
                 role == "candidate" and isinstance(exc, ContextOverflowError))
+            if isinstance(exc, BatchFailedError):
+                self.batch_failure = self.batch_failure or exc
             if role != "candidate":
                 self.calls.append(Call(role=role, turn=turn, error=scrub(f"{type(exc).__name__}: {exc}")))
             raise

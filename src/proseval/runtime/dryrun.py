@@ -34,7 +34,7 @@ from ..models.base import Completion, GenerateConfig, Message, Usage
 from ..tokens import count_tokens
 from .cost import message_tokens, output_estimate, output_source
 from .options import RunOptions
-from .plan import SamplePlan
+from .plan import SamplePlan, check_run_size
 from .records import RoleBinding
 from .runner import Runner
 
@@ -239,6 +239,7 @@ async def estimate_run(task: Task, bindings: dict[str, RoleBinding], *, limit: i
     stand_ins = {role: StandIn(tallies[role], b.config, stated) for role, b in bindings.items()}
     runner = _DryRunner(task, bindings, stand_ins)
     plan = SamplePlan(task, limit)
+    check_run_size(plan.count, epochs)
     finished = {key for key in done if key[1] < epochs and key[0] in plan.ids}
     estimate = Estimate(label or task.name, task.name, 0, len(finished), tallies,
                         currency=prices.currency if prices is not None else "USD")

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from ..core.score import Score
 from ..core.state import State
 from ..models.base import GenerateConfig, Usage
+from .outcome import Outcome, outcome_of
 
 
 class RoleBinding(BaseModel):
@@ -116,6 +117,25 @@ class ScoredSample(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     scores: dict[str, Score] = Field(default_factory=dict)
     usage: dict[str, Usage] = Field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def retryable_failure(self) -> bool:
+        """A failed sample that `--retry-failed` runs again (not a prompt too long for the candidate)."""
+        return self.status == "error" and self.model_failure != "context_overflow"
+
+    @property
+    def failed_scores(self) -> dict[str, str]:
+        """Scores of a finished sample left unscored because their requests failed after retries
+        (or their scorer raised): metric name -> why."""
+        if self.status != "ok":
+            return {}
+        return {name: score.explanation for name, score in self.scores.items() if score.parse_status == "error"}
+
+    @property
+    def needs_retry(self) -> bool:
+        """Whether `--retry-failed` runs this sample again: it failed, or one of its scores' requests did."""
+        return self.retryable_failure or bool(self.failed_scores)
 
 
 class MetricSummary(BaseModel):
@@ -132,7 +152,14 @@ class Counts(BaseModel):
     finished: int
     ok: int
     failed: int
-    unscored: int = Field(description="finished samples with at least one unscored score")
+    unscored: int = Field(description="finished samples with at least one unscored score, or a score only "
+                          "partly scored (some of its criteria unscored)")
+    scoring_failed: int = Field(0, description="finished samples with a score whose request failed after its "
+                                "retries (unscored; --retry-failed runs them again)")
+    failure_reasons: dict[str, int] = Field(
+        default_factory=dict, description="why the samples that --retry-failed runs again failed: each reason "
+        "(the first line of a failed sample's error, or `metric: why` for a failed score) with the number of "
+        "samples it occurred in, most common first")
     duplicates: int = Field(0, description="extra records of a (sample, epoch) that were set aside")
     model_failures: dict[str, int] = Field(
         default_factory=dict, description="samples whose candidate answer was empty, truncated at max_tokens, "
@@ -146,6 +173,9 @@ class Results(BaseModel):
     task: str
     finished_at: str
     complete: bool
+    outcome: Outcome | None = Field(None, description="complete, failed_samples (every sample finished, some "
+                                    "failed) or stopped (samples missing: the cost limit, an interrupt); "
+                                    "see runtime.outcome")
     counts: Counts
     metrics: dict[str, MetricSummary]
     headline: str | None = Field(None, description="the metric that sums the run up (the task's choice)")
@@ -158,3 +188,14 @@ class Results(BaseModel):
     extra_epochs: list[dict[str, Any]] = Field(
         default_factory=list, description="with several epochs: the task's own figures for each epoch "
         "(`extra` then holds their element-wise mean)")
+
+    @property
+    def retryable_failures(self) -> int:
+        """The samples that --retry-failed runs again: failed ones (but a prompt too long for the
+        candidate) and finished ones with a failed score."""
+        overflows = self.counts.model_failures.get("context_overflow", 0)
+        return self.counts.failed - overflows + self.counts.scoring_failed
+
+    def final_outcome(self) -> Outcome:
+        """The stored outcome, or the one these counts imply (results written before it was stored)."""
+        return self.outcome or outcome_of(complete=self.complete, retryable_failures=self.retryable_failures)

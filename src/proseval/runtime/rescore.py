@@ -44,9 +44,14 @@ def replay_task(task: Task, source: RunFolder) -> Task:
                    roles_required=tuple(r for r in task.roles_required if r != "candidate"))
 
 
+def rebindable_roles(task: Task) -> tuple[str, ...]:
+    """The roles whose work a re-score of `task` redoes on stored answers (never the candidate)."""
+    return task.rescore_roles or tuple(r for r in task.roles_required if r != "candidate")
+
+
 def check_rescore_roles(task: Task, bindings: dict[str, RoleBinding]) -> None:
     """A re-score binds only roles whose work it redoes: never the candidate."""
-    allowed = task.rescore_roles or tuple(r for r in task.roles_required if r != "candidate")
+    allowed = rebindable_roles(task)
     refused = sorted(set(bindings) - set(allowed))
     if refused:
         raise RoleError(f"a re-score of {task.name} redoes the work of {', '.join(allowed) or 'no role'} on the "
@@ -72,7 +77,8 @@ async def rescore_run(
     options = replace(options, seed=header.seed, epochs=header.epochs, limit=None)
     runner = Runner(replayed, merged, folder, options)
     try:
-        runner.build_roles(replayed.roles_required)  # keys and endpoints checked before the folder is made
+        with folder.made():  # a folder that cannot be made refuses the re-score; removed again if a key is missing
+            runner.build_roles(replayed.roles_required)
         with folder.locked():
             folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
                                              rescored_from=str(source.path), n_samples=plan.count))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.task import Task
-from .aggregate import Accumulator, epoch_means, mean_tree
+from .aggregate import Accumulator, canonical_order, epoch_means, mean_tree
+from .batch import BATCH_COUNTS
 from .provenance import now_iso
 from .records import Results, ScoredSample
 from .runlog import RunFolder
@@ -24,7 +25,8 @@ def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, 
     Tokens are summed over the records (so a killed process's finished samples count);
     requests, cache hits, retries and errors over the processes that finished their part, and
     so is the spend (`cost`, in `currency`) of the sessions run with a prices file
-    (`priced_sessions` of `sessions`; a cache hit costs nothing).
+    (`priced_sessions` of `sessions`; a cache hit costs nothing), and so are the batch counts
+    (`BATCH_COUNTS`) of a role in batch mode, present only for such a role.
     """
     totals: dict[str, dict[str, Any]] = {}
 
@@ -43,6 +45,9 @@ def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, 
                 totals_of_role["cost"] = round(totals_of_role.get("cost", 0.0) + float(stats["cost"]), 10)
                 totals_of_role["currency"] = stats.get("currency")
                 totals_of_role["priced_sessions"] = totals_of_role.get("priced_sessions", 0) + 1
+            if any(key in stats for key in BATCH_COUNTS):  # a session with the role in batch mode
+                for key in BATCH_COUNTS:
+                    totals_of_role[key] = totals_of_role.get(key, 0) + int(stats.get(key) or 0)
     for role in set(totals) | set(tokens):
         totals_of_role = entry(role)
         totals_of_role["prompt_tokens"], totals_of_role["completion_tokens"] = tokens.get(role, [0, 0])
@@ -82,6 +87,7 @@ def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, see
         records, tokens = streamed
     else:
         samples, duplicates = folder.unique_scored()
+        samples = canonical_order(samples)  # so no figure depends on the order samples finished in
         records, tokens = Accumulator(task.slice_keys), {}
         for sample in samples:
             records.add(sample)
@@ -104,7 +110,7 @@ def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, see
     else:
         extra = task.aggregate(samples) if task.aggregate else {}
     metrics = headline.metrics(seed)
-    return Results(
+    results = Results(
         run_id=run_id,
         task=task.name,
         finished_at=now_iso(),
@@ -118,3 +124,5 @@ def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, see
         epochs=[accumulator.metrics(seed) for accumulator in per_epoch],
         extra_epochs=extra_epochs,
     )
+    results.outcome = results.final_outcome()
+    return results

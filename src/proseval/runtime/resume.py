@@ -8,7 +8,7 @@ from dataclasses import replace
 from ..core.task import Task
 from ..errors import UsageError
 from .options import RunOptions
-from .plan import SamplePlan
+from .plan import SamplePlan, check_run_size
 from .provenance import config_hash, now_iso, prompt_infos
 from .records import Results, ResumeEvent, RoleBinding, RunHeader
 from .runlog import RunFolder
@@ -97,6 +97,7 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
                           limit=options.limit if options.limit is not None else header.limit,
                           batch_roles=tuple(header.batch))
         plan = SamplePlan(task, options.limit)
+        check_run_size(plan.count, options.epochs)
         runner = Runner(task, header.roles, folder, options)
         try:
             runner.build_roles(tuple(header.roles))
@@ -105,9 +106,8 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
                 folder.write_prompts(task.prompts)
             folder.write_header(header)
             folder.repair_tail()
-            if options.retry_failed:  # infrastructure failures only: a context overflow would fail again
-                failed = {(s.id, s.epoch) for s in folder.iter_scored()
-                          if s.status == "error" and s.model_failure != "context_overflow"}
+            if options.retry_failed:  # failed samples and failed scores; a context overflow would fail again
+                failed = {(s.id, s.epoch) for s in folder.iter_scored() if s.needs_retry}
                 folder.drop_records(failed)
             return await runner.execute(plan, folder.finished_keys(), tuple(header.roles))
         finally:

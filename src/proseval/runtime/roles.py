@@ -106,6 +106,11 @@ def default_concurrency(provider: str) -> int:
     return {"local": 1, "scripted": 64}.get(provider, 16)
 
 
+def concurrency_for(request: RoleRequest, role: str, provider: str) -> int:
+    """A role's concurrency: its --role-concurrency, else --concurrency, else its provider's default."""
+    return request.role_concurrency.get(role) or request.concurrency or default_concurrency(provider)
+
+
 def resolve_roles(
     request: RoleRequest,
     required: tuple[str, ...],
@@ -117,6 +122,9 @@ def resolve_roles(
     """Bindings for every role the task needs (and the optional ones the user named), warnings to
     show, and whether it is a demo run."""
     check_request(request, (*required, *optional))
+    if request.model is not None and not request.model.strip():
+        raise RoleError("--model is empty; give PROVIDER/MODEL, e.g. openai/gpt-4o-mini (or leave --model out "
+                        "for a demonstration with the embedded model)")
     specs = dict(request.roles)
     if request.model:
         specs.setdefault("candidate", request.model)
@@ -148,13 +156,11 @@ def resolve_roles(
                 asked = dict(request.generation[role])
                 if isinstance(asked.get("extra"), dict) and config.extra:
                     asked["extra"] = {**config.extra, **asked["extra"]}
-                config = GenerateConfig.model_validate({**config.model_dump(), **asked})
-            except ValidationError as exc:
-                raise RoleError(f"generation settings for {role} (-g {role}.PARAM=VALUE): "
-                                f"{describe_validation_error(exc)}") from None
-        concurrency = request.role_concurrency.get(role) or (
-            request.concurrency if request.concurrency else default_concurrency(spec.provider)
-        )
+                config = GenerateConfig.model_validate({**config.model_dump(), **asked}).checked()
+            except ValueError as exc:  # a ValidationError, or a value out of range
+                detail = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
+                raise RoleError(f"generation settings for {role} (-g {role}.PARAM=VALUE): {detail}") from None
+        concurrency = concurrency_for(request, role, spec.provider)
         bindings[role] = RoleBinding(
             spec=spec.spec, base_urls=list(spec.base_urls), config=config, concurrency=concurrency
         )

@@ -11,17 +11,18 @@ import socket
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None  # type: ignore[assignment]
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
 
 from ..core.prompt import PromptTemplate
-from ..errors import ProsevalError, UsageError
+from ..errors import ProsevalError, UsageError, describe_validation_error
 from .errorlog import ERROR_LOG, note_log
 from .records import Results, RunHeader, SampleRecord, ScoredSample
 from .secrets import REDACTED, secret_values
@@ -40,12 +41,39 @@ class RunFolderError(UsageError):
     held by another writer, or edited since the run started."""
 
 
+class RunFileError(RunFolderError):
+    """A file of a run folder is damaged: not JSON, or a field of the wrong type (the message names
+    the file, and the line or field); the data must be repaired, not the command line."""
+
+    exit_code = 1
+
+
 class RunLockedError(RunFolderError):
     """Another process is writing this run folder."""
 
 
 class RunExistsError(RunFolderError, FileExistsError):
     """A new run was asked for in a folder that already holds one."""
+
+
+class UsageSession(TypedDict, total=False):
+    """One line of `usage.jsonl`: when a process finished its part, and each role's statistics."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    at: str
+    roles: dict[str, dict[str, Any]]
+
+
+USAGE_LINE = TypeAdapter(UsageSession)
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def read_model(model: type[Model], file: Path, what: str) -> Model:
+    """`file` read as `model`; damaged (not JSON, a field of the wrong type): `RunFileError` naming it."""
+    try:
+        return model.model_validate_json(file.read_bytes())
+    except ValidationError as exc:
+        raise RunFileError(f"{file}: invalid {what}: {describe_validation_error(exc)}") from None
 
 
 def write_json_atomic(path: Path, text: str) -> None:
@@ -64,6 +92,21 @@ class RunFolder:
 
     def exists(self) -> bool:
         return (self.path / HEADER).is_file()
+
+    @contextlib.contextmanager
+    def made(self) -> Iterator[None]:
+        """Make the folder (and its missing parents) now, so that a folder that cannot be made (no
+        permission, a file in its place) refuses a new run before anything is sent; what was made
+        is removed again if the block raises (a refused run leaves nothing behind)."""
+        missing = [p for p in (self.path, *self.path.parents) if not p.exists()]
+        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            yield
+        except BaseException:
+            for folder in missing:  # innermost first, each empty
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            raise
 
     # one writer at a time ------------------------------------------------------
     @contextlib.contextmanager
@@ -107,10 +150,7 @@ class RunFolder:
         file = self.path / HEADER
         if not file.is_file():
             raise RunFolderError(f"{self.path} is not a run folder (no {HEADER})")
-        try:
-            return RunHeader.model_validate_json(file.read_text(encoding="utf-8"))
-        except ValidationError as exc:
-            raise RunFolderError(f"{file}: invalid header: {exc}") from None
+        return read_model(RunHeader, file, "header")
 
     def write_header(self, header: RunHeader) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -206,7 +246,7 @@ class RunFolder:
             try:
                 yield SampleRecord.model_validate_json(line)
             except ValidationError as exc:
-                raise RunFolderError(f"{self.samples_path}:{line_number}: invalid record: {exc}") from None
+                raise self._damaged(line_number, exc) from None
 
     def iter_scored(self) -> Iterator[ScoredSample]:
         """Records without their texts: what aggregation needs, light on memory."""
@@ -214,11 +254,16 @@ class RunFolder:
             try:
                 data = json.loads(line)
                 yield ScoredSample.model_validate(
-                    {k: data.get(k) for k in ("id", "epoch", "status", "model_failure", "metadata", "scores", "usage")
+                    {k: data.get(k) for k in ("id", "epoch", "status", "model_failure", "metadata", "scores", "usage",
+                                               "error")
                      if k in data}
                 )
-            except (ValueError, ValidationError) as exc:
-                raise RunFolderError(f"{self.samples_path}:{line_number}: invalid record: {exc}") from None
+            except ValueError as exc:  # not JSON, or not a record
+                raise self._damaged(line_number, exc) from None
+
+    def _damaged(self, line_number: int, exc: ValueError) -> RunFileError:
+        problem = describe_validation_error(exc) if isinstance(exc, ValidationError) else f"not valid JSON ({exc})"
+        return RunFileError(f"{self.samples_path}:{line_number}: invalid record: {problem}")
 
     def unique_scored(self) -> tuple[list[ScoredSample], int]:
         """One record per (sample, epoch), and how many duplicates were set aside.
@@ -281,13 +326,17 @@ class RunFolder:
             handle.write(line + "\n")
 
     def read_usage(self) -> list[dict]:
+        """The sessions of `usage.jsonl`; a line cut short (a process killed while writing it) is skipped."""
         file = self.path / USAGE
         if not file.is_file():
             return []
         sessions = []
-        for line in file.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(json.JSONDecodeError):
-                sessions.append(json.loads(line))
+        for number, line in enumerate(file.read_bytes().splitlines(), start=1):
+            try:
+                sessions.append(USAGE_LINE.validate_json(line))
+            except ValidationError as exc:
+                if any(error["type"] != "json_invalid" for error in exc.errors()):
+                    raise RunFileError(f"{file}:{number}: invalid line: {describe_validation_error(exc)}") from None
         return sessions
 
     # results ----------------------------------------------------------------
@@ -303,7 +352,7 @@ class RunFolder:
         file = self.path / RESULTS
         if not file.is_file():
             raise RunFolderError(f"{self.path} has no {RESULTS} yet (run unfinished? try: proseval resume {self.path})")
-        return Results.model_validate_json(file.read_text(encoding="utf-8"))
+        return read_model(Results, file, "results")
 
 
 class SampleWriter:

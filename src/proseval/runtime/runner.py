@@ -15,7 +15,7 @@ from ..core.scorer import declared_metrics, scorer_name
 from ..core.state import State
 from ..core.task import Task
 from ..errors import UsageError
-from ..models.base import ModelError
+from ..models.base import ModelAPI, ModelError
 from ..models.spec import ModelSpec, build_model, parse_model_spec
 from .batch import BatchCoordinator, batch_problem, plain_notice
 from .cache import ResponseCache
@@ -23,7 +23,7 @@ from .context import SampleContext
 from .cost import RunSpend
 from .executor import RoleModel
 from .options import RunOptions
-from .plan import SamplePlan
+from .plan import SamplePlan, check_run_size
 from .progress import RunProgress
 from .provenance import build_header, new_run_id
 from .records import Results, RoleBinding, SampleRecord
@@ -41,6 +41,19 @@ def seeded_config(binding: RoleBinding, seed: int | None) -> RoleBinding:
     if seed is None or binding.config.seed is not None:
         return binding
     return binding.model_copy(update={"config": binding.config.model_copy(update={"seed": seed})})
+
+
+def build_checked(binding: RoleBinding, where: str) -> ModelAPI:
+    """The model of `binding`, built (a missing key, endpoint, script or model file raises
+    `FatalError`) and its settings checked by its provider (`check_config`: a setting it has no
+    field for, or a value beyond its range, is a UsageError naming `where`): before anything is sent."""
+    model = build_model(_model_spec(binding))
+    if (check := getattr(model, "check_config", None)) is not None:
+        try:
+            check(binding.config)
+        except ModelError as exc:
+            raise UsageError(f"{where}: {exc}") from None
+    return model
 
 
 class Runner:
@@ -79,12 +92,7 @@ class Runner:
                 self.batches = BatchCoordinator(self.options.batch_settings, self.folder.path, say=say,
                                                 max_attempts=self.options.max_attempts,
                                                 backoff_initial=self.options.backoff_initial)
-            model = build_model(_model_spec(binding))
-            if (check := getattr(model, "check_config", None)) is not None:  # settings the provider has no field for
-                try:
-                    check(binding.config)
-                except ModelError as exc:
-                    raise UsageError(f"{'--model' if role == 'candidate' else '--role ' + role}: {exc}") from None
+            model = build_checked(binding, "--model" if role == "candidate" else f"--role {role}")
             shared = self.options.endpoint_limits
             self.roles[role] = RoleModel(
                 role=role, model=model, config=binding.config, concurrency=binding.concurrency,
@@ -123,12 +131,18 @@ class Runner:
         start = time.perf_counter()
         base = {"id": sample.id, "epoch": epoch, "input": sample.input, "target": sample.target,
                 "metadata": sample.metadata}
-        try:
-            state = await self.task.protocol(sample, ctx)
-        except ModelError as exc:
+
+        def failed(exc: ModelError) -> SampleRecord:
             return SampleRecord(**base, status="error", error=scrub(f"{type(exc).__name__}: {exc}"),
                                 model_failure="context_overflow" if ctx.candidate_overflow else None,
                                 usage=ctx.usage, calls=ctx.calls, duration_s=time.perf_counter() - start)
+
+        try:
+            state = await self.task.protocol(sample, ctx)
+            if ctx.batch_failure is not None:  # caught by the protocol: the sample failed all the same
+                raise ctx.batch_failure
+        except ModelError as exc:
+            return failed(exc)
         except Exception as exc:  # a bug in a protocol must not sink the whole run
             detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
             return SampleRecord(**base, status="error", error=f"internal error: {detail}",
@@ -149,6 +163,8 @@ class Runner:
                 detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
                 scores[name] = Score.unscored("error", f"internal error in scorer {name}: {detail}")
                 self._report_internal(name, detail)
+        if ctx.batch_failure is not None:  # a scorer's request whose batch could not be sent: failed, not unscored
+            return failed(ctx.batch_failure)
         return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage, calls=ctx.calls,
                             model_failure=model_failure(state), cache_hits=ctx.cache_hits,
                             duration_s=time.perf_counter() - start)
@@ -215,8 +231,8 @@ class Runner:
 
     def finish(self, total: int) -> Results:
         spend = self.spend.session_usage(self.roles) if self.spend is not None else {}
-        self.folder.append_usage({role: {**model.stats.as_dict(), **spend.get(role, {})}
-                                  for role, model in self.roles.items()})
+        self.folder.append_usage({role: {**model.stats.as_dict(), **(model.batcher.usage() if model.batcher else {}),
+                                         **spend.get(role, {})} for role, model in self.roles.items()})
         results = aggregate_run(self.task, self.folder, total, self.folder.read_header().run_id,
                                 seed=self.options.seed or 0, epochs=self.options.epochs)
         self.folder.write_results(results)
@@ -244,20 +260,23 @@ async def start_run(
 ) -> tuple[RunFolder, Results]:
     """A new run in `run_dir` (default `out_dir/<run-id>`).
 
-    Everything that can refuse the run is checked before the folder is made: the dataset is
-    read, the folder must not hold a run, and every role's model is built (keys, endpoints,
-    model files); a refused run leaves nothing behind.
+    Everything that can refuse the run is checked before anything is written or sent: the
+    dataset is read, the folder must not hold a run, the response cache is opened, the folder is
+    made (a folder that cannot be made refuses the run) and every role's model is built (keys,
+    endpoints, model files); a refused run leaves nothing behind.
     """
     bindings = {role: seeded_config(b, options.seed) for role, b in bindings.items()}
     plan = SamplePlan(task, options.limit)
+    check_run_size(plan.count, options.epochs)
     run_id = run_dir.name if run_dir else new_run_id(task)
     folder = RunFolder(run_dir or options.out_dir / run_id)
     if folder.exists():
         raise RunExistsError(f"{folder.path} already holds a run; use: proseval resume {folder.path}")
     runner = Runner(task, bindings, folder, options)
     try:
-        runner.build_roles(tuple(bindings))
-        await runner.check_batches()
+        with folder.made():  # removed again if a check refuses the run
+            runner.build_roles(tuple(bindings))
+            await runner.check_batches()
         with folder.locked():
             folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
             folder.write_prompts(task.prompts)

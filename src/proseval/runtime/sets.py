@@ -26,19 +26,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, model_validator
 
 from ..core.task import Task
 from ..core.yamlfile import load_yaml_model
 from ..errors import ProsevalError
-from ..models.base import GenerateConfig
 from ..models.spec import build_model, parse_model_spec
-from .config import Count, RoleOptions, Text
+from .cache import ResponseCache
+from .config import Count, RoleOptions, Seed, Settings, Text
 from .cost import CostMeter
 from .dryrun import Estimate, estimate_run
 from .errorlog import ERROR_LOG, note_log, save_traceback
 from .limits import EndpointLimits, endpoint_key_problem
 from .options import RunOptions
+from .outcome import reasons_text
 from .progress import Display
 from .records import Results, RoleBinding
 from .resume import configuration_changes, resume_run
@@ -61,7 +62,7 @@ class SetModel(BaseModel):
     name: Text | None = None
     base_url: list[Text] = Field(default_factory=list)
     concurrency: Count | None = None
-    gen: GenerateConfig | None = None
+    gen: Settings | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -99,7 +100,7 @@ class SetTask(RoleOptions):
     params: dict[str, Any] = Field(default_factory=dict)
     limit: Count | None = None
     epochs: Count | None = None
-    seed: StrictInt | None = None
+    seed: Seed | None = None
 
     @model_validator(mode="after")
     def _roles(self) -> SetTask:
@@ -119,7 +120,7 @@ class SetFile(RoleOptions):
     endpoints: dict[Text, Count] = Field(default_factory=dict)
     limit: Count | None = None
     epochs: Count | None = None
-    seed: StrictInt | None = None
+    seed: Seed | None = None
     max_attempts: Count | None = None
     max_runs: Count | None = None
     no_cache: StrictBool | None = None
@@ -254,7 +255,8 @@ async def check_models(members: list[Member]) -> None:
 
 # --- running ----------------------------------------------------------------------------------
 
-State = Literal["done", "skipped", "resumed", "failed", "stopped"]  # stopped: at the set's --max-cost
+# partial: the run finished with failed samples (shown, not ranked); stopped: at the set's --max-cost
+State = Literal["done", "skipped", "resumed", "partial", "failed", "stopped"]
 Decision = Literal["start", "skip", "resume", "refuse"]
 
 
@@ -275,6 +277,21 @@ class MemberResult:
         """Whether the run has complete results (it can be in a leaderboard)."""
         return self.state != "failed" and self.results is not None and self.results.complete
 
+    @property
+    def rankable(self) -> bool:
+        """Finished with no failed sample: only such runs are ranked."""
+        return self.finished and self.state != "partial"
+
+    def mark_failed_samples(self, retry_hint: str) -> None:
+        """A run that finished with failed samples is `partial`, its reason saying what failed."""
+        results = self.results
+        if results is None or not results.complete or results.final_outcome() != "failed_samples":
+            return
+        reasons = reasons_text(results.counts.failure_reasons)
+        self.reason = (f"{self.state}; {results.retryable_failures} of {results.counts.total} samples failed"
+                       + (f": {reasons}" if reasons else "") + f"; {retry_hint}")
+        self.state = "partial"
+
     def headline(self) -> tuple[str, float | None] | None:
         if self.results is None or not self.results.headline:
             return None
@@ -287,21 +304,26 @@ class MemberResult:
         return {
             "member": self.name, "task": self.task, "model": self.model, "run_dir": self.path.name,
             "state": self.state, "reason": self.reason,
+            "outcome": None if self.results is None else self.results.final_outcome(),
             "samples": None if counts is None else {"finished": counts.finished, "total": counts.total,
-                                                    "failed": counts.failed, "complete": self.results.complete},
+                                                    "failed": counts.failed, "complete": self.results.complete,
+                                                    "scoring_failed": counts.scoring_failed,
+                                                    "failure_reasons": counts.failure_reasons},
             "headline": None if headline is None else {"metric": headline[0], "mean": headline[1]},
         }
 
 
 @dataclass
 class Ranking:
-    """One task entry's finished members, best first by the task's headline metric (the order of
-    the report's leaderboard: highest mean first, runs without one last), and the ones missing."""
+    """One task entry's finished members without failed samples, best first by the task's headline
+    metric (the order of the report's leaderboard: highest mean first, runs without one last); the
+    finished members with failed samples (shown below the ranked ones, not ranked); the ones missing."""
 
     task: str
     metric: str | None
     ranked: list[MemberResult]
     missing: list[MemberResult]
+    unranked: list[MemberResult] = field(default_factory=list)
 
 
 @dataclass
@@ -318,6 +340,10 @@ class SetResult:
     @property
     def failed(self) -> list[MemberResult]:
         return [m for m in self.members if m.state == "failed"]
+
+    @property
+    def partial(self) -> list[MemberResult]:
+        return [m for m in self.members if m.state == "partial"]
 
 
 def decide(member: Member, *, retry_failed: bool = False) -> tuple[Decision, str | None]:
@@ -348,7 +374,7 @@ def decide(member: Member, *, retry_failed: bool = False) -> tuple[Decision, str
     if missing or results is None or not results.complete or results.counts.finished < len(member.keys):
         return "resume", f"{len(missing)} of {len(member.keys)} samples to run"
     if retry_failed:
-        failed = {(s.id, s.epoch) for s in scored if s.status == "error" and s.model_failure != "context_overflow"}
+        failed = {(s.id, s.epoch) for s in scored if s.needs_retry}
         failed &= member.keys
         if failed:
             return "resume", f"{len(failed)} failed samples to run again"
@@ -404,7 +430,7 @@ def rank(setplan: SetPlan, results: list[MemberResult]) -> list[Ranking]:
     rankings = []
     for t, entry in enumerate(setplan.file.tasks):
         members = [r for m, r in zip(setplan.members, results) if m.task_index == t]
-        finished = [r for r in members if r.finished]
+        finished = [r for r in members if r.rankable]
         metric = next((r.results.headline for r in finished if r.results.headline), None)  # type: ignore[union-attr]
 
         def key(item: tuple[int, MemberResult]) -> tuple[bool, float, int]:
@@ -413,7 +439,8 @@ def rank(setplan: SetPlan, results: list[MemberResult]) -> list[Ranking]:
             return (mean is None, -(mean or 0.0), item[0])
 
         ranked = [r for _, r in sorted(enumerate(finished), key=key)]
-        rankings.append(Ranking(entry.label(), metric, ranked, [r for r in members if not r.finished]))
+        unranked = [r for _, r in sorted(enumerate(r for r in members if r.finished and not r.rankable), key=key)]
+        rankings.append(Ranking(entry.label(), metric, ranked, [r for r in members if not r.finished], unranked))
     return rankings
 
 
@@ -426,8 +453,10 @@ def write_summary(setplan: SetPlan, result: SetResult) -> Path:
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "members": [m.summary() for m in result.members],
         "failed": [m.name for m in result.failed],
+        "partial": [m.name for m in result.partial],
         "rankings": [{"task": r.task, "metric": r.metric, "ranked": [m.name for m in r.ranked],
-                      "missing": [m.name for m in r.missing]} for r in result.rankings],
+                      "unranked": [m.name for m in r.unranked], "missing": [m.name for m in r.missing]}
+                     for r in result.rankings],
         "endpoints": result.endpoints,
         "report": result.report.name if result.report is not None else None,
         "notes": result.notes,
@@ -450,6 +479,8 @@ async def run_set_async(setplan: SetPlan, *, display: Display = "none", retry_fa
     not started, is `stopped` (running the set again with a higher limit continues it)."""
     say = notify or (lambda text: None)
     await check_models(setplan.members)
+    if setplan.use_cache:  # a cache that cannot be written refuses the set, rather than each member
+        ResponseCache().close()
     limits = EndpointLimits(setplan.endpoints)
     gate = asyncio.Semaphore(setplan.max_runs)
     progress = None
@@ -474,6 +505,9 @@ async def run_set_async(setplan: SetPlan, *, display: Display = "none", retry_fa
             if (cost is not None and result.state in ("done", "resumed") and result.results is not None
                     and not result.results.complete and cost.full()):
                 result.state, result.reason = "stopped", "stopped at the set's cost limit"
+            result.mark_failed_samples("run the set again with --retry-failed to run them again")
+            if result.state == "partial":
+                say(f"{member.name}: FAILED SAMPLES: {result.reason}")
             return result
 
     setplan.folder.mkdir(parents=True, exist_ok=True)
@@ -523,7 +557,7 @@ async def estimate_set(setplan: SetPlan, *, prices: Any = None, estimates: Mappi
             done = set(member.keys)
         elif decision == "resume":
             done = {(s.id, s.epoch) for s in folder.iter_scored()
-                    if not (retry_failed and s.status == "error" and s.model_failure != "context_overflow")}
+                    if not (retry_failed and s.needs_retry)}
         estimate = await estimate_run(member.task, member.bindings, limit=member.limit, epochs=member.epochs,
                                       done=done, prices=prices, estimates=estimates,
                                       batch_roles=member.batch or batch_roles, label=member.name)

@@ -16,9 +16,11 @@ from proseval.kit import (
     Task,
     count_words,
     extract_json,
+    json_schema_format,
     length_adherence,
     parse_score,
     rated_metrics,
+    score_schema,
     scorer,
     single_turn,
 )
@@ -35,6 +37,11 @@ Writing to grade:
 {response}
 
 Reply with JSON only, in this form: {"score": <integer 1-10>, "reason": "<one sentence>"}"""
+
+# The judge's reply is held to this shape (a llama.cpp grammar for the embedded model, a
+# `response_format` for OpenAI-compatible endpoints; Anthropic has only the prompt), so even the
+# 135M model answers a usable score. The score comes first: a reason cut by `max_tokens` keeps it.
+JUDGE_FORMAT = {"response_format": json_schema_format("quality_score", score_schema(scale=(1, 10)))}
 
 TEMPLATES = {
     "judge": PromptTemplate("judge", JUDGE_TEXT, ("request", "response"),
@@ -67,7 +74,7 @@ async def judge_quality(sample: Sample, state: State, ctx: SampleContext) -> dic
         return {"quality": Score(value=1.0, parse_status="empty",
                                  explanation="the candidate's answer is empty: lowest score (1)")}
     prompt = ctx.prompt("judge").render(request=sample.input, response=state.output)
-    completion = await ctx.generate("judge", [{"role": "user", "content": prompt}], turn="judge")
+    completion = await ctx.generate("judge", [{"role": "user", "content": prompt}], JUDGE_FORMAT, turn="judge")
     parsed = extract_json(completion.text)
     if parsed.value is None:
         return {"quality": Score.unscored(parsed.status, parsed.detail, raw=completion.text[:500])}
@@ -83,7 +90,7 @@ async def judge_quality(sample: Sample, state: State, ctx: SampleContext) -> dic
 def make_task() -> Task:
     return Task(
         name="demo",
-        version="1",
+        version="2",
         description="8 short writing prompts bundled with proseval; judge rating 1-10 and length adherence",
         dataset=dataset,
         protocol=single_turn,
