@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from proseval.cli import app
+from support.core import refusal_line
 
 runner = CliRunner()
 SCRIPTED = ["-m", "scripted/echo", "-r", "judge=scripted/echo", "--display", "none"]
@@ -29,14 +30,9 @@ def files_under(folder: Path) -> list[Path]:
 
 def refused(args: list[str], out: Path, code: int) -> str:
     """Invoke the command line; check it refused cleanly and left `out` empty; its error line."""
-    result = runner.invoke(app, args)
-    assert isinstance(result.exception, SystemExit), f"{result.exception!r} escaped: {result.output}"
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.output.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1, result.output
+    line = refusal_line(runner.invoke(app, args), code)
     assert files_under(out) == [], files_under(out)
-    return lines[0]
+    return line
 
 
 def config_file(folder: Path, content: str | bytes, name: str = "eval.yaml") -> Path:

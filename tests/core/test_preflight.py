@@ -21,6 +21,7 @@ from proseval.runtime.roles import RoleRequest
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import start_run
 from proseval.testing.fake_openai import FakeOpenAIServer
+from support.core import refusal_line
 
 runner = CliRunner()
 SEED_RULE = "must be a whole number from 0 to 9223372036854775807"
@@ -62,16 +63,11 @@ def files(folder: Path) -> set[Path]:
 def refused(args: list[str], work: Path, code: int, server: FakeOpenAIServer | None = None) -> str:
     """Invoke the command line; check that it refused cleanly, sent nothing and wrote nothing; its error line."""
     before = files(work)
-    result = runner.invoke(app, args)
-    assert isinstance(result.exception, SystemExit), f"{result.exception!r} escaped: {result.output}"
-    assert result.exit_code == code, result.output
-    assert "Traceback" not in result.output
-    lines = [line for line in result.output.splitlines() if line.startswith("error: ")]
-    assert len(lines) == 1, result.output
+    line = refusal_line(runner.invoke(app, args), code)
     assert files(work) == before
     if server is not None:
         assert server.requests == []
-    return lines[0]
+    return line
 
 
 def write(work: Path, name: str, content: str) -> Path:

@@ -46,3 +46,13 @@ def make_task(n: int = 10, *, judge: bool = False, name: str = "unit", params: d
 def binding(spec: str, *, base_urls: list[str] | None = None, concurrency: int = 8, **config) -> RoleBinding:
     return RoleBinding(spec=spec, base_urls=base_urls or [], concurrency=concurrency,
                        config=GenerateConfig(timeout=config.pop("timeout", 5.0), **config))
+
+
+def refusal_line(result, code: int) -> str:
+    """A CliRunner result that refused cleanly: `code`, no traceback, exactly one `error:` line (returned)."""
+    assert isinstance(result.exception, SystemExit), f"{result.exception!r} escaped: {result.output}"
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 1, result.output
+    return lines[0]
