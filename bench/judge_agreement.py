@@ -7,7 +7,8 @@ judge) and R - 1 re-scores of its answers (`rescored_from` = the source run, ano
 for one candidate or, with `--candidates K`, for each of K candidates (R × K folders; then the
 length bias and the system-level comparison are computed too),
 with the stored state, the five per-criterion verdicts in scores["writingbench"].metadata
-["criteria"] (about 1 % unparsable), the judge's raw replies in `calls` and per-role usage.
+["criteria"] (about 1 % unparsable) and in `ratings` (as the runner records them), the judge's raw
+replies in `calls` and per-role usage.
 The queries are a synthetic JSONL (the `--queries` form of the task, so no data download is
 needed); `--data-dir` takes them from the official data instead (the analysis then loads it too).
 
@@ -197,7 +198,8 @@ def _candidate_runs(root, k, runs, queries, difficulty, task, prefix, started, r
                     metadata={k: query[k] for k in ("index", "domain1", "domain2", "lang") if k in query},
                     state=State(messages=[{"role": "user", "content": query["query"]},
                                           {"role": "assistant", "content": text}], output=text, finish_reason="stop"),
-                    scores={"writingbench": score}, usage=usage, calls=calls, duration_s=round(rng.uniform(2, 9), 3)))
+                    scores={"writingbench": score}, usage=usage, calls=calls, duration_s=round(rng.uniform(2, 9), 3),
+                    ratings=task.ratings({"writingbench": score})))  # as the runner records them
         finally:
             writer.close()
         values = totals["scored"]

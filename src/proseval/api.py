@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .core.prices import read_prices
+from .core.prices import Prices, read_prices
 from .core.prompt import PromptTemplate, override_prompts
 from .core.task import Task
 from .errors import UsageError
@@ -17,6 +17,7 @@ from .models.base import GenerateConfig, check_seed
 from .planning import plan
 from .registry import get_scorer_plugin, get_task
 from .runtime.aggregate import flatten_scores
+from .runtime.cost import CostMeter, meter_for, previous_spend
 from .reliability.analysis import analyse
 from .reliability.card import Analysis
 from .reliability.labels import read_labels
@@ -156,12 +157,35 @@ def score(
 
 
 def agreement(paths: Sequence[str | Path], *, labels: str | Path | None = None, prices: str | Path | None = None,
-              seed: int = 0, panel: str = "mean") -> Analysis:
+              seed: int = 0, panel: str = "mean", data_dir: str | Path | None = None) -> Analysis:
     """Judge the judges of these run folders (see `proseval agreement`): evaluator cards, agreement
     between judges and with human `labels`, consistency, bias, cost, and the judges read as a panel
-    (an item's panel score: the `panel` of the verdicts that scored, "mean" or "median")."""
+    (an item's panel score: the `panel` of the verdicts that scored, "mean" or "median"). `data_dir`
+    is the benchmark's data, needed only for runs made before runs recorded their verdicts."""
     return analyse([Path(p) for p in paths], labels=read_labels(Path(labels)) if labels is not None else None,
-                   prices=read_prices(Path(prices)) if prices is not None else None, seed=seed, panel=panel)
+                   prices=read_prices(Path(prices)) if prices is not None else None, seed=seed, panel=panel,
+                   data_dir=Path(data_dir) if data_dir is not None else None)
+
+
+def _cost_meter(prices: str | Path | Prices | None, max_cost: float | None,
+                estimate_output: Mapping[str, int] | None, bindings: Sequence[RoleBinding], *,
+                previous: float = 0.0) -> CostMeter | None:
+    """The meter of `run`, `resume` and `run_set` (docs/many-models.md, Cost): None without prices;
+    `max_cost` needs prices, and a price for every bound model. Raises UsageError before anything is sent."""
+    if max_cost is not None and prices is None:
+        raise UsageError("max_cost needs prices (a prices file, or a Prices): the price of each model, in the "
+                         "currency the limit is in")
+    if max_cost is not None and not max_cost > 0:
+        raise UsageError(f"max_cost must be a positive amount (got {max_cost})")
+    low = {role: n for role, n in (estimate_output or {}).items()
+           if isinstance(n, bool) or not isinstance(n, int) or n < 1}
+    if low:
+        raise UsageError(f"estimate_output: each role's tokens must be a whole number of at least 1 (got {low})")
+    if prices is None:
+        return None
+    loaded = prices if isinstance(prices, Prices) else read_prices(Path(prices))
+    return meter_for(loaded, [b.spec for b in bindings], limit=max_cost, estimates=estimate_output,
+                     previous=previous, source="the prices" if isinstance(prices, Prices) else str(prices))
 
 
 def run(
@@ -183,6 +207,9 @@ def run(
     cache: bool = True,
     display: str = "none",
     batch: Sequence[str] = (),
+    prices: str | Path | Prices | None = None,
+    max_cost: float | None = None,
+    estimate_output: Mapping[str, int] | None = None,
 ) -> Run:
     """Run a task and return the finished run.
 
@@ -192,7 +219,11 @@ def run(
     by files (``{"judge": "my_judge.txt"}``), `preset` names a setup of the task (``"paper"``).
     Without `model`, every role uses the embedded
     model (a demonstration, not an evaluation). `batch` names roles whose requests go through the
-    provider's batch API (``["judge"]``; docs/many-models.md, Batch mode).
+    provider's batch API (``["judge"]``; docs/many-models.md, Batch mode). `prices` (a prices file
+    or a `Prices`) records the spend per role in the results; `max_cost` stops starting new work at
+    that spend, in the prices' currency: the run is returned incomplete (`results.complete` is
+    False) and `resume` with a higher limit continues it; `estimate_output` states the output
+    tokens per role its requests are reserved at (docs/many-models.md, Cost).
     """
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1 (got {limit})")
@@ -204,35 +235,50 @@ def run(
     request = RoleRequest(model=model, roles=dict(roles or {}), base_urls=urls, concurrency=concurrency,
                           generation=dict(gen or {}))
     planned = plan(task, request, params=params, prompts=prompts, preset=preset)
+    meter = _cost_meter(prices, max_cost, estimate_output, list(planned.bindings.values()))
     options = RunOptions(out_dir=Path(out), limit=limit, epochs=epochs, seed=seed, use_cache=cache,
-                         display=display, batch_roles=tuple(batch))  # type: ignore[arg-type]
+                         display=display, batch_roles=tuple(batch), cost=meter)  # type: ignore[arg-type]
     folder, _ = asyncio.run(start_run(planned.task, planned.bindings, options, demo=planned.demo,
                                       run_dir=Path(run_dir) if run_dir else None))
     return read_run(folder.path)
 
 
 def resume(path: str | Path, *, retry_failed: bool = False, limit: int | None = None, cache: bool = True,
-           display: str = "none") -> Run:
-    """Continue a run folder with the configuration it was started with (see `proseval resume`)."""
+           display: str = "none", prices: str | Path | Prices | None = None, max_cost: float | None = None,
+           estimate_output: Mapping[str, int] | None = None) -> Run:
+    """Continue a run folder with the configuration it was started with (see `proseval resume`);
+    `max_cost` limits the run's whole spend, its earlier sessions' included (see `run`)."""
     folder = RunFolder(Path(path))
+    meter = _cost_meter(prices, max_cost, estimate_output, list(folder.read_header().roles.values()),
+                        previous=previous_spend(folder.read_usage()))
     options = RunOptions(out_dir=folder.path.parent, use_cache=cache, display=display,  # type: ignore[arg-type]
-                         retry_failed=retry_failed, limit=limit)
+                         retry_failed=retry_failed, limit=limit, cost=meter)
     asyncio.run(resume_run(folder, task_of(folder), options))
     return read_run(folder.path)
 
 
 def run_set(path: str | Path, *, max_runs: int | None = None, retry_failed: bool = False, cache: bool | None = None,
-            display: str = "none") -> Any:
+            display: str = "none", prices: str | Path | Prices | None = None, max_cost: float | None = None,
+            estimate_output: Mapping[str, int] | None = None) -> Any:
     """Run the evaluation set declared in the YAML file `path` (see `proseval run-set` and
     docs/many-models.md): every missing run is started, finished ones are skipped, unfinished ones
     resumed, at most `max_runs` at once, sharing the file's endpoint limits. Returns a
     `runtime.sets.SetResult` (each member's state and results, one ranking per task entry by its
     headline metric); a failed member is reported there, not raised, and `set.json` is written
     into the set folder (`proseval run-set` also writes `report.html`). A bad file or member
-    option raises before anything is sent or written."""
+    option raises before anything is sent or written. `prices`, `max_cost` and `estimate_output`
+    (as for `run`; each over the set file's key of the same name) price and limit the spend of all
+    members together, counted from what their run folders recorded; members stopped at the limit
+    are `stopped`, and running the set again with a higher limit continues them."""
     from .commandline.sets import plan_set
     from .runtime.loop import run_async
-    from .runtime.sets import run_set_async
+    from .runtime.sets import recorded_spend, run_set_async
 
     setplan = plan_set(Path(path), max_runs=max_runs, use_cache=cache)
-    return run_async(run_set_async(setplan, display=display, retry_failed=retry_failed))  # type: ignore[arg-type]
+    keys = setplan.file
+    meter = _cost_meter(prices if prices is not None else keys.prices,
+                        max_cost if max_cost is not None else keys.max_cost,
+                        estimate_output if estimate_output is not None else keys.estimate_output,
+                        [b for m in setplan.members for b in m.bindings.values()], previous=recorded_spend(setplan))
+    return run_async(run_set_async(setplan, display=display, retry_failed=retry_failed,  # type: ignore[arg-type]
+                                   cost=meter))

@@ -206,12 +206,13 @@ def test_max_cost_stops_within_one_request_and_a_resume_finishes_every_sample_on
     results = json.loads((run / "results.json").read_text())
     assert results["complete"] is False and 0 < results["counts"]["finished"] < 8
     spent = sum(spend(run).values())
-    # never past the limit (each request's reservation covers it: output within max_tokens), and
-    # stopped by the one request that no longer fitted (its estimate: the mean of its role's, ±5%);
-    # with several in flight, short of it by at most what they had reserved beyond their real cost
+    # never past the limit (every answer of a role has the same length here, so the role's mean
+    # reserves exactly what the next one costs), and stopped by a request that the spend alone left
+    # no room for: short of the limit by less than one request's expected cost (at most its cost
+    # with the output at max_tokens, the dry run's per-request figure), at any concurrency
     assert spent <= limit
     per_request = [r.cost() / r.requests for r in _estimate(server).roles.values()]
-    assert limit - spent < max(per_request) * 1.05 * concurrency
+    assert limit - spent < max(per_request)
     records = samples(run)
     assert all(r["status"] == "ok" and r["scores"]["quality"]["value"] == 7.0 for r in records)  # no half record
     assert len({r["id"] for r in records}) == len(records) == results["counts"]["finished"]
@@ -253,23 +254,24 @@ def test_a_meter_refuses_what_does_not_fit_and_counts_reservations():
     meter = CostMeter(prices, limit=100.0)
     spend = RunSpend(meter, {"candidate": "m/x"})
     messages = [{"role": "user", "content": "word " * 10}]
-    reserved = spend.before("candidate", messages, {"max_tokens": 20})
+    reserved = asyncio.run(spend.before("candidate", messages, {"max_tokens": 20}))
     assert reserved == message_tokens(messages) + 20 == meter.reserved
     spend.after("candidate", reserved, Completion(text="ok", usage=Usage(prompt_tokens=17, completion_tokens=3)))
     assert (meter.spent, meter.reserved, spend.by_role) == (20.0, 0.0, {"candidate": 20.0})
-    with pytest.raises(Exception, match="past --max-cost"):
-        spend.before("candidate", messages, {"max_tokens": 80})
+    longer = [{"role": "user", "content": "word " * 80}]  # 87 tokens in, 3 out (the mean so far)
+    with pytest.raises(Exception, match="past --max-cost"):  # 20 spent + 90 expected: never fits
+        asyncio.run(spend.before("candidate", longer, {"max_tokens": 80}))
     assert meter.stopped and meter.full() and meter.refused == 1
     assert round_up(1.234) == 1.3 and round_up(0.0123) == 0.013
 
-    # a role in batch mode pays the batch price; a cache hit nothing; a reply without usage is counted
+    # an answer from a batch pays the batch price; a cache hit nothing; a reply without usage is counted
     discounted = Prices.model_validate({"models": {"m/x": {"input": 1_000_000, "output": 1_000_000,
                                                            "batch_discount": 0.5}}})
     batch = RunSpend(CostMeter(discounted), {"judge": "m/x"}, batch_roles=frozenset({"judge"}))
-    batch.after("judge", 0.0, Completion(text="ok", usage=Usage(prompt_tokens=17, completion_tokens=3)))
+    batch.after("judge", 0.0, Completion(text="ok", usage=Usage(prompt_tokens=17, completion_tokens=3), batched=True))
     batch.after("judge", 0.0, Completion(text="ok", usage=Usage(prompt_tokens=17, completion_tokens=3), cached=True))
     assert batch.meter.spent == 10.0
-    batch.after("judge", 0.0, Completion(text="word word", usage=Usage()), messages)
+    batch.after("judge", 0.0, Completion(text="word word", usage=Usage(), batched=True), messages)
     assert batch.meter.spent == 10.0 + (message_tokens(messages) + 2) / 2 and batch.meter.unreported == 1
 
 

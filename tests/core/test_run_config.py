@@ -44,6 +44,18 @@ def test_name_value_lists_and_mappings_are_the_same(tmp_path):
     assert as_lists.role_concurrency == {"judge": 4} and as_lists.prompt == {"judge": "j.txt"}
 
 
+def test_the_cost_keys_read_prices_beside_the_file_and_check_the_limit_and_estimates(tmp_path):
+    config = load_run_config(write(tmp_path, "prices: p/prices.yaml\nmax_cost: 2\nestimate_output: [judge=40]\n"))
+    assert (config.prices, config.max_cost, config.estimate_output) == (str(tmp_path / "p/prices.yaml"), 2.0,
+                                                                        {"judge": 40})
+    assert load_run_config(write(tmp_path, "prices: /abs/prices.yaml\n")).prices == "/abs/prices.yaml"
+    path = write(tmp_path, "max_cost: 0\nestimate_output: {judge: 0}\n")
+    with pytest.raises(ConfigFileError) as caught:
+        load_run_config(path)
+    assert f"{path}:1: max_cost: input should be greater than 0" in str(caught.value)
+    assert f"{path}:2: estimate_output.judge: input should be greater than or equal to 1" in str(caught.value)
+
+
 def test_an_empty_file_and_no_file_set_nothing(tmp_path):
     assert load_run_config(write(tmp_path, "# nothing yet\n")) == RunConfig() == load_run_config(None)
 

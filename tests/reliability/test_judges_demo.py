@@ -116,13 +116,13 @@ def test_human_labels_agreement_and_unknown_samples(judged, tmp_path):
                                        rater="ben"))
     append_label(labels, Label(sample_id="no-such-sample", run=run_ids[0], criterion="quality", score=3, rater="ana"))
     analysis = proseval.agreement(paths, labels=labels)
-    assert analysis.labels.unknown == 1 and analysis.labels.matched == 2 * 64
+    assert analysis.labels.unmatched == 1 and analysis.labels.matched == 2 * 64
     fair = card(analysis, "j-fair")
     assert fair.humans.per_rater["ana"].exact == 1.0 and fair.humans.per_rater["ana"].spearman == 1.0
     assert fair.humans.per_rater["ben"].exact == 0.5  # ben adds 1 on odd epochs
     assert fair.humans.per_rater["ben"].within_one == 1.0
     assert fair.humans.vs_human_mean.mean_difference == pytest.approx(-0.25)
-    assert analysis.human_ceiling.raters == ["ana", "ben"]
+    assert analysis.rater_agreement.raters == ["ana", "ben"]
     noisy = card(analysis, "j-noisy")
     assert noisy.humans.per_rater["ana"].spearman < fair.humans.per_rater["ana"].spearman
 

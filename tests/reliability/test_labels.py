@@ -100,6 +100,8 @@ def test_tsv_uses_tabs(tmp_path: Path) -> None:
     (score(rater="ann\tbo"), "labels.jsonl:2: rater: must be printable"),
     (score(value="seven"), "labels.jsonl:2: score: not a number ('seven')"),
     (score(value=True), "labels.jsonl:2: score: not a number (true/false)"),
+    (score(value="７"), "labels.jsonl:2: score: not a number in ASCII digits ('７')"),  # full-width: float() reads 7
+    (score(value="٧"), "labels.jsonl:2: score: not a number in ASCII digits ('٧')"),  # Arabic-Indic seven
     (score(labelled_at="yesterday"), "labels.jsonl:2: labelled_at: not an ISO-8601 timestamp ('yesterday')"),
     ("[1, 2]", "labels.jsonl:2: expected a JSON object"),
 ])
@@ -113,6 +115,7 @@ def test_json_lines_errors_name_file_and_line(tmp_path: Path, line: dict | str, 
 @pytest.mark.parametrize(("row", "expected"), [
     (",quality,ann,7,", "labels.csv:3: sample_id: missing"),
     ("s1,quality,ann,seven,", "labels.csv:3: score: not a number ('seven')"),
+    ("s1,quality,ann,１０,", "labels.csv:3: score: not a number in ASCII digits ('１０')"),
     ("s1,quality,ann,,", "labels.csv:3: give a score or a preference"),
     ("s1,quality,ann,7,A", "labels.csv:3: give either score or preference, not both"),
     ("s1,quality,ann,,maybe", "labels.csv:3: preference: must be A, B or tie (got 'maybe')"),
@@ -203,6 +206,7 @@ def test_the_last_of_duplicates_counts(tmp_path: Path) -> None:
                        score(value=9, rater="bo"), score(value=2, criterion="style"), score(value=1, epoch=1))
     labels = read_labels(path)
     assert labels.replaced == 3
+    assert labels.lines == [2, 3, 6, 7, 8, 9, 10]  # each kept label's own line
     assert [(l.sample_id, l.rater, l.criterion, l.epoch, l.run, l.score, l.preference) for l in labels.labels] == [
         ("s1", "ann", "quality", 0, "run-1", 4, None),
         ("s2", "ann", "quality", 0, None, 7, None),
@@ -292,36 +296,41 @@ def label(**fields) -> Label:
     return Label.model_validate({"criterion": "quality", "rater": "ann", **fields})
 
 
+def rated(*answers: tuple[str, str, int], criterion: str = "quality") -> set:
+    return {(answer, criterion) for answer in answers}
+
+
 def test_match_scores_with_and_without_run() -> None:
-    known = {("run-1", "s1", 0), ("run-2", "s1", 0), ("run-1", "s2", 0), ("run-1", "s2", 1)}
+    items = rated(("run-1", "s1", 0), ("run-2", "s1", 0), ("run-1", "s2", 0), ("run-1", "s2", 1))
     with_run = label(sample_id="s1", run="run-2", score=1)
     only_one_run = label(sample_id="s2", epoch=1, score=2)
     two_runs = label(sample_id="s1", score=3)
     no_sample = label(sample_id="s9", score=4)
     no_epoch = label(sample_id="s1", epoch=3, run="run-1", score=5)
     no_run = label(sample_id="s2", run="run-3", score=6)
-    result = match_labels([with_run, only_one_run, two_runs, no_sample, no_epoch, no_run], known)
+    result = match_labels([with_run, only_one_run, two_runs, no_sample, no_epoch, no_run], items)
     assert result.matched == [MatchedLabel(with_run, "run-2"), MatchedLabel(only_one_run, "run-1")]
     assert result.ambiguous == [two_runs]
-    assert result.unknown == [no_sample, no_epoch, no_run]
-    assert result.counts == {"matched": 2, "unknown": 3, "ambiguous": 1}
-    assert "2 label(s) matched, 3 " in result.summary()
+    assert result.unmatched == [no_sample, no_epoch, no_run]
 
 
-def test_match_a_single_unnamed_run_from_a_mapping() -> None:
-    known = {(None, "s1", 0): {"score": 1}}
-    scored = label(sample_id="s1", score=1)
-    named = label(sample_id="s1", run="run-1", score=1)
-    result = match_labels([scored, named], known)
-    assert result.matched == [MatchedLabel(scored, None)] and result.unknown == [named]
+def test_a_label_matches_only_a_criterion_a_judge_rated() -> None:
+    items = rated(("run-1", "s1", 0)) | rated(("run-2", "s1", 0), criterion="style")
+    rated_one = label(sample_id="s1", score=1)  # only run-1's answer was rated on quality: not ambiguous
+    typo = label(sample_id="s1", run="run-1", criterion="qualty", score=1)
+    not_on_this_answer = label(sample_id="s1", run="run-1", criterion="style", score=1)
+    result = match_labels([rated_one, typo, not_on_this_answer], items)
+    assert result.matched == [MatchedLabel(rated_one, "run-1")]
+    assert result.unmatched == [typo, not_on_this_answer] and result.ambiguous == []
 
 
 def test_match_preferences_need_both_answers() -> None:
-    known = {("run-1", "s1", 0), ("run-2", "s1", 0), ("run-1", "s2", 0), ("run-3", "s2", 0)}
+    items = rated(("run-1", "s1", 0), ("run-2", "s1", 0), ("run-1", "s2", 0), ("run-3", "s2", 0))
     both = label(sample_id="s1", preference="A", a="run-1", b="run-2")
     reversed_ = label(sample_id="s1", preference="B", a="run-2", b="run-1")
     one_missing = label(sample_id="s2", preference="tie", a="run-1", b="run-2")
     other_epoch = label(sample_id="s1", epoch=1, preference="A", a="run-1", b="run-2")
-    result = match_labels([both, reversed_, one_missing, other_epoch], known)
+    other_criterion = label(sample_id="s1", criterion="style", preference="A", a="run-1", b="run-2")
+    result = match_labels([both, reversed_, one_missing, other_epoch, other_criterion], items)
     assert result.matched == [MatchedLabel(both, None), MatchedLabel(reversed_, None)]
-    assert result.unknown == [one_missing, other_epoch] and result.ambiguous == []
+    assert result.unmatched == [one_missing, other_epoch, other_criterion] and result.ambiguous == []

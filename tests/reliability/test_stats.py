@@ -202,8 +202,15 @@ def test_krippendorff_alpha_is_none_when_undefined():
     assert S.krippendorff_alpha([[3, 3, 1], [3, 3, None]]) is None  # variation only in an unpaired value
     assert S.krippendorff_alpha([[1, None], [None, 2]]) is None  # no unit rated twice
     assert S.krippendorff_alpha([[1, 2, 3]]) is None  # one rater
+    assert S.krippendorff_alpha([[7], [8]]) is None  # one item: alpha would be 0 whatever the values
+    assert S.krippendorff_alpha([[7, None], [8, 3], [2, None]], "ordinal") is None  # one item rated twice
     assert S.krippendorff_alpha([]) is None
     assert S.krippendorff_alpha([[1, 2, 3], [1, 2, 3]]) == pytest.approx(1.0)
+
+
+def test_pairable_units_are_those_rated_twice():
+    assert S.pairable_units([[1, 2, None, 4], [1, None, None, 5], [None, 3, 3, None]]) == 3
+    assert S.pairable_units([[1, None], [None, 2]]) == 0 and S.pairable_units([]) == 0
 
 
 def test_krippendorff_alpha_rejects_programmer_errors():

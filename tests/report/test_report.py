@@ -106,9 +106,17 @@ def test_every_number_shown_equals_results_json(runs, report):
     assert checked > 100
 
 
+def value_at(data: list[dict[str, Any]], path: list[Any]) -> Any:
+    """The value at a results.json path, or the sum of the values at a list of paths (a sum's terms)."""
+    if path and isinstance(path[0], list):
+        return sum(value_at(data, term) for term in path)
+    return at(data[path[0]], path[1:])
+
+
 def check_cell(data: list[dict[str, Any]], cell, where: str) -> int:
-    """The numbers in the cell's text are, in order, the values at its results.json paths (a dash for None)."""
-    values = [at(data[path[0]], path[1:]) for path in cell.src]
+    """The numbers in the cell's text are, in order, the values at its results.json paths, or the sums
+    of the values at its lists of paths (a dash for None)."""
+    values = [value_at(data, path) for path in cell.src]
     tokens = NUMBER.findall(cell.text)
     present = [v for v in values if v is not None]
     assert len(tokens) == len(present), (where, cell.text, values)
@@ -276,3 +284,30 @@ def test_runs_with_epochs_show_each_epoch(tmp_path, scripts):
     assert [row.cells[1].text for row in table.body] == ["0", "1"]
     data = results_of([run.path])
     assert sum(check_cell(data, cell, table.id) for row in table.body for cell in row.cells if cell.src) == 12
+
+
+def test_the_usage_and_cost_table_sums_every_run_and_their_total_from_results_json(tmp_path, runs, report):
+    import proseval
+    from proseval.core.prices import Prices
+
+    _, page = report  # no run recorded a spend: no cost column
+    assert page.tables["usage"].header == ["run", "model", "requests", "tokens in", "tokens out"]
+    assert [row.cells[0].text for row in page.tables["usage"].body][-1] == "total"
+
+    prices = Prices.model_validate({"currency": "EUR", "models": {"scripted/echo": {"input": 3, "output": 7},
+                                                                  "scripted/empty": {"input": 2, "output": 5}}})
+    priced = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/empty"}, limit=3,
+                          run_dir=tmp_path / "priced", prices=prices)
+    unpriced = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/empty"}, limit=2,
+                            run_dir=tmp_path / "unpriced")
+    table = Page(write([priced.path, unpriced.path], tmp_path / "usage.html")).tables["usage"]
+    assert table.header == ["run", "model", "requests", "tokens in", "tokens out", "cost (EUR)"]
+    rows = {row.cells[0].text: row.cells for row in table.body}
+    assert list(rows) == ["priced", "unpriced", "total"]
+    assert rows["unpriced"][5].text == DASH and rows["unpriced"][5].src is None
+    assert rows["total"][2].text == str(5 + 5)  # a candidate and a judge request per sample
+    data = results_of([priced.path, unpriced.path])
+    # every number: requests and tokens over the roles, the cost over the priced ones, the total over the runs
+    assert sum(check_cell(data, cell, table.id) for row in table.body for cell in row.cells if cell.src) == 3 * 3 + 2
+    cost = rows["priced"][5]
+    assert len(cost.src[0]) == 2 and float(cost.text) > 0 and rows["total"][5].text == cost.text

@@ -10,6 +10,7 @@ import typer
 
 from ..commandline.console import console, fail
 from ..core.prices import read_prices
+from ..models.base import SEED_MAX
 from ..reliability.analysis import analyse
 from ..reliability.labels import read_labels
 from ..reliability.render import print_analysis
@@ -29,9 +30,12 @@ def agreement_cmd(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for results.json (and report.html) of "
                                        "the analysis."),
     output_json: Optional[Path] = typer.Option(None, "--json", help="Also write the analysis as JSON to this file."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap confidence intervals."),
+    seed: int = typer.Option(0, "--seed", min=0, max=SEED_MAX, help="Seed of the bootstrap confidence intervals."),
     panel: str = typer.Option("mean", "--panel-score", help="How an item's panel score is made from the verdicts "
                               "of the judges that scored it: mean or median."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="The benchmark's data folder, for runs made "
+                                            "before runs recorded their judges' verdicts (their task is built again "
+                                            "to read them); newer runs need no data."),
 ) -> None:
     """Judge the judges: agreement between judges and with human labels, consistency across repeats,
     length bias, position flips, self-preference, panels, unscored rate, tokens, price and time per
@@ -46,7 +50,7 @@ def agreement_cmd(
     label_set = read_labels(labels) if labels is not None else None
     price_list = read_prices(prices) if prices is not None else None
     with console.status("reading the runs' verdicts"):
-        analysis = analyse(run_dirs, labels=label_set, prices=price_list, seed=seed, panel=panel)
+        analysis = analyse(run_dirs, labels=label_set, prices=price_list, seed=seed, panel=panel, data_dir=data_dir)
     print_analysis(analysis, console)
     text = analysis.model_dump_json(indent=2)
     if out is not None:

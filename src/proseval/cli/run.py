@@ -81,7 +81,8 @@ def run(
     check_counts(limit=limit, epochs=epochs)
     if seed is not None:
         check_seed(seed, name="--seed")
-    cost = cost_request(prices, max_cost, estimate_output)
+    cfg = load_run_config(config)
+    cost = cost_request(prices, max_cost, estimate_output, cfg if config is not None else None)
     members = checked(lambda: parse_panel(panel))
     if panel_score not in ("mean", "median"):
         fail(f"--panel-score must be mean or median, not {panel_score!r}")
@@ -98,7 +99,6 @@ def run(
                                           prompt=prompt, preset=preset)
         return resume_folder(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
                        requested=requested, cost=cost, dry_run=dry_run_, batch=batch)
-    cfg = load_run_config(config)
     task_name = task or cfg.task
     if not task_name:
         fail("name a task, e.g. proseval run demo (see: proseval list)")

@@ -17,10 +17,10 @@ from ..commandline.cost import (
     DryRunOpt,
     EstimateOutputOpt,
     PricesOpt,
+    cost_left,
     cost_request,
     print_estimates,
-    projected_cost,
-    run_spend,
+    run_progress,
     suggested_limit,
 )
 from ..commandline.envfile import load_env_file
@@ -34,7 +34,8 @@ from ..runtime.loop import run_async
 from ..runtime.runlog import RunFolder
 from ..runtime.cost import money
 from ..runtime.outcome import EXIT_ENVIRONMENT, EXIT_FAILED_SAMPLES
-from ..runtime.sets import SetResult, describe_plan, estimate_set, run_set_async
+from ..runtime.sets import SetResult, describe_plan, estimate_set, recorded_spend, run_set_async
+from ..runtime.usage import total_usage
 from .app import app
 
 STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "partial": "bold red", "failed": "bold red",
@@ -116,20 +117,41 @@ def leaderboard_table(board: Leaderboard) -> Table | None:
     return table
 
 
+def usage_cells(usage: dict[str, Any] | None, cost: bool, currency: str | None) -> list[str]:
+    """A run's (or the set's) requests, tokens in and out, and with `cost` its recorded spend (in
+    `currency` when the column names none)."""
+    if usage is None:
+        return [""] * (4 if cost else 3)
+    cells = [f"{usage[key]:,}" for key in ("requests", "prompt_tokens", "completion_tokens")]
+    if cost:
+        cells.append("—" if usage["cost"] is None else money(usage["cost"], "" if currency else usage["currency"]))
+    return cells
+
+
 def summary_table(result: SetResult) -> Table:
+    """Each member's state, samples, headline, usage and (when any member recorded one) spend; the
+    set's total usage and spend."""
+    infos = [member.summary() for member in result.members]
+    total = total_usage(info["usage"] for info in infos if info["usage"] is not None)
+    cost = any(info["usage"] is not None and info["usage"]["cost"] is not None for info in infos)
+    currency = total["currency"]
     table = Table(title=f"Set {result.path}", title_justify="left")
-    for name in ("member", "state", "samples", "headline", "reason"):
-        table.add_column(name, justify="right" if name in ("samples", "headline") else "left",
+    usage = ["requests", "tok in", "tok out"] + ([f"cost ({currency})" if currency else "cost"] if cost else [])
+    for name in ("member", "state", "samples", "headline", *usage, "reason"):
+        table.add_column(name, justify="left" if name in ("member", "state", "reason") else "right",
                          overflow="fold")
-    for member in result.members:
-        info = member.summary()
+    for member, info in zip(result.members, infos):
         samples = info["samples"]
         text = "" if samples is None else f"{samples['finished']}/{samples['total']}" + (
             f", {samples['failed']} failed" if samples["failed"] else "")
         headline = info["headline"]
         shown = "" if headline is None or headline["mean"] is None else f"{headline['metric']} {headline['mean']:.3f}"
         style = STATE_STYLE[member.state]
-        table.add_row(escape(member.name), f"[{style}]{member.state}[/]", text, shown, escape(member.reason or ""))
+        table.add_row(escape(member.name), f"[{style}]{member.state}[/]", text, shown,
+                      *usage_cells(info["usage"], cost, currency), escape(member.reason or ""))
+    if len(infos) > 1:
+        table.add_section()
+        table.add_row("[bold]total[/]", "", "", "", *usage_cells(total, cost, currency), "")
     return table
 
 
@@ -184,7 +206,8 @@ def run_set_cmd(
                                              "the spend recorded in the set's run folders (plus what requests in "
                                              "flight may cost) would pass this amount, in the prices file's "
                                              "currency; running the set again with a higher limit continues. "
-                                             "Needs --prices."),
+                                             "Needs --prices (or prices: in the set file); wins over the file's "
+                                             "max_cost:."),
     estimate_output: Optional[list[str]] = EstimateOutputOpt,
 ) -> None:
     """Run an evaluation set: every missing run is started, finished ones skipped, unfinished ones resumed;
@@ -192,10 +215,10 @@ def run_set_cmd(
     load_env_file()
     if max_runs is not None and max_runs < 1:
         fail(f"--max-runs must be at least 1 (got {max_runs})")
-    cost = cost_request(prices, max_cost, estimate_output)
     mode = display_mode(display)
     setplan = plan_set(set_file, max_runs=max_runs, use_cache=False if no_cache else None,
                        report=False if no_report else None)
+    cost = cost_request(prices, max_cost, estimate_output, setplan.file)
     for warning in setplan.warnings:
         errors.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
     if dry_run_list:
@@ -216,8 +239,7 @@ def run_set_cmd(
         print_estimates(estimates, cost)
         console.print(f"set folder: {setplan.folder}", highlight=False)
         return
-    meter = cost.meter([b for m in setplan.members for b in m.bindings.values()],
-                       previous=sum(run_spend(RunFolder(m.path)) for m in setplan.members))
+    meter = cost.meter([b for m in setplan.members for b in m.bindings.values()], previous=recorded_spend(setplan))
 
     def notify(text: str) -> None:
         if mode != "none":
@@ -238,16 +260,13 @@ def run_set_cmd(
                       + (f" of {money(meter.limit, meter.currency)}" if meter.limit is not None else ""),
                       highlight=False)
     if stopped and meter is not None:
-        projected = [projected_cost(RunFolder(m.path), meter.prices, len(m.keys)) if RunFolder(m.path).exists()
-                     else None for m in setplan.members]
-        known = [p for p in projected if p is not None]  # a member without a finished sample: their mean
-        mean = sum(known) / len(known) if known else None
-        suggestion = suggested_limit(meter, None if mean is None else sum(p if p is not None else mean
-                                                                          for p in projected))
+        suggestion = suggested_limit(meter, cost_left(run_progress(RunFolder(m.path), meter.prices, len(m.keys))
+                                                      for m in setplan.members))
         errors.print(f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, meter.currency)} of "
                      f"{money(meter.limit or 0.0, meter.currency)}; {len(stopped)} member(s) left unfinished; run "
-                     f"it again to continue: proseval run-set {escape(str(set_file))} --prices "
-                     f"{escape(str(prices))} --max-cost {suggestion:g}", highlight=False)
+                     f"it again to continue: proseval run-set {escape(str(set_file))}"
+                     + (f" --prices {escape(str(prices))}" if prices is not None else "")
+                     + f" --max-cost {suggestion:g}", highlight=False)
     if result.failed:
         errors.print(f"[bold red]{len(result.failed)} of {len(result.members)} run(s) failed[/] (see the reason "
                      "column); running the set again retries them", highlight=False)

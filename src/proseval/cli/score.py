@@ -11,9 +11,18 @@ from rich.markup import escape
 
 from ..api import rescore_setup
 from ..commandline.console import console, errors, fail
+from ..commandline.cost import (
+    STOPPED_AT_COST_LIMIT,
+    EstimateOutputOpt,
+    MaxCostOpt,
+    PricesOpt,
+    cost_request,
+    stop_if_limited,
+)
 from ..commandline.envfile import load_env_file
 from ..commandline.options import (
     BaseUrlOpt,
+    BatchOpt,
     ConcurrencyOpt,
     DisplayOpt,
     GenOpt,
@@ -26,12 +35,19 @@ from ..commandline.requests import checked, display_mode, prompt_files, role_req
 from ..commandline.running import report_run, run_in_loop
 from ..core.task import Task
 from ..registry import scorer_plugins
+from ..runtime.cost import money
 from ..runtime.records import RoleBinding
 from ..runtime.roles import parse_assignments, parse_value
 from ..runtime.runlog import RunFolder
 from ..runtime.options import RunOptions
 from ..runtime.rescore import rescore_run
 from .app import app
+
+
+def not_started(first: int, repeats: int) -> str:
+    """What to do about the repeats a cost limit left unstarted."""
+    return (f"repeats {first} to {repeats} not started; to judge all {repeats}, run this command again with a "
+            "higher --max-cost (what was judged comes back from the response cache)")
 
 
 @app.command("score")
@@ -59,6 +75,10 @@ def score_cmd(
                                     "other order (tasks that compare two texts: the candidate and a reference, or "
                                     "two answers), to measure position bias with: proseval agreement."),
     display: Optional[str] = DisplayOpt,
+    batch: Optional[list[str]] = BatchOpt,
+    prices: Optional[Path] = PricesOpt,
+    max_cost: Optional[float] = MaxCostOpt,
+    estimate_output: Optional[list[str]] = EstimateOutputOpt,
 ) -> None:
     """Re-score a run's stored outputs with other judge-like roles or prompts; the candidate is not called."""
     if list_scorers:
@@ -68,6 +88,9 @@ def score_cmd(
     if run_dir is None:
         fail("name the run folder to re-score (see: proseval score --help)")
     load_env_file()
+    cost = cost_request(prices, max_cost, estimate_output)
+    if batch and "candidate" in batch:
+        fail("--batch candidate: a re-score keeps the stored answers and never calls the candidate")
     source = RunFolder(run_dir)
     files = prompt_files(prompt, {})
     source.read_header()  # not a run folder: refused before anything else
@@ -85,16 +108,27 @@ def score_cmd(
                              swap_order=swap_order)
 
     the_task, bindings, warnings = checked(rebound_task)
-    options = RunOptions(out_dir=out or run_dir.parent, use_cache=not no_cache, display=display_mode(display))
+    # one meter for every repeat: --max-cost limits what the command spends
+    options = RunOptions(out_dir=out or run_dir.parent, use_cache=not no_cache, display=display_mode(display),
+                         batch_roles=tuple(batch or ()), cost=cost.meter(bindings.values()))
     for warning in warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
+    meter = options.cost
     made = []
     for repeat in range(1, repeats + 1) if repeats else (0,):
+        if meter is not None and meter.full():  # the repeats before spent the limit
+            errors.print(f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, meter.currency)} of "
+                         f"{money(meter.limit or 0.0, meter.currency)}; {not_started(repeat, repeats)}",
+                         highlight=False)
+            raise typer.Exit(STOPPED_AT_COST_LIMIT)
         if repeats:
             console.print(f"[bold]repeat {repeat} of {repeats}[/]")
         folder, results = run_in_loop(rescore_run(source, the_task, bindings, replace(options, repeat=repeat)))
         report_run(folder, results, resumable=False)
         made.append(folder.path)
+        if repeat < repeats and not results.complete and meter is not None and meter.full():
+            errors.print(not_started(repeat + 1, repeats), highlight=False)
+        stop_if_limited(meter, folder, results, cost)  # a re-score folder is resumed like any run
     if repeats:
         listed = " ".join(str(p) for p in [run_dir, *made])
         console.print(f"consistency of the judge across repeats: proseval agreement {listed}", highlight=False)

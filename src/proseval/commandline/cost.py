@@ -17,12 +17,14 @@ from ..runtime.cost import (
     CANDIDATE_OUTPUT,
     OTHER_OUTPUT,
     CostMeter,
+    meter_for,
     missing_prices,
     money,
     previous_spend,
     round_up,
 )
 from ..core.task import Task
+from ..runtime.config import CostOptions
 from ..runtime.dryrun import Estimate, estimate_run
 from ..runtime.loop import run_async
 from ..runtime.records import RoleBinding
@@ -31,17 +33,19 @@ from .console import console, errors, fail
 from .requests import checked, counts_by_role
 
 STOPPED_AT_COST_LIMIT = 3  # the exit status of a run stopped by --max-cost (resumable)
+MARGIN = 0.25  # a suggested limit's share on top of the expected cost of the samples left
 
 PricesOpt = typer.Option(None, "--prices", help="Prices file (YAML: currency, and per model input/output prices "
                          "per million tokens, optional batch_discount; see docs/many-models.md#cost): the spend is "
                          "recorded per role, and --dry-run and --max-cost price the requests.")
 MaxCostOpt = typer.Option(None, "--max-cost", help="Stop starting new work once the spend recorded from real usage "
-                          "(plus what requests in flight may cost) would pass this amount, in the prices file's "
-                          "currency; the run stays resumable. Needs --prices.")
+                          "(plus what requests in flight are expected to cost) would pass this amount, in the prices "
+                          "file's currency; the run stays resumable. Needs --prices.")
 DryRunOpt = typer.Option(False, "--dry-run", help="Send nothing and write nothing: per task and role, the requests, "
                          "input tokens (counted offline), output tokens (estimated) and cost (with --prices).")
 EstimateOutputOpt = typer.Option(None, "--estimate-output", help="ROLE=TOKENS: the output tokens a request of ROLE "
-                                 "is expected to use, for --dry-run and --max-cost (default: its max_tokens, else "
+                                 "is expected to use, for --dry-run, and for --max-cost until the role's first answer "
+                                 "(then the mean of its answers) (default: its max_tokens, else "
                                  f"{CANDIDATE_OUTPUT} for the candidate, {OTHER_OUTPUT} for other roles). Repeatable.")
 
 
@@ -60,24 +64,31 @@ class CostRequest:
         if self.prices is None:
             return None
         specs = [b.spec for b in bindings]
+        meter = meter_for(self.prices, specs, limit=self.max_cost, estimates=self.estimates, previous=previous,
+                          source=str(self.prices_path))
         unpriced = missing_prices(self.prices, specs)
-        if self.max_cost is not None and unpriced:
-            fail(f"--max-cost: {self.prices_path} has no price for {', '.join(unpriced)}; add "
-                 f"them (e.g. {unpriced[0]}: {{input: 0, output: 0}} for a free local model)")
         if unpriced:
             errors.print(f"[yellow]note:[/] {escape(str(self.prices_path))} has no price for "
                          f"{escape(', '.join(unpriced))}: their spend is not recorded", highlight=False)
-        return CostMeter(self.prices, limit=self.max_cost, estimates=dict(self.estimates), previous=previous)
+        return meter
 
 
-def cost_request(prices: Optional[Path], max_cost: Optional[float],
-                 estimate_output: Optional[list[str]] = None) -> CostRequest:
-    """The cost options checked: --max-cost needs --prices and is positive; estimates are counts."""
-    if max_cost is not None and prices is None:
-        fail("--max-cost needs --prices FILE (the price of each model, in the currency the limit is in)")
+def cost_request(prices: Optional[Path], max_cost: Optional[float], estimate_output: Optional[list[str]] = None,
+                 file: Optional[CostOptions] = None) -> CostRequest:
+    """The cost options checked: --max-cost needs --prices and is positive; estimates are counts.
+    `file` holds the cost keys of a config or set file (`prices`, `max_cost`, `estimate_output`):
+    each flag wins over its key."""
+    keys = file or CostOptions()
     if max_cost is not None and not max_cost > 0:
         fail(f"--max-cost must be a positive amount (got {max_cost})")
-    estimates = checked(lambda: counts_by_role(estimate_output or [], "--estimate-output"))
+    limit = "--max-cost" if max_cost is not None else "max_cost: in the file"
+    prices = prices if prices is not None else (Path(keys.prices) if keys.prices is not None else None)
+    max_cost = max_cost if max_cost is not None else keys.max_cost
+    if max_cost is not None and prices is None:
+        fail(f"{limit} needs --prices FILE" + (" or prices: in the file" if file is not None else "")
+             + " (the price of each model, in the currency the limit is in)")
+    estimates = (checked(lambda: counts_by_role(estimate_output, "--estimate-output")) if estimate_output
+                 else dict(keys.estimate_output))
     for role, tokens in estimates.items():
         if tokens < 1:
             fail(f"--estimate-output {role}={tokens}: TOKENS must be at least 1")
@@ -200,34 +211,49 @@ def stop_if_limited(meter: CostMeter | None, folder: RunFolder, results: Any, re
     stopped(meter, folder, results, request)
 
 
-def projected_cost(folder: RunFolder, prices: Prices, total: int) -> float | None:
-    """What the whole run should cost: the mean cost of its finished samples (their recorded tokens
-    at the run's prices, cache hits included) times its `total` (sample, epoch) pairs; None
-    before any sample has finished."""
-    roles = folder.read_header().roles
+def run_progress(folder: RunFolder, prices: Prices, total: int) -> tuple[int, float | None]:
+    """A run's (sample, epoch) pairs left of its `total`, and the mean cost of a finished one: its
+    record's tokens at `prices` (the batch price for the run's roles in batch mode; cache hits
+    priced as if paid), None before any pair finished."""
+    if not folder.exists():
+        return total, None
+    header = folder.read_header()
     costs = []
     for sample in folder.iter_scored():
         cost = 0.0
         for role, usage in sample.usage.items():
-            price = prices.of(roles[role].spec) if role in roles else None
+            price = prices.of(header.roles[role].spec) if role in header.roles else None
             if price is not None:
-                cost += price.cost(usage.prompt_tokens, usage.completion_tokens)
+                cost += price.cost(usage.prompt_tokens, usage.completion_tokens, batch=role in header.batch)
         costs.append(cost)
-    return sum(costs) / len(costs) * total if costs else None
+    return max(0, total - len(costs)), sum(costs) / len(costs) if costs else None
 
 
-def suggested_limit(meter: CostMeter, projected: float | None) -> float:
-    """A --max-cost that should let the work finish: the projected cost with a tenth more, and at
-    least the spend so far plus the costliest request (or twice the limit with nothing to go by)."""
+def cost_left(progress: Iterable[tuple[int, float | None]]) -> float | None:
+    """What the pairs left of some runs (their `run_progress`) should cost: each run's mean cost of
+    a finished pair × its pairs left, a run without one at the mean over the others; None when no
+    run has a finished pair."""
+    progress = list(progress)
+    means = [mean for _, mean in progress if mean is not None]
+    if not means:
+        return None
+    fallback = sum(means) / len(means)
+    return sum(left * (fallback if mean is None else mean) for left, mean in progress)
+
+
+def suggested_limit(meter: CostMeter, left: float | None) -> float:
+    """A --max-cost that should let the work finish in one go: the spend so far plus what the work
+    left should cost (`cost_left`) with `MARGIN` more (samples differ); at least the spend or limit
+    plus the costliest request; twice the limit with nothing to go by."""
     floor = max(meter.spent, meter.limit or 0.0) + max(meter.largest, 0.01 * (meter.limit or 1.0))
-    guess = projected * 1.1 if projected is not None else 2 * max(meter.limit or 0.0, meter.spent)
+    guess = meter.spent + left * (1 + MARGIN) if left is not None else 2 * max(meter.limit or 0.0, meter.spent)
     return round_up(max(guess, floor))
 
 
 def stopped(meter: CostMeter, folder: RunFolder, results: Any, request: CostRequest) -> NoReturn:
     currency = meter.currency
     counts = results.counts
-    suggestion = suggested_limit(meter, projected_cost(folder, meter.prices, counts.total))
+    suggestion = suggested_limit(meter, cost_left([run_progress(folder, meter.prices, counts.total)]))
     errors.print(
         f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, currency)} of "
         f"{money(meter.limit or 0.0, currency)}; {counts.finished}/{counts.total} samples finished, the others "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import shlex
 from pathlib import Path
 from typing import Any, Optional
 
@@ -9,9 +11,10 @@ import typer
 
 from ..planning import Plan, plan
 from ..registry import tasks
+from ..runtime.interrupts import SignalStop
 from ..runtime.loop import run_async
 from ..runtime.options import RunOptions
-from ..runtime.outcome import EXIT_FAILED_SAMPLES, EXIT_INTERRUPTED
+from ..runtime.outcome import EXIT_FAILED_SAMPLES
 from ..runtime.records import Results
 from ..runtime.roles import RoleRequest
 from ..runtime.runlog import RunFolder
@@ -23,12 +26,18 @@ from .results import print_results
 
 
 def run_in_loop(coro: Any) -> Any:
-    """Run `coro` to its end; Ctrl-C exits with status 130 and says how to resume."""
+    """Run `coro` to its end. Ctrl-C (SIGINT) or SIGTERM stops it (`runtime.interrupts`): the
+    command names the run folder and the command that continues it, and exits with 130 or 143."""
+    stop = SignalStop()
     try:
-        return run_async(coro)
-    except KeyboardInterrupt:
-        errors.print("[yellow]interrupted: finished samples are saved; continue with proseval resume RUN_DIR[/]")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        return run_async(stop.run(coro))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        run = stop.interrupted
+        message = "interrupted before any sample started" if run is None else (
+            f"interrupted: {run.saved} of {run.total} samples are saved in {run.folder}; "
+            f"continue with: proseval resume {shlex.quote(str(run.folder))}")
+    errors.print(message, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(stop.exit_status)
 
 
 def task_tables(task_name: str, results: Any) -> list[Any]:

@@ -42,6 +42,10 @@ class Scale:
         """Whether exact and within-1 agreement apply (integer points)."""
         return self.kind in ("ordinal", "binary")
 
+    def contains(self, value: float) -> bool:
+        """Whether `value` is on the scale: within its range, and a whole number where points are."""
+        return self.low <= value <= self.high and (not self.integer or float(value).is_integer())
+
     def describe(self) -> str:
         return f"{self.kind} {self.low:g}-{self.high:g}"
 

@@ -152,6 +152,7 @@ class Completion(BaseModel):
     latency: float = 0.0
     raw: dict[str, Any] | None = None
     cached: bool = False
+    batched: bool = False  # answered through a provider batch (`runtime.batch`): charged at the batch price
 
 
 class ModelError(ProsevalError):

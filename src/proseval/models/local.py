@@ -8,7 +8,9 @@ settings give the same answer whatever ran before, in this process or another (d
 Generations run one at a time (llama.cpp contexts are not thread-safe) on one dedicated
 worker thread, which keeps the event loop free for other roles' requests. Always the same
 thread: llama.cpp's compute threads are tied to the thread that calls it, and switching
-callers costs a warm-up (measured in bench/local_model.py).
+callers costs a warm-up (measured in bench/local_model.py). A request cancelled while its
+generation runs (an interrupt, a timeout) stops that generation at its next token
+(`stopped_when`): a cancelled asyncio future alone would leave the thread generating.
 """
 
 from __future__ import annotations
@@ -168,6 +170,33 @@ def local_params(config: GenerateConfig) -> dict[str, Any]:
     return local
 
 
+class GenerationCancelled(Exception):
+    """Raised in the worker thread, between tokens, when the request was cancelled."""
+
+
+@contextlib.contextmanager
+def stopped_when(llama: Any, cancelled: threading.Event) -> Iterator[None]:
+    """Make `llama` raise `GenerationCancelled` at its next evaluation once `cancelled` is set.
+
+    llama-cpp-python evaluates the prompt and then each generated token through `Llama.eval`,
+    which is wrapped here for one request; the evaluation itself is unchanged, so answers are
+    too. (`stopping_criteria` would be checked per token as well, but `create_chat_completion`
+    does not pass it on, and a logits processor runs inside a C callback, which cannot raise.)
+    """
+    evaluate = llama.eval
+
+    def checked(tokens: Any) -> None:
+        if cancelled.is_set():
+            raise GenerationCancelled
+        evaluate(tokens)
+
+    llama.eval = checked
+    try:
+        yield
+    finally:
+        del llama.eval
+
+
 def clear_state(llama: Any) -> None:
     """Forget the previous request. llama-cpp-python keeps the last prompt's tokens in the KV
     cache and evaluates only what a new prompt adds to a shared prefix; the prompt's last token
@@ -192,15 +221,21 @@ class LocalModel:
         self._lock = asyncio.Lock()
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
-        async with self._lock:
-            return await asyncio.get_running_loop().run_in_executor(_WORKER, self._generate_sync, messages, config)
+        cancelled = threading.Event()
+        try:
+            async with self._lock:
+                return await asyncio.get_running_loop().run_in_executor(
+                    _WORKER, self._generate_sync, messages, config, cancelled)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
 
-    def _generate_sync(self, messages: list[Message], config: GenerateConfig) -> Completion:
+    def _generate_sync(self, messages: list[Message], config: GenerateConfig, cancelled: threading.Event) -> Completion:
         llama, lock = load_llama(self.path, self.n_ctx)
         params = local_params(config)
         start = time.perf_counter()
         try:
-            with lock:
+            with lock, stopped_when(llama, cancelled):
                 clear_state(llama)
                 out = llama.create_chat_completion(messages=messages, **params)
         except ValueError as exc:  # e.g. prompt longer than the context window

@@ -3,8 +3,8 @@
 Items are (answer, criterion) pairs: the answer a run's candidate wrote to one sample (and epoch),
 and one criterion a judge rated it on. A judge's verdict on an item is taken from its first run on
 those answers (by start time); its later runs on the same answers are repeats, used only for
-consistency. Every statistic is computed on the items both sides rated (an unscored verdict
-counts in the unscored rate, never as a value).
+consistency, each judging counted once (`repeats`). Every statistic is computed on the items both
+sides rated (an unscored verdict counts in the unscored rate, never as a value).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from .card import (
     EvaluatorCard,
     GroupAgreement,
     HumanAgreement,
-    HumanCeiling,
     JudgePair,
     LabelSummary,
     LengthBias,
@@ -36,13 +35,17 @@ from .card import (
     PanelItem,
     PanelSummary,
     PositionBias,
+    RaterAgreement,
+    RaterVsRest,
     RunInfo,
     SelfPreference,
+    SetAsideRun,
     SystemAgreement,
     TopDisagreement,
 )
 from .collect import AnswerKey, Judgements, JudgedRun, Verdict, collect
-from .labels import Label, LabelSet, match_labels
+from .labels import Label, LabelSet, check_scales, match_labels
+from .repeats import distinct_runs
 
 Item = tuple[AnswerKey, str]  # (answer, criterion)
 Group = tuple[str, str]  # (task, role)
@@ -135,7 +138,15 @@ def _consistency(table: _Table, judge: str) -> Consistency | None:
     matrix = [r + [None] * (width - len(r)) for r in rows]
     found = stats.repeat_consistency(matrix)
     return Consistency(repeats=repeats, n_items=found.n_items, mean_variance=found.mean_variance,
-                       mean_sd=found.mean_std, changed_share=found.share_changed, alpha=found.alpha)
+                       mean_sd=found.mean_std, changed_share=found.share_changed, alpha=found.alpha,
+                       note=_alpha_note(found.n_items, found.alpha, "judged twice"))
+
+
+def _alpha_note(pairable: int, alpha: float | None, rated: str) -> str:
+    """Why Krippendorff's alpha is missing ('' when it is not) over `pairable` items `rated` so."""
+    if alpha is not None:
+        return ""
+    return f"fewer than 2 items {rated}" if pairable < 2 else "the verdicts do not vary"
 
 
 def _position(table: _Table, judge: str, primary: Mapping[Item, Verdict]) -> PositionBias | None:
@@ -159,14 +170,36 @@ def _answer_means(primary: Mapping[Item, Verdict]) -> dict[AnswerKey, float]:
     return {answer: statistics.fmean(v) for answer, v in values.items()}
 
 
+def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int]) -> tuple[float | None, int, str]:
+    """The slope of the verdicts on log2 length within each run, net of each criterion's level (a fixed
+    effect per run and criterion; criteria rated on one answer only, as WritingBench's per-query
+    ones, share one per run): its value, the verdicts it rests on, and why it is missing."""
+    items = [(answer, criterion, v.value) for (answer, criterion), v in primary.items()
+             if v.value is not None and answer in lengths]
+    answers_rated: dict[tuple[str, str], int] = defaultdict(int)
+    for answer, criterion, _ in items:
+        answers_rated[(answer[0], criterion)] += 1
+    groups = [(a[0], c if answers_rated[(a[0], c)] > 1 else None) for a, c, _ in items]
+    slope = stats.length_slope([v for _, _, v in items], [lengths[a] for a, _, _ in items], groups)
+    if slope.slope is not None:
+        return slope.slope, slope.n, ""
+    if not items:
+        return None, 0, "no scored verdict on an answer of known length"
+    if slope.n == 0:
+        return None, 0, "no two verdicts to compare within a run"
+    return None, slope.n, "the answers' lengths do not vary"
+
+
 def _length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int],
                  candidates: Mapping[str, str]) -> LengthBias:
+    within_run, n_within_run, within_run_note = _within_run(primary, lengths)
     means = _answer_means(primary)
     answers = [a for a in means if a in lengths]
     groups = [f"{a[1]}#{a[2]}" for a in answers]
     shared = _repeated(groups)
     if not shared:
-        return LengthBias(note="needs two or more answers per sample (several candidates, or epochs)")
+        return LengthBias(note="needs two or more answers per sample (several candidates, or epochs)",
+                          within_run_slope=within_run, n_within_run=n_within_run, within_run_note=within_run_note)
     kept = [i for i, g in enumerate(groups) if g in shared]
     scores = [means[answers[i]] for i in kept]
     words = [lengths[answers[i]] for i in kept]
@@ -174,8 +207,11 @@ def _length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, in
     systems = [candidates.get(answers[i][0], answers[i][0]) for i in kept]
     slope = stats.length_slope(scores, words, keys)
     controlled = stats.length_controlled_means(scores, words, keys, systems)
-    return LengthBias(slope_per_doubling=controlled.beta, within_sample_slope=slope.slope, n=slope.n,
-                      systems={str(s): {"raw": raw, "length_controlled": lc} for s, (raw, lc) in controlled.means.items()})
+    note = "" if controlled.beta is not None else "length cannot be told apart from candidate and sample"
+    means_of = {str(s): {"raw": raw, "length_controlled": lc} for s, (raw, lc) in controlled.means.items()}
+    return LengthBias(slope_per_doubling=controlled.beta, within_sample_slope=slope.slope, n=slope.n, note=note,
+                      systems=means_of, within_run_slope=within_run, n_within_run=n_within_run,
+                      within_run_note=within_run_note)
 
 
 def _repeated(groups: Sequence[str]) -> set[str]:
@@ -245,7 +281,7 @@ def _cost(judge_runs: Sequence[JudgedRun], role: str, items: int, prices: Prices
         calls = int(usage.get("requests", 0)) - int(usage.get("cache_hits", 0))
         latency += float(usage.get("mean_latency_s") or 0.0) * max(calls, 0)
     cost = Cost(items=items, requests=requests, prompt_tokens=prompt, completion_tokens=completion)
-    if items:
+    if items and any(role in run.roles_usage for run in judge_runs):  # else no results.json: unknown, not 0
         cost.tokens_per_1000 = round((prompt + completion) * 1000 / items, 1)
         cost.seconds_per_1000 = round(latency * 1000 / items, 2) if latency else None
         spec = judge_runs[0].header.roles[role].spec if judge_runs and role in judge_runs[0].header.roles else ""
@@ -299,19 +335,25 @@ def _top_disagreements(primary_a: Mapping[Item, Verdict], primary_b: Mapping[Ite
                             a=va, b=vb) for _, item, va, vb in gaps[:TOP_DISAGREEMENTS]]
 
 
-def _human_values(labels: LabelSet | None, runs: Sequence[JudgedRun], known: set[AnswerKey]) -> tuple[
+def _human_values(labels: LabelSet | None, runs: Sequence[JudgedRun], verdicts: Sequence[Verdict]) -> tuple[
         dict[Item, dict[str, float]], list[tuple[AnswerKey, AnswerKey, str, str, str]], LabelSummary | None]:
-    """Human scores per item and rater, pairwise preferences, and what matched. A label may name the
-    run that wrote the answer or any run that judged it (a re-score): both mean the same answers."""
+    """Human scores per item and rater, pairwise preferences, and what matched: a label counts only
+    where a judge rated its answer on its criterion. A label may name the run that wrote the answer
+    or any run that judged it (a re-score): both mean the same answers. Raises DataError for scores
+    off the scale their criterion is rated on."""
     if labels is None:
         return {}, [], None
+    scales: dict[str, set[Scale]] = defaultdict(set)
+    for verdict in verdicts:
+        scales[verdict.criterion].add(verdict.scale)
+    check_scales(labels, scales)
     alias = {run.run_id: run.answers for run in runs} | {run.answers: run.answers for run in runs}
 
     def resolved(label: Label) -> Label:
         update = {k: alias.get(v, v) for k in ("run", "a", "b") if (v := getattr(label, k)) is not None}
         return label.model_copy(update=update) if update else label
 
-    matched = match_labels([resolved(label) for label in labels.labels], known)
+    matched = match_labels([resolved(label) for label in labels.labels], {(v.answer, v.criterion) for v in verdicts})
     scores: dict[Item, dict[str, float]] = defaultdict(dict)
     preferences = []
     for found in matched.matched:
@@ -322,11 +364,18 @@ def _human_values(labels: LabelSet | None, runs: Sequence[JudgedRun], known: set
             preferences.append(((label.a, label.sample_id, label.epoch), (label.b, label.sample_id, label.epoch),
                                 label.criterion, label.preference, label.rater))
     summary = LabelSummary(file=str(labels.path), labels=len(labels.labels), matched=len(matched.matched),
-                           unknown=len(matched.unknown), ambiguous=len(matched.ambiguous), replaced=labels.replaced,
-                           raters=labels.raters(),
-                           unknown_examples=[f"{label.run or '*'}/{label.sample_id}#{label.epoch}"
-                                             for label in matched.unknown[:5]])
+                           unmatched=len(matched.unmatched), ambiguous=len(matched.ambiguous),
+                           replaced=labels.replaced, raters=labels.raters(),
+                           unmatched_examples=[f"{_label_runs(label)}/{label.sample_id}#{label.epoch} "
+                                               f"{label.criterion}" for label in matched.unmatched[:5]],
+                           unrated_criteria=sorted({label.criterion for label in matched.unmatched} - set(scales)))
     return scores, preferences, summary
+
+
+def _label_runs(label: Label) -> str:
+    if label.preference is not None:
+        return f"{label.a} vs {label.b}"
+    return label.run or "*"
 
 
 def _humans(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, float]],
@@ -341,6 +390,7 @@ def _humans(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, f
         raters = sorted({r for i in items for r in human[i]})
         result.per_rater = {r: pair_stats(judge, [human[i].get(r) for i in items], scale) for r in raters}
         result.pairwise_consistency = pairwise_consistency(judge, human_mean)
+        result.leave_one_out = _leave_one_out(primary, human, items, raters)
     agree = total = 0
     for a, b, criterion, preference, _ in preferences:
         va, vb = (primary.get((a, criterion)), primary.get((b, criterion)))
@@ -353,6 +403,21 @@ def _humans(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, f
         result.preference_agreement = agree / total
         result.n_preferences = total
     return result if items or total else None
+
+
+def _leave_one_out(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, float]],
+                   items: Sequence[Item], raters: Sequence[str]) -> dict[str, RaterVsRest]:
+    """Each rater and the judge against the mean of the other raters, on the items all three have:
+    how the judge compares with a person where both are held to the same reference."""
+    found = {}
+    for rater in raters:
+        shared = [i for i in items if rater in human[i] and len(human[i]) > 1 and primary[i].value is not None]
+        if not shared:
+            continue
+        rest = [statistics.fmean(v for r, v in human[i].items() if r != rater) for i in shared]
+        found[rater] = RaterVsRest(n=len(shared), rater=pair_stats([human[i][rater] for i in shared], rest, None),
+                                   judge=pair_stats(_values(primary, shared), rest, None))
+    return found
 
 
 def panel_items(primaries: Mapping[str, Mapping[Item, Verdict]], aggregate: str = "mean") -> list[PanelItem]:
@@ -413,7 +478,8 @@ def pairwise_consistency(judge: Sequence[float | None], human: Sequence[float]) 
     return same / total if total else None
 
 
-def _ceiling(human: Mapping[Item, Mapping[str, float]], scale: Scale | None) -> HumanCeiling | None:
+def _rater_agreement(human: Mapping[Item, Mapping[str, float]], scale: Scale | None) -> RaterAgreement | None:
+    """How much the raters agree with each other (context for the judges' agreement with them)."""
     raters = sorted({r for values in human.values() for r in values})
     if len(raters) < 2:
         return None
@@ -421,27 +487,33 @@ def _ceiling(human: Mapping[Item, Mapping[str, float]], scale: Scale | None) -> 
     matrix = [[human[i].get(r) for i in items] for r in raters]
     correlations = [stats.spearman(matrix[i], matrix[j]) for i in range(len(raters)) for j in range(i + 1, len(raters))]
     found = [c for c in correlations if c is not None]
-    return HumanCeiling(raters=raters, n_items=len(items), alpha=stats.krippendorff_alpha(matrix, _level(scale)),
-                        mean_pairwise_spearman=statistics.fmean(found) if found else None)
+    pairable = stats.pairable_units(matrix)
+    alpha = stats.krippendorff_alpha(matrix, _level(scale))
+    return RaterAgreement(raters=raters, n_items=pairable, alpha=alpha,
+                          mean_pairwise_spearman=statistics.fmean(found) if found else None,
+                          note=_alpha_note(pairable, alpha, "rated by two raters"))
 
 
 def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, prices: Prices | None = None,
                        seed: int = 0, panel: str = "mean") -> Analysis:
     """The analysis of collected judgements (pure: no files read)."""
-    runs = {run.index: run for run in found.runs}
-    candidates = {run.answers: run.candidate for run in found.runs if run.candidate != "?"}
-    known = set(found.lengths) | {v.answer for v in found.verdicts}
-    human, preferences, label_summary = _human_values(labels, found.runs, known)
+    kept, aside = distinct_runs(found.runs)
+    runs = {run.index: run for run in kept}
+    kept_verdicts = [v for v in found.verdicts if v.run in runs]
+    candidates = {run.answers: run.candidate for run in kept if run.candidate != "?"}
+    human, preferences, label_summary = _human_values(labels, kept, kept_verdicts)
     grouped: dict[Group, list[Verdict]] = defaultdict(list)
-    for verdict in found.verdicts:
+    for verdict in kept_verdicts:
         grouped[(runs[verdict.run].header.task, verdict.role)].append(verdict)
 
     analysis = Analysis(created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                         package_version=__version__,
                         runs=[RunInfo(index=r.index, run_id=r.run_id, path=str(r.path), task=r.header.task,
                                       answers=r.answers, candidate=r.candidate, judges=r.judges)
-                              for r in found.runs],
-                        labels=label_summary, tasks_without_ratings=found.no_ratings)
+                              for r in kept],
+                        labels=label_summary, tasks_without_ratings=found.no_ratings,
+                        set_aside=[SetAsideRun(run_id=a.run.run_id, path=str(a.run.path), reason=a.reason,
+                                               kept=str(a.kept.path)) for a in aside])
     for (task, role), verdicts in sorted(grouped.items()):
         table = _Table(runs, verdicts)
         scale = table.scale()
@@ -472,6 +544,7 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
                     card.other_judges[other] = pair_stats(_values(primary, shared), _values(primaries[other], shared),
                                                           scale, seed=seed)
             card.humans = _humans(primary, human, preferences, scale) if human or preferences else None
+            card.missing = _missing(card, labelled=labels is not None)
             analysis.cards.append(card)
         for i, a in enumerate(judges):
             for b in judges[i + 1:]:
@@ -485,21 +558,49 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
         if len(judges) > 2:
             items = sorted(set().union(*(set(p) for p in primaries.values())))
             matrix = [_values(primaries[j], items) for j in judges]
-            analysis.groups.append(GroupAgreement(task=task, role=role, judges=judges, n_items=len(items),
-                                                  alpha=stats.krippendorff_alpha(matrix, _level(scale))))
+            pairable = stats.pairable_units(matrix)
+            alpha = stats.krippendorff_alpha(matrix, _level(scale))
+            analysis.groups.append(GroupAgreement(task=task, role=role, judges=judges, n_items=pairable, alpha=alpha,
+                                                  note=_alpha_note(pairable, alpha, "scored by two judges")))
         if len(judges) > 1:
             summary, items = panel_summary(task, role, primaries, candidates, panel)
             analysis.panels.append(summary)
             analysis.panel_items.extend(items)
-        if human:
-            analysis.human_ceiling = _ceiling(human, scale)
+    if human:
+        item_scales = {(v.answer, v.criterion): v.scale for v in kept_verdicts}
+        scales = {item_scales[item] for item in human}
+        analysis.rater_agreement = _rater_agreement(human, scales.pop() if len(scales) == 1 else None)
     return analysis
 
 
+def _missing(card: EvaluatorCard, *, labelled: bool) -> dict[str, str]:
+    """Why each missing figure of the card is missing, by its column (`render.CARD_COLUMNS`)."""
+    missing = {}
+    if card.mean is None:
+        missing["mean"] = "nothing scored"
+    if card.humans is None:
+        missing["vs humans"] = "no label on its items" if labelled else "no labels given"
+    if not card.other_judges:
+        missing["vs other judges"] = "no other judge of these answers"
+    if card.consistency is None:
+        missing["repeats"] = "not repeated"
+    if card.length is not None and card.length.slope_per_doubling is None and card.length.within_run_slope is None:
+        missing["length bias"] = card.length.within_run_note
+    if card.position is None:
+        missing["position flips"] = "no --swap-order re-score"
+    if card.self_preference is not None and not card.self_preference.flagged:
+        missing["self-preference"] = "no candidate of its family"
+    if card.cost is None or card.cost.tokens_per_1000 is None:
+        missing["per 1,000"] = "no usage recorded: no results.json"
+    return missing
+
+
 def analyse(paths: Sequence[Path], *, labels: LabelSet | None = None, prices: Prices | None = None,
-            seed: int = 0, panel: str = "mean") -> Analysis:
+            seed: int = 0, panel: str = "mean", data_dir: Path | None = None) -> Analysis:
     """Read the run folders and analyse their judges (see the module docstring); `panel` ("mean" or
-    "median") makes an item's panel score from the judges' verdicts."""
+    "median") makes an item's panel score from the judges' verdicts; `data_dir` is the benchmark's
+    data for runs that predate recorded verdicts (`collect`)."""
     if panel not in ("mean", "median"):
         raise ValueError(f"panel score must be mean or median, not {panel!r}")
-    return analyse_judgements(collect(paths), labels=labels, prices=prices, seed=seed, panel=panel)
+    return analyse_judgements(collect(paths, data_dir=data_dir), labels=labels, prices=prices, seed=seed,
+                              panel=panel)

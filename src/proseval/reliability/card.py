@@ -3,7 +3,7 @@ human labels; its JSON Schema is exported to docs/schema like the run folder's f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
 
@@ -31,6 +31,7 @@ class Consistency(BaseModel):
     mean_sd: float | None = None
     changed_share: float | None = Field(None, description="share of items whose verdict is not the same in every repeat")
     alpha: float | None = Field(None, description="Krippendorff's alpha (interval) with repeats as raters")
+    note: str = Field("", description="why alpha is missing")
 
 
 class LengthBias(BaseModel):
@@ -42,7 +43,14 @@ class LengthBias(BaseModel):
     n: int = 0
     systems: dict[str, dict[str, float | None]] = Field(default_factory=dict,
                                                         description="candidate -> raw and length-controlled mean")
-    note: str = ""
+    note: str = Field("", description="why slope_per_doubling is missing")
+    within_run_slope: float | None = Field(None, description="score points per doubling of the answer's length, "
+                                           "from each run's verdicts net of each criterion's level (criterion fixed "
+                                           "effects; criteria rated on one answer only share one): needs no second "
+                                           "candidate, but takes prompts that call for long answers and are easier "
+                                           "(or harder) for length bias")
+    n_within_run: int = Field(0, description="verdicts the within-run slope is fitted on")
+    within_run_note: str = Field("", description="why within_run_slope is missing")
 
 
 class PositionBias(BaseModel):
@@ -77,10 +85,21 @@ class Cost(BaseModel):
     seconds_per_1000: float | None = Field(None, description="request time (sum of latencies, not wall time)")
 
 
+class RaterVsRest(BaseModel):
+    """One rater, and the judge, each against the mean of the other raters on the same items."""
+
+    n: int
+    rater: PairStats
+    judge: PairStats
+
+
 class HumanAgreement(BaseModel):
     n_items: int = 0
     vs_human_mean: PairStats | None = None
     per_rater: dict[str, PairStats] = Field(default_factory=dict)
+    leave_one_out: dict[str, RaterVsRest] = Field(
+        default_factory=dict, description="rater -> that rater and the judge against the mean of the other raters "
+        "(items rated by the judge, the rater and at least one other rater)")
     pairwise_consistency: float | None = Field(None, description="share of item pairs the humans score differently "
                                                "that the judge orders the same way")
     n_preferences: int = 0
@@ -88,11 +107,15 @@ class HumanAgreement(BaseModel):
                                                "scores imply")
 
 
-class HumanCeiling(BaseModel):
+class RaterAgreement(BaseModel):
+    """How much the human raters agree with each other: context for a judge's agreement with them,
+    not a bound on it (a judge can agree with the raters' mean more than any one rater does)."""
+
     raters: list[str]
-    n_items: int
+    n_items: int = Field(description="items rated by two or more raters")
     alpha: float | None = None
     mean_pairwise_spearman: float | None = None
+    note: str = Field("", description="why alpha is missing")
 
 
 class TopDisagreement(BaseModel):
@@ -128,8 +151,9 @@ class GroupAgreement(BaseModel):
     task: str
     role: str
     judges: list[str]
-    n_items: int
+    n_items: int = Field(description="items scored by two or more of the judges: those alpha is computed on")
     alpha: float | None
+    note: str = Field("", description="why alpha is missing")
 
 
 class PanelItem(BaseModel):
@@ -180,6 +204,7 @@ class EvaluatorCard(BaseModel):
     position: PositionBias | None = None
     self_preference: SelfPreference | None = None
     cost: Cost | None = None
+    missing: dict[str, str] = Field(default_factory=dict, description="figure -> why it is missing (shown as —)")
 
 
 class RunInfo(BaseModel):
@@ -196,11 +221,22 @@ class LabelSummary(BaseModel):
     file: str
     labels: int
     matched: int
-    unknown: int
+    unmatched: int = Field(description="labels of an answer and criterion no judge rated")
     ambiguous: int
     replaced: int = 0
     raters: list[str] = Field(default_factory=list)
-    unknown_examples: list[str] = Field(default_factory=list)
+    unmatched_examples: list[str] = Field(default_factory=list)
+    unrated_criteria: list[str] = Field(default_factory=list, description="criteria of labels that no judge rated")
+
+
+class SetAsideRun(BaseModel):
+    """A run left out because it repeats another's judging (see `reliability.repeats`)."""
+
+    run_id: str
+    path: str
+    reason: Literal["duplicate", "replay"] = Field(description="duplicate (the same judging identity) or replay "
+                                                   "(every reply from the cache, byte-identical to the kept run's)")
+    kept: str = Field(description="the folder of the run analysed in its place")
 
 
 class Analysis(BaseModel):
@@ -214,8 +250,9 @@ class Analysis(BaseModel):
     groups: list[GroupAgreement] = Field(default_factory=list)
     panels: list[PanelSummary] = Field(default_factory=list)
     labels: LabelSummary | None = None
-    human_ceiling: HumanCeiling | None = None
+    rater_agreement: RaterAgreement | None = None
     tasks_without_ratings: list[str] = Field(default_factory=list)
+    set_aside: list[SetAsideRun] = Field(default_factory=list)
     extra: dict[str, Any] = Field(default_factory=dict)
     # Every panel item (written to panel.jsonl beside results.json; not part of results.json).
     _panel_items: list[PanelItem] = PrivateAttr(default_factory=list)

@@ -3,20 +3,27 @@
 Runs are grouped by the answers they judged: a run that generated its answers judged its own; a
 re-score (`proseval score`) judged the answers of the run it was made from (`rescored_from`),
 so a run and its re-scores with other judges, or with the same judge again, judge the same items.
+
+A run records its verdicts (each finished record's `ratings`, described by the header's
+`ratings`), so reading them needs neither the task nor its data. A run made before they were
+recorded is read through its task's `ratings`: its task is built again, from `data_dir` where
+its data moved.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.closeness import count_words
-from ..core.ratings import Scale
-from ..core.task import Task
-from ..registry import get_task
-from ..runtime.records import RunHeader, SampleRecord
+from ..core.ratings import Rating, Scale
+from ..errors import DataError, ProsevalError
+from ..registry import get_entry, get_task
+from ..runtime.cache import canonical_json
+from ..runtime.provenance import ratings_info
+from ..runtime.records import RatingsInfo, RunHeader, SampleRecord
 from ..runtime.runlog import RunFolder, RunFolderError
 
 # An answer: (the run that wrote it, sample id, epoch).
@@ -34,6 +41,9 @@ class JudgedRun:
     candidate: str  # the model that wrote those answers
     judges: dict[str, str]  # role -> the judge's label (its binding, and its prompts if replaced)
     roles_usage: dict[str, dict]  # role -> requests, tokens and latency from results.json
+    identity: str  # the same judging of the same answers: see `judging_identity`
+    replies: str  # SHA-256 of every reply of the run's judges, with the sample and turn it answered
+    replayed: bool  # every judge reply came from the response cache
     swapped: bool = False  # judged with the texts of each judge prompt in the other order
 
     @property
@@ -91,6 +101,17 @@ def judge_labels(header: RunHeader, roles: Iterable[str]) -> dict[str, str]:
             for role in roles if role in header.roles}
 
 
+def judging_identity(header: RunHeader, answers: str, roles: Iterable[str]) -> str:
+    """What makes two runs the same judging: the answers, the task and its parameters (but where its
+    data lies), each judging role's model, settings and prompts, the seed and the repeat number."""
+    params = {k: v for k, v in header.task_params.items() if k != "data_dir"}
+    judges = {role: {"spec": header.roles[role].spec, "config": header.roles[role].config.model_dump(mode="json")}
+              for role in sorted(roles) if role in header.roles}
+    return canonical_json({"answers": answers, "task": header.task, "version": header.task_version,
+                           "params": params, "judges": judges, "prompts": _prompts_tag(header),
+                           "seed": header.seed, "repeat": header.repeat})
+
+
 def _records(folder: RunFolder) -> list[SampleRecord]:
     """One record per (sample, epoch): a finished one beats a failed one, the later among equals."""
     chosen: dict[tuple[str, int], SampleRecord] = {}
@@ -103,39 +124,92 @@ def _records(folder: RunFolder) -> list[SampleRecord]:
     return list(chosen.values())
 
 
-def collect(paths: Sequence[Path]) -> Judgements:
-    """Read every run folder's verdicts through its task's `ratings`; raises RunFolderError naming a
-    folder that is not a run."""
-    tasks: dict[tuple[str, str], Task] = {}
+ReadRatings = Callable[[SampleRecord], list[Rating]]
+
+
+def _recorded(record: SampleRecord) -> list[Rating]:
+    return record.ratings or []
+
+
+class _Rebuilt:
+    """Runs made before verdicts were recorded: their tasks built again (once per task and
+    parameters), with `data_dir` in place of the recorded data folder when given."""
+
+    def __init__(self, data_dir: Path | None):
+        self.data_dir = data_dir
+        self.built: dict[str, tuple[RatingsInfo, ReadRatings]] = {}
+
+    def reader(self, header: RunHeader, path: Path) -> tuple[RatingsInfo, ReadRatings]:
+        params = dict(header.task_params)
+        key = canonical_json([header.task, params])
+        if key not in self.built:
+            try:
+                if self.data_dir is not None and "data_dir" in get_entry(header.task).params.model_fields:
+                    params["data_dir"] = str(self.data_dir)
+                task = get_task(header.task, params)
+            except (ProsevalError, ValueError, OSError) as exc:
+                reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise DataError(f"{path}: made before runs recorded their judges' verdicts, so its task "
+                                f"{header.task} is built again to read them, which failed: {reason}. Give the "
+                                "benchmark's data folder with --data-dir PATH (proseval agreement)") from None
+            ratings = task.ratings
+            self.built[key] = ratings_info(task), lambda record: ratings(record.scores) if ratings else []
+        return self.built[key]
+
+
+def _replies(records: Sequence[SampleRecord]) -> tuple[str, bool]:
+    """The digest of the judges' replies of these records, and whether every one was a cache replay."""
+    digest = hashlib.sha256()
+    calls = 0
+    cached = True
+    for record in sorted(records, key=lambda r: (r.id, r.epoch)):
+        for call in record.calls:
+            calls += 1
+            cached = cached and call.cached
+            digest.update(canonical_json([record.id, record.epoch, call.role, call.turn, call.text, call.error])
+                          .encode())
+    return digest.hexdigest(), calls > 0 and cached
+
+
+def _read_run(index: int, folder: RunFolder, header: RunHeader, info: RatingsInfo, read: ReadRatings,
+              lengths: dict[AnswerKey, int]) -> tuple[JudgedRun, list[Verdict]]:
+    """One run's verdicts (the words of each answer not seen yet go into `lengths`)."""
+    answers, candidate = _source(header, folder.path)
+    usage = folder.read_results().roles if folder.has_results else {}
+    records = [r for r in _records(folder) if r.status == "ok"]  # a failed one has no answer to judge
+    verdicts: list[Verdict] = []
+    scales: dict[Scale, Scale] = {}  # one object per scale, not one per verdict read from the records
+    for record in records:
+        answer = (answers, record.id, record.epoch)
+        slices = tuple((k, str(record.metadata[k])) for k in info.slice_keys if k in record.metadata)
+        if record.state is not None and answer not in lengths:
+            lengths[answer] = count_words(record.state.output)
+        verdicts += [Verdict(index, answer, r.criterion, r.role, r.value, scales.setdefault(r.scale, r.scale), slices)
+                     for r in read(record)]
+    roles = sorted({v.role for v in verdicts})
+    replies, replayed = _replies(records)
+    run = JudgedRun(index, folder.path, header, answers, candidate, judge_labels(header, roles), usage,
+                    identity=judging_identity(header, answers, roles), replies=replies, replayed=replayed,
+                    swapped=info.swapped)
+    return run, verdicts
+
+
+def collect(paths: Sequence[Path], *, data_dir: Path | None = None) -> Judgements:
+    """Read every run folder's verdicts (see the module docstring); raises RunFolderError naming a
+    folder that is not a run, DataError naming a run whose task cannot be built again."""
+    rebuilt = _Rebuilt(data_dir)
     found = Judgements(runs=[], verdicts=[])
     for index, path in enumerate(paths):
         folder = RunFolder(path)
         header = folder.read_header()
-        key = (header.task, repr(sorted(header.task_params.items())))
-        if key not in tasks:
-            tasks[key] = get_task(header.task, header.task_params)
-        task = tasks[key]
-        if task.ratings is None:
+        info, read = (header.ratings, _recorded) if header.ratings is not None else rebuilt.reader(header, folder.path)
+        if not info.recorded:
             if header.task not in found.no_ratings:
                 found.no_ratings.append(header.task)
             continue
-        answers, candidate = _source(header, folder.path)
-        usage = folder.read_results().roles if folder.has_results else {}
-        run_verdicts: list[Verdict] = []
-        for record in _records(folder):
-            if record.status != "ok":
-                continue  # no answer to judge: the candidate's failure, counted by the run itself
-            answer = (answers, record.id, record.epoch)
-            slices = tuple((k, str(record.metadata[k])) for k in task.slice_keys if k in record.metadata)
-            if record.state is not None and answer not in found.lengths:
-                found.lengths[answer] = count_words(record.state.output)
-            run_verdicts += [Verdict(index, answer, r.criterion, r.role, r.value, r.scale, slices)
-                             for r in task.ratings(record.scores)]
-        roles = sorted({v.role for v in run_verdicts})
-        swapped = task.swap_param is not None and header.task_params.get(task.swap_param) == "swapped"
-        found.runs.append(JudgedRun(index, folder.path, header, answers, candidate, judge_labels(header, roles),
-                                    usage, swapped))
-        found.verdicts += run_verdicts
+        run, verdicts = _read_run(index, folder, header, info, read, found.lengths)
+        found.runs.append(run)
+        found.verdicts += verdicts
     if not found.runs and paths:
         raise RunFolderError(f"none of the runs has judged verdicts to compare (task(s) "
                              f"{', '.join(found.no_ratings)} declare none)")

@@ -12,7 +12,7 @@ stripped, an empty cell is a missing value; an unknown field or column is refuse
 ``epoch``      the epoch of the answer, an integer >= 0 (default 0)
 ``criterion``  (required) what was rated: a metric such as ``quality``, or a criterion name
 ``rater``      (required) who rated: non-empty, printable, at most 100 characters (spaces stripped)
-``score``      a number, the rating of one answer — or:
+``score``      a number in ASCII digits on the scale of what was rated, the rating of one answer — or:
 ``preference`` ``A``, ``B`` or ``tie`` (any case): which of two answers is better
 ``run``        (score only, optional) the id or folder name of the run whose answer was rated;
                needed when the answers come from several runs
@@ -26,7 +26,9 @@ Each label has exactly one of ``score`` and ``preference``. A leading UTF-8 byte
 labels with the same rater, run, sample_id, epoch, criterion, a and b, the later one counts.
 
 Errors name the file and line (``labels.csv:7: score: not a number ('seven')``); up to 20 are
-reported together, so a file can be fixed in one go.
+reported together, so a file can be fixed in one go. A score off the scale its criterion is rated
+on (12 on 1-10, 7.5 on whole points) is refused the same way once the runs are read
+(`check_scales`).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ import io
 import math
 import os
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -45,6 +47,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..core.jsonl import DataFormatError, iter_json_objects
+from ..core.ratings import Scale
 from ..errors import DataError, MissingDataError
 
 try:
@@ -52,7 +55,8 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: appends are not locked
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Label", "LabelSet", "MatchResult", "MatchedLabel", "append_label", "match_labels", "read_labels"]
+__all__ = ["Label", "LabelSet", "MatchResult", "MatchedLabel", "append_label", "check_scales", "match_labels",
+           "read_labels"]
 
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 TABLE_DELIMITERS = {".csv": ",", ".tsv": "\t"}
@@ -123,6 +127,8 @@ class Label(BaseModel):
         if isinstance(value, bool):
             raise ValueError("not a number (true/false)")
         if isinstance(value, str):
+            if not value.isascii():  # float() would read ７ (full-width) or ٧ (Arabic-Indic) as 7
+                raise ValueError(f"not a number in ASCII digits ({value!r})")
             try:
                 value = float(value.strip())
             except ValueError:
@@ -184,6 +190,7 @@ class LabelSet:
 
     labels: list[Label]
     path: Path
+    lines: list[int]  # the line of each label in the file
     replaced: int = 0  # labels superseded by a later one with the same key
 
     def raters(self) -> list[str]:
@@ -220,7 +227,7 @@ def read_labels(path: Path) -> LabelSet:
         records = _table(raw, source, TABLE_DELIMITERS[suffix])
 
     errors: list[str] = []
-    kept: dict[tuple, Label] = {}
+    kept: dict[tuple, tuple[Label, int]] = {}
     replaced = 0
     for number, record in records:
         if isinstance(record, str):
@@ -235,15 +242,36 @@ def read_labels(path: Path) -> LabelSet:
         if key in kept:  # the later label counts, in the later one's place
             del kept[key]
             replaced += 1
-        kept[key] = label
+        kept[key] = label, number
     if errors:
-        shown = "\n  ".join(errors[:MAX_ERRORS])
-        more = f"\n  ... and {len(errors) - MAX_ERRORS} more" if len(errors) > MAX_ERRORS else ""
-        problems = f"{len(errors)} problem{'s' if len(errors) > 1 else ''}"
-        raise DataError(f"{path}: {problems} in the labels file; fix them and read again:\n  {shown}{more}")
+        raise _problems(path, errors)
     if not kept:
         raise DataError(f"{path}: no labels in the file (it is empty)")
-    return LabelSet(labels=list(kept.values()), path=path, replaced=replaced)
+    return LabelSet(labels=[label for label, _ in kept.values()], path=path,
+                    lines=[line for _, line in kept.values()], replaced=replaced)
+
+
+def _problems(path: Path, errors: Sequence[str]) -> DataError:
+    """One error listing the first `MAX_ERRORS` problems of a labels file and counting the rest."""
+    shown = "\n  ".join(errors[:MAX_ERRORS])
+    more = f"\n  ... and {len(errors) - MAX_ERRORS} more" if len(errors) > MAX_ERRORS else ""
+    problems = f"{len(errors)} problem{'s' if len(errors) > 1 else ''}"
+    return DataError(f"{path}: {problems} in the labels file; fix them and read again:\n  {shown}{more}")
+
+
+def check_scales(labels: LabelSet, scales: Mapping[str, Collection[Scale]]) -> None:
+    """Refuse scores that are on none of the scales their criterion is rated on (`scales`:
+    criterion -> the scales of the judges' verdicts), each with its file and line, up to 20 listed.
+    A criterion no judge rated has no scale: its labels are reported as unmatched instead."""
+    errors = []
+    for label, line in zip(labels.labels, labels.lines):
+        rated = scales.get(label.criterion)
+        if label.score is not None and rated and not any(scale.contains(label.score) for scale in rated):
+            on = " or ".join(sorted(scale.describe() for scale in rated))
+            errors.append(f"{labels.path}:{line}: score: {label.score:g} is not on the scale of "
+                          f"{label.criterion!r} ({on})")
+    if errors:
+        raise _problems(labels.path, errors)
 
 
 Record = tuple[int, "dict[str, Any] | str"]  # (line, the record or an error message)
@@ -348,6 +376,9 @@ def append_label(path: Path, label: Label) -> None:
 
 
 # matching --------------------------------------------------------------------------------------
+AnswerKey = tuple[str, str, int]  # (run, sample_id, epoch)
+
+
 @dataclass(frozen=True)
 class MatchedLabel:
     """A label and the run of the answer it rates (None for a preference: see `label.a`/`.b`)."""
@@ -359,30 +390,22 @@ class MatchedLabel:
 @dataclass
 class MatchResult:
     matched: list[MatchedLabel] = field(default_factory=list)
-    unknown: list[Label] = field(default_factory=list)  # no such answer in the runs
-    ambiguous: list[Label] = field(default_factory=list)  # no run given, several runs have the answer
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return {"matched": len(self.matched), "unknown": len(self.unknown), "ambiguous": len(self.ambiguous)}
-
-    def summary(self) -> str:
-        return (f"{len(self.matched)} label(s) matched, {len(self.unknown)} for answers not in the runs, "
-                f"{len(self.ambiguous)} ambiguous (no run given and several runs have the answer)")
+    unmatched: list[Label] = field(default_factory=list)  # no judge rated that answer on that criterion
+    ambiguous: list[Label] = field(default_factory=list)  # no run given, several runs' answers were rated
 
 
-def match_labels(labels: Sequence[Label],
-                 known: Mapping[tuple[str | None, str, int], object] | set[tuple[str | None, str, int]]) -> MatchResult:
-    """Sort `labels` by whether the answers they rate are among `known`, the (run, sample_id,
-    epoch) keys of the answers being analysed: a score with a run matches that key, one without
-    matches the only run with the sample and epoch (several: ambiguous); a preference matches
-    when both its runs `a` and `b` have the sample and epoch. Nothing is dropped unreported."""
-    runs_of: dict[tuple[str, int], list[str | None]] = defaultdict(list)
-    for run, sample_id, epoch in known:
-        runs_of[sample_id, epoch].append(run)
+def match_labels(labels: Sequence[Label], rated: Collection[tuple[AnswerKey, str]]) -> MatchResult:
+    """Sort `labels` by whether they rate what a judge rated: `rated` holds the items analysed,
+    ((run, sample_id, epoch), criterion). A score with a run matches that item; one without matches
+    the only run whose answer to the sample and epoch was rated on the criterion (several:
+    ambiguous); a preference matches when the answers of both its runs `a` and `b` were rated on
+    it. Every other label is unmatched: counted, never dropped unreported."""
+    runs_of: dict[tuple[str, int, str], list[str]] = defaultdict(list)
+    for (run, sample_id, epoch), criterion in rated:
+        runs_of[sample_id, epoch, criterion].append(run)
     result = MatchResult()
     for label in labels:
-        runs = runs_of.get((label.sample_id, label.epoch), [])
+        runs = runs_of.get((label.sample_id, label.epoch, label.criterion), [])
         if label.preference is not None:
             found = label.a in runs and label.b in runs
             resolved = None
@@ -396,5 +419,5 @@ def match_labels(labels: Sequence[Label],
         if found:
             result.matched.append(MatchedLabel(label, resolved))
         else:
-            result.unknown.append(label)
+            result.unmatched.append(label)
     return result

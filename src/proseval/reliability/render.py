@@ -1,4 +1,5 @@
-"""The analysis in the terminal: evaluator cards first, then judge pairs, human labels, disagreements."""
+"""The analysis in the terminal: evaluator cards first, then judge pairs, human labels, disagreements.
+A figure that cannot be given is "—" with the reason beside it."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .card import Analysis, EvaluatorCard, PairStats
+from .card import Analysis, EvaluatorCard, LabelSummary, PairStats
 
 DASH = "—"
 
@@ -21,22 +22,44 @@ def pct(value: float | None) -> str:
     return DASH if value is None else f"{100 * value:.1f} %"
 
 
+def missing(reason: str) -> str:
+    """A figure that cannot be given, and why."""
+    return f"{DASH} ({reason})" if reason else DASH
+
+
+def rho(stats: PairStats) -> str:
+    """Spearman's ρ of two raters with its number of items, or why it is undefined."""
+    if stats.spearman is None:
+        return missing(f"n {stats.n}: " + ("fewer than 2 items" if stats.n < 2 else "a constant rater"))
+    return f"{num(stats.spearman)} (n {stats.n})"
+
+
+def alpha(value: float | None, note: str) -> str:
+    return missing(note) if value is None else num(value)
+
+
+def items(n: int) -> str:
+    return f"{n} item" if n == 1 else f"{n} items"
+
+
 def _humans(card: EvaluatorCard) -> str:
     h = card.humans
     if h is None:
         return DASH
     parts = []
     if h.vs_human_mean is not None:
-        parts.append(f"ρ {num(h.vs_human_mean.spearman)} (n {h.vs_human_mean.n})")
+        parts.append(f"ρ {rho(h.vs_human_mean)} with the raters' mean")
     if h.preference_agreement is not None:
         parts.append(f"pref {pct(h.preference_agreement)} (n {h.n_preferences})")
-    return ", ".join(parts) or DASH
+    return ", ".join(parts)
 
 
 def _others(card: EvaluatorCard) -> str:
+    if not card.other_judges:
+        return DASH
     rhos = [s.spearman for s in card.other_judges.values() if s.spearman is not None]
     if not rhos:
-        return DASH
+        return missing("ρ undefined: under 2 shared items or a constant judge")
     return f"ρ {num(sum(rhos) / len(rhos))}" + (f" (mean of {len(rhos)})" if len(rhos) > 1 else "")
 
 
@@ -44,22 +67,28 @@ def _repeats(card: EvaluatorCard) -> str:
     c = card.consistency
     if c is None:
         return DASH
-    return f"{c.repeats}×: sd {num(c.mean_sd)}, changed {pct(c.changed_share)}, α {num(c.alpha)}"
+    return f"{c.repeats}×: sd {num(c.mean_sd)}, changed {pct(c.changed_share)}, α {alpha(c.alpha, c.note)}"
 
 
 def _length(card: EvaluatorCard) -> str:
     bias = card.length
-    if bias is None or bias.slope_per_doubling is None:
+    if bias is None:
         return DASH
-    return f"{num(bias.slope_per_doubling, signed=True)}/2× length"
+    parts = []
+    if bias.within_run_slope is not None:
+        parts.append(f"{num(bias.within_run_slope, signed=True)}/2× within run")
+    if bias.slope_per_doubling is not None:
+        parts.append(f"β {num(bias.slope_per_doubling, signed=True)}/2×")
+    return "; ".join(parts) or DASH
 
 
 def _self(card: EvaluatorCard) -> str:
     sp = card.self_preference
     if sp is None or not sp.flagged:
         return DASH
-    measured = f" {num(sp.difference, signed=True)}" if sp.difference is not None else " (unmeasured)"
-    return f"own family{measured}"
+    if sp.difference is None:
+        return "own family (unmeasured: needs another judge, and candidates of its family and of others)"
+    return f"own family {num(sp.difference, signed=True)}"
 
 
 def _cost(card: EvaluatorCard) -> str:
@@ -79,10 +108,16 @@ CARD_COLUMNS = ("task / role", "judge", "ratings", "unscored", "mean", "vs human
 
 
 def card_cells(card: EvaluatorCard) -> list[str]:
-    """One evaluator card as plain text cells (the terminal and the HTML report show the same)."""
+    """One evaluator card as plain text cells (the terminal and the HTML report show the same); a
+    missing figure is "—" with the reason the card records (`EvaluatorCard.missing`)."""
     position = pct(card.position.flip_rate) if card.position else DASH
-    return [f"{card.task} / {card.role}", card.judge, str(card.n_ratings), pct(card.unscored_rate), num(card.mean),
-            _humans(card), _others(card), _repeats(card), _length(card), position, _self(card), _cost(card)]
+    cells = [f"{card.task} / {card.role}", card.judge, str(card.n_ratings), pct(card.unscored_rate), num(card.mean),
+             _humans(card), _others(card), _repeats(card), _length(card), position, _self(card), _cost(card)]
+    for index, column in enumerate(CARD_COLUMNS):
+        reason = card.missing.get(column)
+        if reason and cells[index] == DASH:
+            cells[index] = missing(reason)
+    return cells
 
 
 def cards_table(analysis: Analysis) -> Table:
@@ -120,19 +155,67 @@ def pairs_table(analysis: Analysis) -> Table:
     return table
 
 
+def label_warnings(labels: LabelSummary) -> list[str]:
+    """What of a labels file is left out: labels that match nothing a judge rated, ambiguous ones."""
+    found = []
+    if labels.unmatched:
+        unrated = (f"; no judge rated the criteria {', '.join(repr(c) for c in labels.unrated_criteria)}"
+                   if labels.unrated_criteria else "")
+        found.append(f"{labels.unmatched} human label(s) unmatched: no judge rated that answer on that criterion "
+                     f"(e.g. {', '.join(labels.unmatched_examples)}){unrated}; they are left out")
+    if labels.ambiguous:
+        found.append(f"{labels.ambiguous} human label(s) ambiguous: answers of several runs fit; give the run id "
+                     "in the label's run field")
+    return found
+
+
+def set_aside_warnings(analysis: Analysis) -> list[str]:
+    """The runs left out because they repeat another run's judging."""
+    why = {"duplicate": "the same judge, settings and repeat number on the same answers as",
+           "replay": "every reply replayed from the response cache, identical to those of"}
+    return [f"{run.path} is left out, counted once: {why[run.reason]} {run.kept}"
+            for run in analysis.set_aside]
+
+
+def rater_agreement_note(analysis: Analysis) -> str | None:
+    """The raters' agreement with each other, framed as context for the judges' agreement with them."""
+    found = analysis.rater_agreement
+    if found is None:
+        return None
+    return (f"Agreement among the {len(found.raters)} human raters, as context (not a bound on a judge's agreement "
+            f"with them: a judge can agree with the raters' mean more than any one rater does): "
+            f"α {alpha(found.alpha, found.note)}, mean pairwise Spearman {num(found.mean_pairwise_spearman)} "
+            f"on {items(found.n_items)} rated by two or more")
+
+
+def leave_one_out_table(analysis: Analysis) -> Table | None:
+    """Each rater and each judge against the mean of the other raters, on the same items."""
+    rows = [(card, rater, versus) for card in analysis.cards if card.humans is not None
+            for rater, versus in card.humans.leave_one_out.items()]
+    if not rows:
+        return None
+    table = Table(title="Each rater, and the judge, against the mean of the other raters (Spearman ρ on the same "
+                  "items)", title_justify="left")
+    for column in ("task / judge", "rater left out", "n", "rater ρ", "judge ρ"):
+        table.add_column(column, justify="left" if column in ("task / judge", "rater left out") else "right")
+    for card, rater, versus in rows:
+        table.add_row(escape(f"{card.task} / {card.judge}"), escape(rater), str(versus.n), num(versus.rater.spearman),
+                      num(versus.judge.spearman))
+    return table
+
+
 def print_analysis(analysis: Analysis, console: Console) -> None:
     if analysis.labels is not None:
         labels = analysis.labels
         line = (f"human labels {escape(labels.file)}: {labels.labels} label(s) from {len(labels.raters)} rater(s), "
                 f"{labels.matched} matched")
-        if labels.unknown:
-            line += (f", [yellow]{labels.unknown} for samples not in these runs[/] (e.g. "
-                     f"{escape(', '.join(labels.unknown_examples))})")
-        if labels.ambiguous:
-            line += f", [yellow]{labels.ambiguous} ambiguous[/] (give the run id in the label's run field)"
         if labels.replaced:
             line += f", {labels.replaced} superseded by a later label of the same rater"
         console.print(line, highlight=False)
+        for warning in label_warnings(labels):
+            console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    for warning in set_aside_warnings(analysis):
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     if analysis.tasks_without_ratings:
         console.print(f"[yellow]note:[/] {', '.join(analysis.tasks_without_ratings)} declare(s) no judged verdicts; "
                       "those runs are left out", highlight=False)
@@ -144,7 +227,8 @@ def print_analysis(analysis: Analysis, console: Console) -> None:
         console.print(pairs_table(analysis))
     for group in analysis.groups:
         console.print(f"{escape(group.task)} / {escape(group.role)}: Krippendorff's α over all {len(group.judges)} "
-                      f"judges = {num(group.alpha)} on {group.n_items} items", highlight=False)
+                      f"judges = {alpha(group.alpha, group.note)} on {items(group.n_items)} scored by two or more",
+                      highlight=False)
     for panel in analysis.panels:
         table = Table(title=f"Panel of {len(panel.judges)} judges: {panel.task} / {panel.role} (an item's panel score "
                       f"is the {panel.aggregate} of the verdicts that scored; {panel.n_partial} item(s) scored by "
@@ -156,16 +240,18 @@ def print_analysis(analysis: Analysis, console: Console) -> None:
         for candidate, means in panel.candidates.items():
             table.add_row(escape(candidate), num(means.get("panel")), *(num(means.get(j)) for j in panel.judges))
         console.print(table)
-    if analysis.human_ceiling is not None:
-        ceiling = analysis.human_ceiling
-        console.print(f"agreement among the {len(ceiling.raters)} human raters (the ceiling a judge can reach): "
-                      f"α {num(ceiling.alpha)}, mean pairwise Spearman {num(ceiling.mean_pairwise_spearman)} "
-                      f"on {ceiling.n_items} items", highlight=False)
+    raters = rater_agreement_note(analysis)
+    if raters is not None:
+        console.print(escape(raters), highlight=False)
+    leave_one_out = leave_one_out_table(analysis)
+    if leave_one_out is not None:
+        console.print(leave_one_out)
     for card in analysis.cards:
         if card.length is not None and card.length.systems:
-            table = Table(title=f"Length-controlled means: {card.task} / {card.judge} (slope "
-                          f"{num(card.length.slope_per_doubling, signed=True)} points per doubling of length)",
-                          title_justify="left")
+            beta = card.length.slope_per_doubling
+            slope = missing(card.length.note) if beta is None else num(beta, signed=True)
+            table = Table(title=f"Length-controlled means: {card.task} / {card.judge} (β {escape(slope)} points per "
+                          "doubling of length)", title_justify="left")
             for column in ("candidate", "raw mean", "length-controlled"):
                 table.add_column(column, justify="left" if column == "candidate" else "right")
             for system, means in card.length.systems.items():

@@ -241,11 +241,11 @@ def krippendorff_alpha(
     """Krippendorff's alpha for raters x units (None/NaN = missing), via the `krippendorff` package.
 
     It handles any number of raters and missing ratings, so it suits panels of judges or people
-    who each rated a subset. Only units rated at least twice are pairable. None when there is no
-    pairable unit or the pairable values do not vary (alpha is 0/0 there; the package raises or
-    returns NaN). `value_domain` lists the possible values (e.g. 1..10); for "ordinal" it fixes
-    the order of the categories. Raises ValueError for an unknown level, ragged rows, or values
-    outside `value_domain`.
+    who each rated a subset. Only units rated at least twice are pairable. None with fewer than two
+    pairable units (with one, alpha is 0 whatever the values) or when the pairable values do not
+    vary (alpha is 0/0 there; the package raises or returns NaN). `value_domain` lists the possible
+    values (e.g. 1..10); for "ordinal" it fixes the order of the categories. Raises ValueError for
+    an unknown level, ragged rows, or values outside `value_domain`.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; expected one of {LEVELS}")
@@ -256,7 +256,7 @@ def krippendorff_alpha(
         raise ValueError("the ratings contain values outside value_domain")
     pairable_units = present.sum(axis=0) >= 2
     pairable_values = data[:, pairable_units][present[:, pairable_units]]
-    if pairable_values.size < 2 or np.unique(pairable_values).size < 2:
+    if pairable_units.sum() < 2 or np.unique(pairable_values).size < 2:
         return None
     distinct = np.unique(data[present]).size if domain is None else domain.size
     if level == "interval" and data.shape[1] * distinct**2 > _KRIPPENDORFF_CELLS:
@@ -264,6 +264,12 @@ def krippendorff_alpha(
     with np.errstate(all="ignore"):
         result = krippendorff.alpha(data, value_domain=domain, level_of_measurement=level)
     return _finite(result)
+
+
+def pairable_units(matrix: Sequence[Sequence[float | None]] | np.ndarray) -> int:
+    """The units (columns) of raters x units that two or more raters rated: what alpha is computed on."""
+    data = _matrix(matrix, ragged=False)
+    return int(((~np.isnan(data)).sum(axis=0) >= 2).sum()) if data.size else 0
 
 
 def _interval_alpha(data: np.ndarray) -> float | None:
@@ -585,6 +591,7 @@ __all__ = [
     "length_controlled_means",
     "length_slope",
     "mean_difference",
+    "pairable_units",
     "paired",
     "pearson",
     "ranking",

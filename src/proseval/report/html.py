@@ -1,6 +1,6 @@
 """`proseval report`: one self-contained HTML file over one or more run folders.
 
-Everything shown comes from the run folders: the leaderboard and slice tables from each
+Everything shown comes from the run folders: the usage, leaderboard and slice tables from each
 `results.json`, the benchmark's own tables from its `render` hook, its charts from the PNG files
 it wrote beside the results (redrawn with its `artifacts` hook when they are missing), the
 paired comparison from `report.compare`, and the samples from `samples.jsonl`. The page is
@@ -35,6 +35,7 @@ from .sections import (
     epochs_table,
     leaderboard,
     slice_tables,
+    usage_table,
 )
 
 
@@ -86,8 +87,8 @@ def build(runs: Sequence[ReportRun], options: ReportOptions = ReportOptions()) -
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return env.get_template("report.html.j2").render(
-        title=options.title, runs=runs, sections=sections, generated=generated, version=__version__,
-        demo=any(r.header.demo_models for r in runs), judges=_judges(runs, options))
+        title=options.title, runs=runs, usage=usage_table(runs), sections=sections, generated=generated,
+        version=__version__, demo=any(r.header.demo_models for r in runs), judges=_judges(runs, options))
 
 
 def judged_twice(runs: Sequence[ReportRun]) -> bool:

@@ -11,7 +11,17 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from .. import __version__
 from ..reliability.card import Analysis
-from ..reliability.render import CARD_COLUMNS, STAT_COLUMNS, card_cells, num, pct, stats_cells
+from ..reliability.render import (
+    CARD_COLUMNS,
+    STAT_COLUMNS,
+    card_cells,
+    label_warnings,
+    num,
+    pct,
+    rater_agreement_note,
+    set_aside_warnings,
+    stats_cells,
+)
 from .sections import Cell, HtmlTable, slug
 
 
@@ -29,12 +39,9 @@ def _cells(texts: list[str], labels: int) -> list[Cell]:
 
 def judges_part(analysis: Analysis) -> JudgesPart:
     part = JudgesPart(runs=len(analysis.runs))
-    if analysis.labels is not None and analysis.labels.unknown:
-        part.warnings.append(f"{analysis.labels.unknown} human label(s) name samples that are not in these runs "
-                          f"(e.g. {', '.join(analysis.labels.unknown_examples)}); they are left out.")
-    if analysis.labels is not None and analysis.labels.ambiguous:
-        part.warnings.append(f"{analysis.labels.ambiguous} human label(s) match answers of several runs; give the "
-                          "run id in their run field.")
+    if analysis.labels is not None:
+        part.warnings += [f"{warning}." for warning in label_warnings(analysis.labels)]
+    part.warnings += [f"{warning}." for warning in set_aside_warnings(analysis)]
     part.tables.append(HtmlTable("judges-cards", "Evaluator cards", list(CARD_COLUMNS),
                                  [_cells(card_cells(card), 2) for card in analysis.cards],
                                  "per 1,000 ratings: tokens, price (from the prices file given), request time "
@@ -85,11 +92,9 @@ def judges_part(analysis: Analysis) -> JudgesPart:
             part.tables.append(HtmlTable(f"judges-top-{slug(pair.a)}-{slug(pair.b)}",
                                          f"Largest disagreements: {pair.a} (A) vs {pair.b} (B)",
                                          ["answers", "sample", "criterion", "A", "B"], rows))
-    if analysis.human_ceiling is not None:
-        ceiling = analysis.human_ceiling
-        part.notes.append(f"Agreement among the {len(ceiling.raters)} human raters (the ceiling): α "
-                          f"{num(ceiling.alpha)}, mean pairwise Spearman {num(ceiling.mean_pairwise_spearman)} on "
-                          f"{ceiling.n_items} items.")
+    raters = rater_agreement_note(analysis)
+    if raters is not None:
+        part.notes.append(f"{raters}.")
     return part
 
 

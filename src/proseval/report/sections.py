@@ -11,6 +11,7 @@ from typing import Any
 
 from ..registry import tasks
 from ..runtime.outcome import reasons_text
+from ..runtime.usage import COUNTS, run_usage, total_usage
 from .compare import Comparison, MetricDiff, compare_runs
 from .fmt import DASH, ci_text, num
 from .richtable import plain_table
@@ -21,7 +22,8 @@ from .samples import anchor
 @dataclass(frozen=True)
 class Cell:
     """A table cell. `src` lists the results.json paths ([run index, key, ...]) of the numbers in
-    `text`, in order (a missing value is shown as a dash); `href` is an anchor in the page."""
+    `text`, in order (a missing value is shown as a dash); a number that is a sum has the list of
+    its terms' paths in its place. `href` is an anchor in the page."""
 
     text: str
     src: list[list[Any]] | None = None
@@ -115,6 +117,38 @@ def leaderboard(task: str, runs: Sequence[ReportRun], rank_by: str | None = None
     if left_out:
         caption += " Not ranked: " + "; ".join(left_out) + "."
     return HtmlTable(f"leaderboard-{slug(task)}", f"Leaderboard: {task}", columns, rows, caption)
+
+
+def usage_table(runs: Sequence[ReportRun]) -> HtmlTable:
+    """One row per run: requests, tokens in and out over its roles and, when any run recorded a
+    spend (--prices), its cost; with several runs, their total."""
+    usages = [run_usage(run.results.roles) for run in runs]
+    total = total_usage(usages)
+    priced = any(u["cost"] is not None for u in usages)
+    currency = total["currency"]
+
+    def cells(usage: dict[str, Any], parts: list[ReportRun]) -> list[Cell]:
+        row = [Cell(str(usage[key]), [[[r.index, "roles", role, key] for r in parts for role in r.results.roles]])
+               for key in COUNTS]
+        if priced:
+            terms = [[r.index, "roles", role, "cost"] for r in parts for role, stats in r.results.roles.items()
+                     if stats.get("cost") is not None]
+            row.append(Cell(DASH) if usage["cost"] is None else
+                       Cell(num(usage["cost"], 4) + ("" if currency else f" {usage['currency']}"), [terms]))
+        return row
+
+    rows = [[Cell(run.header.run_id, href=f"#run-{run.index}", kind="label"), Cell(run.model, kind="label"),
+             *cells(usage, [run])] for run, usage in zip(runs, usages)]
+    if len(runs) > 1:
+        rows.append([Cell("total", kind="label"), Cell("", kind="label"), *cells(total, list(runs))])
+    columns = ["run", "model", "requests", "tokens in", "tokens out"]
+    if priced:
+        columns.append(f"cost ({currency})" if currency else "cost")
+    caption = ("Over every role of each run and every session that worked on it: requests (cache hits "
+               "included), prompt and completion tokens"
+               + ("; cost: the spend recorded with a prices file (--prices), a dash where none was given" if priced
+                  else "") + ".")
+    return HtmlTable("usage", "Usage and cost", columns, rows, caption)
 
 
 def epochs_table(task: str, runs: Sequence[ReportRun]) -> HtmlTable | None:

@@ -11,7 +11,10 @@ hash of the request's cache key), uploaded (`purpose=batch`), and a batch is cre
 candidate calls go out in one batch, then all judge calls; a multi-round protocol batches round
 by round. A pending set is also flushed, without waiting, when it reaches the provider's limits
 (`max_requests`, `max_bytes`: OpenAI's 50,000 requests and 200 MB per file; Anthropic's 100,000
-requests and 256 MB per batch).
+requests and 256 MB per batch). Under a cost limit (`runtime.cost`) a request joins a pending set
+only once its expected cost is reserved; one that does not fit waits, its sample counted as
+waiting, until answers release reservations: a phase the limit would cut goes out as several
+batches, each of what fits.
 
 The two providers' APIs sit behind one interface (`OpenAIBatchAPI`, `AnthropicBatchAPI`): a
 request's line, *staging* the lines (OpenAI: the file upload; Anthropic: nothing sent, the lines
@@ -635,7 +638,7 @@ class RoleBatcher:
             if result is None:
                 result = RetryableError(f"missing from the results of batch {tracker.batch_id}")
             if isinstance(result, Completion):
-                return result.model_copy()
+                return result.model_copy(update={"batched": True})
             if result.kind == "fatal":
                 raise _copy(result)
             if self.known.get(cid) is tracker:  # the first of its waiters to see it failed

@@ -3,13 +3,14 @@
 Every key mirrors a `proseval run` flag. Where a flag takes NAME=VALUE (`role`, `gen`,
 `prompt`, …) the file may give a list of such strings, as on the command line, or a mapping;
 `gen` may also nest settings under each role (`gen: {judge: {temperature: 0}}`).
+A relative `prices` path is read from the folder of the file that names it (`prices_beside`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StrictBool, field_validator,
                       model_validator)
@@ -19,6 +20,7 @@ from ..models.base import GenerateConfig, check_seed
 from .roles import nest_generation, parse_assignments, parse_value
 
 Count = Annotated[int, Field(strict=True, ge=1)]
+Amount = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
 Text = Annotated[str, Field(strict=True, min_length=1)]
 Seed = Annotated[int, Field(strict=True), AfterValidator(check_seed)]
 Settings = Annotated[GenerateConfig, AfterValidator(GenerateConfig.checked)]  # values range-checked
@@ -107,7 +109,34 @@ class RoleOptions(BaseModel):
         return {role: config.model_dump(exclude_unset=True) for role, config in self.gen.items()}
 
 
-class RunConfig(RoleOptions):
+class CostOptions(BaseModel):
+    """The cost keys a run's config file and a set file share: `prices` (a prices file), `max_cost`
+    and `estimate_output` (per role), as the flags `--prices`, `--max-cost` and `--estimate-output`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prices: Text | None = None
+    max_cost: Amount | None = None
+    estimate_output: dict[str, Count] = Field(default_factory=dict)
+
+    @field_validator("estimate_output", mode="before")
+    @classmethod
+    def _estimates(cls, value: Any) -> Any:
+        return _mapping(value, parse=True)
+
+
+C = TypeVar("C", bound=CostOptions)
+
+
+def prices_beside(options: C, path: Path) -> C:
+    """`options` with a relative `prices` path taken from the folder of `path`, the file that names it,
+    so that the file finds its prices from any working directory."""
+    if options.prices is None:
+        return options
+    return options.model_copy(update={"prices": str(path.parent / options.prices)})
+
+
+class RunConfig(RoleOptions, CostOptions):
     """What a run is asked to do, as `proseval run` options; command-line flags win over it."""
 
     task: Text | None = None
@@ -131,4 +160,4 @@ class RunConfig(RoleOptions):
 
 def load_run_config(path: Path | None) -> RunConfig:
     """The `--config` file checked against `RunConfig` (no file: every option unset)."""
-    return RunConfig() if path is None else load_yaml_model(path, RunConfig)
+    return RunConfig() if path is None else prices_beside(load_yaml_model(path, RunConfig), path)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from ..core.prompt import PromptTemplate
 from ..core.sample import Sample
@@ -12,6 +13,9 @@ from .cost import CostLimitReached, RunSpend
 from .executor import RoleModel
 from .records import Call
 from .secrets import scrub
+
+
+T = TypeVar("T")
 
 
 class MissingRoleError(KeyError):
@@ -55,6 +59,12 @@ class SampleContext:
     def has_role(self, role: str) -> bool:
         return role in self._roles
 
+    def _waiting_for_room(self, room: Awaitable[T]) -> Awaitable[T]:
+        """A wait for room under the cost limit. In batch mode the sample counts as waiting on a
+        batch meanwhile, so the requests pending there are sent: their answers free the room."""
+        batches = next((m.batcher.coordinator for m in self._roles.values() if m.batcher is not None), None)
+        return room if batches is None else batches.waiting((self.sample.id, self.epoch), room)
+
     async def generate(
         self,
         role: str,
@@ -69,7 +79,7 @@ class SampleContext:
         reserved = 0.0
         if self._spend is not None:
             try:
-                reserved = self._spend.before(role, messages, config)
+                reserved = await self._spend.before(role, messages, config, wait=self._waiting_for_room)
             except CostLimitReached:
                 self.cost_refused = True
                 raise

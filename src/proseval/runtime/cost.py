@@ -10,15 +10,31 @@ the role (`--estimate-output ROLE=TOKENS`), the request's `max_tokens`, or a def
 
 Spending. A `CostMeter` holds the spend recorded from real usage (a completion's reported
 prompt and completion tokens × the price of the binding that answered, less the batch discount
-for a role in batch mode; a cache hit costs nothing) and, with a limit, what requests in flight
-may still cost. Before a request is sent its cost is estimated (input counted, output as
-above) and reserved; a request whose reservation would take the recorded spend plus every
-reservation past the limit is not sent (`CostLimitReached`), and the meter is stopped: no new
-sample starts. Samples in flight go on while their requests fit; one whose request is refused
-is abandoned without a record (its finished requests stay in the response cache, so a resume
-gets them back for nothing). As long as a reply costs no more than its reservation (output
-within `max_tokens`, input counted as the provider counts it), the spend never passes the
-limit; otherwise by at most what the requests in flight cost beyond their reservations.
+for an answer that came through a provider batch: a batch role's request sent in real time
+after failing in batches pays the full price; a cache hit costs nothing) and, with a limit,
+what the requests in flight are expected to cost. Before a request is sent its expected cost is
+reserved: its input counted, its output the mean output of its role's answers in the run so far
+(`RunSpend.outputs`, earlier sessions included), before the first answer estimated as above. A
+request is sent when the recorded spend, every reservation and its own fit the limit. When only
+reservations stand in the way it waits, first come first served, for requests in flight to end
+(their cost recorded, their reservations released); in batch mode its sample counts as waiting
+on a batch meanwhile, so the pending requests are sent, and a phase the limit would cut goes out
+in several batches. When the recorded spend alone leaves it no room it is not sent
+(`CostLimitReached`) and the meter is stopped: no new sample starts. Samples in flight go on
+while their requests fit; one whose request is refused is abandoned without a record (its
+finished requests stay in the response cache, so a resume gets them back for nothing).
+
+Overshoot. Reservations are expectations, so the spend can pass the limit: by at most what the
+requests in flight when the last request was sent cost beyond their reservations (then the
+spend plus every reservation was within the limit, and only those requests are charged after).
+One reply's excess is at most (its `max_tokens` − its output estimate) × the output price, with
+its input counted as the provider counts it; a batch role's request sent in real time after
+failing in batches adds the batch discount of its price. In real time a role has at most its
+concurrency in flight, so the spend stays within the limit plus, summed over the roles,
+concurrency × (`max_tokens` − estimate) × output price; in batch mode the requests of the
+batches in flight count instead. Worst-case reservations for the last stretch were weighed and
+not taken: they leave up to one worst-case request of the limit unspent, and split a batch
+phase whose expected cost fits into several batches (a round trip each).
 
 One meter can be shared by several runs (an evaluation set): each run reports through its own
 `RunSpend`, which keeps the run's spend per role for its `usage.jsonl` and `results.json`.
@@ -26,12 +42,15 @@ One meter can be shared by several runs (an evaluation set): each run reports th
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..core.prices import ModelPrice, Prices
+from ..errors import UsageError
 from ..models.base import Completion, FatalError, GenerateConfig, Message
 from ..tokens import count_tokens
 
@@ -41,6 +60,8 @@ DEFAULT_OUTPUT = {"candidate": CANDIDATE_OUTPUT}
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
 REPLY_PRIMING = 3
+# How a wait for room is awaited: batch mode counts the sample as waiting on a batch meanwhile.
+Wait = Callable[[Awaitable[float | None]], Awaitable[float | None]]
 
 
 def message_tokens(messages: Iterable[Message]) -> int:
@@ -113,14 +134,12 @@ class CostMeter:
     estimates: dict[str, int] = field(default_factory=dict)  # stated output estimates per role
     spent: float = 0.0  # recorded: earlier sessions (`previous`) and this one
     previous: float = 0.0  # what the run folder(s) had recorded before this command
-    reserved: float = 0.0
-    stopped: bool = False  # a request was refused, or nothing more fits: start no new sample
+    reserved: float = 0.0  # the expected cost of the requests in flight
+    held: int = 0  # the reservations held by requests in flight
+    stopped: bool = False  # a request was refused: start no new sample
     refused: int = 0
     largest: float = 0.0  # the costliest single request recorded
     unreported: int = 0  # completions without reported usage (counted offline instead)
-
-    def __post_init__(self) -> None:
-        self.spent = max(self.spent, self.previous)
 
     @property
     def currency(self) -> str:
@@ -130,21 +149,61 @@ class CostMeter:
     def limited(self) -> bool:
         return self.limit is not None
 
-    def full(self) -> bool:
-        """Whether no new sample should start: stopped, or the spend and reservations at the limit."""
-        return self.stopped or (self.limit is not None and self.spent + self.reserved >= self.limit)
+    def __post_init__(self) -> None:
+        self.spent = max(self.spent, self.previous)
+        # requests waiting for room, first come first served: their expected cost (asked anew), their answer
+        self._waiting: deque[tuple[Callable[[], float], asyncio.Future[float | None]]] = deque()
 
-    def reserve(self, amount: float) -> bool:
-        """Reserve `amount` for a request about to be sent; False (and stopped) when it does not fit."""
-        if self.limit is not None and self.spent + self.reserved + amount > self.limit:
-            self.stopped = True
-            self.refused += 1
-            return False
-        self.reserved += amount
-        return True
+    def full(self) -> bool:
+        """Whether no new sample should start: a request was refused, or the spend is at the limit."""
+        return self.stopped or (self.limit is not None and self.spent >= self.limit)
+
+    async def reserve(self, amount: Callable[[], float], wait: Wait | None = None) -> float | None:
+        """Reserve a request's expected cost, `amount()`: the amount reserved, or None when the spend
+        alone leaves it no room (it only grows; the meter is stopped). While only reservations stand
+        in its way it waits (through `wait` when given), after the requests already waiting, for
+        requests in flight to release theirs; `amount` is asked again then (answers move it)."""
+        while self._waiting and self._waiting[0][1].done():  # cancelled while waiting
+            self._waiting.popleft()
+        if not self._waiting:
+            value = amount()
+            outcome = self._admit(value)
+            if outcome != "wait":
+                return value if outcome == "reserved" else None
+        future: asyncio.Future[float | None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((amount, future))
+        try:
+            return await (future if wait is None else wait(future))
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled() and future.result() is not None:
+                self.release(future.result())  # reserved for it just before it was cancelled
+            raise
+
+    def _admit(self, amount: float) -> Literal["reserved", "wait", "refused"]:
+        if self.limit is None or self.spent + self.reserved + amount <= self.limit:
+            self.reserved += amount
+            self.held += 1
+            return "reserved"
+        if self.held and self.spent + amount <= self.limit:
+            return "wait"
+        self.stopped = True
+        self.refused += 1
+        return "refused"
 
     def release(self, amount: float) -> None:
-        self.reserved = max(0.0, self.reserved - amount)
+        """Release a request's reservation; then the waiting requests that fit now are reserved for,
+        in order, up to the first that still has to wait (and those refused are answered so)."""
+        self.held = max(0, self.held - 1)
+        self.reserved = max(0.0, self.reserved - amount) if self.held else 0.0
+        while self._waiting:
+            expected, future = self._waiting[0]
+            if not future.done():
+                value = expected()
+                outcome = self._admit(value)
+                if outcome == "wait":
+                    return
+                future.set_result(value if outcome == "reserved" else None)
+            self._waiting.popleft()
 
     def record(self, amount: float) -> None:
         self.spent += amount
@@ -160,48 +219,73 @@ class RunSpend:
     configs: dict[str, GenerateConfig] = field(default_factory=dict)  # role -> the binding's settings
     batch_roles: frozenset[str] = frozenset()
     by_role: dict[str, float] = field(default_factory=dict)  # this session's spend per role
+    # role -> (answers, their output tokens) in the run: earlier sessions' (`observed_outputs`) and this one's
+    outputs: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def price(self, role: str) -> ModelPrice | None:
         spec = self.specs.get(role)
         return None if spec is None else self.meter.prices.of(spec)
 
-    def estimate(self, role: str, messages: list[Message], config: GenerateConfig | dict[str, Any] | None) -> float:
-        """A request's estimated cost: input counted offline, output estimated (module text)."""
+    def output_tokens(self, role: str, config: GenerateConfig) -> int:
+        """A request's expected output: the mean of its role's answers in the run (at most its
+        `max_tokens`); before the first, `output_estimate`."""
+        answers, tokens = self.outputs.get(role, (0, 0))
+        if not answers:
+            return output_estimate(role, config, self.meter.estimates)
+        mean = math.ceil(tokens / answers)
+        return mean if config.max_tokens is None else min(mean, config.max_tokens)
+
+    def expected(self, role: str, messages: list[Message],
+                 config: GenerateConfig | dict[str, Any] | None) -> Callable[[], float]:
+        """A request's expected cost, asked when it is reserved: its input counted offline (once), its
+        output as expected at that time (module text), at the batch price for a role in batch mode."""
         price = self.price(role)
         if price is None:
-            return 0.0
-        base = self.configs.get(role, GenerateConfig())
-        effective = base.merged(config)
-        return price.cost(message_tokens(messages), output_estimate(role, effective, self.meter.estimates),
-                          batch=role in self.batch_roles)
+            return lambda: 0.0
+        effective = self.configs.get(role, GenerateConfig()).merged(config)
+        tokens, batch = message_tokens(messages), role in self.batch_roles
+        return lambda: price.cost(tokens, self.output_tokens(role, effective), batch=batch)
 
-    def before(self, role: str, messages: list[Message], config: GenerateConfig | dict[str, Any] | None) -> float:
-        """Reserve a request's estimated cost (0 without a limit); raises `CostLimitReached` when it does not fit."""
-        if not self.meter.limited:
+    async def before(self, role: str, messages: list[Message], config: GenerateConfig | dict[str, Any] | None,
+                     wait: Wait | None = None) -> float:
+        """Reserve a request's expected cost (0 without a limit), waiting while only the reservations
+        of requests in flight stand in the way (`CostMeter.reserve`; batch mode's `wait` counts the
+        sample as waiting); raises `CostLimitReached` when the spend alone leaves it no room."""
+        meter = self.meter
+        if not meter.limited:
             return 0.0
-        amount = self.estimate(role, messages, config)
-        if not self.meter.reserve(amount):
+        expected = self.expected(role, messages, config)
+        reserved = await meter.reserve(expected, wait)
+        if reserved is None:
             raise CostLimitReached(
-                f"not sent: its estimated cost ({money(amount, self.meter.currency)}) would take the spend "
-                f"({money(self.meter.spent, self.meter.currency)}, with {money(self.meter.reserved)} in flight) "
-                f"past --max-cost {money(self.meter.limit or 0.0, self.meter.currency)}")
-        return amount
+                f"not sent: its expected cost ({money(expected(), meter.currency)}) would take the spend "
+                f"({money(meter.spent, meter.currency)}) past --max-cost {money(meter.limit or 0.0, meter.currency)}")
+        return reserved
 
     def after(self, role: str, reserved: float, completion: Completion | None,
               messages: list[Message] | None = None) -> None:
-        """Release the reservation; record what the completion really cost (None: the request
-        failed, nothing recorded). A reply without reported usage is counted offline instead."""
-        self.meter.release(reserved)
-        if completion is None or completion.cached:
-            return
+        """Count the answer (None: the request failed) and release the reservation, last: the
+        requests that waited for it see the new spend and mean."""
+        if completion is not None:
+            self._count(role, completion, messages)
+        if self.meter.limited:
+            self.meter.release(reserved)
+
+    def _count(self, role: str, completion: Completion, messages: list[Message] | None) -> None:
+        """Add the answer's output to its role's mean; record what it really cost (a cache hit:
+        nothing), at the batch price when it came through a batch. A reply without reported usage
+        is counted offline instead."""
+        prompt, output = completion.usage.prompt_tokens, completion.usage.completion_tokens
+        unreported = prompt == 0 and output == 0
+        if unreported:
+            prompt, output = message_tokens(messages or []), count_tokens(completion.text)
+        answers, tokens = self.outputs.get(role, (0, 0))
+        self.outputs[role] = (answers + 1, tokens + output)
         price = self.price(role)
-        if price is None:
+        if completion.cached or price is None:
             return
-        prompt, completion_tokens = completion.usage.prompt_tokens, completion.usage.completion_tokens
-        if prompt == 0 and completion_tokens == 0:
-            self.meter.unreported += 1
-            prompt, completion_tokens = message_tokens(messages or []), count_tokens(completion.text)
-        amount = price.cost(prompt, completion_tokens, batch=role in self.batch_roles)
+        self.meter.unreported += int(unreported)
+        amount = price.cost(prompt, output, batch=completion.batched)
         self.meter.record(amount)
         self.by_role[role] = self.by_role.get(role, 0.0) + amount
 
@@ -209,6 +293,32 @@ class RunSpend:
         """What `usage.jsonl` keeps of this session's spend per priced role."""
         return {role: {"cost": round(self.by_role.get(role, 0.0), 10), "currency": self.meter.currency}
                 for role in roles if self.price(role) is not None}
+
+
+def meter_for(prices: Prices, specs: Iterable[str], *, limit: float | None = None,
+              estimates: Mapping[str, int] | None = None, previous: float = 0.0,
+              source: str = "the prices") -> CostMeter:
+    """The meter of runs whose roles are bound to `specs`; with a limit, every spec must have a price
+    in `prices` (named `source` in the error), checked before anything is sent or written."""
+    unpriced = missing_prices(prices, specs)
+    if limit is not None and unpriced:
+        raise UsageError(f"a cost limit needs a price for every model: {source} has no price for "
+                         f"{', '.join(unpriced)}; add them (e.g. {unpriced[0]}: {{input: 0, output: 0}} for a "
+                         "free local model)")
+    return CostMeter(prices, limit=limit, estimates=dict(estimates or {}), previous=previous)
+
+
+def observed_outputs(sessions: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """Per role, the answers (requests less errors, cache hits included) and their reported output
+    tokens that earlier sessions of a run recorded in `usage.jsonl`: the start of `RunSpend.outputs`."""
+    found: dict[str, tuple[int, int]] = {}
+    for session in sessions:
+        for role, stats in session.get("roles", {}).items():
+            if isinstance(stats, dict):
+                answers, tokens = found.get(role, (0, 0))
+                found[role] = (answers + max(0, int(stats.get("requests") or 0) - int(stats.get("errors") or 0)),
+                               tokens + int(stats.get("completion_tokens") or 0))
+    return found
 
 
 def previous_spend(sessions: list[dict[str, Any]]) -> float:

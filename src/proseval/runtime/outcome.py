@@ -29,7 +29,8 @@ EXIT_ENVIRONMENT = 1  # a problem with the environment or the data, or a bug (th
 EXIT_USAGE = 2  # the command line, or a file or folder it names, must change
 EXIT_COST_LIMIT = 3  # stopped at --max-cost; resumable
 EXIT_FAILED_SAMPLES = 4  # finished, but some samples failed; --retry-failed runs them again
-EXIT_INTERRUPTED = 130  # Ctrl-C; resumable
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT); resumable
+EXIT_TERMINATED = 143  # SIGTERM; resumable
 
 REASONS_SHOWN = 3  # the most common failure reasons a summary names
 REASON_WIDTH = 160  # characters of one reason kept

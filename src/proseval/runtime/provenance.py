@@ -14,7 +14,7 @@ from .. import __version__
 from ..core.task import Task
 from .cache import canonical_json
 from .options import RunOptions
-from .records import PromptInfo, RoleBinding, RunHeader
+from .records import PromptInfo, RatingsInfo, RoleBinding, RunHeader
 from .secrets import scrub_url
 
 
@@ -86,7 +86,13 @@ def build_header(
         preset=task.preset,
         scorer_plugin=task.scorer_plugin,
         batch=list(options.batch_roles),
+        ratings=ratings_info(task),
     )
+
+
+def ratings_info(task: Task) -> RatingsInfo:
+    swapped = task.swap_param is not None and task.params.get(task.swap_param) == "swapped"
+    return RatingsInfo(recorded=task.ratings is not None, slice_keys=list(task.slice_keys), swapped=swapped)
 
 
 def prompt_infos(task: Task) -> dict[str, PromptInfo]:

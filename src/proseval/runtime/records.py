@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..core.ratings import Rating
 from ..core.score import Score
 from ..core.state import State
 from ..models.base import GenerateConfig, Usage
@@ -32,6 +33,18 @@ class PromptInfo(BaseModel):
 
     source: str
     sha256: str
+
+
+class RatingsInfo(BaseModel):
+    """What the judge-reliability analysis needs of a run's task (`Task.ratings`), recorded so that
+    `proseval agreement` reads a run's verdicts without building its task (or loading its data)."""
+
+    recorded: bool = Field(description="the task declares judged verdicts: each finished record lists them in "
+                           "`ratings`")
+    slice_keys: list[str] = Field(default_factory=list, description="the sample metadata agreement is also given "
+                                  "per value of")
+    swapped: bool = Field(False, description="judged with the texts of each judge prompt in the other order "
+                          "(`proseval score --swap-order`)")
 
 
 class RunHeader(BaseModel):
@@ -63,6 +76,8 @@ class RunHeader(BaseModel):
     batch: list[str] = Field(default_factory=list, description="the roles whose requests went through the "
                              "provider's batch API (`--batch`; batches.jsonl records each batch); a resume "
                              "keeps them in batch mode")
+    ratings: RatingsInfo | None = Field(None, description="what the run's judges rate; absent in runs made before "
+                                        "it was recorded (the analysis then builds the task to read them)")
 
 
 ModelFailure = Literal["empty", "truncated", "refusal", "context_overflow"]
@@ -105,6 +120,9 @@ class SampleRecord(BaseModel):
     cache_hits: int = 0
     duration_s: float = 0.0
     error: str | None = None
+    ratings: list[Rating] | None = Field(None, description="the verdicts the task's judges gave here "
+                                         "(`Task.ratings`): criterion, value (null: unscored), scale, role; absent "
+                                         "when the task declares none, and in runs made before they were recorded")
 
 
 class ScoredSample(BaseModel):

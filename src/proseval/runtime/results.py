@@ -23,10 +23,11 @@ def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, 
     """Per-role totals over the whole run, across every process that worked on it.
 
     Tokens are summed over the records (so a killed process's finished samples count);
-    requests, cache hits, retries and errors over the processes that finished their part, and
-    so is the spend (`cost`, in `currency`) of the sessions run with a prices file
-    (`priced_sessions` of `sessions`; a cache hit costs nothing), and so are the batch counts
-    (`BATCH_COUNTS`) of a role in batch mode, present only for such a role.
+    requests, cache hits, retries and errors over the sessions of `usage.jsonl` (a killed
+    process's as they stood at its last record, `runlog.UsageSnapshot`), and so is the spend
+    (`cost`, in `currency`) of the sessions run with a prices file (`priced_sessions` of
+    `sessions`; a cache hit costs nothing), and so are the batch counts (`BATCH_COUNTS`) of a
+    role in batch mode, present only for such a role.
     """
     totals: dict[str, dict[str, Any]] = {}
 

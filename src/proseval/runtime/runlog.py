@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import hashlib
@@ -31,6 +32,7 @@ HEADER = "header.json"
 SAMPLES = "samples.jsonl"
 RESULTS = "results.json"
 USAGE = "usage.jsonl"
+SESSION_USAGE = "usage.session.json"  # the running process's usage so far (`UsageSnapshot`)
 LOCK = ".lock"
 PROMPTS = "prompts"
 CHECKPOINTS = "checkpoints"
@@ -57,10 +59,13 @@ class RunExistsError(RunFolderError, FileExistsError):
 
 
 class UsageSession(TypedDict, total=False):
-    """One line of `usage.jsonl`: when a process finished its part, and each role's statistics."""
+    """One line of `usage.jsonl`: when a process finished its part, and each role's statistics;
+    `unfinished` marks the usage of a process killed before it wrote its own line, as it stood
+    when its last record was written."""
 
     __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
     at: str
+    unfinished: bool
     roles: dict[str, dict[str, Any]]
 
 
@@ -74,6 +79,10 @@ def read_model(model: type[Model], file: Path, what: str) -> Model:
         return model.model_validate_json(file.read_bytes())
     except ValidationError as exc:
         raise RunFileError(f"{file}: invalid {what}: {describe_validation_error(exc)}") from None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def write_json_atomic(path: Path, text: str) -> None:
@@ -116,8 +125,10 @@ class RunFolder:
         The lock is an ``flock`` on ``.lock``, which the kernel releases when its holder dies, so
         a lock file without a holder is stale: it is reported and taken over. A second writer
         while the first is alive gets `RunLockedError` at once. A `ProsevalError` (a refusal)
-        clears the lock like a finished write; any other error is marked for the folder's
-        `error.log`, where the command line writes its traceback.
+        clears the lock like a finished write, and so does a cancellation (an interrupt: the run
+        recorded what it finished, `runtime.interrupts`); any other error is marked for the
+        folder's `error.log`, where the command line writes its traceback. The usage a killed
+        writer left (`UsageSnapshot`) becomes its line of `usage.jsonl` here.
         """
         self.path.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
@@ -132,10 +143,14 @@ class RunFolder:
             previous = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
             stale = f"a previous writer ({previous}) stopped without finishing" if previous else None
             os.ftruncate(fd, 0)
-            at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            at = _now()
             os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, since {at}".encode(), 0)
+            self._adopt_session_usage()
             yield stale
             os.ftruncate(fd, 0)
+        except asyncio.CancelledError:
+            os.ftruncate(fd, 0)
+            raise
         except Exception as exc:
             if isinstance(exc, ProsevalError):  # refused cleanly: no unfinished writer to report later
                 os.ftruncate(fd, 0)
@@ -320,23 +335,36 @@ class RunFolder:
 
     # per-process request statistics -------------------------------------------
     def append_usage(self, roles: dict[str, dict]) -> None:
-        """One line per process that wrote to the run: its requests, cache hits, retries, errors."""
-        line = json.dumps({"at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "roles": roles})
+        """One line per process that wrote to the run: its requests, cache hits, retries, errors
+        and spend. Its snapshot (`UsageSnapshot`) is removed first, so that it never counts twice."""
+        (self.path / SESSION_USAGE).unlink(missing_ok=True)
+        self._append_usage_line(json.dumps({"at": _now(), "roles": roles}))
+
+    def _adopt_session_usage(self) -> None:
+        snapshot = self.path / SESSION_USAGE
+        if snapshot.is_file():
+            line = snapshot.read_text(encoding="utf-8").strip()
+            snapshot.unlink()
+            if line:  # empty: killed before its first record
+                self._append_usage_line(line)
+
+    def _append_usage_line(self, line: str) -> None:
         with (self.path / USAGE).open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
     def read_usage(self) -> list[dict]:
-        """The sessions of `usage.jsonl`; a line cut short (a process killed while writing it) is skipped."""
-        file = self.path / USAGE
-        if not file.is_file():
-            return []
+        """The sessions of `usage.jsonl`, and the usage so far of a process still running or killed
+        (`UsageSnapshot`); a line cut short (a process killed while writing it) is skipped."""
         sessions = []
-        for number, line in enumerate(file.read_bytes().splitlines(), start=1):
-            try:
-                sessions.append(USAGE_LINE.validate_json(line))
-            except ValidationError as exc:
-                if any(error["type"] != "json_invalid" for error in exc.errors()):
-                    raise RunFileError(f"{file}:{number}: invalid line: {describe_validation_error(exc)}") from None
+        for file in (self.path / USAGE, self.path / SESSION_USAGE):
+            if not file.is_file():
+                continue
+            for number, line in enumerate(file.read_bytes().splitlines(), start=1):
+                try:
+                    sessions.append(USAGE_LINE.validate_json(line))
+                except ValidationError as exc:
+                    if any(error["type"] != "json_invalid" for error in exc.errors()):
+                        raise RunFileError(f"{file}:{number}: invalid line: {describe_validation_error(exc)}") from None
         return sessions
 
     # results ----------------------------------------------------------------
@@ -376,6 +404,29 @@ class SampleWriter:
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+class UsageSnapshot:
+    """The running process's usage so far, in `usage.session.json`, rewritten as each record is
+    written: a process killed before it writes its line of `usage.jsonl` loses only the usage
+    that came after its last record (`RunFolder.read_usage` counts the snapshot, and the next
+    writer makes it a line marked `unfinished`).
+
+    One `pwrite` in place per record (writing a new file and renaming it costs 20 times more); a
+    text shorter than an earlier one is padded with spaces, so no tail of that one is left.
+    """
+
+    def __init__(self, path: Path):
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self._size = 0
+
+    def write(self, roles: dict[str, dict]) -> None:
+        data = json.dumps({"at": _now(), "unfinished": True, "roles": roles}).encode("utf-8")
+        self._size = max(self._size, len(data))
+        os.pwrite(self._fd, data.ljust(self._size), 0)
 
     def close(self) -> None:
         os.close(self._fd)

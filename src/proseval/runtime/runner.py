@@ -8,7 +8,9 @@ import time
 import traceback
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from ..core.ratings import Rating
 from ..core.sample import Sample
 from ..core.score import Score
 from ..core.scorer import declared_metrics, scorer_name
@@ -20,15 +22,16 @@ from ..models.spec import ModelSpec, build_model, parse_model_spec
 from .batch import BatchCoordinator, batch_problem, plain_notice
 from .cache import ResponseCache
 from .context import SampleContext
-from .cost import RunSpend
+from .cost import RunSpend, observed_outputs
 from .executor import RoleModel
+from .interrupts import RunInterrupted
 from .options import RunOptions
 from .plan import SamplePlan, check_run_size
 from .progress import RunProgress
 from .provenance import build_header, new_run_id
 from .records import Results, RoleBinding, SampleRecord
 from .results import aggregate_run
-from .runlog import RunExistsError, RunFolder, SampleWriter
+from .runlog import SESSION_USAGE, RunExistsError, RunFolder, SampleWriter, UsageSnapshot
 from .secrets import scrub
 
 
@@ -73,7 +76,8 @@ class Runner:
         meter = options.cost
         self.spend = None if meter is None else RunSpend(
             meter, {role: b.spec for role, b in bindings.items()}, {role: b.config for role, b in bindings.items()},
-            batch_roles=frozenset(getattr(options, "batch_roles", None) or ()))
+            batch_roles=frozenset(getattr(options, "batch_roles", None) or ()),
+            outputs=observed_outputs(folder.read_usage()))
         self.abandoned: set[tuple[str, int]] = set()
         self.batches: BatchCoordinator | None = None  # --batch ROLE (`runtime.batch`)
 
@@ -108,11 +112,11 @@ class Runner:
         if self.batches is not None:
             await self.batches.probe()
 
-    def _report_internal(self, where: str, detail: str) -> None:
+    def _report_internal(self, where: str, detail: str,
+                         effect: str = "the affected scores are recorded as unscored") -> None:
         if where not in self._reported:
             self._reported.add(where)
-            print(f"warning: {where} raised {detail}; the affected scores are recorded as unscored "
-                  "(please report this)", file=sys.stderr)
+            print(f"warning: {where} raised {detail}; {effect} (please report this)", file=sys.stderr)
 
     def _stats(self) -> tuple[int, int]:
         tokens = sum(r.stats.prompt_tokens + r.stats.completion_tokens for r in self.roles.values())
@@ -167,16 +171,33 @@ class Runner:
             return failed(ctx.batch_failure)
         return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage, calls=ctx.calls,
                             model_failure=model_failure(state), cache_hits=ctx.cache_hits,
-                            duration_s=time.perf_counter() - start)
+                            duration_s=time.perf_counter() - start, ratings=self._ratings(scores))
+
+    def _ratings(self, scores: dict[str, Score]) -> list[Rating] | None:
+        """The judges' verdicts in these scores (`Task.ratings`), recorded so the judge analysis needs
+        no task; a bug in the task's `ratings` leaves them unrecorded, not the run failed."""
+        if self.task.ratings is None:
+            return None
+        try:
+            return self.task.ratings(scores)
+        except Exception as exc:
+            detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
+            self._report_internal("the task's ratings", detail, "the affected samples' verdicts are not recorded "
+                                  "for proseval agreement")
+            return None
 
     async def execute(self, plan: SamplePlan, done: set[tuple[str, int]], needed: Iterable[str]) -> Results:
-        """Run every (sample, epoch) of `plan` not in `done`, streaming samples from the dataset."""
+        """Run every (sample, epoch) of `plan` not in `done`, streaming samples from the dataset.
+
+        Cancelled (an interrupt, `runtime.interrupts`), it starts no new sample, cancels those in
+        flight (no record), closes the samples file, models and cache, appends this session's
+        usage and raises `RunInterrupted`."""
         self.build_roles(needed)
         epochs = self.options.epochs
-        n_pending = plan.count * epochs - sum(1 for key in done if key[1] < epochs and key[0] in plan.ids)
+        total = plan.count * epochs
+        n_pending = total - sum(1 for key in done if key[1] < epochs and key[0] in plan.ids)
         pending = ((sample, epoch) for epoch in range(epochs) for sample in plan.samples()
                    if (sample.id, epoch) not in done)
-        writer = SampleWriter(self.folder.samples_path)
         progress = RunProgress(n_pending, display=self.options.display,
                                description=self.options.label or self.task.name, stats=self._stats,
                                shared=self.options.progress)
@@ -190,10 +211,14 @@ class Runner:
             progress.note = batches.status_text
             batches.on_change = progress.refresh
             await batches.start()
+        stopped = False  # cancelled, or a worker failed: no sample starts any more
+        written = 0  # records this session
 
         async def worker() -> None:
+            nonlocal written
             for sample, epoch in pending:
-                if self.spend is not None and self.spend.meter.full():  # --max-cost: start nothing new
+                await asyncio.sleep(0)  # the event loop's turn, so a signal is seen when every answer is instant
+                if stopped or (self.spend is not None and self.spend.meter.full()):  # --max-cost: start nothing new
                     break
                 if batches is not None:
                     batches.enter()
@@ -204,18 +229,37 @@ class Runner:
                         batches.leave()
                 if (sample.id, epoch) in self.abandoned:
                     continue
+                snapshot.write(self.session_usage())  # what a kill -9 leaves: every record's usage, and more
                 writer.append(record)
+                written += 1
                 if record.status == "ok":  # a failed sample keeps its progress for --retry-failed
                     self.folder.clear_checkpoint(sample.id, epoch)
                 progress.advance(failed=record.status == "error")
 
+        writer = SampleWriter(self.folder.samples_path)
+        snapshot = UsageSnapshot(self.folder.path / SESSION_USAGE)
+        tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
+        interrupted = False
         try:
-            with progress:
-                await asyncio.gather(*(worker() for _ in range(workers)))
+            with progress:  # `wait`, unlike `gather`, leaves the workers to the `finally` when cancelled
+                await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        except asyncio.CancelledError:
+            interrupted = True
         finally:
+            stopped = True  # a worker whose sample ended as it was cancelled stops at its next one
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)  # nothing is written after the samples file and the cache close
             writer.close()
+            snapshot.close()
             await self.close()
-        return self.finish(plan.count * epochs)
+        failures = [task.exception() for task in tasks if not task.cancelled()]
+        if any(failures):  # a worker's error (writing the samples file) is the run's
+            raise next(error for error in failures if error is not None)
+        if interrupted:
+            self.folder.append_usage(self.session_usage())
+            raise RunInterrupted(self.folder.path, total - n_pending + written, total)
+        return self.finish(total)
 
     async def close(self) -> None:
         """Close the models and the cache (a second call does nothing)."""
@@ -229,10 +273,14 @@ class Runner:
         if self.cache is not None:
             self.cache.close()
 
-    def finish(self, total: int) -> Results:
+    def session_usage(self) -> dict[str, dict[str, Any]]:
+        """This process's line of `usage.jsonl`: per role, its requests, tokens, batch counts and spend."""
         spend = self.spend.session_usage(self.roles) if self.spend is not None else {}
-        self.folder.append_usage({role: {**model.stats.as_dict(), **(model.batcher.usage() if model.batcher else {}),
-                                         **spend.get(role, {})} for role, model in self.roles.items()})
+        return {role: {**model.stats.as_dict(), **(model.batcher.usage() if model.batcher else {}),
+                       **spend.get(role, {})} for role, model in self.roles.items()}
+
+    def finish(self, total: int) -> Results:
+        self.folder.append_usage(self.session_usage())
         results = aggregate_run(self.task, self.folder, total, self.folder.read_header().run_id,
                                 seed=self.options.seed or 0, epochs=self.options.epochs)
         self.folder.write_results(results)

@@ -33,8 +33,8 @@ from ..core.yamlfile import load_yaml_model
 from ..errors import ProsevalError
 from ..models.spec import build_model, parse_model_spec
 from .cache import ResponseCache
-from .config import Count, RoleOptions, Seed, Settings, Text
-from .cost import CostMeter
+from .config import CostOptions, Count, RoleOptions, Seed, Settings, Text, prices_beside
+from .cost import CostMeter, previous_spend
 from .dryrun import Estimate, estimate_run
 from .errorlog import ERROR_LOG, note_log, save_traceback
 from .limits import EndpointLimits, endpoint_key_problem
@@ -46,6 +46,7 @@ from .resume import configuration_changes, resume_run
 from .roles import RoleRequest
 from .runlog import RunFolder, RunFolderError, write_json_atomic
 from .runner import start_run
+from .usage import run_usage, total_usage
 
 SET_SUMMARY = "set.json"
 DEFAULT_MAX_RUNS = 4
@@ -111,8 +112,9 @@ class SetTask(RoleOptions):
         return self.name or (f"{self.task}-{self.preset}" if self.preset else self.task)
 
 
-class SetFile(RoleOptions):
-    """The set file: models × tasks, the defaults every task takes, endpoint limits."""
+class SetFile(RoleOptions, CostOptions):
+    """The set file: models × tasks, the defaults every task takes, endpoint limits, the cost keys
+    (`prices`, `max_cost`, `estimate_output`: the set's, under the command line's flags)."""
 
     folder: Text | None = None
     models: list[SetModel] = Field(min_length=1)
@@ -235,7 +237,7 @@ def explicit_concurrency(request: RoleRequest, role: str) -> bool:
 
 def load_set(path: Path) -> SetFile:
     """The set file, checked against `SetFile` (errors name the file, line and key)."""
-    return load_yaml_model(path, SetFile)
+    return prices_beside(load_yaml_model(path, SetFile), path)
 
 
 async def check_models(members: list[Member]) -> None:
@@ -310,6 +312,7 @@ class MemberResult:
                                                     "scoring_failed": counts.scoring_failed,
                                                     "failure_reasons": counts.failure_reasons},
             "headline": None if headline is None else {"metric": headline[0], "mean": headline[1]},
+            "usage": None if self.results is None else run_usage(self.results.roles),
         }
 
 
@@ -445,13 +448,15 @@ def rank(setplan: SetPlan, results: list[MemberResult]) -> list[Ranking]:
 
 
 def write_summary(setplan: SetPlan, result: SetResult) -> Path:
-    """`set.json` in the set folder: each member's state, reason, samples and headline, the
-    rankings, the endpoint limits with their peaks, notes."""
+    """`set.json` in the set folder: each member's state, reason, samples, headline and usage, the
+    usage of all members together, the rankings, the endpoint limits with their peaks, notes."""
+    members = [m.summary() for m in result.members]
     payload = {
         "set_file": str(setplan.path),
         "set_file_sha256": hashlib.sha256(setplan.path.read_bytes()).hexdigest(),
         "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "members": [m.summary() for m in result.members],
+        "members": members,
+        "usage": total_usage(m["usage"] for m in members if m["usage"] is not None),
         "failed": [m.name for m in result.failed],
         "partial": [m.name for m in result.partial],
         "rankings": [{"task": r.task, "metric": r.metric, "ranked": [m.name for m in r.ranked],
@@ -464,6 +469,11 @@ def write_summary(setplan: SetPlan, result: SetResult) -> Path:
     path = setplan.folder / SET_SUMMARY
     write_json_atomic(path, json.dumps(payload, indent=2, ensure_ascii=False))
     return path
+
+
+def recorded_spend(setplan: SetPlan) -> float:
+    """What the members' run folders recorded as spent: where the set's cost limit starts from."""
+    return sum(previous_spend(RunFolder(m.path).read_usage()) for m in setplan.members)
 
 
 async def run_set_async(setplan: SetPlan, *, display: Display = "none", retry_failed: bool = False,

@@ -861,19 +861,24 @@ class Table:
 
 def agreement_tables(analysis: Any) -> tuple[list[Table], list[str]]:
     """The evaluator cards, each judge against each rater, and the judge pairs, as in `proseval
-    agreement` (the cells of `reliability.render`); notes on labels that matched no answer."""
-    from ..reliability.render import CARD_COLUMNS, STAT_COLUMNS, card_cells, num, pct, stats_cells
+    agreement` (the cells of `reliability.render`); notes on labels that matched nothing a judge rated."""
+    from ..reliability.render import (
+        CARD_COLUMNS,
+        STAT_COLUMNS,
+        card_cells,
+        label_warnings,
+        num,
+        pct,
+        rater_agreement_note,
+        set_aside_warnings,
+        stats_cells,
+    )
 
     def cells(texts: list[str], labels: int) -> list[tuple[str, bool]]:
         return [(text, i >= labels) for i, text in enumerate(texts)]
 
-    notes = []
-    summary = analysis.labels
-    if summary is not None and summary.unknown:
-        notes.append(f"{summary.unknown} label(s) name answers that are not in these runs (e.g. "
-                     f"{', '.join(summary.unknown_examples)}); they are left out.")
-    if summary is not None and summary.ambiguous:
-        notes.append(f"{summary.ambiguous} label(s) match answers of several runs and are left out.")
+    notes = [f"{warning}." for warning in label_warnings(analysis.labels)] if analysis.labels is not None else []
+    notes += [f"{warning}." for warning in set_aside_warnings(analysis)]
     tables = [Table("cards", "Evaluator cards", list(CARD_COLUMNS),
                     [cells(card_cells(card), 2) for card in analysis.cards],
                     "vs humans: Spearman's ρ of the judge with the raters' mean score (n items), and the share "
@@ -893,10 +898,9 @@ def agreement_tables(analysis: Any) -> tuple[list[Table], list[str]]:
             rows.append(cells([f"{pair.task} / {pair.role}", pair.a, pair.b, *stats_cells(pair.overall), system], 3))
         tables.append(Table("pairs", "Agreement between judges", ["task / role", "A", "B", *STAT_COLUMNS, "system τ"],
                             rows, "on the items both judges rated"))
-    if analysis.human_ceiling is not None:
-        ceiling = analysis.human_ceiling
-        notes.append(f"Agreement among the {len(ceiling.raters)} raters (the ceiling): α {num(ceiling.alpha)}, "
-                     f"mean pairwise Spearman {num(ceiling.mean_pairwise_spearman)} on {ceiling.n_items} items.")
+    raters = rater_agreement_note(analysis)
+    if raters is not None:
+        notes.append(f"{raters}.")
     return tables, notes
 
 
