@@ -307,3 +307,31 @@ def test_an_interrupted_run_on_the_embedded_model_exits_promptly_and_resumes(tmp
     assert seconds < 20
     check_interrupted(status, stderr, run, signal.SIGTERM, 1)
     check_resumed(run, 1, "--no-cache")
+
+
+def test_a_terminated_set_names_its_folder_keeps_each_members_usage_and_finishes_when_run_again(tmp_path, server):
+    (tmp_path / "set.yaml").write_text(f"""\
+folder: out
+models:
+  - {{spec: openai-compatible/cand, base_url: "{server.base_url}"}}
+tasks:
+  - task: demo
+    epochs: {EPOCHS}
+roles: {{judge: openai-compatible/judge}}
+role_base_url: {{judge: ["{server.base_url}"]}}
+concurrency: 4
+no_cache: true
+""", encoding="utf-8")
+    run = tmp_path / "out" / "demo--openai-compatible-cand"
+    status, stderr, _ = interrupt(["run-set", "set.yaml", "--display", "none"], tmp_path, signal.SIGTERM,
+                                  recorded(run, 3))
+    assert status == 143, stderr
+    assert "Traceback" not in stderr
+    assert "interrupted: finished samples are saved in out; run it again to continue: proseval run-set set.yaml" \
+        in stderr
+    [session] = sessions(run)
+    assert session["roles"]["candidate"]["requests"] >= 3
+    again = proseval("run-set", "set.yaml", "--display", "none", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    counted = Counter((r["id"], r["epoch"]) for r in records(run))
+    assert len(counted) == 8 * EPOCHS and set(counted.values()) == {1}

@@ -156,6 +156,18 @@ def test_a_panel_judge_has_the_run_judges_endpoints_settings_and_seed_unless_giv
         assert (settings["temperature"], settings["max_tokens"], settings["seed"]) == (0.3, 300, 7)
 
 
+def test_a_judge_bound_by_a_re_score_gets_the_runs_seed(work, server):
+    first = runner.invoke(app, ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "--seed", "7",
+                                "--limit", "2", "--display", "none", "--out", "out"])
+    assert first.exit_code == 0, first.output
+    run_dir = next((work / "out").iterdir())
+    again = runner.invoke(app, ["score", str(run_dir), "-r", "judge=openai-compatible/rescorer", "--role-base-url",
+                                f"judge={server.base_url}", "--display", "none"])
+    assert again.exit_code == 0, again.output
+    sent = sent_to(server, "rescorer")
+    assert len(sent) == 2 and {body["seed"] for body in sent} == {7}
+
+
 def test_a_panel_judge_of_the_judges_provider_shares_its_endpoint_from_the_environment(
         work, server, monkeypatch):
     monkeypatch.setenv("PROSEVAL_BASE_URL", server.base_url)

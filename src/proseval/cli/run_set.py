@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ from ..commandline.sets import plan_set
 from ..errors import ProsevalError
 from ..report.runs import ReportRun, open_runs
 from ..report.sections import HtmlTable, leaderboard
+from ..runtime.interrupts import SignalStop
 from ..runtime.loop import run_async
 from ..runtime.runlog import RunFolder
 from ..runtime.cost import money
@@ -245,14 +247,16 @@ def run_set_cmd(
         if mode != "none":
             errors.print(escape(text), highlight=False)
 
+    stop = SignalStop()  # Ctrl-C or SIGTERM: every member's run stops and keeps its usage (`runtime.interrupts`)
     try:
-        result = run_async(run_set_async(setplan, display=mode, retry_failed=retry_failed,  # type: ignore[arg-type]
-                                         notify=notify, report=write_set_report if setplan.report else None,
-                                         cost=meter))
-    except KeyboardInterrupt:
-        errors.print(f"[yellow]interrupted: finished samples are saved; run it again to continue: "
-                     f"proseval run-set {escape(str(set_file))}[/]")
-        raise typer.Exit(130) from None
+        result = run_async(stop.run(run_set_async(setplan, display=mode, retry_failed=retry_failed,  # type: ignore[arg-type]
+                                                  notify=notify, report=write_set_report if setplan.report else None,
+                                                  cost=meter)))
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        errors.print(f"interrupted: finished samples are saved in {setplan.folder}; run it again to continue: "
+                     f"proseval run-set {shlex.quote(str(set_file))}", style="yellow", markup=False, highlight=False,
+                     soft_wrap=True)
+        raise typer.Exit(stop.exit_status) from None
     print_set(result)
     stopped = [m for m in result.members if m.state == "stopped"]
     if meter is not None and meter.spent:

@@ -17,7 +17,7 @@ from .provenance import build_header
 from .records import Results, RoleBinding
 from .roles import RoleError
 from .runlog import RunExistsError, RunFolder
-from .runner import Runner
+from .runner import Runner, seeded_config
 
 
 def replay_task(task: Task, source: RunFolder) -> Task:
@@ -66,7 +66,9 @@ async def rescore_run(
     header = source.read_header()
     replayed = replay_task(task, source)
     # Only the roles the re-score calls; the candidate's answers come from the source run.
-    merged = {role: {**header.roles, **bindings}[role] for role in replayed.roles_required}
+    # A judge bound now gets the run's seed, as the run's own roles did (unless it has its own).
+    merged = {role: seeded_config({**header.roles, **bindings}[role], header.seed)
+              for role in replayed.roles_required}
     plan = SamplePlan(replayed, None)
     run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
     if options.repeat:
