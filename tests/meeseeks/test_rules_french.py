@@ -196,3 +196,23 @@ def test_number_families_read_a_bare_string_as_one_item():
     ctx = RuleContext(language="fr")
     assert evaluate_rule("french_seven_digit_number", "Il y a 1 234 567 habitants.", ctx, "latin").passed is True
     assert evaluate_rule("is_vigesimal_number", "soixante et onze", ctx, "latin").passed is True
+
+
+def test_the_rhyme_explanation_does_not_depend_on_the_hash_seed():
+    """Six keys tied at one line each: the reported key is the alphabetically first, in any process."""
+    import subprocess
+    import sys
+    from fractions import Fraction
+
+    from proseval.benchmarks.meeseeks.rules.rhyme import _merged_share
+
+    keys = ["ta", "mi", "zo", "be", "ru", "lu"]
+    assert _merged_share(keys, 6) == ("be", Fraction(1, 6))
+    code = ("from proseval.benchmarks.meeseeks.rules.rhyme import _merged_share; "
+            f"print(_merged_share({keys!r}, 6)[0])")
+    outputs = []
+    for seed in ("1", "2"):
+        env = {**__import__("os").environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        outputs.append(done.stdout.strip())
+    assert outputs == ["be", "be"]

@@ -44,9 +44,11 @@ def test_an_efficient_policy_writes_reviews_refines_and_finishes(tmp_path, data_
     assert [(s.action, s.section_id, s.outcome) for s in steps] == [
         ("outline", None, "success"), ("draft", 0, "success"), ("review", 0, "success"), ("draft", 1, "success"),
         ("review", 1, "success"), ("refine", 1, "success"), ("review", 1, "success"), ("finish", None, "finish")]
-    # |T| = 8, n = 2, one refine raising the review from 6 to 9: ρ = 1/2 (eq. 9), 1/8 per step
+    # |T| = 8, n = 2, 3 reviews, one refine raising the review from 6 to 9: ρ = 3/2 (eq. 9 as printed),
+    # 1/2 (Table 2 reading), 1/8 per step
     assert scores(record) == {"success": 1.0, "success_all_completed": 1.0, "premature_finish": 0.0, "steps": 8.0,
-                              "outline_len": 2.0, "efficiency": 4.0, "refine_density": 50.0, "refines_per_step": 12.5,
+                              "outline_len": 2.0, "efficiency": 4.0, "reviews_per_section": 150.0,
+                              "refines_per_section": 50.0, "refines_per_step": 12.5,
                               "refine_delta": 3.0, "error_rate": 0.0, "tool_error_rate": 0.0,
                               "forced_completions": 0.0, "judge": 7.0}
     assert record.state.output == ("# On Water\n\n## Water\n\nWater text.\n\n## Ice\n\n"
@@ -72,6 +74,10 @@ def test_an_efficient_policy_writes_reviews_refines_and_finishes(tmp_path, data_
         {"episode": "end2end_en_1", "section": 1, "first_draft": 4, "completed": 7, "completion_step": 7,
          "status": "completed", "revisions": 1}]
     assert extra["completion_median"] == 5.0  # (3 + 7) / 2
+    # Fig. 4: first drafts at 2 and 4 (median 3), completions at 3 and 7 (median 5): Δ_med = 2
+    assert {k: extra["fig4"][k] for k in ("start_median", "end_median", "delta_med")} == {
+        "start_median": 3.0, "end_median": 5.0, "delta_med": 2.0}
+    assert "| 3.0 | 5.0 | 2.0 | 0 / 0 |" in (result.path / "ravel.md").read_text()
 
 
 def test_a_policy_that_never_finishes_stops_at_t_max(tmp_path, data_dir, scripts):
@@ -79,7 +85,8 @@ def test_a_policy_that_never_finishes_stops_at_t_max(tmp_path, data_dir, scripts
     record = only(run(tmp_path, data_dir, candidate, scripts("judge", [JUDGE_OK]), max_steps=6))
     assert len(record.state.turns) == 6 and record.state.metadata["termination"] == "max_steps"
     assert scores(record) == {"success": 0.0, "success_all_completed": 0.0, "premature_finish": 0.0, "steps": 6.0,
-                              "outline_len": 2.0, "efficiency": 3.0, "refine_density": 0.0, "refines_per_step": 0.0,
+                              "outline_len": 2.0, "efficiency": 3.0, "reviews_per_section": 0.0,
+                              "refines_per_section": 0.0, "refines_per_step": 0.0,
                               "error_rate": 0.0, "tool_error_rate": 0.0, "forced_completions": 0.0, "judge": 7.0}
     # neither section was completed: both at T_max = 6 in the lifecycle
     assert [p["completion_step"] for p in record.scores["steps"].metadata["lifecycles"]] == [6, 6]
@@ -112,7 +119,8 @@ def test_malformed_answers_unknown_actions_and_bad_ids_are_failed_actions(tmp_pa
     # 9 of 11 decisions were invalid (ERR); the finish counts for S (eq. 8) but is premature (both sections
     # pending); nothing written: judge 1, no call
     assert scores(record) == {"success": 1.0, "success_all_completed": 0.0, "premature_finish": 1.0, "steps": 11.0,
-                              "outline_len": 2.0, "efficiency": 5.5, "refine_density": 0.0, "refines_per_step": 0.0,
+                              "outline_len": 2.0, "efficiency": 5.5, "reviews_per_section": 50.0,  # step 9's review
+                              "refines_per_section": 0.0, "refines_per_step": 0.0,
                               "error_rate": pytest.approx(100 * 9 / 11), "tool_error_rate": 0.0,
                               "forced_completions": 0.0, "judge": 1.0}
     assert record.scores["judge"].parse_status == "empty" and record.model_failure == "empty"
@@ -123,7 +131,8 @@ def test_a_policy_that_finishes_early(tmp_path, data_dir, scripts):
     record = only(run(tmp_path, data_dir, scripts("early", model(lambda turn, state: plan[turn])),
                       scripts("judge", [JUDGE_OK])))
     assert scores(record) == {"success": 1.0, "success_all_completed": 0.0, "premature_finish": 1.0, "steps": 3.0,
-                              "outline_len": 2.0, "efficiency": 1.5, "refine_density": 0.0, "refines_per_step": 0.0,
+                              "outline_len": 2.0, "efficiency": 1.5, "reviews_per_section": 0.0,
+                              "refines_per_section": 0.0, "refines_per_step": 0.0,
                               "error_rate": 0.0, "tool_error_rate": 0.0, "forced_completions": 0.0, "judge": 7.0}
     assert st.Episode.model_validate(record.state.metadata["final_state"]).premature
 
@@ -386,7 +395,8 @@ def test_the_fixed_protocol_under_persistent_failure(tmp_path, data_dir, scripts
     ran = [s for s in steps if s.action == "review" and s.outcome == "success"]
     assert len(ran) == 2 * reviews and sum(s.outcome == "skipped" for s in steps) == 2 * skipped
     assert scores(record)["success"] == 1.0 and scores(record)["forced_completions"] == 2.0
-    assert scores(record)["steps"] == 18.0 and scores(record)["refine_density"] == 300.0  # eq. 9: 6 refines / n = 2
+    assert scores(record)["steps"] == 18.0 and scores(record)["refines_per_section"] == 300.0  # 6 refines / n = 2
+    assert scores(record)["reviews_per_section"] == 400.0  # eq. 9 as printed: 8 reviews (skipped ones too) / n = 2
     assert scores(record)["refines_per_step"] == pytest.approx(100 * 6 / 18)
 
 

@@ -7,6 +7,7 @@ from proseval.benchmarks.ravel.actions import Decision
 from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.metrics import (
     completion_median,
+    lifecycle_medians,
     lifecycles,
     measure,
     median_shift,
@@ -37,7 +38,8 @@ def test_an_efficient_successful_episode():
     m = measure(steps, two_sections_done())
     assert (m.steps, m.outline_len, m.success, m.success_all_completed, m.premature_finish) == (8, 2, True, True, False)
     assert m.efficiency == 4.0  # 8 / 2
-    assert m.refine_density == 50.0  # eq. 9: 1 refine / n = 2 sections
+    assert m.reviews_per_section == 150.0  # eq. 9 as printed: 3 reviews / n = 2 sections
+    assert m.refines_per_section == 50.0  # Table 2 reading: 1 refine / n = 2 sections
     assert m.refines_per_step == 12.5  # 1 refine / |T| = 8 steps
     assert m.deltas == (2.5,) and m.refine_delta == 2.5  # 8.5 - 6
     assert m.error_rate == 0.0 and m.forced_completions == 0
@@ -55,7 +57,8 @@ def test_failures_skips_and_premature_finish():
     assert (m.invalid_actions, m.tool_failures) == (3, 0)
     assert m.executed == 4  # 6 steps - 2 invalid decisions; the refine the state refused was still an action
     assert m.error_rate == 50.0 and m.tool_error_rate == 0.0  # 3 / 6
-    assert m.efficiency == 3.0 and m.refine_delta is None and m.refine_density == 0.0
+    assert m.efficiency == 3.0 and m.refine_delta is None and m.refines_per_section == 0.0
+    assert m.reviews == 0 and m.reviews_per_section == 0.0
 
 
 def test_an_episode_cut_at_t_max_is_neither_finished_nor_successful():
@@ -64,7 +67,8 @@ def test_an_episode_cut_at_t_max_is_neither_finished_nor_successful():
     assert (m.success, m.success_all_completed, m.premature_finish, m.steps) == (False, False, False, 2)
     m = measure([step(1, None, "failed", failure="decision")], st.start("t", "s"))
     assert m.outline_len == 0 and m.efficiency is None and m.error_rate == 100.0
-    assert m.refine_density is None and m.refines_per_step == 0.0  # eq. 9 needs an outline
+    assert m.reviews_per_section is None and m.refines_per_section is None  # eq. 9 needs an outline
+    assert m.refines_per_step == 0.0
 
 
 def test_refine_delta_pairs_are_per_section_and_broken_by_a_redraft_or_new_outline():
@@ -135,7 +139,8 @@ def test_a_skipped_step_counts_in_t_not_in_err_and_closes_the_lifecycle():
     assert m.tool_error_rate == 0.0
     assert m.deltas == () and m.refine_delta is None  # the refine was never reviewed
     assert (m.success, m.success_all_completed, m.forced_completions) == (True, True, 1)
-    assert (m.refine_density, m.refines_per_step) == (100.0, 100 / 6)  # 1 refine / n = 1; 1 refine / |T| = 6
+    assert (m.refines_per_section, m.refines_per_step) == (100.0, 100 / 6)  # 1 refine / n = 1; 1 refine / |T| = 6
+    assert m.reviews_per_section == 200.0  # a_t = review twice (the skipped one too) / n = 1
     assert m.lifecycles == ({"section": 0, "first_draft": 2, "completed": 5, "completion_step": 5,
                              "status": "completed", "revisions": 1},)
 
@@ -175,10 +180,11 @@ def test_s_is_the_finish_rate_of_eq_8_even_with_two_sections_below_tau():
     assert (m.steps, m.outline_len) == (8, 3)
     assert m.success is True  # eq. 8: finish was emitted within T_max
     assert m.success_all_completed is False and m.premature_finish is True  # two sections stayed below τ = 8
-    assert (m.error_rate, m.tool_error_rate, m.refine_density) == (0.0, 0.0, 0.0)
+    assert (m.error_rate, m.tool_error_rate, m.refines_per_section) == (0.0, 0.0, 0.0)
+    assert m.reviews_per_section == 100.0  # 3 reviews / n = 3
 
 
-def test_refinement_density_by_eq_9_is_per_outline_section():
+def test_refinement_density_eq_9_as_printed_counts_reviews_and_the_table_2_reading_refines():
     """n = 4; 7 reviews and 3 refines: section 1 refined once, section 2 twice."""
     steps, final = play([("outline", None, ["A", "B", "C", "D"]),
                          ("draft", 0, "a"), ("review", 0, 9.0),
@@ -189,7 +195,8 @@ def test_refinement_density_by_eq_9_is_per_outline_section():
     assert (sum(s.action == "review" for s in steps), sum(s.action == "refine" for s in steps)) == (7, 3)
     m = measure(steps, final)
     assert (m.steps, m.outline_len, m.refines) == (16, 4, 3)  # 1 outline + 4 drafts + 7 reviews + 3 refines + finish
-    assert m.refine_density == 75.0  # eq. 9: 3 / n = 3 / 4
+    assert m.reviews == 7 and m.reviews_per_section == 175.0  # eq. 9 as printed: Σ 𝕀(a_t = review) / n = 7 / 4
+    assert m.refines_per_section == 75.0  # Table 2 reading: 3 refines / n = 3 / 4
     assert m.refines_per_step == 18.75  # 3 / |T| = 3 / 16
     assert m.deltas == (3.0, 2.0, 1.0) and m.refine_delta == 2.0  # 9-6, 7-5, 8-7
     assert m.success and m.success_all_completed
@@ -219,3 +226,35 @@ def test_a_section_never_completed_is_placed_at_t_max_and_the_medians_differ():
     assert median_shift(m.lifecycles, other) == -12.0  # 8 - 20
     assert median_shift(other, m.lifecycles) == 12.0
     assert completion_median([]) is None and median_shift([], other) is None
+
+
+def test_eq_9_counts_every_review_action_but_not_a_reply_that_is_no_decision():
+    """a_t = review: a passed review, one the state refuses and one whose reviewer answer is unusable
+    count; a reply that is not a valid decision (even naming review) has no action a_t."""
+    ep = st.apply_outline(st.start("t", "s"), "T", [("A", []), ("B", [])])
+    steps = [step(1, "outline"), step(2, "review", "failed", failure="state", sid=0), step(3, "draft", sid=0),
+             step(4, "review", "failed", failure="tool", sid=0), step(5, "review", sid=0, score=9),
+             step(6, "review", "failed", failure="decision", sid=9), step(7, "finish", "finish")]
+    m = measure(steps, ep)
+    assert m.reviews == 3 and m.reviews_per_section == 150.0  # 3 / n = 2
+    assert m.refines_per_section == 0.0
+
+
+def test_fig_4_delta_med_is_median_completion_minus_median_first_draft_per_run():
+    """Sections drafted at 2, 4, 6, 8, completed at 3, 9, never (T_max = 20), 12; one never drafted."""
+    points = [{"first_draft": 2, "completed": 3, "completion_step": 3},
+              {"first_draft": 4, "completed": 9, "completion_step": 9},
+              {"first_draft": 6, "completed": None, "completion_step": 20},
+              {"first_draft": 8, "completed": 12, "completion_step": 12},
+              {"first_draft": None, "completed": None, "completion_step": 20}]
+    fig4 = lifecycle_medians(points)
+    assert (fig4["start_median"], fig4["end_median"]) == (5.0, 10.5)  # (4 + 6) / 2; (9 + 12) / 2
+    assert fig4["delta_med"] == 5.5
+    assert (fig4["sections"], fig4["drafted"], fig4["not_completed"], fig4["never_drafted"]) == (5, 4, 1, 1)
+    # the undrafted section is in the median completion step over all sections, not in Δ_med
+    assert completion_median(points) == 12.0  # median of 3, 9, 12, 20, 20
+    steps, final = play([("outline", None, ["A", "B", "C"]), ("draft", 0, "a"), ("review", 0, 9.0),
+                         ("draft", 1, "b"), ("review", 1, 4.0), ("finish", None, None)])
+    fig4 = lifecycle_medians(measure(steps, final, max_steps=20).lifecycles)
+    assert (fig4["start_median"], fig4["end_median"], fig4["delta_med"]) == (3.0, 11.5, 8.5)  # (2+4)/2; (3+20)/2
+    assert lifecycle_medians([])["delta_med"] is None

@@ -125,7 +125,8 @@ def test_length_slope_within_a_run_with_criterion_fixed_effects():
     pooled = stats.length_slope([values[i] for i in items], [LENGTHS[s] for s, _ in items], ["run"] * len(items))
     assert pooled.slope > 1.2  # without a level per criterion the style items pass for length bias
     card = analyse_judgements(judgements({"v/lengthy": values}, lengths=LENGTHS)).cards[0]
-    assert card_cells(card)[8] == "+1.00/2× within run"
+    # Every resample of exact data has the same slope: the interval is the point.
+    assert card_cells(card)[8] == "+1.00 [+1.00, +1.00]/2× within run"
 
 
 def test_the_two_candidate_beta_is_shown_beside_it():
@@ -140,7 +141,7 @@ def test_the_two_candidate_beta_is_shown_beside_it():
                        more=judgements({"v/j": scores(short)}, answers="short", lengths=short))
     bias = analyse_judgements(found).cards[0].length
     assert bias.slope_per_doubling == pytest.approx(1.0) and bias.within_run_slope == pytest.approx(1.0)
-    assert card_cells(analyse_judgements(found).cards[0])[8] == "+1.00/2× within run; β +1.00/2×"
+    assert card_cells(analyse_judgements(found).cards[0])[8] == "+1.00 [+1.00, +1.00]/2× within run; β +1.00 [+1.00, +1.00]/2×"
 
 
 # human labels --------------------------------------------------------------------------------------

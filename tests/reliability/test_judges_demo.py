@@ -55,6 +55,8 @@ def test_cards_recover_planted_properties(judged):
     # Length: the lengthy judge's planted slope is 1 point per doubling; the fair judge has none.
     assert lengthy.length.slope_per_doubling == pytest.approx(1.0, abs=0.15)
     assert abs(fair.length.slope_per_doubling) < 0.05
+    beta = lengthy.length.slope_per_doubling_ci
+    assert beta.low < 1.0 < beta.high and beta.resamples >= 100  # the interval covers the planted slope
     raw = {s: m["raw"] for s, m in lengthy.length.systems.items()}
     controlled = {s: m["length_controlled"] for s, m in lengthy.length.systems.items()}
     assert raw["scripted/long"] - raw["scripted/short"] > 1.5  # 4x longer: about 2 points more, raw
@@ -66,6 +68,8 @@ def test_cards_recover_planted_properties(judged):
     assert flaky.other_judges["scripted/j-fair"].exact == 1.0  # where it answered, it is the fair judge
     # Agreement: the fair and the flaky judge agree perfectly; the noisy one less.
     assert fair.other_judges["scripted/j-noisy"].spearman < fair.other_judges["scripted/j-flaky"].spearman
+    noisy_rho = fair.other_judges["scripted/j-noisy"].intervals["spearman"]
+    assert noisy_rho.low < fair.other_judges["scripted/j-noisy"].spearman < noisy_rho.high < 1.0
 
 
 def test_a_better_candidate_that_writes_longer_is_not_length_bias(tmp_path, scripts):

@@ -255,3 +255,22 @@ def test_the_knowledge_prompt_works_on_the_cited_works_and_does_not_copy_the_tar
     assert "do not copy sentences from the target" in text and "grammar and word choice alone" in text
     level = text[text.index('"revision_level"'):text.index('"original_snippet"')]
     assert "reference" in level and "word" not in level
+
+
+def test_knowledge_categories_are_matched_as_words_not_substrings():
+    # "border" holds "order", "disorders" too; neither names the category
+    assert knowledge_category(Edit(action_name="Clarify the border dispute")) == "description"  # clarify's own
+    assert knowledge_category(Edit(action_name="add", category="border cases")) == "other"
+    assert knowledge_category(Edit(action_name="note the disorders studied")) == "other"
+    # "in order to" is a conjunction, not the category
+    assert knowledge_category(Edit(action_name="add a citation in order to support the claim")) == "other"
+    # the category as a word, singular or plural, still counts
+    assert knowledge_category(Edit(action_name="fix the order of the works")) == "order"
+    assert knowledge_category(Edit(action_name="x", category="Comparisons")) == "comparison"
+
+
+@pytest.mark.parametrize("action", ["search and replace", "Find and Replace the term", "copy and paste the list",
+                                    "cut and paste the paragraph"])
+def test_fixed_multi_word_actions_are_one_edit(action):
+    assert split_actions(action) == [action]
+    assert split_actions(f"{action} and simplify the intro") == [action, "simplify the intro"]

@@ -15,6 +15,8 @@ from proseval.benchmarks.revision_distance.stats import (
     spearman,
     spearman_ci,
     summarise_pairs,
+    distance_vs_human,
+    perturbation_spread,
     summarise_stability,
     wilson_ci,
 )
@@ -192,6 +194,24 @@ def test_pair_summary():
     assert empty.agreement is None and empty.agreement_ci is None
 
 
+def test_the_papers_sign_convention_for_the_human_correlation():
+    """ρ(human, −D) = 0.38 is the paper's R = ρ(D, human) = −0.38; the interval is mirrored."""
+    assert distance_vs_human(0.38, (0.1, 0.6)) == (-0.38, (-0.6, -0.1))
+    assert distance_vs_human(None, None) == (None, None)
+    # a direct check: more edits with lower human scores
+    distances, humans = [1.0, 2.0, 4.0, 6.0], [5.0, 4.0, 2.0, 3.0]
+    assert distance_vs_human(spearman(humans, [-d for d in distances]), None)[0] == pytest.approx(
+        spearman(distances, humans))
+
+
+def test_app_h_one_text_perturbed_four_ways():
+    """App. H: a text at D = 4 whose four perturbed copies score 4, 4, 5, 4."""
+    spread = perturbation_spread(4, [4, 4, 5, 4])
+    assert spread == {"original": 4.0, "perturbed": [4.0, 4.0, 5.0, 4.0], "spread": 1.0, "max_abs_change": 1.0,
+                      "unchanged": 3}
+    assert perturbation_spread(3, [])["spread"] is None
+
+
 def test_stability_summary():
     summary = summarise_stability([(4, 4), (2, 3), (0, 2), (5, 5)])
     assert summary.mean_abs_change == pytest.approx(3 / 4) and summary.share_unchanged == 0.5
@@ -243,6 +263,13 @@ def test_perturb_keeps_case_and_punctuation_and_varies_with_seed_and_key():
     # "many" before a plural noun, not after how / so / too or before "of"
     ("It has many books.", "It has numerous books."),
     ("How many books? So many books. Many of them.", "How many books? So many books. Many of them."),
+    # nor in the set phrases of time and repetition
+    ("Many years ago, many times over.", "Many years ago, many times over."),
+    # "difficult" as "hard" only before "to": a difficult person is not a hard person
+    ("He is a difficult person.", "He is a difficult person."),
+    ("It is difficult to say.", "It is hard to say."),
+    # words are matched whole, never inside another word
+    ("Oftentimes the mainframe tryouts.", "Oftentimes the mainframe tryouts."),
     # "main" before its noun after a determiner
     ("The main idea is simple.", "The primary idea is simple."),
     ("The water main burst.", "The water main burst."),

@@ -210,6 +210,11 @@ def test_pairwise_agreement_ties_and_spearman(tmp_path, scripts):
     assert extra["agreement_ci"] == pytest.approx(list(wilson_ci(2, 4)))
     assert extra["agreement_without_ties_ci"] == pytest.approx(list(wilson_ci(2, 3)))
     assert extra["spearman_human_vs_neg_distance_ci"] == pytest.approx(list(spearman_ci(expected_spearman(), 8)))
+    # the paper's convention, ρ(D, human): the same correlation with the opposite sign, interval mirrored
+    assert extra["spearman_distance_vs_human"] == pytest.approx(-expected_spearman())
+    low, high = spearman_ci(expected_spearman(), 8)
+    assert extra["spearman_distance_vs_human_ci"] == pytest.approx([-high, -low])
+    assert "distance vs human score; the paper's R" in " ".join(result.output.split())
     assert "weighted" not in extra and "rouge" not in extra  # no weighting asked for; the pairs have no reference
     assert run.results.metrics["pair_agree"].mean == 0.5 and run.results.metrics["pair_tie"].mean == 0.25
     assert run.results.headline == "pair_agree"
@@ -313,7 +318,7 @@ def test_stability_check_on_twenty_drafts_with_a_fixed_reviser(tmp_path, scripts
     drafts_file = DATA / "drafts20.jsonl"
     result = CliRunner().invoke(app, ["revision-distance", "stability", "--drafts", str(drafts_file),
                                       "--setting", "reference-free", "--seed", "7", "--rate", "0.1",
-                                      "--role", f"reviser={scripts('rd-words', word_reviser)}",
+                                      "--variants", "1", "--role", f"reviser={scripts('rd-words', word_reviser)}",
                                       "--runs", str(tmp_path / "runs"), "--display", "none"])
     assert result.exit_code == 0, result.output
     assert "Stability under word substitutions (seed 7, rate 0.1)" in " ".join(result.output.split())
@@ -341,10 +346,35 @@ def test_a_perfectly_stable_reviser_never_moves(tmp_path, scripts):
                        params={"drafts": str(DATA / "drafts20.jsonl"), "setting": "reference-free"},
                        out=tmp_path / "runs")
     extra = run.results.extra["revision_distance"]
-    assert extra["mean_abs_change"] == 0.0 and extra["share_unchanged"] == 1.0 and extra["scored"] == 15
+    assert extra["mean_abs_change"] == 0.0 and extra["share_unchanged"] == 1.0 and extra["drafts_scored"] == 15
+    assert extra["mean_spread"] == 0.0 and extra["max_spread"] == 0.0
+    # App. H's setting by default: each text perturbed up to four ways (identical copies asked once)
+    assert 15 < extra["scored"] <= 60 and all(1 <= len(d["perturbed"]) <= 4 for d in extra["per_draft"])
+    assert extra["scored"] == sum(len(d["perturbed"]) for d in extra["per_draft"])
     # the drafts with no word the perturber may substitute without changing the meaning
     assert extra["skipped_unperturbable"] == ["d05", "d06", "d08", "d09", "d10"]
-    assert extra["share_unchanged_ci"] == pytest.approx(list(wilson_ci(15, 15)))
+    assert extra["share_unchanged_ci"] == pytest.approx(list(wilson_ci(extra["scored"], extra["scored"])))
+
+
+def test_four_perturbations_of_each_draft_and_the_spread_of_d(tmp_path, scripts):
+    """The default: seeds 0..3 per draft; the spread of D over each draft's copies, from the reviser's rule."""
+    run = proseval.run("revision-distance-stability", roles={"reviser": scripts("rd-words4", word_reviser)},
+                       params={"drafts": str(DATA / "drafts20.jsonl"), "setting": "reference-free", "rate": 0.1},
+                       out=tmp_path / "runs")
+    extra = run.results.extra["revision_distance"]
+    expected = {}
+    for row in (json.loads(line) for line in (DATA / "drafts20.jsonl").read_text().splitlines()):
+        texts = []
+        for seed in range(4):
+            changed = perturb(row["draft"], seed=seed, rate=0.1, key=row["id"])
+            if changed.substitutions and changed.text not in texts:
+                texts.append(changed.text)
+        if texts:
+            counts = [float(len(stable_words(t))) for t in texts]
+            expected[row["id"]] = (float(len(stable_words(row["draft"]))), counts, max(counts) - min(counts))
+    got = {d["draft"]: (d["original"], d["perturbed"], d["spread"]) for d in extra["per_draft"]}
+    assert got == expected
+    assert extra["max_spread"] == max(e[2] for e in expected.values())
 
 
 # --- the scorer factory on any run -----------------------------------------------------------------
@@ -476,7 +506,7 @@ def test_the_stability_command_can_ask_for_structured_output(tmp_path, scripts, 
     monkeypatch.setattr(ScriptedModel, "generate", noting)
     result = CliRunner().invoke(app, ["revision-distance", "stability", "--drafts", str(DATA / "drafts20.jsonl"),
                                       "--setting", "reference-free", "--structured", "--attempts", "2",
-                                      "--role", f"reviser={scripts('rd-structured', ['[]'])}",
+                                      "--variants", "1", "--role", f"reviser={scripts('rd-structured', ['[]'])}",
                                       "--runs", str(tmp_path / "runs"), "--display", "none"])
     assert result.exit_code == 0, result.output
     assert len(formats) == 30 and all(f["type"] == "json_schema" for f in formats)  # 15 perturbable drafts, 2 texts

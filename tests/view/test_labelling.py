@@ -85,9 +85,15 @@ def plan_of(root: Path, session: str = "s1") -> dict:
     return json.loads((root / "labels" / f"{session}.plan.json").read_text(encoding="utf-8"))
 
 
-def labels_of(root: Path, session: str = "s1") -> list[dict]:
+def records_of(root: Path, session: str = "s1") -> list[dict]:
+    """The lines of the labels file: one item record per save."""
     path = root / "labels" / f"{session}.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+def labels_of(root: Path, session: str = "s1") -> list[dict]:
+    """The labels of the file, in the order they were saved."""
+    return [label for record in records_of(root, session) for label in record["labels"]]
 
 
 def kind_of(html: str) -> str:
@@ -142,6 +148,23 @@ def test_the_plan_is_the_same_for_the_same_seed_and_kept_across_restarts(runs: P
     assert plan_of(runs, "other")["items"] != first
 
 
+def test_a_shuffled_session_gives_each_rater_an_order_of_their_own_kept_across_restarts(runs: Path):
+    web = client(runs, seed=7, items="scores", order="shuffled")
+    assert plan_of(runs)["order"] == "shuffled" and plan_of(runs, "s1")["seed"] == 7
+    plan = web.app.state.labelling.plan
+    ann, bo = plan.order_of("Ann"), plan.order_of("Bo")
+    assert sorted(ann) == sorted(bo) == list(range(1, len(plan.items) + 1)) and ann != bo and ann != sorted(ann)
+    assert client(runs).app.state.labelling.plan.order_of("Ann") == ann  # the same after a restart
+    start = web.get("/label", params={"rater": "Ann"}, follow_redirects=False)
+    assert start.headers["location"] == f"/label/{ann[0]}?rater=Ann"
+    assert post(web, ann[0], "Ann", {"c0": "4"}).headers["location"] == f"/label/{ann[1]}?rater=Ann"
+    assert f'href="/label/{ann[0]}?rater=Ann" data-prev' in web.get(f"/label/{ann[1]}", params={"rater": "Ann"}).text
+    with pytest.raises(LabellingError, match="planned with order 'shuffled'"):
+        client(runs, order="plan")
+    client(runs, session="fixed", seed=7)
+    assert plan_of(runs, "fixed")["order"] == "plan"
+
+
 def test_plan_items_draws_sides_of_pairs_evenly():
     sources = [RunSource(run, "t", [(f"s{n}", 0) for n in range(200)]) for run in ("r1", "r2")]
     items = plan_items(sources, seed=3, kinds="pairs")
@@ -157,7 +180,7 @@ def test_a_session_name_or_rater_that_is_not_safe_is_refused(runs: Path):
         with pytest.raises(LabellingError, match="session name"):
             LabelOptions(bad)
     with pytest.raises(LabellingError, match="rater name"):
-        LabelOptions("ok", rater="tab\there")
+        LabelOptions("ok", raters=("tab\there",))
     with pytest.raises(LabellingError, match="JSON Lines"):
         LabelOptions("ok", labels_file=Path("labels.csv"))
 
@@ -206,7 +229,7 @@ def test_pairs_show_the_two_answers_on_the_sides_the_plan_drew(runs: Path):
 
 # saving and continuing -------------------------------------------------------------------------
 def test_labels_are_appended_and_a_rater_continues_at_the_first_item_not_labelled(runs: Path):
-    web = client(runs, seed=4, rater="Ann")
+    web = client(runs, seed=4)
     plan = [PlanItem.from_json(item) for item in plan_of(runs)["items"]]
     start = web.get("/label", params={"rater": "Ann"}, follow_redirects=False)
     assert start.status_code == 303 and start.headers["location"] == "/label/1?rater=Ann"
@@ -421,7 +444,7 @@ def test_the_agreement_page_shows_the_judges_against_the_labels_so_far(runs: Pat
     assert "24 label(s) from 2 rater(s); 24 matched" in page
     assert "against each rater" in page and "Agreement among the 2 human raters, as context" in page
     cards = page.split('id="t-cards"', 1)[1].split("</table>", 1)[0]
-    assert re.search(r"ρ (-?\d\.\d\d|—) \(n \d+\)", cards), cards
+    assert re.search(r"ρ (-?\d\.\d\d( \[[^\]]*\])?|—) \(n \d+\)", cards), cards
     assert web.get("/label/agreement", params={"refresh": "0"}).text.count('http-equiv="refresh"') == 0
     assert 'http-equiv="refresh" content="15"' in page
     assert all(item.kind == "score" for item in plan)
@@ -445,9 +468,17 @@ def test_the_cli_checks_the_labelling_options_and_prints_the_labelling_address(r
     from proseval.cli import app
 
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
-    result = CliRunner().invoke(app, ["view", str(runs), "--label", "pilot", "--rater", "Ann Lee", "--seed", "3"])
+    result = CliRunner().invoke(app, ["view", str(runs), "--label", "pilot", "--rater", "Ann Lee", "--rater", "Bo",
+                                      "--seed", "3"])
     assert result.exit_code == 0, result.output
-    assert "http://127.0.0.1:8765/label?rater=Ann+Lee" in result.output
+    assert "at http://127.0.0.1:8765/label\n" in result.output
+    keys = dict(re.findall(r"  (Ann Lee|Bo): http://127\.0\.0\.1:8765/label\?key=([\w-]+)\n", result.output))
+    assert len(keys) == 2 and keys["Ann Lee"] != keys["Bo"]
+    kept = (runs / "labels" / "pilot.raters.json").read_text(encoding="utf-8")
+    assert "Ann Lee" in kept and not any(key in kept for key in keys.values())  # hashes only
+    again = CliRunner().invoke(app, ["view", str(runs), "--label", "pilot", "--rater", "Bo", "--rater", "Cy"])
+    assert "Bo: has the link an earlier start printed" in again.output and "  Cy: http" in again.output
+    assert keys["Bo"] not in again.output
     assert plan_of(runs, "pilot")["seed"] == 3
     token = CliRunner().invoke(app, ["view", str(runs), "--label", "pilot", "--host", "0.0.0.0", "--token",
                                      "secret-token-2"])

@@ -78,12 +78,12 @@ def tab(browser, *, errors_allowed: bool = False) -> Iterator[object]:
 
 
 def labels_in(path: Path) -> list[dict]:
-    """Every line of the labels file, each required to be a JSON object that is a valid label."""
+    """The labels of the file's item records, each line required to be whole JSON and each label valid."""
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    records = [json.loads(line) for line in lines]
-    for record in records:
-        Label.model_validate(record)
-    return records
+    labels = [label for line in lines for label in json.loads(line)["labels"]]
+    for label in labels:
+        Label.model_validate(label)
+    return labels
 
 
 def position_of(page) -> int:
@@ -104,7 +104,7 @@ def runs(tmp_path: Path) -> Path:
 
 
 def test_a_rater_labels_five_items_by_keyboard_reloads_and_continues_at_the_sixth(browser, runs, shots):
-    options = LabelOptions("keys", rater="Kim", seed=21)
+    options = LabelOptions("keys", seed=21)
     with serving(runs, options) as url, tab(browser) as page:
         page.goto(f"{url}/label?rater=Kim")
         assert position_of(page) == 1

@@ -24,14 +24,18 @@ def view(
     label: Optional[str] = typer.Option(None, "--label", metavar="SESSION",
                                         help="Labelling mode: people rate samples blind at /label; the session's "
                                         "plan and labels are kept under RUNS_DIR/labels/ (see docs/viewer.md)."),
-    rater: Optional[str] = typer.Option(None, "--rater", help="With --label: the rater the printed address "
-                                        "opens the session as (others type their name on /label)."),
+    rater: Optional[list[str]] = typer.Option(None, "--rater", help="With --label, repeatable: a rater of the "
+                                              "session; each new one gets a secret link of their own, printed "
+                                              "once (without raters, people type their name on /label)."),
     labels: Optional[Path] = typer.Option(None, "--labels", metavar="FILE", help="With --label: the labels file "
                                           "to append to (.jsonl; default RUNS_DIR/labels/SESSION.jsonl)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="With --label: the seed of a new session's "
                                        "order and sides (default: drawn, and recorded in its plan)."),
     label_items: str = typer.Option("all", "--label-items", help="With --label, for a new session: all (answers "
                                     "to score and pairs of answers), scores or pairs."),
+    label_order: Optional[str] = typer.Option(None, "--label-order", help="With --label, for a new session: plan "
+                                              "(every rater in the plan's order, the default) or shuffled (each "
+                                              "rater in an order of their own, drawn from the seed and their name)."),
     label_only: bool = typer.Option(False, "--label-only", help="With --label: serve only the labelling pages "
                                     "(no run pages, no agreement page): a viewer for raters."),
 ) -> None:
@@ -40,17 +44,18 @@ def view(
         fail(f"{runs_dir}: no such folder")
     if token is not None and len(token) < 8:
         fail("--token: use at least 8 characters")
-    if label is None and (rater is not None or labels is not None or seed is not None or label_items != "all"
-                          or label_only):
-        fail("--rater, --labels, --seed, --label-items and --label-only go with --label SESSION")
+    if label is None and (rater or labels is not None or seed is not None or label_items != "all"
+                          or label_order is not None or label_only):
+        fail("--rater, --labels, --seed, --label-items, --label-order and --label-only go with --label SESSION")
     try:
         from ..view.labelling import LabellingError, LabelOptions
         from ..view.server import serve
     except ImportError as exc:
         fail(f"the viewer needs its extra: pip install 'proseval[view]' ({exc})")
     try:
-        labelling = None if label is None else LabelOptions(label, rater=rater, labels_file=labels, seed=seed,
-                                                            items=label_items, only=label_only)
+        labelling = None if label is None else LabelOptions(label, raters=tuple(rater or ()), labels_file=labels,
+                                                            seed=seed, items=label_items, only=label_only,
+                                                            order=label_order)
         serve(runs_dir, host=host, port=port, token=token, open_browser=open_browser, announce=typer.echo,
               labelling=labelling)
     except LabellingError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from .card import (
     EvaluatorCard,
     GroupAgreement,
     HumanAgreement,
+    Interval,
     JudgePair,
     LabelSummary,
     LengthBias,
@@ -55,21 +56,31 @@ TOP_DISAGREEMENTS = 10
 
 def pair_stats(x: Sequence[float | None], y: Sequence[float | None], scale: Scale | None, *,
                seed: int = 0) -> PairStats:
-    """Every agreement statistic of two raters over the same items (None where it does not apply)."""
+    """Every agreement statistic of two raters over the same items (None where it does not apply),
+    each with its bootstrap interval (the items resampled jointly)."""
     a, b = stats.paired(x, y)
     n = len(a)
     integer = scale is not None and scale.integer
     diff = stats.mean_difference(a, b, seed=seed) if n else None
+    kappa = _kappa(a, b, scale) if integer and scale else None
+    bounds = (int(scale.low), int(scale.high)) if kappa is not None and scale else (None, None)
+    found = stats.pair_intervals(a, b, low=bounds[0], high=bounds[1], level=_level(scale), seed=seed) if n else {}
     return PairStats(
         n=n,
         spearman=stats.spearman(a, b), kendall_tau_b=stats.kendall_tau_b(a, b), pearson=stats.pearson(a, b),
         exact=stats.exact_agreement(a, b) if integer else None,
         within_one=stats.within_one(a, b) if integer else None,
-        weighted_kappa=_kappa(a, b, scale) if integer and scale else None,
+        weighted_kappa=kappa,
         alpha=stats.krippendorff_alpha([list(a), list(b)], _level(scale)) if n else None,
         mean_difference=diff.mean if diff else None,
         ci_low=diff.low if diff else None, ci_high=diff.high if diff else None,
+        intervals={name: interval(found_interval) for name, found_interval in found.items()},
     )
+
+
+def interval(found: stats.Interval) -> Interval:
+    """A bootstrap interval of `stats` as the analysis records it."""
+    return Interval(low=found.low, high=found.high, resamples=found.valid, note=found.note)
 
 
 def _kappa(a: Sequence[float], b: Sequence[float], scale: Scale) -> float | None:
@@ -149,7 +160,7 @@ def _alpha_note(pairable: int, alpha: float | None, rated: str) -> str:
     return f"fewer than 2 items {rated}" if pairable < 2 else "the verdicts do not vary"
 
 
-def _position(table: _Table, judge: str, primary: Mapping[Item, Verdict]) -> PositionBias | None:
+def _position(table: _Table, judge: str, primary: Mapping[Item, Verdict], seed: int) -> PositionBias | None:
     """How the judge's verdicts change when the texts of its prompt are shown in the other order."""
     swapped: dict[Item, Verdict] = {}
     for indices in table.swapped.get(judge, {}).values():
@@ -157,8 +168,11 @@ def _position(table: _Table, judge: str, primary: Mapping[Item, Verdict]) -> Pos
     items = sorted(set(swapped) & set(primary))
     if not items:
         return None
-    shift = stats.score_shift(_values(primary, items), _values(swapped, items))
-    return PositionBias(n=shift.n, flip_rate=shift.share_changed, mean_shift=shift.mean_change)
+    first, second = _values(primary, items), _values(swapped, items)
+    shift = stats.score_shift(first, second)
+    flips = stats.share_changed_interval(first, second, seed=seed)
+    return PositionBias(n=shift.n, flip_rate=shift.share_changed, mean_shift=shift.mean_change,
+                        flip_rate_ci=interval(flips) if shift.n else None)
 
 
 def _answer_means(primary: Mapping[Item, Verdict]) -> dict[AnswerKey, float]:
@@ -170,36 +184,39 @@ def _answer_means(primary: Mapping[Item, Verdict]) -> dict[AnswerKey, float]:
     return {answer: statistics.fmean(v) for answer, v in values.items()}
 
 
-def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int]) -> tuple[float | None, int, str]:
+def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int],
+                seed: int) -> tuple[float | None, int, str, Interval | None]:
     """The slope of the verdicts on log2 length within each run, net of each criterion's level (a fixed
     effect per run and criterion; criteria rated on one answer only, as WritingBench's per-query
-    ones, share one per run): its value, the verdicts it rests on, and why it is missing."""
+    ones, share one per run): its value, the verdicts it rests on, why it is missing, its interval."""
     items = [(answer, criterion, v.value) for (answer, criterion), v in primary.items()
              if v.value is not None and answer in lengths]
     answers_rated: dict[tuple[str, str], int] = defaultdict(int)
     for answer, criterion, _ in items:
         answers_rated[(answer[0], criterion)] += 1
     groups = [(a[0], c if answers_rated[(a[0], c)] > 1 else None) for a, c, _ in items]
-    slope = stats.length_slope([v for _, _, v in items], [lengths[a] for a, _, _ in items], groups)
+    scores, words = [v for _, _, v in items], [lengths[a] for a, _, _ in items]
+    slope = stats.length_slope(scores, words, groups)
     if slope.slope is not None:
-        return slope.slope, slope.n, ""
+        return slope.slope, slope.n, "", interval(stats.length_slope_interval(scores, words, groups, seed=seed))
     if not items:
-        return None, 0, "no scored verdict on an answer of known length"
+        return None, 0, "no scored verdict on an answer of known length", None
     if slope.n == 0:
-        return None, 0, "no two verdicts to compare within a run"
-    return None, slope.n, "the answers' lengths do not vary"
+        return None, 0, "no two verdicts to compare within a run", None
+    return None, slope.n, "the answers' lengths do not vary", None
 
 
 def _length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int],
-                 candidates: Mapping[str, str]) -> LengthBias:
-    within_run, n_within_run, within_run_note = _within_run(primary, lengths)
+                 candidates: Mapping[str, str], seed: int) -> LengthBias:
+    within_run, n_within_run, within_run_note, within_run_ci = _within_run(primary, lengths, seed)
     means = _answer_means(primary)
     answers = [a for a in means if a in lengths]
     groups = [f"{a[1]}#{a[2]}" for a in answers]
     shared = _repeated(groups)
     if not shared:
         return LengthBias(note="needs two or more answers per sample (several candidates, or epochs)",
-                          within_run_slope=within_run, n_within_run=n_within_run, within_run_note=within_run_note)
+                          within_run_slope=within_run, n_within_run=n_within_run, within_run_note=within_run_note,
+                          within_run_slope_ci=within_run_ci)
     kept = [i for i, g in enumerate(groups) if g in shared]
     scores = [means[answers[i]] for i in kept]
     words = [lengths[answers[i]] for i in kept]
@@ -208,10 +225,13 @@ def _length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, in
     slope = stats.length_slope(scores, words, keys)
     controlled = stats.length_controlled_means(scores, words, keys, systems)
     note = "" if controlled.beta is not None else "length cannot be told apart from candidate and sample"
+    beta_ci = (interval(stats.length_beta_interval(scores, words, keys, systems, seed=seed))
+               if controlled.beta is not None else None)
     means_of = {str(s): {"raw": raw, "length_controlled": lc} for s, (raw, lc) in controlled.means.items()}
     return LengthBias(slope_per_doubling=controlled.beta, within_sample_slope=slope.slope, n=slope.n, note=note,
                       systems=means_of, within_run_slope=within_run, n_within_run=n_within_run,
-                      within_run_note=within_run_note)
+                      within_run_note=within_run_note, slope_per_doubling_ci=beta_ci,
+                      within_run_slope_ci=within_run_ci)
 
 
 def _repeated(groups: Sequence[str]) -> set[str]:
@@ -243,7 +263,7 @@ def model_family(spec: str) -> str:
 
 
 def _self_preference(judge: str, table: _Table, primary: Mapping[Item, Verdict],
-                     candidates: Mapping[str, str]) -> SelfPreference:
+                     candidates: Mapping[str, str], seed: int) -> SelfPreference:
     family = model_family(judge.split(" (prompts", 1)[0])
     own = sorted({c for c in candidates.values() if model_family(c) == family})
     result = SelfPreference(judge_family=family, own_family_candidates=own)
@@ -267,6 +287,9 @@ def _self_preference(judge: str, table: _Table, primary: Mapping[Item, Verdict],
         result.n_other = len(gaps[False])
     if gaps[True] and gaps[False]:
         result.difference = result.gap_own - result.gap_other
+        found = stats.gap_difference_interval(gaps[True] + gaps[False],
+                                              [True] * len(gaps[True]) + [False] * len(gaps[False]), seed=seed)
+        result.difference_ci = interval(found)
     return result
 
 
@@ -389,7 +412,8 @@ def _humans(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, f
         result.vs_human_mean = pair_stats(judge, human_mean, None)
         raters = sorted({r for i in items for r in human[i]})
         result.per_rater = {r: pair_stats(judge, [human[i].get(r) for i in items], scale) for r in raters}
-        result.pairwise_consistency = pairwise_consistency(judge, human_mean)
+        result.pairwise_consistency = pairwise_consistency(judge, human_mean,
+                                                           [(i[0][1], i[0][2], i[1]) for i in items])
         result.leave_one_out = _leave_one_out(primary, human, items, raters)
     agree = total = 0
     for a, b, criterion, preference, _ in preferences:
@@ -460,19 +484,25 @@ def panel_summary(task: str, role: str, primaries: Mapping[str, Mapping[Item, Ve
     return summary, items
 
 
-def pairwise_consistency(judge: Sequence[float | None], human: Sequence[float]) -> float | None:
-    """Of the item pairs people score differently, the share the judge orders the same way (a judge
-    tie counts as not the same): the pairwise consistency with human scores of C3EBench (§5.5),
-    in our reading of it (the paper gives no formula)."""
-    a, b = stats.paired(judge, human)
-    if len(a) < 2:
-        return None
+def pairwise_consistency(judge: Sequence[float | None], human: Sequence[float | None],
+                         instructions: Sequence[Hashable]) -> float | None:
+    """Of the pairs of answers to the same instruction (`instructions`: one key per item, e.g. its
+    sample, epoch and criterion) that people score differently, the share the judge orders the same
+    way (a judge tie counts as not the same): the pairwise consistency with human scores of
+    C3EBench (§5.5), which compares two answers to one instruction; answers to different
+    instructions are never paired. None when no such pair is scored differently by people."""
+    if not len(judge) == len(human) == len(instructions):
+        raise ValueError("judge, human and instructions must have the same length")
+    groups: dict[Hashable, list[int]] = defaultdict(list)
+    for index, key in enumerate(instructions):
+        groups[key].append(index)
+    j, h = stats._floats(judge), stats._floats(human)
     same = total = 0
-    for start in range(0, len(a), 256):  # blocks of rows: memory stays small for thousands of items
-        rows = slice(start, start + 256)
-        da = np.sign(a[rows, None] - a[None, :])
-        db = np.sign(b[rows, None] - b[None, :])
-        upper = (np.arange(len(a))[None, :] > np.arange(len(a))[rows, None]) & (db != 0)
+    for members in groups.values():
+        index = np.array(members)
+        a, b = stats.paired(j[index], h[index])
+        da, db = np.sign(a[:, None] - a[None, :]), np.sign(b[:, None] - b[None, :])
+        upper = np.triu(np.ones(da.shape, dtype=bool), 1) & (db != 0)
         total += int(upper.sum())
         same += int((da[upper] == db[upper]).sum())
     return same / total if total else None
@@ -533,9 +563,9 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
                 unscored_rate=(len(values) - len(scored)) / len(values) if values else None,
                 mean=statistics.fmean(scored) if scored else None,
                 consistency=_consistency(table, judge),
-                position=_position(table, judge, primary),
-                length=_length_bias(primary, found.lengths, candidates),
-                self_preference=_self_preference(judge, table, primary, candidates),
+                position=_position(table, judge, primary, seed),
+                length=_length_bias(primary, found.lengths, candidates, seed),
+                self_preference=_self_preference(judge, table, primary, candidates, seed),
                 cost=_cost(judge_runs, role, given, prices),
             )
             for other in judges:

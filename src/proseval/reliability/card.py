@@ -8,6 +8,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, PrivateAttr
 
 
+class Interval(BaseModel):
+    """A 95 % percentile bootstrap interval over resampled items; low and high are None when it
+    cannot be given (a single item, or too few resamples where the statistic is defined: `note`)."""
+
+    low: float | None = None
+    high: float | None = None
+    resamples: int = Field(0, description="resamples in which the statistic was defined")
+    note: str = Field("", description="why there is no interval")
+
+
 class PairStats(BaseModel):
     """Two raters over the items both rated (None where a statistic does not apply or is undefined)."""
 
@@ -20,8 +30,11 @@ class PairStats(BaseModel):
     weighted_kappa: float | None = Field(None, description="Cohen's kappa, quadratic weights (integer scales)")
     alpha: float | None = Field(None, description="Krippendorff's alpha at the scale's level")
     mean_difference: float | None = Field(None, description="mean of first minus second")
-    ci_low: float | None = None
+    ci_low: float | None = Field(None, description="95 % bootstrap interval of mean_difference")
     ci_high: float | None = None
+    intervals: dict[str, Interval] = Field(default_factory=dict, description="statistic (spearman, kendall_tau_b, "
+                                           "pearson, weighted_kappa, alpha) -> its 95 % bootstrap interval, the "
+                                           "items resampled jointly")
 
 
 class Consistency(BaseModel):
@@ -50,6 +63,8 @@ class LengthBias(BaseModel):
                                            "candidate, but takes prompts that call for long answers and are easier "
                                            "(or harder) for length bias")
     n_within_run: int = Field(0, description="verdicts the within-run slope is fitted on")
+    slope_per_doubling_ci: Interval | None = Field(None, description="bootstrap interval over the answers")
+    within_run_slope_ci: Interval | None = Field(None, description="bootstrap interval over the verdicts")
     within_run_note: str = Field("", description="why within_run_slope is missing")
 
 
@@ -58,6 +73,7 @@ class PositionBias(BaseModel):
     flip_rate: float | None = Field(None, description="share of verdicts that change when the order is swapped")
     mean_shift: float | None = None
     first_position_share: float | None = None
+    flip_rate_ci: Interval | None = Field(None, description="bootstrap interval over the items")
 
 
 class SelfPreference(BaseModel):
@@ -68,6 +84,7 @@ class SelfPreference(BaseModel):
     gap_other: float | None = Field(None, description="the same on the other candidates' answers")
     n_other: int = 0
     difference: float | None = Field(None, description="gap_own - gap_other: the self-preference measured")
+    difference_ci: Interval | None = Field(None, description="bootstrap interval over the items")
 
     @property
     def flagged(self) -> bool:
@@ -100,8 +117,9 @@ class HumanAgreement(BaseModel):
     leave_one_out: dict[str, RaterVsRest] = Field(
         default_factory=dict, description="rater -> that rater and the judge against the mean of the other raters "
         "(items rated by the judge, the rater and at least one other rater)")
-    pairwise_consistency: float | None = Field(None, description="share of item pairs the humans score differently "
-                                               "that the judge orders the same way")
+    pairwise_consistency: float | None = Field(None, description="share of pairs of answers to the same instruction "
+                                               "(sample, epoch, criterion) the humans score differently that the "
+                                               "judge orders the same way")
     n_preferences: int = 0
     preference_agreement: float | None = Field(None, description="share of human A/B/tie preferences the judge's "
                                                "scores imply")

@@ -25,6 +25,13 @@ Each label has exactly one of ``score`` and ``preference``. A leading UTF-8 byte
 (as Excel writes) is dropped. A rater who changes their mind appends a new label: of two
 labels with the same rater, run, sample_id, epoch, criterion, a and b, the later one counts.
 
+A JSON Lines file may also hold **item records** (`append_item`, as the viewer's labelling mode
+writes them): one line ``{"item": {...}, "labels": [...]}`` holding every label one rater gave
+one item, saved in one write, so a crash leaves the item wholly labelled or not at all. Its labels
+are read as if each had a line of its own; ``item`` says where they came from (session, position
+in the plan, which loaded form) and is not checked. A last line without its newline that is not
+JSON is a write cut short by a crash: it is ignored on reading and removed by the next append.
+
 Errors name the file and line (``labels.csv:7: score: not a number ('seven')``); up to 20 are
 reported together, so a file can be fixed in one go. A score off the scale its criterion is rated
 on (12 on 1-10, 7.5 on whole points) is refused the same way once the runs are read
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import os
 from collections import defaultdict
@@ -55,8 +63,8 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: appends are not locked
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Label", "LabelSet", "MatchResult", "MatchedLabel", "append_label", "check_scales", "match_labels",
-           "read_labels"]
+__all__ = ["Label", "LabelSet", "MatchResult", "MatchedLabel", "append_item", "append_label", "check_scales",
+           "match_labels", "read_labels"]
 
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 TABLE_DELIMITERS = {".csv": ",", ".tsv": "\t"}
@@ -278,13 +286,27 @@ Record = tuple[int, "dict[str, Any] | str"]  # (line, the record or an error mes
 
 
 def _json_lines(raw: bytes, source: str) -> Iterator[Record]:
-    """Each line parsed on its own, so a line that is not JSON is reported and the rest still read."""
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    """Each line parsed on its own, so a line that is not JSON is reported and the rest still read;
+    an item record gives each of its labels, with its line."""
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines, start=1):
         try:
             for _, value in iter_json_objects(line, source, byte_order_mark=number == 1):
-                yield number, value
+                yield from _item_labels(number, value, source) if "labels" in value else [(number, value)]
         except DataFormatError as exc:  # its message says line 1: the line was parsed alone
+            if number == len(lines):  # a last line without its newline: a write cut short, not a label
+                continue
             yield number, f"{source}:{number}:{str(exc).removeprefix(f'{source}:1:')}"
+
+
+def _item_labels(number: int, record: dict[str, Any], source: str) -> Iterator[Record]:
+    labels = record["labels"]
+    if set(record) - {"item", "labels"} or not isinstance(labels, list) or not labels \
+            or not all(isinstance(label, dict) for label in labels):
+        yield number, f"{source}:{number}: an item record is {{\"item\": {{...}}, \"labels\": [label, ...]}}"
+        return
+    for label in labels:
+        yield number, label
 
 
 def _table(raw: bytes, source: str, delimiter: str) -> Iterator[Record]:
@@ -349,16 +371,30 @@ def _describe(error: ValidationError) -> str:
 
 # writing ---------------------------------------------------------------------------------------
 def append_label(path: Path, label: Label) -> None:
-    """Append `label` to the JSON Lines file `path` as one line, flushed to disk.
+    """Append `label` to the JSON Lines file `path` as one line (see `append_line`)."""
+    append_line(path, label.model_dump_json(exclude_none=True).encode("utf-8"))
+
+
+def append_item(path: Path, labels: Sequence[Label], item: Mapping[str, Any]) -> tuple[int, int]:
+    """Append the labels one rater gave one item as one item record (see the module docstring):
+    the file's byte range it was written to (`append_line`)."""
+    record = {"item": dict(item), "labels": [label.model_dump(exclude_none=True) for label in labels]}
+    return append_line(path, json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def append_line(path: Path, line: bytes) -> tuple[int, int]:
+    """Append `line` and its newline to the JSON Lines file `path` in one write, flushed to disk:
+    the byte range it was written to.
 
     The file (and its folder) is created if missing. The write holds an exclusive ``flock`` on
-    the file, so writers in several processes never interleave their lines; a last line left
-    without its newline (a hand edit) is ended first rather than joined to the new one.
+    the file, so writers in several processes never interleave their lines. A last line left
+    without its newline is ended first when it is JSON (a hand edit), and cut off when it is not
+    (a write a crash cut short), rather than joined to the new one.
     """
     path = Path(path)
     if path.suffix.lower() not in JSON_LINES_SUFFIXES:
         raise DataError(f"{path}: labels are appended to a JSON Lines file ({', '.join(JSON_LINES_SUFFIXES)})")
-    line = label.model_dump_json(exclude_none=True).encode("utf-8") + b"\n"
+    line += b"\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -366,13 +402,33 @@ def append_label(path: Path, label: Label) -> None:
             fcntl.flock(fd, fcntl.LOCK_EX)  # released when fd is closed
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
-            line = b"\n" + line
+            size = _end_last_line(fd, size)
         view = memoryview(line)
         while view:
             view = view[os.write(fd, view):]
         os.fsync(fd)
     finally:
         os.close(fd)
+    return size, size + len(line)
+
+
+def _end_last_line(fd: int, size: int) -> int:
+    """End the unfinished last line of the file open as `fd` (see `append_line`): its new size."""
+    start = size
+    while start > 0:
+        chunk = os.pread(fd, min(start, 65536), max(0, start - 65536))
+        newline = chunk.rfind(b"\n")
+        if newline >= 0:
+            start -= len(chunk) - newline - 1
+            break
+        start -= len(chunk)
+    try:
+        json.loads(os.pread(fd, size - start, start))
+    except ValueError:
+        os.ftruncate(fd, start)
+        return start
+    os.write(fd, b"\n")
+    return size + 1
 
 
 # matching --------------------------------------------------------------------------------------

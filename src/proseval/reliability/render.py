@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .card import Analysis, EvaluatorCard, LabelSummary, PairStats
+from .card import Analysis, EvaluatorCard, Interval, LabelSummary, PairStats
 
 DASH = "—"
 
@@ -22,6 +22,20 @@ def pct(value: float | None) -> str:
     return DASH if value is None else f"{100 * value:.1f} %"
 
 
+def with_ci(value: float | None, interval: Interval | None, digits: int = 2, signed: bool = False) -> str:
+    """A figure and its bootstrap interval, `0.71 [0.62, 0.79]`; the figure alone when there is none."""
+    if value is None or interval is None or interval.low is None or interval.high is None:
+        return num(value, digits, signed)
+    return f"{num(value, digits, signed)} [{num(interval.low, digits, signed)}, {num(interval.high, digits, signed)}]"
+
+
+def pct_ci(value: float | None, interval: Interval | None) -> str:
+    """A share and its bootstrap interval in percent, `12.0 % [9.8, 14.1]`."""
+    if value is None or interval is None or interval.low is None or interval.high is None:
+        return pct(value)
+    return f"{pct(value)} [{100 * interval.low:.1f}, {100 * interval.high:.1f}]"
+
+
 def missing(reason: str) -> str:
     """A figure that cannot be given, and why."""
     return f"{DASH} ({reason})" if reason else DASH
@@ -31,7 +45,7 @@ def rho(stats: PairStats) -> str:
     """Spearman's ρ of two raters with its number of items, or why it is undefined."""
     if stats.spearman is None:
         return missing(f"n {stats.n}: " + ("fewer than 2 items" if stats.n < 2 else "a constant rater"))
-    return f"{num(stats.spearman)} (n {stats.n})"
+    return f"{with_ci(stats.spearman, stats.intervals.get('spearman'))} (n {stats.n})"
 
 
 def alpha(value: float | None, note: str) -> str:
@@ -76,9 +90,9 @@ def _length(card: EvaluatorCard) -> str:
         return DASH
     parts = []
     if bias.within_run_slope is not None:
-        parts.append(f"{num(bias.within_run_slope, signed=True)}/2× within run")
+        parts.append(f"{with_ci(bias.within_run_slope, bias.within_run_slope_ci, signed=True)}/2× within run")
     if bias.slope_per_doubling is not None:
-        parts.append(f"β {num(bias.slope_per_doubling, signed=True)}/2×")
+        parts.append(f"β {with_ci(bias.slope_per_doubling, bias.slope_per_doubling_ci, signed=True)}/2×")
     return "; ".join(parts) or DASH
 
 
@@ -88,7 +102,7 @@ def _self(card: EvaluatorCard) -> str:
         return DASH
     if sp.difference is None:
         return "own family (unmeasured: needs another judge, and candidates of its family and of others)"
-    return f"own family {num(sp.difference, signed=True)}"
+    return f"own family {with_ci(sp.difference, sp.difference_ci, signed=True)}"
 
 
 def _cost(card: EvaluatorCard) -> str:
@@ -110,7 +124,7 @@ CARD_COLUMNS = ("task / role", "judge", "ratings", "unscored", "mean", "vs human
 def card_cells(card: EvaluatorCard) -> list[str]:
     """One evaluator card as plain text cells (the terminal and the HTML report show the same); a
     missing figure is "—" with the reason the card records (`EvaluatorCard.missing`)."""
-    position = pct(card.position.flip_rate) if card.position else DASH
+    position = pct_ci(card.position.flip_rate, card.position.flip_rate_ci) if card.position else DASH
     cells = [f"{card.task} / {card.role}", card.judge, str(card.n_ratings), pct(card.unscored_rate), num(card.mean),
              _humans(card), _others(card), _repeats(card), _length(card), position, _self(card), _cost(card)]
     for index, column in enumerate(CARD_COLUMNS):
@@ -134,13 +148,15 @@ def cards_table(analysis: Analysis) -> Table:
 
 def stats_cells(stats: PairStats) -> list[str]:
     ci = DASH if stats.ci_low is None else f"[{stats.ci_low:+.2f}, {stats.ci_high:+.2f}]"
-    return [str(stats.n), num(stats.spearman), num(stats.kendall_tau_b), num(stats.pearson), pct(stats.exact),
-            pct(stats.within_one), num(stats.weighted_kappa), num(stats.alpha), num(stats.mean_difference, signed=True),
-            ci]
+    found = stats.intervals
+    return [str(stats.n), with_ci(stats.spearman, found.get("spearman")),
+            with_ci(stats.kendall_tau_b, found.get("kendall_tau_b")), with_ci(stats.pearson, found.get("pearson")),
+            pct(stats.exact), pct(stats.within_one), with_ci(stats.weighted_kappa, found.get("weighted_kappa")),
+            with_ci(stats.alpha, found.get("alpha")), num(stats.mean_difference, signed=True), ci]
 
 
-STAT_COLUMNS = ("n", "Spearman", "Kendall τ-b", "Pearson", "exact", "within 1", "κ (quadratic)", "α",
-                "mean A − B", "95% CI")
+STAT_COLUMNS = ("n", "Spearman [95% CI]", "Kendall τ-b [95% CI]", "Pearson [95% CI]", "exact", "within 1",
+                "κ (quadratic) [95% CI]", "α [95% CI]", "mean A − B", "95% CI")
 
 
 def pairs_table(analysis: Analysis) -> Table:

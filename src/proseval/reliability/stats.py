@@ -17,6 +17,10 @@ Which one applies depends on what the judge returns:
 - Length bias of pointwise scores: `length_slope`, `length_controlled_means`.
 - Position bias: `flip_rate` for pairwise verdicts ("A"/"B"/"tie") under swapped presentation,
   `score_shift` for pointwise scores under swapped presentation.
+- Intervals: `bootstrap` (seeded percentile bootstrap over items, vectorised over resamples),
+  used by `pair_intervals` (the two-rater statistics, pairs resampled jointly),
+  `length_slope_interval`, `length_beta_interval`, `share_changed_interval`,
+  `gap_difference_interval` and `mean_interval`.
 
 Conventions: inputs are sequences of numbers where `None` or NaN marks a missing value; pairwise
 functions drop a pair when either value is missing. A statistic that is undefined on the data
@@ -30,7 +34,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -54,6 +58,8 @@ _EQUAL = 1e-9
 _KRIPPENDORFF_CELLS = 4_000_000
 # Bootstrap draws are made in blocks of at most this many indices, to bound memory (~16 MB).
 _BLOCK = 2_000_000
+# A bootstrap interval needs the statistic defined in at least this many resamples.
+MIN_VALID = 100
 
 
 # --- inputs --------------------------------------------------------------------------------------
@@ -305,15 +311,50 @@ class MeanDifference:
     confidence: float
 
 
-def _bootstrap_means(data: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """Means of `resamples` resamples (with replacement) of `data`, drawn in blocks to bound memory."""
+@dataclass(frozen=True)
+class Interval:
+    """A percentile bootstrap interval; low and high are None (with the reason in `note`) when it
+    cannot be given: a single item, or too few resamples where the statistic is defined."""
+
+    low: float | None
+    high: float | None
+    valid: int  # resamples in which the statistic was defined
+    note: str = ""
+
+
+def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], n: int, *, resamples: int = 1000, seed: int = 0,
+              confidence: float = 0.95, min_valid: int = MIN_VALID, count: int = 1) -> list[Interval]:
+    """Percentile intervals of one or more statistics over `n` items resampled with replacement.
+
+    `statistic` maps a block of resamples, an (rows, n) array of item indices, to an (rows, count)
+    array of `count` statistics (NaN where one is undefined in a resample, which is then dropped for that
+    statistic). Indices are drawn in blocks to bound memory; the draws depend only on n, resamples
+    and seed, so several statistics of the same items are resampled jointly. No interval for fewer
+    than two items or fewer than `min_valid` valid resamples (the reason is in `note`).
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if resamples < 1:
+        raise ValueError(f"resamples must be positive, got {resamples}")
+    if n < 2:
+        return [Interval(None, None, 0, f"n = {n}: no interval")] * count
     rng = np.random.Generator(np.random.PCG64(seed))
-    block = max(1, _BLOCK // data.size)
-    means = np.empty(resamples)
+    block = max(1, _BLOCK // n)
+    blocks = []
     for start in range(0, resamples, block):
-        rows = min(block, resamples - start)
-        means[start : start + rows] = data[rng.integers(0, data.size, size=(rows, data.size))].mean(axis=1)
-    return means
+        blocks.append(np.asarray(statistic(rng.integers(0, n, size=(min(block, resamples - start), n))), dtype=float))
+    values = np.concatenate(blocks).reshape(resamples, count)
+    tail = (1 - confidence) / 2
+    found = []
+    for column in values.T:
+        kept = column[np.isfinite(column)]
+        if kept.size < min_valid:
+            found.append(Interval(None, None, int(kept.size),
+                                  f"defined in {kept.size} of {resamples} resamples (under {min_valid})"))
+            continue
+        low, high = np.quantile(kept, [tail, 1 - tail])
+        found.append(Interval(float(low), float(high), int(kept.size)))
+    return found
 
 
 def mean_difference(
@@ -327,8 +368,6 @@ def mean_difference(
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    if resamples < 1:
-        raise ValueError(f"resamples must be positive, got {resamples}")
     a, b = paired(x, y)
     diffs = np.sort(a - b)
     if diffs.size == 0:
@@ -336,9 +375,204 @@ def mean_difference(
     mean = float(diffs.mean())
     if diffs.size < 2:
         return MeanDifference(mean, None, None, 1, confidence)
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(_bootstrap_means(diffs, resamples, seed), [tail, 1 - tail])
-    return MeanDifference(mean, float(low), float(high), int(diffs.size), confidence)
+    interval = mean_interval(diffs, resamples=resamples, seed=seed, confidence=confidence)
+    return MeanDifference(mean, interval.low, interval.high, int(diffs.size), confidence)
+
+
+def mean_interval(values: Values, *, resamples: int = 1000, seed: int = 0, confidence: float = 0.95) -> Interval:
+    """Bootstrap interval of the mean of `values` (missing ones dropped); of 0/1 values, a share."""
+    data = _floats(values)
+    data = data[~np.isnan(data)]
+    (found,) = bootstrap(lambda rows: data[rows].mean(axis=1)[:, None], data.size, resamples=resamples, seed=seed,
+                         confidence=confidence, min_valid=1)
+    return found
+
+
+def gap_difference_interval(gaps: Values, first: Sequence[bool], *, resamples: int = 1000, seed: int = 0,
+                            confidence: float = 0.95) -> Interval:
+    """Bootstrap interval of mean(gaps where `first`) - mean(gaps elsewhere), both kinds of item
+    resampled together (a resample lacking either kind is dropped): e.g. self-preference."""
+    g, own = _floats(gaps), np.asarray(first, dtype=bool)
+    if g.size != own.size:
+        raise ValueError("gaps and their flags differ in length")
+
+    def statistic(rows: np.ndarray) -> np.ndarray:
+        values, flags = g[rows], own[rows]
+        n_own = flags.sum(axis=1)
+        with np.errstate(all="ignore"):
+            return ((values * flags).sum(1) / n_own - (values * ~flags).sum(1) / (rows.shape[1] - n_own))[:, None]
+
+    (found,) = bootstrap(statistic, g.size, resamples=resamples, seed=seed, confidence=confidence)
+    return found
+
+
+# --- intervals of two raters' agreement ----------------------------------------------------------
+
+
+PAIR_STATISTICS: tuple[str, ...] = ("spearman", "kendall_tau_b", "pearson", "weighted_kappa", "alpha")
+# Up to this many distinct values, a resample is summarised by its table of value pairs, from
+# which every statistic follows in closed form (vectorised); past it, the statistics run per resample.
+_TABLE_VALUES = 40
+
+
+def pair_intervals(x: Values, y: Values, *, low: int | None = None, high: int | None = None,
+                   level: Level = "interval", resamples: int = 1000, seed: int = 0,
+                   confidence: float = 0.95) -> dict[str, Interval]:
+    """Bootstrap intervals of `PAIR_STATISTICS` of two raters, resampling the pairs jointly.
+
+    `weighted_kappa` is the quadratic kappa over low..high (given only with a scale and integer
+    values in it); `alpha` is Krippendorff's at `level`. The pairs are sorted first, so the
+    intervals do not depend on the order of the items.
+    """
+    a, b = paired(x, y)
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    names = [s for s in PAIR_STATISTICS if s != "weighted_kappa" or _kappa_applies(a, b, low, high)]
+    values = np.unique(np.concatenate([a, b]))
+    if values.size <= _TABLE_VALUES:
+        cells = np.searchsorted(values, a) * values.size + np.searchsorted(values, b)
+        kappa_weights = None if low is None or high is None else ((values[:, None] - values[None, :])
+                                                                 / max(high - low, 1)) ** 2
+
+        def statistic(rows: np.ndarray) -> np.ndarray:
+            table = _pair_tables(cells[rows], values.size)
+            found = {"spearman": _table_spearman(table), "kendall_tau_b": _table_kendall(table),
+                     "pearson": _table_correlation(table, values, values),
+                     "alpha": _table_alpha(table, values, level)}
+            if "weighted_kappa" in names:
+                found["weighted_kappa"] = _table_kappa(table, kappa_weights)
+            return np.stack([found[name] for name in names], axis=1)
+    else:
+        scalar = {"kendall_tau_b": kendall_tau_b, "weighted_kappa": lambda p, q: weighted_kappa(p, q, low, high),
+                  "alpha": lambda p, q: krippendorff_alpha([p, q], level)}
+
+        def each(name: str, rows: np.ndarray) -> np.ndarray:
+            return np.array([np.nan if (v := scalar[name](a[row], b[row])) is None else v for row in rows])
+
+        def statistic(rows: np.ndarray) -> np.ndarray:
+            first, second = a[rows], b[rows]
+            found = {"pearson": _rows_pearson(first, second),
+                     "spearman": _rows_pearson(scipy_stats.rankdata(first, axis=1),
+                                               scipy_stats.rankdata(second, axis=1)),
+                     "alpha": _rows_interval_alpha(first, second) if level == "interval" else each("alpha", rows)}
+            return np.stack([found[name] if name in found else each(name, rows) for name in names], axis=1)
+
+    return dict(zip(names, bootstrap(statistic, a.size, resamples=resamples, seed=seed, confidence=confidence,
+                                     count=len(names))))
+
+
+def _rows_pearson(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row pair; NaN where a row is constant."""
+    da, db = first - first.mean(1, keepdims=True), second - second.mean(1, keepdims=True)
+    constant = (np.ptp(first, axis=1) == 0) | (np.ptp(second, axis=1) == 0)
+    with np.errstate(all="ignore"):
+        r = np.clip((da * db).sum(1) / np.sqrt((da**2).sum(1) * (db**2).sum(1)), -1.0, 1.0)
+    return np.where(constant, np.nan, r)
+
+
+def _rows_interval_alpha(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Interval alpha of two complete raters per row: 1 - (2N - 1) sum (a - b)^2 / (4 N^2 var(pooled))
+    (`_interval_alpha` with every unit rated twice); NaN where the values do not vary."""
+    pooled = np.concatenate([first, second], axis=1)
+    n = first.shape[1]
+    variance = pooled.var(axis=1)
+    with np.errstate(all="ignore"):
+        alpha = 1 - (2 * n - 1) * ((first - second) ** 2).sum(1) / (4 * n**2 * variance)
+    return np.where(np.ptp(pooled, axis=1) > 0, alpha, np.nan)
+
+
+def _kappa_applies(a: np.ndarray, b: np.ndarray, low: int | None, high: int | None) -> bool:
+    both = np.concatenate([a, b])
+    return (low is not None and high is not None and bool(np.all(both == np.round(both)))
+            and bool(np.all((both >= low) & (both <= high))))
+
+
+def _pair_tables(cells: np.ndarray, k: int) -> np.ndarray:
+    """Per resample (row of `cells`), the k x k counts of its (first value, second value) pairs."""
+    rows = cells.shape[0]
+    flat = (np.arange(rows)[:, None] * (k * k) + cells).ravel()
+    return np.bincount(flat, minlength=rows * k * k).reshape(rows, k, k).astype(float)
+
+
+def _varies(margin: np.ndarray) -> np.ndarray:
+    return (margin > 0).sum(axis=1) >= 2
+
+
+def _table_correlation(table: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Pearson's r of each resample's pairs, the values scored `first` (rows) and `second` (columns);
+    each may be per resample (2-D). NaN for a constant rater."""
+    n = table.sum(axis=(1, 2))
+    ma, mb = table.sum(axis=2), table.sum(axis=1)
+    first, second = np.broadcast_to(first, ma.shape), np.broadcast_to(second, mb.shape)
+    mean_a, mean_b = (ma * first).sum(1) / n, (mb * second).sum(1) / n
+    da, db = first - mean_a[:, None], second - mean_b[:, None]
+    cov = np.einsum("rij,ri,rj->r", table, da, db)
+    var = (ma * da**2).sum(1) * (mb * db**2).sum(1)
+    with np.errstate(all="ignore"):
+        r = np.clip(cov / np.sqrt(var), -1.0, 1.0)
+    return np.where(_varies(ma) & _varies(mb), r, np.nan)
+
+
+def _midranks(margin: np.ndarray) -> np.ndarray:
+    """The average rank of each value, from its count in each resample (ties share their mean rank)."""
+    return np.cumsum(margin, axis=1) - (margin - 1) / 2
+
+
+def _table_spearman(table: np.ndarray) -> np.ndarray:
+    return _table_correlation(table, _midranks(table.sum(axis=2)), _midranks(table.sum(axis=1)))
+
+
+def _table_kendall(table: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b from the table: concordant minus discordant pairs over the tie-corrected total."""
+    rows, k, _ = table.shape
+    above = np.zeros((rows, k + 1, k + 1))  # above[i, j]: pairs with both values at or past (i, j)
+    above[:, :k, :k] = table[:, ::-1, ::-1].cumsum(1).cumsum(2)[:, ::-1, ::-1]
+    left = np.zeros((rows, k + 1, k + 1))  # left[i, j + 1]: first value at or past i, second at most j
+    left[:, :k, 1:] = table[:, ::-1, :].cumsum(1)[:, ::-1, :].cumsum(2)
+    concordant = (table * above[:, 1:, 1:]).sum(axis=(1, 2))
+    discordant = (table * left[:, 1:, :k]).sum(axis=(1, 2))
+    n = table.sum(axis=(1, 2))
+    total = n * (n - 1) / 2
+    ties_a = (table.sum(2) * (table.sum(2) - 1) / 2).sum(1)
+    ties_b = (table.sum(1) * (table.sum(1) - 1) / 2).sum(1)
+    with np.errstate(all="ignore"):
+        tau = (concordant - discordant) / np.sqrt((total - ties_a) * (total - ties_b))
+    return np.where((total > ties_a) & (total > ties_b), tau, np.nan)
+
+
+def _table_kappa(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted kappa from the table; `weights` are the disagreement weights between the values."""
+    n = table.sum(axis=(1, 2))
+    observed = (table * weights).sum(axis=(1, 2)) / n
+    expected = np.einsum("ri,ij,rj->r", table.sum(2), weights, table.sum(1)) / n**2
+    with np.errstate(all="ignore"):
+        return np.where(expected > _EQUAL, 1 - observed / expected, np.nan)
+
+
+def _table_alpha(table: np.ndarray, values: np.ndarray, level: str) -> np.ndarray:
+    """Krippendorff's alpha of two raters without missing ratings, from the coincidences of values."""
+    coincidences = table + table.transpose(0, 2, 1)
+    counts = coincidences.sum(axis=2)
+    total = counts.sum(axis=1)
+    if level == "nominal":
+        delta = np.broadcast_to(values[:, None] != values[None, :], coincidences.shape).astype(float)
+    elif level == "ordinal":
+        cum = np.cumsum(counts, axis=1)
+        # Between values i <= j (both included) lie cum[j] - cum[i] + counts[i] ratings.
+        lower = np.arange(values.size)[:, None] <= np.arange(values.size)[None, :]
+        span = np.where(lower, cum[:, None, :] - cum[:, :, None] + counts[:, :, None],
+                        cum[:, :, None] - cum[:, None, :] + counts[:, None, :])
+        delta = (span - (counts[:, :, None] + counts[:, None, :]) / 2) ** 2
+    elif level == "interval":
+        delta = np.broadcast_to((values[:, None] - values[None, :]) ** 2, coincidences.shape)
+    else:
+        with np.errstate(all="ignore"):
+            ratio = np.nan_to_num(((values[:, None] - values[None, :]) / (values[:, None] + values[None, :])) ** 2)
+        delta = np.broadcast_to(ratio, coincidences.shape)
+    observed = (coincidences * delta).sum(axis=(1, 2))
+    expected = np.einsum("ri,rij,rj->r", counts, delta, counts)
+    with np.errstate(all="ignore"):
+        return np.where(expected > 0, 1 - (total - 1) * observed / expected, np.nan)
 
 
 # --- the same judge, asked several times ----------------------------------------------------------
@@ -450,6 +684,30 @@ def length_slope(scores: Values, lengths: Values, groups: Sequence[Hashable]) ->
     return LengthSlope(float(xd @ yd) / sxx, n)
 
 
+def length_slope_interval(scores: Values, lengths: Values, groups: Sequence[Hashable], *, resamples: int = 1000,
+                          seed: int = 0, confidence: float = 0.95) -> Interval:
+    """Bootstrap interval of `length_slope`, resampling items: each resample's within-group slope
+    from its weighted group sums (a group drawn once contributes nothing), vectorised."""
+    y, x, codes, _ = _length_inputs(scores, lengths, groups)
+    k = int(codes.max()) + 1 if codes.size else 0
+
+    def statistic(rows: np.ndarray) -> np.ndarray:
+        flat = (np.arange(rows.shape[0])[:, None] * k + codes[rows]).ravel()
+        size = rows.shape[0] * k
+
+        def sums(weights: np.ndarray | None) -> np.ndarray:
+            return np.bincount(flat, weights, minlength=size).reshape(rows.shape[0], k)
+
+        count, sx, sy = sums(None), sums(x[rows].ravel()), sums(y[rows].ravel())
+        with np.errstate(all="ignore"):
+            sxx = (x[rows] ** 2).sum(1) - np.nansum(sx**2 / count, axis=1)
+            sxy = (x[rows] * y[rows]).sum(1) - np.nansum(sx * sy / count, axis=1)
+            return np.where(sxx > _EQUAL, sxy / sxx, np.nan)[:, None]
+
+    (found,) = bootstrap(statistic, y.size, resamples=resamples, seed=seed, confidence=confidence)
+    return found
+
+
 @dataclass(frozen=True)
 class LengthControlled:
     beta: float | None  # score points per doubling of length, net of system and group effects
@@ -486,6 +744,26 @@ def length_controlled_means(
         for s, name in enumerate(names)
     }
     return LengthControlled(beta, int(y.size), means)
+
+
+def length_beta_interval(scores: Values, lengths: Values, groups: Sequence[Hashable], systems: Sequence[Hashable],
+                         *, resamples: int = 1000, seed: int = 0, confidence: float = 0.95) -> Interval:
+    """Bootstrap interval of the beta of `length_controlled_means`, resampling items (refitted per
+    resample; a resample where length is confounded with system is dropped)."""
+    y, x, codes, (labels,) = _length_inputs(scores, lengths, groups, systems)
+    system_codes, names = _codes(list(labels))
+
+    def statistic(rows: np.ndarray) -> np.ndarray:
+        found = []
+        for row in rows:
+            groups_drawn = np.unique(codes[row], return_inverse=True)[1]
+            beta = _length_beta(y[row], _group_demean(x[row], groups_drawn), groups_drawn, system_codes[row],
+                                len(names))
+            found.append(np.nan if beta is None else beta)
+        return np.array(found)[:, None]
+
+    (found,) = bootstrap(statistic, y.size, resamples=resamples, seed=seed, confidence=confidence)
+    return found
 
 
 def _length_beta(
@@ -576,7 +854,22 @@ def score_shift(first: Values, swapped: Values) -> ScoreShift:
     )
 
 
+def share_changed_interval(first: Values, swapped: Values, *, resamples: int = 1000, seed: int = 0,
+                           confidence: float = 0.95) -> Interval:
+    """Bootstrap interval of `score_shift`'s share_changed (the position flip rate), over the items."""
+    a, b = paired(first, swapped)
+    return mean_interval(np.abs(b - a) > _EQUAL, resamples=resamples, seed=seed, confidence=confidence)
+
+
 __all__ = [
+    "Interval",
+    "PAIR_STATISTICS",
+    "bootstrap",
+    "gap_difference_interval",
+    "length_beta_interval",
+    "length_slope_interval",
+    "mean_interval",
+    "pair_intervals",
     "LengthControlled",
     "LengthSlope",
     "FlipRate",
@@ -598,6 +891,7 @@ __all__ = [
     "repeat_consistency",
     "score_agreement",
     "score_shift",
+    "share_changed_interval",
     "spearman",
     "system_kendall",
     "weighted_kappa",

@@ -2,8 +2,9 @@
 
 A **session** is a plan of items made once, from the run folders under RUNS, and kept in
 ``SESSION.plan.json`` beside the labels file: the items in a random order drawn from a recorded
-seed, and for each pair which answer is shown as A. Every rater works through the same order;
-continuing is opening the first planned item this rater has not labelled yet.
+seed, and for each pair which answer is shown as A. Every rater works through the same order (or,
+a plan made with the order ``shuffled``, an order of their own drawn from the seed and their name);
+continuing is opening the first item in that order this rater has not labelled yet.
 
 Items (the plan holds run ids; pages name an item only by its position in the plan):
 
@@ -17,14 +18,16 @@ Items (the plan holds run ids; pages name an item only by its position in the pl
 
 What a rater is asked comes from the task's ``labelling`` hook (`core.views.LabelForm`); a task
 without one gets a default form: the first verdict its `ratings` read from the record (its
-criterion and scale), else one criterion ``overall`` scored 1-10. Labels are appended, one
-JSON line each, to the labels file (`reliability.labels`: the format `proseval agreement
---labels` reads), never to a run folder.
+criterion and scale), else one criterion ``overall`` scored 1-10. Each save appends the item's
+labels as one record to the labels file (`reliability.labels`: the format `proseval agreement
+--labels` reads; `labelstore`: the index kept in memory), never to a run folder.
 
-Writing is guarded beyond what the viewer already requires (the token, on a host other than
-loopback): a form carries a secret of the server process bound to the rater's name, and a POST
-whose ``Sec-Fetch-Site`` is not ``same-origin`` or whose ``Origin`` is not this server is refused
-(403), so no other site can submit a label through a rater's browser.
+A session's raters (`raters`) each have a secret key, from a link of their own: the server knows
+the rater by it, so no one sees or saves another's labels. Writing is guarded beyond what the
+viewer already requires (the token, on a host other than loopback): a form carries a secret of the
+server process bound to the rater's name, and a POST whose ``Sec-Fetch-Site`` is not
+``same-origin`` or whose ``Origin`` is not this server is refused (403), so no other site can
+submit a label through a rater's browser; a form too large is refused before it is read (413).
 """
 
 from __future__ import annotations
@@ -55,19 +58,23 @@ from starlette.routing import Route
 
 from ..core.views import LabelCriterion, LabelForm
 from ..registry import get_task, tasks
-from ..reliability.labels import Label, append_label
+from ..reliability.labels import Label
 from ..runtime.records import RunHeader, SampleRecord
 from ..runtime.runlog import SAMPLES, RunFolder, RunFolderError
 from .index import IndexCache
+from .labelstore import LabelStore
+from .raters import Raters
 from .runs import find_runs, pretty
 
 __all__ = ["LabelOptions", "LabellingError", "Plan", "PlanItem", "check_rater", "check_session", "install_labelling",
-           "label_address", "plan_items"]
+           "label_address", "plan_items", "rater_links"]
 
 ITEM_KINDS = ("all", "scores", "pairs")
+ORDERS = ("plan", "shuffled")
 SESSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 PLAN_FORMAT = 1
 MAX_BODY = 256 * 1024
+LOAD_TOKEN = re.compile(r"[0-9a-f]{16}")  # drawn for each form shown, recorded with its save
 MAX_COMMENT = 5000
 MAX_POINTS = 11  # a scale of more points is a number field instead of buttons
 DEFAULT_CRITERION = LabelCriterion("overall", "The answer as a whole: how well it does what the task asks.", 1, 10)
@@ -96,23 +103,26 @@ def check_rater(name: str) -> str:
 
 @dataclass(frozen=True)
 class LabelOptions:
-    """What `proseval view --label` asks for: the session, a default rater, the labels file (default
-    ``RUNS/labels/SESSION.jsonl``), the seed of a new plan, which items it holds and whether the
-    viewer serves the labelling pages only (no run pages and no agreement page: for raters)."""
+    """What `proseval view --label` asks for: the session, raters to give a link of their own (see
+    `raters`), the labels file (default ``RUNS/labels/SESSION.jsonl``), the seed of a new plan, which
+    items it holds and whether the viewer serves the labelling pages only (no run pages and no
+    agreement page: for raters)."""
 
     session: str
-    rater: str | None = None
+    raters: tuple[str, ...] = ()
     labels_file: Path | None = None
     seed: int | None = None
     items: str = "all"
     only: bool = False
+    order: str | None = None  # a new session's order for each rater (`ORDERS`; default "plan")
 
     def __post_init__(self) -> None:
         check_session(self.session)
-        if self.rater is not None:
-            check_rater(self.rater)
+        object.__setattr__(self, "raters", tuple(check_rater(name) for name in self.raters))
         if self.items not in ITEM_KINDS:
             raise LabellingError(f"items must be one of {', '.join(ITEM_KINDS)}, not {self.items!r}")
+        if self.order is not None and self.order not in ORDERS:
+            raise LabellingError(f"order must be one of {', '.join(ORDERS)}, not {self.order!r}")
         if self.labels_file is not None and Path(self.labels_file).suffix.lower() not in (".jsonl", ".ndjson"):
             raise LabellingError(f"{self.labels_file}: labels are appended to a JSON Lines file (.jsonl or .ndjson)")
 
@@ -140,7 +150,7 @@ class PlanItem:
         return (self.kind, self.task, self.sample_id, self.epoch, self.runs)
 
     def signature(self) -> tuple:
-        """What the labels of this item have in common (see `_signature`)."""
+        """What the labels of this item have in common (see `labelstore.signature`)."""
         if self.kind == "pair":
             return ("pair", self.runs, self.sample_id, self.epoch)
         return ("run", self.runs[0], self.sample_id, self.epoch)
@@ -204,10 +214,19 @@ class Plan:
     kinds: str
     runs: dict[str, str]  # run id -> folder name of every run seen when planning (re-scores too)
     items: list[PlanItem]
+    order: str = "plan"  # "shuffled": each rater's own order, drawn from the seed and their name
 
     def to_json(self) -> dict[str, Any]:
         return {"format": PLAN_FORMAT, "session": self.session, "seed": self.seed, "created_at": self.created_at,
-                "items_kind": self.kinds, "runs": self.runs, "items": [item.to_json() for item in self.items]}
+                "items_kind": self.kinds, "order": self.order, "runs": self.runs,
+                "items": [item.to_json() for item in self.items]}
+
+    def order_of(self, rater: str) -> list[int]:
+        """The positions in the order `rater` works through them."""
+        positions = list(range(1, len(self.items) + 1))
+        if self.order == "shuffled":
+            random.Random(f"{self.seed}\n{rater}").shuffle(positions)
+        return positions
 
     @classmethod
     def read(cls, path: Path) -> Plan:
@@ -217,7 +236,7 @@ class Plan:
                 raise ValueError(f"unknown plan format {data.get('format')!r}")
             return cls(str(data["session"]), int(data["seed"]), str(data["created_at"]), str(data["items_kind"]),
                        {str(k): str(v) for k, v in data["runs"].items()},
-                       [PlanItem.from_json(item) for item in data["items"]])
+                       [PlanItem.from_json(item) for item in data["items"]], str(data.get("order", "plan")))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise LabellingError(f"{path}: not a readable labelling plan ({exc}); move it away to plan the "
                                  "session afresh") from None
@@ -378,48 +397,6 @@ def _output(record: dict[str, Any]) -> str:
     return pretty(state.get("output", ""))
 
 
-# labels ----------------------------------------------------------------------------------------
-def _signature(label: Label) -> tuple:
-    if label.preference is not None:
-        return ("pair", tuple(sorted((label.a or "", label.b or ""))), label.sample_id, label.epoch)
-    return ("run", label.run, label.sample_id, label.epoch)
-
-
-class LabelStore:
-    """The labels file, read again whenever it changed (lines that are not labels are counted, not fatal)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._seen: tuple[int, int] | None = None
-        self._labels: list[Label] = []
-        self.problems = 0
-        self._lock = threading.Lock()
-
-    def labels(self) -> list[Label]:
-        with self._lock:
-            try:
-                stat = self.path.stat()
-            except FileNotFoundError:
-                self._seen, self._labels, self.problems = None, [], 0
-                return []
-            seen = (stat.st_size, stat.st_mtime_ns)
-            if seen != self._seen:
-                labels, problems = [], 0
-                for line in self.path.read_bytes().split(b"\n"):
-                    if not line.strip():
-                        continue
-                    try:
-                        labels.append(Label.model_validate(json.loads(line)))
-                    except (ValueError, ValidationError):
-                        problems += 1
-                self._seen, self._labels, self.problems = seen, labels, problems
-            return self._labels
-
-    def append(self, labels: Iterable[Label]) -> None:
-        for label in labels:
-            append_label(self.path, label)
-
-
 # the session -----------------------------------------------------------------------------------
 @dataclass
 class Question:
@@ -448,14 +425,17 @@ class Session:
         self.root = Path(root)
         self.options = options
         self.name = options.session
-        self.store = LabelStore(options.labels_path(self.root))
+        self.store = LabelStore(options.labels_path(self.root), self.name)
         self.plan_path = self.store.path.with_name(f"{self.name}.plan.json")
+        self.keys = self._open_raters()
+        self.new_keys = self.keys.add(options.raters)  # shown once, in each new rater's link
         self.records = Records()
         self.forms = Forms()
         self.secret = secrets.token_bytes(32)
         self._runs = _scan_runs(self.root)
         self.plan = self._open_plan()
         self.positions = {item.signature(): n for n, item in enumerate(self.plan.items, start=1)}
+        self._orders: dict[str, tuple[list[int], dict[int, int]]] = {}
 
     # planning
     def _open_plan(self) -> Plan:
@@ -469,6 +449,9 @@ class Session:
             if self.options.items != "all" and self.options.items != plan.kinds:
                 raise LabellingError(f"session {self.name!r} was planned with items {plan.kinds!r}; leave "
                                      "--label-items out to continue it, or name a new session")
+            if self.options.order is not None and self.options.order != plan.order:
+                raise LabellingError(f"session {self.name!r} was planned with order {plan.order!r}; leave "
+                                     "--label-order out to continue it, or name a new session")
             return plan
         seed = self.options.seed if self.options.seed is not None else secrets.randbelow(2**31)
         duplicates = _duplicates(self._runs)
@@ -478,8 +461,15 @@ class Session:
             raise LabellingError(f"nothing to label: no finished sample in the run folders under {self.root}")
         seen = {run_id: run.name for run_id, run in sorted(self._runs.items())}  # planned or not (re-scores)
         plan = Plan(self.name, seed, datetime.now(timezone.utc).isoformat(timespec="seconds"), self.options.items,
-                    seen, items)
+                    seen, items, self.options.order or "plan")
         return plan.write(self.plan_path)
+
+    def _open_raters(self) -> Raters:
+        path = self.store.path.with_name(f"{self.name}.raters.json")
+        try:
+            return Raters(path)
+        except (OSError, ValueError, KeyError, AttributeError) as exc:
+            raise LabellingError(f"{path}: not a readable raters file ({exc})") from None
 
     def _source(self, run: FoundRun) -> RunSource:
         lines = self.records.lines(run.path)
@@ -517,32 +507,34 @@ class Session:
     # labels
     def done(self, rater: str) -> set[int]:
         """Positions this rater has labelled in this session."""
-        out = set()
-        for label in self.store.labels():
-            if label.rater == rater and label.session == self.name:
-                position = self.positions.get(_signature(label))
-                if position is not None:
-                    out.add(position)
-        return out
+        return {self.positions[item] for item in self.store.items(rater) if item in self.positions}
 
     def raters(self) -> dict[str, int]:
-        counts: dict[str, set[int]] = defaultdict(set)
-        for label in self.store.labels():
-            if label.session == self.name:
-                position = self.positions.get(_signature(label))
-                if position is not None:
-                    counts[label.rater].add(position)
-        return {rater: len(done) for rater, done in sorted(counts.items())}
+        return {rater: len(self.done(rater)) for rater in self.store.raters()}
+
+    def order(self, rater: str) -> tuple[list[int], dict[int, int]]:
+        """The positions in this rater's order (`Plan.order_of`), and each position's rank in it."""
+        if rater not in self._orders:
+            positions = self.plan.order_of(rater)
+            self._orders[rater] = positions, {position: rank for rank, position in enumerate(positions)}
+        return self._orders[rater]
 
     def next_position(self, rater: str, after: int = 0) -> int | None:
-        """The first item after `after` this rater has not labelled, wrapping round; None when all are."""
+        """The first item after `after` in this rater's order they have not labelled, wrapping round
+        (`after` 0: from the start); None when all are."""
         done = self.done(rater)
-        total = len(self.plan.items)
-        for offset in range(total):
-            position = (after + offset) % total + 1
+        positions, rank = self.order(rater)
+        start = rank[after] + 1 if after else 0
+        for offset in range(len(positions)):
+            position = positions[(start + offset) % len(positions)]
             if position not in done and self.available(self.plan.items[position - 1]):
                 return position
         return None
+
+    def previous_position(self, rater: str, position: int) -> int | None:
+        """The item before `position` in this rater's order (None: it is the first)."""
+        positions, rank = self.order(rater)
+        return positions[rank[position] - 1] if rank[position] else None
 
     def csrf(self, rater: str) -> str:
         return hmac.new(self.secret, f"{self.name}\n{rater}".encode(), hashlib.sha256).hexdigest()
@@ -591,10 +583,7 @@ class Session:
         """This rater's latest answers to the item, by question (to show them checked)."""
         names = {c.name: i for i, c in enumerate(form.criteria)}
         found: dict[int, str] = {}
-        signature = item.signature()
-        for label in self.store.labels():
-            if label.rater != rater or label.session != self.name or _signature(label) != signature:
-                continue
+        for label in self.store.items(rater).get(item.signature(), ()):
             index = names.get(label.criterion)
             if index is None:
                 continue
@@ -675,6 +664,20 @@ def cross_site(request: Request) -> str | None:
     return None
 
 
+async def capped_body(request: Request) -> bytes | None:
+    """The request's body, or None when it is over `MAX_BODY`: refused by its Content-Length before
+    any of it is read, else (sent in chunks) read no further than the limit."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return None
+    return bytes(body)
+
+
 # the pages -------------------------------------------------------------------------------------
 def _environment() -> Environment:
     env = Environment(loader=PackageLoader("proseval.view", "templates"), autoescape=True,
@@ -683,28 +686,41 @@ def _environment() -> Environment:
     return env
 
 
-def _rater_query(rater: str | None) -> str:
-    return f"?rater={quote(rater, safe='')}" if rater else ""
-
-
 def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Session:
     """Open (or plan) the session and add its pages to the viewer's app; with `options.only`, the
     viewer's other pages are taken away."""
     session = Session(root, options)
     env = _environment()
+    cookie = f"proseval_rater_{session.name}"
+
+    def rater_query(rater: str | None) -> str:
+        """What names the rater in an address: their key's cookie does when the session has raters."""
+        return "" if session.keys or not rater else f"?rater={quote(rater, safe='')}"
 
     def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         context.setdefault("rater", None)
         return HTMLResponse(env.get_template(template).render(session=session, options=options,
-                                                              rater_query=_rater_query(context["rater"]),
+                                                              rater_query=rater_query(context["rater"]),
                                                               **context), status_code=status)
 
     def problem(message: str, status: int, rater: str | None = None) -> HTMLResponse:
         return page("label_error.html", status=status, message=message, rater=rater)
 
-    def rater_of(request: Request) -> str | None:
-        given = request.query_params.get("rater")
-        return given if given is not None else None
+    def who(request: Request, named: str | None) -> str | Response:
+        """The rater asking, or the page refusing them. A session with raters knows them by the key
+        their link put in a cookie (`named`, a name in the address or form, must be theirs); one
+        without takes the name given."""
+        if session.keys:
+            rater = session.keys.who(request.cookies.get(cookie))
+            if rater is None:
+                return problem("Open your own rater's link (the one you were given) to label in this session.", 403)
+            if named is not None and named != rater:
+                return problem("Refused: each rater sees and saves their own labels only.", 403, rater)
+            return rater
+        try:
+            return check_rater(named or "")
+        except LabellingError as exc:
+            return problem(f"{exc}: open the item from the start page (/label)", 422)
 
     def located(position: int, rater: str) -> Any:
         """What item `position` shows this rater, or the error page saying why it cannot be shown."""
@@ -734,38 +750,48 @@ def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Sessio
         following = session.next_position(rater, position)
         return page("label_item.html", status=status, rater=rater, position=position, total=total,
                     done=len(done), labelled=position in done, shown=shown, chosen=chosen, comment=comment,
-                    errors=errors or [], csrf=session.csrf(rater), previous=position - 1 if position > 1 else None,
+                    errors=errors or [], csrf=session.csrf(rater), loaded=secrets.token_hex(8),
+                    previous=session.previous_position(rater, position),
                     following=following if following != position else None)
 
     def start(request: Request) -> Response:
-        given = rater_of(request)
-        if given is None:
-            return page("label_start.html", raters=session.raters(), default=options.rater or "",
-                        total=len(session.plan.items), error=None)
-        try:
-            rater = check_rater(given)
-        except LabellingError as exc:
-            return page("label_start.html", status=422, raters=session.raters(), default=given,
-                        total=len(session.plan.items), error=str(exc))
+        total = len(session.plan.items)
+        if session.keys:
+            key = request.query_params.get("key")
+            if key is not None:  # a rater's link: the key goes in a cookie, out of the address
+                if session.keys.who(key) is None:
+                    return problem("Refused: this is not the link of a rater of this session.", 403)
+                entered = RedirectResponse("/label", status_code=303)
+                entered.set_cookie(cookie, key, path="/label", httponly=True, samesite="lax")
+                return entered
+            if cookie not in request.cookies:
+                return page("label_start.html", total=total, error=None)
+            rater = who(request, request.query_params.get("rater"))
+            if isinstance(rater, Response):
+                return rater
+        else:
+            given = request.query_params.get("rater")
+            if given is None:
+                return page("label_start.html", total=total, error=None)
+            try:
+                rater = check_rater(given)
+            except LabellingError as exc:
+                return page("label_start.html", status=422, default=given, total=total, error=str(exc))
         position = session.next_position(rater)
         if position is None:
-            return page("label_done.html", rater=rater, total=len(session.plan.items),
-                        done=len(session.done(rater)))
-        return RedirectResponse(f"/label/{position}{_rater_query(rater)}", status_code=303)
+            return page("label_done.html", rater=rater, total=total, done=len(session.done(rater)))
+        return RedirectResponse(f"/label/{position}{rater_query(rater)}", status_code=303)
 
     def show_item(position: int, request: Request) -> Response:
-        try:
-            rater = check_rater(rater_of(request) or "")
-        except LabellingError as exc:
-            return problem(f"{exc}: open the item from the start page (/label)", 422)
-        return item_page(position, rater)
+        rater = who(request, request.query_params.get("rater"))
+        return rater if isinstance(rater, Response) else item_page(position, rater)
 
     async def submit(position: int, request: Request) -> Response:
         refused = cross_site(request)
         if refused is not None:
             return problem(f"Refused: {refused}. Labels are saved only from this viewer's own labelling page.", 403)
-        body = await request.body()
-        if len(body) > MAX_BODY:
+        body = await capped_body(request)
+        if body is None:
             return problem(f"the form is too large (at most {MAX_BODY // 1024} KiB)", 413)
         if "application/x-www-form-urlencoded" not in request.headers.get("content-type", ""):
             return problem("the labelling form is sent as application/x-www-form-urlencoded", 415)
@@ -777,13 +803,12 @@ def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Sessio
         if not hmac.compare_digest(form.get("csrf", "").encode(), session.csrf(given).encode()):
             return problem("Refused: the form's check value is missing or out of date (the viewer may have been "
                            "restarted since the page was opened). Reload the page and label the item again.", 403)
-        return await run_in_threadpool(save, position, given, form)
+        rater = who(request, given)
+        if isinstance(rater, Response):
+            return rater
+        return await run_in_threadpool(save, position, rater, form)
 
-    def save(position: int, given: str, form: dict[str, str]) -> Response:
-        try:
-            rater = check_rater(given)
-        except LabellingError as exc:
-            return problem(str(exc), 422)
+    def save(position: int, rater: str, form: dict[str, str]) -> Response:
         shown = located(position, rater)
         if isinstance(shown, Response):
             return shown
@@ -798,11 +823,13 @@ def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Sessio
         except ValidationError as exc:
             return item_page(position, rater, status=422, submitted=form,
                              errors=[e["msg"].removeprefix("Value error, ") for e in exc.errors()])
-        session.store.append(labels)
+        loaded = form.get("loaded", "")
+        session.store.save(labels, {"session": session.name, "position": position,
+                                    **({"form": loaded} if LOAD_TOKEN.fullmatch(loaded) else {})})
         following = session.next_position(rater, position)
         if following is None:
-            return RedirectResponse(f"/label{_rater_query(rater)}", status_code=303)
-        return RedirectResponse(f"/label/{following}{_rater_query(rater)}", status_code=303)
+            return RedirectResponse(f"/label{rater_query(rater)}", status_code=303)
+        return RedirectResponse(f"/label/{following}{rater_query(rater)}", status_code=303)
 
     def agreement(request: Request) -> Response:
         return page("label_agreement.html", refresh=_refresh(request), **agreement_of(session))
@@ -821,11 +848,20 @@ def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Sessio
     return session
 
 
-def label_address(url: str, rater: str | None) -> str:
-    """The labelling start of the viewer at `url` (``http://host:port/`` with its ``?token=`` if any)."""
+def label_address(url: str, key: str | None = None) -> str:
+    """The labelling start of the viewer at `url` (``http://host:port/`` with its ``?token=`` if any),
+    as the rater whose key is `key`."""
     base, _, query = url.partition("?")
-    params = ([("rater", rater)] if rater else []) + parse_qsl(query)
+    params = ([("key", key)] if key else []) + parse_qsl(query)
     return base.rstrip("/") + "/label" + ("?" + urlencode(params) if params else "")
+
+
+def rater_links(session: Session, url: str) -> list[str]:
+    """A line per rater named when starting the viewer: a new rater's own link (shown this once),
+    or that an earlier start gave them one."""
+    return [f"  {name}: {label_address(url, session.new_keys[name])}" if name in session.new_keys else
+            f"  {name}: has the link an earlier start printed (only its hash is kept; to give a new one, "
+            f"take {name} out of {session.keys.path})" for name in session.options.raters]
 
 
 def _with_position(handler: Callable[..., Any]) -> Callable[[Request], Any]:

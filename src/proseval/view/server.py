@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import ProsevalError
 from .app import create_app, is_loopback
-from .labelling import LabelOptions, label_address
+from .labelling import LabelOptions, label_address, rater_links
 
 
 def address(host: str, port: int, token: str | None) -> str:
@@ -69,12 +69,15 @@ def serve(runs_dir: Path, *, host: str = "127.0.0.1", port: int = 8765, token: s
     server = uvicorn.Server(config)
     sockets = listen(host, port)
     url = address(socket.gethostname() if host in ("0.0.0.0", "::") else host, port, token)
-    if labelling is not None:
-        url = label_address(url, labelling.rater)
-    announce(f"proseval view: {runs_dir} at {url}" + ("" if is_loopback(host) else
-                                                        "  (the token is needed once per browser; keep it private)"))
+    shown = url if labelling is None else label_address(url)
+    private = "" if is_loopback(host) else "  (the token is needed once per browser; keep it private)"
+    announce(f"proseval view: {runs_dir} at {shown}{private}")
+    if labelling is not None and labelling.raters:
+        announce("Each rater's own link (keep it private: it is their name in this session):")
+        for line in rater_links(app.state.labelling, url):
+            announce(line)
     if open_browser:
-        threading.Timer(0.8, webbrowser.open, args=(url,)).start()
+        threading.Timer(0.8, webbrowser.open, args=(shown,)).start()
     try:
         server.run(sockets=sockets)
     finally:

@@ -28,7 +28,8 @@ def _row(labels: dict[str, str], samples: list[ScoredSample]) -> dict[str, Any]:
         kept = score.metadata.get("official") if score is not None else None
         if kept is not None:
             official.append(float(kept))
-    low, high = bootstrap_ci(values)
+    # one score has no spread to resample: no interval (the cell shows a dash and n = 1)
+    low, high = bootstrap_ci(values) if len(values) > 1 else (None, None)
     return {**labels, "mean": sum(values) / len(values) if values else None, "ci_low": low, "ci_high": high,
             "n_scored": len(values), "n_unscored": unscored, "n_failed": failed, "n_empty": empty,
             "official_mean": sum(official) / len(official) if official else None, "official_n": len(official)}
@@ -94,7 +95,9 @@ def _fmt(value: float | None) -> str:
 
 
 def _ci(row: dict[str, Any]) -> str:
-    return "—" if row["ci_low"] is None else f"{row['ci_low']:.2f}–{row['ci_high']:.2f}"
+    if row["ci_low"] is None:
+        return f"— (n = {row['n_scored']})" if row["n_scored"] == 1 else "—"
+    return f"{row['ci_low']:.2f}–{row['ci_high']:.2f}"
 
 
 def _tokens(pair: dict[str, float] | None) -> str:

@@ -44,8 +44,9 @@ def show(run: Path = typer.Argument(..., help="a ravel run folder"),
 def plot(runs: list[Path] = typer.Argument(..., help="ravel run folders (one series per policy model)"),
          out: Path = typer.Option(Path("."), "--out", "-o", help="folder for the PNG files")) -> None:
     """Paragraph lifecycles and score over steps, one series per run's policy model; prints each
-    run's median completion step and its difference from the first run's (Fig. 4)."""
-    from proseval.benchmarks.ravel.report import curve_drawer, lifecycle_drawer, median_shifts
+    run's Fig. 4 Δ_med (median completion − median first-draft step) and the cross-run shift of
+    its median completion step from the first run's."""
+    from proseval.benchmarks.ravel.report import curve_drawer, fig4_caption, lifecycle_drawer, median_shifts
 
     lifecycles, curves = {}, {}
     for path in runs:
@@ -62,9 +63,11 @@ def plot(runs: list[Path] = typer.Argument(..., help="ravel run folders (one ser
     out.mkdir(parents=True, exist_ok=True)
     shifts = median_shifts(lifecycles)
     for row in shifts:
-        median = "—" if row["median"] is None else f"{row['median']:g}"
-        shift = "" if row["shift"] is None else f"; minus the first run's: {row['shift']:+g}"
-        typer.echo(f"{row['label']}: median completion step {median} over {row['sections']} sections{shift}")
+        median = "—" if row["completion_median"] is None else f"{row['completion_median']:g}"
+        shift = row["completion_median_shift_vs_first"]
+        shift = "" if shift is None else f"; cross-run shift from the first run's: {shift:+g}"
+        typer.echo(f"{row['label']}: {fig4_caption(row)}; median completion step over all {row['sections']} "
+                   f"sections {median}{shift}")
     (out / "ravel_lifecycle_medians.json").write_text(json.dumps(shifts, indent=2, ensure_ascii=False) + "\n",
                                                       encoding="utf-8")
     for name, drawer in (("ravel_lifecycles.png", lifecycle_drawer(lifecycles)),

@@ -8,8 +8,10 @@ Definitions (docs/ravel.md gives each with the paper's equation where the paper 
 - ``success_all_completed``: ``finish`` within T_max with every section completed (the stricter
   reading); ``premature_finish``: ``finish`` with some section not completed.
 - η (``efficiency``): |T| / n, for episodes with n > 0.
-- ρ (``refine_density``, eq. 9): successful refines / n, in %, for episodes with n > 0;
-  ``refines_per_step``: successful refines / |T|, in % (the per-step reading).
+- ρ, eq. 9 as printed (``reviews_per_section``): the trajectory's review actions / n, in %, for
+  episodes with n > 0 (eq. 9 sums 𝕀(a_t = review) over T); ``refines_per_section``: successful
+  refines / n, in % (the reading Table 2's figures fit); ``refines_per_step``: successful refines /
+  |T|, in % (the per-step reading).
 - δ (``refine_delta``, eq. 10): mean over the episode's (successful refine → next review of the
   same section) pairs of the reviewer's score after minus its score before the refine; a pair is
   broken by a new draft of the section or a new outline; episodes without a pair have none.
@@ -18,8 +20,9 @@ Definitions (docs/ravel.md gives each with the paper's equation where the paper 
 - ``tool_error_rate``: steps whose tool answer was unusable (``failed_by`` ``tool``) / |T|, in %;
   ERR + ``tool_error_rate`` is every failed step. ``skipped`` steps (the official cap) are in
   neither.
-- lifecycle: per section of the final outline, the step it was (last) completed at, or T_max
-  when it never was (``completion_step``).
+- lifecycle: per section of the final outline, the step of its first draft and the step it was
+  (last) completed at, or T_max when it never was (``completion_step``); Fig. 4's Δ_med of a run:
+  median completion step minus median first-draft step, over the drafted sections.
 """
 
 from __future__ import annotations
@@ -41,14 +44,17 @@ DEFINITIONS = {
     "steps": "|T|: policy decisions consumed, failed ones and finish included",
     "outline_len": "n: sections of the final outline",
     "efficiency": "eta: |T| / n",
-    "refine_density": "rho (eq. 9): successful refines / n, in %",
+    "reviews_per_section": "rho (eq. 9 as printed): review actions / n, in %",
+    "refines_per_section": "rho, Table 2 reading: successful refines / n, in %",
     "refines_per_step": "successful refines / |T|, in % (the per-step reading of rho)",
     "refine_delta": "delta (eq. 10): reviewer score after a refine minus before it, mean over pairs",
     "error_rate": "ERR: the policy's invalid actions / |T|, in %",
     "tool_error_rate": "unusable tool answers / |T|, in % (not in ERR)",
     "forced_completions": "sections completed by the revision cap (--compat official)",
     "judge": "final judge score 1-10 against the reference (reference = 6)",
-    "completion_median": "median step at which a section is completed, never-completed ones at T_max (Fig. 4)",
+    "completion_median": "median step at which a section is completed, never-completed ones at T_max",
+    "delta_med": "Delta_med (Fig. 4): median completion step - median first-draft step, drafted sections, "
+                 "never-completed ones at T_max",
 }
 
 POLICY_FAILURES = ("decision", "state")  # the policy's invalid actions (ERR)
@@ -73,6 +79,7 @@ class EpisodeMetrics:
     forced_completions: int
     failed_by: dict[str, int] = field(default_factory=dict)  # decision / state / tool
     lifecycles: tuple[dict[str, Any], ...] = field(default=())
+    reviews: int = 0  # review actions a_t = review: valid review decisions, whatever their outcome
     score_curve: tuple[float | None, ...] = field(default=())
 
     @property
@@ -106,8 +113,13 @@ class EpisodeMetrics:
         return self.steps / self.outline_len if self.outline_len else None
 
     @property
-    def refine_density(self) -> float | None:
-        """ρ, eq. 9: successful refines per outline section, in % (None without an outline)."""
+    def reviews_per_section(self) -> float | None:
+        """ρ, eq. 9 as printed: Σ_t 𝕀(a_t = review) / n, in % (None without an outline)."""
+        return _percent(self.reviews, self.outline_len) if self.outline_len else None
+
+    @property
+    def refines_per_section(self) -> float | None:
+        """ρ as Table 2's figures fit it: successful refines / n, in % (None without an outline)."""
         return _percent(self.refines, self.outline_len) if self.outline_len else None
 
     @property
@@ -170,9 +182,27 @@ def completion_median(points: Iterable[dict[str, Any]]) -> float | None:
 
 
 def median_shift(reference: Iterable[dict[str, Any]], other: Iterable[dict[str, Any]]) -> float | None:
-    """Fig. 4's difference of medians: median completion step of `other` minus that of `reference`."""
+    """Cross-run shift (not Fig. 4's Δ_med): median completion step of `other` minus that of `reference`."""
     a, b = completion_median(reference), completion_median(other)
     return None if a is None or b is None else b - a
+
+
+def lifecycle_medians(points: Iterable[dict[str, Any]], max_steps: int = DEFAULT_MAX_STEPS) -> dict[str, Any]:
+    """Fig. 4 for one run: over the drafted sections, the median first-draft (start) step, the
+    median completion (end) step, a section not completed at the end counted at T_max, and
+    Δ_med = end − start. Sections never drafted have no start and are left out (counted)."""
+    points = list(points)
+    drafted = [p for p in points if p.get("first_draft") is not None]
+    starts = [p["first_draft"] for p in drafted]
+    ends = [p["completion_step"] if p.get("completion_step") is not None
+            else p["completed"] if p.get("completed") is not None else max_steps for p in drafted]
+    start = float(statistics.median(starts)) if starts else None
+    end = float(statistics.median(ends)) if ends else None
+    return {"start_median": start, "end_median": end,
+            "delta_med": None if start is None or end is None else end - start,
+            "sections": len(points), "drafted": len(drafted),
+            "not_completed": sum(p.get("completed") is None for p in drafted),
+            "never_drafted": len(points) - len(drafted)}
 
 
 def score_curve(states: list[st.Episode]) -> list[float | None]:
@@ -193,6 +223,7 @@ def measure(steps: list[Step], final: st.Episode, states: list[st.Episode] | Non
         skipped=sum(s.outcome == "skipped" for s in steps),
         failed_by=dict(Counter(s.failure or "unknown" for s in steps if s.outcome == "failed")),
         refines=sum(s.action == "refine" and s.outcome == "success" for s in steps),
+        reviews=sum(s.action == "review" and s.failure != "decision" for s in steps),
         deltas=tuple(refine_deltas(steps)),
         forced_completions=sum(s.forced and s.status == "completed" for s in final.sections),
         lifecycles=tuple(lifecycles(steps, final, max_steps)),

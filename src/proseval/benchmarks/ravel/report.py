@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from proseval.benchmarks.ravel.metrics import completion_median, median_shift
+from proseval.benchmarks.ravel.metrics import completion_median, lifecycle_medians, median_shift
 from proseval.kit import ScoredSample
 
 TRAJECTORY = "trajectory"
 JUDGE = "judge"
 EPISODE_METRICS = ("success", "success_all_completed", "premature_finish", "steps", "outline_len", "efficiency",
-                   "refine_density", "refines_per_step", "refine_delta", "error_rate", "tool_error_rate",
-                   "forced_completions")
+                   "reviews_per_section", "refines_per_section", "refines_per_step", "refine_delta", "error_rate",
+                   "tool_error_rate", "forced_completions")
 PERCENT_SHARES = ("S", "S_all_completed")  # per-episode 0/1 values shown as % of episodes
 FAILURE_CAUSES = ("decision", "state", "tool")
 
@@ -53,13 +53,15 @@ def summary_row(samples: list[ScoredSample]) -> dict[str, Any]:
            "T": _mean(_values(ok, "steps")), "outline_len": _mean(_values(ok, "outline_len")),
            "efficiency": _mean(_values(ok, "efficiency")),
            "efficiency_successful": _mean(_values(successful, "efficiency")),
-           "refine_density": _mean(_values(ok, "refine_density")),
+           "reviews_per_section": _mean(_values(ok, "reviews_per_section")),
+           "refines_per_section": _mean(_values(ok, "refines_per_section")),
            "refines_per_step": _mean(_values(ok, "refines_per_step")),
            "refine_delta": _mean(_values(ok, "refine_delta")), "refine_delta_n": len(_values(ok, "refine_delta")),
            "error_rate": _mean(_values(ok, "error_rate")), "tool_error_rate": _mean(_values(ok, "tool_error_rate")),
            "failed_by": failed_by(ok),
            "forced_completions": int(sum(_values(ok, "forced_completions"))),
            "completion_median": completion_median(lifecycle_points(ok)),
+           "fig4": lifecycle_medians(lifecycle_points(ok)),
            "judge": _mean(judged), "judge_n": len(judged),
            "judge_unscored": sum(1 for s in ok if s.scores.get(JUDGE) is not None and s.scores[JUDGE].value is None)}
     for key in PERCENT_SHARES:
@@ -103,8 +105,10 @@ def _f(value: Any, digits: int = 2) -> str:
 
 OUTCOME = ["episodes", "failed", "S % (eq. 8)", "S all completed %", "premature", "forced", "judge 1-10 (n)",
            "judge unscored"]
-TRAJECTORY_COLUMNS = ["|T|", "|O|", "|T|/n", "|T|/n (S)", "ρ % (eq. 9)", "refines/step %", "δ (episodes)", "ERR %",
-                      "tool failures %", "failed: dec/state/tool", "median completion step"]
+TRAJECTORY_COLUMNS = ["|T|", "|O|", "|T|/n", "|T|/n (S)", "ρ % (eq. 9: reviews/n)",
+                      "ρ % (Table 2 reading: refines/n)", "refines/step %", "δ (episodes)", "ERR %",
+                      "tool failures %", "failed: dec/state/tool",
+                      "median first draft", "median completion", "Δ_med (Fig. 4)", "not completed / never drafted"]
 
 
 def outcome_cells(row: dict[str, Any]) -> list[str]:
@@ -115,10 +119,15 @@ def outcome_cells(row: dict[str, Any]) -> list[str]:
 
 def trajectory_cells(row: dict[str, Any]) -> list[str]:
     return [_f(row["T"], 1), _f(row["outline_len"], 1), _f(row["efficiency"]), _f(row["efficiency_successful"]),
-            _f(row["refine_density"], 1), _f(row["refines_per_step"], 1),
+            _f(row["reviews_per_section"], 1), _f(row["refines_per_section"], 1), _f(row["refines_per_step"], 1),
             f"{_f(row['refine_delta'])} ({row['refine_delta_n']})", _f(row["error_rate"], 1),
             _f(row["tool_error_rate"], 1), "/".join(str(row["failed_by"].get(k, 0)) for k in FAILURE_CAUSES),
-            _f(row["completion_median"], 1)]
+            *fig4_cells(row["fig4"])]
+
+
+def fig4_cells(fig4: dict[str, Any]) -> list[str]:
+    return [_f(fig4["start_median"], 1), _f(fig4["end_median"], 1), _f(fig4["delta_med"], 1),
+            f"{fig4['not_completed']} / {fig4['never_drafted']}"]
 
 
 def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -131,12 +140,15 @@ def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]
 
 LEGEND = ("S (eq. 8): finish emitted within T_max; S all completed: finished with every section completed; "
           "premature: finished with sections left; |T|: decisions; |O| = n: outline sections; ρ (eq. 9): "
-          "successful refines per outline section (episodes with an outline); refines/step: successful refines per "
-          "decision; δ (eq. 10): reviewer score (0-10) after − before a refine (episodes with a pair); ERR: the "
-          "policy's invalid actions (invalid decision or action not allowed in the state) per decision; tool "
+          "review actions per outline section, as eq. 9 is printed (episodes with an outline); ρ (Table 2 reading): "
+          "successful refines per outline section, the reading Table 2's figures fit; refines/step: successful "
+          "refines per decision; δ (eq. 10): reviewer score (0-10) after − before a refine (episodes with a pair); "
+          "ERR: the policy's invalid actions (invalid decision or action not allowed in the state) per decision; tool "
           "failures: unusable tool answers per decision; failed: the failed steps by cause (invalid decision / "
-          "action not allowed in the state / unusable tool answer); median completion step: over the sections of "
-          "the scored episodes, a section never completed counted at T_max; forced: sections closed at the "
+          "action not allowed in the state / unusable tool answer); median first draft, median completion and "
+          "Δ_med = median completion − median first draft (Fig. 4): over the drafted sections of the scored "
+          "episodes' final outlines, a section not completed at the end counted at T_max; not completed / never "
+          "drafted: sections counted at T_max / sections left out (no first draft); forced: sections closed at the "
           "revision cap; judge: C3EBench End2End judge (reference = 6) on the final manuscript, mean over the "
           "scored episodes (n); judge unscored: the judge's request failed or its answer was unusable.")
 
@@ -160,8 +172,9 @@ def _completion_step(point: dict[str, Any], fallback: int) -> int:
 
 def lifecycle_drawer(series: dict[str, list[dict[str, Any]]]) -> Callable[[Any], None] | None:
     """Scatter of first-draft step vs completion step per section, one series per model: sections
-    never completed are drawn hollow at T_max; a dashed line marks each series' median completion
-    step (over all its sections, drafted or not)."""
+    never completed are drawn hollow at T_max; dashed lines mark each series' median completion
+    (horizontal) and median first-draft (vertical) step over its drafted sections, and the legend
+    captions its Δ_med (Fig. 4)."""
     if not any(series.values()):
         return None
 
@@ -181,10 +194,12 @@ def lifecycle_drawer(series: dict[str, list[dict[str, Any]]]) -> Callable[[Any],
                 axes.scatter([p["first_draft"] for p in open_], [_completion_step(p, top) for p in open_],
                              facecolors="none", edgecolors=line.get_facecolor(),
                              label=f"{label}: not completed (at T_max)")
-            median = completion_median(points)
-            if median is not None:
-                axes.axhline(median, color=line.get_facecolor()[0], linestyle="--", linewidth=1,
-                             label=f"{label}: median completion step {median:g}")
+            fig4 = lifecycle_medians(points, top)
+            if fig4["delta_med"] is not None:
+                colour = line.get_facecolor()[0]
+                axes.axhline(fig4["end_median"], color=colour, linestyle="--", linewidth=1,
+                             label=f"{label}: {fig4_caption(fig4)}")
+                axes.axvline(fig4["start_median"], color=colour, linestyle=":", linewidth=1)
         axes.plot([0, top], [0, top], color="grey", linestyle=":", linewidth=1)
         axes.set_xlabel("step of the first draft")
         axes.set_ylabel("step completed (T_max = never)")
@@ -193,15 +208,24 @@ def lifecycle_drawer(series: dict[str, list[dict[str, Any]]]) -> Callable[[Any],
     return draw
 
 
+def fig4_caption(fig4: dict[str, Any]) -> str:
+    """The Fig. 4 caption of one series: Δ_med with the two medians it is made of."""
+    if fig4["delta_med"] is None:
+        return "Δ_med — (no drafted section)"
+    return (f"Δ_med = {fig4['delta_med']:g} (median completion {fig4['end_median']:g} − median first draft "
+            f"{fig4['start_median']:g}; {fig4['drafted']} drafted sections, {fig4['not_completed']} at T_max)")
+
+
 def median_shifts(series: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Per series: its median completion step and, after the first, the difference of medians
-    (this series' median minus the first series'), as in Fig. 4."""
+    """Per series: Fig. 4's medians and Δ_med (median completion − median first draft, over its
+    drafted sections), its median completion step over all its sections, and, after the first
+    series, the cross-run shift of that median (this series' minus the first's; not Fig. 4's Δ_med)."""
     items = list(series.items())
     if not items:
         return []
     reference = items[0][1]
-    return [{"label": label, "median": completion_median(points), "sections": len(points),
-             "shift": None if index == 0 else median_shift(reference, points)}
+    return [{"label": label, **lifecycle_medians(points), "completion_median": completion_median(points),
+             "completion_median_shift_vs_first": None if index == 0 else median_shift(reference, points)}
             for index, (label, points) in enumerate(items)]
 
 

@@ -55,7 +55,7 @@ VERSION = "2"
 AGENT_CONFIG = GenerateConfig(temperature=0.2, max_tokens=5000)
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, max_tokens=1000)
 EMPTY_SCORE = 1.0  # no section written: the judge's lowest score, without a judge call
-METRIC_VERSION = "ravel-metrics-2 (docs/ravel.md)"
+METRIC_VERSION = "ravel-metrics-3 (docs/ravel.md)"
 
 
 def settings_of(params: RavelParams) -> st.Settings:
@@ -93,7 +93,8 @@ def make_trajectory_scorer(settings: st.Settings, style_guide: str | None = None
         m = measure(steps, final, replay(start, steps, settings), max_steps=settings.max_steps)
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
                   "failed_actions": m.failed_actions, "failed_by": m.failed_by, "invalid_actions": m.invalid_actions,
-                  "tool_failures": m.tool_failures, "refines": m.refines, "outlines": final.outlines,
+                  "tool_failures": m.tool_failures, "refines": m.refines, "reviews": m.reviews,
+                  "outlines": final.outlines,
                   "skipped_actions": m.skipped, "executed_actions": m.executed,
                   "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
                   "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps)}
@@ -108,8 +109,9 @@ def make_trajectory_scorer(settings: st.Settings, style_guide: str | None = None
                "forced_completions": Score(value=float(m.forced_completions))}
         if m.efficiency is not None:
             out["efficiency"] = Score(value=m.efficiency)
-        if m.refine_density is not None:
-            out["refine_density"] = Score(value=m.refine_density, metadata={"refines": m.refines})
+        if m.reviews_per_section is not None:
+            out["reviews_per_section"] = Score(value=m.reviews_per_section, metadata={"reviews": m.reviews})
+            out["refines_per_section"] = Score(value=m.refines_per_section, metadata={"refines": m.refines})
         if m.refine_delta is not None:
             out["refine_delta"] = Score(value=m.refine_delta, metadata={"pairs": len(m.deltas)})
         return out

@@ -23,6 +23,8 @@ from proseval.benchmarks.revision_distance.stats import (
     spearman,
     spearman_ci,
     summarise_pairs,
+    distance_vs_human,
+    perturbation_spread,
     summarise_stability,
     wilson_ci,
 )
@@ -168,12 +170,15 @@ def aggregate_pairs(samples: Sequence[ScoredSample], weighting: str = "none") ->
     outcomes = [(float(_value(s, "distance_chosen")), float(_value(s, "distance_rejected"))) for s in scored]
     humans, values = _human_scores(scored, [(-c, -r) for c, r in outcomes])
     rho, rho_ci = _spearman(humans, values)
+    paper_rho, paper_ci = distance_vs_human(rho, rho_ci)
     chosen, rejected = [c for c, _ in outcomes], [r for _, r in outcomes]
     result = {"mode": "pairs", "weighting": weighting, "scored": len(scored), "unscored": unscored, "failed": failed,
               **asdict(summarise_pairs(outcomes)),
               "mean_distance_chosen": mean(chosen), "mean_distance_chosen_ci": mean_ci(chosen),
               "mean_distance_rejected": mean(rejected), "mean_distance_rejected_ci": mean_ci(rejected),
               "spearman_human_vs_neg_distance": rho, "spearman_human_vs_neg_distance_ci": rho_ci,
+              # the paper's convention (its R = -0.38): distance against human score
+              "spearman_distance_vs_human": paper_rho, "spearman_distance_vs_human_ci": paper_ci,
               "human_scored_texts": len(humans),
               "points": [[s.id, c, r] for s, (c, r) in zip(scored, outcomes)]}
     if weighting != "none":
@@ -193,7 +198,17 @@ def aggregate_stability(samples: Sequence[ScoredSample], seed: int, rate: float,
     pairs = [(float(_value(s, "distance_original")), float(_value(s, "distance_perturbed"))) for s in scored]
     substitutions = [float(s.metadata.get("substitutions", 0)) for s in scored]
     originals, perturbed = [o for o, _ in pairs], [p for _, p in pairs]
+    by_draft: dict[str, list[tuple[float, float]]] = {}
+    for sample, pair in zip(scored, pairs):
+        by_draft.setdefault(str(sample.metadata.get("draft_id", sample.id)), []).append(pair)
+    # the original text's distance: its first scored copy's (the same request each time, cached)
+    per_draft = [{"draft": draft, **perturbation_spread(items[0][0], [p for _, p in items])}
+                 for draft, items in by_draft.items()]
+    spreads = [float(d["spread"]) for d in per_draft]
     return {"mode": "stability", "seed": seed, "rate": rate, "skipped_unperturbable": list(skipped),
+            "drafts_scored": len(per_draft), "per_draft": per_draft,
+            "mean_perturbations": mean([float(len(d["perturbed"])) for d in per_draft]),
+            "mean_spread": mean(spreads), "mean_spread_ci": mean_ci(spreads), "max_spread": max(spreads, default=None),
             "scored": len(scored), "unscored": unscored, "failed": failed, **asdict(summarise_stability(pairs)),
             "mean_distance_original": mean(originals), "mean_distance_original_ci": mean_ci(originals),
             "mean_distance_perturbed": mean(perturbed), "mean_distance_perturbed_ci": mean_ci(perturbed),

@@ -30,6 +30,8 @@ def stability(
     setting: str = typer.Option("general", "--setting", help="general, knowledge or reference-free."),
     seed: int = SeedOpt,
     rate: float = RateOpt,
+    variants: int = typer.Option(4, "--variants", min=1, max=20, help="Perturbed copies per draft (seeds "
+                                 "seed .. seed + variants - 1); App. H perturbs its text four ways."),
     structured: bool = typer.Option(False, "--structured", help="Ask the reviser for schema-checked JSON "
                                     "(response_format)."),
     attempts: int = typer.Option(1, "--attempts", min=1, max=5, help="Asks per text until the reply holds a "
@@ -43,14 +45,15 @@ def stability(
     runs: Path = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (resumable, cached)."),
     display: Optional[str] = kit.DisplayOpt,
 ) -> None:
-    """Revise each draft and a copy with a few seeded, meaning-preserving word substitutions; report how far
-    the distance moves.
+    """App. H's check: revise each draft and several copies of it (four by default) with a few seeded,
+    meaning-preserving word substitutions; report how far the distance moves.
 
-    A stable metric barely moves: the table gives the mean absolute change in edits and the share
-    of drafts whose distance is unchanged (with 95% intervals), and the drafts left out because
-    none of their words can be substituted without a risk of changing the meaning.
+    A stable metric barely moves: the table gives the spread of the distance over each draft's
+    copies, the mean absolute change in edits from the original and the share of copies whose
+    distance is unchanged (with 95% intervals), and the drafts left out because none of their
+    words can be substituted without a risk of changing the meaning.
     """
-    params = {"drafts": str(drafts), "setting": setting, "perturb_seed": seed, "rate": rate,
+    params = {"drafts": str(drafts), "setting": setting, "perturb_seed": seed, "rate": rate, "variants": variants,
               "structured": structured, "attempts": attempts, **({"refs": str(refs)} if refs else {})}
     request = kit.checked(lambda: kit.role_request({}, None, role, base_url, None, concurrency, None, gen))
     options = kit.RunOptions(out_dir=runs, display=kit.display_mode(display))

@@ -23,4 +23,5 @@ STABILITY = {
     "distance_original, distance_perturbed": "D_Revision of the draft and of its meaning-preserving perturbed copy",
     "stability_abs_change": "|distance_perturbed - distance_original|",
     "stability_unchanged": "1 when the two distances are equal",
+    "spread (per draft, run level)": "App. H: largest minus smallest distance over a draft's perturbed copies",
 }

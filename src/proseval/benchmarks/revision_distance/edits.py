@@ -44,6 +44,13 @@ OTHER = "other"
 
 _JOINER = re.compile(r"\s*(?:,|;|/|\+|&|\band\b|\bthen\b|\bas well as\b)\s*", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
+# Fixed multi-word names of one action: their joiner does not split them ("search and replace" is one edit).
+FIXED_PAIRS = ("search and replace", "find and replace", "cut and paste", "copy and paste")
+_FIXED = re.compile(r"\b(?:" + "|".join(pair.replace(" ", r"\s+") for pair in FIXED_PAIRS) + r")\b", re.IGNORECASE)
+# A knowledge category named as a word (plural too), never inside another word ("border", "disorder");
+# "in order to / for" is a conjunction, not the category.
+_CATEGORY_WORD = re.compile(r"\b(" + "|".join(KNOWLEDGE_CATEGORIES) + r")s?\b")
+_IN_ORDER = re.compile(r"\bin\s+order\s+(?:to|for|that)\b")
 _LETTERS = re.compile(r"[a-z]+")
 
 
@@ -239,7 +246,9 @@ def split_actions(action_name: str) -> list[str]:
     """
     parts: list[tuple[int, int]] = []  # spans of the parts between joiners
     position = 0
-    for joiner in [*_JOINER.finditer(action_name), None]:
+    fixed = [m.span() for m in _FIXED.finditer(action_name)]
+    joiners = [j for j in _JOINER.finditer(action_name) if not any(a <= j.start() < b for a, b in fixed)]
+    for joiner in [*joiners, None]:
         end = joiner.start() if joiner else len(action_name)
         if action_name[position:end].strip(" ."):
             parts.append((position, end))
@@ -357,9 +366,9 @@ def action_category(edit: Edit) -> str:
 
 def _category_named(text: str) -> str | None:
     """The knowledge category named in `text` (the first one named when there are several)."""
-    folded = text.casefold()
-    found = [(folded.find(label), label) for label in KNOWLEDGE_CATEGORIES if label in folded]
-    return min(found)[1] if found else None
+    folded = _IN_ORDER.sub(" ", text.casefold())
+    found = _CATEGORY_WORD.search(folded)
+    return found.group(1) if found else None
 
 
 def knowledge_category(edit: Edit) -> str:

@@ -52,6 +52,8 @@ class StabilityParams(ScoringOptions):
     refs: str | None = Field(None, description="JSON Lines file of references, joined to the drafts by id")
     perturb_seed: int = Field(0, description="seed of the word substitutions (the stability command's --seed)")
     rate: float = Field(0.05, gt=0.0, le=1.0, description="share of the draft's words to substitute (at least one)")
+    variants: int = Field(4, ge=1, le=20, description="perturbed copies per draft, seeds seed .. seed + variants - 1 "
+                          "(App. H: four)")
 
     @model_validator(mode="after")
     def _unweighted(self) -> StabilityParams:

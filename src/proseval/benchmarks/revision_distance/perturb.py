@@ -14,8 +14,12 @@ A substitution must keep the sentence's meaning, so the table holds only
 - words whose sense the next or previous word settles, substituted only in that context:
   ``about`` before a number (``about 20`` → ``approximately 20``, never "books about the sea"),
   ``show that`` → ``demonstrate that``, ``try to`` → ``attempt to``, ``easy to`` → ``simple to``,
+  ``difficult to`` → ``hard to`` (not "a difficult person", who is not "a hard person"),
   ``need`` after a subject pronoun (``it needs a roof``, not "the needs of"), ``many`` before a
-  plural noun, ``is happy.`` → ``is glad.`` (not "happy with the service").
+  plural noun other than a noun of time or repetition ("many years ago" is not "numerous years
+  ago"), ``is happy.`` → ``is glad.`` (not "happy with the service").
+
+Words are matched whole (a run of letters between non-letters), never inside another word.
 
 Everywhere, a word joined to another by a hyphen or an apostrophe is left alone ("quick-witted",
 "it's"), and so is a word after "a" / "an" whose substitute would need the other article.
@@ -50,6 +54,9 @@ _NOT_AN_OBJECT = {"to", "of", "not", "be", "are", "is", "was", "were", "will", "
 _NOT_PLURAL_NOUNS = {"is", "was", "has", "does", "this", "its", "his", "hers", "ours", "yours", "theirs", "us", "as",
                      "less", "unless", "thus", "plus", "yes", "whereas", "perhaps", "thanks"}
 _DEGREE = {"how", "so", "too", "as", "great", "very", "that", "not", "a"}
+# Nouns of time and of repetition: "many years ago", "many times" are set phrases that "numerous" does not fit.
+_SET_PHRASE_NOUNS = {"years", "months", "weeks", "days", "hours", "minutes", "seconds", "decades", "centuries",
+                     "times", "ways"}
 
 
 def always(previous: str, following: str) -> bool:
@@ -80,9 +87,10 @@ def verb_after_subject(previous: str, following: str) -> bool:
 
 
 def before_plural_noun(previous: str, following: str) -> bool:
-    """``many books`` — not "how many", "many of", "so many" or "many is"."""
+    """``many books`` — not "how many", "many of", "so many", "many is", nor the set phrases "many
+    years (ago)", "many times", "many ways"."""
     return (previous not in _DEGREE and following.isalpha() and following.endswith("s")
-            and following not in _NOT_PLURAL_NOUNS)
+            and following not in _NOT_PLURAL_NOUNS and following not in _SET_PHRASE_NOUNS)
 
 
 def attributive(previous: str, following: str) -> bool:
@@ -113,7 +121,7 @@ RULES: tuple[Rule, ...] = (
     Rule("nearly", "almost"), Rule("almost", "nearly"), Rule("mostly", "largely"), Rule("largely", "mostly"),
     Rule("quickly", "rapidly"), Rule("rapidly", "quickly"), Rule("usually", "typically"),
     Rule("numerous", "many"), Rule("approximately", "about"), Rule("additionally", "also"),
-    Rule("difficult", "hard"), Rule("entire", "whole"), Rule("sufficient", "enough"), Rule("glad", "happy"),
+    Rule("entire", "whole"), Rule("sufficient", "enough"), Rule("glad", "happy"),
     Rule("outcome", "result"), Rule("outcomes", "results"), Rule("notion", "idea"), Rule("notions", "ideas"),
     Rule("enhance", "improve"), Rule("enhances", "improves"), Rule("enhanced", "improved"),
     Rule("obtain", "get"), Rule("obtains", "gets"), Rule("begin", "start"), Rule("begins", "starts"),
@@ -127,7 +135,8 @@ RULES: tuple[Rule, ...] = (
     Rule("need", "require", verb_after_subject), Rule("needs", "requires", verb_after_subject),
     Rule("many", "numerous", before_plural_noun),
     Rule("main", "primary", attributive),
-    Rule("easy", "simple", before_to), Rule("happy", "glad", predicative), Rule("start", "begin", starting_off),
+    Rule("easy", "simple", before_to), Rule("difficult", "hard", before_to),  # not "a difficult person"
+    Rule("happy", "glad", predicative), Rule("start", "begin", starting_off),
     Rule("choose", "select", lambda p, f: f.isalpha() and f not in ("to", "not")),
     Rule("chose", "selected", lambda p, f: f.isalpha() and f not in ("to", "not")),
 )

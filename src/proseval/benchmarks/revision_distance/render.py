@@ -119,6 +119,8 @@ def pairs_tables(data: dict[str, Any]) -> list[Table]:
         ("mean distance rejected", _ci(data.get("mean_distance_rejected"), data.get("mean_distance_rejected_ci"))),
         ("Spearman ρ (human score vs −distance)", _ci(data.get("spearman_human_vs_neg_distance"),
                                                       data.get("spearman_human_vs_neg_distance_ci"), 3)),
+        ("Spearman ρ (distance vs human score; the paper's R, printed −0.38)",
+         _ci(data.get("spearman_distance_vs_human"), data.get("spearman_distance_vs_human_ci"), 3)),
         ("texts with a human score", str(data.get("human_scored_texts", 0))),
     ])]
     if weighted := data.get("weighted"):
@@ -141,7 +143,11 @@ def pairs_tables(data: dict[str, Any]) -> list[Table]:
 
 def stability_tables(data: dict[str, Any]) -> list[Table]:
     return [_pairs_table(f"Stability under word substitutions (seed {data['seed']}, rate {data['rate']})", [
-        ("drafts scored", str(data["scored"])),
+        ("texts scored", str(data.get("drafts_scored", data["scored"]))),
+        ("perturbed copies scored", str(data["scored"])),
+        ("mean perturbed copies per text", _f(data.get("mean_perturbations"), 2)),
+        ("spread of D over a text's copies (App. H): mean", _ci(data.get("mean_spread"), data.get("mean_spread_ci"))),
+        ("largest spread", _f(data.get("max_spread"), 0)),
         ("unscored drafts", _unscored(data)),
         ("drafts left out (no word safe to substitute)", str(len(data.get("skipped_unperturbable", [])))),
         ("mean substitutions per draft", _ci(data.get("mean_substitutions"), data.get("mean_substitutions_ci"))),

@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 from proseval.kit import bootstrap_ci
 
@@ -144,6 +145,26 @@ class StabilitySummary:
     mean_relative_change: float | None  # |Δ| / max(1, original distance)
     mean_relative_change_ci: Interval
     max_abs_change: float | None
+
+
+def distance_vs_human(rho_human_vs_neg_distance: float | None, ci: Interval | Sequence[float]
+                      ) -> tuple[float | None, Interval]:
+    """The paper's sign convention: ρ(D, human) = −ρ(human, −D), its interval mirrored. Spearman's ρ
+    is symmetric and negating one variable negates it, so the paper's R = −0.38 (distance against
+    human scores: more edits, lower scores) is +0.38 in proseval's ρ(human, −D)."""
+    rho = None if rho_human_vs_neg_distance is None else -rho_human_vs_neg_distance
+    return rho, None if ci is None else (-float(ci[1]), -float(ci[0]))
+
+
+def perturbation_spread(original: float, perturbed: Sequence[float]) -> dict[str, Any]:
+    """App. H's check for one text: its distance, the distances of its perturbed copies, their spread
+    (largest minus smallest perturbed distance), the largest |change| from the original and how many
+    copies kept the original's distance."""
+    values = [float(p) for p in perturbed]
+    return {"original": float(original), "perturbed": values,
+            "spread": max(values) - min(values) if values else None,
+            "max_abs_change": max((abs(p - original) for p in values), default=None),
+            "unchanged": sum(p == original for p in values)}
 
 
 def summarise_stability(pairs: Sequence[tuple[float, float]]) -> StabilitySummary:

@@ -123,15 +123,23 @@ def make_stability_task(params: StabilityParams) -> Task:
                          need_reference=options.needs_reference)
     samples, skipped = [], []
     for d in drafts:
-        changed = perturb(d.draft, seed=params.perturb_seed, rate=params.rate, key=d.id)
-        if not changed.substitutions:
+        # App. H: each text perturbed several ways (seeds seed .. seed + variants - 1); a copy equal to an
+        # earlier one is not asked twice
+        texts: list[str] = []
+        for j in range(params.variants):
+            changed = perturb(d.draft, seed=params.perturb_seed + j, rate=params.rate, key=d.id)
+            if not changed.substitutions or changed.text in texts:
+                continue
+            texts.append(changed.text)
+            sample_id = d.id if params.variants == 1 else f"{d.id}/p{j + 1}"
+            samples.append(Sample(id=sample_id, input=d.instruction,
+                                  metadata={"substitutions": len(changed.substitutions), "draft_id": d.id,
+                                            "variant": j + 1},
+                                  target={"draft": d.draft, "perturbed": changed.text, "reference": d.reference,
+                                          "instruction": d.instruction,
+                                          "substituted": [list(pair) for pair in changed.substitutions]}))
+        if not texts:
             skipped.append(d.id)
-            continue
-        samples.append(Sample(id=d.id, input=d.instruction,
-                              metadata={"substitutions": len(changed.substitutions)},
-                              target={"draft": d.draft, "perturbed": changed.text, "reference": d.reference,
-                                      "instruction": d.instruction,
-                                      "substituted": [list(pair) for pair in changed.substitutions]}))
     if not samples:
         raise ValueError(f"{params.drafts}: no draft has a word the perturber can substitute")
 

@@ -98,9 +98,10 @@ def french_key(word: str) -> str:
 
 
 def _merged_share(keys: list[str], n_lines: int) -> tuple[str, Fraction]:
-    """Best share when keys that are suffixes of one another count as the same rhyme."""
+    """Best share when keys that are suffixes of one another count as the same rhyme; on a tie the
+    alphabetically first key wins, so the explanation does not depend on Python's hash seed."""
     best_key, best = keys[0], 0
-    for key in set(keys):
+    for key in sorted(set(keys)):
         n = sum(1 for k in keys if k.endswith(key) or key.endswith(k))
         if n > best:
             best_key, best = key, n

@@ -1,0 +1,63 @@
+"""The raters of a labelling session and their secret keys, so raters stay blind to each other.
+
+Whoever starts the session names its raters (``proseval view RUNS --label S --rater Ann --rater
+Ben``); each new rater gets a key, printed once in their own link (``/label?key=...``). Only a
+hash of each key is kept, in ``S.raters.json`` beside the labels file: the file gives no one a way
+in. A rater's link names them to the viewer (then a cookie does); no page takes a rater's name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["Raters"]
+
+RATERS_FORMAT = 1
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+class Raters:
+    """The raters of the session whose raters file is `path`: name -> the hash of their key."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._hashes: dict[str, str] = {}
+        if self.path.is_file():
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if data.get("format") != RATERS_FORMAT:
+                raise ValueError(f"{self.path}: unknown raters file format {data.get('format')!r}")
+            self._hashes = {str(name): str(digest) for name, digest in data["raters"].items()}
+        self._names = {digest: name for name, digest in self._hashes.items()}
+
+    def __bool__(self) -> bool:
+        return bool(self._hashes)
+
+    def add(self, names: Iterable[str]) -> dict[str, str]:
+        """Give each of `names` not yet a rater a new key; the new keys, by name (shown once)."""
+        keys = {name: secrets.token_urlsafe(24) for name in dict.fromkeys(names) if name not in self._hashes}
+        if keys:
+            self._hashes.update({name: _digest(key) for name, key in keys.items()})
+            self._names = {digest: name for name, digest in self._hashes.items()}
+            self._write()
+        return keys
+
+    def who(self, key: str | None) -> str | None:
+        """The rater whose key `key` is (None: no rater's)."""
+        return self._names.get(_digest(key)) if key else None
+
+    def _write(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump({"format": RATERS_FORMAT, "raters": self._hashes}, file, ensure_ascii=False, indent=1)
+            file.write("\n")
+        os.replace(temporary, self.path)
