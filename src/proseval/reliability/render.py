@@ -193,6 +193,12 @@ def set_aside_warnings(analysis: Analysis) -> list[str]:
             for run in analysis.set_aside]
 
 
+def analysis_warnings(analysis: Analysis) -> list[str]:
+    """Everything the analysis left out, in one list: unmatched or ambiguous labels, set-aside runs."""
+    labelled = label_warnings(analysis.labels) if analysis.labels is not None else []
+    return [*labelled, *set_aside_warnings(analysis)]
+
+
 def rater_agreement_note(analysis: Analysis) -> str | None:
     """The raters' agreement with each other, framed as context for the judges' agreement with them."""
     found = analysis.rater_agreement
@@ -228,9 +234,7 @@ def print_analysis(analysis: Analysis, console: Console) -> None:
         if labels.replaced:
             line += f", {labels.replaced} superseded by a later label of the same rater"
         console.print(line, highlight=False)
-        for warning in label_warnings(labels):
-            console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
-    for warning in set_aside_warnings(analysis):
+    for warning in analysis_warnings(analysis):
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     if analysis.tasks_without_ratings:
         console.print(f"[yellow]note:[/] {', '.join(analysis.tasks_without_ratings)} declare(s) no judged verdicts; "

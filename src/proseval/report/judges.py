@@ -14,12 +14,11 @@ from ..reliability.card import Analysis
 from ..reliability.render import (
     CARD_COLUMNS,
     STAT_COLUMNS,
+    analysis_warnings,
     card_cells,
-    label_warnings,
     num,
     pct,
     rater_agreement_note,
-    set_aside_warnings,
     stats_cells,
 )
 from .sections import Cell, HtmlTable, slug
@@ -39,9 +38,7 @@ def _cells(texts: list[str], labels: int) -> list[Cell]:
 
 def judges_part(analysis: Analysis) -> JudgesPart:
     part = JudgesPart(runs=len(analysis.runs))
-    if analysis.labels is not None:
-        part.warnings += [f"{warning}." for warning in label_warnings(analysis.labels)]
-    part.warnings += [f"{warning}." for warning in set_aside_warnings(analysis)]
+    part.warnings += [f"{warning}." for warning in analysis_warnings(analysis)]
     part.tables.append(HtmlTable("judges-cards", "Evaluator cards", list(CARD_COLUMNS),
                                  [_cells(card_cells(card), 2) for card in analysis.cards],
                                  "per 1,000 ratings: tokens, price (from the prices file given), request time "

@@ -901,20 +901,18 @@ def agreement_tables(analysis: Any) -> tuple[list[Table], list[str]]:
     from ..reliability.render import (
         CARD_COLUMNS,
         STAT_COLUMNS,
+        analysis_warnings,
         card_cells,
-        label_warnings,
         num,
         pct,
         rater_agreement_note,
-        set_aside_warnings,
         stats_cells,
     )
 
     def cells(texts: list[str], labels: int) -> list[tuple[str, bool]]:
         return [(text, i >= labels) for i, text in enumerate(texts)]
 
-    notes = [f"{warning}." for warning in label_warnings(analysis.labels)] if analysis.labels is not None else []
-    notes += [f"{warning}." for warning in set_aside_warnings(analysis)]
+    notes = [f"{warning}." for warning in analysis_warnings(analysis)]
     tables = [Table("cards", "Evaluator cards", list(CARD_COLUMNS),
                     [cells(card_cells(card), 2) for card in analysis.cards],
                     "vs humans: Spearman's ρ of the judge with the raters' mean score (n items), and the share "
