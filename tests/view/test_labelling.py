@@ -72,9 +72,24 @@ def secrets_of_the_runs(root: Path) -> list[str]:
             "JUDGE-REASON", "scripted/"]
 
 
-def client(root: Path, session: str = "s1", **options) -> TestClient:
+def client(root: Path, session: str = "s1", rater: str | None = None, **options) -> TestClient:
+    """A browser on a new viewer of the session; with `rater`, one that joined it under that name."""
     app_options = {k: options.pop(k) for k in ("host", "token") if k in options}
-    return TestClient(create_app(root, labelling=LabelOptions(session, **options), **app_options), base_url=LOCAL)
+    web = TestClient(create_app(root, labelling=LabelOptions(session, **options), **app_options), base_url=LOCAL)
+    return as_rater(web, rater) if rater else web
+
+
+def as_rater(web: TestClient, rater: str) -> TestClient:
+    """Another browser on the same viewer, joined under `rater` (a key of its own in its cookie)."""
+    browser = TestClient(web.app, base_url=LOCAL)
+    joined = browser.get("/label", params={"rater": rater})
+    assert joined.status_code == 200 and f"Welcome, {rater}" in joined.text, joined.text
+    return browser
+
+
+def restarted(root: Path, browser: TestClient, session: str = "s1", **options) -> TestClient:
+    """`browser` (its cookies: the rater it joined as) on a new viewer of the session."""
+    return TestClient(client(root, session, **options).app, base_url=LOCAL, cookies=browser.cookies)
 
 
 def csrf_of(html: str) -> str:
@@ -155,10 +170,10 @@ def test_a_shuffled_session_gives_each_rater_an_order_of_their_own_kept_across_r
     ann, bo = plan.order_of("Ann"), plan.order_of("Bo")
     assert sorted(ann) == sorted(bo) == list(range(1, len(plan.items) + 1)) and ann != bo and ann != sorted(ann)
     assert client(runs).app.state.labelling.plan.order_of("Ann") == ann  # the same after a restart
-    start = web.get("/label", params={"rater": "Ann"}, follow_redirects=False)
-    assert start.headers["location"] == f"/label/{ann[0]}?rater=Ann"
-    assert post(web, ann[0], "Ann", {"c0": "4"}).headers["location"] == f"/label/{ann[1]}?rater=Ann"
-    assert f'href="/label/{ann[0]}?rater=Ann" data-prev' in web.get(f"/label/{ann[1]}", params={"rater": "Ann"}).text
+    browser = as_rater(web, "Ann")
+    assert browser.get("/label", follow_redirects=False).headers["location"] == f"/label/{ann[0]}"
+    assert post(browser, ann[0], "Ann", {"c0": "4"}).headers["location"] == f"/label/{ann[1]}"
+    assert f'href="/label/{ann[0]}" data-prev' in browser.get(f"/label/{ann[1]}").text
     with pytest.raises(LabellingError, match="planned with order 'shuffled'"):
         client(runs, order="plan")
     client(runs, session="fixed", seed=7)
@@ -194,7 +209,7 @@ def test_nothing_to_label_is_refused(tmp_path: Path):
 
 # blind pages -----------------------------------------------------------------------------------
 def test_item_pages_name_no_model_run_or_judge_and_escape_the_answers(runs: Path):
-    web = client(runs, seed=1)
+    web = client(runs, seed=1, rater="Ann")
     hidden = secrets_of_the_runs(runs)
     plan = plan_of(runs)["items"]
     for position in range(1, len(plan) + 1, 3):
@@ -204,15 +219,16 @@ def test_item_pages_name_no_model_run_or_judge_and_escape_the_answers(runs: Path
         assert leaked == [], f"item {position} shows {leaked}"
         assert "<script>alert" not in page.text  # answers are text, never markup
         assert kind_of(page.text) == plan[position - 1]["kind"]
-    start = web.get("/label")
+    stranger = TestClient(web.app, base_url=LOCAL)  # not joined: the start page
+    start = stranger.get("/label")
     assert start.status_code == 200 and not [s for s in hidden if s.lower() in start.text.lower()]
     assert "came after the plan" not in start.text
     write_demo_run(runs / "late-run", "delta", JUDGE, [demo_record(1, "Late", 3.0)])
-    assert "1 run folder(s) came after the plan" in web.get("/label").text
+    assert "1 run folder(s) came after the plan" in stranger.get("/label").text
 
 
 def test_pairs_show_the_two_answers_on_the_sides_the_plan_drew(runs: Path):
-    web = client(runs, seed=2, items="pairs")
+    web = client(runs, seed=2, items="pairs", rater="Ann")
     plan = plan_of(runs)["items"]
     assert {item["kind"] for item in plan} == {"pair"}
     first_run_on_a = 0
@@ -229,18 +245,18 @@ def test_pairs_show_the_two_answers_on_the_sides_the_plan_drew(runs: Path):
 
 # saving and continuing -------------------------------------------------------------------------
 def test_labels_are_appended_and_a_rater_continues_at_the_first_item_not_labelled(runs: Path):
-    web = client(runs, seed=4)
+    web = client(runs, seed=4, rater="Ann")
     plan = [PlanItem.from_json(item) for item in plan_of(runs)["items"]]
-    start = web.get("/label", params={"rater": "Ann"}, follow_redirects=False)
-    assert start.status_code == 303 and start.headers["location"] == "/label/1?rater=Ann"
+    start = web.get("/label", follow_redirects=False)
+    assert start.status_code == 303 and start.headers["location"] == "/label/1"
     for position in range(1, 6):
         page = web.get(f"/label/{position}", params={"rater": "Ann"}).text
         assert f"{position - 1} / {len(plan)} labelled by Ann" in page
         saved = post(web, position, "Ann", answer_for(page), comment="fine" if position == 2 else "")
         assert saved.status_code == 303, saved.text
-        assert saved.headers["location"] == f"/label/{position + 1}?rater=Ann"
-    again = web.get("/label", params={"rater": "Ann"}, follow_redirects=False)
-    assert again.headers["location"] == "/label/6?rater=Ann"
+        assert saved.headers["location"] == f"/label/{position + 1}"
+    again = web.get("/label", follow_redirects=False)
+    assert again.headers["location"] == "/label/6"
     labels = labels_of(runs)
     assert len(labels) == 5
     for label, item in zip(labels, plan[:5]):
@@ -252,7 +268,7 @@ def test_labels_are_appended_and_a_rater_continues_at_the_first_item_not_labelle
             assert (label["a"], label["b"]) == item.sides and label["preference"] == "A"
     assert labels[1]["comment"] == "fine" and "comment" not in labels[0]
     # another rater starts at the beginning; the first sees their answer checked when they go back
-    assert web.get("/label", params={"rater": "Bo"}, follow_redirects=False).headers["location"] == "/label/1?rater=Bo"
+    assert as_rater(web, "Bo").get("/label", follow_redirects=False).headers["location"] == "/label/1"
     back = web.get("/label/1", params={"rater": "Ann"}).text
     assert 'id="labelled"' in back and re.search(r'value="(7|A)" checked', back)
     assert "5 / " in web.get("/label/6", params={"rater": "Ann"}).text
@@ -261,10 +277,10 @@ def test_labels_are_appended_and_a_rater_continues_at_the_first_item_not_labelle
 def test_a_rater_who_labelled_everything_is_told_so(tmp_path: Path):
     root = tmp_path / "runs"
     write_demo_run(root / "solo", "alpha", JUDGE, [demo_record(n, "Lorem", 5.0) for n in range(2)])
-    web = client(root, seed=1)
+    web = client(root, seed=1, rater="Cy")
     for position in (1, 2):
         assert post(web, position, "Cy", {"c0": "3"}).status_code == 303
-    done = web.get("/label", params={"rater": "Cy"})
+    done = web.get("/label")
     assert done.status_code == 200 and "2 / 2 labelled by Cy" in done.text and "All done" in done.text
 
 
@@ -274,10 +290,12 @@ def test_a_rater_who_labelled_everything_is_told_so(tmp_path: Path):
     ({"c0": "0"}, "0 is off the scale 1 to 10"),
     ({"c0": "7.5"}, "a whole number from 1 to 10"),
     ({"c0": "seven"}, "a whole number from 1 to 10"),
+    ({"c0": "\uff17"}, "a whole number from 1 to 10"),  # full-width 7: int() would read it as 7
+    ({"c0": "\u0667"}, "a whole number from 1 to 10"),  # Arabic-Indic 7
     ({}, "no answer given"),
 ])
 def test_a_score_off_the_scale_or_missing_is_refused_on_the_page(runs: Path, values, message):
-    web = client(runs, seed=1, items="scores")
+    web = client(runs, seed=1, items="scores", rater="Ann")
     refused = post(web, 1, "Ann", values, comment="kept")
     assert refused.status_code == 422
     assert message in refused.text and 'id="errors"' in refused.text and ">kept</textarea>" in refused.text
@@ -285,7 +303,7 @@ def test_a_score_off_the_scale_or_missing_is_refused_on_the_page(runs: Path, val
 
 
 def test_a_choice_that_is_not_a_b_or_tie_is_refused(runs: Path):
-    web = client(runs, seed=1, items="pairs")
+    web = client(runs, seed=1, items="pairs", rater="Ann")
     refused = post(web, 1, "Ann", {"c0": "C"})
     assert refused.status_code == 422 and "answer A, B or tie" in refused.text
     assert post(web, 1, "Ann", {"c0": "tie"}).status_code == 303
@@ -295,10 +313,11 @@ def test_a_choice_that_is_not_a_b_or_tie_is_refused(runs: Path):
 def test_a_bad_rater_position_or_comment_is_refused(runs: Path):
     web = client(runs, seed=1, items="scores")
     assert web.get("/label", params={"rater": "  "}).status_code == 422
-    assert "rater name" in web.get("/label/1", params={"rater": "x" * 101}).text
-    for rater in ("", "line\nbreak", "x" * 101):
+    assert "rater name" in web.get("/label", params={"rater": "x" * 101}).text
+    web = as_rater(web, "Ann")
+    for rater in ("", "line\nbreak", "x" * 101):  # not the name of the rater whose key the browser holds
         response = post(web, 1, rater, {"c0": "5"}, csrf=web.app.state.labelling.csrf(rater))
-        assert response.status_code == 422 and "rater name" in response.text
+        assert response.status_code == 403 and "their own labels only" in response.text
     assert web.get("/label/999", params={"rater": "Ann"}).status_code == 404
     assert post(web, 999, "Ann", {"c0": "5"}, csrf=web.app.state.labelling.csrf("Ann")).status_code == 404
     assert web.get("/label/0", params={"rater": "Ann"}).status_code == 404
@@ -308,7 +327,7 @@ def test_a_bad_rater_position_or_comment_is_refused(runs: Path):
 
 # writing is guarded ----------------------------------------------------------------------------
 def test_a_form_without_its_check_value_or_from_another_origin_is_refused(runs: Path):
-    web = client(runs, seed=1, items="scores")
+    web = client(runs, seed=1, items="scores", rater="Ann")
     good = csrf_of(web.get("/label/1", params={"rater": "Ann"}).text)
     cases = [
         ({"csrf": ""}, {}, "check value"),
@@ -331,8 +350,9 @@ def test_a_form_without_its_check_value_or_from_another_origin_is_refused(runs: 
 
 
 def test_the_check_value_is_new_after_a_restart(runs: Path):
-    old = csrf_of(client(runs, seed=1).get("/label/1", params={"rater": "Ann"}).text)
-    refused = post(client(runs), 1, "Ann", {"c0": "5"}, csrf=old)
+    first = client(runs, seed=1, rater="Ann")
+    old = csrf_of(first.get("/label/1").text)
+    refused = post(restarted(runs, first), 1, "Ann", {"c0": "5"}, csrf=old)
     assert refused.status_code == 403 and "Reload the page" in refused.text
 
 
@@ -340,7 +360,9 @@ def test_a_viewer_on_another_host_needs_its_token_to_label(runs: Path):
     web = client(runs, seed=1, items="scores", host="0.0.0.0", token="secret-token-1")
     assert web.get("/label", params={"rater": "Ann"}).status_code == 401
     assert web.post("/label/1", data={"rater": "Ann", "c0": "5", "csrf": "x"}).status_code == 401
-    entered = web.get("/label/1", params={"rater": "Ann", "token": "secret-token-1"})
+    joined = web.get("/label", params={"rater": "Ann", "token": "secret-token-1"})
+    assert joined.status_code == 200 and "token=secret-token-1" in joined.text  # the rater's link carries it
+    entered = web.get("/label/1")
     assert entered.status_code == 200 and "labelled by Ann" in entered.text
     assert post(web, 1, "Ann", {"c0": "5"}, csrf=csrf_of(entered.text)).status_code == 303
     assert len(labels_of(runs)) == 1
@@ -363,7 +385,7 @@ def test_a_revision_distance_pair_is_two_texts_on_drawn_sides_scored_for_the_cho
         head["roles"] = {"reviser": {"spec": "scripted/reviser-x"}}
         (folder / "header.json").write_text(json.dumps(head), encoding="utf-8")
         _jsonl(folder / "samples.jsonl", [rd_pair_record(n) for n in range(12)])
-    web = client(root, seed=9)
+    web = client(root, seed=9, rater="Ann")
     plan = [PlanItem.from_json(item) for item in plan_of(root)["items"]]
     assert {i.kind for i in plan} == {"compare"} and len(plan) == 24  # never paired across the runs
     flipped = None
@@ -422,7 +444,7 @@ def test_a_task_without_a_hook_gets_a_default_form(tmp_path: Path):
     folder.mkdir(parents=True)
     (folder / "header.json").write_text(json.dumps(header("synthetic-run")), encoding="utf-8")
     _jsonl(folder / "samples.jsonl", [record(n) for n in range(3)])
-    web = client(root, seed=1)
+    web = client(root, seed=1, rater="Ann")
     page = web.get("/label/1", params={"rater": "Ann"}).text
     assert "<legend>overall</legend>" in page and "Prompt " in page
     assert post(web, 1, "Ann", {"c0": "10"}).status_code == 303
@@ -435,10 +457,11 @@ def test_the_agreement_page_shows_the_judges_against_the_labels_so_far(runs: Pat
     before = web.get("/label/agreement")
     assert before.status_code == 200 and "No labels yet" in before.text and "Evaluator cards" in before.text
     plan = [PlanItem.from_json(item) for item in plan_of(runs)["items"]]
+    ann, bo = as_rater(web, "Ann"), as_rater(web, "Bo")
     for position in range(1, 13):
         score = str(1 + (position * 7) % 10)
-        assert post(web, position, "Ann", {"c0": score}).status_code == 303
-        assert post(web, position, "Bo", {"c0": score}).status_code == 303
+        assert post(ann, position, "Ann", {"c0": score}).status_code == 303
+        assert post(bo, position, "Bo", {"c0": score}).status_code == 303
     page = web.get("/label/agreement").text
     assert JUDGE in page and SECOND_JUDGE in page
     assert "24 label(s) from 2 rater(s); 24 matched" in page
@@ -455,7 +478,7 @@ def test_a_raters_viewer_serves_only_the_labelling_pages(runs: Path):
     assert web.get("/", follow_redirects=False).headers["location"] == "/label"
     assert web.get("/runs/run-alpha-writer").status_code == 404
     assert web.get("/label/agreement").status_code == 404
-    assert web.get("/label/1", params={"rater": "Ann"}).status_code == 200
+    assert as_rater(web, "Ann").get("/label/1").status_code == 200
     assert web.get("/static/label.js").status_code == 200
     full = client(runs)
     assert full.get("/").status_code == 200 and full.get("/label/agreement").status_code == 200
@@ -505,7 +528,7 @@ def test_a_new_benchmark_brings_its_form_through_its_hook_alone(tmp_path: Path):
         folder.mkdir(parents=True)
         (folder / "header.json").write_text(json.dumps(header("plugin-run", "unit-labelled")), encoding="utf-8")
         _jsonl(folder / "samples.jsonl", [record(n) for n in range(2)])
-        web = client(root, seed=1)
+        web = client(root, seed=1, rater="Ann")
         page = web.get("/label/1", params={"rater": "Ann"}).text
         assert "Asked: Prompt" in page and "<legend>tone</legend>" in page and "<legend>facts</legend>" in page
         assert page.count('name="c0" value=') == 5 and page.count('name="c1" value=') == 3

@@ -87,7 +87,18 @@ def labels_in(path: Path) -> list[dict]:
 
 
 def position_of(page) -> int:
-    return int(re.search(r"/label/(\d+)\?", page.url).group(1))
+    return int(re.search(r"/label/(\d+)$", page.url).group(1))
+
+
+def join(page, url: str, rater: str) -> None:
+    """Join the session on its start page under `rater`, then open the first item."""
+    page.goto(f"{url}/label")
+    page.fill("input[name=rater]", rater)
+    with page.expect_navigation():
+        page.click("button[type=submit]")
+    assert rater in page.locator("h1").inner_text() and "key=" in page.locator("#rater-link").input_value()
+    with page.expect_navigation():
+        page.click("#start-labelling")
 
 
 def label_by_keyboard(page, key_for_score: str, key_for_choice: str) -> tuple[str, str]:
@@ -106,7 +117,7 @@ def runs(tmp_path: Path) -> Path:
 def test_a_rater_labels_five_items_by_keyboard_reloads_and_continues_at_the_sixth(browser, runs, shots):
     options = LabelOptions("keys", seed=21)
     with serving(runs, options) as url, tab(browser) as page:
-        page.goto(f"{url}/label?rater=Kim")
+        join(page, url, "Kim")
         assert position_of(page) == 1
         total = len(plan_of(runs, "keys")["items"])
         pressed = []
@@ -123,14 +134,14 @@ def test_a_rater_labels_five_items_by_keyboard_reloads_and_continues_at_the_sixt
             assert position_of(page) == n + 1
         page.reload()
         assert position_of(page) == 6 and page.locator("#progress").inner_text() == f"5 / {total} labelled by Kim"
-        page.goto(f"{url}/label?rater=Kim")  # continuing later: the first item not labelled
+        page.goto(f"{url}/label")  # continuing later: the first item not labelled
         assert position_of(page) == 6
         page.keyboard.press("p")  # back to the fifth: labelled, the key pressed shown checked
-        page.wait_for_url(re.compile(r"/label/5\?"))
+        page.wait_for_url(re.compile(r"/label/5$"))
         assert page.locator("#labelled").is_visible()
         if shot:  # the first five items were all of one kind: find the other for its screenshot
             for position in range(6, total + 1):
-                page.goto(f"{url}/label/{position}?rater=Kim")
+                page.goto(f"{url}/label/{position}")
                 kind = page.locator("#label-form").get_attribute("data-kind")
                 if kind in shot:
                     label_by_keyboard(page, "8", "a")
@@ -157,8 +168,9 @@ def test_pairs_hide_the_models_and_draw_the_sides(browser, runs):
         plan = plan_of(runs, "pairs")["items"]
         first_on_a = 0
         checked = plan[:40]
+        join(page, url, "Kim")
         for position, item in enumerate(checked, start=1):
-            page.goto(f"{url}/label/{position}?rater=Kim")
+            page.goto(f"{url}/label/{position}")
             html = page.content().lower()
             assert [s for s in hidden if s in html] == [], f"item {position} names a model or run"
             a_word = page.locator("#answer-1 pre").inner_text().split()[0]
@@ -172,7 +184,9 @@ def test_pairs_hide_the_models_and_draw_the_sides(browser, runs):
 def test_a_form_sent_from_another_origin_is_refused(browser, runs):
     options = LabelOptions("guard", seed=3, items="scores")
     with serving(runs, options) as url:
-        form_page = httpx.get(f"{url}/label/1", params={"rater": "Eve"}).text
+        with httpx.Client(base_url=url) as eve:
+            assert eve.get("/label", params={"rater": "Eve"}).status_code == 200
+            form_page = eve.get("/label/1").text
         csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', form_page).group(1)
         # the attacker knows even the form's check value: the browser's Origin and Sec-Fetch-Site still give it away
         attack = (f'<!doctype html><form method="post" action="{url}/label/1">'
@@ -209,6 +223,7 @@ def test_two_raters_at_once_leave_a_whole_file(browser, runs, shots):
 
     def post_many(url: str, rater: str, failures: list[str]) -> None:
         with httpx.Client(base_url=url) as web:
+            web.get("/label", params={"rater": rater})  # joined: the rater's key in a cookie
             for position in range(1, per_thread + 1):
                 page = web.get(f"/label/{position}", params={"rater": rater}).text
                 csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
@@ -222,8 +237,8 @@ def test_two_raters_at_once_leave_a_whole_file(browser, runs, shots):
     with serving(runs, options) as url, tab(browser) as first, tab(browser) as second:
         failures: list[str] = []
         threads = [threading.Thread(target=post_many, args=(url, name, failures)) for name in ("T1", "T2")]
-        first.goto(f"{url}/label?rater=Ann")
-        second.goto(f"{url}/label?rater=Bo")
+        join(first, url, "Ann")
+        join(second, url, "Bo")
         for thread in threads:
             thread.start()
         for _ in range(6):  # the two browsers take turns while the threads post
@@ -258,7 +273,7 @@ def test_a_revision_distance_pair_is_chosen_by_keyboard(browser, tmp_path, shots
     (folder / "samples.jsonl").write_text("".join(json.dumps(rd_pair_record(n)) + "\n" for n in range(4)),
                                           encoding="utf-8")
     with serving(root, LabelOptions("rd", seed=2)) as url, tab(browser) as page:
-        page.goto(f"{url}/label?rater=Kim")
+        join(page, url, "Kim")
         assert page.locator("#label-form").get_attribute("data-kind") == "compare"
         assert "Which text needs fewer edits?" in page.locator("fieldset.q legend").inner_text()
         a_text = page.locator("#answer-1 pre").inner_text()

@@ -25,12 +25,13 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from view.test_labelling import LOCAL, _jsonl, client, csrf_of, labelling_runs, labels_of, post, records_of
+from view.test_labelling import LOCAL, _jsonl, client, csrf_of, labelling_runs, labels_of, post, records_of, restarted
 from view.view_fixtures import header, record
 
+from proseval.errors import DataError
 from proseval.reliability.labels import Label, read_labels
 from proseval.view import create_app
-from proseval.view.labelling import MAX_BODY, LabelOptions
+from proseval.view.labelling import MAX_BODY, LabelOptions, LabellingError
 from proseval.view.labelstore import LabelStore
 
 CRITERIA = 5
@@ -90,6 +91,7 @@ def server(tmp_path: Path) -> Iterator[tuple[Path, str, subprocess.Popen]]:
 def test_a_viewer_killed_during_parallel_saves_leaves_every_item_whole_or_unlabelled(server):
     root, url, process = server
     web = httpx.Client(base_url=url, timeout=10)
+    assert web.get("/label", params={"rater": "Ann"}).status_code == 200  # joined: Ann's key in a cookie
     csrf = csrf_of(web.get("/label/1", params={"rater": "Ann"}).text)
     acknowledged: list[int] = []
 
@@ -133,17 +135,17 @@ def test_a_viewer_killed_during_parallel_saves_leaves_every_item_whole_or_unlabe
 
 def test_a_save_cut_short_is_unlabelled_on_restart_and_removed_by_the_next_save(tmp_path: Path):
     root = checklist_runs(tmp_path / "runs", 3)
-    web = client(root, seed=1)
+    web = client(root, seed=1, rater="Ann")
     for position in (1, 2):
         assert post(web, position, "Ann", answers(4)).status_code == 303
     path = root / "labels" / "s1.jsonl"
     whole = path.read_bytes()
     path.write_bytes(whole[:-40])  # the second record torn mid-write
     assert len(read_labels(path)) == CRITERIA  # the torn line is not read as labels, nor refused
-    again = client(root)
+    again = restarted(root, web)
     assert again.app.state.labelling.done("Ann") == {1}
-    continued = again.get("/label", params={"rater": "Ann"}, follow_redirects=False)
-    assert continued.headers["location"] == "/label/2?rater=Ann"
+    continued = again.get("/label", follow_redirects=False)
+    assert continued.headers["location"] == "/label/2"
     assert post(again, 2, "Ann", answers(9)).status_code == 303
     assert [r["item"]["position"] for r in records_of(root)] == [1, 2]  # the torn tail is gone
     assert len(read_labels(path)) == 2 * CRITERIA
@@ -155,7 +157,11 @@ def test_labels_of_the_older_format_are_read_and_continued(tmp_path: Path):
     item = web.app.state.labelling.plan.items[0]
     old = Label(sample_id=item.sample_id, run=item.runs[0], criterion="quality", rater="Ann", score=3, session="s1")
     (root / "labels" / "s1.jsonl").write_text(old.model_dump_json(exclude_none=True) + "\n", encoding="utf-8")
-    again = client(root)
+    web = client(root)
+    refused = web.get("/label", params={"rater": "Ann"})  # Ann's labels came before raters had links
+    assert refused.status_code == 409 and "--rater Ann" in refused.text
+    again = client(root, raters=("Ann",))  # whoever runs the session gives Ann a link
+    assert again.get("/label", params={"key": again.app.state.labelling.new_keys["Ann"]}).status_code == 200
     assert again.app.state.labelling.done("Ann") == {1}
     assert 'value="3" checked' in again.get("/label/1", params={"rater": "Ann"}).text
     assert post(again, 1, "Ann", {"c0": "8"}).status_code == 303
@@ -166,6 +172,7 @@ def test_labels_of_the_older_format_are_read_and_continued(tmp_path: Path):
 def test_two_tabs_saving_one_item_store_one_submission_whole(server):
     root, url, _ = server
     web = httpx.Client(base_url=url, timeout=10)
+    assert web.get("/label", params={"rater": "Ann"}).status_code == 200
     tabs = [web.get("/label/7", params={"rater": "Ann"}).text for _ in range(2)]
     loaded = [re.search(r'name="loaded" value="(\w+)"', tab).group(1) for tab in tabs]
     assert loaded[0] != loaded[1]
@@ -240,10 +247,54 @@ def test_raters_with_their_own_links_neither_read_nor_write_each_others_labels(t
     assert 'value="2" checked' in ann.get("/label/1").text and 'value="5" checked' in ben.get("/label/1").text
 
 
+def test_people_join_an_open_session_under_a_name_no_one_else_can_take(tmp_path: Path):
+    root = labelling_runs(tmp_path / "runs", samples=2)
+    app = client(root, seed=1, items="scores").app
+    ann, other, later = (TestClient(app, base_url=LOCAL) for _ in range(3))
+    joined = ann.get("/label", params={"rater": "Ann"})
+    assert joined.status_code == 200 and "Welcome, Ann" in joined.text
+    link = re.search(r'id="rater-link"[^>]* value="([^"]+)"', joined.text).group(1)
+    assert ann.post("/label/1", data={"rater": "Ann", "csrf": app.state.labelling.csrf("Ann"), "c0": "4"},
+                    follow_redirects=False).status_code == 303
+    taken = other.get("/label", params={"rater": "Ann"})  # someone else typing Ann's name
+    assert taken.status_code == 409 and "taken" in taken.text
+    assert other.get("/label/1", params={"rater": "Ann"}).status_code == 403  # Ann's answers are not shown
+    assert other.post("/label/1", data={"rater": "Ann", "csrf": app.state.labelling.csrf("Ann"), "c0": "9"},
+                      follow_redirects=False).status_code == 403
+    assert other.get("/label", params={"rater": " Ann "}).status_code == 409  # the same name, spaced
+    assert [(x["rater"], x["score"]) for x in labels_of(root)] == [("Ann", 4)]
+    # Ann's own link lets her back in from another browser, where she sees her label
+    assert later.get(link.removeprefix(LOCAL), follow_redirects=False).status_code == 303
+    assert 'value="4" checked' in later.get("/label/1").text
+    # joining from another site is refused
+    lured = TestClient(app, base_url=LOCAL).get("/label", params={"rater": "Eve"},
+                                                headers={"Sec-Fetch-Site": "cross-site"})
+    assert lured.status_code == 403
+    # a session whose raters were named by whoever started it cannot be joined
+    closed = client(root, session="named", seed=1, items="scores", raters=("Ben",))
+    refused = closed.get("/label", params={"rater": "Cy"})
+    assert refused.status_code == 403 and "named by whoever started it" in refused.text
+
+
+def test_the_viewer_refuses_a_labels_file_agreement_would_refuse_naming_the_line(tmp_path: Path):
+    root = labelling_runs(tmp_path / "runs", samples=2)
+    web = client(root, seed=1, items="scores", rater="Ann")
+    assert post(web, 1, "Ann", {"c0": "4"}).status_code == 303
+    path = root / "labels" / "s1.jsonl"
+    with path.open("a", encoding="utf-8") as file:
+        file.write('{"sample_id": "x", "criterion": "quality", "rater": "Bo", "score": "\uff17"}\n')
+    with pytest.raises(DataError) as by_agreement:
+        read_labels(path)
+    with pytest.raises(LabellingError) as by_viewer:
+        client(root)
+    assert f"{path}:2:" in str(by_agreement.value) and f"{path}:2:" in str(by_viewer.value)
+    assert "ASCII digits" in str(by_viewer.value)
+
+
 # an oversized form is refused unread ---------------------------------------------------------------
 def test_an_oversized_form_is_refused_by_its_length_before_its_body_is_read(tmp_path: Path):
     root = labelling_runs(tmp_path / "runs", samples=2)
-    web = client(root, seed=1, items="scores")
+    web = client(root, seed=1, items="scores", rater="Ann")
     csrf = csrf_of(web.get("/label/1", params={"rater": "Ann"}).text)
     sent: list[int] = []
 
@@ -287,7 +338,7 @@ def test_saves_append_without_reading_the_labels_file(tmp_path: Path, monkeypatc
     path.parent.mkdir(parents=True)
     earlier = Label(sample_id="other", run="r", criterion="quality", rater="Old", score=1, session="s1")
     path.write_text((earlier.model_dump_json() + "\n") * 5000, encoding="utf-8")
-    web = client(root, seed=1, items="scores")
+    web = client(root, seed=1, items="scores", rater="Ann")
     csrf = csrf_of(web.get("/label/1", params={"rater": "Ann"}).text)
     opened: list[str] = []
     original = Path.open

@@ -26,7 +26,8 @@ def view(
                                         "plan and labels are kept under RUNS_DIR/labels/ (see docs/viewer.md)."),
     rater: Optional[list[str]] = typer.Option(None, "--rater", help="With --label, repeatable: a rater of the "
                                               "session; each new one gets a secret link of their own, printed "
-                                              "once (without raters, people type their name on /label)."),
+                                              "once (without raters, people join on /label under a name no one "
+                                              "has, and get a link of their own)."),
     labels: Optional[Path] = typer.Option(None, "--labels", metavar="FILE", help="With --label: the labels file "
                                           "to append to (.jsonl; default RUNS_DIR/labels/SESSION.jsonl)."),
     seed: Optional[int] = typer.Option(None, "--seed", min=0, help="With --label: the seed of a new session's "

@@ -63,8 +63,8 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: appends are not locked
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["Label", "LabelSet", "MatchResult", "MatchedLabel", "append_item", "append_label", "check_scales",
-           "match_labels", "read_labels"]
+__all__ = ["Label", "LabelSet", "MatchResult", "MatchedLabel", "append_item", "append_label", "check_labels_file",
+           "check_scales", "match_labels", "read_labels"]
 
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 TABLE_DELIMITERS = {".csv": ",", ".tsv": "\t"}
@@ -218,7 +218,21 @@ def read_labels(path: Path) -> LabelSet:
     Raises `MissingDataError` when there is no such file and `DataError` when it has no labels or
     any record is malformed (up to 20 problems listed, each with file and line).
     """
-    path = Path(path)
+    labels = _read(Path(path))
+    if not labels:
+        raise DataError(f"{path}: no labels in the file (it is empty)")
+    return labels
+
+
+def check_labels_file(path: Path) -> None:
+    """Refuse a labels file that `read_labels` would refuse for a malformed record (the viewer's
+    labelling mode checks its file this way when a session opens, so the two read it alike); a
+    missing or empty file is fine."""
+    if Path(path).is_file():
+        _read(Path(path))
+
+
+def _read(path: Path) -> LabelSet:
     suffix = path.suffix.lower()
     if suffix not in ACCEPTED_SUFFIXES:
         raise DataError(f"{path}: not a labels file: the accepted extensions are {', '.join(ACCEPTED_SUFFIXES)}")
@@ -253,8 +267,6 @@ def read_labels(path: Path) -> LabelSet:
         kept[key] = label, number
     if errors:
         raise _problems(path, errors)
-    if not kept:
-        raise DataError(f"{path}: no labels in the file (it is empty)")
     return LabelSet(labels=[label for label, _ in kept.values()], path=path,
                     lines=[line for _, line in kept.values()], replaced=replaced)
 

@@ -225,7 +225,7 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
         return FileResponse(charts[filename], media_type="image/png")
 
     if labelling is not None:  # `--label SESSION`: the labelling pages (view/labelling.py)
-        install_labelling(app, root, labelling)
+        install_labelling(app, root, labelling, token=token)
     return app
 
 

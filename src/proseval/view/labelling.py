@@ -22,8 +22,9 @@ criterion and scale), else one criterion ``overall`` scored 1-10. Each save appe
 labels as one record to the labels file (`reliability.labels`: the format `proseval agreement
 --labels` reads; `labelstore`: the index kept in memory), never to a run folder.
 
-A session's raters (`raters`) each have a secret key, from a link of their own: the server knows
-the rater by it, so no one sees or saves another's labels. Writing is guarded beyond what the
+A session's raters (`raters`) each have a secret key, from a link of their own or from joining
+an open session under a new name: the server knows the rater by it, so no one sees or saves
+another's labels. Writing is guarded beyond what the
 viewer already requires (the token, on a host other than loopback): a form carries a secret of the
 server process bound to the rater's name, and a POST whose ``Sec-Fetch-Site`` is not
 ``same-origin`` or whose ``Origin`` is not this server is refused (403), so no other site can
@@ -58,7 +59,8 @@ from starlette.routing import Route
 
 from ..core.views import LabelCriterion, LabelForm
 from ..registry import get_task, tasks
-from ..reliability.labels import Label
+from ..errors import DataError
+from ..reliability.labels import Label, check_labels_file
 from ..runtime.records import RunHeader, SampleRecord
 from ..runtime.runlog import SAMPLES, RunFolder, RunFolderError
 from .index import IndexCache
@@ -178,7 +180,7 @@ class RunSource:
     task: str
     keys: list[tuple[str, int]]
     compare: bool = False  # its records hold two texts to compare (LabelForm.texts)
-    pairable: bool = True  # its answers may be paired with another run's (LabelForm.pairwise != "")
+    pairable: bool = True  # its answers may be paired with another run's (LabelForm.pairwise, a paired criterion)
 
 
 def plan_items(sources: Iterable[RunSource], seed: int, kinds: str = "all") -> list[PlanItem]:
@@ -406,7 +408,32 @@ class Question:
     criterion: LabelCriterion
     kind: str  # "score" or "choice"
     title: str
-    points: list[int] | None = None  # the buttons of a short scale (None: a number field)
+    points: list[Point] | None = None  # the buttons of a short or named scale (None: a number field)
+
+
+@dataclass(frozen=True)
+class Point:
+    """A button of a scale: the value it records, what it shows and the letter that picks it ("":
+    none; the digits pick numbered points by their value)."""
+
+    value: int
+    text: str
+    key: str = ""
+
+
+def scale_points(criterion: LabelCriterion) -> list[Point] | None:
+    """The buttons of a criterion's scale: its named points (each picked by its name's first letter
+    when those differ: y / n), else its numbers when there are at most `MAX_POINTS`, else None."""
+    values = range(criterion.low, criterion.high + 1)
+    names = criterion.labels
+    if names:
+        initials = [name[:1].lower() for name in names]
+        if not all(initial.isalpha() for initial in initials) or len(set(initials)) < len(initials):
+            initials = [""] * len(names)
+        return [Point(value, name, key) for value, name, key in zip(values, names, initials)]
+    if criterion.high - criterion.low < MAX_POINTS:
+        return [Point(value, str(value)) for value in values]
+    return None
 
 
 @dataclass
@@ -425,10 +452,16 @@ class Session:
         self.root = Path(root)
         self.options = options
         self.name = options.session
-        self.store = LabelStore(options.labels_path(self.root), self.name)
+        labels = options.labels_path(self.root)
+        try:  # read as `proseval agreement --labels` reads it: a malformed line is refused, not skipped
+            check_labels_file(labels)
+        except DataError as exc:
+            raise LabellingError(str(exc)) from None
+        self.store = LabelStore(labels, self.name)
         self.plan_path = self.store.path.with_name(f"{self.name}.plan.json")
         self.keys = self._open_raters()
         self.new_keys = self.keys.add(options.raters)  # shown once, in each new rater's link
+        self.joinable = not options.raters  # raters not named by whoever started it: people join by name
         self.records = Records()
         self.forms = Forms()
         self.secret = secrets.token_bytes(32)
@@ -479,7 +512,8 @@ class Session:
             record = self.records.record(run.path, *keys[0])
             try:
                 form = self.forms.of(run.header, record or {})
-                compare, pairable = form.texts is not None, bool(form.pairwise)
+                compare = form.texts is not None
+                pairable = bool(form.pairwise) and any(c.paired for c in form.criteria)
             except Exception:  # noqa: BLE001 - a hook that fails is reported on the item's page
                 pass
         return RunSource(run.run_id, run.header.task, keys, compare, pairable)
@@ -565,16 +599,15 @@ class Session:
             first, second = (pretty(t) for t in form.texts)
             a, b = (second, first) if item.flipped else (first, second)
             panels = [("Text A", a), ("Text B", b)]
-        questions = [self._question(i, c, item, form) for i, c in enumerate(form.criteria)]
+        questions = [self._question(i, c, item, form) for i, c in enumerate(form.criteria)
+                     if c.paired or item.kind != "pair"]
         return Shown(item, form, panels, questions, self._previous(item, form, rater))
 
     @staticmethod
     def _question(index: int, criterion: LabelCriterion, item: PlanItem, form: LabelForm) -> Question:
         several = len(form.criteria) > 1
         if item.kind == "score":
-            width = criterion.high - criterion.low
-            points = list(range(criterion.low, criterion.high + 1)) if width < MAX_POINTS else None
-            return Question(index, criterion, "score", criterion.name, points)
+            return Question(index, criterion, "score", criterion.name, scale_points(criterion))
         title = f"{form.pairwise or 'Which is better?'} — {criterion.name}" if several else (
             form.pairwise or "Which is better?")
         return Question(index, criterion, "choice", title)
@@ -642,7 +675,7 @@ def parse_values(shown: Shown, form: dict[str, str]) -> tuple[dict[int, str], li
                 values[question.index] = choice
             continue
         low, high = question.criterion.low, question.criterion.high
-        if not re.fullmatch(r"[+-]?\d{1,9}", raw):
+        if not re.fullmatch(r"[+-]?[0-9]{1,9}", raw):  # ASCII: int() would read ７ or ٧ as 7
             errors.append(f"{name}: a whole number from {low} to {high} (got {raw[:20]!r})")
         elif not low <= int(raw) <= high:
             errors.append(f"{name}: {int(raw)} is off the scale {low} to {high}")
@@ -686,41 +719,65 @@ def _environment() -> Environment:
     return env
 
 
-def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Session:
-    """Open (or plan) the session and add its pages to the viewer's app; with `options.only`, the
-    viewer's other pages are taken away."""
+def install_labelling(app: FastAPI, root: Path, options: LabelOptions, token: str | None = None) -> Session:
+    """Open (or plan) the session and add its pages to the viewer's app (`token`: the viewer's, put
+    in the link shown to someone who joins); with `options.only`, the viewer's other pages are taken
+    away."""
     session = Session(root, options)
     env = _environment()
     cookie = f"proseval_rater_{session.name}"
 
-    def rater_query(rater: str | None) -> str:
-        """What names the rater in an address: their key's cookie does when the session has raters."""
-        return "" if session.keys or not rater else f"?rater={quote(rater, safe='')}"
-
     def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         context.setdefault("rater", None)
-        return HTMLResponse(env.get_template(template).render(session=session, options=options,
-                                                              rater_query=rater_query(context["rater"]),
-                                                              **context), status_code=status)
+        return HTMLResponse(env.get_template(template).render(session=session, options=options, **context),
+                            status_code=status)
 
     def problem(message: str, status: int, rater: str | None = None) -> HTMLResponse:
         return page("label_error.html", status=status, message=message, rater=rater)
 
     def who(request: Request, named: str | None) -> str | Response:
-        """The rater asking, or the page refusing them. A session with raters knows them by the key
-        their link put in a cookie (`named`, a name in the address or form, must be theirs); one
-        without takes the name given."""
-        if session.keys:
-            rater = session.keys.who(request.cookies.get(cookie))
-            if rater is None:
-                return problem("Open your own rater's link (the one you were given) to label in this session.", 403)
-            if named is not None and named != rater:
-                return problem("Refused: each rater sees and saves their own labels only.", 403, rater)
-            return rater
+        """The rater asking, or the page refusing them: the rater whose key is in their cookie (put
+        there by their link, or by joining); `named`, a name in the address or form, must be theirs."""
+        rater = session.keys.who(request.cookies.get(cookie))
+        if rater is None:
+            join = ", or join from the start page (/label)" if session.joinable else ""
+            return problem(f"Open your own rater's link (the one you were given){join} to label in this session.", 403)
+        if named is not None and named != rater:
+            return problem("Refused: each rater sees and saves their own labels only.", 403, rater)
+        return rater
+
+    def with_key(response: Response, key: str) -> Response:
+        response.set_cookie(cookie, key, path="/label", httponly=True, samesite="lax")
+        return response
+
+    def join(request: Request, given: str) -> Response:
+        """Let someone join an open session under a name no one has: a key of their own, in a cookie
+        and in the link shown to them once."""
+        total = len(session.plan.items)
+        if not session.joinable:
+            return page("label_start.html", status=403, total=total, default=given,
+                        error="The raters of this session were named by whoever started it: "
+                              "open the link you were given.")
+        fetch = request.headers.get("sec-fetch-site")
+        if fetch is not None and fetch.lower() in ("cross-site", "same-site"):
+            return problem("Refused: a session is joined from its own start page.", 403)
         try:
-            return check_rater(named or "")
+            name = check_rater(given)
         except LabellingError as exc:
-            return problem(f"{exc}: open the item from the start page (/label)", 422)
+            return page("label_start.html", status=422, default=given, total=total, error=str(exc))
+        key = None
+        if name in session.store.raters() and name not in session.keys:
+            error = (f"{name} has labels in this session from before raters had links of their own: whoever runs "
+                     f"the session can give {name} a link (by starting the viewer with --rater {name})")
+        else:
+            key = session.keys.join(name)
+            error = (f"the name {name} is taken: {name} comes back through their own link; anyone else, "
+                     "choose another name")
+        if key is None:
+            return page("label_start.html", status=409, default=given, total=total, error=error)
+        link = label_address(str(request.base_url) + (f"?{urlencode({'token': token})}" if token else ""), key)
+        return with_key(page("label_joined.html", rater=name, link=link, total=total,
+                             first=session.next_position(name)), key)
 
     def located(position: int, rater: str) -> Any:
         """What item `position` shows this rater, or the error page saying why it cannot be shown."""
@@ -756,31 +813,21 @@ def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Sessio
 
     def start(request: Request) -> Response:
         total = len(session.plan.items)
-        if session.keys:
-            key = request.query_params.get("key")
-            if key is not None:  # a rater's link: the key goes in a cookie, out of the address
-                if session.keys.who(key) is None:
-                    return problem("Refused: this is not the link of a rater of this session.", 403)
-                entered = RedirectResponse("/label", status_code=303)
-                entered.set_cookie(cookie, key, path="/label", httponly=True, samesite="lax")
-                return entered
-            if cookie not in request.cookies:
-                return page("label_start.html", total=total, error=None)
-            rater = who(request, request.query_params.get("rater"))
-            if isinstance(rater, Response):
-                return rater
-        else:
-            given = request.query_params.get("rater")
-            if given is None:
-                return page("label_start.html", total=total, error=None)
-            try:
-                rater = check_rater(given)
-            except LabellingError as exc:
-                return page("label_start.html", status=422, default=given, total=total, error=str(exc))
+        key = request.query_params.get("key")
+        if key is not None:  # a rater's link: the key goes in a cookie, out of the address
+            if session.keys.who(key) is None:
+                return problem("Refused: this is not the link of a rater of this session.", 403)
+            return with_key(RedirectResponse("/label", status_code=303), key)
+        rater = session.keys.who(request.cookies.get(cookie))
+        given = request.query_params.get("rater")
+        if given is not None and given.strip() != rater:
+            return join(request, given)
+        if rater is None:
+            return page("label_start.html", total=total, error=None)
         position = session.next_position(rater)
         if position is None:
             return page("label_done.html", rater=rater, total=total, done=len(session.done(rater)))
-        return RedirectResponse(f"/label/{position}{rater_query(rater)}", status_code=303)
+        return RedirectResponse(f"/label/{position}", status_code=303)
 
     def show_item(position: int, request: Request) -> Response:
         rater = who(request, request.query_params.get("rater"))
@@ -828,8 +875,8 @@ def install_labelling(app: FastAPI, root: Path, options: LabelOptions) -> Sessio
                                     **({"form": loaded} if LOAD_TOKEN.fullmatch(loaded) else {})})
         following = session.next_position(rater, position)
         if following is None:
-            return RedirectResponse(f"/label{rater_query(rater)}", status_code=303)
-        return RedirectResponse(f"/label/{following}{rater_query(rater)}", status_code=303)
+            return RedirectResponse("/label", status_code=303)
+        return RedirectResponse(f"/label/{following}", status_code=303)
 
     def agreement(request: Request) -> Response:
         return page("label_agreement.html", refresh=_refresh(request), **agreement_of(session))

@@ -34,9 +34,10 @@ def signature(label: Label) -> Signature:
 
 
 class LabelStore:
-    """The labels of session `session` in the labels file `path`, by rater and item. Lines that are
-    not labels are counted in `problems`; a last line without its newline (a save a crash cut short)
-    is left unread, and the next append removes it."""
+    """The labels of session `session` in the labels file `path`, by rater and item. The session
+    refuses a file with malformed lines when it opens (`check_labels_file`, as `proseval agreement`
+    does); one another process writes later is counted in `problems` and skipped. A last line
+    without its newline (a save a crash cut short) is left unread, and the next append removes it."""
 
     def __init__(self, path: Path, session: str) -> None:
         self.path = Path(path)

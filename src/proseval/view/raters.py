@@ -1,9 +1,11 @@
 """The raters of a labelling session and their secret keys, so raters stay blind to each other.
 
 Whoever starts the session names its raters (``proseval view RUNS --label S --rater Ann --rater
-Ben``); each new rater gets a key, printed once in their own link (``/label?key=...``). Only a
-hash of each key is kept, in ``S.raters.json`` beside the labels file: the file gives no one a way
-in. A rater's link names them to the viewer (then a cookie does); no page takes a rater's name.
+Ben``); each new rater gets a key, printed once in their own link (``/label?key=...``). A session
+started without ``--rater`` lets people join by giving a name no one has yet: they get a key the
+same way, shown once on the page that lets them in. Only a hash of each key is kept, in
+``S.raters.json`` beside the labels file: the file gives no one a way in. A rater's link names
+them to the viewer (then a cookie does); a name already taken is never given to anyone else.
 """
 
 from __future__ import annotations
@@ -48,6 +50,13 @@ class Raters:
             self._names = {digest: name for name, digest in self._hashes.items()}
             self._write()
         return keys
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._hashes
+
+    def join(self, name: str) -> str | None:
+        """A new key for `name` if no one has that name yet (None: it is taken)."""
+        return self.add([name]).get(name)
 
     def who(self, key: str | None) -> str | None:
         """The rater whose key `key` is (None: no rater's)."""
