@@ -69,7 +69,10 @@ def test_group_alpha_is_on_the_items_two_judges_scored():
     group = analyse_judgements(found).groups[0]
     assert group.n_items == 2
     assert group.alpha == pytest.approx(stats.krippendorff_alpha([[2, 4], [3, 5], [2, None]], "ordinal"))
-    assert "= " + f"{group.alpha:.2f} on 2 items scored by two or more" in printed(analyse_judgements(found))
+    ci = group.alpha_ci
+    assert ci is not None and ci.low is not None and ci.low <= group.alpha <= ci.high  # resampling those 2 items
+    assert f"= {group.alpha:.2f} [{ci.low:.2f}, {ci.high:.2f}] on 2 items scored by two or more" in printed(
+        analyse_judgements(found))
 
 
 def test_alpha_on_one_item_is_undefined_not_zero():

@@ -4,6 +4,7 @@ what was planted; human labels, panels, repeats and the command line."""
 
 from __future__ import annotations
 
+import html
 import json
 import statistics
 from pathlib import Path
@@ -129,6 +130,38 @@ def test_human_labels_agreement_and_unknown_samples(judged, tmp_path):
     assert analysis.rater_agreement.raters == ["ana", "ben"]
     noisy = card(analysis, "j-noisy")
     assert noisy.humans.per_rater["ana"].spearman < fair.humans.per_rater["ana"].spearman
+    # every figure a reviewer asks about has its interval, which covers it
+    def covered(value, interval):
+        return interval is not None and interval.low <= value <= interval.high
+
+    # the raters score both candidates' answers to a prompt alike: no pair to order, and the page says why
+    assert noisy.humans.n_pairs == 0 and noisy.humans.pairwise_consistency is None
+    raters = analysis.rater_agreement
+    assert covered(raters.alpha, raters.alpha_ci) and raters.alpha_ci.low < raters.alpha_ci.high
+    assert covered(raters.mean_pairwise_spearman, raters.mean_pairwise_spearman_ci)
+    systems = [p.system for p in analysis.pairs if p.system is not None and p.system.kendall_tau_b is not None]
+    assert systems and all(covered(s.kendall_tau_b, s.kendall_tau_b_ci) for s in systems)
+    assert all(covered(g.alpha, g.alpha_ci) for g in analysis.groups if g.alpha is not None) and analysis.groups
+    # the HTML page shows every table, cell and sentence the terminal prints
+    from rich.console import Console
+
+    from proseval.report.judges import write_analysis_page
+    from proseval.reliability.render import analysis_lines, analysis_tables, print_analysis
+
+    console = Console(record=True, width=400)
+    print_analysis(analysis, console)
+    terminal = " ".join(console.export_text().split())
+    write_analysis_page(analysis, tmp_path / "agreement.html")
+    page = html.unescape((tmp_path / "agreement.html").read_text(encoding="utf-8"))
+    shown = [t for t in analysis_tables(analysis) if t.terminal]
+    assert len(shown) >= 5 and any("against each human rater" in t.title for t in shown)
+    for table in shown:
+        assert table.title in terminal and table.title in page
+        for cell in (c for row in table.rows for c in row):
+            assert cell in page
+    for line in analysis_lines(analysis):
+        assert " ".join(line.split()) in terminal and line in page
+    assert "pairwise consistency: — (no two answers to the same instruction scored differently" in terminal
 
 
 def test_repeats_have_their_own_cache_entries_and_replay_them(tmp_path, scripts):
@@ -171,7 +204,7 @@ def test_command_line_panel_agreement_and_report(tmp_path, scripts, monkeypatch)
     fair_card = next(c for c in saved["cards"] if c["judge"] == fair)
     assert fair_card["cost"]["currency"] == "EUR" and fair_card["cost"]["price_per_1000"] is not None
     page = (out / "report.html").read_text()
-    assert "Evaluator cards" in page and 'id="judges-panel-demo-judge"' in page
+    assert "Evaluator cards" in page and 'id="judges-panel-0"' in page
     report = tmp_path / "report.html"
     result = runner.invoke(app, ["report", *map(str, runs), "-o", str(report)], catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -465,7 +465,7 @@ def test_the_agreement_page_shows_the_judges_against_the_labels_so_far(runs: Pat
     page = web.get("/label/agreement").text
     assert JUDGE in page and SECOND_JUDGE in page
     assert "24 label(s) from 2 rater(s); 24 matched" in page
-    assert "against each rater" in page and "Agreement among the 2 human raters, as context" in page
+    assert "against each human rater" in page and "Agreement among the 2 human raters, as context" in page
     cards = page.split('id="t-cards"', 1)[1].split("</table>", 1)[0]
     assert re.search(r"ρ (-?\d\.\d\d( \[[^\]]*\])?|—) \(n \d+\)", cards), cards
     assert web.get("/label/agreement", params={"refresh": "0"}).text.count('http-equiv="refresh"') == 0

@@ -316,23 +316,42 @@ def _cost(judge_runs: Sequence[JudgedRun], role: str, items: int, prices: Prices
 
 
 def _system(primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict], shared: Sequence[Item],
-            candidates: Mapping[str, str]) -> SystemAgreement | None:
-    """Kendall's tau between the two judges' rankings of the candidate models (on shared items)."""
-    per: dict[str, dict[str, list[float]]] = {"a": defaultdict(list), "b": defaultdict(list)}
-    for item in shared:
-        va, vb = primary_a[item].value, primary_b[item].value
-        if va is None or vb is None:
-            continue
-        model = candidates.get(item[0][0], item[0][0])
-        per["a"][model].append(va)
-        per["b"][model].append(vb)
-    means_a = {m: statistics.fmean(v) for m, v in per["a"].items()}
-    means_b = {m: statistics.fmean(v) for m, v in per["b"].items()}
-    if len(means_a) < 2:
+            candidates: Mapping[str, str], seed: int = 0) -> SystemAgreement | None:
+    """Kendall's tau between the two judges' rankings of the candidate models (on shared items),
+    with its bootstrap interval over the items."""
+    scored = [(candidates.get(item[0][0], item[0][0]), primary_a[item].value, primary_b[item].value)
+              for item in shared if primary_a[item].value is not None and primary_b[item].value is not None]
+    models = sorted({model for model, _, _ in scored})
+    if len(models) < 2:
         return None
-    return SystemAgreement(n_models=len(means_a), kendall_tau_b=stats.system_kendall(means_a, means_b),
+    code = np.array([models.index(model) for model, _, _ in scored])
+    a = np.array([va for _, va, _ in scored], dtype=float)
+    b = np.array([vb for _, _, vb in scored], dtype=float)
+
+    def means(rows: np.ndarray, values: np.ndarray) -> dict[str, float]:
+        counts = np.bincount(code[rows], minlength=len(models))
+        sums = np.bincount(code[rows], weights=values[rows], minlength=len(models))
+        return {m: float(sums[k] / counts[k]) for k, m in enumerate(models) if counts[k]}
+
+    every = np.arange(len(scored))
+    means_a, means_b = means(every, a), means(every, b)
+    tau = stats.system_kendall(means_a, means_b)
+    found = stats.bootstrap_each(lambda rows: stats.system_kendall(means(rows, a), means(rows, b)), len(scored),
+                                 seed=seed) if tau is not None else None
+    return SystemAgreement(n_models=len(models), kendall_tau_b=tau,
+                           kendall_tau_b_ci=interval(found) if found is not None else None,
                            ranking_a=stats.ranking(means_a), ranking_b=stats.ranking(means_b),
                            means_a=means_a, means_b=means_b)
+
+
+def _alpha_interval(matrix: Sequence[Sequence[float | None]], level: str, seed: int) -> Interval | None:
+    """Bootstrap interval of Krippendorff's alpha of raters x units, over the pairable units."""
+    data = np.array([[np.nan if v is None else v for v in row] for row in matrix], dtype=float)
+    data = data[:, (~np.isnan(data)).sum(axis=0) >= 2]
+    if data.shape[1] < 2:
+        return None
+    return interval(stats.bootstrap_each(lambda rows: stats.krippendorff_alpha(data[:, rows], level),
+                                         data.shape[1], seed=seed))
 
 
 def _slices(primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict], shared: Sequence[Item],
@@ -402,8 +421,8 @@ def _label_runs(label: Label) -> str:
 
 
 def _humans(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, float]],
-            preferences: Sequence[tuple[AnswerKey, AnswerKey, str, str, str]], scale: Scale | None
-            ) -> HumanAgreement | None:
+            preferences: Sequence[tuple[AnswerKey, AnswerKey, str, str, str]], scale: Scale | None,
+            seed: int = 0) -> HumanAgreement | None:
     items = sorted(i for i in human if i in primary)
     judge = _values(primary, items)
     human_mean = [statistics.fmean(human[i].values()) for i in items]
@@ -412,21 +431,25 @@ def _humans(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, f
         result.vs_human_mean = pair_stats(judge, human_mean, None)
         raters = sorted({r for i in items for r in human[i]})
         result.per_rater = {r: pair_stats(judge, [human[i].get(r) for i in items], scale) for r in raters}
-        result.pairwise_consistency = pairwise_consistency(judge, human_mean,
-                                                           [(i[0][1], i[0][2], i[1]) for i in items])
+        same, ordered = pair_orders(judge, human_mean, [(i[0][1], i[0][2], i[1]) for i in items])
+        result.n_pairs = int(ordered.sum())
+        if result.n_pairs:
+            result.pairwise_consistency = float(same.sum() / ordered.sum())
+            result.pairwise_consistency_ci = interval(stats.ratio_interval(same[ordered > 0], ordered[ordered > 0],
+                                                                           seed=seed))
         result.leave_one_out = _leave_one_out(primary, human, items, raters)
-    agree = total = 0
+    agreed = []
     for a, b, criterion, preference, _ in preferences:
         va, vb = (primary.get((a, criterion)), primary.get((b, criterion)))
         if va is None or vb is None or va.value is None or vb.value is None:
             continue
         implied = "A" if va.value > vb.value else "B" if va.value < vb.value else "tie"
-        total += 1
-        agree += implied == preference
-    if total:
-        result.preference_agreement = agree / total
-        result.n_preferences = total
-    return result if items or total else None
+        agreed.append(implied == preference)
+    if agreed:
+        result.preference_agreement = sum(agreed) / len(agreed)
+        result.preference_agreement_ci = interval(stats.mean_interval(agreed, seed=seed))
+        result.n_preferences = len(agreed)
+    return result if items or agreed else None
 
 
 def _leave_one_out(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, float]],
@@ -491,37 +514,58 @@ def pairwise_consistency(judge: Sequence[float | None], human: Sequence[float | 
     way (a judge tie counts as not the same): the pairwise consistency with human scores of
     C3EBench (§5.5), which compares two answers to one instruction; answers to different
     instructions are never paired. None when no such pair is scored differently by people."""
+    same, total = pair_orders(judge, human, instructions)
+    return int(same.sum()) / int(total.sum()) if total.sum() else None
+
+
+def pair_orders(judge: Sequence[float | None], human: Sequence[float | None],
+                instructions: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+    """Per instruction: the pairs of its answers the judge orders as people do, and the pairs people
+    order (score differently); the clusters `pairwise_consistency` sums and its interval resamples."""
     if not len(judge) == len(human) == len(instructions):
         raise ValueError("judge, human and instructions must have the same length")
     groups: dict[Hashable, list[int]] = defaultdict(list)
     for index, key in enumerate(instructions):
         groups[key].append(index)
     j, h = stats._floats(judge), stats._floats(human)
-    same = total = 0
+    same, total = [], []
     for members in groups.values():
         index = np.array(members)
         a, b = stats.paired(j[index], h[index])
         da, db = np.sign(a[:, None] - a[None, :]), np.sign(b[:, None] - b[None, :])
         upper = np.triu(np.ones(da.shape, dtype=bool), 1) & (db != 0)
-        total += int(upper.sum())
-        same += int((da[upper] == db[upper]).sum())
-    return same / total if total else None
+        total.append(int(upper.sum()))
+        same.append(int((da[upper] == db[upper]).sum()))
+    return np.array(same, dtype=float), np.array(total, dtype=float)
 
 
-def _rater_agreement(human: Mapping[Item, Mapping[str, float]], scale: Scale | None) -> RaterAgreement | None:
-    """How much the raters agree with each other (context for the judges' agreement with them)."""
+def _rater_agreement(human: Mapping[Item, Mapping[str, float]], scale: Scale | None,
+                     seed: int = 0) -> RaterAgreement | None:
+    """How much the raters agree with each other (context for the judges' agreement with them),
+    with bootstrap intervals over the items."""
     raters = sorted({r for values in human.values() for r in values})
     if len(raters) < 2:
         return None
     items = sorted(human)
     matrix = [[human[i].get(r) for i in items] for r in raters]
-    correlations = [stats.spearman(matrix[i], matrix[j]) for i in range(len(raters)) for j in range(i + 1, len(raters))]
-    found = [c for c in correlations if c is not None]
+    data = np.array([[np.nan if v is None else v for v in row] for row in matrix], dtype=float)
+    pairs = [(i, j) for i in range(len(raters)) for j in range(i + 1, len(raters))]
+
+    def mean_spearman(columns: np.ndarray) -> float | None:
+        found = [c for i, j in pairs if (c := stats.spearman(data[i, columns], data[j, columns])) is not None]
+        return statistics.fmean(found) if found else None
+
+    every = np.arange(len(items))
+    spearman = mean_spearman(every)
     pairable = stats.pairable_units(matrix)
     alpha = stats.krippendorff_alpha(matrix, _level(scale))
-    return RaterAgreement(raters=raters, n_items=pairable, alpha=alpha,
-                          mean_pairwise_spearman=statistics.fmean(found) if found else None,
-                          note=_alpha_note(pairable, alpha, "rated by two raters"))
+    return RaterAgreement(
+        raters=raters, n_items=pairable, alpha=alpha,
+        alpha_ci=_alpha_interval(matrix, _level(scale), seed) if alpha is not None else None,
+        mean_pairwise_spearman=spearman,
+        mean_pairwise_spearman_ci=interval(stats.bootstrap_each(mean_spearman, len(items), seed=seed))
+        if spearman is not None else None,
+        note=_alpha_note(pairable, alpha, "rated by two raters"))
 
 
 def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, prices: Prices | None = None,
@@ -573,7 +617,7 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
                     shared = sorted(set(primary) & set(primaries[other]))
                     card.other_judges[other] = pair_stats(_values(primary, shared), _values(primaries[other], shared),
                                                           scale, seed=seed)
-            card.humans = _humans(primary, human, preferences, scale) if human or preferences else None
+            card.humans = _humans(primary, human, preferences, scale, seed) if human or preferences else None
             card.missing = _missing(card, labelled=labels is not None)
             analysis.cards.append(card)
         for i, a in enumerate(judges):
@@ -583,15 +627,17 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
                     task=task, role=role, a=a, b=b,
                     overall=pair_stats(_values(primaries[a], shared), _values(primaries[b], shared), scale, seed=seed),
                     slices=_slices(primaries[a], primaries[b], shared, scale),
-                    system=_system(primaries[a], primaries[b], shared, candidates),
+                    system=_system(primaries[a], primaries[b], shared, candidates, seed),
                     top_disagreements=_top_disagreements(primaries[a], primaries[b], shared)))
         if len(judges) > 2:
             items = sorted(set().union(*(set(p) for p in primaries.values())))
             matrix = [_values(primaries[j], items) for j in judges]
             pairable = stats.pairable_units(matrix)
             alpha = stats.krippendorff_alpha(matrix, _level(scale))
-            analysis.groups.append(GroupAgreement(task=task, role=role, judges=judges, n_items=pairable, alpha=alpha,
-                                                  note=_alpha_note(pairable, alpha, "scored by two judges")))
+            analysis.groups.append(GroupAgreement(
+                task=task, role=role, judges=judges, n_items=pairable, alpha=alpha,
+                alpha_ci=_alpha_interval(matrix, _level(scale), seed) if alpha is not None else None,
+                note=_alpha_note(pairable, alpha, "scored by two judges")))
         if len(judges) > 1:
             summary, items = panel_summary(task, role, primaries, candidates, panel)
             analysis.panels.append(summary)
@@ -599,7 +645,7 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
     if human:
         item_scales = {(v.answer, v.criterion): v.scale for v in kept_verdicts}
         scales = {item_scales[item] for item in human}
-        analysis.rater_agreement = _rater_agreement(human, scales.pop() if len(scales) == 1 else None)
+        analysis.rater_agreement = _rater_agreement(human, scales.pop() if len(scales) == 1 else None, seed)
     return analysis
 
 

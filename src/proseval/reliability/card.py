@@ -120,9 +120,13 @@ class HumanAgreement(BaseModel):
     pairwise_consistency: float | None = Field(None, description="share of pairs of answers to the same instruction "
                                                "(sample, epoch, criterion) the humans score differently that the "
                                                "judge orders the same way")
+    n_pairs: int = Field(0, description="pairs of answers to the same instruction the humans score differently")
+    pairwise_consistency_ci: Interval | None = Field(None, description="bootstrap interval over the instructions "
+                                                     "(each with all its pairs)")
     n_preferences: int = 0
     preference_agreement: float | None = Field(None, description="share of human A/B/tie preferences the judge's "
                                                "scores imply")
+    preference_agreement_ci: Interval | None = Field(None, description="bootstrap interval over the preferences")
 
 
 class RaterAgreement(BaseModel):
@@ -132,7 +136,9 @@ class RaterAgreement(BaseModel):
     raters: list[str]
     n_items: int = Field(description="items rated by two or more raters")
     alpha: float | None = None
+    alpha_ci: Interval | None = Field(None, description="bootstrap interval over the items")
     mean_pairwise_spearman: float | None = None
+    mean_pairwise_spearman_ci: Interval | None = Field(None, description="bootstrap interval over the items")
     note: str = Field("", description="why alpha is missing")
 
 
@@ -148,6 +154,8 @@ class TopDisagreement(BaseModel):
 class SystemAgreement(BaseModel):
     n_models: int
     kendall_tau_b: float | None
+    kendall_tau_b_ci: Interval | None = Field(None, description="bootstrap interval over the items (the models' "
+                                              "means recomputed in each resample)")
     ranking_a: list[str]
     ranking_b: list[str]
     means_a: dict[str, float]
@@ -171,6 +179,7 @@ class GroupAgreement(BaseModel):
     judges: list[str]
     n_items: int = Field(description="items scored by two or more of the judges: those alpha is computed on")
     alpha: float | None
+    alpha_ci: Interval | None = Field(None, description="bootstrap interval over those items")
     note: str = Field("", description="why alpha is missing")
 
 

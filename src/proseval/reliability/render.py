@@ -1,13 +1,17 @@
-"""The analysis in the terminal: evaluator cards first, then judge pairs, human labels, disagreements.
-A figure that cannot be given is "—" with the reason beside it."""
+"""The analysis as text: its tables and sentences (`analysis_tables`, `analysis_lines`), which the
+terminal (`print_analysis`), the HTML report and the labelling page all show, so none of them shows
+less than another. Evaluator cards first, then judge pairs, human labels, disagreements. A figure
+that cannot be given is "—" with the reason beside it."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .card import Analysis, EvaluatorCard, Interval, LabelSummary, PairStats
+from .card import Analysis, EvaluatorCard, HumanAgreement, Interval, JudgePair, LabelSummary, PairStats
 
 DASH = "—"
 
@@ -64,7 +68,7 @@ def _humans(card: EvaluatorCard) -> str:
     if h.vs_human_mean is not None:
         parts.append(f"ρ {rho(h.vs_human_mean)} with the raters' mean")
     if h.preference_agreement is not None:
-        parts.append(f"pref {pct(h.preference_agreement)} (n {h.n_preferences})")
+        parts.append(f"pref {pct_ci(h.preference_agreement, h.preference_agreement_ci)} (n {h.n_preferences})")
     return ", ".join(parts)
 
 
@@ -134,18 +138,6 @@ def card_cells(card: EvaluatorCard) -> list[str]:
     return cells
 
 
-def cards_table(analysis: Analysis) -> Table:
-    table = Table(title="Evaluator cards (per 1,000 ratings: tokens, price, request time)", title_justify="left")
-    for column in CARD_COLUMNS:
-        table.add_column(column, justify="left" if column in ("task / role", "judge") else "right")
-    for card in analysis.cards:
-        cells = [escape(c) for c in card_cells(card)]
-        if card.self_preference is not None and card.self_preference.flagged:
-            cells[10] = f"[yellow]{cells[10]}[/]"
-        table.add_row(*cells)
-    return table
-
-
 def stats_cells(stats: PairStats) -> list[str]:
     ci = DASH if stats.ci_low is None else f"[{stats.ci_low:+.2f}, {stats.ci_high:+.2f}]"
     found = stats.intervals
@@ -159,16 +151,130 @@ STAT_COLUMNS = ("n", "Spearman [95% CI]", "Kendall τ-b [95% CI]", "Pearson [95%
                 "κ (quadratic) [95% CI]", "α [95% CI]", "mean A − B", "95% CI")
 
 
-def pairs_table(analysis: Analysis) -> Table:
-    table = Table(title="Agreement between judges (items both rated; system τ: the two judges' rankings of the "
-                  "candidate models)", title_justify="left")
-    for column in ("task / role", "A", "B", *STAT_COLUMNS, "system τ"):
-        table.add_column(column, justify="left" if column in ("task / role", "A", "B") else "right")
-    for pair in analysis.pairs:
-        system = DASH if pair.system is None else f"{num(pair.system.kendall_tau_b)} ({pair.system.n_models} models)"
-        table.add_row(escape(f"{pair.task} / {pair.role}"), escape(pair.a), escape(pair.b),
-                      *stats_cells(pair.overall), system)
-    return table
+@dataclass(frozen=True)
+class AnalysisTable:
+    """One table of the analysis as plain text, the same for the terminal and the HTML pages:
+    `labels` leading columns are names (the rest figures); `flagged` cells are highlighted; a
+    table with `terminal` False is on the HTML pages only (per-slice detail)."""
+
+    id: str
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    labels: int = 1
+    caption: str = ""
+    flagged: frozenset[tuple[int, int]] = frozenset()
+    terminal: bool = True
+
+
+def _system(pair: JudgePair) -> str:
+    if pair.system is None:
+        return DASH
+    return f"{with_ci(pair.system.kendall_tau_b, pair.system.kendall_tau_b_ci)} ({pair.system.n_models} models)"
+
+
+def _versus_raters(humans: HumanAgreement) -> str:
+    """The judge's pairwise consistency and preference agreement with the raters, with intervals."""
+    parts = []
+    if humans.n_pairs:
+        share = pct_ci(humans.pairwise_consistency, humans.pairwise_consistency_ci)
+        parts.append(f"pairwise consistency with the raters' mean (pairs of answers to the same instruction the "
+                     f"raters score differently, ordered alike): {share} of {humans.n_pairs} pair(s)")
+    else:
+        parts.append("pairwise consistency: — (no two answers to the same instruction scored differently by the "
+                     "raters)")
+    if humans.n_preferences:
+        parts.append(f"the raters' A/B/tie preferences its scores imply: "
+                     f"{pct_ci(humans.preference_agreement, humans.preference_agreement_ci)} of {humans.n_preferences}")
+    return "; ".join(parts)
+
+
+def analysis_tables(analysis: Analysis) -> list[AnalysisTable]:
+    """Every table of the analysis, in the order they are shown."""
+    tables = [AnalysisTable(
+        "cards", "Evaluator cards", list(CARD_COLUMNS), [card_cells(card) for card in analysis.cards], 2,
+        "vs humans: Spearman's ρ of the judge with the raters' mean score (n items), and the share of the "
+        "raters' A/B/tie preferences its scores imply (pref); per 1,000 ratings: tokens, price (from the prices "
+        "file given), request time (the sum of request latencies, not wall time)",
+        frozenset((row, 10) for row, card in enumerate(analysis.cards)
+                  if card.self_preference is not None and card.self_preference.flagged))]
+    if analysis.pairs:
+        tables.append(AnalysisTable(
+            "pairs", "Agreement between judges", ["task / role", "A", "B", *STAT_COLUMNS, "system τ [95% CI]"],
+            [[f"{pair.task} / {pair.role}", pair.a, pair.b, *stats_cells(pair.overall), _system(pair)]
+             for pair in analysis.pairs], 3,
+            "on the items both judges rated; system τ: Kendall's τ-b between the two judges' rankings of the "
+            "candidate models (its interval resamples the items)"))
+    for n, card in enumerate(analysis.cards):
+        if card.humans is not None and card.humans.per_rater:
+            tables.append(AnalysisTable(
+                f"humans-{n}", f"{card.judge} ({card.task} / {card.role}) against each human rater",
+                ["rater", *STAT_COLUMNS],
+                [[rater, *stats_cells(stats)] for rater, stats in card.humans.per_rater.items()],
+                caption=_versus_raters(card.humans)))
+    for n, panel in enumerate(analysis.panels):
+        tables.append(AnalysisTable(
+            f"panel-{n}", f"Panel of {len(panel.judges)} judges: {panel.task} / {panel.role}",
+            ["candidate", "panel", *panel.judges],
+            [[candidate, num(means.get("panel")), *(num(means.get(j)) for j in panel.judges)]
+             for candidate, means in panel.candidates.items()],
+            caption=f"an item's panel score is the {panel.aggregate} of the verdicts of the judges that scored it; "
+                    f"{panel.n_partial} item(s) scored by part of the panel, {panel.n_unscored} by none"))
+    rows = [[f"{card.task} / {card.judge}", rater, str(versus.n), rho(versus.rater), rho(versus.judge)]
+            for card in analysis.cards if card.humans is not None
+            for rater, versus in card.humans.leave_one_out.items()]
+    if rows:
+        tables.append(AnalysisTable("leave-one-out", "Each rater, and the judge, against the mean of the other raters",
+                                    ["task / judge", "rater left out", "n", "rater ρ [95% CI]", "judge ρ [95% CI]"],
+                                    rows, 2, "Spearman's ρ on the items the judge, the rater and another rater rated"))
+    for n, card in enumerate(analysis.cards):
+        if card.length is not None and card.length.systems:
+            beta = card.length.slope_per_doubling
+            slope = missing(card.length.note) if beta is None else with_ci(beta, card.length.slope_per_doubling_ci,
+                                                                            signed=True)
+            tables.append(AnalysisTable(
+                f"length-{n}", f"Length-controlled means: {card.task} / {card.judge}",
+                ["candidate", "raw mean", "length-controlled mean"],
+                [[system, num(means.get("raw")), num(means.get("length_controlled"))]
+                 for system, means in card.length.systems.items()],
+                caption=f"β {slope} points per doubling of the answer's length within a sample; the controlled mean "
+                        "predicts each answer's score at its sample's mean length"))
+    for n, pair in enumerate(analysis.pairs):
+        for key, values in pair.slices.items():
+            tables.append(AnalysisTable(f"slice-{n}-{len(tables)}", f"{pair.a} (A) vs {pair.b} (B) per {key}",
+                                        [key, *STAT_COLUMNS],
+                                        [[value, *stats_cells(stats)] for value, stats in values.items()],
+                                        terminal=False))
+        if pair.top_disagreements:
+            tables.append(AnalysisTable(f"top-{n}", f"Largest disagreements: {pair.a} (A) vs {pair.b} (B)",
+                                        ["answers", "sample", "criterion", "A", "B"],
+                                        [[d.answers, f"{d.sample_id}#{d.epoch}", d.criterion, num(d.a, 1), num(d.b, 1)]
+                                         for d in pair.top_disagreements], 3))
+    return tables
+
+
+def analysis_lines(analysis: Analysis) -> list[str]:
+    """The analysis's sentences beside its tables: the labels read, tasks left out, each group's
+    alpha over all its judges, the raters' agreement with each other."""
+    lines = []
+    if analysis.labels is not None:
+        labels = analysis.labels
+        line = (f"human labels {labels.file}: {labels.labels} label(s) from {len(labels.raters)} rater(s), "
+                f"{labels.matched} matched an answer and criterion a judge rated")
+        if labels.replaced:
+            line += f", {labels.replaced} superseded by a later label of the same rater"
+        lines.append(line)
+    if analysis.tasks_without_ratings:
+        lines.append(f"{', '.join(analysis.tasks_without_ratings)} declare(s) no judged verdicts; those runs are "
+                     "left out")
+    for group in analysis.groups:
+        value = missing(group.note) if group.alpha is None else with_ci(group.alpha, group.alpha_ci)
+        lines.append(f"{group.task} / {group.role}: Krippendorff's α over all {len(group.judges)} judges = {value} "
+                     f"on {items(group.n_items)} scored by two or more")
+    raters = rater_agreement_note(analysis)
+    if raters is not None:
+        lines.append(raters)
+    return lines
 
 
 def label_warnings(labels: LabelSummary) -> list[str]:
@@ -204,85 +310,37 @@ def rater_agreement_note(analysis: Analysis) -> str | None:
     found = analysis.rater_agreement
     if found is None:
         return None
+    value = missing(found.note) if found.alpha is None else with_ci(found.alpha, found.alpha_ci)
     return (f"Agreement among the {len(found.raters)} human raters, as context (not a bound on a judge's agreement "
             f"with them: a judge can agree with the raters' mean more than any one rater does): "
-            f"α {alpha(found.alpha, found.note)}, mean pairwise Spearman {num(found.mean_pairwise_spearman)} "
+            f"α {value}, mean pairwise Spearman "
+            f"{with_ci(found.mean_pairwise_spearman, found.mean_pairwise_spearman_ci)} "
             f"on {items(found.n_items)} rated by two or more")
 
 
-def leave_one_out_table(analysis: Analysis) -> Table | None:
-    """Each rater and each judge against the mean of the other raters, on the same items."""
-    rows = [(card, rater, versus) for card in analysis.cards if card.humans is not None
-            for rater, versus in card.humans.leave_one_out.items()]
-    if not rows:
-        return None
-    table = Table(title="Each rater, and the judge, against the mean of the other raters (Spearman ρ on the same "
-                  "items)", title_justify="left")
-    for column in ("task / judge", "rater left out", "n", "rater ρ", "judge ρ"):
-        table.add_column(column, justify="left" if column in ("task / judge", "rater left out") else "right")
-    for card, rater, versus in rows:
-        table.add_row(escape(f"{card.task} / {card.judge}"), escape(rater), str(versus.n), num(versus.rater.spearman),
-                      num(versus.judge.spearman))
-    return table
-
-
 def print_analysis(analysis: Analysis, console: Console) -> None:
+    """The analysis in the terminal: its sentences, what it left out, then its tables (those the
+    HTML pages show too, but the per-slice detail)."""
+    lines = analysis_lines(analysis)
     if analysis.labels is not None:
-        labels = analysis.labels
-        line = (f"human labels {escape(labels.file)}: {labels.labels} label(s) from {len(labels.raters)} rater(s), "
-                f"{labels.matched} matched")
-        if labels.replaced:
-            line += f", {labels.replaced} superseded by a later label of the same rater"
-        console.print(line, highlight=False)
+        console.print(escape(lines.pop(0)), highlight=False)
     for warning in analysis_warnings(analysis):
         console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
-    if analysis.tasks_without_ratings:
-        console.print(f"[yellow]note:[/] {', '.join(analysis.tasks_without_ratings)} declare(s) no judged verdicts; "
-                      "those runs are left out", highlight=False)
     if not analysis.cards:
+        for line in lines:
+            console.print(escape(line), highlight=False)
         console.print("no judged verdicts in these runs")
         return
-    console.print(cards_table(analysis))
-    if analysis.pairs:
-        console.print(pairs_table(analysis))
-    for group in analysis.groups:
-        console.print(f"{escape(group.task)} / {escape(group.role)}: Krippendorff's α over all {len(group.judges)} "
-                      f"judges = {alpha(group.alpha, group.note)} on {items(group.n_items)} scored by two or more",
-                      highlight=False)
-    for panel in analysis.panels:
-        table = Table(title=f"Panel of {len(panel.judges)} judges: {panel.task} / {panel.role} (an item's panel score "
-                      f"is the {panel.aggregate} of the verdicts that scored; {panel.n_partial} item(s) scored by "
-                      f"part of the panel, {panel.n_unscored} by none)", title_justify="left")
-        table.add_column("candidate")
-        table.add_column("panel", justify="right")
-        for judge in panel.judges:
-            table.add_column(escape(judge), justify="right")
-        for candidate, means in panel.candidates.items():
-            table.add_row(escape(candidate), num(means.get("panel")), *(num(means.get(j)) for j in panel.judges))
+    for found in analysis_tables(analysis):
+        if not found.terminal:
+            continue
+        title = f"{found.title} ({found.caption})" if found.caption else found.title
+        table = Table(title=escape(title), title_justify="left")
+        for index, column in enumerate(found.columns):
+            table.add_column(escape(column), justify="left" if index < found.labels else "right")
+        for row, cells in enumerate(found.rows):
+            table.add_row(*(f"[yellow]{escape(c)}[/]" if (row, col) in found.flagged else escape(c)
+                            for col, c in enumerate(cells)))
         console.print(table)
-    raters = rater_agreement_note(analysis)
-    if raters is not None:
-        console.print(escape(raters), highlight=False)
-    leave_one_out = leave_one_out_table(analysis)
-    if leave_one_out is not None:
-        console.print(leave_one_out)
-    for card in analysis.cards:
-        if card.length is not None and card.length.systems:
-            beta = card.length.slope_per_doubling
-            slope = missing(card.length.note) if beta is None else num(beta, signed=True)
-            table = Table(title=f"Length-controlled means: {card.task} / {card.judge} (β {escape(slope)} points per "
-                          "doubling of length)", title_justify="left")
-            for column in ("candidate", "raw mean", "length-controlled"):
-                table.add_column(column, justify="left" if column == "candidate" else "right")
-            for system, means in card.length.systems.items():
-                table.add_row(escape(system), num(means.get("raw")), num(means.get("length_controlled")))
-            console.print(table)
-    for pair in analysis.pairs:
-        if pair.top_disagreements:
-            table = Table(title=f"Largest disagreements: {pair.a} (A) vs {pair.b} (B)", title_justify="left")
-            for column in ("answers", "sample", "criterion", "A", "B"):
-                table.add_column(column, justify="left" if column in ("answers", "sample", "criterion") else "right")
-            for d in pair.top_disagreements:
-                table.add_row(escape(d.answers), escape(f"{d.sample_id}#{d.epoch}"), escape(d.criterion),
-                              num(d.a, 1), num(d.b, 1))
-            console.print(table)
+    for line in lines:
+        console.print(escape(line), highlight=False)

@@ -406,6 +406,37 @@ def gap_difference_interval(gaps: Values, first: Sequence[bool], *, resamples: i
     return found
 
 
+def bootstrap_each(statistic: Callable[[np.ndarray], float | None], n: int, *, resamples: int = 1000,
+                   seed: int = 0, confidence: float = 0.95) -> Interval:
+    """`bootstrap` of a statistic computed one resample at a time (`statistic`: the item indices of
+    one resample -> its value, None where undefined): for statistics with no vectorised form, such
+    as alpha over several raters or a ranking correlation of per-model means."""
+
+    def rows_of(rows: np.ndarray) -> np.ndarray:
+        return np.array([[np.nan if (value := statistic(row)) is None else value] for row in rows])
+
+    (found,) = bootstrap(rows_of, n, resamples=resamples, seed=seed, confidence=confidence)
+    return found
+
+
+def ratio_interval(numerators: Values, denominators: Values, *, resamples: int = 1000, seed: int = 0,
+                   confidence: float = 0.95) -> Interval:
+    """Bootstrap interval of sum(numerators) / sum(denominators) over clusters resampled whole (e.g.
+    the pairs of answers to one instruction that the judge and people order alike, of those people
+    order): a resample whose denominators sum to 0 is undefined."""
+    top, bottom = _floats(numerators), _floats(denominators)
+    if top.size != bottom.size:
+        raise ValueError("numerators and denominators differ in length")
+
+    def statistic(rows: np.ndarray) -> np.ndarray:
+        total = bottom[rows].sum(axis=1)
+        with np.errstate(all="ignore"):
+            return np.where(total > 0, top[rows].sum(axis=1) / total, np.nan)[:, None]
+
+    (found,) = bootstrap(statistic, top.size, resamples=resamples, seed=seed, confidence=confidence)
+    return found
+
+
 # --- intervals of two raters' agreement ----------------------------------------------------------
 
 
@@ -865,11 +896,13 @@ __all__ = [
     "Interval",
     "PAIR_STATISTICS",
     "bootstrap",
+    "bootstrap_each",
     "gap_difference_interval",
     "length_beta_interval",
     "length_slope_interval",
     "mean_interval",
     "pair_intervals",
+    "ratio_interval",
     "LengthControlled",
     "LengthSlope",
     "FlipRate",

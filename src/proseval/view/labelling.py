@@ -933,56 +933,14 @@ def _refresh(request: Request) -> int | None:
     return None if seconds <= 0 else max(5, min(seconds, 3600))
 
 
-@dataclass
-class Table:
-    id: str
-    title: str
-    columns: list[str]
-    rows: list[list[tuple[str, bool]]]  # (text, is a number)
-    caption: str = ""
+def agreement_tables(analysis: Any) -> tuple[list[Any], list[str]]:
+    """The tables and sentences of `proseval agreement` (`reliability.render`), with what the
+    analysis left out (labels that matched nothing a judge rated, runs set aside) among the notes;
+    the count of labels read is the page's own summary."""
+    from ..reliability.render import analysis_lines, analysis_tables, analysis_warnings
 
-
-def agreement_tables(analysis: Any) -> tuple[list[Table], list[str]]:
-    """The evaluator cards, each judge against each rater, and the judge pairs, as in `proseval
-    agreement` (the cells of `reliability.render`); notes on labels that matched nothing a judge rated."""
-    from ..reliability.render import (
-        CARD_COLUMNS,
-        STAT_COLUMNS,
-        analysis_warnings,
-        card_cells,
-        num,
-        pct,
-        rater_agreement_note,
-        stats_cells,
-    )
-
-    def cells(texts: list[str], labels: int) -> list[tuple[str, bool]]:
-        return [(text, i >= labels) for i, text in enumerate(texts)]
-
-    notes = [f"{warning}." for warning in analysis_warnings(analysis)]
-    tables = [Table("cards", "Evaluator cards", list(CARD_COLUMNS),
-                    [cells(card_cells(card), 2) for card in analysis.cards],
-                    "vs humans: Spearman's ρ of the judge with the raters' mean score (n items), and the share "
-                    "of the raters' A/B/tie preferences its scores imply (pref); per 1,000 ratings: tokens, "
-                    "request time")]
-    for n, card in enumerate(analysis.cards):
-        humans = card.humans
-        if humans is not None and humans.per_rater:
-            tables.append(Table(f"humans-{n}", f"{card.judge} ({card.task}) against each rater",
-                                ["rater", *STAT_COLUMNS],
-                                [cells([rater, *stats_cells(stats)], 1) for rater, stats in humans.per_rater.items()],
-                                f"pairwise consistency with the raters' mean: {pct(humans.pairwise_consistency)}"))
-    if analysis.pairs:
-        rows = []
-        for pair in analysis.pairs:
-            system = "—" if pair.system is None else f"{num(pair.system.kendall_tau_b)} ({pair.system.n_models} models)"
-            rows.append(cells([f"{pair.task} / {pair.role}", pair.a, pair.b, *stats_cells(pair.overall), system], 3))
-        tables.append(Table("pairs", "Agreement between judges", ["task / role", "A", "B", *STAT_COLUMNS, "system τ"],
-                            rows, "on the items both judges rated"))
-    raters = rater_agreement_note(analysis)
-    if raters is not None:
-        notes.append(f"{raters}.")
-    return tables, notes
+    lines = analysis_lines(analysis)[1 if analysis.labels is not None else 0:]
+    return analysis_tables(analysis), [f"{text}." for text in (*analysis_warnings(analysis), *lines)]
 
 
 def agreement_of(session: Session) -> dict[str, Any]:
