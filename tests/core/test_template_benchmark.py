@@ -129,6 +129,7 @@ def test_the_template_asks_raters_its_own_question_in_the_labelling_mode(tmp_pat
     proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge"},
                  params={"themes": "rain"}, out=tmp_path / "runs")
     web = TestClient(create_app(tmp_path / "runs", labelling=LabelOptions("s", seed=1)), base_url="http://127.0.0.1")
-    page = web.get("/label/1", params={"rater": "Ann"}).text
+    assert web.get("/label", params={"rater": "Ann"}).status_code == 200  # joined as Ann
+    page = web.get("/label/1").text
     assert "A haiku on the theme: rain" in page and "<legend>quality</legend>" in page
     assert page.count('name="c0" value=') == 10  # its 1-10 scale

@@ -99,10 +99,6 @@ def missing_prices(prices: Prices | None, specs: Iterable[str]) -> list[str]:
     return sorted({spec for spec in specs if prices is None or prices.of(spec) is None})
 
 
-def price_of(prices: Prices | None, spec: str) -> ModelPrice | None:
-    return None if prices is None else prices.of(spec)
-
-
 class CostLimitReached(FatalError):
     """A request not sent because its estimated cost would take the spend past `--max-cost`.
 

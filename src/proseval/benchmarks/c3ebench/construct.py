@@ -48,13 +48,6 @@ class SourceText:
     tasks: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Rejection:
-    text_id: str
-    task: str
-    reason: str
-
-
 def read_texts(raw: bytes, source: str, default_tasks: Sequence[str]) -> list[SourceText]:
     """Each line: ``text`` (required), ``id``, ``language`` (en/zh, else guessed), ``genre``, ``tasks``."""
     texts, seen = [], set()

@@ -10,12 +10,10 @@ If the outline action fails, the episode finishes (there is nothing to write).
 
 from __future__ import annotations
 
-from typing import Literal
 
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.actions import Decision
 
-ProtocolName = Literal["agent", "fixed", "no_review", "no_refine"]
 SCRIPTED: tuple[str, ...] = ("fixed", "no_review", "no_refine")
 
 

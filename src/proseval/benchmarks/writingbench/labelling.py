@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from proseval.benchmarks.writingbench.criteria import BAND_LABELS
 from proseval.kit import LabelCriterion, LabelForm
-
-BANDS = ("1-2", "3-4", "5-6", "7-8", "9-10")
 
 
 def _checklist(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -20,7 +19,7 @@ def _checklist(record: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _criterion(entry: dict[str, Any]) -> LabelCriterion:
     lines = [str(entry.get("criteria_description", "")).strip()]
-    lines += [f"{band}: {entry[band]}" for band in BANDS if entry.get(band)]
+    lines += [f"{band}: {entry[band]}" for band in BAND_LABELS if entry.get(band)]
     return LabelCriterion(str(entry["name"]), "\n".join(line for line in lines if line), 1, 10)
 
 

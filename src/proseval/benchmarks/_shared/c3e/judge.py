@@ -25,7 +25,6 @@ from proseval.kit import (
 )
 
 LOW, HIGH = 1, 10
-REFERENCE_SCORE = 6
 SCALE = Scale(LOW, HIGH, "ordinal")
 
 
