@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -568,18 +569,31 @@ def _rater_agreement(human: Mapping[Item, Mapping[str, float]], scale: Scale | N
         note=_alpha_note(pairable, alpha, "rated by two raters"))
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What every part of one analysis reads: the runs kept, who wrote which answers, the answers'
+    lengths, the human labels, the prices and the seed."""
+
+    runs: Mapping[int, JudgedRun]
+    candidates: Mapping[str, str]
+    lengths: Mapping[AnswerKey, int]
+    human: Mapping[Item, Mapping[str, float]]
+    preferences: Sequence[tuple[AnswerKey, AnswerKey, str, str, str]]
+    labelled: bool
+    prices: Prices | None
+    seed: int
+
+
 def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, prices: Prices | None = None,
                        seed: int = 0, panel: str = "mean") -> Analysis:
-    """The analysis of collected judgements (pure: no files read)."""
+    """The analysis of collected judgements (pure: no files read): per task and role, a card per
+    judge, the judges' pairs, their group's alpha and their panel; then the raters' own agreement."""
     kept, aside = distinct_runs(found.runs)
     runs = {run.index: run for run in kept}
     kept_verdicts = [v for v in found.verdicts if v.run in runs]
-    candidates = {run.answers: run.candidate for run in kept if run.candidate != "?"}
     human, preferences, label_summary = _human_values(labels, kept, kept_verdicts)
-    grouped: dict[Group, list[Verdict]] = defaultdict(list)
-    for verdict in kept_verdicts:
-        grouped[(runs[verdict.run].header.task, verdict.role)].append(verdict)
-
+    context = _Context(runs, {run.answers: run.candidate for run in kept if run.candidate != "?"}, found.lengths,
+                       human, preferences, labels is not None, prices, seed)
     analysis = Analysis(created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                         package_version=__version__,
                         runs=[RunInfo(index=r.index, run_id=r.run_id, path=str(r.path), task=r.header.task,
@@ -588,58 +602,19 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
                         labels=label_summary, tasks_without_ratings=found.no_ratings,
                         set_aside=[SetAsideRun(run_id=a.run.run_id, path=str(a.run.path), reason=a.reason,
                                                kept=str(a.kept.path)) for a in aside])
+    grouped: dict[Group, list[Verdict]] = defaultdict(list)
+    for verdict in kept_verdicts:
+        grouped[(runs[verdict.run].header.task, verdict.role)].append(verdict)
     for (task, role), verdicts in sorted(grouped.items()):
         table = _Table(runs, verdicts)
-        scale = table.scale()
-        judges = sorted(table.judges)
-        primaries = {j: table.primary(j) for j in judges}
-        for judge in judges:
-            primary = primaries[judge]
-            judge_runs = [runs[i] for indices in table.judges[judge].values() for i in indices]
-            given = sum(len(table.by_run[r.index]) for r in judge_runs)  # every rating paid for, repeats too
-            values = [v.value for v in primary.values()]
-            scored = [v for v in values if v is not None]
-            card = EvaluatorCard(
-                task=task, role=role, judge=judge, scale=scale.describe() if scale else "",
-                runs=[r.run_id for r in judge_runs],
-                candidates=sorted({r.candidate for r in judge_runs}),
-                n_ratings=len(values), n_unscored=len(values) - len(scored),
-                unscored_rate=(len(values) - len(scored)) / len(values) if values else None,
-                mean=statistics.fmean(scored) if scored else None,
-                consistency=_consistency(table, judge),
-                position=_position(table, judge, primary, seed),
-                length=_length_bias(primary, found.lengths, candidates, seed),
-                self_preference=_self_preference(judge, table, primary, candidates, seed),
-                cost=_cost(judge_runs, role, given, prices),
-            )
-            for other in judges:
-                if other != judge:
-                    shared = sorted(set(primary) & set(primaries[other]))
-                    card.other_judges[other] = pair_stats(_values(primary, shared), _values(primaries[other], shared),
-                                                          scale, seed=seed)
-            card.humans = _humans(primary, human, preferences, scale, seed) if human or preferences else None
-            card.missing = _missing(card, labelled=labels is not None)
-            analysis.cards.append(card)
-        for i, a in enumerate(judges):
-            for b in judges[i + 1:]:
-                shared = sorted(set(primaries[a]) & set(primaries[b]))
-                analysis.pairs.append(JudgePair(
-                    task=task, role=role, a=a, b=b,
-                    overall=pair_stats(_values(primaries[a], shared), _values(primaries[b], shared), scale, seed=seed),
-                    slices=_slices(primaries[a], primaries[b], shared, scale),
-                    system=_system(primaries[a], primaries[b], shared, candidates, seed),
-                    top_disagreements=_top_disagreements(primaries[a], primaries[b], shared)))
-        if len(judges) > 2:
-            items = sorted(set().union(*(set(p) for p in primaries.values())))
-            matrix = [_values(primaries[j], items) for j in judges]
-            pairable = stats.pairable_units(matrix)
-            alpha = stats.krippendorff_alpha(matrix, _level(scale))
-            analysis.groups.append(GroupAgreement(
-                task=task, role=role, judges=judges, n_items=pairable, alpha=alpha,
-                alpha_ci=_alpha_interval(matrix, _level(scale), seed) if alpha is not None else None,
-                note=_alpha_note(pairable, alpha, "scored by two judges")))
-        if len(judges) > 1:
-            summary, items = panel_summary(task, role, primaries, candidates, panel)
+        primaries = {j: table.primary(j) for j in sorted(table.judges)}
+        analysis.cards += [_evaluator_card(context, task, role, judge, table, primaries) for judge in primaries]
+        analysis.pairs += _judge_pairs(context, task, role, primaries, table.scale())
+        group = _group_agreement(task, role, primaries, table.scale(), seed)
+        if group is not None:
+            analysis.groups.append(group)
+        if len(primaries) > 1:
+            summary, items = panel_summary(task, role, primaries, context.candidates, panel)
             analysis.panels.append(summary)
             analysis.panel_items.extend(items)
     if human:
@@ -647,6 +622,69 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
         scales = {item_scales[item] for item in human}
         analysis.rater_agreement = _rater_agreement(human, scales.pop() if len(scales) == 1 else None, seed)
     return analysis
+
+
+def _evaluator_card(context: _Context, task: str, role: str, judge: str, table: _Table,
+                    primaries: Mapping[str, Mapping[Item, Verdict]]) -> EvaluatorCard:
+    """One judge's card: what it rated, its consistency and biases, its agreement with the other
+    judges and with the humans, its cost."""
+    scale, primary, seed = table.scale(), primaries[judge], context.seed
+    judge_runs = [context.runs[i] for indices in table.judges[judge].values() for i in indices]
+    given = sum(len(table.by_run[r.index]) for r in judge_runs)  # every rating paid for, repeats too
+    values = [v.value for v in primary.values()]
+    scored = [v for v in values if v is not None]
+    card = EvaluatorCard(
+        task=task, role=role, judge=judge, scale=scale.describe() if scale else "",
+        runs=[r.run_id for r in judge_runs],
+        candidates=sorted({r.candidate for r in judge_runs}),
+        n_ratings=len(values), n_unscored=len(values) - len(scored),
+        unscored_rate=(len(values) - len(scored)) / len(values) if values else None,
+        mean=statistics.fmean(scored) if scored else None,
+        consistency=_consistency(table, judge),
+        position=_position(table, judge, primary, seed),
+        length=_length_bias(primary, context.lengths, context.candidates, seed),
+        self_preference=_self_preference(judge, table, primary, context.candidates, seed),
+        cost=_cost(judge_runs, role, given, context.prices),
+    )
+    for other, verdicts in primaries.items():
+        if other != judge:
+            shared = sorted(set(primary) & set(verdicts))
+            card.other_judges[other] = pair_stats(_values(primary, shared), _values(verdicts, shared), scale, seed=seed)
+    if context.human or context.preferences:
+        card.humans = _humans(primary, context.human, context.preferences, scale, seed)
+    card.missing = _missing(card, labelled=context.labelled)
+    return card
+
+
+def _judge_pairs(context: _Context, task: str, role: str, primaries: Mapping[str, Mapping[Item, Verdict]],
+                 scale: Scale | None) -> list[JudgePair]:
+    """Each two judges of a task and role on the items both rated."""
+    judges, found = list(primaries), []
+    for i, a in enumerate(judges):
+        for b in judges[i + 1:]:
+            shared = sorted(set(primaries[a]) & set(primaries[b]))
+            found.append(JudgePair(
+                task=task, role=role, a=a, b=b,
+                overall=pair_stats(_values(primaries[a], shared), _values(primaries[b], shared), scale,
+                                   seed=context.seed),
+                slices=_slices(primaries[a], primaries[b], shared, scale),
+                system=_system(primaries[a], primaries[b], shared, context.candidates, context.seed),
+                top_disagreements=_top_disagreements(primaries[a], primaries[b], shared)))
+    return found
+
+
+def _group_agreement(task: str, role: str, primaries: Mapping[str, Mapping[Item, Verdict]], scale: Scale | None,
+                     seed: int) -> GroupAgreement | None:
+    """Krippendorff's alpha over all the judges of a task and role, when there are more than two."""
+    if len(primaries) <= 2:
+        return None
+    items = sorted(set().union(*(set(p) for p in primaries.values())))
+    matrix = [_values(verdicts, items) for verdicts in primaries.values()]
+    pairable = stats.pairable_units(matrix)
+    alpha = stats.krippendorff_alpha(matrix, _level(scale))
+    return GroupAgreement(task=task, role=role, judges=list(primaries), n_items=pairable, alpha=alpha,
+                          alpha_ci=_alpha_interval(matrix, _level(scale), seed) if alpha is not None else None,
+                          note=_alpha_note(pairable, alpha, "scored by two judges"))
 
 
 def _missing(card: EvaluatorCard, *, labelled: bool) -> dict[str, str]:
