@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from ..errors import UsageError, describe_validation_error
 from ..models.base import GenerateConfig
-from ..models.spec import EMBEDDED_SPEC, parse_model_spec
+from ..models.spec import EMBEDDED_SPEC, ModelSpec, parse_model_spec
 from .records import RoleBinding
 from .secrets import scrub_url
 
@@ -129,46 +129,55 @@ def resolve_roles(
     if request.model:
         specs.setdefault("candidate", request.model)
     embedded = [r for r in required if r not in specs] if allow_demo and request.model is None else []
-    demo = bool(embedded)
     warnings: list[str] = []
-    if demo:
-        for role in embedded:
-            specs[role] = EMBEDDED_SPEC
+    if embedded:
+        specs.update({role: EMBEDDED_SPEC for role in embedded})
         warnings.append(DEMO_NOTICE.format(roles=", ".join(embedded)))
-    parsed = {}
-    for role, text in sorted(specs.items()):
-        try:
-            # --base-url is for OpenAI-compatible servers: an Anthropic role (whose key would go to
-            # it) takes only its own --role-base-url, else ANTHROPIC_BASE_URL or api.anthropic.com
-            shared = [] if text.strip().startswith("anthropic/") else request.base_urls
-            parsed[role] = parse_model_spec(text, request.role_base_urls.get(role) or shared)
-        except ValueError as exc:
-            raise RoleError(f"{'--model' if role == 'candidate' else '--role ' + role}: {exc}") from None
     missing = [role for role in required if role not in specs]
+    parsed = {role: _parsed_spec(request, role, text) for role, text in sorted(specs.items())}
     if missing:
         flags = " ".join(f"--role {role}=PROVIDER/MODEL" for role in missing)
         raise RoleError(f"this task needs the role(s) {', '.join(missing)}: add {flags}")
-    bindings: dict[str, RoleBinding] = {}
-    for role, spec in parsed.items():
-        config = defaults.get(role, GenerateConfig())
-        if request.generation.get(role):
-            try:
-                asked = dict(request.generation[role])
-                if isinstance(asked.get("extra"), dict) and config.extra:
-                    asked["extra"] = {**config.extra, **asked["extra"]}
-                config = GenerateConfig.model_validate({**config.model_dump(), **asked}).checked()
-            except ValueError as exc:  # a ValidationError, or a value out of range
-                detail = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
-                raise RoleError(f"generation settings for {role} (-g {role}.PARAM=VALUE): {detail}") from None
-        concurrency = concurrency_for(request, role, spec.provider)
-        bindings[role] = RoleBinding(
-            spec=spec.spec, base_urls=list(spec.base_urls), config=config, concurrency=concurrency
-        )
+    bindings = {role: RoleBinding(spec=spec.spec, base_urls=list(spec.base_urls),
+                                  config=_generation(request, role, defaults.get(role, GenerateConfig())),
+                                  concurrency=concurrency_for(request, role, spec.provider))
+                for role, spec in parsed.items()}
+    if not embedded:
+        warnings += _self_judging(bindings)
+    return bindings, warnings, bool(embedded)
+
+
+def _parsed_spec(request: RoleRequest, role: str, text: str) -> ModelSpec:
+    """A role's model spec with its base URLs: --base-url is for OpenAI-compatible servers, so an
+    Anthropic role (whose key would go to it) takes only its own --role-base-url, else
+    ANTHROPIC_BASE_URL or api.anthropic.com."""
+    shared = [] if text.strip().startswith("anthropic/") else request.base_urls
+    try:
+        return parse_model_spec(text, request.role_base_urls.get(role) or shared)
+    except ValueError as exc:
+        raise RoleError(f"{'--model' if role == 'candidate' else '--role ' + role}: {exc}") from None
+
+
+def _generation(request: RoleRequest, role: str, config: GenerateConfig) -> GenerateConfig:
+    """The task's generation settings for a role with the user's -g settings over them (a task's
+    `extra` merged, not replaced)."""
+    if not request.generation.get(role):
+        return config
+    try:
+        asked = dict(request.generation[role])
+        if isinstance(asked.get("extra"), dict) and config.extra:
+            asked["extra"] = {**config.extra, **asked["extra"]}
+        return GenerateConfig.model_validate({**config.model_dump(), **asked}).checked()
+    except ValueError as exc:  # a ValidationError, or a value out of range
+        detail = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
+        raise RoleError(f"generation settings for {role} (-g {role}.PARAM=VALUE): {detail}") from None
+
+
+def _self_judging(bindings: dict[str, RoleBinding]) -> list[str]:
+    """A warning for each role bound to the candidate model itself (same spec and endpoints)."""
     candidate = bindings.get("candidate")
-    for role, binding in bindings.items():
-        if role != "candidate" and candidate and not demo and (binding.spec, binding.base_urls) == (
-            candidate.spec,
-            candidate.base_urls,
-        ):
-            warnings.append(f"the {role} is the candidate model itself ({binding.spec}): self-judging inflates scores")
-    return bindings, warnings, demo
+    if candidate is None:
+        return []
+    return [f"the {role} is the candidate model itself ({binding.spec}): self-judging inflates scores"
+            for role, binding in bindings.items()
+            if role != "candidate" and (binding.spec, binding.base_urls) == (candidate.spec, candidate.base_urls)]
