@@ -153,43 +153,60 @@ def print_estimates(estimates: list[Estimate], request: CostRequest) -> None:
     """The dry run's table and what its figures assume."""
     currency = request.prices.currency if request.prices is not None else None
     console.print(estimate_table(estimates, currency))
+    for line in [*_price_notes(estimates, request), *_assumptions(estimates)]:
+        console.print(line, highlight=False)
+
+
+def _price_notes(estimates: list[Estimate], request: CostRequest) -> list[str]:
+    """What the prices cover: the models without one, the cost as configured (batch prices), the
+    estimate against --max-cost."""
     specs = [r.spec for e in estimates for r in e.roles.values() if r.requests]
     if request.prices is None:
-        console.print(f"no prices: tokens only; prices missing for {escape(', '.join(missing_prices(None, specs)))} "
-                      "(give --prices FILE; see docs/many-models.md#cost)", highlight=False)
-    else:
-        unpriced = missing_prices(request.prices, specs)
-        if unpriced:
-            console.print(f"[yellow]prices missing[/] in {escape(str(request.prices_path))} for: "
-                          f"{escape(', '.join(unpriced))} (their cost and the totals are shown as —)", highlight=False)
-        expected = [e.expected_cost() for e in estimates]
-        if any(r.batch for e in estimates for r in e.roles.values()) and None not in expected:
-            console.print(f"as configured (batch price for the roles in batch mode): "
-                          f"{money(sum(expected), currency or '')}", highlight=False)  # type: ignore[arg-type]
-        if request.max_cost is not None and None not in expected:
-            total = sum(expected)  # type: ignore[arg-type]
-            verdict = "within" if total <= request.max_cost else "[bold yellow]past[/]"
-            console.print(f"the estimate, {money(total, currency or '')}, is {verdict} --max-cost "
-                          f"{money(request.max_cost, currency or '')}", highlight=False)
+        return [f"no prices: tokens only; prices missing for {escape(', '.join(missing_prices(None, specs)))} "
+                "(give --prices FILE; see docs/many-models.md#cost)"]
+    currency = request.prices.currency or ""
+    notes = []
+    unpriced = missing_prices(request.prices, specs)
+    if unpriced:
+        notes.append(f"[yellow]prices missing[/] in {escape(str(request.prices_path))} for: "
+                     f"{escape(', '.join(unpriced))} (their cost and the totals are shown as —)")
+    expected = [e.expected_cost() for e in estimates]
+    if None in expected:
+        return notes
+    total = sum(expected)  # type: ignore[arg-type]
+    if any(r.batch for e in estimates for r in e.roles.values()):
+        notes.append(f"as configured (batch price for the roles in batch mode): {money(total, currency)}")
+    if request.max_cost is not None:
+        verdict = "within" if total <= request.max_cost else "[bold yellow]past[/]"
+        notes.append(f"the estimate, {money(total, currency)}, is {verdict} --max-cost "
+                     f"{money(request.max_cost, currency)}")
+    return notes
+
+
+def _assumptions(estimates: list[Estimate]) -> list[str]:
+    """What the figures rest on: pairs already finished, where output tokens come from, how input
+    tokens are counted, samples that failed on synthetic replies."""
+    notes = []
     done = sum(e.done for e in estimates)
     if done:
-        console.print(f"{done} (sample, epoch) pair(s) already finished are not counted", highlight=False)
+        notes.append(f"{done} (sample, epoch) pair(s) already finished are not counted")
     sources: dict[str, set[str]] = {}
     for e in estimates:
         for role, r in e.roles.items():
             sources.setdefault(role, set()).update(r.sources)
-    found = [f"{role} {'/'.join(sorted(kinds))}" for role, kinds in sources.items() if kinds]
-    console.print("tokens out from: " + ", ".join(found), highlight=False)
+    notes.append("tokens out from: " + ", ".join(f"{role} {'/'.join(sorted(kinds))}"
+                                                 for role, kinds in sources.items() if kinds))
     reasks = sum(r.reasks for e in estimates for r in e.roles.values())
+    notes.append("input tokens: counted offline with cl100k_base in the OpenAI chat format (other tokenizers "
+                 "differ by a few percent); output tokens: --estimate-output, else max_tokens (an upper "
+                 f"bound), else {CANDIDATE_OUTPUT} for the candidate and {OTHER_OUTPUT} for other roles; one "
+                 "attempt per judge request (replies assumed to parse"
+                 + (f"; {reasks} re-ask(s) not counted" if reasks else "") + ")")
     failed = sum(e.errors for e in estimates)
-    console.print("input tokens: counted offline with cl100k_base in the OpenAI chat format (other tokenizers "
-                  "differ by a few percent); output tokens: --estimate-output, else max_tokens (an upper "
-                  f"bound), else {CANDIDATE_OUTPUT} for the candidate and {OTHER_OUTPUT} for other roles; one "
-                  "attempt per judge request (replies assumed to parse"
-                  + (f"; {reasks} re-ask(s) not counted" if reasks else "") + ")", highlight=False)
     if failed:
-        console.print(f"[yellow]{failed} sample(s) ended in an error on synthetic replies[/]: their later "
-                      "requests are not counted", highlight=False)
+        notes.append(f"[yellow]{failed} sample(s) ended in an error on synthetic replies[/]: their later "
+                     "requests are not counted")
+    return notes
 
 
 def dry_run(task: Task, bindings: dict[str, RoleBinding], request: CostRequest, *, limit: Optional[int],
