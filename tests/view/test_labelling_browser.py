@@ -283,3 +283,66 @@ def test_a_revision_distance_pair_is_chosen_by_keyboard(browser, tmp_path, shots
             page.keyboard.press("Enter")
     [label] = labels_in(root / "labels" / "rd.jsonl")
     assert label["criterion"] == "chosen vs rejected" and label["score"] == (1 if a_text.startswith("CHOSEN") else -1)
+
+
+def test_yes_no_forms_of_meeseeks_and_longweave_are_answered_with_y_and_n(browser, tmp_path, shots):
+    """The Meeseeks item and LongWeave's SR item (both fields of each question) answered by keyboard."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from view.judged_fixtures import MEESEEKS_JUDGED, judged_runs
+
+    with ThreadPoolExecutor(1) as pool:  # the runs' event loop, away from Playwright's in this thread
+        root = pool.submit(judged_runs, tmp_path / "runs").result()
+    shown = {"meeseeks/": "label-meeseeks.png", "longweave/sr@": "label-longweave.png"}
+    pressed: dict[str, list[str]] = {}
+    with serving(root, LabelOptions("yn", seed=4)) as url, tab(browser) as page:
+        join(page, url, "Kim")
+        for position, item in enumerate(plan_of(root, "yn")["items"], start=1):
+            shot = next((name for prefix, name in shown.items() if item["id"].startswith(prefix)), None)
+            if shot is None:
+                continue
+            page.goto(f"{url}/label/{position}")
+            count = page.locator("fieldset.q").count()
+            keys = ["y" if k % 3 else "n" for k in range(count)]
+            for key in keys:  # each answer moves on to the next question
+                page.keyboard.press(key)
+            checked = page.locator("fieldset.q input:checked + span").all_inner_texts()
+            assert [text.split()[0] for text in checked] == ["Yes" if key == "y" else "No" for key in keys]
+            page.screenshot(path=str(shots / shot))
+            with page.expect_navigation():
+                page.keyboard.press("Enter")
+            pressed[item["id"]] = keys
+    assert len(pressed) == 2
+    saved: dict[str, list[tuple[str, int]]] = {}
+    for label in labels_in(root / "labels" / "yn.jsonl"):
+        saved.setdefault(label["sample_id"], []).append((label["criterion"], label["score"]))
+    assert saved.keys() == pressed.keys()
+    for sample, keys in pressed.items():
+        assert [score for _, score in saved[sample]] == [1 if key == "y" else 0 for key in keys]
+        if sample.startswith("meeseeks/"):
+            assert [name for name, _ in saved[sample]] == MEESEEKS_JUDGED
+        else:
+            assert [name for name, _ in saved[sample]][:2] == ["question 1: answered", "question 1: correct"]
+
+
+def test_each_criterion_shows_its_whole_scale(browser, tmp_path, shots):
+    from view.test_labelling import _jsonl
+    from view.view_fixtures import header, record
+
+    # bands as long as WritingBench's own (a sentence or two each)
+    bands = {band: f"Band {band}: " + "the response meets this criterion to this degree, for these reasons. " * 3
+             for band in ("1-2", "3-4", "5-6", "7-8", "9-10")}
+    checklist = [{"name": f"Criterion {k}", "criteria_description": "What this criterion asks for. " * 4, **bands}
+                 for k in range(5)]
+    folder = tmp_path / "runs" / "wb-run"
+    folder.mkdir(parents=True)
+    (folder / "header.json").write_text(json.dumps(header("wb-run", "writingbench")), encoding="utf-8")
+    _jsonl(folder / "samples.jsonl", [record(n, target={"checklist": checklist}) for n in range(2)])
+    with serving(tmp_path / "runs", LabelOptions("bands", seed=1)) as url, tab(browser) as page:
+        join(page, url, "Kim")
+        shown = page.locator("pre.criterion")
+        assert shown.count() == 5 and "Band 9-10:" in shown.first.inner_text()
+        hidden = page.evaluate("() => [...document.querySelectorAll('pre.criterion')]"
+                               ".filter(e => e.scrollHeight > e.clientHeight + 1).length")
+        assert hidden == 0  # no band scrolled out of sight
+        page.screenshot(path=str(shots / "label-checklist.png"), full_page=True)

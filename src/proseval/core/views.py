@@ -26,15 +26,41 @@ class ViewBlock:
 SampleViews = Callable[[dict[str, Any]], list[ViewBlock]]
 
 
+# What the two points of a 0-1 scale are called when a criterion names none: a yes/no question.
+YES_NO = ("No", "Yes")
+
+
 @dataclass(frozen=True)
 class LabelCriterion:
     """One thing a rater scores: `name` is the criterion labels are recorded under (the same name
-    the task's `ratings` give the judge's verdict, so the two can be compared)."""
+    the task's `ratings` give the judge's verdict, so the two can be compared).
+
+    `point_labels` name the scale's points from `low` to `high` (one each): the buttons show them
+    instead of the numbers, and the label still records the number. A 0-1 scale without them is
+    asked as No / Yes (`YES_NO`), recorded as 0 / 1 like a binary judge verdict.
+
+    `paired` False: the criterion is about parts of this one answer (RAVEL's reviewed sections), so
+    it is asked when the answer is scored alone, never of two answers side by side."""
 
     name: str
     description: str = ""
     low: int = 1
     high: int = 10
+    point_labels: tuple[str, ...] = ()
+    paired: bool = True
+
+    def __post_init__(self) -> None:
+        points = self.high - self.low + 1 if isinstance(self.low, int) and isinstance(self.high, int) else None
+        if self.point_labels and len(self.point_labels) != points:
+            raise ValueError(f"criterion {self.name!r}: {len(self.point_labels)} point label(s) for the "
+                             f"{points} points of {self.low!r}..{self.high!r}")
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """What each point's button shows, from low to high; () for the numbers themselves."""
+        if self.point_labels:
+            return self.point_labels
+        return YES_NO if (self.low, self.high) == (0, 1) else ()
 
 
 @dataclass(frozen=True)

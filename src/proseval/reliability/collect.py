@@ -96,9 +96,11 @@ def _prompts_tag(header: RunHeader) -> str:
 
 
 def judge_labels(header: RunHeader, roles: Iterable[str]) -> dict[str, str]:
+    """Each role's judge: its model (and a tag of its prompts if replaced). A role the run did not
+    bind apart ran on the candidate's model (RAVEL's reviewer tool, unless ``--role reviewer=...``)."""
     tag = _prompts_tag(header)
-    return {role: header.roles[role].spec + (f" (prompts #{tag})" if tag else "")
-            for role in roles if role in header.roles}
+    return {role: binding.spec + (f" (prompts #{tag})" if tag else "")
+            for role in roles if (binding := header.roles.get(role) or header.roles.get("candidate")) is not None}
 
 
 def judging_identity(header: RunHeader, answers: str, roles: Iterable[str]) -> str:
@@ -175,6 +177,12 @@ def _read_run(index: int, folder: RunFolder, header: RunHeader, info: RatingsInf
               lengths: dict[AnswerKey, int]) -> tuple[JudgedRun, list[Verdict]]:
     """One run's verdicts (the words of each answer not seen yet go into `lengths`)."""
     answers, candidate = _source(header, folder.path)
+
+    def own(role: str) -> bool:
+        """A re-score judged with the roles it bound; verdicts of other roles (RAVEL's reviewer,
+        recomputed from the stored episode) were given in the run it re-scored, and count there."""
+        return header.rescored_from is None or role in header.roles
+
     usage = folder.read_results().roles if folder.has_results else {}
     records = [r for r in _records(folder) if r.status == "ok"]  # a failed one has no answer to judge
     verdicts: list[Verdict] = []
@@ -185,7 +193,7 @@ def _read_run(index: int, folder: RunFolder, header: RunHeader, info: RatingsInf
         if record.state is not None and answer not in lengths:
             lengths[answer] = count_words(record.state.output)
         verdicts += [Verdict(index, answer, r.criterion, r.role, r.value, scales.setdefault(r.scale, r.scale), slices)
-                     for r in read(record)]
+                     for r in read(record) if own(r.role)]
     roles = sorted({v.role for v in verdicts})
     replies, replayed = _replies(records)
     run = JudgedRun(index, folder.path, header, answers, candidate, judge_labels(header, roles), usage,

@@ -1,35 +1,15 @@
 """What a person labelling a C3EBench answer is asked: the judge's rubric for the item's task and
-language (what to look at, and the 1-10 bands with the human reference worth 6), with the reference."""
+language (what to look at, and the 1-10 bands with the human reference worth 6), with the reference;
+two runs' answers to the same item are compared side by side (A, B or tie) on the same rubric."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from proseval.benchmarks._shared.c3e.judge_prompts import JUDGE_PROMPTS
+from proseval.benchmarks._shared.c3e.labelling import judge_form
 from proseval.benchmarks.c3ebench.report import METRIC
-from proseval.kit import LabelCriterion, LabelForm
-
-FIELDS = {"context": "Context", "outline": "Outline", "draft": "Draft", "critique": "Critique"}
-
-
-def _text(name: str) -> str:
-    template = JUDGE_PROMPTS.get(name)
-    return template.text if template is not None else ""
+from proseval.kit import LabelForm
 
 
 def label_form(record: dict[str, Any]) -> LabelForm:
-    target = record.get("target") if isinstance(record.get("target"), dict) else {}
-    task, language = str(target.get("task", "")), str(target.get("language", "en"))
-    parts = [str(target.get("instruction") or record.get("input") or "")]
-    for key, value in (target.get("input") or {}).items():
-        if value and key != "instruction":
-            parts.append(f"[{FIELDS.get(key, key.capitalize())}]\n{value}")
-    traits, bands = _text(f"traits_{task}_{language}"), _text(f"bands_{task}_{language}")
-    reference = target.get("reference")
-    if not reference:
-        bands = _text(f"bands_noref_{language}")
-    rubric = "\n\n".join(part for part in (traits, bands) if part)
-    return LabelForm(question="\n\n".join(p for p in parts if p),
-                     criteria=[LabelCriterion(METRIC, rubric, 1, 10)],  # the judge's one verdict, named as its ratings
-                     reference=str(reference) if reference else None,
-                     pairwise="Which candidate text is better?")
+    return judge_form(record, METRIC, "Which candidate text is better?")  # the judge's verdict, named as its ratings

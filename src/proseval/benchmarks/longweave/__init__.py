@@ -11,6 +11,7 @@ from proseval.benchmarks.longweave.params import LongWeaveParams
     summary="LongWeave: 7 generated, verifiable long-writing tasks at 1k/2k/4k/8k words",
     params=LongWeaveParams,
     render="proseval.benchmarks.longweave.render:render",
+    labelling="proseval.benchmarks.longweave.labelling:label_form",
     prompts="proseval.benchmarks.longweave.judging.prompts:PROMPTS",
     presets="proseval.benchmarks.longweave.presets:PRESETS",
 )

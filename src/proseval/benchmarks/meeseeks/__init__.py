@@ -13,6 +13,7 @@ from proseval.benchmarks.meeseeks.params import MeeseeksParams
     params=MeeseeksParams,
     render="proseval.benchmarks.meeseeks.render:render",
     views="proseval.benchmarks.meeseeks.views:sample_views",
+    labelling="proseval.benchmarks.meeseeks.labelling:label_form",
     prompts="proseval.benchmarks.meeseeks.prompts:PROMPTS",
     presets="proseval.benchmarks.meeseeks.presets:PRESETS",
 )

@@ -120,19 +120,26 @@ def judge_verdicts(turns: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
 JUDGE_SCALE = Scale(0, 1, "binary")
 
 
+def requirement_names(verdicts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The criterion name of each verdict of `judge_verdicts` (the ratings' and the labelling form's):
+    its requirement, with its position in the item (``(#k)``, from 1) when the same question is
+    asked twice."""
+    asked = Counter(v["question"] for v in verdicts)
+    return [v["question"] if asked[v["question"]] == 1 else f"{v['question']} (#{v['position'] + 1})"
+            for v in verdicts]
+
+
 def judge_ratings(scores: Mapping[str, Score]) -> list[Rating]:
-    """`Task.ratings`: the judge's pass (1) / fail (0) per requirement it was asked about, named by the
-    requirement (its position added when the item asks the same question twice). Rule checks (by
-    code, on the extractor's output) and the extractor's output itself are not verdicts of a judge."""
+    """`Task.ratings`: the judge's pass (1) / fail (0) per requirement it was asked about, named by
+    `requirement_names`. Rule checks (by code, on the extractor's output) and the extractor's output
+    itself are not verdicts of a judge."""
     score = scores.get(SCORE)
     judged = score.metadata.get("judge_verdicts") if score is not None else None
     if not judged:
         return []
     verdicts = judged["verdicts"]
-    asked = Counter(v["question"] for v in verdicts)
-    return [Rating(v["question"] if asked[v["question"]] == 1 else f"{v['question']} (#{v['position'] + 1})",
-                   None if v["result"] is None else float(v["result"]), JUDGE_SCALE)
-            for v in verdicts]
+    return [Rating(name, None if v["result"] is None else float(v["result"]), JUDGE_SCALE)
+            for name, v in zip(requirement_names(verdicts), verdicts)]
 
 
 def score_state(state: State) -> dict[str, Score]:

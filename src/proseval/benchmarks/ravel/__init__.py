@@ -14,6 +14,7 @@ from proseval.benchmarks.ravel.params import RavelParams
             "success S, efficiency, refinement density and delta, ERR, judge score",
     metrics="proseval.benchmarks.ravel.metrics:DEFINITIONS",
     params=RavelParams,
+    labelling="proseval.benchmarks.ravel.labelling:label_form",
     render="proseval.benchmarks.ravel.task:render",
     views="proseval.benchmarks.ravel.views:sample_views",
     prompts="proseval.benchmarks.ravel.prompts:PROMPTS",

@@ -79,6 +79,11 @@ naturally from the previous section. Then summarise what you wrote in one senten
 object and nothing else:
 {"content": "<the body of the section>", "summary": "<one sentence>"}"""
 
+# What the reviewer checks and how it scores: also what a person labelling a reviewed section is asked.
+REVIEW_CHECK = ("Check that every point is covered, that the style fits, that the reasoning or narrative holds "
+                "together and that the section has substance.")
+REVIEW_SCALE = "Score it from 0 to 10: {tau} or more means it can stand as it is (minor flaws at most)"
+
 REVIEWER = """You review one section of a longer text.
 
 Task of the whole text: {topic}
@@ -90,10 +95,8 @@ Points it must cover:
 Section text:
 {content}
 
-Check that every point is covered, that the style fits, that the reasoning or narrative holds together and \
-that the section has substance. Score it from 0 to 10: {tau} or more means it can stand as it is (minor flaws \
-at most); below {tau}, say precisely what is missing or wrong so that a reviser can fix it. Answer with one \
-JSON object and nothing else:
+""" + REVIEW_CHECK + " " + REVIEW_SCALE + """; below {tau}, say precisely what is missing or wrong so that a \
+reviser can fix it. Answer with one JSON object and nothing else:
 {"score": <your score, a number from 0 to 10>, "feedback": "<what to fix; empty if nothing>"}"""
 
 REVISER = """You revise one section of a longer text according to a reviewer's feedback.

@@ -17,7 +17,6 @@ from proseval.benchmarks._shared.c3e.judge import (
     judge_response_format,
     parse_verdict,
     presented,
-    verdict_ratings,
 )
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.env import Step, replay
@@ -35,6 +34,7 @@ from proseval.benchmarks.ravel.report import (
     summarize,
     tables,
 )
+from proseval.benchmarks.ravel.reviews import RECORDED, last_reviews, ratings
 from proseval.kit import (
     GenerateConfig,
     Results,
@@ -90,14 +90,17 @@ def make_trajectory_scorer(settings: st.Settings, style_guide: str | None = None
     async def trajectory(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
         steps, final = steps_of(state), final_episode(state)
         start = episode_start(from_target(sample.target), style_guide)
-        m = measure(steps, final, replay(start, steps, settings), max_steps=settings.max_steps)
+        states = replay(start, steps, settings)
+        m = measure(steps, final, states, max_steps=settings.max_steps)
+        reviewed = last_reviews(start, steps, states, texts_from_policy=state.metadata.get("tool_text") == "policy")
         detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
                   "failed_actions": m.failed_actions, "failed_by": m.failed_by, "invalid_actions": m.invalid_actions,
                   "tool_failures": m.tool_failures, "refines": m.refines, "reviews": m.reviews,
                   "outlines": final.outlines,
                   "skipped_actions": m.skipped, "executed_actions": m.executed,
                   "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
-                  "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps)}
+                  "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps),
+                  RECORDED: [review.recorded() for review in reviewed]}
         out = {"success": Score(value=float(m.success)),
                "success_all_completed": Score(value=float(m.success_all_completed)),
                "premature_finish": Score(value=float(m.premature_finish)),
@@ -206,10 +209,9 @@ def make_task(params: RavelParams) -> Task:
             "n_selected": len(items), "protocol": params.protocol, "metrics": METRIC_VERSION},
         aggregate=aggregate, artifacts=artifacts, prompts=presented(PROMPTS, params.judge_order),
         rescore_roles=("judge",),
-        # The final manuscript's End2End judge score only: the trajectory metrics are computed by
-        # rule from the episode, and the reviewer tool's section scores steer the episode (they are
-        # the policy's environment, not a verdict on the answer the sample is rated by).
-        ratings=verdict_ratings(JUDGE),
+        # The final manuscript's End2End judge score, and the reviewer's last score of each section
+        # (role "reviewer"); the trajectory metrics are computed by rule, never ratings.
+        ratings=ratings,
         # The final judge compares the manuscript with the item's human reference: `proseval score
         # --swap-order` re-judges with the two in the other order.
         swap_param="judge_order",

@@ -1,4 +1,5 @@
-// Keyboard labelling: digits score the highlighted criterion, a/b/t choose A, B or tie, Enter saves.
+// Keyboard labelling: digits score the highlighted criterion, a named point's letter picks it (y / n),
+// a/b/t choose A, B or tie, Enter saves.
 // Without JavaScript the form works with the mouse; the server checks every value anyway.
 "use strict";
 (function () {
@@ -64,7 +65,11 @@
     var q = questions[current];
     var kind = q ? q.getAttribute("data-kind") : "";
     var key = e.key;
-    if (/^[0-9]$/.test(key) && kind === "score") {
+    var named = q && /^[a-z]$/i.test(key) ? q.querySelector("input[data-key='" + key.toLowerCase() + "']") : null;
+    if (named) {  // a named point's letter (y / n) answers the question, before the letters' other uses
+      choose(named.value);
+      e.preventDefault();
+    } else if (/^[0-9]$/.test(key) && kind === "score") {
       var low = Number(q.getAttribute("data-low")), high = Number(q.getAttribute("data-high"));
       var value = Number(key);
       if (value === 0 && high === 10 && low > 0) value = 10;

@@ -31,12 +31,17 @@ READ = frozenset({"ok", "repaired", "text"})
 UNREAD = frozenset({"defaulted", "unparsable", "no_reply"})
 
 
+def field_name(task: str, target_id: int | str, field: str) -> str:
+    """The criterion of one verdict field on one target (the ratings' and the labelling form's)."""
+    return f"{TARGET_KIND[task]} {target_id}: {field.replace('_', ' ')}"
+
+
 def _target_ratings(task: str, verdicts: Mapping[str, Any]) -> list[Rating]:
     fields = VERDICT_FIELDS[task]
     found = []
     for target_id, verdict in sorted(verdicts.items(), key=lambda item: int(item[0])):
         for position, field in enumerate(fields):
-            name = f"{TARGET_KIND[task]} {target_id}: {field.replace('_', ' ')}"
+            name = field_name(task, target_id, field)
             if verdict is None:
                 found.append(Rating(name, None, SCALE))
             elif position > 0 and verdict.get(fields[0]) is False:
