@@ -18,7 +18,8 @@ from fastapi.testclient import TestClient
 from view.view_fixtures import HOSTILE, header, record
 
 from proseval.view import create_app
-from proseval.view.labelling import LabellingError, LabelOptions, PlanItem, plan_items, RunSource
+from proseval.view.labelling import LabellingError, LabelOptions
+from proseval.view.labelplan import PlanItem, RunSource, plan_items
 
 LOCAL = "http://127.0.0.1"
 MODELS = {"alpha": "Lorem", "beta": "Ipsum", "gamma": "Dolor"}  # candidate -> the first word of its answers

@@ -20,7 +20,7 @@ from view.test_labelling import client, csrf_of, labels_of, plan_of, post
 from proseval.core.views import LabelCriterion
 from proseval.registry import get_task
 from proseval.runtime.runlog import RunFolder
-from proseval.view.labelling import Point, scale_points
+from proseval.view.labelsession import Point, scale_points
 
 
 @pytest.fixture(scope="module")
