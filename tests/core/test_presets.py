@@ -28,11 +28,17 @@ def test_the_user_choices_win_over_the_preset_and_are_recorded_as_overridden():
 def test_every_registered_preset_names_real_options_and_settings():
     from proseval.models.base import GenerateConfig
 
-    for entry in tasks().values():
+    checked = set()
+    for name, entry in tasks().items():
         for preset in (entry.presets() if entry.presets else {}).values():
             entry.params.model_validate({k: v for k, v in preset.params.items()})  # raises on a bad option
             for values in preset.gen.values():
                 GenerateConfig.model_validate(values)
+            checked.add((name, preset.name))
+    # the papers' and official setups the docs name, each among them
+    assert {("writingbench", "paper"), ("writingbench", "official"), ("meeseeks", "paper"), ("meeseeks", "official"),
+            ("longweave", "paper"), ("longweave", "official"), ("c3ebench", "official"), ("ravel", "official"),
+            ("ravel", "january")} <= checked
 
 
 def _checklist() -> list[dict[str, str]]:
