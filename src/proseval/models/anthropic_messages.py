@@ -33,7 +33,6 @@ from typing import Any
 
 from .base import (
     Completion,
-    ContextOverflowError,
     FatalError,
     GenerateConfig,
     Message,
@@ -41,9 +40,8 @@ from .base import (
     RetryableError,
     Usage,
     check_maximum,
-    is_context_overflow,
 )
-from .http import JsonEndpoints, short
+from .http import JsonEndpoints, http_error, short
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -52,7 +50,6 @@ BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
 DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; sent when the role's settings set none
 TEMPERATURE_MAX = 1.0  # the Messages API's temperature is from 0 to 1
 UNSUPPORTED = ("min_p", "repetition_penalty", "presence_penalty", "frequency_penalty")
-_RETRYABLE_STATUS = {408, 409, 425, 429}
 FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
                   "model_context_window_exceeded": "length", "refusal": "content_filter", "tool_use": "tool_calls"}
 
@@ -123,15 +120,8 @@ def error_detail(raw: bytes) -> str:
 
 
 def status_error(status: int, detail: str, where: str, headers: Mapping[str, str] | None) -> ModelError:
-    """The error of an HTTP status: 429, 408, 409, 425 and 5xx (529 overloaded) can be retried."""
-    from .openai_compat import parse_retry_after
-
-    message = f"HTTP {status} from {where}: {short(detail)}"
-    if status in _RETRYABLE_STATUS or status >= 500:
-        return RetryableError(message, retry_after=parse_retry_after(headers), status=status)
-    if status in (400, 413, 422) and is_context_overflow(detail):
-        return ContextOverflowError(message, status=status)
-    return FatalError(message, status=status)
+    """The error of an HTTP status (`http.http_error`)."""
+    return http_error(status, f"HTTP {status} from {where}: {short(detail)}", detail, headers)
 
 
 def to_completion(response: Any, latency: float) -> Completion:

@@ -4,6 +4,7 @@ fewest requests in flight, and one POST with transport failures mapped to retrya
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -11,14 +12,45 @@ from typing import Any
 
 import aiohttp
 
-from .base import ModelError, RetryableError
+from .base import ContextOverflowError, FatalError, ModelError, RetryableError, is_context_overflow
 
 # (HTTP status, response body, response headers, replica index) -> the error that status means for this provider
 StatusError = Callable[[int, bytes, Mapping[str, str], int], ModelError]
+_RETRYABLE_STATUS = {408, 409, 425, 429}
 
 
 def short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from `Retry-After` (seconds or HTTP date) or `retry-after-ms`."""
+    if headers is None:
+        return None
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+
+
+def http_error(status: int, message: str, detail: str, headers: Mapping[str, str] | None = None) -> ModelError:
+    """The error an HTTP error status means, `message` its text: 408, 409, 425, 429 and 5xx (529
+    overloaded) can be retried, after the `headers`' `Retry-After`; a 400, 413 or 422 whose `detail`
+    says the prompt did not fit is a context overflow; any other is fatal."""
+    if status in _RETRYABLE_STATUS or status >= 500:
+        return RetryableError(message, retry_after=parse_retry_after(headers), status=status)
+    if status in (400, 413, 422) and is_context_overflow(detail):
+        return ContextOverflowError(message, status=status)
+    return FatalError(message, status=status)
 
 
 class JsonEndpoints:

@@ -6,7 +6,6 @@ Retries are the executor's job; this module only translates transport outcomes i
 
 from __future__ import annotations
 
-import email.utils
 import importlib.util
 import json
 import os
@@ -18,7 +17,6 @@ import openai
 
 from .base import (
     Completion,
-    ContextOverflowError,
     FatalError,
     GenerateConfig,
     Message,
@@ -26,32 +24,12 @@ from .base import (
     RetryableError,
     Usage,
     check_maximum,
-    is_context_overflow,
 )
-from .http import JsonEndpoints, short
+from .http import JsonEndpoints, http_error, short
+from .http import parse_retry_after  # noqa: F401 - also importable from here
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-_RETRYABLE_STATUS = {408, 409, 425, 429}
 TEMPERATURE_MAX = 2.0  # OpenAI's API: temperature from 0 to 2
-
-
-def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds to wait from `Retry-After` (seconds or HTTP date) or `retry-after-ms`."""
-    if headers is None:
-        return None
-    if (ms := headers.get("retry-after-ms")) is not None:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
 def resolve_api_key(provider: str) -> str:
@@ -89,12 +67,7 @@ class _ChatEndpoint:
         self._endpoints = JsonEndpoints(self.base_urls)  # replica choice (and, for CompatModel, the POST)
 
     def _status_error(self, status: int, detail: str, index: int, headers: Mapping[str, str] | None) -> ModelError:
-        message = f"HTTP {status} from {self.base_urls[index]}: {short(detail)}"
-        if status in _RETRYABLE_STATUS or status >= 500:
-            return RetryableError(message, retry_after=parse_retry_after(headers), status=status)
-        if status in (400, 413, 422) and is_context_overflow(detail):
-            return ContextOverflowError(message, status=status)
-        return FatalError(message, status=status)
+        return http_error(status, f"HTTP {status} from {self.base_urls[index]}: {short(detail)}", detail, headers)
 
     def cache_identity(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.name, "base_url": sorted(self.base_urls)}

@@ -16,9 +16,10 @@ only once its expected cost is reserved; one that does not fit waits, its sample
 waiting, until answers release reservations: a phase the limit would cut goes out as several
 batches, each of what fits.
 
-The two providers' APIs sit behind one interface (`OpenAIBatchAPI`, `AnthropicBatchAPI`): a
-request's line, *staging* the lines (OpenAI: the file upload; Anthropic: nothing sent, the lines
-kept for the create, which carries them), create, find (a lost create), retrieve, the results.
+This module is the provider-neutral engine. The providers' protocols sit behind one interface
+(`models.batch.BatchAPI`; `models.openai_batch`, `models.anthropic_batch`): a request's line,
+*staging* the lines (OpenAI: the file upload; Anthropic: nothing sent, the lines kept for the
+create, which carries them), create, find (a lost create), retrieve, the results.
 
 Every upload (Anthropic: every set of requests about to be created) and every created batch is
 recorded in the run folder's `batches.jsonl` (appended and synced to disk) as soon as it happens,
@@ -58,49 +59,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..models.anthropic_batch import AnthropicBatchAPI, anthropic_item_result  # noqa: F401 - also importable here
 from ..models.base import (
     Completion,
-    ContextOverflowError,
     FatalError,
     GenerateConfig,
     Message,
     ModelError,
     RetryableError,
-    is_context_overflow,
 )
-from ..models.http import short
+from ..models.batch import BATCH_PROVIDERS, BatchAPI, BatchExpiredError, open_batch_api
 from .secrets import scrub, scrub_url
 
-OPENAI_MAX_REQUESTS = 50_000  # requests in one batch (OpenAI's documented limit)
-OPENAI_MAX_BYTES = 200 * 1024 * 1024  # bytes of one batch input file (OpenAI's documented limit)
-ANTHROPIC_MAX_REQUESTS = 100_000  # requests in one Message Batch (Anthropic's documented limit)
-ANTHROPIC_MAX_BYTES = 256 * 1024 * 1024  # bytes of one Message Batch create request (Anthropic's limit)
 BATCH_LOG = "batches.jsonl"
-BATCH_PROVIDERS = ("openai", "openai-compatible", "anthropic")
 BATCH_TRIES = 2  # batches a request may fail in (retryably) before it is sent in real time
 POLL_ERRORS = 20  # polls in a row that fail before a batch is given up (its requests retried)
-TERMINAL = ("completed", "failed", "expired", "cancelled")
-_RETRYABLE_STATUS = {408, 409, 425, 429}
 # A batch role's counts in `usage.jsonl` and `results.json` `roles` (docs/many-models.md, "Batch mode").
 BATCH_COUNTS = ("batch_lines", "batch_failed", "batch_expired", "rebatched", "realtime_fallbacks")
 
 T = TypeVar("T")
 Sample = tuple[str, int]  # (sample id, epoch)
-
-
-def result_lines(text: str, read: Callable[[dict[str, Any], float], Completion | ModelError],
-                 latency: float) -> dict[str, Completion | ModelError]:
-    """Each line of a results file, by its custom_id; lines that are not results are skipped (their
-    requests count as missing, and are retried)."""
-    results: dict[str, Completion | ModelError] = {}
-    for raw in text.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
-            results[line["custom_id"]] = read(line, latency)
-    return results
 
 
 @dataclass(frozen=True)
@@ -138,34 +116,6 @@ def custom_id(key: str) -> str:
     return "pe-" + key[:40]
 
 
-def _status_error(status: int, detail: str, what: str, retry_after: float | None = None) -> ModelError:
-    """The error a real-time request with this HTTP status raises (same retry classes)."""
-    message = f"{what}: HTTP {status}: {short(detail)}"
-    if status in _RETRYABLE_STATUS or status >= 500:
-        return RetryableError(message, retry_after=retry_after, status=status)
-    if status in (400, 413, 422) and is_context_overflow(detail):
-        return ContextOverflowError(message, status=status)
-    return FatalError(message, status=status)
-
-
-def _api_error(exc: BaseException, what: str) -> ModelError:
-    """An exception of the `openai` client as a `ModelError` of the usual kind."""
-    import openai
-
-    from ..models.openai_compat import parse_retry_after
-
-    if isinstance(exc, ModelError):
-        return exc
-    if isinstance(exc, openai.APIStatusError):
-        return _status_error(exc.status_code, exc.message, what, parse_retry_after(exc.response.headers))
-    cause = exc.__cause__ or exc
-    return RetryableError(f"{what}: {type(exc).__name__}: {short(str(cause) or type(cause).__name__)}")
-
-
-class BatchExpiredError(RetryableError):
-    """A batch line not run before its batch expired (retried like any retryable line; counted apart)."""
-
-
 class BatchFailedError(RetryableError):
     """A request whose batch could not be submitted after the run's retries: its sample fails (a
     failed sample, retried by `--retry-failed`), even where a failed request would leave a score
@@ -174,320 +124,6 @@ class BatchFailedError(RetryableError):
 
 def _copy(error: ModelError) -> ModelError:
     return type(error)(str(error), retry_after=error.retry_after, status=error.status)
-
-
-def item_result(line: dict[str, Any], latency: float) -> Completion | ModelError:
-    """One line of a batch's output or error file as the answer or the error of its request."""
-    from ..models.openai_compat import _to_completion
-
-    response = line.get("response") or {}
-    status, body = response.get("status_code"), response.get("body")
-    if status == 200 and isinstance(body, dict):
-        try:
-            return _to_completion(body, latency).model_copy(update={"raw": None})
-        except ModelError as exc:
-            return exc
-    error = line.get("error")
-    if isinstance(error, dict) and error:
-        kind = BatchExpiredError if error.get("code") == "batch_expired" else RetryableError
-        return kind(f"batch item {error.get('code') or 'error'}: {short(str(error.get('message')))}")
-    if isinstance(status, int):
-        detail = body.get("error", {}).get("message") if isinstance(body, dict) and isinstance(
-            body.get("error"), dict) else str(body)
-        return _status_error(status, str(detail), "batch item")
-    return RetryableError(f"batch item without a response: {short(json.dumps(line))}")
-
-
-class OpenAIBatchAPI:
-    """The provider's files and batches endpoints, through the `openai` client (its own retries
-    off: a lost answer to a create is looked up, never sent twice)."""
-
-    max_requests = OPENAI_MAX_REQUESTS
-    max_bytes = OPENAI_MAX_BYTES
-    staged_event, staged_field = "uploaded", "file_id"  # how batches.jsonl records staged lines
-    terminal = TERMINAL
-
-    def __init__(self, base_url: str, key: str):
-        import openai
-
-        self.base_url = base_url
-        self.client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=600.0)
-
-    @staticmethod
-    def body(model: str, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
-        """A request's body: the real-time chat-completions body."""
-        return {"model": model, "messages": messages, **config.sent_params()}
-
-    @staticmethod
-    def line(cid: str, body: dict[str, Any]) -> bytes:
-        return (json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body},
-                           ensure_ascii=False) + "\n").encode()
-
-    async def stage(self, data: bytes, name: str) -> str:
-        return await self.upload(data, name)
-
-    def claim(self, batch_ids: Iterable[str]) -> None:
-        """Batches recorded by this run (the look-up by file needs no list of them)."""
-
-    async def results(self, batch: Any, latency: float, read: Callable[[Callable[[], Awaitable[str]], str],
-                      Awaitable[str]], what: str) -> dict[str, Completion | ModelError]:
-        """The answers of an ended batch by custom id: its output and error files (`read` retries)."""
-        results: dict[str, Completion | ModelError] = {}
-        for file_id in (batch.output_file_id, batch.error_file_id):
-            if not file_id:
-                continue
-            try:
-                text = await read(lambda f=file_id: self.content(f), f"reading {what}'s file {file_id}")
-            except ModelError:
-                continue  # its requests count as missing: retried
-            results.update(result_lines(text, item_result, latency))
-        return results
-
-    async def probe(self) -> None:
-        await self.client.batches.list(limit=1)
-
-    probe_path = "/batches"
-
-    async def upload(self, data: bytes, name: str) -> str:
-        return (await self.client.files.create(file=(name, data, "application/jsonl"), purpose="batch")).id
-
-    async def create(self, file_id: str, window: str) -> Any:
-        return await self.client.batches.create(input_file_id=file_id, endpoint="/v1/chat/completions",
-                                                completion_window=window)  # type: ignore[arg-type]
-
-    async def find(self, file_id: str, since: float, count: int = 0) -> Any | None:
-        """The batch created from `file_id`, if any (newest first; none older than an hour before `since`)."""
-        async for batch in self.client.batches.list(limit=100):
-            if batch.input_file_id == file_id:
-                return batch
-            if batch.created_at < since - 3600:
-                break
-        return None
-
-    async def retrieve(self, batch_id: str) -> Any:
-        return await self.client.batches.retrieve(batch_id)
-
-    async def content(self, file_id: str) -> str:
-        return (await self.client.files.content(file_id)).text
-
-    async def cancel(self, batch_id: str) -> Any:
-        return await self.client.batches.cancel(batch_id)
-
-    async def aclose(self) -> None:
-        await self.client.close()
-
-
-# Anthropic's error types (`error.type`) as the HTTP status a real-time request gets with them.
-ANTHROPIC_ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
-                          "permission_error": 403, "not_found_error": 404, "request_too_large": 413,
-                          "rate_limit_error": 429, "api_error": 500, "timeout_error": 504, "overloaded_error": 529}
-
-
-def anthropic_item_result(line: dict[str, Any], latency: float) -> Completion | ModelError:
-    """One line of a Message Batch's results (`{custom_id, result: {type, message | error}}`) as the
-    answer or the error of its request: `errored` with a retryable error type, `expired` and
-    `canceled` can be retried (the next batch, then real time); `invalid_request_error` and the
-    other errors no retry fixes fail as a real-time request would."""
-    from ..models.anthropic_messages import to_completion
-
-    result = line.get("result") if isinstance(line.get("result"), dict) else {}
-    kind = result.get("type")
-    if kind == "succeeded":
-        try:
-            return to_completion(result.get("message"), latency).model_copy(update={"raw": None})
-        except ModelError as exc:
-            return exc
-    if kind == "expired":
-        return BatchExpiredError("batch item expired: not run before the batch expired")
-    if kind == "canceled":
-        return RetryableError("batch item canceled: not run before the batch was canceled")
-    if kind == "errored":
-        error = result.get("error") if isinstance(result.get("error"), dict) else {}
-        if isinstance(error.get("error"), dict):  # an error response: {"type": "error", "error": {...}}
-            error = error["error"]
-        error_type, message = str(error.get("type") or "error"), str(error.get("message") or "")
-        status = ANTHROPIC_ERROR_STATUS.get(error_type)
-        if status is None:
-            return RetryableError(f"batch item errored: {error_type}: {short(message)}")
-        return _status_error(status, f"{error_type}: {message}", "batch item")
-    return RetryableError(f"batch item without a result: {short(json.dumps(line))}")
-
-
-@dataclass
-class AnthropicBatch:
-    """What proseval reads of a Message Batch."""
-
-    id: str
-    status: str  # processing_status: in_progress | canceling | ended
-    results_url: str | None
-    created_at: float  # seconds since the epoch (0 when unknown)
-    total: int  # requests in the batch (the sum of request_counts)
-
-    @classmethod
-    def of(cls, data: Any) -> AnthropicBatch:
-        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            raise RetryableError(f"malformed message batch: {short(str(data))}")
-        counts = data.get("request_counts") if isinstance(data.get("request_counts"), dict) else {}
-        return cls(data["id"], str(data.get("processing_status")), data.get("results_url"),
-                   _timestamp(data.get("created_at")), sum(int(v or 0) for v in counts.values()))
-
-
-def _timestamp(value: Any) -> float:
-    from datetime import datetime
-
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return 0.0
-
-
-class AnthropicBatchAPI:
-    """Anthropic's Message Batches (`/v1/messages/batches`) over aiohttp, behind the interface of
-    `OpenAIBatchAPI`. There are no files: *staging* keeps the lines (nothing is sent), the create
-    posts them as `{"requests": [{"custom_id", "params"}, ...]}`. A batch carries nothing of ours
-    that a list shows, so a lost create is found by its request count among the batches created
-    since shortly before it and not recorded by this run (an adopted stranger costs no more than a
-    retry: its custom ids are not ours, so our requests count as missing and go into the next batch)."""
-
-    max_requests = ANTHROPIC_MAX_REQUESTS
-    max_bytes = ANTHROPIC_MAX_BYTES - 64 * 1024  # the JSON around the requests, with room to spare
-    staged_event, staged_field = "submitting", "submission"
-    terminal = ("ended",)
-    probe_path = "/v1/messages/batches"
-
-    def __init__(self, base_url: str, key: str):
-        from ..models.anthropic_messages import api_headers, normal_base_url
-
-        self.base_url = normal_base_url(base_url)
-        self._headers = api_headers(key)
-        self._session: Any = None
-        self._staged: dict[str, bytes] = {}
-        self.claimed: set[str] = set()  # batches created or adopted here, or recorded by this run
-
-    @staticmethod
-    def body(model: str, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
-        """A request's params: the real-time Messages body (refused settings raise `FatalError`)."""
-        from ..models.anthropic_messages import request_body
-
-        return request_body(model, messages, config)
-
-    @staticmethod
-    def line(cid: str, body: dict[str, Any]) -> bytes:
-        """One request of the create's `requests` list, with the comma that separates it."""
-        return (json.dumps({"custom_id": cid, "params": body}, ensure_ascii=False) + ",").encode()
-
-    async def stage(self, data: bytes, name: str) -> str:
-        import uuid
-
-        submission = "sub-" + uuid.uuid4().hex[:24]  # unique even when the same requests are sent again
-        self._staged[submission] = data
-        return submission
-
-    def claim(self, batch_ids: Iterable[str]) -> None:
-        self.claimed.update(batch_ids)
-
-    def _client(self) -> Any:
-        import aiohttp
-
-        if self._session is None or self._session.closed:  # created inside the running loop
-            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300))
-        return self._session
-
-    async def _request(self, method: str, url: str, *, data: bytes | None = None, what: str) -> bytes:
-        """One call, its outcome mapped to the usual errors (no retries: the caller's)."""
-        import aiohttp
-
-        from ..models.anthropic_messages import error_detail, status_error
-
-        try:
-            async with self._client().request(method, url, data=data, headers=self._headers,
-                                              timeout=aiohttp.ClientTimeout(total=600.0)) as reply:
-                raw = await reply.read()
-                if reply.status >= 400:
-                    raise status_error(reply.status, error_detail(raw), f"{what} ({self.base_url})", reply.headers)
-                return raw
-        except asyncio.TimeoutError:
-            raise RetryableError(f"{what}: timed out ({self.base_url})") from None
-        except aiohttp.ClientError as exc:
-            raise RetryableError(f"{what}: connection error ({self.base_url}): "
-                                 f"{short(str(exc) or type(exc).__name__)}") from None
-
-    async def _json(self, method: str, path: str, *, data: bytes | None = None, what: str) -> Any:
-        raw = await self._request(method, self.base_url + path, data=data, what=what)
-        try:
-            return json.loads(raw)
-        except ValueError as exc:
-            raise RetryableError(f"{what}: malformed response body: {short(str(exc))}") from None
-
-    async def probe(self) -> None:
-        await self._json("GET", "/v1/messages/batches?limit=1", what="listing message batches")
-
-    async def create(self, submission: str, window: str) -> AnthropicBatch:
-        """Create the batch of the staged lines (`window` is Anthropic's fixed 24 hours)."""
-        data = b'{"requests": [' + self._staged[submission].rstrip(b",") + b"]}"
-        batch = AnthropicBatch.of(await self._json("POST", "/v1/messages/batches", data=data,
-                                                   what="creating a message batch"))
-        self._staged.pop(submission, None)
-        self.claimed.add(batch.id)
-        return batch
-
-    async def find(self, submission: str, since: float, count: int = 0) -> AnthropicBatch | None:
-        """The batch of `count` requests created since shortly before `since` and not claimed here
-        (newest first; none older than an hour before `since` is looked at)."""
-        after: str | None = None
-        while True:
-            query = "?limit=100" + (f"&after_id={after}" if after else "")
-            page = await self._json("GET", "/v1/messages/batches" + query, what="listing message batches")
-            data = page.get("data") if isinstance(page, dict) else None
-            if not isinstance(data, list):
-                return None
-            for item in data:
-                batch = AnthropicBatch.of(item)
-                if batch.created_at and batch.created_at < since - 3600:
-                    return None
-                if batch.id not in self.claimed and batch.total == count and batch.created_at >= since - 120:
-                    self._staged.pop(submission, None)
-                    self.claimed.add(batch.id)
-                    return batch
-            if not page.get("has_more") or not page.get("last_id"):
-                return None
-            after = str(page["last_id"])
-
-    async def retrieve(self, batch_id: str) -> AnthropicBatch:
-        return AnthropicBatch.of(await self._json("GET", f"/v1/messages/batches/{batch_id}",
-                                                  what=f"polling message batch {batch_id}"))
-
-    def _results_url(self, batch: AnthropicBatch) -> str:
-        """`results_url` when it is on the API's own host (the key goes with it), else the usual path."""
-        from urllib.parse import urlsplit
-
-        own = urlsplit(self.base_url)
-        given = urlsplit(batch.results_url or "")
-        if (given.scheme, given.netloc) == (own.scheme, own.netloc) and given.path:
-            return str(batch.results_url)
-        return f"{self.base_url}/v1/messages/batches/{batch.id}/results"
-
-    async def results(self, batch: AnthropicBatch, latency: float, read: Callable[[Callable[[], Awaitable[str]], str],
-                      Awaitable[str]], what: str) -> dict[str, Completion | ModelError]:
-        """The answers of an ended batch by custom id, from its JSONL results (`read` retries)."""
-        url = self._results_url(batch)
-
-        async def fetch() -> str:
-            return (await self._request("GET", url, what=f"reading the results of {what}")).decode("utf-8", "replace")
-
-        try:
-            text = await read(fetch, f"reading the results of {what}")
-        except ModelError:
-            return {}  # its requests count as missing: retried
-        return result_lines(text, anthropic_item_result, latency)
-
-    async def cancel(self, batch_id: str) -> AnthropicBatch:
-        return AnthropicBatch.of(await self._json("POST", f"/v1/messages/batches/{batch_id}/cancel",
-                                                  what=f"canceling message batch {batch_id}"))
-
-    async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
 
 
 class BatchLog:
@@ -564,7 +200,7 @@ class BatchTracker:
             try:
                 batch = await api.retrieve(self.batch_id)
             except Exception as exc:  # noqa: BLE001 - every transport error is a failed poll
-                error = _api_error(exc, f"polling {what}")
+                error = api.error(exc, f"polling {what}")
                 failures += 1
                 if error.kind == "fatal" or failures >= POLL_ERRORS:
                     return self._end("unreachable", {}, RetryableError(f"{what} could not be polled: {error}"))
@@ -575,9 +211,8 @@ class BatchTracker:
         latency = time.monotonic() - self._since
         results = await api.results(batch, latency, self.batcher.retrying, what)
         reason = f"missing from the results of {what} ({batch.status})"
-        errors = getattr(batch, "errors", None)
-        if batch.status == "failed" and errors is not None and getattr(errors, "data", None):
-            reason = f"{what} failed: " + "; ".join(short(str(e.message)) for e in errors.data[:3])
+        if batch.status == "failed" and (why := api.failure(batch)):
+            reason = f"{what} failed: {why}"
         missing = BatchExpiredError if batch.status == "expired" else RetryableError
         return self._end(batch.status, results, missing(reason))
 
@@ -607,8 +242,7 @@ class RoleBatcher:
     """The batch side of one role: its pending requests, the batches that hold its requests,
     and what each request got (see the module's text)."""
 
-    def __init__(self, coordinator: BatchCoordinator, role: str, model_name: str,
-                 api: OpenAIBatchAPI | AnthropicBatchAPI):
+    def __init__(self, coordinator: BatchCoordinator, role: str, model_name: str, api: BatchAPI):
         self.coordinator = coordinator
         self.role = role
         self.model_name = model_name
@@ -686,8 +320,10 @@ class RoleBatcher:
             chunk, self.pending, self.pending_bytes = self.pending, {}, 0
             self.coordinator.spawn(self._submit(chunk))
 
-    async def retrying(self, call: Callable[[], Awaitable[T]], what: str) -> T:
-        """`call` with the run's retries and backoff for what a retry can fix."""
+    async def retrying(self, call: Callable[[], Awaitable[T]], what: str, *,
+                       recover: Callable[[], Awaitable[T | None]] | None = None) -> T:
+        """`call` with the run's retries and backoff for what a retry can fix; before a retry,
+        `recover` may find what a failed call did after all (its result then stands)."""
         from .executor import WaitRetryAfter
 
         coordinator = self.coordinator
@@ -698,9 +334,11 @@ class RoleBatcher:
             try:
                 return await call()
             except Exception as exc:  # noqa: BLE001 - mapped to the usual error classes
-                error = _api_error(exc, what)
+                error = self.api.error(exc, what)
             if error.kind == "fatal" or attempt >= coordinator.max_attempts:
                 raise error
+            if recover is not None and (found := await recover()) is not None:
+                return found
             await asyncio.sleep(wait.delay(error, attempt))
 
     async def _submit(self, chunk: dict[str, _Pending]) -> None:
@@ -733,28 +371,26 @@ class RoleBatcher:
             if not pending.future.done():
                 pending.future.set_result(tracker)
 
-    async def _create(self, file_id: str, uploaded: float, count: int) -> Any:
+    async def _create(self, staged: str, uploaded: float, count: int) -> Any:
         """Create the batch; when the answer is lost, look the batch up before creating it again."""
-        from .executor import WaitRetryAfter
+        window = self.coordinator.options.completion_window
+        return await self.retrying(lambda: self.api.create(staged, window), "creating a batch",
+                                   recover=lambda: self.find_lost(staged, uploaded, count))
 
-        coordinator = self.coordinator
-        wait = WaitRetryAfter(coordinator.backoff_initial, 60.0)
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return await self.api.create(file_id, coordinator.options.completion_window)
-            except Exception as exc:  # noqa: BLE001 - mapped to the usual error classes
-                error = _api_error(exc, "creating a batch")
-            if error.kind == "fatal" or attempt >= coordinator.max_attempts:
-                raise error
-            try:
-                found = await self.api.find(file_id, uploaded, count)
-            except Exception:  # noqa: BLE001 - not found: create it again
-                found = None
-            if found is not None:
-                return found
-            await asyncio.sleep(wait.delay(error, attempt))
+    async def find_lost(self, staged: str, since: float, count: int) -> Any | None:
+        """The batch a create whose answer was lost made of `staged`; None: none (or the look-up failed)."""
+        try:
+            return await self.api.find(staged, since, count)
+        except Exception:  # noqa: BLE001 - not found: its requests are sent anew
+            return None
+
+    def follow_again(self, batch_id: str, custom_ids: list[str], *, counted: bool) -> None:
+        """Wait for a batch an earlier attempt at this run recorded, instead of sending its requests anew."""
+        tracker = BatchTracker(self, batch_id, list(custom_ids), resumed=True, counted=counted)
+        for cid in tracker.custom_ids:
+            if cid in self.known:  # in an earlier batch too: it failed there
+                self.tries[cid] += 1
+            self.known[cid] = tracker
 
 
 class BatchCoordinator:
@@ -780,15 +416,7 @@ class BatchCoordinator:
     def add_role(self, role: str, model: Any) -> RoleBatcher:
         """The batcher of `role`, whose model is an OpenAI-compatible endpoint or Anthropic's
         (`batch_problem` checked)."""
-        api: OpenAIBatchAPI | AnthropicBatchAPI
-        if model.provider == "anthropic":
-            from ..models.anthropic_messages import resolve_api_key as anthropic_key
-
-            api = AnthropicBatchAPI(model.base_urls[0], anthropic_key())
-        else:
-            from ..models.openai_compat import resolve_api_key
-
-            api = OpenAIBatchAPI(model.base_urls[0], resolve_api_key(model.provider))
+        api = open_batch_api(model.provider, model.base_urls[0])
         self.batchers[role] = RoleBatcher(self, role, model.name, api)
         return self.batchers[role]
 
@@ -798,50 +426,41 @@ class BatchCoordinator:
             try:
                 await batcher.api.probe()
             except Exception as exc:  # noqa: BLE001 - only a definite refusal stops the run
-                error = _api_error(exc, f"GET {batcher.api.base_url}{batcher.api.probe_path}")
+                error = batcher.api.error(exc, f"GET {batcher.api.base_url}{batcher.api.probe_path}")
                 if error.kind == "fatal":
                     raise FatalError(f"--batch {role}: {batcher.api.base_url} offers no batch API ({error})") from None
 
     async def start(self) -> None:
         """Follow the batches an earlier attempt at this run recorded (see the module's text)."""
-        uploads: dict[str, dict[str, Any]] = {}
         entries = self.log.read()
         ended = {str(e.get("batch_id")) for e in entries  # seen to end by an earlier session: counted there
                  if e.get("event") == "ended" and e.get("status") != "unreachable"}
-        for entry in entries:  # uploaded/file_id (OpenAI), submitting/submission (Anthropic)
-            staged = entry.get("file_id", entry.get("submission"))
-            if entry.get("event") in ("uploaded", "submitting") and isinstance(entry.get("custom_ids"), list):
-                uploads[str(staged)] = {**entry, "batch_id": None}
-            elif entry.get("event") == "created" and str(staged) in uploads:
-                uploads[str(staged)]["batch_id"] = entry.get("batch_id")
         recorded = {str(e["batch_id"]) for e in entries if e.get("event") == "created" and e.get("batch_id")}
         for batcher in self.batchers.values():
             batcher.api.claim(recorded)
         resumed = 0
-        for file_id, upload in uploads.items():
+        for staged, upload in _staged_lines(entries).items():
             batcher = self.batchers.get(str(upload.get("role")))
             if batcher is None:
                 continue
-            if upload["batch_id"] is None:  # killed between the upload and the create's answer
-                try:
-                    found = await batcher.api.find(file_id, float(upload.get("at", 0)), len(upload["custom_ids"]))
-                except Exception:  # noqa: BLE001 - not found: its requests are sent anew
-                    found = None
-                if found is None:
-                    continue
-                self.log.append(event="created", role=batcher.role, **{batcher.api.staged_field: file_id},
-                                batch_id=found.id, adopted=True)
-                upload["batch_id"] = found.id
-            tracker = BatchTracker(batcher, str(upload["batch_id"]), list(upload["custom_ids"]), resumed=True,
-                                   counted=str(upload["batch_id"]) in ended)
-            for cid in tracker.custom_ids:
-                if cid in batcher.known:  # in an earlier batch too: it failed there
-                    batcher.tries[cid] += 1
-                batcher.known[cid] = tracker
+            batch_id = upload["batch_id"]
+            if batch_id is None and (batch_id := await self._adopt(batcher, staged, upload)) is None:
+                continue  # its requests are sent anew
+            batcher.follow_again(str(batch_id), upload["custom_ids"], counted=str(batch_id) in ended)
             resumed += 1
         if resumed:
             self.say(f"{resumed} batch(es) recorded in {BATCH_LOG}: their requests wait for them (polled, "
                      "not submitted again)")
+
+    async def _adopt(self, batcher: RoleBatcher, staged: str, upload: dict[str, Any]) -> str | None:
+        """The id of the batch made of `staged` by a create whose answer a kill lost (recorded now),
+        if the provider has one."""
+        found = await batcher.find_lost(staged, float(upload.get("at", 0)), len(upload["custom_ids"]))
+        if found is None:
+            return None
+        self.log.append(event="created", role=batcher.role, **{batcher.api.staged_field: staged},
+                        batch_id=found.id, adopted=True)
+        return found.id
 
     # --- samples in flight, and when to send ----------------------------------------------------
 
@@ -923,6 +542,20 @@ class BatchCoordinator:
         await asyncio.gather(*tasks, return_exceptions=True)
         for batcher in self.batchers.values():
             await batcher.api.aclose()
+
+
+def _staged_lines(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The staged lines `batches.jsonl` records (OpenAI: `uploaded` with a `file_id`; Anthropic:
+    `submitting` with a `submission`), by staged id, each with the `batch_id` of the batch created
+    of them (None: no create recorded)."""
+    staged_lines: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        staged = str(entry.get("file_id", entry.get("submission")))
+        if entry.get("event") in ("uploaded", "submitting") and isinstance(entry.get("custom_ids"), list):
+            staged_lines[staged] = {**entry, "batch_id": None}
+        elif entry.get("event") == "created" and staged in staged_lines:
+            staged_lines[staged]["batch_id"] = entry.get("batch_id")
+    return staged_lines
 
 
 def plain_notice(label: str) -> Callable[[str], None]:

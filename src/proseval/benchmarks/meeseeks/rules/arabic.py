@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from .base import ParameterError, RuleContext, Verdict
+from .compat import crashes_under_head
 from .params import list_param, range_param
 from .spec import Items, rule
+from .tokens import ARABIC_MARKS, ARABIC_WORD
 from .wordlists import word_list
 
-_MARKS = "\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
-_TOKEN = re.compile(f"[\u0621-\u063a\u0641-\u064a\u0671-\u06d3\u0640{_MARKS}]+")
-_MARK = re.compile(f"[{_MARKS}]")
+_MARK = re.compile(f"[{ARABIC_MARKS}]")
 _VARIANT_LETTERS = str.maketrans({"\u0671": "ا", "ی": "ي", "ک": "ك"})
 _KEY = str.maketrans({"أ": "ا", "إ": "ا", "آ": "ا", "ى": "ي"})
 
@@ -87,7 +87,7 @@ class Word:
 def words(item: str) -> list[Word]:
     """Arabic tokens of ``item``; tatweel is dropped, vowel marks are kept per letter."""
     found, last = [], 0
-    for m in _TOKEN.finditer(item.translate(_VARIANT_LETTERS)):
+    for m in ARABIC_WORD.finditer(item.translate(_VARIANT_LETTERS)):
         letters: list[str] = []
         marks: list[str] = []
         for ch in m.group().replace("\u0640", ""):
@@ -405,15 +405,8 @@ def ptm_measure(ws: list[Word]) -> tuple[int, str]:
     return len(marked), _found(marked) + note
 
 
-def _head_unbound(check):
-    """The reference crashes before counting (UnboundLocalError on ``ast``); ``head`` reproduces it."""
-
-    def wrapped(bounds: tuple[int, int], items: Items, ctx: RuleContext) -> Verdict:
-        if ctx.compat == "head":
-            return Verdict.fail("the reference implementation cannot run this check (UnboundLocalError)")
-        return check(bounds, items, ctx)
-
-    return wrapped
+# The reference crashes before counting (UnboundLocalError on ``ast``); ``head`` reproduces it.
+_head_unbound = crashes_under_head("the reference implementation cannot run this check (UnboundLocalError)")
 
 
 def _ratio(label: str) -> tuple[int, int]:

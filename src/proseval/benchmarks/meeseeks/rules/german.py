@@ -14,18 +14,17 @@ from typing import Callable
 from .base import ParameterError, RuleContext, Verdict
 from .params import list_param
 from .spec import Items, no_params, rule
+from .tokens import SPACED_WORD, tokenizer
 from .wordlists import word_list
 
 Range = tuple[float, float]
 
 _LETTERS = re.compile(r"[A-Za-zÄÖÜäöüß]+")
-_TOKEN = re.compile(r"\S*\w\S*")
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 _CLAUSE_SPLIT = re.compile(r"[,;:.!?–—()]")
 
 
-def words(text: str) -> list[str]:
-    return _TOKEN.findall(text)
+words = tokenizer(SPACED_WORD)
 
 
 def sentences(text: str) -> list[str]:

@@ -14,9 +14,9 @@ from collections import Counter
 from .base import ParameterError, RuleContext, Verdict
 from .params import after_colon, int_after_colon
 from .spec import Items, rule
+from .tokens import ASCII_WORD, tokenizer
 from .wordlists import word_list, word_table
 
-_WORD = re.compile(r"[A-Za-z]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _CLAUSE = re.compile(r"[,;:]\s*")
 _ORNAMENT = re.compile(r"^[\s\"'“”‘’()\[\]*#>\-–—•\d.]+")
@@ -99,8 +99,7 @@ def _sentences(text: str) -> list[str]:
     return [s for s in (_ORNAMENT.sub("", p).strip() for p in _SENTENCE_END.split(text)) if s]
 
 
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
+_words = tokenizer(ASCII_WORD, lower="tokens")
 
 
 def _preview(found: list[str], limit: int = 12) -> str:

@@ -13,8 +13,8 @@ import re
 from functools import lru_cache
 
 from .. import text
+from .tokens import WORD, tokenizer
 
-_TOKEN = re.compile(r"\w+")
 _CJK_CHAR = re.compile(f"[{text.HAN}{text.HIRAGANA}{text.KATAKANA}{text.HANGUL}]")
 LEMMA_LANGUAGES = {"en", "de", "fr", "es", "pt", "ru"}
 
@@ -39,8 +39,7 @@ def is_cjk(keyword: str) -> bool:
     return bool(_CJK_CHAR.search(keyword))
 
 
-def tokens(item: str) -> list[str]:
-    return _TOKEN.findall(item.lower())
+tokens = tokenizer(WORD, lower="text")
 
 
 def direct_count(keyword: str, item: str) -> int:

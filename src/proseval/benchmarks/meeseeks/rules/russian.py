@@ -16,13 +16,14 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from .base import ParameterError, RuleContext, Verdict
+from .compat import crashes_under_head
 from .params import int_after_colon, string_list_param
 from .spec import Items, RuleSpec, rule
+from .tokens import RUSSIAN_WORD, tokenizer
 from .wordlists import word_list, word_table
 
 ACUTE = "\u0301"
 VOWELS = "аеёиоуыэюя"
-_TOKEN = re.compile(r"[А-Яа-яЁё\u0301]+(?:-[А-Яа-яЁё\u0301]+)*|\d+")
 _SENTENCE = re.compile(r"[^.!?…;\n]+")
 _MORPHOLOGY = ("pymorphy3",)
 
@@ -43,8 +44,7 @@ def parses(word: str) -> tuple:
     return tuple(_morph().parse(plain(word)))
 
 
-def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text)
+tokens = tokenizer(RUSSIAN_WORD)
 
 
 def sentences(items: Items) -> list[str]:
@@ -61,16 +61,9 @@ def _int(text: str, label: str) -> int:
     return int(text)
 
 
-def reference_crash(check):
-    """``head``: the reference checker crashes on every input of the family (its library
-    manager lacks the morphology accessor), which the pipeline scores 0."""
-
-    def wrapped(params, items: Items, ctx: RuleContext) -> Verdict:
-        if ctx.compat == "head":
-            return Verdict.fail("the reference checker crashes on this rule (scored as failed)")
-        return check(params, items, ctx)
-
-    return wrapped
+# ``head``: the reference checker crashes on every input of these families (its library
+# manager lacks the morphology accessor), which the pipeline scores 0.
+reference_crash = crashes_under_head("the reference checker crashes on this rule (scored as failed)")
 
 
 # --- stress --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import unicodedata
 from typing import Callable
 
 from .base import RuleContext, Verdict
+from .compat import crashes_under_head
 from .params import int_after_colon, range_param
 from .spec import Items, rule
 from .wordlists import word_list
@@ -61,15 +62,9 @@ def error_budget_checker(find: Finder, what: str, *, require: str | None = None,
     return check
 
 
-def crashes_in_head(check):
-    """``head``: the reference raises NameError (an undefined text cleaner) on any non-empty list."""
-
-    def wrapped(params, items: Items, ctx: RuleContext) -> Verdict:
-        if ctx.compat == "head" and items:
-            return Verdict.fail("the reference checker raises NameError on non-empty input (scored 0)")
-        return check(params, items, ctx)
-
-    return wrapped
+# ``head``: the reference raises NameError (an undefined text cleaner) on any non-empty list.
+crashes_in_head = crashes_under_head("the reference checker raises NameError on non-empty input (scored 0)",
+                                     on_empty=False)
 
 
 # --- dates -------------------------------------------------------------------------------
