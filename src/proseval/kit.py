@@ -6,43 +6,51 @@ the module and register with ``@kit.task(...)``: a package with a ``task.py`` th
 bare name ``task`` would see its submodule shadow the decorator. See docs/writing-a-benchmark.md.
 """
 
-from .commandline.console import console, fail
-from .commandline.options import BaseUrlOpt, ConcurrencyOpt, DisplayOpt, GenOpt, PromptOpt
-from .commandline.requests import checked, display_mode, prompt_files, role_request
-from .commandline.running import execute, report_run
-from .core.closeness import closeness, count_words, length_adherence, word_matches
-from .core.health import Check, extra_check
-from .core.jsonl import DataFormatError, iter_json_objects
-from .core.options import comma_list
-from .core.ordering import round_robin
-from .core.preset import Preset
-from .core.prompt import PromptError, PromptTemplate
-from .core.ratings import Rating, Scale, rated_metrics
-from .core.protocols import as_messages, single_turn
-from .core.sample import Sample
-from .core.score import ParseStatus, Score
-from .core.scorer import scorer
-from .core.state import State
-from .core.task import Task
-from .core.textdiff import highlight, locate, word_diff
-from .core.views import LabelCriterion, LabelForm, ViewBlock
-from .errors import DataError, MissingDataError, describe_validation_error
-from .judging.ask import ask_until
-from .judging.jsonfind import find_json_values, repair_json_value
-from .judging.parse import extract_json, parse_score
-from .judging.reasoning import CleanedResponse, strip_reasoning
-from .judging.structured import json_schema_format, named_scores_schema, score_schema
-from .models.base import Completion, ContextOverflowError, GenerateConfig, Message, ModelError
-from .models.scripted import register_script, unregister_script
-from .plots import chart, ci_errors
-from .registry import command_group, doctor_check, format_validation_error, generate_command, scorer_plugin, task
-from .runtime.aggregate import bootstrap_ci
-from .runtime.context import SampleContext
-from .runtime.options import RunOptions
-from .runtime.records import Results, SampleRecord, ScoredSample
-from .runtime.runlog import RunFolder, RunFolderError
-from .sandbox import SandboxLimits, SandboxResult, isolation, run_function_async
-from .tokens import count_tokens
+from typing import Any
+
+# Where each name lives, imported on first use (`__getattr__`): registering a benchmark, as
+# `proseval list` and `proseval --help` do for every one, must not import the runtime.
+_SOURCES = {
+    "commandline.console": ("console", "fail"),
+    "commandline.options": ("BaseUrlOpt", "ConcurrencyOpt", "DisplayOpt", "GenOpt", "PromptOpt"),
+    "commandline.requests": ("checked", "display_mode", "prompt_files", "role_request"),
+    "commandline.running": ("execute", "report_run"),
+    "core.closeness": ("closeness", "count_words", "length_adherence", "word_matches"),
+    "core.health": ("Check", "extra_check"),
+    "core.jsonl": ("DataFormatError", "iter_json_objects"),
+    "core.options": ("comma_list",),
+    "core.ordering": ("round_robin",),
+    "core.preset": ("Preset",),
+    "core.prompt": ("PromptError", "PromptTemplate"),
+    "core.ratings": ("Rating", "Scale", "rated_metrics"),
+    "core.protocols": ("as_messages", "single_turn"),
+    "core.sample": ("Sample",),
+    "core.score": ("ParseStatus", "Score"),
+    "core.scorer": ("scorer",),
+    "core.state": ("State",),
+    "core.task": ("Task",),
+    "core.textdiff": ("highlight", "locate", "word_diff"),
+    "core.views": ("LabelCriterion", "LabelForm", "ViewBlock"),
+    "errors": ("DataError", "MissingDataError", "describe_validation_error"),
+    "judging.ask": ("ask_until",),
+    "judging.jsonfind": ("find_json_values", "repair_json_value"),
+    "judging.parse": ("extract_json", "parse_score"),
+    "judging.reasoning": ("CleanedResponse", "strip_reasoning"),
+    "judging.structured": ("json_schema_format", "named_scores_schema", "score_schema"),
+    "models.base": ("Completion", "ContextOverflowError", "GenerateConfig", "Message", "ModelError"),
+    "models.scripted": ("register_script", "unregister_script"),
+    "plots": ("chart", "ci_errors"),
+    "registry": ("command_group", "doctor_check", "format_validation_error", "generate_command", "scorer_plugin",
+                 "task"),
+    "runtime.aggregate": ("bootstrap_ci",),
+    "runtime.context": ("SampleContext",),
+    "runtime.options": ("RunOptions",),
+    "runtime.records": ("Results", "SampleRecord", "ScoredSample"),
+    "runtime.runlog": ("RunFolder", "RunFolderError"),
+    "sandbox": ("SandboxLimits", "SandboxResult", "isolation", "run_function_async"),
+    "tokens": ("count_tokens",),
+}
+_MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
 
 __all__ = [
     # Registration: tasks, scorers, commands and doctor checks (found through the entry point).
@@ -81,3 +89,18 @@ __all__ = [
     # Tests: deterministic models answering as `scripted/NAME`.
     "register_script", "unregister_script",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'proseval.kit' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"proseval.{module}"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -84,9 +84,20 @@ class ScorerEntry:
     views: Callable[[dict[str, Any]], list[Any]] | None = None
 
 
+@dataclass(frozen=True)
+class CommandGroup:
+    """A benchmark's `proseval NAME ...` (`command_group`): calling it imports and returns its typer app."""
+
+    load: Callable[[], Any]
+    summary: str | None = None
+
+    def __call__(self) -> Any:
+        return self.load()
+
+
 _TASKS: dict[str, TaskEntry] = {}
 _SCORERS: dict[str, ScorerEntry] = {}
-_COMMAND_GROUPS: dict[str, Callable[[], Any]] = {}
+_COMMAND_GROUPS: dict[str, CommandGroup] = {}
 _GENERATORS: dict[str, Callable[[], Callable[..., Any]]] = {}
 _DOCTOR_CHECKS: dict[str, Callable[[], list[Check]]] = {}
 _loaded = False
@@ -168,9 +179,11 @@ def get_scorer_plugin(name: str) -> ScorerEntry:
     return known[name]
 
 
-def command_group(name: str, load: Callable[[], Any]) -> None:
-    """Register `proseval NAME ...`: `load` returns the benchmark's typer app (imported lazily)."""
-    _COMMAND_GROUPS[name] = load
+def command_group(name: str, load: Callable[[], Any], *, summary: str | None = None) -> None:
+    """Register `proseval NAME ...`: `load` returns the benchmark's typer app, imported only when one
+    of its commands runs. `summary` is its line in `proseval --help` and its help, unless the app has
+    its own (without a summary, `--help` imports the app to read its help)."""
+    _COMMAND_GROUPS[name] = CommandGroup(load, summary)
 
 
 def generate_command(name: str, load: Callable[[], Callable[..., Any]]) -> None:
@@ -207,7 +220,7 @@ def tasks() -> dict[str, TaskEntry]:
     return dict(sorted(_TASKS.items()))
 
 
-def command_groups() -> dict[str, Callable[[], Any]]:
+def command_groups() -> dict[str, CommandGroup]:
     load_benchmarks()
     return dict(sorted(_COMMAND_GROUPS.items()))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from typer.testing import CliRunner
 
 from proseval.cli import app
@@ -15,7 +16,7 @@ def test_the_report_names_versions_cpu_extras_and_sandbox_without_running_the_mo
     assert result.exit_code == 0, result.output
     for line in ("python", "proseval", "cpu flags", "amx", "packages", "cache", "key variables set",
                  "meeseeks checkers", "longweave code scoring", "extra revision-distance", "extra report",
-                 "extra view", "extra inspect", "sandbox"):
+                 "extra view", "extra inspect", "sandbox", "llama.cpp threads"):
         assert line in result.output
     assert "not run (--no-model)" in result.output
 
@@ -27,6 +28,7 @@ def test_key_variables_are_named_never_shown(monkeypatch):
     assert "sk-never-print-this-4711" not in result.output
 
 
+@pytest.mark.local_model
 def test_the_embedded_model_is_checked_in_a_child_process():
     checks = {c.name: c for c in run_checks(run_model=True)}
     model = checks["embedded model"]

@@ -15,7 +15,7 @@ import pytest
 
 from proseval.models import local_probe
 from proseval.models.base import FatalError
-from proseval.models.local import LOAD_SETTINGS, LocalModel, embedded_model_path
+from proseval.models.local import LOAD_SETTINGS, LocalModel, embedded_model_path, local_threads
 
 pytestmark = pytest.mark.local_model
 CHILD = Path(__file__).with_name("local_model_child.py")
@@ -86,6 +86,32 @@ def test_the_probe_generates_and_reports_the_build():
     assert result.report["completion_tokens"] > 0
     assert result.report["use_extra_bufts"] is False
     assert "CPU" in result.report["system_info"]
+
+
+def test_one_variable_sets_the_threads_for_prompts_and_for_generation(monkeypatch):
+    monkeypatch.delenv("PROSEVAL_LOCAL_THREADS", raising=False)
+    assert local_threads() >= 1
+    monkeypatch.setenv("PROSEVAL_LOCAL_THREADS", " 3 ")
+    assert local_threads() == 3
+    for bad in ("0", "-2", "two", "1.5"):
+        monkeypatch.setenv("PROSEVAL_LOCAL_THREADS", bad)
+        with pytest.raises(FatalError, match="PROSEVAL_LOCAL_THREADS=.*at least 1"):
+            local_threads()
+
+
+@pytest.mark.parametrize("policy", [None, "active"])
+def test_the_loaded_model_has_those_threads_and_its_idle_threads_sleep_unless_told_otherwise(monkeypatch, policy):
+    """llama.cpp's OpenMP threads wait passively (a shared CPU), unless OMP_WAIT_POLICY says otherwise."""
+    pytest.importorskip("llama_cpp", reason=NEEDS)
+    monkeypatch.setenv("PROSEVAL_LOCAL_THREADS", "1")
+    if policy is None:
+        monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    else:
+        monkeypatch.setenv("OMP_WAIT_POLICY", policy)
+    result = local_probe.probe(max_tokens=2, timeout=600)
+    assert result.ok, result.error
+    assert (result.report["n_threads_batch"], result.report["n_threads"]) == (1, 1)
+    assert result.report["omp_wait_policy"] == (policy or "passive")
 
 
 def test_a_native_crash_in_the_child_is_a_clear_failure(tmp_path):

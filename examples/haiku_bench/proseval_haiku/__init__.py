@@ -18,4 +18,4 @@ def haiku(params: HaikuParams):
     return make_task(params)
 
 
-kit.command_group("haiku", lambda: import_module("proseval_haiku.cli").app)
+kit.command_group("haiku", lambda: import_module("proseval_haiku.cli").app, summary="Haiku tools.")

@@ -6,7 +6,7 @@ import typer
 
 from proseval_haiku.form import form_score, line_syllables
 
-app = typer.Typer(help="Haiku tools.", no_args_is_help=True)
+app = typer.Typer(no_args_is_help=True)  # its help: the summary it is registered with
 
 
 @app.command("syllables")

@@ -1,23 +1,10 @@
 """Command-line interface: one module per command, over the Python API and the runtime.
 
-Benchmarks add their own command groups and generators through the registry; they are
-mounted here.
+`commands.py` lists the commands and benchmarks register their own command groups through the
+registry; each is imported only when it runs (`lazy.py`).
 """
 
-from importlib import import_module
-
-from ..registry import command_groups, generate_commands
-from .app import app, generate_app
-
-# Each module registers its commands; the order here is the order of `proseval --help`.
-for _module in ("tasks", "run", "run_set", "resume", "score", "agreement", "show", "compare", "report", "export", "cache",
-                "doctor", "schema", "view"):
-    import_module(f"{__name__}.{_module}")
-
-for _name, _load in command_groups().items():
-    app.add_typer(_load(), name=_name)
-for _name, _load in generate_commands().items():
-    generate_app.command(_name)(_load())
+from .app import app
 
 
 def main() -> None:  # pragma: no cover - entry point

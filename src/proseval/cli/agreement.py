@@ -15,7 +15,9 @@ from ..reliability.analysis import analyse
 from ..reliability.labels import read_labels
 from ..reliability.render import print_analysis
 from ..runtime.runlog import write_json_atomic
-from .app import app
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("agreement")

@@ -1,22 +1,25 @@
-"""The typer applications the commands attach to; the top one runs every command inside the
-error boundary (`boundary.ProsevalGroup`)."""
+"""The top-level typer application: the commands of `commands.py` and every benchmark's command
+group, each imported when it runs, all inside the error boundary (`boundary.ProsevalGroup`)."""
 
 import typer
 
 from .boundary import DEBUG_ENV, ProsevalGroup
+from .commands import benchmark_groups, built_in
+from .lazy import LazyCommand
+
+
+class Proseval(ProsevalGroup):
+    def lazy_commands(self) -> list[LazyCommand]:
+        return built_in() + benchmark_groups()
+
 
 app = typer.Typer(
-    cls=ProsevalGroup,
+    cls=Proseval,
     help="Evaluate how well large language models write.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-cache_app = typer.Typer(help="Inspect or clear the response cache.", no_args_is_help=True)
-app.add_typer(cache_app, name="cache")
-generate_app = typer.Typer(help="Write benchmark datasets: generated samples or items expanded from a template.",
-                           no_args_is_help=True)
-app.add_typer(generate_app, name="generate")
 
 
 @app.callback()

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
 
 try:  # recent typer releases carry their own copy of click
     from typer._click import Context
@@ -34,6 +33,7 @@ from ..commandline.console import errors, print_error
 from ..errors import ProsevalError, describe_os_error
 from ..runtime.errorlog import save_traceback
 from ..runtime.secrets import scrub
+from .lazy import LazyGroup
 
 DEBUG_ENV = "PROSEVAL_DEBUG"  # the environment's --debug (1, true, yes or on)
 # File-system errors the user can fix, besides those with a class of their own (`FILE_ERRORS`).
@@ -113,7 +113,7 @@ def report(exc: Exception, debug: bool) -> int:
     return 1
 
 
-class ProsevalGroup(TyperGroup):
+class ProsevalGroup(LazyGroup):
     """The top-level command group: every command runs inside the error boundary."""
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:

@@ -6,10 +6,12 @@ import typer
 
 from ..commandline.console import console
 from ..runtime.cache import ResponseCache
-from .app import cache_app
 
 
-@cache_app.command("stats")
+app = typer.Typer(no_args_is_help=True)  # its help: its summary in cli/commands.py
+
+
+@app.command("stats")
 def cache_stats() -> None:
     """Where the cache is, how many responses it holds and its size."""
     cache = ResponseCache()
@@ -18,7 +20,7 @@ def cache_stats() -> None:
     console.print(f"cache: {stats['path']}\nentries: {stats['entries']:,}\nsize on disk: {stats['file_bytes']:,} bytes")
 
 
-@cache_app.command("clear")
+@app.command("clear")
 def cache_clear(yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")) -> None:
     """Delete every cached response."""
     cache = ResponseCache()

@@ -14,7 +14,6 @@ from rich.table import Table
 from ..commandline.console import console, errors, fail
 from ..report.compare import Comparison, MetricDiff, compare_runs
 from ..runtime.runlog import RunFolder
-from .app import app
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -45,6 +44,9 @@ def _print(comparison: Comparison, name_a: str, name_b: str) -> None:
         for sample in comparison.changed:
             table.add_row(escape(sample.id), _num(sample.a), _num(sample.b), f"{sample.change:+.3f}")
         console.print(table)
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("compare")

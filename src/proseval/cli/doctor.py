@@ -9,7 +9,9 @@ from rich.markup import escape
 
 from ..commandline.console import console, fail
 from ..doctor import components
-from .app import app
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command()

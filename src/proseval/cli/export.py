@@ -10,10 +10,12 @@ import typer
 from ..commandline.console import console, fail
 from ..report.export import FORMATS, write_inspect, write_tables
 from ..report.runs import open_runs
-from .app import app
 
 NEEDS = {"parquet": ("pyarrow", "proseval[report]"), "csv": ("pandas", "proseval[report]"),
          "inspect": ("inspect_ai", "proseval[inspect]")}
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("export")

@@ -21,8 +21,6 @@ from ..commandline.running import report_run, run_in_loop
 from ..models.base import FatalError, ModelError
 from ..models.spec import REMOTE_PROVIDERS, parse_model_spec
 from ..planning import Plan
-from ..reliability.analysis import analyse
-from ..reliability.render import print_analysis
 from ..runtime.loop import run_async
 from ..runtime.options import RunOptions
 from ..runtime.records import RoleBinding
@@ -122,6 +120,9 @@ def judge_panel(run_dir: Path, judges: list[tuple[PanelJudge, RoleBinding]], opt
                                                   replace(options, repeat=0)))
         report_run(folder, results, resumable=False)
         judged.append(folder.path)
+    from ..reliability.analysis import analyse  # scipy: imported when a panel is read, not for every run
+    from ..reliability.render import print_analysis
+
     analysis = analyse(judged, panel=aggregate)
     print_analysis(analysis, console)
     out = run_dir.parent / f"{run_dir.name}-panel"

@@ -9,7 +9,9 @@ import typer
 
 from ..commandline.console import console, fail
 from ..report.runs import open_runs
-from .app import app
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("report")

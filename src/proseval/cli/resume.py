@@ -10,8 +10,10 @@ import typer
 from ..commandline.cost import DryRunOpt, EstimateOutputOpt, MaxCostOpt, PricesOpt, cost_request
 from ..commandline.envfile import load_env_file
 from ..commandline.options import DisplayOpt
-from .app import app
 from .common import check_counts, resume_folder
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("resume")

@@ -31,9 +31,11 @@ from ..models.base import check_seed
 from ..planning import plan
 from ..runtime.config import load_run_config
 from ..runtime.options import RunOptions
-from .app import app
 from .common import check_counts, requested_config, resume_folder, task_params_from
 from .panel import bind_panel, judge_panel, parse_panel
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -38,7 +38,6 @@ from ..runtime.cost import money
 from ..runtime.outcome import EXIT_ENVIRONMENT, EXIT_FAILED_SAMPLES
 from ..runtime.sets import SetResult, describe_plan, estimate_set, recorded_spend, run_set_async
 from ..runtime.usage import total_usage
-from .app import app
 
 STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "partial": "bold red", "failed": "bold red",
                "stopped": "yellow"}
@@ -187,6 +186,9 @@ def dry_run_table(rows: list[dict[str, Any]]) -> Table:
         table.add_row(escape(row["member"]), row["action"], str(row["samples"]), escape(roles),
                       escape(row["reason"] or ""))
     return table
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("run-set")

@@ -9,9 +9,11 @@ import typer
 from ..commandline.console import console
 from ..reliability.card import Analysis
 from ..runtime.schema import SCHEMAS, export_schemas
-from .app import app
 
 ALL_SCHEMAS = {**SCHEMAS, "agreement.schema.json": Analysis}
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command()

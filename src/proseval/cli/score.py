@@ -41,13 +41,15 @@ from ..runtime.roles import parse_assignments, parse_value
 from ..runtime.runlog import RunFolder
 from ..runtime.options import RunOptions
 from ..runtime.rescore import rescore_run
-from .app import app
 
 
 def not_started(first: int, repeats: int) -> str:
     """What to do about the repeats a cost limit left unstarted."""
     return (f"repeats {first} to {repeats} not started; to judge all {repeats}, run this command again with a "
             "higher --max-cost (what was judged comes back from the response cache)")
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("score")

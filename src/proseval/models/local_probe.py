@@ -9,6 +9,7 @@ signal, the CPU and the llama.cpp build instead of a dead process.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import signal
 import subprocess
@@ -116,18 +117,19 @@ def probe(model: str = "smollm2-135m", *, max_tokens: int = 8, timeout: float = 
 
 def _child_main(model: str, max_tokens: int) -> dict[str, Any]:
     from proseval.models.base import FatalError
-    from proseval.models.local import load_llama, resolve_model_path
+    from proseval.models.local import WAIT_POLICY_ENV, load_llama, resolve_model_path
 
-    try:
-        import llama_cpp
-
+    try:  # llama.cpp is loaded as a run loads it (with proseval's thread settings)
+        path = resolve_model_path(model)
         start = time.perf_counter()
-        llama, _ = load_llama(resolve_model_path(model), 512)
+        llama, _ = load_llama(path, 512)
         loaded = time.perf_counter() - start
         out = llama.create_chat_completion(messages=[{"role": "user", "content": "Say hello."}],
                                            temperature=0.0, max_tokens=max_tokens, seed=1)
     except (FatalError, ImportError, ValueError) as exc:
         return {"ok": False, "error": str(exc)}
+    import llama_cpp  # loaded by now
+
     return {
         "ok": True,
         "text": out["choices"][0]["message"].get("content") or "",
@@ -137,6 +139,9 @@ def _child_main(model: str, max_tokens: int) -> dict[str, Any]:
         "use_extra_bufts": bool(llama.model_params.use_extra_bufts),
         "llama_cpp_version": llama_cpp.__version__,
         "system_info": llama_cpp.llama_print_system_info().decode("utf-8", "replace").strip(),
+        "n_threads": llama.context_params.n_threads,
+        "n_threads_batch": llama.context_params.n_threads_batch,
+        "omp_wait_policy": os.environ.get(WAIT_POLICY_ENV),
     }
 
 

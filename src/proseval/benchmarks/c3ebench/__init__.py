@@ -35,4 +35,5 @@ def c3ebench_construct(params: ConstructParams):
     return construct_task(params)
 
 
-kit.command_group("c3ebench", lambda: import_module("proseval.benchmarks.c3ebench.cli").app)
+kit.command_group("c3ebench", lambda: import_module("proseval.benchmarks.c3ebench.cli").app,
+                  summary="C3EBench tools: build items from your own texts.")

@@ -9,12 +9,7 @@ import typer
 
 from proseval import kit
 
-app = typer.Typer(help="C3EBench tools: build items from your own texts.", no_args_is_help=True)
-
-
-@app.callback()
-def main() -> None:
-    """C3EBench tools."""
+app = typer.Typer(no_args_is_help=True)  # its help: the summary it is registered with
 
 
 @app.command()

@@ -23,6 +23,7 @@ def meeseeks(params: MeeseeksParams):
     return make_task(params)
 
 
-kit.command_group("meeseeks", lambda: import_module("proseval.benchmarks.meeseeks.cli").app)
+kit.command_group("meeseeks", lambda: import_module("proseval.benchmarks.meeseeks.cli").app,
+                  summary="Meeseeks tools: download the data, rule coverage, items from a template.")
 kit.generate_command("meeseeks", lambda: import_module("proseval.benchmarks.meeseeks.cli").generate)
 kit.doctor_check("meeseeks", "proseval.benchmarks.meeseeks.doctor:checks")

@@ -39,8 +39,7 @@ from proseval.benchmarks.meeseeks.template import (
     load_template,
 )
 
-app = typer.Typer(help="Meeseeks tools: download the data, rule coverage, items from a template.",
-                  no_args_is_help=True)
+app = typer.Typer(no_args_is_help=True)  # its help: the summary it is registered with
 console = Console()
 
 STATUS_TEXT = {"implemented": "yes", "needs_extra": "yes, needs extra", "unsupported": "no"}

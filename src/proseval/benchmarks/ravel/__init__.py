@@ -26,4 +26,5 @@ def ravel(params: RavelParams):
     return make_task(params)
 
 
-kit.command_group("ravel", lambda: import_module("proseval.benchmarks.ravel.cli").app)
+kit.command_group("ravel", lambda: import_module("proseval.benchmarks.ravel.cli").app,
+                  summary="RAVEL: show an episode step by step; plot several runs (one series per model).")

@@ -9,8 +9,7 @@ import typer
 
 from proseval.kit import RunFolder, chart
 
-app = typer.Typer(help="RAVEL: show an episode step by step; plot several runs (one series per model).",
-                  no_args_is_help=True)
+app = typer.Typer(no_args_is_help=True)  # its help: the summary it is registered with
 
 
 @app.command()

@@ -6,12 +6,19 @@ The scorer factory `revision_distance_scorer` measures any run's outputs.
 """
 
 from importlib import import_module
+from typing import Any
 
 from proseval import kit
-from proseval.benchmarks.revision_distance.params import RevisionDistanceParams, StabilityParams
-from proseval.benchmarks.revision_distance.scoring import REVISER_SETTINGS, revision_distance_scorer
+from proseval.benchmarks.revision_distance.params import REVISER_SETTINGS, RevisionDistanceParams, StabilityParams
 
 __all__ = ["revision_distance_scorer"]
+
+
+def __getattr__(name: str) -> Any:
+    """`revision_distance_scorer`, imported on first use: registering the tasks stays light."""
+    if name == "revision_distance_scorer":
+        return import_module("proseval.benchmarks.revision_distance.scoring").revision_distance_scorer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @kit.task(
@@ -47,7 +54,8 @@ def revision_distance_stability(params: StabilityParams):
     return make_stability_task(params)
 
 
-kit.command_group("revision-distance", lambda: import_module("proseval.benchmarks.revision_distance.cli").app)
+kit.command_group("revision-distance", lambda: import_module("proseval.benchmarks.revision_distance.cli").app,
+                  summary="Revision Distance tools: the stability check, the perturber, drafts from a run.")
 
 # Any run's stored answers can be measured: proseval score RUN --scorer revision-distance --role reviser=...
 kit.scorer_plugin(

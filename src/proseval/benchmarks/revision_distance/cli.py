@@ -13,8 +13,7 @@ from proseval.benchmarks.revision_distance.data import DataError, read_drafts
 from proseval.benchmarks.revision_distance.export import drafts_of
 from proseval.benchmarks.revision_distance.perturb import perturb
 
-app = typer.Typer(help="Revision Distance tools: the stability check, the perturber, drafts from a run.",
-                  no_args_is_help=True)
+app = typer.Typer(no_args_is_help=True)  # its help: the summary it is registered with
 
 DraftsOpt = typer.Option(..., "--drafts", help="JSON Lines file of drafts.", exists=True, dir_okay=False)
 SeedOpt = typer.Option(0, "--seed", help="Seed of the word substitutions.")

@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Setting = Literal["general", "knowledge", "reference-free"]
 Weighting = Literal["none", "level", "size"]
+# The reviser is a measuring instrument: greedy decoding by default; room for a long edit list.
+REVISER_SETTINGS = {"temperature": 0.0, "max_tokens": 4096}
 
 
 class ScoringOptions(BaseModel):

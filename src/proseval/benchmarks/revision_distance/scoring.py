@@ -31,8 +31,6 @@ from proseval.benchmarks.revision_distance.weights import WEIGHTINGS
 from proseval.kit import Completion, Rating, Sample, Scale, Score, State, ask_until, json_schema_format, scorer
 
 ROLE = "reviser"
-# The reviser is a measuring instrument: greedy decoding by default; room for a long edit list.
-REVISER_SETTINGS = {"temperature": 0.0, "max_tokens": 4096}
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,17 @@ from typing import Any
 
 from proseval.benchmarks.revision_distance.aggregate import KEY, aggregate_drafts, aggregate_pairs, aggregate_stability
 from proseval.benchmarks.revision_distance.data import read_drafts, read_pairs
-from proseval.benchmarks.revision_distance.params import RevisionDistanceParams, ScoringOptions, StabilityParams
+from proseval.benchmarks.revision_distance.params import (
+    REVISER_SETTINGS,
+    RevisionDistanceParams,
+    ScoringOptions,
+    StabilityParams,
+)
 from proseval.benchmarks.revision_distance.perturb import perturb
 from proseval.benchmarks.revision_distance.prompts import PROMPTS
 from proseval.benchmarks.revision_distance.render import plot
 from proseval.benchmarks.revision_distance.rouge import require_rouge_score
 from proseval.benchmarks.revision_distance.scoring import (
-    REVISER_SETTINGS,
     ROLE,
     ReviserOptions,
     pair_ratings,

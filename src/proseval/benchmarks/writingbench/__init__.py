@@ -51,4 +51,5 @@ def writingbench_curate(params: CurateParams):
     return curate_task(Path(params.in_file), scorer)
 
 
-kit.command_group("writingbench", lambda: import_module("proseval.benchmarks.writingbench.cli").app)
+kit.command_group("writingbench", lambda: import_module("proseval.benchmarks.writingbench.cli").app,
+                  summary="WritingBench tools: download the data, write criteria, curate training data.")

@@ -17,8 +17,7 @@ from proseval.benchmarks.writingbench.params import default_data_dir
 from proseval.benchmarks.writingbench.scorefile import ResponseRecord, ScoreLine, load_score_dir, to_json_lines
 from proseval.benchmarks.writingbench.userdata import criteria_output, histogram, read_lines, select_top
 
-app = typer.Typer(help="WritingBench tools: download the data, write criteria, curate training data.",
-                  no_args_is_help=True)
+app = typer.Typer(no_args_is_help=True)  # its help: the summary it is registered with
 
 InOpt = typer.Option(..., "--in", help="Input JSON Lines file.", exists=True, dir_okay=False)
 OutOpt = typer.Option(..., "--output", "-o", help="Output JSON Lines file.")

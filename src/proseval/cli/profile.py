@@ -1,0 +1,303 @@
+"""`proseval profile MODEL...`: a model's writing profile over the six benchmarks, as evaluation sets."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+app = typer.Typer()  # this module's commands, mounted by name from cli/__init__.py
+
+# Above either, the estimate asks before anything is sent (unless --yes).
+CONFIRM_REQUESTS = 2_000
+CONFIRM_COST = 5.0
+
+
+@app.command("profile")
+def profile_cmd(
+    models: Optional[list[str]] = typer.Argument(None, help="The model(s) to profile, PROVIDER/MODEL; two or more "
+                                                 "are compared benchmark by benchmark."),
+    judge: Optional[str] = typer.Option(None, "--judge", "-j", help="PROVIDER/MODEL bound to every judging role "
+                                        "of every benchmark (judges, Meeseeks' extractor, Revision Distance's "
+                                        "reviser); --role wins over it."),
+    size: str = typer.Option("quick", "--size", "-s", help="quick (a fixed stratified subset of each benchmark, "
+                             "minutes), standard, or paper (each paper's preset, full size)."),
+    out: Path = typer.Option(Path("profile"), "--out", "-o", help="Folder of the profile: its set files, run "
+                             "folders, profile.json and profile.html. Running again resumes it."),
+    role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="ROLE=PROVIDER/MODEL for that role in every "
+                                             "benchmark, or BENCHMARK.ROLE=PROVIDER/MODEL for one (e.g. "
+                                             "meeseeks.extractor=..., ravel.reviser=...). Repeatable."),
+    base_url: Optional[list[str]] = typer.Option(None, "--base-url", help="The models' OpenAI-compatible (or "
+                                                 "Anthropic) endpoint; repeat to spread requests over replicas."),
+    role_base_url: Optional[list[str]] = typer.Option(None, "--role-base-url", help="ROLE=URL: the endpoint of one "
+                                                      "role (e.g. judge=http://judge:8000/v1) in every benchmark, "
+                                                      "when it is not the models' own. Repeatable."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-c", help="Requests in flight per role of "
+                                              "each run (default: 16 remote, 1 local)."),
+    data: Optional[list[str]] = typer.Option(None, "--data", help="NAME=DIR: where a data set is (c3ebench, "
+                                             "meeseeks, writingbench; see --show-suite). Repeatable."),
+    download: bool = typer.Option(False, "--download", help="Fetch the official data of the benchmarks that can "
+                                  "download it (pinned, checked) when it is not there yet."),
+    suite_file: Optional[Path] = typer.Option(None, "--suite", help="Your own suite file (start from "
+                                              "--show-suite)."),
+    show_suite: bool = typer.Option(False, "--show-suite", help="Print the bundled suite file and exit."),
+    batch: Optional[list[str]] = typer.Option(None, "--batch", help="ROLE: send this role's requests through the "
+                                              "provider's batch API (docs/many-models.md, Batch mode). Repeatable."),
+    prices: Optional[Path] = typer.Option(None, "--prices", help="Prices file: the estimate prices every request "
+                                          "and the spend is recorded (docs/many-models.md#cost)."),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop starting new work once the recorded "
+                                             "spend of the whole profile would pass this amount (needs --prices); "
+                                             "running again with a higher limit continues."),
+    yes: bool = typer.Option(False, "--yes", "-y", help=f"Do not ask before a profile estimated at more than "
+                             f"{CONFIRM_REQUESTS:,} requests or {CONFIRM_COST:g} in the prices' currency."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the bindings and the estimate; send nothing."),
+    display: Optional[str] = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or "
+                                          "none."),
+) -> None:
+    """Profile how a model writes: the six benchmarks as one suite, then one report with a row per benchmark,
+    never averaged into one number.
+
+    See docs/profile.md: what each size runs, the bindings, the report and the papers' figures."""
+    from ..commandline.console import console, fail
+    from ..profile.suite import SIZES, bundled_text, load_suite
+
+    if show_suite:
+        console.print(bundled_text(), markup=False, highlight=False, end="")
+        return
+    if not models:
+        fail("name the model(s) to profile, e.g. proseval profile openai/gpt-4o-mini --judge openai/gpt-4o")
+    if size not in SIZES:
+        fail(f"--size {size}: choose one of {', '.join(SIZES)}")
+    run_profile(load_suite(suite_file), size, models, out=out, judge=judge, roles=role or [], base_url=base_url or [],
+                role_base_url=role_base_url or [], concurrency=concurrency, data=data or [], download=download, batch=batch or [], prices=prices,
+                max_cost=max_cost, yes=yes, dry_run=dry_run, display=display,
+                interactive=sys.stdin.isatty())
+
+
+def _bindings_table(plan: Any) -> Any:
+    """Each benchmark's roles and the model bound to each, the candidate's included."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"Profile bindings (size {plan.size})", title_justify="left")
+    for name in ("benchmark", "role", "model"):
+        table.add_column(name, overflow="fold")
+    candidates = ", ".join(plan.labels())
+    for bench in plan.suite.benchmarks:
+        if bench.name not in plan.roles:
+            continue
+        answers = f"its answers to {bench.drafts_from}" if bench.drafts_from else candidates
+        table.add_row(escape(bench.name), "candidate", escape(answers))
+        for role, spec in plan.roles[bench.name].items():
+            table.add_row("", escape(role), escape(spec))
+        for role in plan.unbound[bench.name]:
+            table.add_row("", escape(role), "the candidate (unbound: as in the paper's main setting)")
+    return table
+
+
+def _estimate(setplan: Any, plan: Any, cost: Any) -> tuple[int, float | None]:
+    """Print the run-set's estimate of the first set (and what the later sets add); its requests and cost."""
+    from rich.markup import escape
+
+    from ..commandline.console import console
+    from ..commandline.cost import print_estimates
+    from ..runtime.loop import run_async
+    from ..runtime.sets import estimate_set
+
+    estimates = []
+    for member, decision, reason, estimate in run_async(estimate_set(setplan, prices=cost.prices,
+                                                                     estimates=cost.estimates)):
+        if estimate is None:
+            console.print(f"[yellow]{escape(member.name)}: would be refused[/]: {escape(reason or '')}",
+                          highlight=False)
+            continue
+        estimate.label = f"{member.name} ({decision})"
+        estimates.append(estimate)
+    print_estimates(estimates, cost)
+    for name in plan.later:
+        source = plan.suite.get(name).drafts_from
+        answers = sum(m.n_samples for m in setplan.members if m.task_label == source)
+        console.print(f"not in the estimate: {escape(name)}, measured afterwards on the {source} answers: about one "
+                      f"request per answer ({answers} over the models), each sending the answer and its request",
+                      highlight=False)
+    requests = sum(r.requests for e in estimates for r in e.roles.values())
+    costs = [e.cost() for e in estimates]
+    return requests, (sum(c for c in costs if c is not None) if cost.prices is not None and None not in costs
+                      else None)
+
+
+def _confirm(requests: int, spend: float | None, currency: str | None, *, yes: bool, interactive: bool) -> None:
+    from ..commandline.console import fail
+
+    large = requests > CONFIRM_REQUESTS or (spend is not None and spend > CONFIRM_COST)
+    if yes or not large:
+        return
+    what = f"{requests:,} requests" + (f", {spend:.2f} {currency}" if spend is not None else "")
+    if not interactive:
+        fail(f"the profile is estimated at {what}: add --yes to run it without asking")
+    if not typer.confirm(f"The profile is estimated at {what}. Run it?", default=False):
+        raise typer.Exit(1)
+
+
+def _run_set(path: Path, *, prices: Optional[Path], max_cost: Optional[float], display: Optional[str]) -> int:
+    """`proseval run-set FILE` itself (resume, endpoint limits, batch, cost limit); its exit status."""
+    from .run_set import run_set_cmd
+
+    try:
+        run_set_cmd(set_file=path, dry_run_list=False, max_runs=None, retry_failed=False, no_cache=None,
+                    no_report=True, display=display, dry_run=False, prices=prices, max_cost=max_cost,
+                    estimate_output=None)
+    except typer.Exit as exc:
+        return exc.exit_code
+    return 0
+
+
+def _write_drafts(source: Path, output: Path) -> bool:
+    """The answers of a finished run as a drafts file (kept once written, so a resume measures the
+    same drafts); False when the run has no answers to measure."""
+    import json
+
+    from ..benchmarks.revision_distance.export import drafts_of
+    from ..runtime.runlog import RunFolder, write_json_atomic
+
+    if output.is_file():
+        return True
+    exported = drafts_of(RunFolder(source).iter_records())
+    if not exported.rows:
+        return False
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(output, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in exported.rows))
+    return True
+
+
+def _spent(plan: Any, setplan: Any) -> float:
+    """What the profile's run folders recorded as spent so far (both kinds of set)."""
+    from ..commandline.cost import run_spend
+    from ..runtime.runlog import RunFolder
+
+    later = [plan.run_path(name, model) for name in plan.later for model in plan.labels()]
+    return sum(run_spend(RunFolder(path)) for path in [*(m.path for m in setplan.members), *later])
+
+
+def _run_later(plan: Any, entry: dict[str, Any], options: dict[str, Any], *, prices: Optional[Path],
+               max_cost: Optional[float], display: Optional[str]) -> int | None:
+    """One model's set of the benchmarks measured on its answers, once its answers exist: its exit
+    status, or None (and why, printed) when it cannot run yet."""
+    from rich.markup import escape
+
+    from ..commandline.console import errors
+    from ..profile.plan import write_later_set
+    from ..runtime.runlog import RunFolder
+
+    label, names = entry["spec"], escape(", ".join(plan.later))
+    source = plan.suite.get(next(iter(plan.later))).drafts_from
+    folder = RunFolder(plan.run_path(source, label))
+    results = folder.read_results() if folder.has_results else None
+    if results is None or not results.complete:
+        why = f"the {source} run is not finished; run the profile again"
+    elif not _write_drafts(folder.path, plan.drafts_path(label)):
+        why = f"the {source} run has no answer to measure"
+    elif max_cost is not None and max_cost <= 0:
+        why = "the cost limit is spent"
+    else:
+        return _run_set(write_later_set(plan, entry, options), prices=prices, max_cost=max_cost, display=display)
+    errors.print(f"[yellow]{names} of {escape(label)} not run:[/] {escape(why)}", highlight=False)
+    return 3 if why == "the cost limit is spent" else None
+
+
+def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: Optional[str], roles: list[str],
+                base_url: list[str], role_base_url: list[str], concurrency: Optional[int], data: list[str],
+                download: bool, batch: list[str],
+                prices: Optional[Path], max_cost: Optional[float], yes: bool, dry_run: bool,
+                display: Optional[str], interactive: bool) -> None:
+    """Plan, estimate, confirm, run the sets, then write and print the profile (see docs/profile.md)."""
+    from rich.markup import escape
+
+    from ..commandline.console import console, errors, fail
+    from ..commandline.cost import cost_request
+    from ..commandline.envfile import load_env_file
+    from ..commandline.requests import checked
+    from ..commandline.sets import plan_set
+    from ..profile.plan import plan_profile, write_first_set
+    from ..runtime.roles import parse_assignments
+
+    load_env_file()
+    if len(set(models)) != len(models):
+        fail("give each model once")
+    overrides = checked(lambda: parse_assignments(roles, "--role"))
+    folders = checked(lambda: parse_assignments(data, "--data"))
+    entries = [{"spec": m, **({"base_url": list(base_url)} if base_url else {})} for m in models]
+    plan = plan_profile(suite, size, out, entries, judge=judge, overrides=overrides,  # type: ignore[arg-type]
+                        data=folders, download=download)
+    for skipped in plan.skipped:
+        errors.print(f"[bold yellow]skipped {escape(skipped.benchmark)}:[/] {escape(skipped.reason)}",
+                     highlight=False, soft_wrap=True)
+    if not plan.entries:
+        fail("no benchmark of the suite can run (see the reasons above)", code=1)
+    console.print(_bindings_table(plan))
+    endpoints = _role_endpoints(role_base_url, plan)
+    options = {"concurrency": concurrency, "batch": list(batch), "role_base_url": endpoints}
+    set_file = write_first_set(plan, options)
+    setplan = plan_set(set_file, report=False)
+    cost = cost_request(prices, max_cost)
+    requests, spend = _estimate(setplan, plan, cost)
+    if dry_run:
+        console.print(f"profile folder: {out} (nothing sent)", highlight=False)
+        return
+    _confirm(requests, spend, cost.prices.currency if cost.prices is not None else None, yes=yes,
+             interactive=interactive)
+    statuses = [_run_set(set_file, prices=prices, max_cost=max_cost, display=display)]
+    if statuses[0] in (130, 143):  # interrupted: the runs keep what they finished
+        raise typer.Exit(statuses[0])
+    for entry in entries if plan.later else []:
+        left = None if max_cost is None else max_cost - _spent(plan, setplan)
+        status = _run_later(plan, entry, options, prices=prices, max_cost=left, display=display)
+        if status is not None:
+            statuses.append(status)
+        if status in (130, 143):
+            raise typer.Exit(status)
+    _report(plan)
+    failed = [s for s in statuses if s]
+    if failed:
+        raise typer.Exit(failed[0])
+
+
+def _role_endpoints(items: list[str], plan: Any) -> dict[str, list[str]]:
+    """`--role-base-url ROLE=URL` (repeated for replicas) by role, each role one that a benchmark
+    of the profile has."""
+    from ..commandline.console import fail
+
+    known = {"candidate"} | {r for roles in (*plan.judging.values(), *plan.unbound.values(), *plan.roles.values())
+                             for r in roles}
+    endpoints: dict[str, list[str]] = {}
+    for item in items:
+        role, sep, url = item.partition("=")
+        if not sep or not role.strip() or not url.strip():
+            fail(f"--role-base-url {item!r} must look like ROLE=URL")
+        if role.strip() not in known:
+            fail(f"--role-base-url {role.strip()}: no benchmark of the profile has that role "
+                 f"(roles: {', '.join(sorted(known))})")
+        endpoints.setdefault(role.strip(), []).append(url.strip())
+    return endpoints
+
+
+def _report(plan: Any) -> None:
+    """profile.json, profile.html (with the report extra) and the terminal table."""
+    from rich.markup import escape
+
+    from ..commandline.console import console, errors
+    from ..profile.report import build_profile, write_profile_json
+    from ..profile.terminal import print_profile
+
+    profile = build_profile(plan)
+    written = [write_profile_json(profile, plan.folder)]
+    try:
+        from ..profile.html import write_profile_html
+    except ImportError as exc:
+        errors.print(f"note: no profile.html: it needs {exc.name} (pip install 'proseval[report]')", highlight=False)
+    else:
+        written.append(write_profile_html(profile, plan.folder))
+    print_profile(profile)
+    console.print("profile: " + ", ".join(escape(str(p)) for p in written), highlight=False)

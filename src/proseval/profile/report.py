@@ -1,0 +1,214 @@
+"""The profile report's content (`profile.json`): one row per benchmark and model, read from the
+run folders; paired differences against the first model; the ranking per benchmark; the papers'
+figures with whether they are comparable. Never one number over the benchmarks: each keeps its
+own metric and scale."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ..report.compare import compare_values, per_sample_values
+from ..runtime.runlog import RunFolder, RunFolderError
+from ..runtime.usage import run_usage
+from .plan import ProfilePlan
+from .references import Comparability, Reference, comparability, read_references
+
+PROFILE_JSON = "profile.json"
+
+State = Literal["complete", "failed samples", "unfinished", "not run", "skipped"]
+
+
+class BenchmarkRow(BaseModel):
+    """One benchmark's run of one model: its headline with the 95% interval and the counts behind it."""
+
+    benchmark: str
+    model: str
+    state: State
+    run_dir: str | None = None
+    reason: str | None = None
+    metric: str | None = None
+    mean: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int = Field(0, description="samples whose headline scored")
+    unscored: int = 0
+    failed: int = Field(0, description="samples that failed (no answer to score)")
+    samples: int = 0
+    model_failures: dict[str, int] = Field(default_factory=dict, description="empty, truncated, refused answers, "
+                                           "context overflows")
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    currency: str | None = None
+    seconds: float | None = Field(None, description="from the run's start to its results (wall time)")
+
+
+class Difference(BaseModel):
+    """The paired difference `model` − `baseline` of a benchmark's headline, over the samples both scored."""
+
+    benchmark: str
+    metric: str
+    baseline: str
+    model: str
+    paired: int
+    diff: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    note: str | None = None
+
+
+class Dimension(BaseModel):
+    """One benchmark as a dimension of the profile: what it measures, its scale and direction."""
+
+    benchmark: str
+    dimension: str
+    metric: str | None
+    scale: tuple[float, float] | None
+    lower_is_better: bool
+    roles: dict[str, str]
+    ranking: list[list[str]] = Field(default_factory=list, description="models with a complete run, best first; "
+                                     "models with equal means share a place")
+    references: list[Reference] = Field(default_factory=list)
+    comparability: Comparability | None = None
+
+
+class Profile(BaseModel):
+    """A writing profile: one row per benchmark and model, never averaged into one number."""
+
+    size: str
+    folder: str
+    models: list[str]
+    dimensions: list[Dimension]
+    rows: list[BenchmarkRow]
+    differences: list[Difference] = Field(default_factory=list)
+    skipped: dict[str, str] = Field(default_factory=dict, description="benchmark -> why it did not run")
+
+
+def _seconds(start: str, end: str) -> float | None:
+    try:
+        return max(0.0, (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds())
+    except ValueError:
+        return None
+
+
+def read_row(benchmark: str, model: str, path: Path) -> BenchmarkRow:
+    """The row of one run folder (`not run` when there is none, `unfinished` without results)."""
+    folder = RunFolder(path)
+    row = BenchmarkRow(benchmark=benchmark, model=model, state="not run")
+    if not folder.exists():
+        return row
+    row.run_dir = str(path.resolve())
+    try:
+        header = folder.read_header()
+        results = folder.read_results() if folder.has_results else None
+    except RunFolderError as exc:
+        row.reason = str(exc)
+        return row
+    if results is None or not results.complete:
+        row.state = "unfinished"
+        return row
+    row.state = "complete" if results.final_outcome() == "complete" else "failed samples"
+    summary = results.metrics.get(results.headline or "")
+    row.metric = results.headline
+    if summary is not None:
+        row.mean, row.ci_low, row.ci_high = summary.mean, summary.ci_low, summary.ci_high
+        row.n, row.unscored = summary.n_scored, summary.n_unscored
+    row.failed, row.samples = results.counts.failed, results.counts.total
+    row.model_failures = dict(results.counts.model_failures)
+    usage = run_usage(results.roles)
+    row.requests, row.prompt_tokens, row.completion_tokens = (usage["requests"], usage["prompt_tokens"],
+                                                              usage["completion_tokens"])
+    row.cost, row.currency = usage["cost"], usage["currency"]
+    row.seconds = _seconds(header.started_at, results.finished_at)
+    return row
+
+
+def ranking(rows: list[BenchmarkRow], lower_is_better: bool) -> list[list[str]]:
+    """Models with a complete run and a headline, best first, equal means sharing a place (a run
+    with failed samples is not ranked)."""
+    ranked = [r for r in rows if r.state == "complete" and r.mean is not None]
+    sign = 1.0 if lower_is_better else -1.0
+    places: list[list[str]] = []
+    previous: float | None = None
+    for row in sorted(ranked, key=lambda r: sign * r.mean):  # type: ignore[operator]
+        if places and row.mean == previous:
+            places[-1].append(row.model)
+        else:
+            places.append([row.model])
+        previous = row.mean
+    return places
+
+
+def ranking_text(places: list[list[str]]) -> str:
+    return " > ".join(" = ".join(place) for place in places)
+
+
+def differences(benchmark: str, rows: list[BenchmarkRow], *, seed: int = 0) -> list[Difference]:
+    """Each model against the first model with a finished run, paired on the samples both scored
+    (`report.compare`: bootstrap interval and sign-flip p-value)."""
+    finished = [r for r in rows if r.state in ("complete", "failed samples") and r.metric and r.run_dir]
+    if len(finished) < 2:
+        return []
+    base = finished[0]
+    values_a, _ = per_sample_values(RunFolder(Path(base.run_dir)).unique_scored()[0])  # type: ignore[arg-type]
+    made = []
+    for other in finished[1:]:
+        values_b, _ = per_sample_values(RunFolder(Path(other.run_dir)).unique_scored()[0])  # type: ignore[arg-type]
+        metric = base.metric or ""
+        (d,) = compare_values(values_a, values_b, [metric], seed=seed)
+        note = None
+        if not d.paired and base.n and other.n:
+            whole = not any(metric in v for v in (*values_a.values(), *values_b.values()))
+            note = ("no sample has the headline on its own (it is computed over the whole run)" if whole
+                    else "no sample scored in both")
+        elif not d.paired:
+            note = "no sample scored in both"
+        made.append(Difference(benchmark=benchmark, metric=metric, baseline=base.model, model=other.model,
+                               paired=d.paired, diff=d.diff, ci_low=d.ci_low, ci_high=d.ci_high, p_value=d.p_value,
+                               note=note))
+    return made
+
+
+def build_profile(profile: ProfilePlan, *, seed: int = 0) -> Profile:
+    """The profile of the run folders `profile` names, as they are now."""
+    references = read_references()
+    labels = profile.labels()
+    rows: list[BenchmarkRow] = []
+    dimensions: list[Dimension] = []
+    diffs: list[Difference] = []
+    skipped = {s.benchmark: s.reason for s in profile.skipped}
+    for bench in profile.suite.benchmarks:
+        own = [r for r in references if r.benchmark == bench.task]
+        roles = profile.roles.get(bench.name, {})
+        dimension = Dimension(benchmark=bench.name, dimension=bench.dimension, metric=None, scale=bench.scale,
+                              lower_is_better=bench.lower_is_better, roles=roles, references=own)
+        if bench.name in skipped:
+            rows += [BenchmarkRow(benchmark=bench.name, model=m, state="skipped", reason=skipped[bench.name])
+                     for m in labels]
+        else:
+            these = [read_row(bench.name, m, profile.run_path(bench.name, m)) for m in labels]
+            rows += these
+            dimension.metric = next((r.metric for r in these if r.metric), None)
+            dimension.ranking = ranking(these, bench.lower_is_better)
+            diffs += differences(bench.name, these, seed=seed)
+        judging = {role: roles[role] for role in profile.judging.get(bench.name, [])}
+        dimension.comparability = comparability(bench.task, own, profile.size, judging)
+        tools = sorted(set(roles) - set(judging))  # optional roles the paper leaves to the candidate
+        if own and tools and dimension.comparability.comparable:
+            dimension.comparability = Comparability(comparable=False, why=f"{', '.join(tools)} bound to another "
+                                                    "model than the candidate, unlike the paper's main setting")
+        dimensions.append(dimension)
+    return Profile(size=profile.size, folder=str(profile.folder.resolve()), models=labels, dimensions=dimensions,
+                   rows=rows, differences=diffs, skipped=skipped)
+
+
+def write_profile_json(report: Profile, folder: Path) -> Path:
+    path = folder / PROFILE_JSON
+    path.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    return path

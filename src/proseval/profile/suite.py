@@ -1,0 +1,84 @@
+"""The profile's suite file: which benchmarks, at which size, with what data (`suite.yaml`, shipped)."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..core.yamlfile import load_yaml_model
+from ..runtime.config import Text
+from ..runtime.sets import SetTask
+
+Size = Literal["quick", "standard", "paper"]
+SIZES: tuple[Size, ...] = ("quick", "standard", "paper")
+BUNDLED = "suite.yaml"
+
+
+class SuiteBenchmark(BaseModel):
+    """One benchmark of the suite: its task, what it measures and its task entry at each size."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Text
+    task: Text
+    dimension: Text
+    scale: tuple[float, float] | None = None
+    lower_is_better: bool = False
+    data: Text | None = None  # the data set it reads (`--data NAME=DIR`)
+    download: bool = False  # its task takes `download: true`
+    get_data: Text | None = None
+    drafts_from: Text | None = None  # measured on the answers of that benchmark's run
+    sizes: dict[Size, dict[str, Any]]
+
+    @model_validator(mode="after")
+    def _every_size(self) -> SuiteBenchmark:
+        missing = [size for size in SIZES if size not in self.sizes]
+        if missing:
+            raise ValueError(f"{self.name}: sizes: give {', '.join(missing)}")
+        for size in SIZES:
+            self.entry(size)  # a ValueError names the key the evaluation set refuses
+        return self
+
+    def entry(self, size: Size, **params: Any) -> SetTask:
+        """Its evaluation-set task entry at `size`, with `params` over the suite's."""
+        values = dict(self.sizes[size])
+        values["params"] = {**values.get("params", {}), **params}
+        return SetTask(task=self.task, name=self.name, **values)
+
+
+class Suite(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    benchmarks: list[SuiteBenchmark] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _names(self) -> Suite:
+        names = [b.name for b in self.benchmarks]
+        if len(set(names)) != len(names):
+            raise ValueError("benchmarks: each name once")
+        sources = {b.drafts_from for b in self.benchmarks if b.drafts_from is not None}
+        for source in sources:
+            if source not in names or self.get(source).drafts_from is not None:
+                raise ValueError(f"drafts_from: {source} is not a benchmark of the suite with a run of its own")
+        if len(sources) > 1:
+            raise ValueError(f"drafts_from: one benchmark's answers for all (got {', '.join(sorted(sources))})")
+        return self
+
+    def get(self, name: str) -> SuiteBenchmark:
+        return next(b for b in self.benchmarks if b.name == name)
+
+
+def bundled_text() -> str:
+    """The shipped suite file, as written (`proseval profile --show-suite`)."""
+    return resources.files(__package__).joinpath(BUNDLED).read_text(encoding="utf-8")
+
+
+def load_suite(path: Path | None = None) -> Suite:
+    """The suite file `path` (default: the shipped one), checked; errors name the file, line and key."""
+    if path is not None:
+        return load_yaml_model(path, Suite)
+    with resources.as_file(resources.files(__package__).joinpath(BUNDLED)) as bundled:
+        return load_yaml_model(bundled, Suite)

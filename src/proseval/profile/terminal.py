@@ -1,0 +1,68 @@
+"""The profile in the terminal: the benchmark table, the paired differences, the rankings, and
+whether the papers' figures are comparable."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..report.fmt import num
+from .report import Profile, ranking_text
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "" if low is None else f"[{num(low)}, {num(high)}]"
+
+
+def rows_table(profile: Profile) -> Table:
+    table = Table(title=f"Writing profile (size {profile.size}): one scale per benchmark, never averaged",
+                  title_justify="left")
+    for name in ("benchmark", "model", "metric", "mean", "95% CI", "n", "unscored", "failed", "model failures",
+                 "requests", "cost", "time"):
+        table.add_column(name, justify="left" if name in ("benchmark", "model", "metric", "model failures")
+                         else "right", overflow="fold")
+    lower = {d.benchmark for d in profile.dimensions if d.lower_is_better}
+    for r in profile.rows:
+        if r.state in ("skipped", "not run", "unfinished"):
+            table.add_row(escape(r.benchmark), escape(r.model), f"[yellow]{r.state}[/]", *[""] * 9)
+            continue
+        metric = (r.metric or "") + (" (lower is better)" if r.benchmark in lower else "")
+        failures = ", ".join(f"{k} {v}" for k, v in sorted(r.model_failures.items()) if v)
+        table.add_row(escape(r.benchmark), escape(r.model), escape(metric), num(r.mean), _interval(r.ci_low, r.ci_high),
+                      str(r.n), str(r.unscored), f"[red]{r.failed}[/]" if r.failed else "0", escape(failures),
+                      f"{r.requests:,}", "" if r.cost is None else f"{r.cost:.4f} {r.currency or ''}",
+                      "" if r.seconds is None else f"{r.seconds:.0f}s")
+    return table
+
+
+def differences_table(profile: Profile) -> Table:
+    table = Table(title="Paired differences (each model minus the first, on the samples both scored)",
+                  title_justify="left")
+    for name in ("benchmark", "difference", "paired", "mean", "95% CI", "p", "note"):
+        table.add_column(name, justify="right" if name in ("paired", "mean", "95% CI", "p") else "left")
+    for d in profile.differences:
+        table.add_row(escape(d.benchmark), escape(f"{d.model} − {d.baseline}"), str(d.paired), num(d.diff),
+                      _interval(d.ci_low, d.ci_high), num(d.p_value), escape(d.note or ""))
+    return table
+
+
+def print_profile(profile: Profile, console: Console | None = None) -> None:
+    from ..commandline.console import console as default
+
+    out = console or default
+    out.print(rows_table(profile))
+    if profile.differences:
+        out.print(differences_table(profile))
+    if len(profile.models) > 1:
+        for d in profile.dimensions:
+            if d.ranking:
+                out.print(f"ranking in {escape(d.benchmark)} ({escape(d.dimension)}): "
+                          f"{escape(ranking_text(d.ranking))}", highlight=False)
+    for d in profile.dimensions:
+        if d.comparability is not None and d.references:
+            verdict = "[green]comparable[/]" if d.comparability.comparable else "[yellow]not comparable[/]"
+            out.print(f"{escape(d.benchmark)}: the paper's {len({r.model for r in d.references})} models "
+                      f"{verdict}: {escape(d.comparability.why)}", highlight=False)
+    for name, reason in profile.skipped.items():
+        out.print(f"[yellow]skipped {escape(name)}:[/] {escape(reason)}", highlight=False)

@@ -1,0 +1,58 @@
+"""Scripted models for the profile tests (registered in the test process and in its child): two
+candidates that write differently and an echoing judge, each call counted per model."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+from proseval.models.scripted import register_script, unregister_script
+
+CALLS: Counter[str] = Counter()
+NAMES = ("profile-long", "profile-brief", "profile-judge")
+# LongWeave (generated: no data to fetch) and Revision Distance on its answers
+SMALL_SUITE = """\
+benchmarks:
+  - name: longweave
+    task: longweave
+    dimension: long-form generation
+    sizes:
+      quick: {params: {per_cell: 1, length: [1k, 2k]}}
+      standard: {params: {per_cell: 1}}
+      paper: {preset: paper}
+  - name: revision-distance
+    task: revision-distance
+    dimension: revision burden
+    lower_is_better: true
+    drafts_from: longweave
+    sizes:
+      quick: {params: {setting: reference-free}}
+      standard: {params: {setting: reference-free}}
+      paper: {params: {setting: reference-free}}
+"""
+
+
+def _script(name: str, reply, latency: float):
+    async def answer(messages):
+        CALLS[name] += 1
+        if latency:
+            await asyncio.sleep(latency)
+        return reply(messages)
+
+    return answer
+
+
+def _echo(messages) -> str:
+    return messages[-1]["content"] if messages else ""
+
+
+def register_all(latency: float = 0.0) -> None:
+    CALLS.clear()
+    register_script("profile-long", _script("profile-long", _echo, latency))
+    register_script("profile-brief", _script("profile-brief", lambda messages: "A brief answer.", latency))
+    register_script("profile-judge", _script("profile-judge", _echo, latency))
+
+
+def unregister_all() -> None:
+    for name in NAMES:
+        unregister_script(name)

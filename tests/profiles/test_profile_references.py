@@ -1,0 +1,86 @@
+"""The papers' figures shipped with the profile: the same as the transcribed tables, consistent where
+the papers allow it, and shown as comparable only under the paper's preset, size and judge."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from proseval.profile.references import comparability, normalise, read_references
+
+SOURCES = {"meeseeks": "meeseeks.csv", "longweave": "longweave.csv", "writingbench": "writingbench.csv",
+           "c3ebench": "ravel_c3ebench.csv", "ravel": "ravel_c3ebench.csv",
+           "revision-distance": "revision_distance.csv"}
+KEY = ("paper", "table", "model", "setting", "metric", "slice")
+
+
+def source_rows(shared_dir: Path, name: str) -> dict[tuple[str, ...], dict[str, str]]:
+    with (shared_dir / "data" / "papers" / name).open(encoding="utf-8", newline="") as handle:
+        return {tuple(row[k] for k in KEY): row for row in csv.DictReader(handle)}
+
+
+def test_every_shipped_figure_is_the_transcribed_one_with_its_unit_and_note(shared_dir: Path):
+    references = read_references()
+    assert {r.benchmark for r in references} == set(SOURCES)
+    for ref in references:
+        rows = source_rows(shared_dir, SOURCES[ref.benchmark])
+        row = rows.get((ref.paper, ref.table, ref.model, ref.settings, ref.metric, ref.slice))
+        assert row is not None, ref
+        assert (ref.value, ref.unit, ref.note) == (row["value"], row["unit"], row["note"])
+
+
+@pytest.mark.parametrize("benchmark, table, metrics, models", [
+    ("longweave", "Table 3", {"Task score", "Overall Avg"}, 23),
+    ("writingbench", "Table 3", {"Score"}, 16),
+    ("c3ebench", "Table 2", {"Score"}, 14),
+    ("ravel", "Table 2", {"Judge", "S"}, 14),
+])
+def test_each_headline_table_is_carried_over_whole(shared_dir: Path, benchmark, table, metrics, models):
+    shipped = [r for r in read_references() if r.benchmark == benchmark]
+    rows = source_rows(shared_dir, SOURCES[benchmark]).values()
+    source = [row for row in rows if row["table"] == table and row["metric"] in metrics]
+    if benchmark == "writingbench":  # its headline: the overall score only
+        source = [row for row in source if row["slice"] == "overall"]
+    assert len(shipped) == len(source) and len({r.model for r in shipped}) == models
+
+
+def test_longweave_overall_is_the_mean_of_its_seven_task_scores_within_rounding():
+    tasks: dict[str, list[float]] = defaultdict(list)
+    overall: dict[str, float] = {}
+    for ref in read_references():
+        if ref.benchmark == "longweave" and ref.metric == "Task score":
+            tasks[ref.model].append(ref.number)  # type: ignore[arg-type]
+        elif ref.benchmark == "longweave" and ref.metric == "Overall Avg":
+            overall[ref.model] = ref.number  # type: ignore[assignment]
+    assert len(overall) == 23 and set(tasks) == set(overall)
+    for model, scores in tasks.items():
+        assert len(scores) == 7
+        assert abs(sum(scores) / 7 - overall[model]) <= 0.006, model  # printed to two decimals
+
+
+def test_meeseeks_utility_never_falls_from_turn_1_to_turn_20():
+    turns: dict[str, dict[str, float]] = defaultdict(dict)
+    for ref in read_references():
+        if ref.benchmark == "meeseeks":
+            turns[ref.model][ref.settings.split(";")[0]] = ref.number  # type: ignore[assignment]
+    assert len(turns) == 17
+    for model, by_turn in turns.items():
+        assert by_turn["turn 1"] <= by_turn["turn 20"], model
+
+
+def test_figures_are_comparable_only_at_the_paper_size_with_the_papers_judge():
+    refs = [r for r in read_references() if r.benchmark == "longweave"]
+    qwen = "openai-compatible/Qwen2.5-72B-Instruct"
+    assert normalise(qwen).startswith(refs[0].judge_key)
+    assert comparability("longweave", refs, "paper", {"judge": qwen}).comparable
+    assert not comparability("longweave", refs, "quick", {"judge": qwen}).comparable
+    other = comparability("longweave", refs, "paper", {"judge": "openai/gpt-4o"})
+    assert not other.comparable and "openai/gpt-4o" in other.why
+    ravel = [r for r in read_references() if r.benchmark == "ravel"]
+    assert comparability("ravel", ravel, "paper", {"judge": "openai/gpt-5.2-2025-11-20"}).comparable
+    for benchmark in ("writingbench", "meeseeks", "revision-distance"):  # no judge named, or other texts measured
+        own = [r for r in read_references() if r.benchmark == benchmark]
+        assert not comparability(benchmark, own, "paper", {"judge": "openai/gpt-4"}).comparable

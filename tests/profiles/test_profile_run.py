@@ -1,0 +1,123 @@
+"""The quick profile end to end, offline: two scripted candidates and a scripted judge over the bundled
+suite and the official data; the terminal, profile.json, profile.html (read back and in Chromium)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from report.page import Page
+from typer.testing import CliRunner
+
+from profiles.profile_support import CALLS, register_all, unregister_all
+from proseval.cli import app
+from proseval.profile.report import Profile
+
+MODELS = ["scripted/profile-long", "scripted/profile-brief"]
+QUICK = {"meeseeks": 12, "longweave": 14, "writingbench": 12, "c3ebench": 16, "ravel": 3, "revision-distance": 12}
+
+
+@pytest.fixture(scope="module")
+def profiled(data_args: list[str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    folder = tmp_path_factory.mktemp("profile") / "out"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PROSEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        register_all()
+        try:
+            result = CliRunner().invoke(app, ["profile", *MODELS, "--judge", "scripted/profile-judge", "-o",
+                                              str(folder), *data_args, "--yes", "--display", "none"])
+            assert result.exit_code == 0, result.output
+            yield folder, result.output
+        finally:
+            unregister_all()
+
+
+def test_bindings_then_estimate_then_runs_then_the_profile(profiled):
+    _, output = profiled
+    order = [output.index(text) for text in ("Profile bindings", "Dry run: nothing sent", "Set ", "Writing profile")]
+    assert order == sorted(order)
+    assert "ravel" in output and "the candidate (unbound: as in the paper's main setting)" in output
+    assert "its answers to writingbench" in output  # revision distance measures the WritingBench answers
+
+
+def test_profile_json_has_a_row_per_benchmark_and_model_with_its_counts(profiled):
+    folder, _ = profiled
+    profile = Profile.model_validate_json((folder / "profile.json").read_text(encoding="utf-8"))
+    assert profile.models == MODELS and profile.size == "quick" and not profile.skipped
+    assert [(r.benchmark, r.model) for r in profile.rows] == [(b, m) for b in QUICK for m in MODELS]
+    for row in profile.rows:
+        assert row.state == "complete", row
+        assert row.samples == QUICK[row.benchmark], row
+        assert row.n + row.unscored + row.failed >= row.samples or row.metric is not None
+        assert row.requests > 0 and row.seconds is not None
+        assert Path(row.run_dir).is_dir()  # type: ignore[arg-type]
+    judges = {d.benchmark: d.roles for d in profile.dimensions}
+    assert judges["meeseeks"] == {"extractor": "scripted/profile-judge", "judge": "scripted/profile-judge"}
+    assert judges["revision-distance"] == {"reviser": "scripted/profile-judge"}
+    assert all(not d.comparability.comparable for d in profile.dimensions)  # quick is never the paper's setting
+
+
+def test_two_models_get_paired_differences_and_a_ranking_per_dimension(profiled):
+    folder, _ = profiled
+    profile = Profile.model_validate_json((folder / "profile.json").read_text(encoding="utf-8"))
+    diffs = {d.benchmark: d for d in profile.differences}
+    assert set(diffs) == set(QUICK)
+    assert all(d.baseline == MODELS[0] and d.model == MODELS[1] for d in diffs.values())
+    lw = diffs["longweave"]  # rule-scored tasks: the brief answers lose
+    assert lw.paired > 0 and lw.diff is not None and lw.diff < 0 and lw.ci_low <= lw.diff <= lw.ci_high
+    rows = {(r.benchmark, r.model): r for r in profile.rows}
+    for dimension in profile.dimensions:  # best first, equal means in one place
+        places = [[rows[(dimension.benchmark, m)].mean for m in place] for place in dimension.ranking]
+        assert all(len(set(place)) == 1 for place in places)
+        ordered = [place[0] for place in places]
+        assert ordered == sorted(set(ordered), reverse=not dimension.lower_is_better)
+    assert profile.dimensions[1].ranking == [[MODELS[0]], [MODELS[1]]]  # longweave: the longer answers first
+
+
+def test_running_again_sends_nothing(profiled, data_args):
+    folder, _ = profiled
+    register_all()
+    try:
+        result = CliRunner().invoke(app, ["profile", *MODELS, "--judge", "scripted/profile-judge", "-o",
+                                          str(folder), *data_args, "--yes", "--display", "none"])
+    finally:
+        unregister_all()
+    assert result.exit_code == 0, result.output
+    assert not CALLS and "skipped" in result.output
+
+
+def test_the_html_page_has_the_tables_and_one_strip_per_benchmark(profiled):
+    folder, _ = profiled
+    page = Page((folder / "profile.html").read_text(encoding="utf-8"))
+    assert len(page.tables["profile-rows"].body) == len(QUICK) * len(MODELS)
+    assert len(page.tables["profile-differences"].body) == len(QUICK)
+    assert {f"strip-{b}" for b in QUICK} <= page.ids
+    assert {f"references-{b}" for b in QUICK} <= set(page.tables)
+    assert "judges" in page.ids and "judges-cards" in page.tables  # the judges' evaluator cards
+
+
+def test_the_page_renders_in_chromium_without_errors(profiled, tmp_path):
+    from view.chromium import ARGS, CHROMIUM
+
+    if not CHROMIUM.is_file():
+        pytest.skip(f"{CHROMIUM} not found (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    folder, _ = profiled
+    with sync_api.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 1280, "height": 900})
+            errors: list[str] = []
+            tab.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            tab.goto((folder / "profile.html").as_uri())
+            assert tab.locator("svg.strip").count() == len(QUICK)
+            marks = tab.locator("svg.strip circle")
+            assert marks.count() == sum(1 for r in json.loads((folder / "profile.json").read_text())["rows"]
+                                        if r["mean"] is not None)
+            assert tab.locator("#strip-longweave circle").first.bounding_box()["width"] > 0
+            tab.screenshot(path=str(tmp_path / "profile.png"), full_page=True)
+            assert errors == [], errors
+        finally:
+            browser.close()
