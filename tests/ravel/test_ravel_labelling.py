@@ -120,8 +120,9 @@ def test_a_rescore_judges_the_manuscript_again_not_the_sections(runs: Path, scri
     assert any(r.role == "reviewer" for r in next(again.records()).ratings)  # recorded, from the stored episode
     analysis = proseval.agreement([source, again.path])
     reviewer = [card for card in analysis.cards if card.role == "reviewer"]
+    policy = json.loads((source / "header.json").read_text(encoding="utf-8"))["roles"]["candidate"]["spec"]
     assert [(card.judge, card.runs, card.consistency) for card in reviewer] == [
-        ("scripted/ravel-pol-a", [source.name], None)]  # not a repeat of the reviewer: its verdicts are the source's
+        (policy, [source.name], None)]  # not a repeat of the reviewer: its verdicts are the source's
     assert sorted(card.judge for card in analysis.cards if card.role == "judge") == [
         "scripted/ravel-judge", "scripted/ravel-judge-2"]
 
