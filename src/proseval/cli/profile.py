@@ -102,20 +102,9 @@ def _estimate(setplan: Any, plan: Any, cost: Any) -> tuple[int, float | None]:
     from rich.markup import escape
 
     from ..commandline.console import console
-    from ..commandline.cost import print_estimates
-    from ..runtime.loop import run_async
-    from ..runtime.sets import estimate_set
+    from ..commandline.cost import print_set_estimates
 
-    estimates = []
-    for member, decision, reason, estimate in run_async(estimate_set(setplan, prices=cost.prices,
-                                                                     estimates=cost.estimates)):
-        if estimate is None:
-            console.print(f"[yellow]{escape(member.name)}: would be refused[/]: {escape(reason or '')}",
-                          highlight=False)
-            continue
-        estimate.label = f"{member.name} ({decision})"
-        estimates.append(estimate)
-    print_estimates(estimates, cost)
+    estimates = print_set_estimates(setplan, cost)
     for name in plan.later:
         source = plan.suite.get(name).drafts_from
         answers = sum(m.n_samples for m in setplan.members if m.task_label == source)

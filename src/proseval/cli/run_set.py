@@ -20,7 +20,7 @@ from ..commandline.cost import (
     PricesOpt,
     cost_left,
     cost_request,
-    print_estimates,
+    print_set_estimates,
     run_progress,
     suggested_limit,
 )
@@ -36,7 +36,7 @@ from ..runtime.loop import run_async
 from ..runtime.runlog import RunFolder
 from ..runtime.cost import money
 from ..runtime.outcome import EXIT_ENVIRONMENT, EXIT_FAILED_SAMPLES
-from ..runtime.sets import SetResult, describe_plan, estimate_set, recorded_spend, run_set_async
+from ..runtime.sets import SetResult, describe_plan, recorded_spend, run_set_async
 from ..runtime.usage import total_usage
 
 STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "partial": "bold red", "failed": "bold red",
@@ -230,17 +230,7 @@ def run_set_cmd(
         console.print(f"set folder: {setplan.folder}; {setplan.max_runs} run(s) at once", highlight=False)
         return
     if dry_run:
-        rows = run_async(estimate_set(setplan, prices=cost.prices, estimates=cost.estimates,
-                                      retry_failed=retry_failed))
-        estimates = []
-        for member, decision, reason, estimate in rows:
-            if estimate is None:
-                console.print(f"[yellow]{escape(member.name)}: would be refused[/]: {escape(reason or '')}",
-                              highlight=False)
-                continue
-            estimate.label = f"{member.name} ({decision})"
-            estimates.append(estimate)
-        print_estimates(estimates, cost)
+        print_set_estimates(setplan, cost, retry_failed=retry_failed)
         console.print(f"set folder: {setplan.folder}", highlight=False)
         return
     meter = cost.meter([b for m in setplan.members for b in m.bindings.values()], previous=recorded_spend(setplan))

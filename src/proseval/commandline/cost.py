@@ -149,6 +149,25 @@ def _sum(costs: list[float | None]) -> float | None:
     return None if None in costs else sum(c for c in costs if c is not None)
 
 
+def print_set_estimates(setplan: Any, request: CostRequest, *, retry_failed: bool = False) -> list[Estimate]:
+    """The dry run of an evaluation set: each member's estimate (a member that would be refused
+    said so instead), printed as one table; the estimates."""
+    from ..runtime.sets import estimate_set
+
+    estimates = []
+    for member, decision, reason, estimate in run_async(estimate_set(setplan, prices=request.prices,
+                                                                     estimates=request.estimates,
+                                                                     retry_failed=retry_failed)):
+        if estimate is None:
+            console.print(f"[yellow]{escape(member.name)}: would be refused[/]: {escape(reason or '')}",
+                          highlight=False)
+            continue
+        estimate.label = f"{member.name} ({decision})"
+        estimates.append(estimate)
+    print_estimates(estimates, request)
+    return estimates
+
+
 def print_estimates(estimates: list[Estimate], request: CostRequest) -> None:
     """The dry run's table and what its figures assume."""
     currency = request.prices.currency if request.prices is not None else None
