@@ -41,3 +41,21 @@ class FakeServerProcess:
     def close(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
+
+
+def add_sources(parser) -> None:
+    """`--src` and `--compare-src`: the sources a bench measures, side by side in the same rounds."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    parser.add_argument("--src", type=Path, default=root / "src", help="the sources measured (default: this checkout)")
+    parser.add_argument("--compare-src", type=Path, help="other sources (e.g. a clone of the previous version), "
+                        "measured in the same rounds")
+
+
+def sources_of(args) -> dict:
+    """The sources of `add_sources`, by name: "this" and, when given, "compared"."""
+    found = {"this": args.src.resolve()}
+    if args.compare_src is not None:
+        found["compared"] = args.compare_src.resolve()
+    return found

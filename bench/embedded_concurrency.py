@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import ROOT, machine
+from _common import ROOT, add_sources, machine, sources_of
 
 
 def start(src: Path, limit: int, out: Path) -> subprocess.Popen:
@@ -61,13 +61,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="rounds; medians are reported")
     parser.add_argument("--limit", type=int, default=3, help="samples of each demo run")
-    parser.add_argument("--src", type=Path, default=ROOT / "src", help="the sources measured (default: this checkout)")
-    parser.add_argument("--compare-src", type=Path, help="other sources (e.g. a clone of the previous version), "
-                        "measured in the same rounds")
+    add_sources(parser)
     args = parser.parse_args()
-    sources = {"this": args.src.resolve()}
-    if args.compare_src is not None:
-        sources["compared"] = args.compare_src.resolve()
+    sources = sources_of(args)
     seen: list = []
     alone: dict[str, list[float]] = {name: [] for name in sources}
     paired: dict[str, list[float]] = {name: [] for name in sources}

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import ROOT, machine
+from _common import ROOT, add_sources, machine, sources_of
 
 BARE = ("-c", "import typer, rich, pydantic, httpx")
 COMMANDS = {
@@ -41,13 +41,9 @@ def timed(args: tuple[str, ...], src: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="rounds; the median of each is reported")
-    parser.add_argument("--src", type=Path, default=ROOT / "src", help="the sources measured (default: this checkout)")
-    parser.add_argument("--compare-src", type=Path, help="other sources (e.g. a clone of the previous version), "
-                        "measured in the same rounds")
+    add_sources(parser)
     args = parser.parse_args()
-    sources = {"this": args.src.resolve()}
-    if args.compare_src is not None:
-        sources["compared"] = args.compare_src.resolve()
+    sources = sources_of(args)
     times: dict[tuple[str, str], list[float]] = {}
     for name, src in sources.items():  # a first, unmeasured round: byte-code compiled, files cached
         for command in COMMANDS.values():
