@@ -47,8 +47,11 @@ def runs(tmp_path: Path, data_dir: Path, scripts) -> Path:
     return root
 
 
-def records(root: Path) -> list[dict]:
+def records(root: Path, policy: str = "scripted/ravel-pol-a") -> list[dict]:
+    """The records of the run whose policy is `policy` (folder names do not say which run is which)."""
     return [json.loads(line) for path in sorted(root.glob("*/samples.jsonl"))
+            if json.loads((path.parent / "header.json").read_text(encoding="utf-8"))["roles"]["candidate"]["spec"]
+            == policy
             for line in path.read_text(encoding="utf-8").splitlines()]
 
 
