@@ -182,3 +182,12 @@ def test_a_busy_port_is_refused_before_the_viewer_says_it_serves(work):
     assert done.returncode == 1 and done.stdout == "", done.stdout
     line = error_line(done.stderr, done.stderr)
     assert fnmatch(line, f"error: port {port} on 127.0.0.1 is in use (*); choose another with --port"), line
+
+
+@pytest.mark.parametrize("group", [[], ["cache"], ["generate"], ["writingbench"], ["meeseeks"], ["ravel"],
+                                   ["c3ebench"], ["revision-distance"]])
+def test_a_group_without_a_command_prints_its_help(work, group):
+    result = runner.invoke(app, group, prog_name="proseval")
+    assert "bug in proseval" not in result.output and "error:" not in result.output, result.output
+    assert f"Usage: {' '.join(['proseval', *group])} [OPTIONS] COMMAND [ARGS]..." in result.output
+    assert result.exit_code == 2  # as click ends a group called without its command

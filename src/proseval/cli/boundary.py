@@ -23,10 +23,10 @@ import typer
 
 try:  # recent typer releases carry their own copy of click
     from typer._click import Context
-    from typer._click.exceptions import BadParameter, ClickException, MissingParameter
+    from typer._click.exceptions import BadParameter, ClickException, MissingParameter, NoArgsIsHelpError
 except ImportError:  # pragma: no cover - older typer, on click itself
     from click import Context
-    from click.exceptions import BadParameter, ClickException, MissingParameter
+    from click.exceptions import BadParameter, ClickException, MissingParameter, NoArgsIsHelpError
 from pydantic import ValidationError
 
 from ..commandline.console import errors, print_error
@@ -88,7 +88,7 @@ def usage_errors() -> Iterator[None]:
     try:
         yield
     except ClickException as exc:
-        if type(exc).__name__ == "NoArgsIsHelpError":  # the help, already printed by typer
+        if isinstance(exc, NoArgsIsHelpError):  # the help, already printed by typer
             raise
         print_error(usage_message(exc))
         raise typer.Exit(exc.exit_code) from None
@@ -133,7 +133,7 @@ class ProsevalGroup(LazyGroup):
         try:
             with usage_errors():
                 return super().invoke(ctx)
-        except (typer.Exit, typer.Abort):  # exits pass through (a usage error is one by now)
-            raise
+        except (typer.Exit, typer.Abort, NoArgsIsHelpError):  # exits pass through (a usage error is one by now;
+            raise  # a group called without a command has printed its help)
         except Exception as exc:  # noqa: BLE001 - the boundary: every error is reported, none is lost
             raise typer.Exit(report(exc, bool(ctx.params.get("debug")))) from None
