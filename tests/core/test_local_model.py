@@ -7,6 +7,7 @@ these tests with the signal, the CPU flags and the llama.cpp version.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -88,11 +89,16 @@ def test_the_probe_generates_and_reports_the_build():
     assert "CPU" in result.report["system_info"]
 
 
-def test_one_variable_sets_the_threads_for_prompts_and_for_generation(monkeypatch):
+def test_one_variable_sets_the_threads_for_prompts_and_for_generation(monkeypatch, tmp_path):
     monkeypatch.delenv("PROSEVAL_LOCAL_THREADS", raising=False)
-    assert local_threads() >= 1
+    cores = os.cpu_count() or 1
+    other = tmp_path / "other.gguf"
+    assert (local_threads(other).prompt, local_threads(other).generation) == (cores, cores)
+    embedded = local_threads(embedded_model_path())  # generates on one thread, evaluates prompts on all
+    assert (embedded.prompt, embedded.generation) == (cores, 1) and "embedded model" in embedded.source
     monkeypatch.setenv("PROSEVAL_LOCAL_THREADS", " 3 ")
-    assert local_threads() == 3
+    for path in (other, embedded_model_path()):
+        assert (local_threads(path).prompt, local_threads(path).generation) == (3, 3)
     for bad in ("0", "-2", "two", "1.5"):
         monkeypatch.setenv("PROSEVAL_LOCAL_THREADS", bad)
         with pytest.raises(FatalError, match="PROSEVAL_LOCAL_THREADS=.*at least 1"):
@@ -112,6 +118,14 @@ def test_the_loaded_model_has_those_threads_and_its_idle_threads_sleep_unless_to
     assert result.ok, result.error
     assert (result.report["n_threads_batch"], result.report["n_threads"]) == (1, 1)
     assert result.report["omp_wait_policy"] == (policy or "passive")
+
+
+def test_unset_the_embedded_model_generates_on_one_thread_and_reads_prompts_on_every_core(monkeypatch):
+    pytest.importorskip("llama_cpp", reason=NEEDS)
+    monkeypatch.delenv("PROSEVAL_LOCAL_THREADS", raising=False)
+    result = local_probe.probe(max_tokens=2, timeout=600)
+    assert result.ok, result.error
+    assert (result.report["n_threads_batch"], result.report["n_threads"]) == (os.cpu_count() or 1, 1)
 
 
 def test_a_native_crash_in_the_child_is_a_clear_failure(tmp_path):

@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,20 +76,37 @@ def check_gguf(path: Path) -> None:
 
 
 THREADS_ENV = "PROSEVAL_LOCAL_THREADS"
-# llama.cpp's compute threads are OpenMP threads. Between two pieces of work (two tokens, say) an
-# idle OpenMP thread spins on its core by default; on a machine shared with other processes those
-# spins take CPU time the others need. Passive waiting makes them sleep instead; libgomp reads the
-# variable once, when llama.cpp's libraries load, and a user's own value is kept.
+# llama.cpp's compute threads are OpenMP threads, and every step of the model's graph ends at an
+# OpenMP barrier. By default an idle OpenMP thread spins on its core; on a machine shared with other
+# processes those spins take CPU time the others need (two embedded runs at once took 3.8 times as
+# long as one). Passive waiting makes them sleep instead; libgomp reads the variable once, when
+# llama.cpp's libraries load, and a user's own value is kept.
 WAIT_POLICY_ENV = "OMP_WAIT_POLICY"
 DEFAULT_WAIT_POLICY = "passive"
 
 
-def local_threads() -> int:
-    """llama.cpp's threads, for evaluating prompts and generating tokens alike: `PROSEVAL_LOCAL_THREADS`,
-    else one per CPU core."""
+@dataclass(frozen=True)
+class Threads:
+    """llama.cpp's threads for evaluating prompts (a batch of tokens at once) and for generating
+    (one token at a time), and where the numbers come from."""
+
+    prompt: int
+    generation: int
+    source: str
+
+
+def local_threads(path: Path | None = None) -> Threads:
+    """`PROSEVAL_LOCAL_THREADS` for prompts and generation alike; unset, one per CPU core for prompts,
+    and for generation one per core too, except for the embedded model, which generates on one
+    thread: a token of a 135M-parameter model is too little work to share between threads that
+    sleep at each of its barriers (measured in bench/embedded_concurrency.py: alone about as fast as
+    two spinning threads, and two runs at once share the machine instead of fighting over it)."""
     value = os.environ.get(THREADS_ENV, "").strip()
+    cores = os.cpu_count() or 1
     if not value:
-        return os.cpu_count() or 1
+        embedded = path is not None and path.name == EMBEDDED_FILE
+        return Threads(cores, 1 if embedded else cores,
+                       "one per CPU core" + ("; the embedded model generates on one" if embedded else ""))
     try:
         threads = int(value)
     except ValueError:
@@ -96,7 +114,7 @@ def local_threads() -> int:
     if threads < 1:
         raise FatalError(f"{THREADS_ENV}={value!r}: give a whole number of threads, at least 1 (unset: one per "
                          "CPU core)")
-    return threads
+    return Threads(threads, threads, f"from {THREADS_ENV}")
 
 
 def wait_policy() -> str:
@@ -157,9 +175,10 @@ def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
     key = (str(path), n_ctx)
     with _LOAD_LOCK:
         if key not in _LOADED:
-            threads = local_threads()
+            threads = local_threads(path)
             with _model_params_override({"use_extra_bufts": LOAD_SETTINGS["use_extra_bufts"]}):
-                llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
+                llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads.generation,
+                              n_threads_batch=threads.prompt,
                               verbose=False, n_gpu_layers=LOAD_SETTINGS["n_gpu_layers"],
                               use_mmap=LOAD_SETTINGS["use_mmap"])
             if llama.model_params.use_extra_bufts:
