@@ -31,7 +31,6 @@ from pydantic import ValidationError
 
 from ..commandline.console import errors, print_error
 from ..errors import ProsevalError, describe_os_error
-from ..runtime.errorlog import save_traceback
 from ..runtime.secrets import scrub
 from .lazy import LazyGroup
 
@@ -102,6 +101,8 @@ def report(exc: Exception, debug: bool) -> int:
     if known is not None:
         print_error(known[0])
         return known[1]
+    from ..runtime.errorlog import save_traceback  # only now: it imports the response cache and the models
+
     try:
         where = f"its traceback is in {save_traceback(exc)}" + ("" if debug else " (--debug prints it here)")
     except OSError as failed:  # nowhere to write it: show it rather than lose it
