@@ -8,7 +8,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -68,10 +67,8 @@ def test_split_namespace_hides_helpers_like_the_official_code():
 
 def test_infinite_loop_hits_the_wall_clock_limit():
     limits = SandboxLimits(wall_seconds=1.0, cpu_seconds=30)
-    start = time.monotonic()
     result = run("while True:\n    pass", limits=limits)
-    assert result.error_kind == "timeout" and "wall-clock" in result.error
-    assert time.monotonic() - start < 4
+    assert result.error_kind == "timeout" and "wall-clock" in result.error  # not the CPU limit, 30 s away
 
 
 def test_infinite_loop_hits_the_cpu_limit():
@@ -277,18 +274,21 @@ async def test_async_runs_do_not_block_the_event_loop():
             await asyncio.sleep(0.05)
             ticks += 1
 
+    finished = []
+
+    async def run_named(name: str, body: str, value: str):
+        result = await run_function_async(extractor(body), value, limits=limits)
+        finished.append(name)
+        return result
+
     ticking = asyncio.create_task(ticker())
-    start = time.monotonic()
-    slow, fast = await asyncio.gather(
-        run_function_async(extractor("while True:\n    pass"), "", limits=limits),
-        run_function_async(extractor("return [model_response]"), "hi", limits=limits),
-    )
-    elapsed = time.monotonic() - start
+    slow, fast = await asyncio.gather(run_named("slow", "while True:\n    pass", ""),
+                                      run_named("fast", "return [model_response]", "hi"))
     ticking.cancel()
     assert slow.error_kind == "timeout"
     assert fast.value == ["hi"]
-    assert ticks >= 10
-    assert elapsed < 3
+    assert finished == ["fast", "slow"]  # the quick child did not wait for the spinning one
+    assert ticks >= 10  # the loop kept running through the spinning child's wall-clock second
 
 
 async def test_cancelling_an_async_run_kills_the_child():
