@@ -1,17 +1,23 @@
 """Harness throughput: N requests at concurrency C against a fake server with latency L.
 
 Every request goes through the whole runtime (runner, executor, retries, cache, run log),
-one single-turn sample each. Prints achieved vs ideal time (N·L/C), the time of a second,
-fully cached run, and peak RSS for each N (each measurement in its own process).
+one single-turn sample each. For each point C:N prints achieved vs ideal time (N·L/C), the time
+of a second, fully cached run, and peak RSS (each measurement in its own process). With
+--compare-src the other sources are measured in the same rounds, alternating; with --profile a
+cold and a cached run of each point are profiled once more (cProfile, CPU time) and where their
+CPU time goes is printed, by component.
 
-    python bench/harness_throughput.py                       # L=0.2 C=64 N=2000 and 20000
-    python bench/harness_throughput.py --sizes 2000 --repeats 3
+    python bench/harness_throughput.py                                   # C:N = 64:2000 256:8000 1024:20000
+    python bench/harness_throughput.py --points 64:2000 --repeats 3 --compare-src /tmp/base/src
+    python bench/harness_throughput.py --points 1024:20000 --repeats 1 --profile
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import pstats
 import resource
 import statistics
 import subprocess
@@ -20,18 +26,32 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import ROOT, FakeServerProcess, machine
+from _common import ROOT, FakeServerProcess, add_sources, machine, sources_of
+
+# Where a function's own time is counted, by the file it is defined in (first match wins).
+COMPONENTS = [
+    ("asyncio event loop", ("asyncio/",)),
+    ("HTTP client (aiohttp, yarl, multidict)", ("aiohttp/", "yarl/", "multidict/", "aiohappyeyeballs/")),
+    ("sockets and selectors", ("selectors.py", "socket.py", "ssl.py")),
+    ("JSON", ("json/",)),
+    ("pydantic", ("pydantic/", "pydantic_core/")),
+    ("response cache (SQLite)", ("runtime/cache.py", "sqlite3")),
+    ("run log and records", ("runtime/runlog.py", "runtime/records.py", "runtime/usage.py", "runtime/outcome.py")),
+    ("retries (tenacity) and the executor", ("tenacity/", "runtime/executor.py")),
+    ("progress display", ("runtime/progress.py", "rich/", "tqdm/")),
+    ("other proseval", ("proseval/",)),
+]
 
 
-def child(url: str, n: int, concurrency: int, workdir: Path) -> None:
+def child(url: str, n: int, concurrency: int, workdir: Path, profile: Path | None) -> None:
     """One cold run and one fully cached run in this process; prints JSON."""
     import proseval.models.openai_compat  # noqa: F401  (a one-time import, not part of throughput)
     from proseval.core import Sample, Task
     from proseval.core.protocols import single_turn
     from proseval.models.base import GenerateConfig
     from proseval.runtime.loop import run_async
-    from proseval.runtime.records import RoleBinding
     from proseval.runtime.options import RunOptions
+    from proseval.runtime.records import RoleBinding
     from proseval.runtime.runner import start_run
 
     def dataset():
@@ -42,51 +62,108 @@ def child(url: str, n: int, concurrency: int, workdir: Path) -> None:
                                          config=GenerateConfig(max_tokens=32, timeout=30))}
     options = RunOptions(out_dir=workdir, display="none", cache_path=workdir / "cache.sqlite")
     timings = []
-    for _ in range(2):
+    for attempt, name in enumerate(("cold", "cached")):
+        profiler = None
+        if profile is not None:
+            import cProfile
+
+            profiler = cProfile.Profile(time.process_time)  # CPU time: waiting for the server is not overhead
+            profiler.enable()
         start = time.perf_counter()
         _, results = run_async(start_run(task, bindings, options))
         timings.append(time.perf_counter() - start)
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(profile / f"{name}.prof")
         assert results.counts.ok == n, results.counts
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"cold_s": timings[0], "cached_s": timings[1], "peak_rss_mib": peak_kib / 1024,
+                      "cpu_s": cpu.ru_utime + cpu.ru_stime,
                       "cache_hits_second": results.roles["candidate"]["cache_hits"]}))
 
 
-def measure(url: str, n: int, concurrency: int) -> dict:
+def measure(src: Path, url: str, n: int, concurrency: int, profile: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run(
-            [sys.executable, __file__, "--child", url, str(n), str(concurrency), tmp],
-            capture_output=True, text=True, check=True, cwd=ROOT,
+            [sys.executable, __file__, "--child", url, str(n), str(concurrency), tmp, str(profile or "")],
+            capture_output=True, text=True, check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(src)},
         )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def component_of(filename: str) -> str:
+    for name, markers in COMPONENTS:
+        if any(marker in filename for marker in markers):
+            return name
+    return "other (interpreter, standard library)"
+
+
+def print_profile(path: Path, top: int = 12) -> None:
+    """The profiled run's own CPU time by component, then its most expensive functions."""
+    stats = pstats.Stats(str(path))
+    total = stats.total_tt  # type: ignore[attr-defined]
+    by_component: dict[str, float] = {}
+    rows = []
+    for (filename, line, function), (_, calls, own, cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
+        by_component[component_of(filename)] = by_component.get(component_of(filename), 0.0) + own
+        rows.append((own, calls, cumulative, f"{Path(filename).name}:{line} {function}"))
+    print(f"    profile: {total:.2f} s of CPU in the profiled process (cProfile's own cost included)")
+    for name, own in sorted(by_component.items(), key=lambda item: -item[1]):
+        print(f"      {100 * own / total:5.1f} %  {name}")
+    print(f"    top {top} functions by own time (own s, calls, cumulative s):")
+    for own, calls, cumulative, where in sorted(rows, reverse=True)[:top]:
+        print(f"      {own:7.3f} {calls:>9} {cumulative:8.3f}  {where}")
+
+
+def parse_point(text: str) -> tuple[int, int]:
+    concurrency, _, n = text.partition(":")
+    return int(concurrency), int(n)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.2)
-    parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 20000])
-    parser.add_argument("--repeats", type=int, default=3, help="runs per size (the largest size runs once)")
-    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--points", type=parse_point, nargs="+", default=[(64, 2000), (256, 8000), (1024, 20000)],
+                        metavar="C:N", help="concurrency and number of samples of each measurement")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds per point; medians are reported")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile one more cold and cached run of each point (cProfile, CPU time)")
+    add_sources(parser)
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        url, n, c, workdir = args.child
-        return child(url, int(n), int(c), Path(workdir))
+        url, n, c, workdir, profile = args.child
+        return child(url, int(n), int(c), Path(workdir), Path(profile) if profile else None)
 
+    sources = sources_of(args)
     print(f"machine: {machine()}")
-    print(f"latency L={args.latency}s, concurrency C={args.concurrency}")
+    print(f"latency L={args.latency}s; medians of {args.repeats} rounds; sources: "
+          + ", ".join(f"{name}={src}" for name, src in sources.items()))
     server = FakeServerProcess(args.latency)
     try:
-        print(f"{'N':>7} {'ideal s':>8} {'median s':>9} {'% of ideal':>10} {'cached s':>9} {'cached %':>9} {'peak RSS MiB':>13}")
-        for n in args.sizes:
-            repeats = 1 if n == max(args.sizes) and len(args.sizes) > 1 else args.repeats
-            runs = [measure(server.base_url, n, args.concurrency) for _ in range(repeats)]
-            ideal = n * args.latency / args.concurrency
-            cold = statistics.median(r["cold_s"] for r in runs)
-            cached = statistics.median(r["cached_s"] for r in runs)
-            rss = max(r["peak_rss_mib"] for r in runs)
-            print(f"{n:>7} {ideal:>8.2f} {cold:>9.2f} {100 * ideal / cold:>9.1f}% {cached:>9.2f} "
-                  f"{100 * cached / cold:>8.1f}% {rss:>13.1f}", flush=True)
+        print(f"{'source':>9} {'C':>5} {'N':>6} {'ideal s':>8} {'median s':>9} {'% of ideal':>10} {'cached s':>9} "
+              f"{'cached %':>9} {'CPU s':>7} {'peak RSS MiB':>13}")
+        for concurrency, n in args.points:
+            runs: dict[str, list[dict]] = {name: [] for name in sources}
+            for round_ in range(args.repeats):
+                order = list(sources.items())[::1 if round_ % 2 == 0 else -1]  # neither source always goes first
+                for name, src in order:
+                    runs[name].append(measure(src, server.base_url, n, concurrency))
+            ideal = n * args.latency / concurrency
+            for name, measured in runs.items():
+                cold = statistics.median(r["cold_s"] for r in measured)
+                cached = statistics.median(r["cached_s"] for r in measured)
+                cpu = statistics.median(r["cpu_s"] for r in measured)
+                rss = max(r["peak_rss_mib"] for r in measured)
+                print(f"{name:>9} {concurrency:>5} {n:>6} {ideal:>8.2f} {cold:>9.2f} {100 * ideal / cold:>9.1f}% "
+                      f"{cached:>9.2f} {100 * cached / cold:>8.1f}% {cpu:>7.1f} {rss:>13.1f}", flush=True)
+            if args.profile:
+                with tempfile.TemporaryDirectory() as tmp:
+                    measure(sources["this"], server.base_url, n, concurrency, Path(tmp))
+                    for name in ("cold", "cached"):
+                        print(f"  {name} run, C={concurrency}, N={n}:")
+                        print_profile(Path(tmp) / f"{name}.prof")
     finally:
         server.close()
 

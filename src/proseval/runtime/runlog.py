@@ -94,6 +94,7 @@ def write_json_atomic(path: Path, text: str) -> None:
 class RunFolder:
     def __init__(self, path: Path):
         self.path = Path(path)
+        self._checkpoints: set[str] | None = None  # the checkpoint files there are, listed once
 
     @property
     def samples_path(self) -> Path:
@@ -200,9 +201,21 @@ class RunFolder:
         return result
 
     # checkpoints of unfinished samples --------------------------------------------
+    @staticmethod
+    def _checkpoint_name(sample_id: str, epoch: int) -> str:
+        return f"{hashlib.sha256(sample_id.encode('utf-8')).hexdigest()[:24]}-{epoch}.json"
+
     def checkpoint_path(self, sample_id: str, epoch: int) -> Path:
-        digest = hashlib.sha256(sample_id.encode("utf-8")).hexdigest()[:24]
-        return self.path / CHECKPOINTS / f"{digest}-{epoch}.json"
+        return self.path / CHECKPOINTS / self._checkpoint_name(sample_id, epoch)
+
+    def _checkpoint_names(self) -> set[str]:
+        """The checkpoint files there are: the folder is listed once, then kept up to date by this
+        object (one process writes a run folder), so a sample that never saved a checkpoint costs
+        no file-system call when it starts or finishes."""
+        if self._checkpoints is None:
+            folder = self.path / CHECKPOINTS
+            self._checkpoints = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+        return self._checkpoints
 
     def write_checkpoint(self, sample_id: str, epoch: int, data: Any) -> None:
         """Keep the progress of an unfinished sample (atomic; secrets replaced as in the records)."""
@@ -212,8 +225,11 @@ class RunFolder:
         for secret in secret_values():
             text = text.replace(json.dumps(secret)[1:-1], REDACTED)
         write_json_atomic(path, text)
+        self._checkpoint_names().add(path.name)
 
     def read_checkpoint(self, sample_id: str, epoch: int) -> Any | None:
+        if self._checkpoint_name(sample_id, epoch) not in self._checkpoint_names():
+            return None
         path = self.checkpoint_path(sample_id, epoch)
         try:
             stored = json.loads(path.read_text(encoding="utf-8"))
@@ -226,7 +242,10 @@ class RunFolder:
         return stored["data"]
 
     def clear_checkpoint(self, sample_id: str, epoch: int) -> None:
-        self.checkpoint_path(sample_id, epoch).unlink(missing_ok=True)
+        name, names = self._checkpoint_name(sample_id, epoch), self._checkpoint_names()
+        if name in names:
+            self.checkpoint_path(sample_id, epoch).unlink(missing_ok=True)
+            names.discard(name)
 
     def repair_tail(self) -> int:
         """Cut a half-written last line (a run killed mid-write); returns bytes removed."""
