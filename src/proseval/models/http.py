@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import aiohttp
+from yarl import URL
 
 from .base import ContextOverflowError, FatalError, ModelError, RetryableError, is_context_overflow
 
@@ -61,6 +62,7 @@ class JsonEndpoints:
         self.base_urls = base_urls
         self.in_flight = [0] * len(base_urls)
         self._session: aiohttp.ClientSession | None = None
+        self._urls: dict[tuple[int, str], URL] = {}  # parsed once, not on every request
 
     def session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -77,10 +79,13 @@ class JsonEndpoints:
         dropped connections and malformed bodies are retryable."""
         index = self.pick()
         url = self.base_urls[index]
+        target = self._urls.get((index, path))
+        if target is None:
+            target = self._urls[index, path] = URL(url + path)
         self.in_flight[index] += 1
         start = time.perf_counter()
         try:
-            async with self.session().post(url + path, data=body, headers=dict(headers),
+            async with self.session().post(target, data=body.encode("utf-8"), headers=dict(headers),
                                            timeout=aiohttp.ClientTimeout(total=timeout)) as reply:
                 raw = await reply.read()
                 if reply.status >= 400:
