@@ -95,12 +95,13 @@ class ResponseCache:
             row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
-        completion = Completion.model_validate_json(row[0])
-        return completion.model_copy(update={"cached": True, "latency": 0.0})
+        completion = Completion.model_validate_json(row[0])  # a new object: setting its fields is safe
+        completion.cached, completion.latency = True, 0.0
+        return completion
 
     def put(self, key: str, completion: Completion) -> None:
         """Store a successful completion (callers never store errors)."""
-        data = completion.model_copy(update={"raw": None, "cached": False}).model_dump_json()
+        data = completion.model_dump_json(exclude={"raw", "cached"})  # read back as None and False
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses (key, completion, created) VALUES (?, ?, ?)",
