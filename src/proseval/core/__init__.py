@@ -8,16 +8,18 @@ registry needs `core.health`, `core.preset` and `core.views` to register a bench
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+# Imported now: the decorator shares its name with its module, which importing `core.scorer`
+# anywhere would otherwise leave here in its place (and it imports nothing).
+from .scorer import scorer
+
 if TYPE_CHECKING:
     from .prompt import PromptTemplate
     from .sample import Sample
     from .score import Score
-    from .scorer import scorer
     from .state import State
     from .task import Task
 
-_MODULE_OF = {"PromptTemplate": "prompt", "Sample": "sample", "Score": "score", "scorer": "scorer", "State": "state",
-              "Task": "task"}
+_MODULE_OF = {"PromptTemplate": "prompt", "Sample": "sample", "Score": "score", "State": "state", "Task": "task"}
 
 __all__ = ["PromptTemplate", "Sample", "Score", "State", "Task", "scorer"]
 
