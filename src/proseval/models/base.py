@@ -214,8 +214,8 @@ class ModelAPI(Protocol):
 
 
 async def within(awaitable: Awaitable[T], seconds: float) -> T:
-    """`awaitable`'s result, or `asyncio.TimeoutError` after `seconds` (the awaitable is cancelled);
-    on Python 3.11 and later without the extra task `asyncio.wait_for` makes for every request."""
+    """`awaitable`'s result, or `asyncio.TimeoutError` after `seconds` (the awaitable is cancelled),
+    awaited in the calling task (`asyncio.wait_for` would wrap it in a task of its own)."""
     if sys.version_info >= (3, 11):
         async with asyncio.timeout(seconds):
             return await awaitable

@@ -13,7 +13,7 @@ from typing import Any
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base
 
-from ..models.base import Completion, GenerateConfig, Message, ModelAPI, ModelError, RetryableError, within
+from ..models.base import Completion, GenerateConfig, Message, ModelAPI, ModelError, RetryableError
 from .cache import ResponseCache, cache_key
 from .limits import EndpointSlot
 
@@ -162,7 +162,7 @@ class RoleModel:
             if getattr(self.model, "times_its_generation", False):  # waiting for its turn is not failing
                 completion = await self.model.generate(messages, config)
             else:
-                completion = await within(self.model.generate(messages, config), limit + 1)
+                completion = await asyncio.wait_for(self.model.generate(messages, config), timeout=limit + 1)
         except asyncio.TimeoutError:
             raise RetryableError(f"no answer within {limit:g}s") from None
         if not completion.latency:
