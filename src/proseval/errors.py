@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
@@ -40,18 +40,32 @@ class MissingDataError(DataError, FileNotFoundError):
     """Data files that should be there are not."""
 
 
-def describe_validation_error(error: ValidationError) -> str:
+def describe_validation_error(error: ValidationError, *, task: str | None = None) -> str:
     """One-line summary of a pydantic error: ``field.path: message; ...`` (an unknown field says so;
-    text that is not JSON says where the parser stopped)."""
+    text that is not JSON says where the parser stopped). With `task`, the error is the task's
+    parameters refusing its options: each field is named as its option (``--max-words``) and the
+    line names the task and the command that lists its options."""
     parts = []
     for item in error.errors():
         if item["type"] == "json_invalid":
             parts.append(f"not valid JSON ({item['ctx']['error']})")
             continue
-        location = ".".join(str(part) for part in item["loc"]) or "record"
-        message = "unknown field" if item["type"] == "extra_forbidden" else item["msg"].removeprefix("Value error, ")
-        parts.append(f"{location}: {message}")
-    return "; ".join(parts)
+        parts.append(f"{_location(item['loc'], task)}: {_message(item, task)}")
+    if task is None:
+        return "; ".join(parts)
+    return f"task {task}: " + "; ".join(parts) + f" (see: proseval describe {task})"
+
+
+def _location(loc: tuple[int | str, ...], task: str | None) -> str:
+    if task is None:
+        return ".".join(str(part) for part in loc) or "record"
+    return "--" + "-".join(str(part) for part in loc).replace("_", "-") if loc else "parameters"
+
+
+def _message(item: Any, task: str | None) -> str:
+    if item["type"] == "extra_forbidden":
+        return "unknown field" if task is None else "unknown parameter"
+    return item["msg"].removeprefix("Value error, ")
 
 
 def describe_os_error(exc: OSError) -> str:

@@ -8,25 +8,34 @@ benchmark in another package registers itself by naming its module there:
 
     [project.entry-points."proseval.benchmarks"]
     mybench = "mypackage.mybench"
+
+Hooks given as ``"module:attribute"`` are imported only when used, and each must name a module of
+the package that registers it (for a built-in benchmark, its own package or
+``proseval.benchmarks._shared``): a hook is no way into another benchmark or into proseval's
+internals, which the import contracts could not see. A hook that breaks the rule is refused when
+it is registered.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .core.health import Check
-from .core.preset import Preset
-from .core.prompt import PromptTemplate
-from .core.task import Task
-from .core.views import Labelling, SampleViews
-from .errors import UsageError
+from .errors import UsageError, describe_validation_error
+
+if TYPE_CHECKING:  # names in annotations only: registering a benchmark builds none of these models
+    from .core.health import Check
+    from .core.preset import Preset
+    from .core.prompt import PromptTemplate
+    from .core.task import Task
+    from .core.views import Labelling, SampleViews
 
 ENTRY_POINT_GROUP = "proseval.benchmarks"
 F = TypeVar("F", bound=Callable[..., Any])
@@ -40,8 +49,91 @@ class TaskParamsError(UsageError, ValueError):
     """Task options that the task's parameter model refuses; the message names each option."""
 
 
+class HookError(ValueError):
+    """A hook string that is malformed or names a module outside the registering package."""
+
+
 class NoParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+HOOK_PATTERN = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+_SHARED = "proseval.benchmarks._shared"
+_REGISTRARS = (__name__, "proseval.kit")  # modules that pass registrations on: never the registering one
+
+
+@dataclass(frozen=True)
+class Hook:
+    """A ``"module:attribute"`` a benchmark registered; `resolve()` imports it (at first use)."""
+
+    target: str
+
+    def resolve(self) -> Any:
+        module, _, attribute = self.target.partition(":")
+        return getattr(importlib.import_module(module), attribute)
+
+
+class FunctionHook(Hook):
+    """A registered function: calling the hook imports it and calls it."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+
+class ValueHook(Hook):
+    """A registered value (a mapping, a typer app, a command): calling the hook imports and returns it."""
+
+    def __call__(self) -> Any:
+        return self.resolve()
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def registering_module() -> str:
+    """The module that called the registration: the first caller outside the registry and the kit."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if not any(_within(module, name) for name in _REGISTRARS):
+            return module
+        frame = frame.f_back
+    return "__main__"
+
+
+def home_packages(module: str) -> tuple[str, ...]:
+    """The packages whose modules `module` may name as hooks: a built-in benchmark's own package and
+    the code benchmarks share; any other module's top-level package."""
+    parts = module.split(".")
+    if parts[:2] == ["proseval", "benchmarks"] and len(parts) > 2:
+        return (".".join(parts[:3]), _SHARED)
+    return (parts[0],)
+
+
+def checked_hook(kind: type[Hook], role: str, target: str, registrant: str) -> Hook:
+    """`target` as a hook of `kind`, or a `HookError` naming the hook, the string and `registrant`."""
+    where = f"hook {role}={target!r} registered by {registrant}"
+    if not HOOK_PATTERN.fullmatch(target):
+        raise HookError(f"{where}: not of the form 'package.module:attribute'")
+    module = target.partition(":")[0]
+    homes = home_packages(registrant)
+    if not any(_within(module, home) for home in homes):
+        raise HookError(f"{where}: {module} is outside {' and '.join(homes)}; a hook names a module of the "
+                        "package that registers it")
+    return kind(target)
+
+
+def _hook(kind: type[Hook], role: str, value: Any, registrant: str) -> Any:
+    """A hook given as a callable (kept as it is) or as a checked ``"module:attribute"`` of `kind`."""
+    return checked_hook(kind, role, value, registrant) if isinstance(value, str) else value
+
+
+def _declared(role: str, value: Any, registrant: str) -> Callable[[], Any] | None:
+    """A loader for a declared mapping, given as itself or as a checked ``"module:attribute"``."""
+    if isinstance(value, str):
+        return checked_hook(ValueHook, role, value, registrant)
+    return (lambda: value) if value else None
 
 
 @dataclass(frozen=True)
@@ -79,9 +171,13 @@ class ScorerEntry:
     name: str
     summary: str
     roles: tuple[str, ...]
-    load: Callable[[], tuple[Callable[..., Any], Mapping[str, PromptTemplate]]]
+    factory: Callable[[], Callable[..., Any]]
+    prompts: Callable[[], Mapping[str, PromptTemplate]] | None = None
     role_configs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     views: Callable[[dict[str, Any]], list[Any]] | None = None
+
+    def load(self) -> tuple[Callable[..., Any], Mapping[str, PromptTemplate]]:
+        return self.factory(), dict(self.prompts()) if self.prompts else {}
 
 
 @dataclass(frozen=True)
@@ -119,37 +215,24 @@ def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
     it sets its own); `presets` are its named setups (``--preset paper``); `metrics` maps each
     metric the task reports to its definition (shown by `proseval describe`); `views` draws a
     sample's own parts in the viewer and `labelling` is what a person rating it is asked
-    (`core.views`); as ``"module:attribute"`` any of these is imported only when used.
+    (`core.views`); as ``"module:attribute"`` (a module of the registering package) any of these
+    is imported only when used.
     """
+    registrant = registering_module()
+    hooks = {"prompts": _declared("prompts", prompts, registrant),
+             "presets": _declared("presets", presets, registrant),
+             "metrics": _declared("metrics", metrics, registrant),
+             "render": _hook(FunctionHook, "render", render, registrant),
+             "views": _hook(FunctionHook, "views", views, registrant),
+             "labelling": _hook(FunctionHook, "labelling", labelling, registrant)}
 
     def register(factory: F) -> F:
         if name in _TASKS and _TASKS[name].factory is not factory:
             raise ValueError(f"task {name!r} is registered twice")
-        _TASKS[name] = TaskEntry(name, summary, factory, params, _lazy(render) if isinstance(render, str) else render,
-                                 _declared(prompts), _declared(presets), _declared(metrics),
-                                 _lazy(views) if isinstance(views, str) else views,
-                                 _lazy(labelling) if isinstance(labelling, str) else labelling)
+        _TASKS[name] = TaskEntry(name, summary, factory, params, **hooks)
         return factory
 
     return register
-
-
-def _lazy(target: str) -> Callable[..., Any]:
-    """A function named ``"module:attribute"``, imported at its first call."""
-    module, _, attribute = target.partition(":")
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), attribute)(*args, **kwargs)
-
-    return call
-
-
-def _declared(value: Any) -> Callable[[], Any] | None:
-    """A loader for a declared mapping, given as itself or as ``"module:attribute"`` (imported late)."""
-    if isinstance(value, str):
-        module, _, attribute = value.partition(":")
-        return lambda: getattr(importlib.import_module(module), attribute)
-    return (lambda: value) if value else None
 
 
 def scorer_plugin(name: str, *, summary: str, roles: tuple[str, ...], factory: str,
@@ -158,13 +241,10 @@ def scorer_plugin(name: str, *, summary: str, roles: tuple[str, ...], factory: s
     """Register a scorer for `proseval score RUN --scorer NAME` (``"module:attribute"`` targets,
     imported only when used): ``factory(**options)`` returns a `@scorer` function; `views`, like a
     task's, draws what its scores keep in the viewer."""
-    def load() -> tuple[Callable[..., Any], Mapping[str, PromptTemplate]]:
-        made = _declared(factory)
-        texts = _declared(prompts) if prompts else None
-        return made(), dict(texts()) if texts else {}  # type: ignore[misc]
-
-    _SCORERS[name] = ScorerEntry(name, summary, roles, load, dict(role_configs or {}),
-                                 _lazy(views) if isinstance(views, str) else views)
+    registrant = registering_module()
+    _SCORERS[name] = ScorerEntry(name, summary, roles, checked_hook(ValueHook, "factory", factory, registrant),
+                                 _declared("prompts", prompts, registrant), dict(role_configs or {}),
+                                 _hook(FunctionHook, "views", views, registrant))
 
 
 def scorer_plugins() -> dict[str, ScorerEntry]:
@@ -179,23 +259,25 @@ def get_scorer_plugin(name: str) -> ScorerEntry:
     return known[name]
 
 
-def command_group(name: str, load: Callable[[], Any], *, summary: str | None = None) -> None:
-    """Register `proseval NAME ...`: `load` returns the benchmark's typer app, imported only when one
-    of its commands runs. `summary` is its line in `proseval --help` and its help, unless the app has
-    its own (without a summary, `--help` imports the app to read its help)."""
-    _COMMAND_GROUPS[name] = CommandGroup(load, summary)
+def command_group(name: str, load: str | Callable[[], Any], *, summary: str | None = None) -> None:
+    """Register `proseval NAME ...`: `load` is the benchmark's typer app as ``"module:attribute"``
+    (or a function returning it), imported only when one of its commands runs. `summary` is its line
+    in `proseval --help` and its help, unless the app has its own (without a summary, `--help` imports
+    the app to read its help)."""
+    _COMMAND_GROUPS[name] = CommandGroup(_hook(ValueHook, "command_group", load, registering_module()), summary)
 
 
-def generate_command(name: str, load: Callable[[], Callable[..., Any]]) -> None:
-    """Register `proseval generate NAME ...`: `load` returns the typer command function."""
-    _GENERATORS[name] = load
+def generate_command(name: str, load: str | Callable[[], Callable[..., Any]]) -> None:
+    """Register `proseval generate NAME ...`: `load` is the typer command function as
+    ``"module:attribute"`` (or a function returning it)."""
+    _GENERATORS[name] = _hook(ValueHook, "generate_command", load, registering_module())
 
 
 def doctor_check(component: str, checks: Callable[[], list[Check]] | str) -> None:
     """Register the `proseval doctor` checks of `component` (a name `--require` accepts): `checks()`
     (or ``"module:attribute"``, imported only when the doctor runs) returns its `Check`s; an exception
     is reported as a failed check."""
-    _DOCTOR_CHECKS[component] = _lazy(checks) if isinstance(checks, str) else checks
+    _DOCTOR_CHECKS[component] = _hook(FunctionHook, "doctor_check", checks, registering_module())
 
 
 def load_benchmarks() -> None:
@@ -243,13 +325,8 @@ def get_entry(name: str) -> TaskEntry:
 
 
 def format_validation_error(task_name: str, exc: ValidationError) -> str:
-    lines = []
-    for error in exc.errors():
-        where = "--" + "-".join(str(part) for part in error["loc"]).replace("_", "-") if error["loc"] else "parameters"
-        message = "unknown parameter" if error["type"] == "extra_forbidden" else error["msg"]
-        message = message.removeprefix("Value error, ")
-        lines.append(f"{where}: {message}")
-    return f"task {task_name}: " + "; ".join(lines) + f" (see: proseval describe {task_name})"
+    """Deprecated: `describe_validation_error(exc, task=task_name)`; `proseval.kit` lends it until it goes."""
+    return describe_validation_error(exc, task=task_name)
 
 
 def get_task(name: str, params: dict[str, Any] | None = None) -> Task:
@@ -258,7 +335,7 @@ def get_task(name: str, params: dict[str, Any] | None = None) -> Task:
     try:
         validated = entry.params.model_validate(params or {})
     except ValidationError as exc:
-        raise TaskParamsError(format_validation_error(name, exc)) from None
+        raise TaskParamsError(describe_validation_error(exc, task=name)) from None
     built = entry.factory(validated)
     built.params = validated.model_dump(mode="json")
     if entry.prompts is not None and not built.prompts:

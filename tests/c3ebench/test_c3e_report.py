@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from proseval.benchmarks.c3ebench.report import summarize, tables
-from proseval.kit import Score, ScoredSample
+from proseval.kit import Score
+from proseval.kit.runs import ScoredSample
 
 
 def item(sample_id: str, task: str, value: float) -> ScoredSample:

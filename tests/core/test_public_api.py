@@ -53,10 +53,12 @@ def test_the_public_names_are_exported():
 
 def test_the_kit_exports_what_it_lists_and_the_guide_documents_each_name():
     guide = (Path(__file__).resolve().parents[2] / "docs" / "writing-a-benchmark.md").read_text(encoding="utf-8")
-    assert len(set(kit.__all__)) == len(kit.__all__)
-    for name in kit.__all__:
-        assert getattr(kit, name) is not None
-        assert f"kit.{name}" in guide, f"docs/writing-a-benchmark.md does not mention kit.{name}"
+    spaces = [("kit", kit), *((f"kit.{name}", getattr(kit, name)) for name in kit.NAMESPACES)]
+    for prefix, space in spaces:
+        assert len(set(space.__all__)) == len(space.__all__)
+        for name in space.__all__:
+            assert getattr(space, name) is not None
+            assert f"{prefix}.{name}" in guide, f"docs/writing-a-benchmark.md does not mention {prefix}.{name}"
 
 
 def test_benchmarks_register_through_the_entry_point_group():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from support import plugin_scorer
 from typer.testing import CliRunner
 
 import proseval
@@ -16,9 +17,7 @@ cli = CliRunner()
 
 @pytest.fixture
 def plugin():
-    registry.scorer_plugin("grade", summary="words in the grader's reply", roles=("grader",),
-                           factory="support.plugin_scorer:make", prompts="support.plugin_scorer:PROMPTS",
-                           role_configs={"grader": {"temperature": 0.0}})
+    plugin_scorer.register()
     yield
     registry._SCORERS.pop("grade", None)
 

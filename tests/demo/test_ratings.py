@@ -8,7 +8,8 @@ import pytest
 
 import proseval
 from proseval.benchmarks.demo.task import make_task
-from proseval.kit import Rating, Scale, Score, register_script, unregister_script
+from proseval.kit import Rating, Scale, Score
+from proseval.kit.testing import register_script, unregister_script
 
 SCALE = Scale(1, 10, "ordinal")
 

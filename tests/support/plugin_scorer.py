@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from proseval import registry
 from proseval.core import PromptTemplate, Score, scorer
 
 PROMPTS = {"grader": PromptTemplate("grader", "Count the words of: {text}", ("text",))}
@@ -15,3 +16,10 @@ def make(scale: float = 1.0):
         return {"grade": Score(value=scale * len(reply.text.split()))}
 
     return grade
+
+
+def register() -> None:
+    """Register the plug-in as a package does: its hooks name modules of its own package (`support`)."""
+    registry.scorer_plugin("grade", summary="words in the grader's reply", roles=("grader",),
+                           factory="support.plugin_scorer:make", prompts="support.plugin_scorer:PROMPTS",
+                           role_configs={"grader": {"temperature": 0.0}})

@@ -518,9 +518,9 @@ def test_the_cli_checks_the_labelling_options_and_prints_the_labelling_address(r
 def test_a_new_benchmark_brings_its_form_through_its_hook_alone(tmp_path: Path):
     from proseval import kit, registry
 
-    def form(record: dict) -> kit.LabelForm:
-        return kit.LabelForm(question=f"Asked: {record['input']}", criteria=[
-            kit.LabelCriterion("tone", "Is the tone right?", 0, 4), kit.LabelCriterion("facts", "", 1, 3)])
+    def form(record: dict) -> kit.views.LabelForm:
+        return kit.views.LabelForm(question=f"Asked: {record['input']}", criteria=[
+            kit.views.LabelCriterion("tone", "Is the tone right?", 0, 4), kit.views.LabelCriterion("facts", "", 1, 3)])
 
     registry.task("unit-labelled", summary="a task with a labelling form", labelling=form)(lambda params: None)
     try:

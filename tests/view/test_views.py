@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from view.view_fixtures import HOSTILE, header, record, write_run
 
 from proseval import registry
-from proseval.kit import ViewBlock
+from proseval.kit.views import ViewBlock
 from proseval.view import create_app
 
 VIEW = Path(__file__).resolve().parents[2] / "src" / "proseval" / "view"

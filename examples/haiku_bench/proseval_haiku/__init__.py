@@ -1,7 +1,5 @@
 """A template benchmark: importing this module registers its task and its command group."""
 
-from importlib import import_module
-
 from proseval import kit
 from proseval_haiku.params import HaikuParams
 
@@ -18,4 +16,4 @@ def haiku(params: HaikuParams):
     return make_task(params)
 
 
-kit.command_group("haiku", lambda: import_module("proseval_haiku.cli").app, summary="Haiku tools.")
+kit.command_group("haiku", "proseval_haiku.cli:app", summary="Haiku tools.")

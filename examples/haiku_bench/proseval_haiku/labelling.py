@@ -7,11 +7,11 @@ from typing import Any
 
 from proseval import kit
 
-QUALITY = kit.LabelCriterion("quality", "How good is this haiku: imagery, the theme, and 5-7-5 form? "
-                             "1 = very poor, 10 = excellent.", 1, 10)
+QUALITY = kit.views.LabelCriterion("quality", "How good is this haiku: imagery, the theme, and 5-7-5 form? "
+                                   "1 = very poor, 10 = excellent.", 1, 10)
 
 
-def label_form(record: dict[str, Any]) -> kit.LabelForm:
+def label_form(record: dict[str, Any]) -> kit.views.LabelForm:
     theme = (record.get("metadata") or {}).get("theme", "?")
-    return kit.LabelForm(question=f"A haiku on the theme: {theme}", criteria=[QUALITY],
-                         pairwise="Which haiku is better?")
+    return kit.views.LabelForm(question=f"A haiku on the theme: {theme}", criteria=[QUALITY],
+                               pairwise="Which haiku is better?")

@@ -7,21 +7,20 @@ from typing import Any
 from proseval.kit import (
     GenerateConfig,
     PromptTemplate,
-    Results,
     Sample,
     SampleContext,
     Scale,
     Score,
-    ScoredSample,
     State,
     Task,
-    chart,
     extract_json,
     parse_score,
     rated_metrics,
     scorer,
     single_turn,
 )
+from proseval.kit.charts import chart
+from proseval.kit.runs import Results, ScoredSample
 from proseval_haiku.form import form_score
 from proseval_haiku.params import HaikuParams
 

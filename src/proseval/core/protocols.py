@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from .context import Context
 from .sample import Sample
 from .state import State
-
-if TYPE_CHECKING:
-    from ..runtime.context import SampleContext
 
 
 def as_messages(prompt: str | list[dict[str, str]]) -> list[dict[str, str]]:
     return [{"role": "user", "content": prompt}] if isinstance(prompt, str) else list(prompt)
 
 
-async def single_turn(sample: Sample, ctx: SampleContext) -> State:
+async def single_turn(sample: Sample, ctx: Context) -> State:
     """Ask the candidate once; its answer is the output."""
     messages = as_messages(sample.input)
     completion = await ctx.generate("candidate", messages)

@@ -20,13 +20,13 @@ from .sample import Sample
 from .score import Score
 from .state import State
 
-if TYPE_CHECKING:
-    from ..runtime.context import SampleContext
-    from ..runtime.records import Results, ScoredSample
+if TYPE_CHECKING:  # named in annotations only: registering a task (`proseval --help`) builds no results model
+    from .context import Context
+    from .results import Results, ScoredSample
 
-Protocol = Callable[[Sample, "SampleContext"], Awaitable[State]]
-Reevaluate = Callable[[Sample, State, "SampleContext"], Awaitable[State]]
-Scorer = Callable[[Sample, State, "SampleContext"], Awaitable[dict[str, Score]]]
+Protocol = Callable[[Sample, "Context"], Awaitable[State]]
+Reevaluate = Callable[[Sample, State, "Context"], Awaitable[State]]
+Scorer = Callable[[Sample, State, "Context"], Awaitable[dict[str, Score]]]
 Aggregate = Callable[[list["ScoredSample"]], dict[str, Any]]
 Artifacts = Callable[["Results"], dict[str, "str | bytes"]]
 

@@ -13,16 +13,15 @@ A run refused before it starts (a bad option, a missing key or model file) has n
 has no run folder. Model failures (empty, truncated, refused answers, a prompt longer than the
 candidate's context) are answers scored as the benchmark defines: they do not make a run fail.
 Unscored scores (a judge reply that could not be read) are counted and shown, not failures of
-the run.
+the run. The `Outcome` type and `outcome_of` are in `core.results`, beside the results that record them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Literal
 
-Outcome = Literal["complete", "failed_samples", "stopped"]
+from ..core.results import Outcome
 
 EXIT_OK = 0
 EXIT_ENVIRONMENT = 1  # a problem with the environment or the data, or a bug (the message says which)
@@ -34,13 +33,6 @@ EXIT_TERMINATED = 143  # SIGTERM; resumable
 
 REASONS_SHOWN = 3  # the most common failure reasons a summary names
 REASON_WIDTH = 160  # characters of one reason kept
-
-
-def outcome_of(*, complete: bool, retryable_failures: int) -> Outcome:
-    """The outcome of a run with every planned sample recorded (`complete`) or not."""
-    if not complete:
-        return "stopped"
-    return "failed_samples" if retryable_failures else "complete"
 
 
 def reason_key(error: str | None) -> str:

@@ -1,8 +1,6 @@
 """C3EBench: Cloze, Expand, Edit and End2End writing tasks in English and Chinese, judged against the
 human reference (1-10, reference = 6); plus reverse construction of items from a team's own texts."""
 
-from importlib import import_module
-
 from proseval import kit
 from proseval.benchmarks.c3ebench.params import C3EParams, ConstructParams
 
@@ -35,5 +33,5 @@ def c3ebench_construct(params: ConstructParams):
     return construct_task(params)
 
 
-kit.command_group("c3ebench", lambda: import_module("proseval.benchmarks.c3ebench.cli").app,
+kit.command_group("c3ebench", "proseval.benchmarks.c3ebench.cli:app",
                   summary="C3EBench tools: build items from your own texts.")

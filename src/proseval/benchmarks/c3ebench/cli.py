@@ -23,24 +23,24 @@ def construct(
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="builder=PROVIDER/MODEL."),
     structured: bool = typer.Option(False, "--structured", help="Ask the builder's endpoint for JSON of each "
                                     "step's shape (response_format json_schema) where a step answers in JSON."),
-    base_url: Optional[list[str]] = kit.BaseUrlOpt,
-    concurrency: Optional[int] = kit.ConcurrencyOpt,
-    gen: Optional[list[str]] = kit.GenOpt,
-    prompt: Optional[list[str]] = kit.PromptOpt,
+    base_url: Optional[list[str]] = kit.cli.BaseUrlOpt,
+    concurrency: Optional[int] = kit.cli.ConcurrencyOpt,
+    gen: Optional[list[str]] = kit.cli.GenOpt,
+    prompt: Optional[list[str]] = kit.cli.PromptOpt,
     runs: Path = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (resumable, cached)."),
-    display: Optional[str] = kit.DisplayOpt,
+    display: Optional[str] = kit.cli.DisplayOpt,
 ) -> None:
     """Turn each text into Cloze, Expand, Edit and End2End items; report every item that failed a check."""
-    request = kit.checked(lambda: kit.role_request({}, None, role, base_url, None, concurrency, None, gen))
+    request = kit.cli.checked(lambda: kit.cli.role_request({}, None, role, base_url, None, concurrency, None, gen))
     from proseval.benchmarks.c3ebench.construct import read_texts, to_jsonl
     from proseval.benchmarks.c3ebench.params import ConstructParams
 
     params = {"in_file": str(in_file), **({"task": task} if task else {}), "structured": structured}
-    texts = kit.checked(lambda: read_texts(in_file.read_bytes(), str(in_file),
-                                           ConstructParams.model_validate(params).task))
-    options = kit.RunOptions(out_dir=runs, display=kit.display_mode(display))
-    folder, _ = kit.execute("c3ebench-construct", params, request, options,
-                            prompts=kit.prompt_files(prompt, {}))
+    texts = kit.cli.checked(lambda: read_texts(in_file.read_bytes(), str(in_file),
+                                               ConstructParams.model_validate(params).task))
+    options = kit.cli.RunOptions(out_dir=runs, display=kit.cli.display_mode(display))
+    folder, _ = kit.cli.execute("c3ebench-construct", params, request, options,
+                                prompts=kit.cli.prompt_files(prompt, {}))
     records = {r.id.removeprefix("construct/"): r for r in folder.iter_records()}
     items, rejected = [], []
     for text_id in (text.id for text in texts):
@@ -58,6 +58,6 @@ def construct(
     report = output.with_name(output.name + ".rejected.jsonl")
     report.write_text(to_jsonl(rejected), encoding="utf-8")
     for entry in rejected:
-        kit.console.print(f"rejected {entry['text_id']} {entry['task']}: {entry['reason']}", highlight=False)
-    kit.console.print(f"wrote {len(items)} items to {output}; {len(rejected)} rejected (reasons in {report}); "
-                      f"run folder {folder.path}", highlight=False)
+        kit.cli.console.print(f"rejected {entry['text_id']} {entry['task']}: {entry['reason']}", highlight=False)
+    kit.cli.console.print(f"wrote {len(items)} items to {output}; {len(rejected)} rejected (reasons in {report}); "
+                          f"run folder {folder.path}", highlight=False)

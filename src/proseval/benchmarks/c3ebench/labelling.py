@@ -8,7 +8,7 @@ from typing import Any
 
 from proseval.benchmarks._shared.c3e.labelling import judge_form
 from proseval.benchmarks.c3ebench.report import METRIC
-from proseval.kit import LabelForm
+from proseval.kit.views import LabelForm
 
 
 def label_form(record: dict[str, Any]) -> LabelForm:

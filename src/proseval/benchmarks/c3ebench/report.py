@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from proseval.kit import ScoredSample, bootstrap_ci, ci_errors
+from proseval.kit.charts import ci_errors
+from proseval.kit.measures import bootstrap_ci
+from proseval.kit.runs import ScoredSample
 
 METRIC = "c3e"
 TASK_ORDER = ("cloze", "expand", "edit", "end2end")

@@ -27,19 +27,18 @@ from proseval.benchmarks.c3ebench.report import (
 )
 from proseval.kit import (
     GenerateConfig,
-    Results,
     Sample,
     SampleContext,
     Score,
-    ScoredSample,
     State,
     Task,
     ask_until,
-    chart,
     round_robin,
     scorer,
     strip_reasoning,
 )
+from proseval.kit.charts import chart
+from proseval.kit.runs import Results, ScoredSample
 
 VERSION = "1"
 # Defaults from the official code: candidate temperature 0.7; judge temperature 0, 1,000 tokens.

@@ -20,12 +20,12 @@ def draft_of(target: Any) -> str | None:
     return None
 
 
-def sample_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
+def sample_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     draft = draft_of(record.get("target"))
     output = (record.get("state") or {}).get("output")
     if draft is None or not isinstance(output, str) or not output.strip() or output == draft:
         return []
-    return [kit.ViewBlock("diff", "Draft → revision", {
-        "segments": kit.word_diff(draft, output),
+    return [kit.views.ViewBlock("diff", "Draft → revision", {
+        "segments": kit.views.word_diff(draft, output),
         "note": "Word differences from the draft to the output: removed words struck through on red, "
                 "added words on green."})]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from proseval.kit import LabelCriterion, LabelForm
+from proseval.kit.views import LabelCriterion, LabelForm
 
 QUALITY = LabelCriterion(
     "quality",  # the name the task's ratings give the judge's verdict

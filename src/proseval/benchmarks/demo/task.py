@@ -17,13 +17,13 @@ from proseval.kit import (
     count_words,
     extract_json,
     json_schema_format,
-    length_adherence,
     parse_score,
     rated_metrics,
     score_schema,
     scorer,
     single_turn,
 )
+from proseval.kit.measures import length_adherence
 from .prompts import PROMPTS
 
 JUDGE_TEXT = """You are grading a piece of writing produced for the request below.

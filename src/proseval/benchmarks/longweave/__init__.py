@@ -1,7 +1,5 @@
 """LongWeave: 7 generated, verifiable long-writing tasks at 1k-8k words."""
 
-from importlib import import_module
-
 from proseval import kit
 from proseval.benchmarks.longweave.params import LongWeaveParams
 
@@ -21,5 +19,5 @@ def longweave(params: LongWeaveParams):
     return make_task(params)
 
 
-kit.generate_command("longweave", lambda: import_module("proseval.benchmarks.longweave.cli").generate)
+kit.generate_command("longweave", "proseval.benchmarks.longweave.cli:generate")
 kit.doctor_check("longweave", "proseval.benchmarks.longweave.doctor:checks")

@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 
 from proseval.benchmarks.longweave.generators.params import LENGTHS, TASKS
-from proseval.kit import chart, ci_errors
+from proseval.kit.charts import chart, ci_errors
 
 Status = Literal["ok", "empty", "failed", "unscored"]
 Policy = Literal["proseval", "official_drop"]

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from proseval.benchmarks.longweave.generators import generate as generate_sample
 from proseval.benchmarks.longweave.params import LongWeaveParams
-from proseval.kit import format_validation_error
+from proseval.kit import describe_validation_error
 
 
 def generate(
@@ -25,7 +25,8 @@ def generate(
     try:
         params = LongWeaveParams(task=task, length=length)
     except ValidationError as exc:
-        Console(stderr=True).print(f"error: {format_validation_error('longweave', exc)}", markup=False, soft_wrap=True)
+        Console(stderr=True).print(f"error: {describe_validation_error(exc, task='longweave')}", markup=False,
+                                   soft_wrap=True)
         raise typer.Exit(2) from None
     count = 0
     with output.open("w", encoding="utf-8") as handle:

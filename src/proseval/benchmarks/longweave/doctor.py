@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proseval.kit import Check
+from proseval.kit.doctor import Check
 
 NAME = "longweave code scoring"
 INSTALL = "pip install 'proseval[longweave]'"

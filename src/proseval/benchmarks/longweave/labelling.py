@@ -25,7 +25,8 @@ from typing import Any
 from proseval.benchmarks.longweave.judging.ratings import RELEVANCE, TARGET_KIND, field_name
 from proseval.benchmarks.longweave.judging.replies import VERDICT_FIELDS
 from proseval.benchmarks.longweave.scorers.length import count_words, truncate_to_words
-from proseval.kit import LabelCriterion, LabelForm, strip_reasoning
+from proseval.kit import strip_reasoning
+from proseval.kit.views import LabelCriterion, LabelForm
 
 MAX_TARGETS = 12  # targets asked per answer (BioG has 83 facts at 1k words, 716 at 8k)
 CUT_TASKS = ("biog", "nw")  # the judge reads the first target_words words only

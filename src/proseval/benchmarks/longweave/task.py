@@ -45,11 +45,9 @@ from proseval.benchmarks.longweave.scorers.code_checks import shared_pool
 from proseval.kit import (
     GenerateConfig,
     ModelError,
-    Results,
     Sample,
     SampleContext,
     Score,
-    ScoredSample,
     State,
     Task,
     as_messages,
@@ -57,6 +55,7 @@ from proseval.kit import (
     scorer,
     strip_reasoning,
 )
+from proseval.kit.runs import Results, ScoredSample
 
 SCORE = "longweave"
 # Official settings: candidate 0.7 / 8,192 tokens (example config); judge gpt-4o at 0.7 / 8,192.

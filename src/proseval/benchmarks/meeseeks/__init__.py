@@ -1,7 +1,5 @@
 """Meeseeks: multi-constraint instruction following with feedback rounds."""
 
-from importlib import import_module
-
 from proseval import kit
 from proseval.benchmarks.meeseeks.params import MeeseeksParams
 
@@ -23,7 +21,7 @@ def meeseeks(params: MeeseeksParams):
     return make_task(params)
 
 
-kit.command_group("meeseeks", lambda: import_module("proseval.benchmarks.meeseeks.cli").app,
+kit.command_group("meeseeks", "proseval.benchmarks.meeseeks.cli:app",
                   summary="Meeseeks tools: download the data, rule coverage, items from a template.")
-kit.generate_command("meeseeks", lambda: import_module("proseval.benchmarks.meeseeks.cli").generate)
+kit.generate_command("meeseeks", "proseval.benchmarks.meeseeks.cli:generate")
 kit.doctor_check("meeseeks", "proseval.benchmarks.meeseeks.doctor:checks")

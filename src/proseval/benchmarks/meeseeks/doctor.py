@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from proseval.kit import Check, extra_check
+from proseval.kit.doctor import Check, extra_check
 
 
 def checks() -> list[Check]:

@@ -27,7 +27,8 @@ from typing import Any, Literal
 
 import json_repair
 
-from proseval.kit import PromptTemplate, SandboxResult
+from proseval.kit import PromptTemplate
+from proseval.kit.sandbox import SandboxResult
 
 Compat = Literal["fixed", "head"]
 PartKind = Literal["code", "json", "list", "llm"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from proseval.benchmarks.meeseeks.task import SCORE, requirement_names
-from proseval.kit import LabelCriterion, LabelForm
+from proseval.kit.views import LabelCriterion, LabelForm
 
 
 def judged_verdicts(record: dict[str, Any]) -> list[dict[str, Any]]:

@@ -49,11 +49,10 @@ from proseval.kit import (
     ModelError,
     PromptTemplate,
     SampleContext,
-    SandboxLimits,
     State,
     ask_until,
-    run_function_async,
 )
+from proseval.kit.sandbox import SandboxLimits, run_function_async
 
 # --- the Yes/No judge (proseval's own wording; the official output format) -----------------
 

@@ -30,19 +30,18 @@ from proseval.benchmarks.meeseeks.report import rounds_report
 from proseval.kit import (
     GenerateConfig,
     Rating,
-    Results,
     Sample,
     SampleContext,
     Scale,
     Score,
-    ScoredSample,
     State,
     Task,
-    chart,
-    isolation,
     round_robin,
     scorer,
 )
+from proseval.kit.charts import chart
+from proseval.kit.runs import Results, ScoredSample
+from proseval.kit.sandbox import isolation
 
 SCORE = "meeseeks"
 UTILITY = "utility"

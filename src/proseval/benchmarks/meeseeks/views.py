@@ -13,7 +13,7 @@ def is_rounds(turns: list[Any]) -> bool:
     return bool(turns) and all(isinstance(t, dict) and "round" in t and "answer" in t for t in turns)
 
 
-def sample_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
+def sample_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     turns = (record.get("state") or {}).get("turns") or []
     if not is_rounds(turns):
         return []
@@ -21,23 +21,23 @@ def sample_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
     previous: str | None = None
     for number, turn in enumerate(turns):
         answer = turn["answer"] if isinstance(turn["answer"], str) else ""
-        blocks = [kit.ViewBlock("text", "prompt", {"text": turn.get("prompt"), "folded": True}),
-                  kit.ViewBlock("text", "Answer", {"text": answer})]
+        blocks = [kit.views.ViewBlock("text", "prompt", {"text": turn.get("prompt"), "folded": True}),
+                  kit.views.ViewBlock("text", "Answer", {"text": answer})]
         if previous is not None and previous != answer:
-            blocks.append(kit.ViewBlock("diff", f"changes from round {number}",
-                                        {"segments": kit.word_diff(previous, answer), "folded": True}))
+            blocks.append(kit.views.ViewBlock("diff", f"changes from round {number}",
+                                              {"segments": kit.views.word_diff(previous, answer), "folded": True}))
         checks = turn.get("sub_questions") or []
         if checks:
-            blocks.append(kit.ViewBlock("table", "", {
+            blocks.append(kit.views.ViewBlock("table", "", {
                 "columns": ["question", "result", "why"], "class": "checks",
                 "rows": [[q.get("question"), {"text": q.get("result"), "small": q.get("status")},
                           {"text": q.get("reason") or "", "fold": q.get("method") or "why"}] for q in checks],
                 "row_class": [q.get("status") for q in checks]}))
         if turn.get("parts"):
-            blocks.append(kit.ViewBlock("text", "extracted parts", {"text": turn["parts"], "folded": True}))
+            blocks.append(kit.views.ViewBlock("text", "extracted parts", {"text": turn["parts"], "folded": True}))
         failed = turn.get("failed")
         rounds.append({"title": f"Round {turn['round']}", "blocks": blocks,
                        "status": None if "failed" not in turn else ("failed" if failed else "scored"),
                        "badge": None if "failed" not in turn else f"{failed} failed"})
         previous = answer
-    return [kit.ViewBlock("rounds", "Rounds", {"rounds": rounds})]
+    return [kit.views.ViewBlock("rounds", "Rounds", {"rounds": rounds})]

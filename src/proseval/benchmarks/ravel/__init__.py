@@ -2,8 +2,6 @@
 reviews and refines a text through tool models, on C3EBench's End2End topics; scored by
 trajectory metrics and the C3EBench End2End judge."""
 
-from importlib import import_module
-
 from proseval import kit
 from proseval.benchmarks.ravel.params import RavelParams
 
@@ -26,5 +24,5 @@ def ravel(params: RavelParams):
     return make_task(params)
 
 
-kit.command_group("ravel", lambda: import_module("proseval.benchmarks.ravel.cli").app,
+kit.command_group("ravel", "proseval.benchmarks.ravel.cli:app",
                   summary="RAVEL: show an episode step by step; plot several runs (one series per model).")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from proseval.kit import RunFolder, chart
+from proseval.kit.charts import chart
+from proseval.kit.runs import RunFolder
 
 app = typer.Typer(no_args_is_help=True)  # its help: the summary it is registered with
 

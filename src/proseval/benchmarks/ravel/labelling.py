@@ -21,7 +21,7 @@ from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.prompts import REVIEW_CHECK, REVIEW_SCALE
 from proseval.benchmarks.ravel.report import JUDGE
 from proseval.benchmarks.ravel.reviews import RECORDED, SectionReview, last_reviews
-from proseval.kit import LabelCriterion, LabelForm
+from proseval.kit.views import LabelCriterion, LabelForm
 
 
 def _reviews(record: dict[str, Any]) -> list[SectionReview]:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from proseval.benchmarks.ravel.metrics import completion_median, lifecycle_medians, median_shift
-from proseval.kit import ScoredSample
+from proseval.kit.runs import ScoredSample
 
 TRAJECTORY = "trajectory"
 JUDGE = "judge"

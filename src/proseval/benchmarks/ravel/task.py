@@ -37,18 +37,17 @@ from proseval.benchmarks.ravel.report import (
 from proseval.benchmarks.ravel.reviews import RECORDED, last_reviews, ratings
 from proseval.kit import (
     GenerateConfig,
-    Results,
     Sample,
     SampleContext,
     Score,
-    ScoredSample,
     State,
     Task,
     ask_until,
-    chart,
     round_robin,
     scorer,
 )
+from proseval.kit.charts import chart
+from proseval.kit.runs import Results, ScoredSample
 
 VERSION = "2"
 # Every agent call at temperature 0.2 (official); an explicit token limit, the same for every provider.

@@ -17,13 +17,13 @@ def is_trajectory(turns: list[Any]) -> bool:
     return bool(turns) and all(isinstance(t, dict) and "step" in t and "outcome" in t for t in turns)
 
 
-def sample_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
+def sample_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     turns = (record.get("state") or {}).get("turns") or []
     if not is_trajectory(turns):
         return []
     states = replay_states(record)
     steps = [_step(number, turn, states) for number, turn in enumerate(turns)]
-    return [kit.ViewBlock("steps", f"Trajectory ({len(steps)} steps)", {"steps": steps})]
+    return [kit.views.ViewBlock("steps", f"Trajectory ({len(steps)} steps)", {"steps": steps})]
 
 
 def _step(number: int, turn: dict[str, Any], states: list[st.Episode] | None) -> dict[str, Any]:
@@ -46,13 +46,14 @@ def _step(number: int, turn: dict[str, Any], states: list[st.Episode] | None) ->
     tool = turn.get("tool")
     if tool:
         facts.append(("tool", f"{tool.get('role')} (answered by {tool.get('bound_to')})"))
-    blocks: list[kit.ViewBlock] = [kit.ViewBlock("kv", "", {"items": facts})] if facts else []
+    blocks: list[kit.views.ViewBlock] = [kit.views.ViewBlock("kv", "", {"items": facts})] if facts else []
     if turn.get("reply") is not None:
-        blocks.append(kit.ViewBlock("text", "policy reply", {"text": turn["reply"], "folded": True}))
+        blocks.append(kit.views.ViewBlock("text", "policy reply", {"text": turn["reply"], "folded": True}))
     if tool:
-        blocks.append(kit.ViewBlock("text", "tool reply", {"text": tool.get("reply"), "folded": True}))
+        blocks.append(kit.views.ViewBlock("text", "tool reply", {"text": tool.get("reply"), "folded": True}))
     if turn.get("diff"):
-        blocks.append(kit.ViewBlock("text", "state changes", {"text": turn["diff"], "folded": True, "open": True}))
+        blocks.append(kit.views.ViewBlock("text", "state changes",
+                                          {"text": turn["diff"], "folded": True, "open": True}))
     if states is not None:
         after = states[number]
         before = states[number - 1] if number else None
@@ -60,9 +61,9 @@ def _step(number: int, turn: dict[str, Any], states: list[st.Episode] | None) ->
         if (turn.get("action") in ("draft", "refine") and turn.get("outcome") == "success"
                 and isinstance(section, int) and before is not None and section < before.n
                 and before.section(section).content):
-            changes = kit.word_diff(before.section(section).content, after.section(section).content)
-            blocks.append(kit.ViewBlock("diff", "Section text, before → after", {"segments": changes}))
-        blocks.append(kit.ViewBlock("text", f"Manuscript after step {turn.get('step')}", {
+            changes = kit.views.word_diff(before.section(section).content, after.section(section).content)
+            blocks.append(kit.views.ViewBlock("diff", "Section text, before → after", {"segments": changes}))
+        blocks.append(kit.views.ViewBlock("text", f"Manuscript after step {turn.get('step')}", {
             "text": st.manuscript(after), "empty": "(nothing written yet)", "class": "output manuscript"}))
     return {"title": title, "status": turn.get("outcome"), "blocks": blocks}
 

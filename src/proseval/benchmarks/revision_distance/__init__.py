@@ -5,7 +5,6 @@ pairs) and ``revision-distance-stability``, and the command group ``proseval rev
 The scorer factory `revision_distance_scorer` measures any run's outputs.
 """
 
-from importlib import import_module
 from typing import Any
 
 from proseval import kit
@@ -17,7 +16,9 @@ __all__ = ["revision_distance_scorer"]
 def __getattr__(name: str) -> Any:
     """`revision_distance_scorer`, imported on first use: registering the tasks stays light."""
     if name == "revision_distance_scorer":
-        return import_module("proseval.benchmarks.revision_distance.scoring").revision_distance_scorer
+        from proseval.benchmarks.revision_distance import scoring
+
+        return scoring.revision_distance_scorer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -54,7 +55,7 @@ def revision_distance_stability(params: StabilityParams):
     return make_stability_task(params)
 
 
-kit.command_group("revision-distance", lambda: import_module("proseval.benchmarks.revision_distance.cli").app,
+kit.command_group("revision-distance", "proseval.benchmarks.revision_distance.cli:app",
                   summary="Revision Distance tools: the stability check, the perturber, drafts from a run.")
 
 # Any run's stored answers can be measured: proseval score RUN --scorer revision-distance --role reviser=...
@@ -68,5 +69,5 @@ kit.scorer_plugin(
     role_configs={"reviser": dict(REVISER_SETTINGS)},
     views="proseval.benchmarks.revision_distance.views:sample_views",
 )
-kit.doctor_check("revision-distance", lambda: [kit.extra_check("extra revision-distance", "revision-distance",
-                                                                 ("rouge_score",))])
+kit.doctor_check("revision-distance", lambda: [kit.doctor.extra_check("extra revision-distance", "revision-distance",
+                                                                        ("rouge_score",))])

@@ -28,7 +28,7 @@ from proseval.benchmarks.revision_distance.stats import (
     summarise_stability,
     wilson_ci,
 )
-from proseval.kit import ScoredSample
+from proseval.kit.runs import ScoredSample
 
 KEY = "revision_distance"
 DISAGREEMENTS = 5

@@ -37,12 +37,12 @@ def stability(
                                  "list of edits."),
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="reviser=PROVIDER/MODEL (default: the "
                                              "embedded model, a demonstration)."),
-    gen: Optional[list[str]] = kit.GenOpt,
-    prompt: Optional[list[str]] = kit.PromptOpt,
-    base_url: Optional[list[str]] = kit.BaseUrlOpt,
-    concurrency: Optional[int] = kit.ConcurrencyOpt,
+    gen: Optional[list[str]] = kit.cli.GenOpt,
+    prompt: Optional[list[str]] = kit.cli.PromptOpt,
+    base_url: Optional[list[str]] = kit.cli.BaseUrlOpt,
+    concurrency: Optional[int] = kit.cli.ConcurrencyOpt,
     runs: Path = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (resumable, cached)."),
-    display: Optional[str] = kit.DisplayOpt,
+    display: Optional[str] = kit.cli.DisplayOpt,
 ) -> None:
     """App. H's check: revise each draft and several copies of it (four by default) with a few seeded,
     meaning-preserving word substitutions; report how far the distance moves.
@@ -54,11 +54,11 @@ def stability(
     """
     params = {"drafts": str(drafts), "setting": setting, "perturb_seed": seed, "rate": rate, "variants": variants,
               "structured": structured, "attempts": attempts, **({"refs": str(refs)} if refs else {})}
-    request = kit.checked(lambda: kit.role_request({}, None, role, base_url, None, concurrency, None, gen))
-    options = kit.RunOptions(out_dir=runs, display=kit.display_mode(display))
-    folder, results = kit.execute("revision-distance-stability", params, request, options,
-                                  prompts=kit.prompt_files(prompt, {}))
-    kit.report_run(folder, results)
+    request = kit.cli.checked(lambda: kit.cli.role_request({}, None, role, base_url, None, concurrency, None, gen))
+    options = kit.cli.RunOptions(out_dir=runs, display=kit.cli.display_mode(display))
+    folder, results = kit.cli.execute("revision-distance-stability", params, request, options,
+                                      prompts=kit.cli.prompt_files(prompt, {}))
+    kit.cli.report_run(folder, results)
 
 
 @app.command("perturb")
@@ -72,7 +72,7 @@ def perturb_cmd(
     try:
         rows = read_drafts(drafts)
     except DataError as exc:
-        kit.fail(str(exc))
+        kit.cli.fail(str(exc))
     lines, unchanged = [], 0
     for row in rows:
         changed = perturb(row.draft, seed=seed, rate=rate, key=row.id)
@@ -80,8 +80,8 @@ def perturb_cmd(
         lines.append(json.dumps({"id": row.id, "draft": changed.text,
                                  "substitutions": [list(p) for p in changed.substitutions]}, ensure_ascii=False))
     output.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    kit.console.print(f"wrote {output}: {len(rows) - unchanged} drafts perturbed, {unchanged} without a "
-                      "word safe to substitute")
+    kit.cli.console.print(f"wrote {output}: {len(rows) - unchanged} drafts perturbed, {unchanged} without a "
+                          "word safe to substitute")
 
 
 @app.command("drafts")
@@ -93,14 +93,14 @@ def drafts_cmd(
 ) -> None:
     """Write a run's candidate answers as a drafts file for `proseval run revision-distance --drafts`."""
     try:
-        folder = kit.RunFolder(run_dir)
+        folder = kit.runs.RunFolder(run_dir)
         folder.read_header()  # a run folder, or a clear error
         exported = drafts_of(folder.iter_records())
-    except kit.RunFolderError as exc:
-        kit.fail(str(exc))
+    except kit.runs.RunFolderError as exc:
+        kit.cli.fail(str(exc))
     if not exported.rows:
-        kit.fail(f"{run_dir}: no finished sample with a non-empty answer")
+        kit.cli.fail(f"{run_dir}: no finished sample with a non-empty answer")
     output.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in exported.rows), encoding="utf-8")
     with_reference = sum("reference" in row for row in exported.rows)
-    kit.console.print(f"wrote {output}: {len(exported.rows)} drafts ({with_reference} with a reference); "
-                      f"left out {exported.failed} failed and {exported.empty} empty answers")
+    kit.cli.console.print(f"wrote {output}: {len(exported.rows)} drafts ({with_reference} with a reference); "
+                          f"left out {exported.failed} failed and {exported.empty} empty answers")

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from proseval.benchmarks.revision_distance.scoring import instruction_of, reference_of
-from proseval.kit import Sample, SampleRecord
+from proseval.kit import Sample
+from proseval.kit.runs import SampleRecord
 
 
 @dataclass(frozen=True)

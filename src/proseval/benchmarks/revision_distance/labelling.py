@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from proseval.benchmarks.revision_distance.scoring import PREFERENCE
-from proseval.kit import LabelCriterion, LabelForm
+from proseval.kit.views import LabelCriterion, LabelForm
 
 FEWER_EDITS = LabelCriterion(
     PREFERENCE,  # "chosen vs rejected": the name the task's pair ratings give the reviser's verdict

@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from proseval.benchmarks.revision_distance.aggregate import KEY
-from proseval.kit import chart
+from proseval.kit.charts import chart
 
 
 def _f(value: Any, digits: int = 2) -> str:

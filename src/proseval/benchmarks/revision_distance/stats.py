@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
-from proseval.kit import bootstrap_ci
+from proseval.kit.measures import bootstrap_ci
 
 CONFIDENCE = 0.95
 Interval = tuple[float, float] | None

@@ -33,7 +33,8 @@ from proseval.benchmarks.revision_distance.scoring import (
     rouge_scorer,
     stability_scorer,
 )
-from proseval.kit import GenerateConfig, Results, Sample, ScoredSample, State, Task
+from proseval.kit import GenerateConfig, Sample, State, Task
+from proseval.kit.runs import Results, ScoredSample
 
 VERSION = "2"  # 2: prompts on concept/structure/flow, verb-based compound split, CIs
 REVISER_CONFIG = GenerateConfig(**REVISER_SETTINGS)

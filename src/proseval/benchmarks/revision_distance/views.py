@@ -11,11 +11,11 @@ from typing import Any
 from proseval import kit
 
 
-def sample_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
+def sample_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     return [*revision_diff(record), *edit_views(record)]
 
 
-def edit_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
+def edit_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     """The edits of each score that keeps them (``metadata.edits``), marked in the text they edit:
     the target's text named by the score's suffix (``distance_rejected`` → ``target.rejected``),
     else the output, else the draft."""
@@ -29,8 +29,8 @@ def edit_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
         suffix = name.rsplit("_", 1)[-1]
         text = target.get(suffix) if isinstance(target.get(suffix), str) and suffix != "draft" else None
         text = text if text is not None else output or target.get("draft") or ""
-        segments, missing = kit.highlight(text, [str(e.get("original_snippet") or "") for e in edits])
-        blocks.append(kit.ViewBlock("marked", f"Edits ({name}): {len(edits)}", {
+        segments, missing = kit.views.highlight(text, [str(e.get("original_snippet") or "") for e in edits])
+        blocks.append(kit.views.ViewBlock("marked", f"Edits ({name}): {len(edits)}", {
             "segments": segments, "class": "edited",
             "note": "Each edit's original snippet is marked where it was found in the text."}))
         rows = []
@@ -41,12 +41,12 @@ def edit_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
                          {"text": edit.get("original_snippet"), "quote": True},
                          {"text": edit.get("revised_snippet"), "quote": True},
                          {"text": found, "small": None if "grounding" not in edit else f"grounding {_num(grounding)}"}])
-        blocks.append(kit.ViewBlock("table", "", {
+        blocks.append(kit.views.ViewBlock("table", "", {
             "columns": ["#", "action", "level", "original", "revised", "found"], "rows": rows, "class": "edits"}))
     return blocks
 
 
-def revision_diff(record: dict[str, Any]) -> list[kit.ViewBlock]:
+def revision_diff(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     """The word diff from the sample's draft (``target.draft``) to its output, when both exist and differ."""
     target = record.get("target")
     draft = target.get("draft") if isinstance(target, dict) else None
@@ -54,8 +54,8 @@ def revision_diff(record: dict[str, Any]) -> list[kit.ViewBlock]:
     if not isinstance(draft, str) or not draft.strip() or not isinstance(output, str) or not output.strip() \
             or output == draft:
         return []
-    return [kit.ViewBlock("diff", "Draft → revision", {
-        "segments": kit.word_diff(draft, output),
+    return [kit.views.ViewBlock("diff", "Draft → revision", {
+        "segments": kit.views.word_diff(draft, output),
         "note": "Word differences from the draft to the output: removed words struck through on red, "
                 "added words on green."})]
 

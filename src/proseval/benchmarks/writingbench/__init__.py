@@ -1,6 +1,5 @@
 """WritingBench: general writing over 6 domains and 100 subdomains, judged per query-specific criterion."""
 
-from importlib import import_module
 from pathlib import Path
 
 from proseval import kit
@@ -51,5 +50,5 @@ def writingbench_curate(params: CurateParams):
     return curate_task(Path(params.in_file), scorer)
 
 
-kit.command_group("writingbench", lambda: import_module("proseval.benchmarks.writingbench.cli").app,
+kit.command_group("writingbench", "proseval.benchmarks.writingbench.cli:app",
                   summary="WritingBench tools: download the data, write criteria, curate training data.")

@@ -25,10 +25,10 @@ RunsOpt = typer.Option(Path("runs"), "--runs", help="Folder for the run folder (
 
 
 def _request(role: Optional[list[str]], base_url: Optional[list[str]], concurrency: Optional[int]):
-    return kit.checked(lambda: kit.role_request({}, None, role, base_url, None, concurrency, None, None))
+    return kit.cli.checked(lambda: kit.cli.role_request({}, None, role, base_url, None, concurrency, None, None))
 
 
-def _records_in_input_order(folder: kit.RunFolder, in_file: Path) -> list:
+def _records_in_input_order(folder: kit.runs.RunFolder, in_file: Path) -> list:
     records = {r.id.split("/", 1)[1]: r for r in folder.iter_records()}
     return [records[key] for key, _ in read_lines(in_file) if key in records]
 
@@ -41,8 +41,8 @@ def download(dest: Path = typer.Option(None, "--dest", help="Target folder (defa
     try:
         path = wb_data.download(target)
     except (OSError, ValueError) as exc:
-        kit.fail(str(exc))
-    kit.console.print(f"WritingBench data ready in {path}")
+        kit.cli.fail(str(exc))
+    kit.cli.console.print(f"WritingBench data ready in {path}")
 
 
 @app.command()
@@ -51,23 +51,23 @@ def criteria(
     output: Path = OutOpt,
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="criteria=PROVIDER/MODEL (the model "
                                              "that writes the criteria)."),
-    base_url: Optional[list[str]] = kit.BaseUrlOpt,
-    concurrency: Optional[int] = kit.ConcurrencyOpt,
+    base_url: Optional[list[str]] = kit.cli.BaseUrlOpt,
+    concurrency: Optional[int] = kit.cli.ConcurrencyOpt,
     runs: Path = RunsOpt,
-    display: Optional[str] = kit.DisplayOpt,
+    display: Optional[str] = kit.cli.DisplayOpt,
 ) -> None:
     """Write five query-specific criteria (name, description, five score bands) for each query.
 
     The output keeps every input field and adds `checklist`; use it with
     `proseval run writingbench --queries OUTPUT` to evaluate models on your own prompts.
     """
-    options = kit.RunOptions(out_dir=runs, display=kit.display_mode(display))
-    folder, results = kit.execute("writingbench-criteria", {"in_file": str(in_file)},
-                                  _request(role, base_url, concurrency), options)
+    options = kit.cli.RunOptions(out_dir=runs, display=kit.cli.display_mode(display))
+    folder, results = kit.cli.execute("writingbench-criteria", {"in_file": str(in_file)},
+                                      _request(role, base_url, concurrency), options)
     text, failed = criteria_output(_records_in_input_order(folder, in_file))
     output.write_text(text, encoding="utf-8")
-    kit.console.print(f"wrote {output}: {results.counts.finished - failed} queries with criteria, "
-                      f"{failed} without (see criteria_error); run folder {folder.path}")
+    kit.cli.console.print(f"wrote {output}: {results.counts.finished - failed} queries with criteria, "
+                          f"{failed} without (see criteria_error); run folder {folder.path}")
 
 
 @app.command()
@@ -77,10 +77,10 @@ def curate(
     keep: float = typer.Option(0.5, "--keep", min=0.0, max=1.0, help="Fraction of scored pairs to keep."),
     judge_mode: str = typer.Option("per-criterion", "--judge-mode", help="per-criterion or batched."),
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="criteria=... and judge=... bindings."),
-    base_url: Optional[list[str]] = kit.BaseUrlOpt,
-    concurrency: Optional[int] = kit.ConcurrencyOpt,
+    base_url: Optional[list[str]] = kit.cli.BaseUrlOpt,
+    concurrency: Optional[int] = kit.cli.ConcurrencyOpt,
     runs: Path = RunsOpt,
-    display: Optional[str] = kit.DisplayOpt,
+    display: Optional[str] = kit.cli.DisplayOpt,
 ) -> None:
     """Keep the best-scoring instruction/response pairs (the WritingBench data-filtering recipe).
 
@@ -88,9 +88,9 @@ def curate(
     and the top `--keep` fraction by mean score is written out. Pairs that could not be
     scored are counted and never kept.
     """
-    options = kit.RunOptions(out_dir=runs, display=kit.display_mode(display))
-    folder, results = kit.execute("writingbench-curate", {"in_file": str(in_file), "judge_mode": judge_mode},
-                                  _request(role, base_url, concurrency), options)
+    options = kit.cli.RunOptions(out_dir=runs, display=kit.cli.display_mode(display))
+    folder, results = kit.cli.execute("writingbench-curate", {"in_file": str(in_file), "judge_mode": judge_mode},
+                                      _request(role, base_url, concurrency), options)
     scored = []
     for record in _records_in_input_order(folder, in_file):
         score = record.scores.get("writingbench")
@@ -104,10 +104,10 @@ def curate(
     table.add_column("pairs", justify="right")
     for label, count in histogram([s for _, s in scored if s is not None]):
         table.add_row(label, str(count))
-    kit.console.print(table)
+    kit.cli.console.print(table)
     threshold = f"{kept[-1][1]:.2f}" if kept else "—"
-    kit.console.print(f"kept {len(kept)} of {len(scored) - unscored} scored pairs (score >= {threshold}); "
-                      f"{unscored} unscored pairs left out; wrote {output}; run folder {folder.path}")
+    kit.cli.console.print(f"kept {len(kept)} of {len(scored) - unscored} scored pairs (score >= {threshold}); "
+                          f"{unscored} unscored pairs left out; wrote {output}; run folder {folder.path}")
 
 
 @app.command()
@@ -121,7 +121,7 @@ def export(
 
     Scored criteria only: unscored ones are left out of the score lines and counted.
     """
-    folder = kit.RunFolder(run_dir)
+    folder = kit.runs.RunFolder(run_dir)
     lines, response_lines, left_out = [], [], 0
     for record in folder.iter_records():
         if record.status != "ok" or "index" not in record.metadata:
@@ -139,7 +139,7 @@ def export(
     scores.write_text(to_json_lines(lines), encoding="utf-8")
     if responses is not None:
         responses.write_text(to_json_lines(sorted(response_lines, key=lambda r: r.index)), encoding="utf-8")
-    kit.console.print(f"wrote {len(lines)} score lines to {scores}; {left_out} unscored criteria left out")
+    kit.cli.console.print(f"wrote {len(lines)} score lines to {scores}; {left_out} unscored criteria left out")
 
 
 @app.command("official-table")
@@ -156,6 +156,6 @@ def official_table_cmd(
         bench = wb_data.load_benchmark(data_dir or default_data_dir(), verify=verify)
         columns, rows = official_table(load_score_dir(score_dir), bench)
     except (OSError, ValueError) as exc:
-        kit.fail(str(exc))
+        kit.cli.fail(str(exc))
     output.write_text(official_table_to_csv(columns, rows), encoding="utf-8")
-    kit.console.print(f"wrote {len(rows)} model rows x {len(columns)} columns to {output}")
+    kit.cli.console.print(f"wrote {len(rows)} model rows x {len(columns)} columns to {output}")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from proseval.benchmarks.writingbench.aggregate import Report
-from proseval.kit import chart, ci_errors
+from proseval.kit.charts import chart, ci_errors
 
 _REPORT_FIELDS = (
     "kind",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from proseval.benchmarks.writingbench.criteria import BAND_LABELS
-from proseval.kit import LabelCriterion, LabelForm
+from proseval.kit.views import LabelCriterion, LabelForm
 
 
 def _checklist(record: dict[str, Any]) -> list[dict[str, Any]]:

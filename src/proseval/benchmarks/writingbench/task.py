@@ -27,21 +27,20 @@ from proseval.benchmarks.writingbench.params import DATA_ENV, WritingBenchParams
 from proseval.benchmarks.writingbench.userdata import read_lines, request_text
 from proseval.kit import (
     GenerateConfig,
-    Results,
     Sample,
     SampleContext,
     Score,
-    ScoredSample,
     State,
     Task,
     ask_until,
-    count_tokens,
     json_schema_format,
     named_scores_schema,
     score_schema,
     scorer,
     single_turn,
 )
+from proseval.kit.measures import count_tokens
+from proseval.kit.runs import Results, ScoredSample
 
 SCORE = SCORE_NAME  # "writingbench"
 

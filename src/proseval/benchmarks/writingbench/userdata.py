@@ -23,7 +23,8 @@ from proseval.benchmarks.writingbench.criteria import (
 )
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, iter_json_objects
 from proseval.benchmarks.writingbench.judging import JUDGE_PROMPTS, criterion_ratings
-from proseval.kit import GenerateConfig, Sample, SampleContext, SampleRecord, Score, State, Task, scorer
+from proseval.kit import GenerateConfig, Sample, SampleContext, Score, State, Task, scorer
+from proseval.kit.runs import SampleRecord
 
 QUERY_KEYS = ("query", "instruction", "prompt")
 RESPONSE_KEYS = ("response", "output", "answer")

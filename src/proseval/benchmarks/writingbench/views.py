@@ -17,7 +17,7 @@ def verdicts(metadata: Any) -> dict[str, dict[str, Any]]:
     return found
 
 
-def sample_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
+def sample_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     blocks = []
     for name, score in (record.get("scores") or {}).items():
         found = verdicts(score.get("metadata") if isinstance(score, dict) else None)
@@ -26,6 +26,6 @@ def sample_views(record: dict[str, Any]) -> list[kit.ViewBlock]:
         rows = [[criterion, v.get("score"), v.get("status", ""), {"text": v.get("reason") or v.get("error") or "",
                                                                  "pre": True}]
                 for criterion, v in found.items()]
-        blocks.append(kit.ViewBlock("table", f"Criteria ({name}): {len(rows)}", {
+        blocks.append(kit.views.ViewBlock("table", f"Criteria ({name}): {len(rows)}", {
             "columns": ["criterion", "score", "status", "reason"], "rows": rows, "class": "criteria"}))
     return blocks

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from proseval.benchmarks._shared.c3e.judge_prompts import JUDGE_PROMPTS
-from proseval.kit import LabelCriterion, LabelForm
+from proseval.kit.views import LabelCriterion, LabelForm
 
 FIELDS = {"context": "Context", "outline": "Outline", "draft": "Draft", "critique": "Critique"}
 

@@ -36,7 +36,7 @@ from proseval.benchmarks.longweave.scorers.result import (
     RuleScore,
     gated_harmonic_mean,
 )
-from proseval.kit import closeness
+from proseval.kit.measures import closeness
 
 #: The violation count at which the style score falls to one half.
 STYLE_HALF_COUNT = 50

@@ -22,7 +22,7 @@ from proseval.benchmarks.longweave.scorers.result import (
     RuleScore,
     gated_harmonic_mean,
 )
-from proseval.kit import closeness
+from proseval.kit.measures import closeness
 
 _TRAILING_COMMA = re.compile(r",\s*}")
 _METRICS = (

@@ -8,8 +8,9 @@ measure, off the official totals; it uses the bell shape of LongWeave's count sc
 from __future__ import annotations
 
 from proseval.benchmarks.longweave.scorers.result import RuleScore
-from proseval.kit import count_words, word_matches
-from proseval.kit import length_adherence as adherence
+from proseval.kit import count_words
+from proseval.kit.measures import length_adherence as adherence
+from proseval.kit.measures import word_matches
 
 __all__ = ["count_words", "length_adherence", "truncate_to_words"]
 
