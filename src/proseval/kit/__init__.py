@@ -1,7 +1,7 @@
 """Everything a benchmark needs from proseval: a small core here, the rest in named namespaces.
 
-A benchmark, built in or a plug-in, imports proseval only from here and from the top-level
-`proseval` package (the import contracts in pyproject.toml hold the built-in ones to it). Import
+A benchmark, built in or a plug-in, imports proseval only from here (the import contracts in
+pyproject.toml and tests/core/test_benchmark_imports.py hold the built-in ones to it). Import
 the module and register with ``@kit.task(...)``: a package with a ``task.py`` that imported the
 bare name ``task`` would see its submodule shadow the decorator. The core is what a task needs;
 `kit.cli`, `kit.runs`, `kit.views`, `kit.measures`, `kit.charts`, `kit.sandbox`, `kit.doctor` and
