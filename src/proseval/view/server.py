@@ -65,7 +65,10 @@ def serve(runs_dir: Path, *, host: str = "127.0.0.1", port: int = 8765, token: s
     if not is_loopback(host) and not token:
         token = new_token()
     app = create_app(runs_dir, host=host, token=token, labelling=labelling)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    # log_config=None: uvicorn's own logging setup would bind handlers to the sys.stderr of the
+    # moment, which outlives it when a caller swaps the stream (a test runner); warnings reach the
+    # stderr of the time they happen through Python's last-resort handler instead.
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, log_config=None)
     server = uvicorn.Server(config)
     sockets = listen(host, port)
     url = address(socket.gethostname() if host in ("0.0.0.0", "::") else host, port, token)
