@@ -23,18 +23,10 @@ def shared_dir() -> Path:
 def scripts():
     """Register scripted models by name for one test (``scripts(name, script)`` returns the spec);
     unregistered afterwards. Test modules with fixed scripts define their own `scripts`."""
-    from proseval.models.scripted import register_script, unregister_script
+    from support.scripted import registered_scripts
 
-    names: list[str] = []
-
-    def register(name: str, script) -> str:
-        register_script(name, script)
-        names.append(name)
-        return f"scripted/{name}"
-
-    yield register
-    for name in names:
-        unregister_script(name)
+    with registered_scripts() as register:
+        yield register
 
 
 @pytest.fixture(autouse=True)

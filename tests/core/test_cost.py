@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.cost import PRICES, two_member_set
 from typer.testing import CliRunner
 
 from proseval.benchmarks.demo.task import JUDGE_TEXT
@@ -24,12 +25,6 @@ from proseval.tokens import count_tokens
 ENV = {"COLUMNS": "200"}
 CANDIDATE_REPLY = 300  # tokens of every candidate answer the fake gives (max_tokens is 400)
 JUDGE_REASON = 90  # words of the judge's reason (its reply is ~100 tokens; max_tokens is 200)
-PRICES = """\
-currency: USD
-models:
-  openai-compatible/cand: {input: 100, output: 400}
-  openai-compatible/judge: {input: 200, output: 800, batch_discount: 0.5}
-"""
 
 
 def responder(body: dict) -> str:
@@ -327,19 +322,7 @@ def test_the_estimate_against_the_real_usage_side_by_side(tmp_path, server, pric
 
 def test_run_set_max_cost_stops_every_member_and_running_it_again_finishes_them(tmp_path, server, prices):
     set_file = tmp_path / "set.yaml"
-    set_file.write_text(f"""\
-folder: out
-models:
-  - {{spec: openai-compatible/cand, name: one, base_url: {server.base_url}}}
-  - {{spec: openai-compatible/cand, name: two, base_url: {server.base_url}, gen: {{temperature: 0.5}}}}
-tasks:
-  - task: demo
-    limit: 4
-roles: {{judge: openai-compatible/judge}}
-role_base_url: {{judge: [{server.base_url}]}}
-concurrency: 1
-max_runs: 1
-""", encoding="utf-8")
+    set_file.write_text(two_member_set(server.base_url, 4), encoding="utf-8")
     stopped = invoke("run-set", str(set_file), "--prices", str(prices), "--max-cost", "1.2", "--display", "none")
     assert stopped.exit_code == 3, stopped.output
     assert "stopped at the cost limit" in stopped.output and "run it again to continue" in stopped.output

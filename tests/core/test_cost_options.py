@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from report.page import Page
+from support.cost import PRICES, two_member_set
 from typer.testing import CliRunner
 
 import proseval
@@ -21,12 +22,6 @@ from proseval.testing.fake_batch import FakeBatchServer
 from proseval.testing.fake_openai import FakeOpenAIServer
 
 ENV = {"COLUMNS": "400"}  # one line for each message naming long paths
-PRICES = """\
-currency: USD
-models:
-  openai-compatible/cand: {input: 100, output: 400}
-  openai-compatible/judge: {input: 200, output: 800, batch_discount: 0.5}
-"""
 FREE = "models: {openai-compatible/cand: {input: 0, output: 0}, openai-compatible/judge: {input: 0, output: 0}}\n"
 # With these prices a demo sample costs about 0.04 (candidate) + 0.07 (judge); a role's requests
 # reserve their cost at max_tokens (about 0.17 and 0.21) until its first answer, then at the mean of
@@ -198,21 +193,8 @@ def test_a_rescores_judge_in_batch_mode_pays_the_batch_price(tmp_path):
 
 def test_a_set_files_cost_keys_and_the_usage_and_spend_of_every_member_with_the_totals(tmp_path, server):
     write(tmp_path / "sets" / "prices.yaml", PRICES)
-    set_file = write(tmp_path / "sets" / "set.yaml", f"""\
-folder: out
-models:
-  - {{spec: openai-compatible/cand, name: one, base_url: {server.base_url}}}
-  - {{spec: openai-compatible/cand, name: two, base_url: {server.base_url}, gen: {{temperature: 0.5}}}}
-tasks:
-  - task: demo
-    limit: 2
-roles: {{judge: openai-compatible/judge}}
-role_base_url: {{judge: [{server.base_url}]}}
-concurrency: 1
-max_runs: 1
-prices: prices.yaml
-max_cost: {LIMIT}
-""")
+    set_file = write(tmp_path / "sets" / "set.yaml",
+                     two_member_set(server.base_url, 2, f"prices: prices.yaml\nmax_cost: {LIMIT}\n"))
     first = proseval.run_set(set_file)  # the file's prices and limit
     assert "stopped" in [m.state for m in first.members]
     stopped = invoke("run-set", set_file, "--display", "none")  # nothing more fits: said so, with the command

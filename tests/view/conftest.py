@@ -8,30 +8,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.scripted import registered_scripts
 from view.view_fixtures import demo_run, meeseeks_run, pairs_run, ravel_run, revision_run
-
-from proseval.models.scripted import register_script, unregister_script
 
 
 @pytest.fixture(scope="session")
 def built_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One finished run of each kind, by kind; never changed by a test (copy it first)."""
     out = tmp_path_factory.mktemp("view") / "runs"
-    names: list[str] = []
-
-    def scripts(name: str, script: object) -> str:
-        register_script(name, script)
-        names.append(name)
-        return f"scripted/{name}"
-
-    try:
-        made = {kind: build(out, scripts).path for kind, build in
+    with registered_scripts() as scripts:
+        return {kind: build(out, scripts).path for kind, build in
                 (("demo", demo_run), ("ravel", ravel_run), ("revision", revision_run), ("pairs", pairs_run),
                  ("meeseeks", meeseeks_run))}
-    finally:
-        for name in names:
-            unregister_script(name)
-    return made
 
 
 @pytest.fixture

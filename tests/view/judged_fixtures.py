@@ -14,8 +14,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from support.scripted import registered_scripts
+
 import proseval
-from proseval.models.scripted import register_script, unregister_script
 
 HAIKU_ITEM = {
     "category": "general_multi",
@@ -81,17 +82,7 @@ def longweave_judged_run(out: Path, scripts: Callable[[str, object], str]) -> pr
 
 def judged_runs(root: Path) -> Path:
     """The Meeseeks run and the LongWeave run under `root` (their scripts registered meanwhile)."""
-    names: list[str] = []
-
-    def scripts(name: str, script: object) -> str:
-        register_script(name, script)
-        names.append(name)
-        return f"scripted/{name}"
-
-    try:
+    with registered_scripts() as scripts:
         meeseeks_judged_run(root, scripts)
         longweave_judged_run(root, scripts)
-    finally:
-        for name in names:
-            unregister_script(name)
     return root

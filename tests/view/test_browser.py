@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from view.chromium import ARGS, CHROMIUM, free_port
+from view.chromium import ARGS, CHROMIUM, serving_app
 from view.view_fixtures import HOSTILE
 
 
@@ -21,25 +19,14 @@ from view.view_fixtures import HOSTILE
 
 @pytest.fixture(scope="module")
 def server(built_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """uvicorn serving a copy of the built runs on a free loopback port, in a background thread."""
-    import uvicorn
-
+    """The viewer serving a copy of the built runs (`serving_app`)."""
     from proseval.view import create_app
 
     root = tmp_path_factory.mktemp("served")
     for path in built_runs.values():
         shutil.copytree(path, root / path.name)
-    port = free_port()
-    runner = uvicorn.Server(uvicorn.Config(create_app(root), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=runner.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not runner.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the viewer did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    runner.should_exit = True
-    thread.join(10)
+    with serving_app(create_app(root)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

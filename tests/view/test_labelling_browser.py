@@ -9,14 +9,13 @@ import http.server
 import json
 import re
 import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
-from view.chromium import ARGS, CHROMIUM, free_port
+from view.chromium import ARGS, CHROMIUM, serving_app
 from view.test_labelling import MODELS, labelling_runs, plan_of, rd_pair_record, secrets_of_the_runs
 
 from proseval.reliability.labels import Label
@@ -26,25 +25,9 @@ from proseval.view.labelling import LabelOptions
 
 
 
-@contextmanager
-def serving(root: Path, options: LabelOptions) -> Iterator[str]:
-    """uvicorn serving the viewer in labelling mode on a free loopback port, in a background thread."""
-    import uvicorn
-
-    port = free_port()
-    runner = uvicorn.Server(uvicorn.Config(create_app(root, labelling=options), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=runner.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not runner.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the viewer did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        runner.should_exit = True
-        thread.join(10)
+def serving(root: Path, options: LabelOptions) -> AbstractContextManager[str]:
+    """The viewer in labelling mode, served (`serving_app`)."""
+    return serving_app(create_app(root, labelling=options))
 
 
 @pytest.fixture(scope="module")

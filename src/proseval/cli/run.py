@@ -11,21 +11,17 @@ from ..commandline.console import errors, fail
 from ..commandline.cost import DryRunOpt, EstimateOutputOpt, MaxCostOpt, PricesOpt, cost_request, dry_run, stop_if_limited
 from ..commandline.envfile import load_env_file
 from ..commandline.options import (
-    BaseUrlOpt,
-    ConcurrencyOpt,
+    BatchOpt,
     ConfigOpt,
     DisplayOpt,
-    GenOpt,
-    BatchOpt,
     ModelOpt,
     NoCacheOpt,
     PresetOpt,
-    PromptOpt,
-    RoleBaseUrlOpt,
-    RoleConcurrencyOpt,
-    RoleOpt,
+    ROLE_DEFAULTS,
+    RoleArgs,
+    with_role_options,
 )
-from ..commandline.requests import checked, display_mode, first, prompt_files, role_request
+from ..commandline.requests import checked, display_mode, first, prompt_files
 from ..commandline.running import execute_plan, exit_if_failed, report_run
 from ..models.base import check_seed
 from ..planning import plan
@@ -39,18 +35,13 @@ app = typer.Typer()  # this module's commands, mounted by name from cli/commands
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@with_role_options
 def run(
     ctx: typer.Context,
     task: Optional[str] = typer.Argument(None, help="Task name (see: proseval list); its own options (see: "
                                          "proseval describe TASK) follow as --name value."),
     model: Optional[str] = ModelOpt,
-    role: Optional[list[str]] = RoleOpt,
-    base_url: Optional[list[str]] = BaseUrlOpt,
-    role_base_url: Optional[list[str]] = RoleBaseUrlOpt,
-    concurrency: Optional[int] = ConcurrencyOpt,
-    role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
-    gen: Optional[list[str]] = GenOpt,
-    prompt: Optional[list[str]] = PromptOpt,
+    roles: RoleArgs = ROLE_DEFAULTS,  # --role, --base-url, ... --prompt (`with_role_options`)
     preset: Optional[str] = PresetOpt,
     param: Optional[list[str]] = typer.Option(None, "--param", "-T", help="KEY=VALUE task parameter. Repeatable."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Run only the first N samples."),
@@ -92,24 +83,23 @@ def run(
         if members:
             fail("--panel goes with a new run; for a finished run: proseval score RUN --role ROLE=... then "
                  "proseval agreement")
-        changes = any([task, model, role, base_url, role_base_url, gen, param, ctx.args, seed is not None,
-                       epochs is not None, config, prompt, preset])
+        changes = any([task, model, roles.role, roles.base_url, roles.role_base_url, roles.gen, param, ctx.args,
+                       seed is not None, epochs is not None, config, roles.prompt, preset])
         requested = None
         if changes:
-            requested = requested_config(task, ctx.args, param, config, model, role, base_url, role_base_url,
-                                          concurrency, role_concurrency, gen, resume, seed=seed, epochs=epochs,
-                                          prompt=prompt, preset=preset)
+            requested = requested_config(task, ctx.args, param, config, model, roles.role, roles.base_url,
+                                          roles.role_base_url, roles.concurrency, roles.role_concurrency, roles.gen,
+                                          resume, seed=seed, epochs=epochs, prompt=roles.prompt, preset=preset)
         return resume_folder(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
                        requested=requested, cost=cost, dry_run=dry_run_, batch=batch)
     task_name = task or cfg.task
     if not task_name:
         fail("name a task, e.g. proseval run demo (see: proseval list)")
     params = task_params_from(param or [], cfg, list(ctx.args))
-    request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
-                                          gen))
+    request = checked(lambda: roles.request(cfg, model))
     if dry_run_ and members:
         fail("--panel goes with a run, not with --dry-run")
-    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompt_files(prompt, cfg),
+    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompt_files(roles.prompt, cfg),
                                    preset=preset or cfg.preset))
     if dry_run_:
         for warning in planned.warnings:

@@ -15,6 +15,7 @@ from rich.table import Table
 from ..commandline.console import console, errors, fail
 from ..commandline.cost import (
     STOPPED_AT_COST_LIMIT,
+    CostRequest,
     DryRunOpt,
     EstimateOutputOpt,
     PricesOpt,
@@ -31,12 +32,19 @@ from ..commandline.sets import plan_set
 from ..errors import ProsevalError
 from ..report.runs import ReportRun, open_runs
 from ..report.sections import HtmlTable, leaderboard
+from ..runtime.cost import CostMeter, money
 from ..runtime.interrupts import SignalStop
 from ..runtime.loop import run_async
-from ..runtime.runlog import RunFolder
-from ..runtime.cost import money
 from ..runtime.outcome import EXIT_ENVIRONMENT, EXIT_FAILED_SAMPLES
-from ..runtime.sets import SetResult, describe_plan, recorded_spend, run_set_async
+from ..runtime.runlog import RunFolder
+from ..runtime.sets import (
+    MemberResult,
+    SetPlan,
+    SetResult,
+    describe_plan,
+    recorded_spend,
+    run_set_async,
+)
 from ..runtime.usage import total_usage
 
 STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "partial": "bold red", "failed": "bold red",
@@ -223,46 +231,86 @@ def run_set_cmd(
     setplan = plan_set(set_file, max_runs=max_runs, use_cache=False if no_cache else None,
                        report=False if no_report else None)
     cost = cost_request(prices, max_cost, estimate_output, setplan.file)
-    for warning in setplan.warnings:
+    print_warnings(setplan.warnings)
+    if dry_run_list or dry_run:
+        print_dry_run(setplan, cost, listing=dry_run_list, retry_failed=retry_failed)
+        return
+    meter = set_meter(setplan, cost)
+    result = run_members(setplan, set_file, mode=mode, retry_failed=retry_failed, meter=meter)
+    print_set(result)
+    stopped = [m for m in result.members if m.state == "stopped"]
+    if meter is not None:
+        print_spend(setplan, meter, stopped, retry_command(set_file, prices))
+    exit_for(result, stopped, set_file)
+
+
+def print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
         errors.print(f"[bold yellow]warning:[/] {escape(warning)}", highlight=False)
-    if dry_run_list:
+
+
+def set_meter(setplan: SetPlan, cost: CostRequest) -> CostMeter | None:
+    """The meter of the whole set (None without prices), starting from the spend its run folders recorded."""
+    return cost.meter([b for m in setplan.members for b in m.bindings.values()], previous=recorded_spend(setplan))
+
+
+def print_dry_run(setplan: SetPlan, cost: CostRequest, *, listing: bool, retry_failed: bool) -> None:
+    """What running the set would do, sending and writing nothing: each member's action (`listing`),
+    else each member's cost estimate."""
+    if listing:
         console.print(dry_run_table(describe_plan(setplan, retry_failed=retry_failed)))
         console.print(f"set folder: {setplan.folder}; {setplan.max_runs} run(s) at once", highlight=False)
         return
-    if dry_run:
-        print_set_estimates(setplan, cost, retry_failed=retry_failed)
-        console.print(f"set folder: {setplan.folder}", highlight=False)
-        return
-    meter = cost.meter([b for m in setplan.members for b in m.bindings.values()], previous=recorded_spend(setplan))
+    print_set_estimates(setplan, cost, retry_failed=retry_failed)
+    console.print(f"set folder: {setplan.folder}", highlight=False)
+
+
+def run_members(setplan: SetPlan, set_file: Path, *, mode: str, retry_failed: bool,
+                meter: CostMeter | None) -> SetResult:
+    """Run the set's members (notes on the terminal unless the display is none); on Ctrl-C or SIGTERM
+    every member's run stops and keeps its usage (`runtime.interrupts`) and the command exits."""
 
     def notify(text: str) -> None:
         if mode != "none":
             errors.print(escape(text), highlight=False)
 
-    stop = SignalStop()  # Ctrl-C or SIGTERM: every member's run stops and keeps its usage (`runtime.interrupts`)
+    stop = SignalStop()
     try:
-        result = run_async(stop.run(run_set_async(setplan, display=mode, retry_failed=retry_failed,  # type: ignore[arg-type]
-                                                  notify=notify, report=write_set_report if setplan.report else None,
-                                                  cost=meter)))
+        return run_async(stop.run(run_set_async(setplan, display=mode, retry_failed=retry_failed,  # type: ignore[arg-type]
+                                                notify=notify, report=write_set_report if setplan.report else None,
+                                                cost=meter)))
     except (asyncio.CancelledError, KeyboardInterrupt):
         errors.print(f"interrupted: finished samples are saved in {setplan.folder}; run it again to continue: "
                      f"proseval run-set {shlex.quote(str(set_file))}", style="yellow", markup=False, highlight=False,
                      soft_wrap=True)
         raise typer.Exit(stop.exit_status) from None
-    print_set(result)
-    stopped = [m for m in result.members if m.state == "stopped"]
-    if meter is not None and meter.spent:
+
+
+def retry_command(set_file: Path, prices: Path | None) -> str:
+    """The command that runs the set again with the same prices file (markup escaped)."""
+    return f"proseval run-set {escape(str(set_file))}" + (f" --prices {escape(str(prices))}" if prices is not None
+                                                           else "")
+
+
+def print_spend(setplan: SetPlan, meter: CostMeter, stopped: list[MemberResult], again: str) -> None:
+    """The spend recorded in the set's run folders; with members stopped at the cost limit, a higher
+    --max-cost (`again` plus it) that should let the set finish."""
+    if meter.spent:
         console.print(f"spend recorded in the set's run folders: {money(meter.spent, meter.currency)}"
                       + (f" of {money(meter.limit, meter.currency)}" if meter.limit is not None else ""),
                       highlight=False)
-    if stopped and meter is not None:
-        suggestion = suggested_limit(meter, cost_left(run_progress(RunFolder(m.path), meter.prices, len(m.keys))
-                                                      for m in setplan.members))
-        errors.print(f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, meter.currency)} of "
-                     f"{money(meter.limit or 0.0, meter.currency)}; {len(stopped)} member(s) left unfinished; run "
-                     f"it again to continue: proseval run-set {escape(str(set_file))}"
-                     + (f" --prices {escape(str(prices))}" if prices is not None else "")
-                     + f" --max-cost {suggestion:g}", highlight=False)
+    if not stopped:
+        return
+    suggestion = suggested_limit(meter, cost_left(run_progress(RunFolder(m.path), meter.prices, len(m.keys))
+                                                  for m in setplan.members))
+    errors.print(f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, meter.currency)} of "
+                 f"{money(meter.limit or 0.0, meter.currency)}; {len(stopped)} member(s) left unfinished; run "
+                 f"it again to continue: {again} --max-cost {suggestion:g}", highlight=False)
+
+
+def exit_for(result: SetResult, stopped: list[MemberResult], set_file: Path) -> None:
+    """Exit with the status the worst outcome asks for: a failed run (the environment), members stopped
+    at the cost limit, runs with failed samples; return when every run finished."""
     if result.failed:
         errors.print(f"[bold red]{len(result.failed)} of {len(result.members)} run(s) failed[/] (see the reason "
                      "column); running the set again retries them", highlight=False)

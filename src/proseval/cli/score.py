@@ -20,18 +20,8 @@ from ..commandline.cost import (
     stop_if_limited,
 )
 from ..commandline.envfile import load_env_file
-from ..commandline.options import (
-    BaseUrlOpt,
-    BatchOpt,
-    ConcurrencyOpt,
-    DisplayOpt,
-    GenOpt,
-    PromptOpt,
-    RoleBaseUrlOpt,
-    RoleConcurrencyOpt,
-    RoleOpt,
-)
-from ..commandline.requests import checked, display_mode, prompt_files, role_request
+from ..commandline.options import ROLE_DEFAULTS, BatchOpt, DisplayOpt, RoleArgs, with_role_options
+from ..commandline.requests import checked, display_mode, prompt_files
 from ..commandline.running import report_run, run_in_loop
 from ..core.task import Task
 from ..registry import scorer_plugins
@@ -49,19 +39,20 @@ def not_started(first: int, repeats: int) -> str:
             "higher --max-cost (what was judged comes back from the response cache)")
 
 
+def print_scorers() -> None:
+    """The registered scorers (`--list-scorers`): each one's name, roles and summary."""
+    for entry in scorer_plugins().values():
+        console.print(f"[bold]{escape(entry.name)}[/] (roles: {', '.join(entry.roles)}): {escape(entry.summary)}")
+
+
 app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("score")
+@with_role_options
 def score_cmd(
     run_dir: Optional[Path] = typer.Argument(None, help="Run folder whose stored outputs are scored again."),
-    role: Optional[list[str]] = RoleOpt,
-    base_url: Optional[list[str]] = BaseUrlOpt,
-    role_base_url: Optional[list[str]] = RoleBaseUrlOpt,
-    concurrency: Optional[int] = ConcurrencyOpt,
-    role_concurrency: Optional[list[str]] = RoleConcurrencyOpt,
-    gen: Optional[list[str]] = GenOpt,
-    prompt: Optional[list[str]] = PromptOpt,
+    roles: RoleArgs = ROLE_DEFAULTS,  # --role, --base-url, ... --prompt (`with_role_options`)
     scorer: Optional[str] = typer.Option(None, "--scorer", help="Score with this registered scorer instead of the "
                                          "task's own (e.g. revision-distance; see: proseval score --list-scorers)."),
     scorer_option: Optional[list[str]] = typer.Option(None, "--scorer-option", "-O", help="KEY=VALUE option of "
@@ -84,8 +75,7 @@ def score_cmd(
 ) -> None:
     """Re-score a run's stored outputs with other judge-like roles or prompts; the candidate is not called."""
     if list_scorers:
-        for entry in scorer_plugins().values():
-            console.print(f"[bold]{escape(entry.name)}[/] (roles: {', '.join(entry.roles)}): {escape(entry.summary)}")
+        print_scorers()
         return
     if run_dir is None:
         fail("name the run folder to re-score (see: proseval score --help)")
@@ -94,7 +84,7 @@ def score_cmd(
     if batch and "candidate" in batch:
         fail("--batch candidate: a re-score keeps the stored answers and never calls the candidate")
     source = RunFolder(run_dir)
-    files = prompt_files(prompt, {})
+    files = prompt_files(roles.prompt, {})
     source.read_header()  # not a run folder: refused before anything else
 
     def rebound_task() -> tuple[Task, dict[str, RoleBinding], list[str]]:
@@ -102,7 +92,7 @@ def score_cmd(
                    for k, v in parse_assignments(scorer_option or [], "--scorer-option").items()}
         if options and scorer is None:
             fail("--scorer-option goes with --scorer")
-        request = role_request({}, None, role, base_url, role_base_url, concurrency, role_concurrency, gen)
+        request = roles.request({}, None)
         if not request.roles and not files and scorer is None and not repeats and not swap_order:
             fail("name the role(s) or prompt(s) to re-score with, e.g. --role judge=openai/gpt-4o-mini, "
                  "or --repeats N to judge again with the run's own judge")

@@ -30,7 +30,6 @@ every body answered, in real time or in a batch; `api_keys` every key sent.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import itertools
 import json
 import re
@@ -42,7 +41,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .fake_openai import FakeOpenAIServer, Reply
+from .fake_openai import FakeOpenAIServer, Reply, serve_forever
 
 Responder = Callable[[dict[str, Any]], "str | tuple[str, str]"]
 ItemFault = Callable[[dict[str, Any], int], "str | None"]
@@ -194,14 +193,8 @@ class FakeAnthropicServer(FakeOpenAIServer):
             body = json.loads(raw or b"{}")
         except ValueError:
             return await self._json(writer, 400, _error("invalid_request_error", "invalid JSON"))
-        index = self._count
-        self._count += 1
-        reply = self.behaviour(index, body) if self.behaviour else Reply()
-        await asyncio.sleep(self.latency if reply.latency is None else reply.latency)
-        if reply.kind == "hang":
-            await asyncio.sleep(3600)
-            return False
-        if reply.kind == "close":
+        reply = await self._next_reply(body)
+        if reply is None:
             return False
         if reply.kind == "echo_headers":  # a hostile or careless server: the request's headers in the error
             return await self._json(writer, reply.status, _error("invalid_request_error",
@@ -324,17 +317,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each real-time answer")
     parser.add_argument("--completion-delay", type=float, default=0.0, help="seconds before a batch can end")
     args = parser.parse_args()
-
-    async def serve() -> None:
-        server = FakeAnthropicServer(latency=args.latency, port=args.port, completion_delay=args.completion_delay)
-        await server.start()
-        print(f"listening on {server.base_url} (ANTHROPIC_API_KEY may be anything)", flush=True)
-        await asyncio.Event().wait()
-
-    try:
-        asyncio.run(serve())
-    except KeyboardInterrupt:
-        pass
+    serve_forever(lambda: FakeAnthropicServer(latency=args.latency, port=args.port,
+                                              completion_delay=args.completion_delay),
+                  " (ANTHROPIC_API_KEY may be anything)")
 
 
 if __name__ == "__main__":

@@ -140,6 +140,18 @@ class FakeOpenAIServer:
         finally:
             writer.close()
 
+    async def _next_reply(self, body: Any) -> Reply | None:
+        """The behaviour's reply to the next real-time request, after its latency; None when the
+        connection is to close unanswered (`hang`: after an hour)."""
+        index = self._count
+        self._count += 1
+        reply = self.behaviour(index, body) if self.behaviour else Reply()
+        await asyncio.sleep(self.latency if reply.latency is None else reply.latency)
+        if reply.kind == "hang":
+            await asyncio.sleep(3600)
+            return None
+        return None if reply.kind == "close" else reply
+
     async def _respond(self, request_line: str, raw: bytes, writer: asyncio.StreamWriter,
                        headers: dict[str, str] | None = None) -> bool:
         """Answer one request; False closes the connection."""
@@ -152,15 +164,9 @@ class FakeOpenAIServer:
         except ValueError:
             await self._send(writer, 400, b'{"error": {"message": "invalid JSON"}}')
             return True
-        index = self._count
-        self._count += 1
         self.requests.append(body)
-        reply = self.behaviour(index, body) if self.behaviour else Reply()
-        await asyncio.sleep(self.latency if reply.latency is None else reply.latency)
-        if reply.kind == "hang":
-            await asyncio.sleep(3600)
-            return False
-        if reply.kind == "close":
+        reply = await self._next_reply(body)
+        if reply is None:
             return False
         if reply.kind == "echo_headers":  # a hostile or careless server: the request's headers in the error
             payload = json.dumps({"error": {"message": f"bad request; headers were {headers}"}}).encode()
@@ -207,15 +213,22 @@ def main() -> None:
     parser.add_argument("--responder", default=None, metavar="MODULE:FUNCTION",
                         help="a function(request_body) -> reply text, imported from a module on the path")
     args = parser.parse_args()
+    responder = (lambda body: args.reply) if args.reply is not None else default_text
+    if args.responder:
+        module, _, function = args.responder.partition(":")
+        responder = getattr(importlib.import_module(module), function)
+    serve_forever(lambda: FakeOpenAIServer(latency=args.latency, port=args.port, responder=responder,
+                                           usage=args.usage))
+
+
+def serve_forever(make_server: Callable[[], FakeOpenAIServer], note: str = "") -> None:
+    """Serve until Ctrl-C (a fake server run as a program), its address printed first; the server
+    is made inside the event loop."""
 
     async def serve() -> None:
-        responder = (lambda body: args.reply) if args.reply is not None else default_text
-        if args.responder:
-            module, _, function = args.responder.partition(":")
-            responder = getattr(importlib.import_module(module), function)
-        server = FakeOpenAIServer(latency=args.latency, port=args.port, responder=responder, usage=args.usage)
+        server = make_server()
         await server.start()
-        print(f"listening on {server.base_url}", flush=True)
+        print(f"listening on {server.base_url}{note}", flush=True)
         await asyncio.Event().wait()
 
     try:
