@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from proseval.profile.references import comparability, normalise, read_references
+from proseval.profile.references import (
+    Comparability,
+    PaperUnit,
+    comparability,
+    normalise,
+    paper_unit,
+    read_references,
+)
 
 SOURCES = {"meeseeks": "meeseeks.csv", "longweave": "longweave.csv", "writingbench": "writingbench.csv",
            "c3ebench": "ravel_c3ebench.csv", "ravel": "ravel_c3ebench.csv",
@@ -84,3 +91,37 @@ def test_figures_are_comparable_only_at_the_paper_size_with_the_papers_judge():
     for benchmark in ("writingbench", "meeseeks", "revision-distance"):  # no judge named, or other texts measured
         own = [r for r in read_references() if r.benchmark == benchmark]
         assert not comparability(benchmark, own, "paper", {"judge": "openai/gpt-4"}).comparable
+
+
+def test_longweaves_fraction_is_shown_in_the_papers_0_100_unit_and_other_units_are_labelled_not_converted():
+    from proseval.profile.html import reference_tables
+    from proseval.profile.report import BenchmarkRow, Dimension, Profile, units_text
+    from proseval.profile.suite import load_suite
+
+    units = {b.name: b.unit for b in load_suite().benchmarks}
+    refs = read_references()
+    longweave = paper_unit(units["longweave"], [r for r in refs if r.benchmark == "longweave"])
+    assert longweave == PaperUnit(unit="score (0-100)", factor=100.0)
+    assert paper_unit(units["writingbench"], [r for r in refs if r.benchmark == "writingbench"]).factor == 1.0
+    ravel_refs = [r for r in refs if r.benchmark == "ravel"]
+    assert paper_unit(units["ravel"], ravel_refs) is None  # the Judge column's unit is not stated, S is in %
+
+    def dimension(name: str, own: list) -> Dimension:
+        return Dimension(benchmark=name, dimension=name, metric=name, scale=None, unit=units[name],
+                         lower_is_better=False, roles={}, references=own, paper_unit=paper_unit(units[name], own),
+                         comparability=Comparability(comparable=True, why="as in the paper"))
+
+    lw = dimension("longweave", [r for r in refs if r.benchmark == "longweave"])
+    rv = dimension("ravel", ravel_refs)
+    rows = [BenchmarkRow(benchmark="longweave", model="m", state="complete", metric="longweave",
+                         unit=units["longweave"], mean=0.4321),
+            BenchmarkRow(benchmark="ravel", model="m", state="complete", metric="judge", unit=units["ravel"],
+                         mean=6.5)]
+    profile = Profile(size="paper", folder="f", models=["m"], dimensions=[lw, rv], rows=rows)
+    (lw_table, lw_why, _), (rv_table, rv_why, _) = reference_tables(profile)
+    own = lw_table.rows[0]
+    assert float(own[3].text) == 43.21 and own[4].text.startswith("score (0-100)") and "× 100" in own[4].text
+    assert "× 100" in lw_why and "× 100" in units_text(lw)
+    assert float(rv_table.rows[0][3].text) == 6.5 and "not converted" in rv_table.rows[0][4].text
+    assert "not converted" in rv_why
+    assert Profile.model_validate_json(profile.model_dump_json()).dimensions[0].paper_unit.factor == 100.0

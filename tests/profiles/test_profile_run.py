@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from profiles.profile_support import CALLS, register_all, unregister_all
 from proseval.cli import app
 from proseval.profile.report import Profile
+from proseval.runtime.sets import member_name
 
 MODELS = ["scripted/profile-long", "scripted/profile-brief"]
 QUICK = {"meeseeks": 12, "longweave": 14, "writingbench": 12, "c3ebench": 16, "ravel": 3, "revision-distance": 12}
@@ -36,8 +37,14 @@ def profiled(data_args: list[str], tmp_path_factory: pytest.TempPathFactory) -> 
 
 def test_bindings_then_estimate_then_runs_then_the_profile(profiled):
     _, output = profiled
-    order = [output.index(text) for text in ("Profile bindings", "Dry run: nothing sent", "Set ", "Writing profile")]
+    lines = output.splitlines()
+    progress = [next(i for i, line in enumerate(lines) if line.startswith(f"{member_name(b, m)}: done, {n}/{n} samples"))
+                for b, n in QUICK.items() for m in MODELS]  # one line per benchmark and model
+    order = [next(i for i, line in enumerate(lines) if text in line)
+             for text in ("Profile bindings", "Dry run: nothing sent")] + sorted(progress)
+    order.append(next(i for i, line in enumerate(lines) if "Writing profile" in line))
     assert order == sorted(order)
+    assert "set folder:" not in output  # the run-set summaries stay in the run folders and the report
     assert "ravel" in output and "the candidate (unbound: as in the paper's main setting)" in output
     assert "its answers to writingbench" in output  # revision distance measures the WritingBench answers
 

@@ -130,35 +130,59 @@ def _confirm(requests: int, spend: float | None, currency: str | None, *, yes: b
         raise typer.Exit(1)
 
 
-def _run_set(path: Path, *, prices: Optional[Path], max_cost: Optional[float], display: Optional[str]) -> int:
-    """`proseval run-set FILE` itself (resume, endpoint limits, batch, cost limit); its exit status."""
-    from .run_set import run_set_cmd
+def _progress_line(member: Any) -> str:
+    """One member's outcome in one line: state, samples, requests, recorded spend (the full summary
+    is in its run folder and in the profile report)."""
+    from ..runtime.cost import money
 
+    info = member.summary()
+    parts = [member.state]
+    samples, usage = info["samples"], info["usage"]
+    if samples is not None:
+        parts.append(f"{samples['finished']}/{samples['total']} samples"
+                     + (f", {samples['failed']} failed" if samples["failed"] else ""))
+    if usage is not None:
+        parts.append(f"{usage['requests']:,} requests")
+        if usage["cost"] is not None:
+            parts.append(money(usage["cost"], usage["currency"]))
+    if member.reason:
+        parts.append(member.reason)
+    return f"{member.name}: " + ", ".join(parts)
+
+
+def _run_set(path: Path, *, prices: Optional[Path], max_cost: Optional[float], spent: float,
+             display: Optional[str]) -> int:
+    """Run (or resume, failed samples retried) one of the profile's sets with the run-set machinery
+    (endpoint limits, batch, cost limit over `spent`, the whole profile's recorded spend); one line
+    per member; its exit status."""
+    from rich.markup import escape
+
+    from ..commandline.console import console
+    from ..commandline.cost import STOPPED_AT_COST_LIMIT, cost_request
+    from ..commandline.requests import display_mode
+    from ..commandline.sets import plan_set
+    from ..runtime.cost import money
+    from ..runtime.outcome import EXIT_ENVIRONMENT, EXIT_FAILED_SAMPLES
+    from .run_set import print_warnings, run_members
+
+    setplan = plan_set(path, report=False)
+    cost = cost_request(prices, max_cost, None, setplan.file)
+    print_warnings(setplan.warnings)
+    meter = cost.meter([b for m in setplan.members for b in m.bindings.values()], previous=spent)
     try:
-        run_set_cmd(set_file=path, dry_run_list=False, max_runs=None, retry_failed=False, no_cache=None,
-                    no_report=True, display=display, dry_run=False, prices=prices, max_cost=max_cost,
-                    estimate_output=None)
+        result = run_members(setplan, path, mode=display_mode(display), retry_failed=True, meter=meter)
     except typer.Exit as exc:
         return exc.exit_code
-    return 0
-
-
-def _write_drafts(source: Path, output: Path) -> bool:
-    """The answers of a finished run as a drafts file (kept once written, so a resume measures the
-    same drafts); False when the run has no answers to measure."""
-    import json
-
-    from ..benchmarks.revision_distance.export import drafts_of
-    from ..runtime.runlog import RunFolder, write_json_atomic
-
-    if output.is_file():
-        return True
-    exported = drafts_of(RunFolder(source).iter_records())
-    if not exported.rows:
-        return False
-    output.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(output, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in exported.rows))
-    return True
+    for member in result.members:
+        console.print(escape(_progress_line(member)), highlight=False, soft_wrap=True)
+    if result.failed:
+        return EXIT_ENVIRONMENT
+    if any(m.state == "stopped" for m in result.members):
+        console.print(f"stopped at --max-cost: {money(meter.spent, meter.currency)} recorded over the profile's run "
+                      f"folders; run the profile again with a higher --max-cost to continue",  # type: ignore[union-attr]
+                      highlight=False)
+        return STOPPED_AT_COST_LIMIT
+    return EXIT_FAILED_SAMPLES if result.partial else 0
 
 
 def _spent(plan: Any, setplan: Any) -> float:
@@ -171,12 +195,14 @@ def _spent(plan: Any, setplan: Any) -> float:
 
 
 def _run_later(plan: Any, entry: dict[str, Any], options: dict[str, Any], *, prices: Optional[Path],
-               max_cost: Optional[float], display: Optional[str]) -> int | None:
-    """One model's set of the benchmarks measured on its answers, once its answers exist: its exit
-    status, or None (and why, printed) when it cannot run yet."""
+               max_cost: Optional[float], spent: float, display: Optional[str]) -> int | None:
+    """One model's set of the benchmarks measured on its answers, once its answers exist (the drafts
+    kept in step with them, `profile.drafts`): its exit status, or None (and why, printed) when it
+    cannot run yet."""
     from rich.markup import escape
 
     from ..commandline.console import errors
+    from ..profile.drafts import sync_drafts
     from ..profile.plan import write_later_set
     from ..runtime.runlog import RunFolder
 
@@ -186,12 +212,14 @@ def _run_later(plan: Any, entry: dict[str, Any], options: dict[str, Any], *, pri
     results = folder.read_results() if folder.has_results else None
     if results is None or not results.complete:
         why = f"the {source} run is not finished; run the profile again"
-    elif not _write_drafts(folder.path, plan.drafts_path(label)):
+    elif not all(sync_drafts(folder.path, plan.drafts_path(label), plan.run_path(name, label))
+                 for name in plan.later):
         why = f"the {source} run has no answer to measure"
-    elif max_cost is not None and max_cost <= 0:
+    elif max_cost is not None and spent >= max_cost:
         why = "the cost limit is spent"
     else:
-        return _run_set(write_later_set(plan, entry, options), prices=prices, max_cost=max_cost, display=display)
+        return _run_set(write_later_set(plan, entry, options), prices=prices, max_cost=max_cost, spent=spent,
+                        display=display)
     errors.print(f"[yellow]{names} of {escape(label)} not run:[/] {escape(why)}", highlight=False)
     return 3 if why == "the cost limit is spent" else None
 
@@ -237,12 +265,12 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
         return
     _confirm(requests, spend, cost.prices.currency if cost.prices is not None else None, yes=yes,
              interactive=interactive)
-    statuses = [_run_set(set_file, prices=prices, max_cost=max_cost, display=display)]
+    statuses = [_run_set(set_file, prices=prices, max_cost=max_cost, spent=_spent(plan, setplan), display=display)]
     if statuses[0] in (130, 143):  # interrupted: the runs keep what they finished
         raise typer.Exit(statuses[0])
     for entry in entries if plan.later else []:
-        left = None if max_cost is None else max_cost - _spent(plan, setplan)
-        status = _run_later(plan, entry, options, prices=prices, max_cost=left, display=display)
+        status = _run_later(plan, entry, options, prices=prices, max_cost=max_cost, spent=_spent(plan, setplan),
+                            display=display)
         if status is not None:
             statuses.append(status)
         if status in (130, 143):

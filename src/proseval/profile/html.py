@@ -9,7 +9,13 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    PackageLoader,
+    StrictUndefined,
+    select_autoescape,
+)
 
 from .. import __version__
 from ..errors import ProsevalError
@@ -17,7 +23,7 @@ from ..reliability.analysis import analyse
 from ..report.fmt import num
 from ..report.judges import JudgesPart, judges_part
 from ..report.sections import Cell, HtmlTable
-from .report import BenchmarkRow, Dimension, Profile, ranking_text
+from .report import BenchmarkRow, Dimension, Profile, ranking_text, units_text
 
 PROFILE_HTML = "profile.html"
 WIDTH, LEFT, RIGHT = 640.0, 10.0, 10.0
@@ -70,7 +76,8 @@ def strip(dimension: Dimension, rows: list[BenchmarkRow], models: list[str]) -> 
         marks.append(Mark(row.model, colour, x(mean), x(low), x(high), 14.0 + 14 * i,
                           f"{row.model}: {num(mean)} [{num(low)}, {num(high)}]"))
     direction = "lower is better" if dimension.lower_is_better else "higher is better"
-    return Strip(dimension.benchmark, f"{dimension.benchmark}: {dimension.metric or 'no headline'} ({direction})",
+    unit = f"{dimension.unit}, " if dimension.unit else ""
+    return Strip(dimension.benchmark, f"{dimension.benchmark}: {dimension.metric or 'no headline'} ({unit}{direction})",
                  num(lo, 2), num(hi, 2), marks, 20.0 + 14 * max(len(marks), 1))
 
 
@@ -79,7 +86,7 @@ def _money(row: BenchmarkRow) -> str:
 
 
 def rows_table(profile: Profile) -> HtmlTable:
-    columns = ["benchmark", "model", "state", "metric", "mean", "95% CI", "n", "unscored", "failed",
+    columns = ["benchmark", "model", "state", "metric", "unit", "mean", "95% CI", "n", "unscored", "failed",
                "model failures", "requests", "cost", "time (s)"]
     rows = []
     for r in profile.rows:
@@ -87,7 +94,8 @@ def rows_table(profile: Profile) -> HtmlTable:
         failures = ", ".join(f"{k} {v}" for k, v in sorted(r.model_failures.items()) if v)
         state = r.state + (f": {r.reason}" if r.reason else "")
         rows.append([Cell(r.benchmark, kind="label"), Cell(r.model, kind="label"), Cell(state, kind="label"),
-                     Cell(r.metric or "", kind="label"), Cell(num(r.mean)), Cell(ci), Cell(str(r.n)),
+                     Cell(r.metric or "", kind="label"), Cell(r.unit or "", kind="label"), Cell(num(r.mean)),
+                     Cell(ci), Cell(str(r.n)),
                      Cell(str(r.unscored)), Cell(str(r.failed)), Cell(failures, kind="label"),
                      Cell(f"{r.requests:,}"), Cell(_money(r)), Cell("" if r.seconds is None else f"{r.seconds:.0f}")])
     return HtmlTable("profile-rows", "Benchmarks", columns, rows,
@@ -118,8 +126,28 @@ def ranking_table(profile: Profile) -> HtmlTable:
                      "own metric and direction; = marks equal means.")
 
 
+def _own_rows(profile: Profile, d: Dimension) -> list[list[Cell]]:
+    """The profile's models beside the paper's: in the paper's unit where the headline converts to it,
+    else in the headline's own unit, said."""
+    made = []
+    for r in profile.rows:
+        if r.benchmark != d.benchmark or r.mean is None:
+            continue
+        if d.paper_unit is None:
+            value, unit = r.mean, f"{d.unit or 'unit not stated'} (proseval's headline; not converted)"
+        else:
+            value, unit = r.mean * d.paper_unit.factor, d.paper_unit.unit
+            if d.paper_unit.factor != 1.0:
+                unit += f" (proseval's {d.unit} × {d.paper_unit.factor:g})"
+        made.append([Cell(f"{r.model} (this profile)", kind="label"), Cell(r.metric or "", kind="label"),
+                     Cell("overall", kind="label"), Cell(num(value)), Cell(unit, kind="label"),
+                     Cell(f"{profile.folder}", kind="label"), Cell(f"size {profile.size}", kind="label")])
+    return made
+
+
 def reference_tables(profile: Profile) -> list[tuple[HtmlTable, str, bool]]:
-    """Per benchmark with published figures: the figures, why they are (not) comparable, and whether."""
+    """Per benchmark with published figures: the figures, why they are (not) comparable and how the
+    units stand, and whether."""
     made = []
     for d in profile.dimensions:
         if not d.references or d.comparability is None:
@@ -128,14 +156,11 @@ def reference_tables(profile: Profile) -> list[tuple[HtmlTable, str, bool]]:
                  Cell(r.value), Cell(r.unit, kind="label"), Cell(f"{r.paper}, {r.table}", kind="label"),
                  Cell(r.settings, kind="label")] for r in d.references]
         if d.comparability.comparable:  # the profile's own models first, beside the paper's
-            rows = [[Cell(f"{r.model} (this profile)", kind="label"), Cell(r.metric or "", kind="label"),
-                     Cell("overall", kind="label"), Cell(num(r.mean)), Cell("proseval's headline", kind="label"),
-                     Cell(f"{profile.folder}", kind="label"), Cell(f"size {profile.size}", kind="label")]
-                    for r in profile.rows if r.benchmark == d.benchmark and r.mean is not None] + rows
+            rows = _own_rows(profile, d) + rows
         table = HtmlTable(f"references-{d.benchmark}", f"{d.benchmark}: the paper's models",
                           ["model", "metric", "slice", "value", "unit", "source", "settings"], rows,
                           "Figures as printed in the paper.")
-        made.append((table, d.comparability.why, d.comparability.comparable))
+        made.append((table, f"{d.comparability.why}; {units_text(d)}", d.comparability.comparable))
     return made
 
 

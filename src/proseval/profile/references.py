@@ -3,7 +3,9 @@ shipped), and the rule for when a profile may be read beside them.
 
 A paper's figures are comparable with a profile's only when the profile ran at the `paper` size
 (each paper's preset, full size) and every judging role was bound to the judge the paper names.
-A paper that names no judge, or that measured other texts, is never comparable.
+A paper that names no judge, or that measured other texts, is never comparable. The profile's
+headline is shown in the paper's unit where it converts to it (`paper_unit`: LongWeave's fraction
+x 100), else in its own unit, labelled as such.
 """
 
 from __future__ import annotations
@@ -43,6 +45,33 @@ class Reference(BaseModel):
     @property
     def number(self) -> float | None:
         return float(self.value) if self.value else None
+
+
+# proseval's headline unit -> a paper's unit: the factor from one to the other (equal units: 1).
+UNIT_FACTORS: dict[tuple[str, str], float] = {
+    ("fraction (0-1)", "score (0-100)"): 100.0,
+    ("fraction (0-1)", "%"): 100.0,
+    ("1-10 judge score", "10-point scale"): 1.0,
+}
+
+
+class PaperUnit(BaseModel):
+    """The unit of a paper's figures that a profile's headline converts to: value × `factor`."""
+
+    unit: str
+    factor: float
+
+
+def paper_unit(unit: str | None, references: list[Reference]) -> PaperUnit | None:
+    """The first unit of `references` that the headline's `unit` converts to; None when none does
+    (or the headline's unit is not known)."""
+    if unit is None:
+        return None
+    for theirs in dict.fromkeys(r.unit for r in references if r.unit):
+        factor = 1.0 if theirs == unit else UNIT_FACTORS.get((unit, theirs))
+        if factor is not None:
+            return PaperUnit(unit=theirs, factor=factor)
+    return None
 
 
 class Comparability(BaseModel):

@@ -15,7 +15,14 @@ from ..report.compare import compare_values, per_sample_values
 from ..runtime.runlog import RunFolder, RunFolderError
 from ..runtime.usage import run_usage
 from .plan import ProfilePlan
-from .references import Comparability, Reference, comparability, read_references
+from .references import (
+    Comparability,
+    PaperUnit,
+    Reference,
+    comparability,
+    paper_unit,
+    read_references,
+)
 
 PROFILE_JSON = "profile.json"
 
@@ -31,6 +38,7 @@ class BenchmarkRow(BaseModel):
     run_dir: str | None = None
     reason: str | None = None
     metric: str | None = None
+    unit: str | None = Field(None, description="the headline's unit (mean and interval are in it)")
     mean: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
@@ -70,11 +78,14 @@ class Dimension(BaseModel):
     dimension: str
     metric: str | None
     scale: tuple[float, float] | None
+    unit: str | None = Field(None, description="the headline's unit")
     lower_is_better: bool
     roles: dict[str, str]
     ranking: list[list[str]] = Field(default_factory=list, description="models with a complete run, best first; "
                                      "models with equal means share a place")
     references: list[Reference] = Field(default_factory=list)
+    paper_unit: PaperUnit | None = Field(None, description="the papers' unit the headline converts to (value × "
+                                         "factor); None: the figures are in other units, never converted")
     comparability: Comparability | None = None
 
 
@@ -97,10 +108,11 @@ def _seconds(start: str, end: str) -> float | None:
         return None
 
 
-def read_row(benchmark: str, model: str, path: Path) -> BenchmarkRow:
-    """The row of one run folder (`not run` when there is none, `unfinished` without results)."""
+def read_row(benchmark: str, model: str, path: Path, unit: str | None = None) -> BenchmarkRow:
+    """The row of one run folder (`not run` when there is none, `unfinished` without results), its
+    headline in `unit`."""
     folder = RunFolder(path)
-    row = BenchmarkRow(benchmark=benchmark, model=model, state="not run")
+    row = BenchmarkRow(benchmark=benchmark, model=model, state="not run", unit=unit)
     if not folder.exists():
         return row
     row.run_dir = str(path.resolve())
@@ -145,6 +157,18 @@ def ranking(rows: list[BenchmarkRow], lower_is_better: bool) -> list[list[str]]:
     return places
 
 
+def units_text(dimension: Dimension) -> str:
+    """How the headline's unit stands to the paper's figures' units."""
+    theirs = ", ".join(dict.fromkeys(r.unit or "unit not stated" for r in dimension.references))
+    ours = dimension.unit or "unit not stated"
+    converted = dimension.paper_unit
+    if converted is None:
+        return f"the paper's figures are in {theirs}, the headline in {ours}: not converted"
+    if converted.factor == 1.0:
+        return f"the headline is in {ours}, as the paper's {converted.unit} figures"
+    return f"the headline is in {ours}; × {converted.factor:g} gives the paper's {converted.unit}"
+
+
 def ranking_text(places: list[list[str]]) -> str:
     return " > ".join(" = ".join(place) for place in places)
 
@@ -187,12 +211,13 @@ def build_profile(profile: ProfilePlan, *, seed: int = 0) -> Profile:
         own = [r for r in references if r.benchmark == bench.task]
         roles = profile.roles.get(bench.name, {})
         dimension = Dimension(benchmark=bench.name, dimension=bench.dimension, metric=None, scale=bench.scale,
-                              lower_is_better=bench.lower_is_better, roles=roles, references=own)
+                              unit=bench.unit, lower_is_better=bench.lower_is_better, roles=roles, references=own,
+                              paper_unit=paper_unit(bench.unit, own))
         if bench.name in skipped:
             rows += [BenchmarkRow(benchmark=bench.name, model=m, state="skipped", reason=skipped[bench.name])
                      for m in labels]
         else:
-            these = [read_row(bench.name, m, profile.run_path(bench.name, m)) for m in labels]
+            these = [read_row(bench.name, m, profile.run_path(bench.name, m), bench.unit) for m in labels]
             rows += these
             dimension.metric = next((r.metric for r in these if r.metric), None)
             dimension.ranking = ranking(these, bench.lower_is_better)

@@ -26,6 +26,7 @@ class SuiteBenchmark(BaseModel):
     task: Text
     dimension: Text
     scale: tuple[float, float] | None = None
+    unit: Text | None = None  # the headline's unit, in the papers' figures' words
     lower_is_better: bool = False
     data: Text | None = None  # the data set it reads (`--data NAME=DIR`)
     download: bool = False  # its task takes `download: true`

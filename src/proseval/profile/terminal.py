@@ -8,7 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..report.fmt import num
-from .report import Profile, ranking_text
+from .report import Profile, ranking_text, units_text
 
 
 def _interval(low: float | None, high: float | None) -> str:
@@ -27,7 +27,8 @@ def rows_table(profile: Profile) -> Table:
         if r.state in ("skipped", "not run", "unfinished"):
             table.add_row(escape(r.benchmark), escape(r.model), f"[yellow]{r.state}[/]", *[""] * 9)
             continue
-        metric = (r.metric or "") + (" (lower is better)" if r.benchmark in lower else "")
+        metric = (r.metric or "") + (f" ({r.unit})" if r.unit else "") + (", lower is better" if r.benchmark in lower
+                                                                       else "")
         failures = ", ".join(f"{k} {v}" for k, v in sorted(r.model_failures.items()) if v)
         table.add_row(escape(r.benchmark), escape(r.model), escape(metric), num(r.mean), _interval(r.ci_low, r.ci_high),
                       str(r.n), str(r.unscored), f"[red]{r.failed}[/]" if r.failed else "0", escape(failures),
@@ -63,6 +64,6 @@ def print_profile(profile: Profile, console: Console | None = None) -> None:
         if d.comparability is not None and d.references:
             verdict = "[green]comparable[/]" if d.comparability.comparable else "[yellow]not comparable[/]"
             out.print(f"{escape(d.benchmark)}: the paper's {len({r.model for r in d.references})} models "
-                      f"{verdict}: {escape(d.comparability.why)}", highlight=False)
+                      f"{verdict}: {escape(d.comparability.why)}; {escape(units_text(d))}", highlight=False)
     for name, reason in profile.skipped.items():
         out.print(f"[yellow]skipped {escape(name)}:[/] {escape(reason)}", highlight=False)

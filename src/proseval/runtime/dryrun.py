@@ -14,8 +14,9 @@ else ``{"score": 5, "reason": "<filler>"}``; tasks whose judges read another sha
 unparsable. The estimate assumes every judge-like reply parses at its first attempt: a re-ask
 (a turn named ``…#N`` with N ≥ 1, `judging.ask`) is answered but not counted. Multi-step
 protocols take the path these replies lead them down: Meeseeks stops after its first round (a
-lower bound), RAVEL's agent never finishes and takes every step its limit allows, with no judged
-text at the end (an upper bound for the policy, nothing for the judge).
+lower bound), RAVEL's agent never finishes and takes every step its limit allows (an upper bound
+for the policy). A protocol whose synthetic path ends with no text (RAVEL's manuscript) is scored
+on a stand-in text of the candidate's output estimate, so that its judge's requests are counted.
 
 Nothing is written: no run folder, no checkpoint, no response cache.
 """
@@ -25,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.prices import ModelPrice, Prices
@@ -213,6 +214,20 @@ class _NoCheckpoints:
         return None
 
 
+def _with_text(task: Task, config: GenerateConfig, stated: Mapping[str, int]) -> Task:
+    """`task` whose protocol, when it ends with no text, ends with filler of the candidate's output
+    estimate instead: the scorers then send what they would on a written text (RAVEL's judge)."""
+    protocol = task.protocol
+
+    async def written(sample: Any, ctx: Any) -> Any:
+        state = await protocol(sample, ctx)
+        if state.output.strip():
+            return state
+        return state.model_copy(update={"output": filler(output_estimate("candidate", config, stated))})
+
+    return replace(task, protocol=written)
+
+
 class _DryRunner(Runner):
     """The runner's own sample code (protocol, then every scorer) over stand-ins."""
 
@@ -237,7 +252,9 @@ async def estimate_run(task: Task, bindings: dict[str, RoleBinding], *, limit: i
                                   batch=role in batch)
                for role, b in bindings.items()}
     stand_ins = {role: StandIn(tallies[role], b.config, stated) for role, b in bindings.items()}
-    runner = _DryRunner(task, bindings, stand_ins)
+    candidate = bindings.get("candidate")
+    scored = task if candidate is None else _with_text(task, candidate.config, stated)
+    runner = _DryRunner(scored, bindings, stand_ins)
     plan = SamplePlan(task, limit)
     check_run_size(plan.count, epochs)
     finished = {key for key in done if key[1] < epochs and key[0] in plan.ids}
