@@ -5,7 +5,7 @@ A fair share of the CPU would make each of two runs take twice as long as one al
 spin while they wait make it worse. Rounds alternate the measurements (and the sources, with
 --compare-src) so that a change in the machine's load falls on all of them alike; prints the
 median wall time of a run alone and of each run of a pair, and their ratio, and checks that every
-run (of either source) got the same answers and scores.
+run of a source got the same answers and scores (and says whether the sources agree).
 
     python bench/embedded_concurrency.py                                 # median of 5 rounds
     python bench/embedded_concurrency.py --compare-src /tmp/base/src --repeats 3
@@ -64,14 +64,14 @@ def main() -> None:
     add_sources(parser)
     args = parser.parse_args()
     sources = sources_of(args)
-    seen: list = []
+    seen: dict[str, list] = {name: [] for name in sources}
     alone: dict[str, list[float]] = {name: [] for name in sources}
     paired: dict[str, list[float]] = {name: [] for name in sources}
     for round_ in range(args.repeats):
         order = list(sources.items())[::1 if round_ % 2 == 0 else -1]  # neither source always goes first
         for name, src in order:
-            alone[name] += wall_times(src, args.limit, 1, seen)
-            paired[name] += wall_times(src, args.limit, 2, seen)
+            alone[name] += wall_times(src, args.limit, 1, seen[name])
+            paired[name] += wall_times(src, args.limit, 2, seen[name])
             print(f"round {round_ + 1}, {name}: alone {alone[name][-1]:.1f} s, two at once "
                   f"{', '.join(f'{t:.1f}' for t in paired[name][-2:])} s (load {os.getloadavg()[0]:.1f})", flush=True)
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.2f} at the end; "
@@ -81,8 +81,13 @@ def main() -> None:
     for name, src in sources.items():
         one, two = statistics.median(alone[name]), statistics.median(paired[name])
         print(f"{name} ({src}): alone {one:.1f} s, two at once {two:.1f} s each: {two / one:.2f}x")
-    same = all(run == seen[0] for run in seen)
-    print(f"answers and scores identical in all {len(seen)} runs: {'yes' if same else 'NO'}")
+    for name, runs in seen.items():
+        same = all(run == runs[0] for run in runs)
+        print(f"{name}: answers and scores identical in all {len(runs)} runs: {'yes' if same else 'NO'}")
+    if len(seen) > 1:
+        first = [runs[0] for runs in seen.values()]
+        print(f"the sources give the same answers: {'yes' if all(r == first[0] for r in first) else 'no'}"
+              " (llama.cpp's arithmetic may differ with the number of threads generating)")
 
 
 if __name__ == "__main__":
