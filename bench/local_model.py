@@ -1,7 +1,8 @@
 """Embedded model speed: tokens/s through proseval vs calling llama.cpp directly.
 
 Both sides use the same loaded GGUF with the same settings and generate greedily from the
-same prompt. Each side is warmed up, then they alternate in blocks of runs (llama.cpp's
+same prompt, each evaluating the whole prompt (llama.cpp's reuse of the previous prompt's prefix
+is cleared before every direct call, as proseval clears it before every request). Each side is warmed up, then they alternate in blocks of runs (llama.cpp's
 compute threads belong to the calling thread, so every switch of caller costs a warm-up
 that would otherwise be charged to whichever side comes next). Prints medians and ratio.
 
@@ -18,7 +19,7 @@ import time
 from _common import machine
 
 from proseval.models.base import GenerateConfig
-from proseval.models.local import LocalModel, load_llama
+from proseval.models.local import LocalModel, clear_state, load_llama
 from proseval.runtime.executor import RoleModel
 
 PROMPT = [{"role": "user", "content": "Write a short paragraph about why libraries matter to a town."}]
@@ -26,6 +27,7 @@ PROMPT = [{"role": "user", "content": "Write a short paragraph about why librari
 
 def direct(llama, max_tokens: int) -> tuple[int, float]:
     start = time.perf_counter()
+    clear_state(llama)  # the same work as proseval: the whole prompt evaluated, no prefix reused
     out = llama.create_chat_completion(messages=PROMPT, temperature=0.0, max_tokens=max_tokens, seed=1)
     return out["usage"]["completion_tokens"], time.perf_counter() - start
 
