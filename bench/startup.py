@@ -1,5 +1,6 @@
-"""Start-up: `proseval --help`, `proseval list` and `proseval describe writingbench` against the bare
-import of the CLI's own dependencies (typer, rich, pydantic, httpx), in fresh processes.
+"""Start-up: `proseval --help`, `proseval list`, `proseval describe writingbench` and importing the kit
+with one benchmark's registration, against the bare import of the CLI's own dependencies (typer,
+rich, pydantic, httpx), in fresh processes.
 
 Rounds alternate the commands (and the sources, with --compare-src) so that a change in the
 machine's load falls on all of them alike; prints the median wall time of each and its ratio to
@@ -27,6 +28,8 @@ COMMANDS = {
     "proseval --help": ("-m", "proseval", "--help"),
     "proseval list": ("-m", "proseval", "list"),
     "proseval describe writingbench": ("-m", "proseval", "describe", "writingbench"),
+    # what a benchmark's registration costs: the kit and one benchmark's __init__
+    "import kit + writingbench": ("-c", "import proseval.kit; import proseval.benchmarks.writingbench"),
 }
 
 
