@@ -10,6 +10,23 @@ from proseval.models.scripted import register_script, unregister_script
 
 CALLS: Counter[str] = Counter()
 NAMES = ("profile-long", "profile-brief", "profile-judge")
+
+
+def revision_distance_entry(drafts_from: str) -> str:
+    """A suite's Revision Distance entry, measuring the answers of benchmark `drafts_from`."""
+    return f"""\
+  - name: revision-distance
+    task: revision-distance
+    dimension: revision burden
+    lower_is_better: true
+    drafts_from: {drafts_from}
+    sizes:
+      quick: {{params: {{setting: reference-free}}}}
+      standard: {{params: {{setting: reference-free}}}}
+      paper: {{params: {{setting: reference-free}}}}
+"""
+
+
 # LongWeave (generated: no data to fetch) and Revision Distance on its answers
 SMALL_SUITE = """\
 benchmarks:
@@ -20,16 +37,7 @@ benchmarks:
       quick: {params: {per_cell: 1, length: [1k, 2k]}}
       standard: {params: {per_cell: 1}}
       paper: {preset: paper}
-  - name: revision-distance
-    task: revision-distance
-    dimension: revision burden
-    lower_is_better: true
-    drafts_from: longweave
-    sizes:
-      quick: {params: {setting: reference-free}}
-      standard: {params: {setting: reference-free}}
-      paper: {params: {setting: reference-free}}
-"""
+""" + revision_distance_entry("longweave")
 
 
 def _script(name: str, reply, latency: float):

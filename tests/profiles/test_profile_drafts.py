@@ -9,7 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from profiles.profile_support import CALLS, register_all, unregister_all
+from profiles.profile_support import CALLS, register_all, revision_distance_entry, unregister_all
 from proseval.cli import app
 from proseval.models.base import FatalError
 from proseval.models.scripted import register_script, unregister_script
@@ -27,16 +27,7 @@ benchmarks:
       quick: {params: {order: interleaved}, limit: LIMIT}
       standard: {limit: 3}
       paper: {preset: paper}
-  - name: revision-distance
-    task: revision-distance
-    dimension: revision burden
-    lower_is_better: true
-    drafts_from: writingbench
-    sizes:
-      quick: {params: {setting: reference-free}}
-      standard: {params: {setting: reference-free}}
-      paper: {params: {setting: reference-free}}
-"""
+""" + revision_distance_entry("writingbench")
 PRICE = {"input": 1000.0, "output": 1000.0}
 PRICES = {"currency": "USD", "models": {"scripted/flaky": PRICE, "scripted/profile-judge": PRICE}}
 WB = "runs/writingbench--scripted-flaky"
