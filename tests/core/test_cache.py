@@ -88,3 +88,66 @@ def test_cache_persists_across_connections_and_clears(tmp_path):
     assert hit is not None and hit.text == "stored" and hit.cached and hit.raw is None
     assert reopened.clear() == 1
     assert reopened.get("k") is None
+
+
+def _stored_keys(path) -> set[str]:
+    """The keys another connection sees in the cache file."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        return {row[0] for row in db.execute("SELECT key FROM responses")}
+
+
+async def test_answers_stored_from_the_event_loop_are_written_together_and_soon(tmp_path):
+    import asyncio
+
+    from proseval.runtime.cache import FLUSH_AFTER_S
+
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    for i in range(3):
+        cache.put(f"k{i}", Completion(text=f"answer {i}"))
+    assert _stored_keys(path) == set()  # waiting to be written in one transaction
+    assert cache.get("k1").text == "answer 1"  # and read from where they wait
+    await asyncio.sleep(FLUSH_AFTER_S * 4)
+    assert _stored_keys(path) == {"k0", "k1", "k2"}
+    cache.put("k3", Completion(text="answer 3"))
+    cache.close()  # closing writes what waits
+    assert _stored_keys(path) == {"k0", "k1", "k2", "k3"}
+
+
+async def test_a_full_batch_is_written_at_once(tmp_path):
+    from proseval.runtime.cache import FLUSH_AT
+
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    for i in range(FLUSH_AT):
+        cache.put(f"k{i}", Completion(text="x"))
+    assert len(_stored_keys(path)) == FLUSH_AT
+    cache.close()
+
+
+def test_outside_an_event_loop_an_answer_is_written_at_once(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    cache.put("k", Completion(text="x"))
+    assert _stored_keys(path) == {"k"}
+    cache.close()
+
+
+async def test_a_write_that_fails_in_the_event_loop_is_raised_by_the_next_store(tmp_path, monkeypatch):
+    import asyncio
+    import sqlite3
+
+    from proseval.runtime.cache import FLUSH_AFTER_S, CacheError
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("k", Completion(text="x"))
+
+    def full(*_args):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(cache, "_flush", full)
+    await asyncio.sleep(FLUSH_AFTER_S * 4)
+    with pytest.raises(CacheError, match="disk is full"):
+        cache.put("k2", Completion(text="y"))

@@ -152,6 +152,7 @@ class AnthropicModel:
     (the one with the fewest requests in flight first)."""
 
     provider = "anthropic"
+    applies_timeout = True  # `JsonEndpoints.post` bounds each request (no task of the executor's around it)
 
     def __init__(self, name: str, base_urls: list[str] | None = None):
         self.name = name

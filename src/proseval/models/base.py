@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import math
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from ..errors import ProsevalError, UsageError
 
@@ -45,7 +45,7 @@ class GenerateConfig(BaseModel):
     (see `request_timeout`), so that long answers from ordinary endpoints are not cut off.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)  # frozen: `sent_params` is worked out once
 
     temperature: float | None = None
     top_p: float | None = None
@@ -113,10 +113,27 @@ class GenerateConfig(BaseModel):
             check_seed(self.seed, name="seed")
         return self
 
+    _sent: dict[str, Any] | None = PrivateAttr(None)
+
     def sent_params(self) -> dict[str, Any]:
-        """The request body fields that change the output (timeout excluded), without unset ones."""
-        params = {k: v for k, v in self.model_dump(exclude={"timeout", "extra"}).items() if v is not None}
-        return {**params, **(self.extra or {})}
+        """The request body fields that change the output (timeout excluded), without unset ones (a
+        new dict each call; worked out once per config, as every request of a role sends it twice)."""
+        private = self.__pydantic_private__  # a slot: quicker than the attribute, read at every request
+        if private["_sent"] is None:
+            params = {k: v for k, v in self.model_dump(exclude={"timeout", "extra"}).items() if v is not None}
+            private["_sent"] = {**params, **(self.extra or {})}
+        return dict(private["_sent"])
+
+    def __eq__(self, other: object) -> bool:  # the remembered `sent_params` is not part of the value
+        if not isinstance(other, GenerateConfig):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> GenerateConfig:
+        copy = super().model_copy(update=update, deep=deep)
+        copy._sent = None  # the copy's fields may differ
+        return copy
 
 
 # The ranges no provider goes beyond: OpenAI's API's, vLLM's for min_p and repetition_penalty

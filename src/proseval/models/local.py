@@ -298,7 +298,7 @@ class LocalModel:
     seeds_each_request = True
     # The request timeout counts generation only: a request waiting for the model (one generation
     # at a time) is queued, not failing; the executor leaves the timing to `generate`.
-    times_its_generation = True
+    applies_timeout = True
 
     def __init__(self, name: str, *, n_ctx: int = 8192):
         self.name = name

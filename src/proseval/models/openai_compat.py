@@ -126,6 +126,8 @@ class CompatModel(_ChatEndpoint):
     what keeps hundreds of requests in flight on a small evaluation machine.
     """
 
+    applies_timeout = True  # `JsonEndpoints.post` bounds each request (no task of the executor's around it)
+
     def __init__(self, provider: str, name: str, base_urls: list[str] | None = None):
         super().__init__(provider, name, base_urls)
         self._headers = {"Authorization": f"Bearer {self._key}", "Content-Type": "application/json"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -67,15 +68,26 @@ def cache_key(
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
 
 
+# Stored answers wait at most this long, or until there are this many, to be written in one
+# transaction (a transaction of its own costs each answer about seven times more).
+FLUSH_AFTER_S = 0.05
+FLUSH_AT = 256
+
+
 class ResponseCache:
     """Thread-safe; reads and writes are short, so callers use it directly from the event loop.
 
     Opening it creates its folder and table: a cache that cannot be written is refused here
-    (`CacheError`), before a run sends anything."""
+    (`CacheError`), before a run sends anything. Answers stored from an event loop are written
+    together (`FLUSH_AFTER_S`, `FLUSH_AT`) and on `close`: a process killed outright loses at most
+    the answers of its last 50 ms, which a finished sample's record holds anyway."""
 
     def __init__(self, path: Path | None = None):
         self.path = Path(path) if path else default_cache_path()
         self._lock = threading.Lock()
+        self._pending: dict[str, tuple[str, float]] = {}  # key -> (completion JSON, time stored)
+        self._flush_timer: asyncio.TimerHandle | None = None
+        self._failure: sqlite3.Error | None = None  # of a write the event loop made
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
@@ -92,7 +104,9 @@ class ResponseCache:
 
     def get(self, key: str) -> Completion | None:
         with self._lock:
-            row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+            pending = self._pending.get(key)
+            row = (pending[0],) if pending is not None else self._db.execute(
+                "SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
         completion = Completion.model_validate_json(row[0])  # a new object: setting its fields is safe
@@ -103,13 +117,52 @@ class ResponseCache:
         """Store a successful completion (callers never store errors)."""
         data = completion.model_dump_json(exclude={"raw", "cached"})  # read back as None and False
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, completion, created) VALUES (?, ?, ?)",
-                (key, data, time.time()),
-            )
+            if self._failure is not None:
+                failure, self._failure = self._failure, None
+                raise CacheError(f"cannot write the response cache {self.path}: {failure}")
+            self._pending[key] = (data, time.time())
+            if len(self._pending) < FLUSH_AT and self._flush_later():
+                return
+            self._flush()
+
+    def _flush_later(self) -> bool:
+        """Have the running event loop write the pending answers soon (False: no loop runs here)."""
+        if self._flush_timer is not None:
+            return True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        self._flush_timer = loop.call_later(FLUSH_AFTER_S, self.flush)
+        return True
+
+    def flush(self) -> None:
+        """Write the pending answers now (from the event loop: a failure is raised by the next `put`)."""
+        with self._lock:
+            try:
+                self._flush()
+            except sqlite3.Error as exc:
+                self._failure = exc
+
+    def _flush(self) -> None:
+        if self._flush_timer is not None:
+            self._flush_timer.cancel()
+            self._flush_timer = None
+        if not self._pending:
+            return
+        rows = [(key, data, created) for key, (data, created) in self._pending.items()]
+        self._pending.clear()
+        self._db.execute("BEGIN")
+        try:
+            self._db.executemany("INSERT OR REPLACE INTO responses (key, completion, created) VALUES (?, ?, ?)", rows)
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def stats(self) -> dict[str, Any]:
         with self._lock:
+            self._flush()
             count, size = self._db.execute(
                 "SELECT COUNT(*), COALESCE(SUM(LENGTH(completion)), 0) FROM responses"
             ).fetchone()
@@ -118,10 +171,12 @@ class ResponseCache:
 
     def clear(self) -> int:
         with self._lock:
+            self._flush()
             removed = self._db.execute("DELETE FROM responses").rowcount
             self._db.execute("VACUUM")
         return removed
 
     def close(self) -> None:
         with self._lock:
+            self._flush()
             self._db.close()

@@ -159,7 +159,7 @@ class RoleModel:
         start = time.perf_counter()
         try:
             limit = config.request_timeout()
-            if getattr(self.model, "times_its_generation", False):  # waiting for its turn is not failing
+            if getattr(self.model, "applies_timeout", False):  # the model bounds each request by `limit` itself
                 completion = await self.model.generate(messages, config)
             else:
                 completion = await asyncio.wait_for(self.model.generate(messages, config), timeout=limit + 1)

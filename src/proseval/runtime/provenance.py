@@ -7,7 +7,7 @@ import platform
 import secrets
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
 from .. import __version__
@@ -15,11 +15,8 @@ from ..core.task import Task
 from .cache import canonical_json
 from .options import RunOptions
 from .records import PromptInfo, RatingsInfo, RoleBinding, RunHeader
+from .runlog import now_iso
 from .secrets import scrub_url
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def config_hash(task: Task, bindings: dict[str, RoleBinding], seed: int | None, epochs: int) -> str:

@@ -7,9 +7,8 @@ from typing import Any
 from ..core.task import Task
 from .aggregate import Accumulator, canonical_order, epoch_means, mean_tree
 from .batch import BATCH_COUNTS
-from .provenance import now_iso
 from .records import Results, ScoredSample
-from .runlog import RunFolder
+from .runlog import RunFolder, now_iso
 
 
 def _add_tokens(tokens: dict[str, list[int]], sample: ScoredSample) -> None:
@@ -59,35 +58,59 @@ def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, 
     return dict(sorted(totals.items()))
 
 
-def _streamed(task: Task, folder: RunFolder) -> tuple[Accumulator, dict[str, list[int]]] | None:
-    """One streaming pass, holding no records (flat memory however large the run); None if the
-    folder holds a duplicate record, which needs the de-duplicating path."""
-    records, tokens, seen = Accumulator(task.slice_keys), {}, set()
+def _streams(task: Task, epochs: int) -> bool:
+    """Whether a run's figures come from one pass over its records, holding none of them (flat
+    memory however large the run): one epoch, and no figures of the task's own over the records."""
+    return epochs == 1 and task.aggregate is None
+
+
+class SessionRecords:
+    """What `aggregate_run` reads from a run's records, gathered as a process writes them, so a run
+    that had no records before it finishes without reading them back: the tally (`_streams`), else
+    the records without their texts."""
+
+    def __init__(self, task: Task, epochs: int):
+        self.tally: Accumulator | None = Accumulator(task.slice_keys) if _streams(task, epochs) else None
+        self.tokens: dict[str, list[int]] = {}
+        self.samples: list[ScoredSample] = []
+
+    def add(self, sample: ScoredSample) -> None:
+        if self.tally is not None:
+            self.tally.add(sample)
+            _add_tokens(self.tokens, sample)
+        else:
+            self.samples.append(sample)
+
+
+def _streamed(task: Task, folder: RunFolder) -> SessionRecords | None:
+    """One streaming pass over the records; None if the folder holds a duplicate record, which
+    needs the de-duplicating path."""
+    read, seen = SessionRecords(task, 1), set()
     for sample in folder.iter_scored():
         key = (sample.id, sample.epoch)
         if key in seen:
             return None
         seen.add(key)
-        records.add(sample)
-        _add_tokens(tokens, sample)
-    return records, tokens
+        read.add(sample)
+    return read
 
 
 def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, seed: int = 0,
-                  epochs: int = 1) -> Results:
+                  epochs: int = 1, written: SessionRecords | None = None) -> Results:
     """Generic numbers over one record per (sample, epoch); task-specific ones on top.
 
     With several epochs the headline metrics are over each sample's mean across its epochs,
     `epochs` holds each epoch's metrics, and the task's own figures are computed per epoch
-    (`extra_epochs`) with their element-wise mean in `extra`.
+    (`extra_epochs`) with their element-wise mean in `extra`. `written`: every record the folder
+    holds, as the one process that wrote them all gathered them (nothing is read back).
     """
-    streamed = _streamed(task, folder) if epochs == 1 and task.aggregate is None else None
+    gathered = written if written is not None else _streamed(task, folder) if _streams(task, epochs) else None
     samples: list[ScoredSample] = []
     duplicates = 0
-    if streamed is not None:
-        records, tokens = streamed
+    if gathered is not None and gathered.tally is not None:
+        records, tokens = gathered.tally, gathered.tokens
     else:
-        samples, duplicates = folder.unique_scored()
+        samples, duplicates = (gathered.samples, 0) if gathered is not None else folder.unique_scored()
         samples = canonical_order(samples)  # so no figure depends on the order samples finished in
         records, tokens = Accumulator(task.slice_keys), {}
         for sample in samples:

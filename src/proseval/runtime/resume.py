@@ -9,9 +9,9 @@ from ..core.task import Task
 from ..errors import UsageError
 from .options import RunOptions
 from .plan import SamplePlan, check_run_size
-from .provenance import config_hash, now_iso, prompt_infos
+from .provenance import config_hash, prompt_infos
 from .records import Results, ResumeEvent, RoleBinding, RunHeader
-from .runlog import RunFolder
+from .runlog import RunFolder, now_iso
 from .runner import Runner, seeded_config
 from .secrets import REDACTED
 

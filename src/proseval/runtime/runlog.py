@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import socket
+import time
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
@@ -81,8 +82,22 @@ def read_model(model: type[Model], file: Path, what: str) -> Model:
         raise RunFileError(f"{file}: invalid {what}: {describe_validation_error(exc)}") from None
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+# The fields of a record that aggregation reads (`ScoredSample`).
+SCORED_FIELDS = ("id", "epoch", "status", "model_failure", "metadata", "scores", "usage", "error")
+_SCORED_SET = set(SCORED_FIELDS)
+
+
+_stamp: tuple[int, str] = (-1, "")
+
+
+def now_iso() -> str:
+    """The time in UTC to the second, ISO 8601 (formatted once a second: every record's usage
+    snapshot carries it)."""
+    global _stamp
+    second = int(time.time())
+    if second != _stamp[0]:
+        _stamp = (second, datetime.fromtimestamp(second, timezone.utc).isoformat())
+    return _stamp[1]
 
 
 def write_json_atomic(path: Path, text: str) -> None:
@@ -144,7 +159,7 @@ class RunFolder:
             previous = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
             stale = f"a previous writer ({previous}) stopped without finishing" if previous else None
             os.ftruncate(fd, 0)
-            at = _now()
+            at = now_iso()
             os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, since {at}".encode(), 0)
             self._adopt_session_usage()
             yield stale
@@ -287,11 +302,7 @@ class RunFolder:
         for line_number, line in self._lines():
             try:
                 data = json.loads(line)
-                yield ScoredSample.model_validate(
-                    {k: data.get(k) for k in ("id", "epoch", "status", "model_failure", "metadata", "scores", "usage",
-                                               "error")
-                     if k in data}
-                )
+                yield ScoredSample.model_validate({k: data.get(k) for k in SCORED_FIELDS if k in data})
             except ValueError as exc:  # not JSON, or not a record
                 raise self._damaged(line_number, exc) from None
 
@@ -357,7 +368,7 @@ class RunFolder:
         """One line per process that wrote to the run: its requests, cache hits, retries, errors
         and spend. Its snapshot (`UsageSnapshot`) is removed first, so that it never counts twice."""
         (self.path / SESSION_USAGE).unlink(missing_ok=True)
-        self._append_usage_line(json.dumps({"at": _now(), "roles": roles}))
+        self._append_usage_line(json.dumps({"at": now_iso(), "roles": roles}))
 
     def _adopt_session_usage(self) -> None:
         snapshot = self.path / SESSION_USAGE
@@ -415,14 +426,20 @@ class SampleWriter:
         self._secrets = [json.dumps(value)[1:-1] for value in secret_values()]
 
     def append(self, record: SampleRecord) -> None:
-        line = record.model_dump_json()
-        for secret in self._secrets:  # a key echoed anywhere (an error body, a reply) never reaches disk
-            line = line.replace(secret, REDACTED)
-        data = (line + "\n").encode("utf-8")
+        data = (self._redacted(record.model_dump_json()) + "\n").encode("utf-8")
         view = memoryview(data)
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
+
+    def scored(self, record: SampleRecord) -> ScoredSample:
+        """`record` as `RunFolder.iter_scored` reads it back once appended (without its texts)."""
+        return ScoredSample.model_validate_json(self._redacted(record.model_dump_json(include=_SCORED_SET)))
+
+    def _redacted(self, line: str) -> str:
+        for secret in self._secrets:  # a key echoed anywhere (an error body, a reply) never reaches disk
+            line = line.replace(secret, REDACTED)
+        return line
 
     def close(self) -> None:
         os.close(self._fd)
@@ -443,7 +460,7 @@ class UsageSnapshot:
         self._size = 0
 
     def write(self, roles: dict[str, dict]) -> None:
-        data = json.dumps({"at": _now(), "unfinished": True, "roles": roles}).encode("utf-8")
+        data = json.dumps({"at": now_iso(), "unfinished": True, "roles": roles}).encode("utf-8")
         self._size = max(self._size, len(data))
         os.pwrite(self._fd, data.ljust(self._size), 0)
 

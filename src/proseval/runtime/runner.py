@@ -30,7 +30,7 @@ from .plan import SamplePlan, check_run_size
 from .progress import RunProgress
 from .provenance import build_header, new_run_id
 from .records import Results, RoleBinding, SampleRecord
-from .results import aggregate_run
+from .results import SessionRecords, aggregate_run
 from .runlog import SESSION_USAGE, RunExistsError, RunFolder, SampleWriter, UsageSnapshot
 from .secrets import scrub
 
@@ -231,11 +231,16 @@ class Runner:
                     continue
                 snapshot.write(self.session_usage())  # what a kill -9 leaves: every record's usage, and more
                 writer.append(record)
+                if gathered is not None:
+                    gathered.add(writer.scored(record))
                 written += 1
                 if record.status == "ok":  # a failed sample keeps its progress for --retry-failed
                     self.folder.clear_checkpoint(sample.id, epoch)
                 progress.advance(failed=record.status == "error")
 
+        # A run with no records yet is finished from what this process gathers as it writes them.
+        fresh = not self.folder.samples_path.is_file() or self.folder.samples_path.stat().st_size == 0
+        gathered = SessionRecords(self.task, epochs) if fresh else None
         writer = SampleWriter(self.folder.samples_path)
         snapshot = UsageSnapshot(self.folder.path / SESSION_USAGE)
         tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
@@ -259,7 +264,7 @@ class Runner:
         if interrupted:
             self.folder.append_usage(self.session_usage())
             raise RunInterrupted(self.folder.path, total - n_pending + written, total)
-        return self.finish(total)
+        return self.finish(total, gathered)
 
     async def close(self) -> None:
         """Close the models and the cache (a second call does nothing)."""
@@ -279,10 +284,11 @@ class Runner:
         return {role: {**model.stats.as_dict(), **(model.batcher.usage() if model.batcher else {}),
                        **spend.get(role, {})} for role, model in self.roles.items()}
 
-    def finish(self, total: int) -> Results:
+    def finish(self, total: int, written: SessionRecords | None = None) -> Results:
+        """Aggregate the run and write its results (`written`: every record, gathered as written)."""
         self.folder.append_usage(self.session_usage())
         results = aggregate_run(self.task, self.folder, total, self.folder.read_header().run_id,
-                                seed=self.options.seed or 0, epochs=self.options.epochs)
+                                seed=self.options.seed or 0, epochs=self.options.epochs, written=written)
         self.folder.write_results(results)
         if self.task.artifacts is not None:
             for name, content in self.task.artifacts(results).items():
