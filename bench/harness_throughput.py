@@ -2,7 +2,10 @@
 
 Every request goes through the whole runtime (runner, executor, retries, cache, run log),
 one single-turn sample each. For each point C:N prints achieved vs ideal time (N·L/C), the time
-of a second, fully cached run, and peak RSS (each measurement in its own process). With
+of a second, fully cached run, and peak RSS (each measurement in its own process). The row "bare"
+posts the same requests with aiohttp alone (no proseval), in the same rounds: what the HTTP client
+and the fake server sharing the machine reach, the floor of the harness's cost (--no-bare: left
+out). With
 --compare-src the other sources are measured in the same rounds, alternating; with --profile a
 cold and a cached run of each point are profiled once more (cProfile, CPU time) and where their
 CPU time goes is printed, by component.
@@ -83,13 +86,49 @@ def child(url: str, n: int, concurrency: int, workdir: Path, profile: Path | Non
                       "cache_hits_second": results.roles["candidate"]["cache_hits"]}))
 
 
+def bare_child(url: str, n: int, concurrency: int) -> None:
+    """The same requests posted with aiohttp alone (no proseval): the floor of what the harness costs."""
+    import asyncio
+
+    import aiohttp
+
+    from proseval.runtime.loop import run_async
+
+    async def post_all() -> float:
+        target = url.rstrip("/") + "/chat/completions"
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+            slots = asyncio.Semaphore(concurrency)
+
+            async def one(i: int) -> None:
+                async with slots:
+                    body = json.dumps({"model": "fake", "max_tokens": 32,
+                                       "messages": [{"role": "user", "content": f"Write sentence number {i}."}]})
+                    async with session.post(target, data=body.encode(), headers={"Content-Type": "application/json"},
+                                            timeout=aiohttp.ClientTimeout(total=30)) as reply:
+                        json.loads(await reply.read())
+
+            start = time.perf_counter()
+            await asyncio.gather(*(one(i) for i in range(n)))
+            return time.perf_counter() - start
+
+    cold = run_async(post_all())
+    cpu = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"cold_s": cold, "cpu_s": cpu.ru_utime + cpu.ru_stime,
+                      "peak_rss_mib": cpu.ru_maxrss / 1024}))
+
+
 def measure(src: Path, url: str, n: int, concurrency: int, profile: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
+        child_args = ["--child", url, str(n), str(concurrency), tmp, str(profile or "")] if src != BARE else \
+            ["--bare-child", url, str(n), str(concurrency)]
         out = subprocess.run(
-            [sys.executable, __file__, "--child", url, str(n), str(concurrency), tmp, str(profile or "")],
-            capture_output=True, text=True, check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(src)},
+            [sys.executable, __file__, *child_args], capture_output=True, text=True, check=True, cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src" if src == BARE else src)},
         )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+BARE = Path("aiohttp-alone")  # in place of a source: the bare client (`bare_child`)
 
 
 def component_of(filename: str) -> str:
@@ -130,13 +169,20 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true",
                         help="profile one more cold and cached run of each point (cProfile, CPU time)")
     add_sources(parser)
+    parser.add_argument("--no-bare", action="store_true", help="leave out the bare aiohttp client's row")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    parser.add_argument("--bare-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         url, n, c, workdir, profile = args.child
         return child(url, int(n), int(c), Path(workdir), Path(profile) if profile else None)
+    if args.bare_child:
+        url, n, c = args.bare_child
+        return bare_child(url, int(n), int(c))
 
     sources = sources_of(args)
+    if not args.no_bare:
+        sources["bare"] = BARE
     print(f"machine: {machine()}")
     print(f"latency L={args.latency}s; medians of {args.repeats} rounds; sources: "
           + ", ".join(f"{name}={src}" for name, src in sources.items()))
@@ -153,11 +199,15 @@ def main() -> None:
             ideal = n * args.latency / concurrency
             for name, measured in runs.items():
                 cold = statistics.median(r["cold_s"] for r in measured)
-                cached = statistics.median(r["cached_s"] for r in measured)
                 cpu = statistics.median(r["cpu_s"] for r in measured)
                 rss = max(r["peak_rss_mib"] for r in measured)
+                if name == "bare":  # one pass, nothing cached
+                    cached_cols = f"{'-':>9} {'-':>9}"
+                else:
+                    cached = statistics.median(r["cached_s"] for r in measured)
+                    cached_cols = f"{cached:>9.2f} {100 * cached / cold:>8.1f}%"
                 print(f"{name:>9} {concurrency:>5} {n:>6} {ideal:>8.2f} {cold:>9.2f} {100 * ideal / cold:>9.1f}% "
-                      f"{cached:>9.2f} {100 * cached / cold:>8.1f}% {cpu:>7.1f} {rss:>13.1f}", flush=True)
+                      f"{cached_cols} {cpu:>7.1f} {rss:>13.1f}", flush=True)
             if args.profile:
                 with tempfile.TemporaryDirectory() as tmp:
                     measure(sources["this"], server.base_url, n, concurrency, Path(tmp))

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..runtime.loop import run_async
+
 
 @dataclass
 class Reply:
@@ -232,7 +234,7 @@ def serve_forever(make_server: Callable[[], FakeOpenAIServer], note: str = "") -
         await asyncio.Event().wait()
 
     try:
-        asyncio.run(serve())
+        run_async(serve())
     except KeyboardInterrupt:
         pass
 
