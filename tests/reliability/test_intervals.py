@@ -153,3 +153,24 @@ def test_figures_are_shown_with_their_interval():
     assert with_ci(0.712, Interval(note="n = 1: no interval")) == "0.71"
     assert with_ci(-0.5, Interval(low=-0.9, high=-0.1), signed=True) == "-0.50 [-0.90, -0.10]"
     assert pct_ci(0.12, Interval(low=0.098, high=0.141)) == "12.0 % [9.8, 14.1]"
+
+
+def test_length_slope_interval_resamples_an_answers_verdicts_together():
+    """Five verdicts per answer share its length: the interval refits the slope on answers drawn
+    whole (as a by-hand cluster bootstrap does), and is wider than one drawing verdicts alone."""
+    rng = np.random.default_rng(4)
+    answers = 24
+    lengths = np.repeat(rng.integers(50, 2000, answers), 5)
+    scores = np.repeat(rng.integers(4, 8, answers), 5).astype(float)  # quality independent of length
+    unit = [i // 5 for i in range(answers * 5)]
+    groups = ["run"] * (answers * 5)
+    draws = _draws(answers, 300, 5)
+    slopes = []
+    for drawn in draws:
+        rows = [5 * a + j for a in drawn for j in range(5)]
+        slopes.append(S.length_slope(scores[rows], lengths[rows], ["run"] * len(rows)).slope)
+    (low, high), valid = _percentile(slopes)
+    found = S.length_slope_interval(scores, lengths, groups, unit, resamples=300, seed=5)
+    assert (found.low, found.high, found.valid) == pytest.approx((low, high, valid), abs=1e-9)
+    alone = S.length_slope_interval(scores, lengths, groups, resamples=300, seed=5)
+    assert found.high - found.low > 1.8 * (alone.high - alone.low)

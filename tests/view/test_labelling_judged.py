@@ -107,8 +107,10 @@ def test_a_yes_no_question_shows_yes_and_no_and_saves_1_and_0(runs: Path):
     position = next(n for n, item in enumerate(plan, start=1) if item["id"].startswith("meeseeks/"))
     page = web.get(f"/label/{position}", params={"rater": "Bo"}).text
     assert '<span>No <kbd>n</kbd></span>' in page and '<span>Yes <kbd>y</kbd></span>' in page
-    assert ("<kbd>n</kbd> no / <kbd>y</kbd> yes answer the highlighted question (there <kbd>n</kbd> answers: skip "
-            "with the link)") in page
+    keys = " ".join(re.sub(r"<[^>]+>", "", re.search(r'<aside class="keys".*?</aside>', page, re.DOTALL)[0]).split())
+    assert keys == ("Keys n no / y yes answer the highlighted question · Enter save and go on · Backspace back one "
+                    "question · c comment (Esc leaves it, Ctrl+Enter saves) · skip: the skip link · p previous")
+    assert re.search(r"data-next>skip →</a>", page)  # n answers here, so the link does not offer it
     assert "<kbd>1</kbd>…<kbd>9</kbd>" not in page  # no numbered scale on this form
     assert post(web, position, "Bo", {"c0": "2", "c1": "1", "c2": "0", "c3": "1"}).status_code == 422
     assert post(web, position, "Bo", {"c0": "1", "c1": "0", "c2": "0", "c3": "1"}).status_code == 303

@@ -189,7 +189,8 @@ def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int
                 seed: int) -> tuple[float | None, int, str, Interval | None]:
     """The slope of the verdicts on log2 length within each run, net of each criterion's level (a fixed
     effect per run and criterion; criteria rated on one answer only, as WritingBench's per-query
-    ones, share one per run): its value, the verdicts it rests on, why it is missing, its interval."""
+    ones, share one per run): its value, the verdicts it rests on, why it is missing, its interval
+    (answers resampled whole: an answer's verdicts share its length)."""
     items = [(answer, criterion, v.value) for (answer, criterion), v in primary.items()
              if v.value is not None and answer in lengths]
     answers_rated: dict[tuple[str, str], int] = defaultdict(int)
@@ -199,7 +200,8 @@ def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int
     scores, words = [v for _, _, v in items], [lengths[a] for a, _, _ in items]
     slope = stats.length_slope(scores, words, groups)
     if slope.slope is not None:
-        return slope.slope, slope.n, "", interval(stats.length_slope_interval(scores, words, groups, seed=seed))
+        return slope.slope, slope.n, "", interval(stats.length_slope_interval(
+            scores, words, groups, [a for a, _, _ in items], seed=seed))
     if not items:
         return None, 0, "no scored verdict on an answer of known length", None
     if slope.n == 0:

@@ -715,27 +715,35 @@ def length_slope(scores: Values, lengths: Values, groups: Sequence[Hashable]) ->
     return LengthSlope(float(xd @ yd) / sxx, n)
 
 
-def length_slope_interval(scores: Values, lengths: Values, groups: Sequence[Hashable], *, resamples: int = 1000,
-                          seed: int = 0, confidence: float = 0.95) -> Interval:
-    """Bootstrap interval of `length_slope`, resampling items: each resample's within-group slope
-    from its weighted group sums (a group drawn once contributes nothing), vectorised."""
-    y, x, codes, _ = _length_inputs(scores, lengths, groups)
+def length_slope_interval(scores: Values, lengths: Values, groups: Sequence[Hashable],
+                          units: Sequence[Hashable] | None = None, *, resamples: int = 1000, seed: int = 0,
+                          confidence: float = 0.95) -> Interval:
+    """Bootstrap interval of `length_slope`, resampling `units` whole (default: each item its own): the
+    verdicts on one answer share its length, so they are drawn together. Each resample's
+    within-group slope comes from its unit-weighted group sums (a group drawn once contributes
+    nothing), vectorised."""
+    labels, _ = _codes(list(units) if units is not None else list(range(len(groups))))
+    y, x, codes, (kept,) = _length_inputs(scores, lengths, groups, labels)
+    unit, _ = _codes(list(kept))  # the units of the complete items, numbered again from 0
     k = int(codes.max()) + 1 if codes.size else 0
+    m = int(unit.max()) + 1 if unit.size else 0
 
-    def statistic(rows: np.ndarray) -> np.ndarray:
-        flat = (np.arange(rows.shape[0])[:, None] * k + codes[rows]).ravel()
-        size = rows.shape[0] * k
+    def statistic(draws: np.ndarray) -> np.ndarray:
+        rows = draws.shape[0]
+        drawn = np.bincount((np.arange(rows)[:, None] * m + draws).ravel(), minlength=rows * m).reshape(rows, m)
+        weight = drawn[:, unit].astype(float)
+        flat = (np.arange(rows)[:, None] * k + codes).ravel()
 
-        def sums(weights: np.ndarray | None) -> np.ndarray:
-            return np.bincount(flat, weights, minlength=size).reshape(rows.shape[0], k)
+        def sums(values: np.ndarray) -> np.ndarray:
+            return np.bincount(flat, (weight * values).ravel(), minlength=rows * k).reshape(rows, k)
 
-        count, sx, sy = sums(None), sums(x[rows].ravel()), sums(y[rows].ravel())
+        count, sx, sy = sums(np.ones_like(x)), sums(x), sums(y)
         with np.errstate(all="ignore"):
-            sxx = (x[rows] ** 2).sum(1) - np.nansum(sx**2 / count, axis=1)
-            sxy = (x[rows] * y[rows]).sum(1) - np.nansum(sx * sy / count, axis=1)
+            sxx = (weight * x**2).sum(1) - np.nansum(sx**2 / count, axis=1)
+            sxy = (weight * x * y).sum(1) - np.nansum(sx * sy / count, axis=1)
             return np.where(sxx > _EQUAL, sxy / sxx, np.nan)[:, None]
 
-    (found,) = bootstrap(statistic, y.size, resamples=resamples, seed=seed, confidence=confidence)
+    (found,) = bootstrap(statistic, m, resamples=resamples, seed=seed, confidence=confidence)
     return found
 
 
