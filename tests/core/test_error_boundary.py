@@ -191,3 +191,17 @@ def test_a_group_without_a_command_prints_its_help(work, group):
     assert "bug in proseval" not in result.output and "error:" not in result.output, result.output
     assert f"Usage: {' '.join(['proseval', *group])} [OPTIONS] COMMAND [ARGS]..." in result.output
     assert result.exit_code == 2  # as click ends a group called without its command
+
+
+def test_output_to_a_reader_that_went_away_is_not_reported_as_a_bug(monkeypatch):
+    """`proseval ... | head`: the pipe closed under a command's output ends it quietly (click's
+    status 1), not as an unexpected error."""
+    from proseval.cli import tasks
+
+    def closed(*_args, **_kwargs):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(tasks.console, "print", closed)
+    result = runner.invoke(app, ["list"], prog_name="proseval")
+    assert result.exit_code == 1
+    assert "bug in proseval" not in result.output and "unexpected" not in result.output, result.output

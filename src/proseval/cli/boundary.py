@@ -136,5 +136,7 @@ class ProsevalGroup(LazyGroup):
                 return super().invoke(ctx)
         except (typer.Exit, typer.Abort, NoArgsIsHelpError):  # exits pass through (a usage error is one by now;
             raise  # a group called without a command has printed its help)
+        except BrokenPipeError:  # the reader went away (`proseval ... | head`): click exits quietly
+            raise
         except Exception as exc:  # noqa: BLE001 - the boundary: every error is reported, none is lost
             raise typer.Exit(report(exc, bool(ctx.params.get("debug")))) from None
