@@ -35,8 +35,8 @@ def test_csv_has_one_row_per_slice(report):
         "kind": "overall",
         "label": "all",
         "value": "6.0",
-        "ci_low": "6.0",
-        "ci_high": "6.0",
+        "ci_low": "",  # one query: no interval
+        "ci_high": "",
         "queries_scored": "1",
         "queries_unscored": "1",
         "criteria_scored": "5",
@@ -50,7 +50,7 @@ def test_markdown_table(report):
     text = report_to_markdown(report)
     lines = text.splitlines()
     assert len(lines) == len(report.slices) + 2
-    assert lines[2] == "| overall | all | 6.00 | 6.00 – 6.00 | 1 / 1 | 5 / 5 |"
+    assert lines[2] == "| overall | all | 6.00 | – (n = 1) | 1 / 1 | 5 / 5 |"  # never "6.00 – 6.00"
     assert "| domain1 | Education | – | – | 0 / 1 | 0 / 5 |" in lines
 
 
@@ -71,3 +71,10 @@ def test_chart_without_matplotlib(report, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.backends.backend_agg", None)
     with pytest.warns(UserWarning, match="matplotlib is not installed"):
         assert domain_chart_png(report) is None
+
+
+def test_terminal_table_shows_a_dash_and_n_1_for_a_single_query(report):
+    from proseval.benchmarks.writingbench.render import _table
+
+    table = _table("Overall", list(report.of_kind("overall")))
+    assert [list(column.cells) for column in table.columns[1:3]] == [["6.00"], ["— (n = 1)"]]

@@ -128,7 +128,7 @@ def _slice(
         numerators = np.array([unit.numerator for unit in scored])
         denominators = np.array([unit.denominator for unit in scored], dtype=float)
         value = math.fsum(numerators) / math.fsum(denominators)
-        if n_bootstrap > 0:
+        if n_bootstrap > 0 and len(scored) > 1:  # one query has no interval
             rng = np.random.default_rng([seed, zlib.crc32(f"{kind}/{label}".encode())])
             draws = rng.integers(0, len(scored), size=(n_bootstrap, len(scored)))
             stats = numerators[draws].sum(axis=1) / denominators[draws].sum(axis=1)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from proseval.benchmarks.writingbench.aggregate import Report
+from proseval.benchmarks.writingbench.render import ci_text
 from proseval.kit.charts import chart, ci_errors
 
 _REPORT_FIELDS = (
@@ -57,7 +58,7 @@ def report_to_markdown(report: Report, *, digits: int = 2) -> str:
         "|---|---|---:|---|---:|---:|",
     ]
     for item in report.slices:
-        ci = "–" if item.ci_low is None else f"{_number(item.ci_low, digits)} – {_number(item.ci_high, digits)}"
+        ci = ci_text(item, dash="–", joiner=" – ", digits=digits)
         lines.append(
             f"| {item.kind} | {_escape(item.label)} | {_number(item.value, digits)} | {ci} "
             f"| {item.queries_scored} / {item.queries_unscored} | {item.criteria_scored} / {item.criteria_unscored} |"
