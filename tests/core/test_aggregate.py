@@ -51,7 +51,7 @@ def test_bootstrap_ci_contains_the_mean_and_is_reproducible():
     assert low < 4.5 < high and high - low < 1.5
     assert (low, high) == bootstrap_ci(values, seed=1)
     assert bootstrap_ci([]) == (None, None)
-    assert bootstrap_ci([3.0]) == (3.0, 3.0)
+    assert bootstrap_ci([3.0]) == (None, None)  # one value: no interval
     assert bootstrap_ci([5.0] * 50) == pytest.approx((5.0, 5.0))
 
 

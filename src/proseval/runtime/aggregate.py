@@ -26,12 +26,11 @@ def bootstrap_ci(
     values: Sequence[float], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
 ) -> tuple[float | None, float | None]:
     """Percentile bootstrap CI of the mean, seeded and over the sorted values, so that the same
-    scores give the same interval whatever order the samples finished in."""
+    scores give the same interval whatever order the samples finished in; none for fewer than two
+    values (one value would give a zero-width interval that says nothing)."""
     data = np.sort(np.asarray(values, dtype=float))
-    if data.size == 0:
+    if data.size < 2:
         return None, None
-    if data.size == 1:
-        return float(data[0]), float(data[0])
     rng = bootstrap_rng(seed)
     means = np.empty(resamples)
     chunk = max(1, 2_000_000 // data.size)  # bound memory for large runs

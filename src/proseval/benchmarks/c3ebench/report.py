@@ -31,7 +31,7 @@ def _row(labels: dict[str, str], samples: list[ScoredSample]) -> dict[str, Any]:
         if kept is not None:
             official.append(float(kept))
     # one score has no spread to resample: no interval (the cell shows a dash and n = 1)
-    low, high = bootstrap_ci(values) if len(values) > 1 else (None, None)
+    low, high = bootstrap_ci(values)
     return {**labels, "mean": sum(values) / len(values) if values else None, "ci_low": low, "ci_high": high,
             "n_scored": len(values), "n_unscored": unscored, "n_failed": failed, "n_empty": empty,
             "official_mean": sum(official) / len(official) if official else None, "official_n": len(official)}

@@ -35,9 +35,7 @@ def mean(values: Sequence[float]) -> float | None:
 
 def mean_ci(values: Sequence[float]) -> Interval:
     """Percentile-bootstrap interval of the mean (see the module docstring)."""
-    if len(values) < 2:
-        return None
-    low, high = bootstrap_ci(values, level=CONFIDENCE)
+    low, high = bootstrap_ci(values, level=CONFIDENCE)  # none below two values
     return None if low is None or high is None else (low, high)
 
 
