@@ -510,9 +510,11 @@ def test_the_cli_checks_the_labelling_options_and_prints_the_labelling_address(r
     assert query == {"token": ["secret-token-2"]}
     for args, message in ((["--rater", "Ann"], "go with --label"), (["--label", "../x"], "session name"),
                           (["--label", "pilot", "--seed", "4"], "planned with seed 3"),
-                          (["--label", "p2", "--labels", "x.csv"], "JSON Lines")):
+                          (["--label", "p2", "--labels", "x.csv"], "JSON Lines"),
+                          (["--label", "p3", "--rater", "Ann", "--rater", "ANN"], "'Ann' and 'ANN' look alike")):
         failed = CliRunner().invoke(app, ["view", str(runs), *args])
         assert failed.exit_code != 0 and message in failed.output, failed.output
+    assert not (runs / "labels" / "p3.plan.json").exists()  # refused before the session is opened
 
 
 def test_a_new_benchmark_brings_its_form_through_its_hook_alone(tmp_path: Path):

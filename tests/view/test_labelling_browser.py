@@ -308,6 +308,14 @@ def test_yes_no_forms_of_meeseeks_and_longweave_are_answered_with_y_and_n(browse
             assert [name for name, _ in saved[sample]][:2] == ["question 1: answered", "question 1: correct"]
 
 
+# what of a criterion's question is cut off: its description taller than its box, or any box in
+# it (a scroll box, a clipped one) taller than it shows, as "fieldset-id tag.class"
+CLIPPED = """() => [...document.querySelectorAll('fieldset.q')].flatMap(q => [q, ...q.querySelectorAll('*')])
+    .filter(e => (e.matches('pre.criterion') || getComputedStyle(e).overflowY !== 'visible')
+                 && e.scrollHeight > e.clientHeight + 1)
+    .map(e => `${e.closest('fieldset.q').id} ${e.localName}.${e.className}`)"""
+
+
 def test_each_criterion_shows_its_whole_scale(browser, tmp_path, shots):
     from view.test_labelling import _jsonl
     from view.view_fixtures import header, record
@@ -323,9 +331,15 @@ def test_each_criterion_shows_its_whole_scale(browser, tmp_path, shots):
     _jsonl(folder / "samples.jsonl", [record(n, target={"checklist": checklist}) for n in range(2)])
     with serving(tmp_path / "runs", LabelOptions("bands", seed=1)) as url, tab(browser) as page:
         join(page, url, "Kim")
-        shown = page.locator("pre.criterion")
-        assert shown.count() == 5 and "Band 9-10:" in shown.first.inner_text()
-        hidden = page.evaluate("() => [...document.querySelectorAll('pre.criterion')]"
-                               ".filter(e => e.scrollHeight > e.clientHeight + 1).length")
-        assert hidden == 0  # no band scrolled out of sight
+        shown = page.locator("fieldset.q pre.criterion")
+        assert shown.count() == 5
+        for text in shown.all_inner_texts():
+            assert all(f"{band}: Band {band}:" in text for band in bands), text  # every band, the top ones too
+        for width in (1280, 390):  # a wide screen, then a phone's: no band scrolled out of sight in either
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.evaluate(CLIPPED) == [], width
         page.screenshot(path=str(shots / "label-checklist.png"), full_page=True)
+        # the check sees a description in a scroll box too short for it (as a 12em box would be)
+        page.evaluate("() => document.querySelectorAll('pre.criterion')"
+                      ".forEach(e => Object.assign(e.style, {maxHeight: '12em', overflow: 'auto'}))")
+        assert page.evaluate(CLIPPED) == [f"q{k} pre.criterion" for k in range(5)]

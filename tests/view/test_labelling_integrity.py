@@ -276,6 +276,33 @@ def test_people_join_an_open_session_under_a_name_no_one_else_can_take(tmp_path:
     assert refused.status_code == 403 and "named by whoever started it" in refused.text
 
 
+LOOK_ALIKES = {"ann": "Ann", "ANN": "Ann", " aNN ": "Ann", "\uff21nn": "Ann", "bo   EK": "Bo Ek"}  # full width
+
+
+def test_no_one_joins_under_a_look_alike_of_a_raters_name_also_after_a_restart(tmp_path: Path):
+    root = labelling_runs(tmp_path / "runs", samples=2)
+    web = client(root, seed=1, items="scores", rater="Ann")
+    assert TestClient(web.app, base_url=LOCAL).get("/label", params={"rater": "Bo Ek"}).status_code == 200
+    for viewer in (web, client(root)):  # the second: a restart, the names read back from the raters file
+        for name, holder in LOOK_ALIKES.items():
+            refused = TestClient(viewer.app, base_url=LOCAL).get("/label", params={"rater": name})
+            assert refused.status_code == 409 and f"looks like {holder}, a rater" in refused.text, name
+    again = client(root)
+    assert TestClient(again.app, base_url=LOCAL).get("/label", params={"rater": "Anna"}).status_code == 200
+    kept = json.loads((root / "labels" / "s1.raters.json").read_text(encoding="utf-8"))["raters"]
+    assert sorted(kept) == ["Ann", "Anna", "Bo Ek"]  # the names as typed; no look-alike among them
+
+
+def test_look_alike_raters_named_at_start_up_are_a_usage_error_naming_both(tmp_path: Path):
+    root = labelling_runs(tmp_path / "runs", samples=2)
+    with pytest.raises(LabellingError, match="'Ann' and 'ANN' look alike"):
+        LabelOptions("s1", raters=("Ann", "Bo", "ANN"))
+    client(root, seed=1, items="scores", raters=("Ann",))
+    with pytest.raises(LabellingError, match="'\uff21nn' looks like 'Ann'"):  # Ann from the raters file
+        client(root, raters=("\uff21nn",))
+    assert list(json.loads((root / "labels" / "s1.raters.json").read_text(encoding="utf-8"))["raters"]) == ["Ann"]
+
+
 def test_the_viewer_refuses_a_labels_file_agreement_would_refuse_naming_the_line(tmp_path: Path):
     root = labelling_runs(tmp_path / "runs", samples=2)
     web = client(root, seed=1, items="scores", rater="Ann")

@@ -29,6 +29,7 @@ from starlette.routing import Route
 
 from .labelplan import LabellingError, LabelOptions, check_rater, scan_runs
 from .labelsession import Session, parse_values
+from .raters import same_name
 from .runs import pretty
 
 __all__ = ["LabelOptions", "LabellingError", "MAX_BODY", "install_labelling", "label_address", "rater_links"]
@@ -122,20 +123,27 @@ class _Pages:
             name = check_rater(given)
         except LabellingError as exc:
             return self.page("label_start.html", status=422, default=given, total=total, error=str(exc))
-        key = None
-        if name in self.session.store.raters() and name not in self.session.keys:
-            error = (f"{name} has labels in this session from before raters had links of their own: whoever runs "
-                     f"the session can give {name} a link (by starting the viewer with --rater {name})")
-        else:
-            key = self.session.keys.join(name)
-            error = (f"the name {name} is taken: {name} comes back through their own link; anyone else, "
-                     "choose another name")
+        key, error = self.claim(name)
         if key is None:
             return self.page("label_start.html", status=409, default=given, total=total, error=error)
         viewer = str(request.base_url) + (f"?{urlencode({'token': self.token})}" if self.token else "")
         link = label_address(viewer, key)
         return self.with_key(self.page("label_joined.html", rater=name, link=link, total=total,
                              first=self.session.next_position(name)), key)
+
+    def claim(self, name: str) -> tuple[str | None, str]:
+        """A new key for `name`, or None and why not: it is a rater's name or looks like one, or has
+        labels from before raters had links of their own."""
+        keys = self.session.keys
+        earlier = same_name(name, [rater for rater in self.session.store.raters() if rater not in keys])
+        if earlier is not None:
+            return None, (f"{_taken(name, earlier)}: {earlier} has labels in this session from before raters had "
+                          f"links of their own; whoever runs the session can give {earlier} a link (by starting "
+                          f"the viewer with --rater {earlier})")
+        key = keys.join(name)
+        holder = keys.holder(name) or name
+        return key, (f"{_taken(name, holder)}: {holder} comes back through their own link; anyone else, "
+                     "choose another name")
 
     def located(self, position: int, rater: str) -> Any:
         """What item `position` shows this rater, or the error page saying why it cannot be shown."""
@@ -289,6 +297,13 @@ def _with_position(handler: Callable[..., Any]) -> Callable[[Request], Any]:
         async def endpoint(request: Request) -> Response:
             return await run_in_threadpool(handler, request.path_params["position"], request)
     return endpoint
+
+
+def _taken(name: str, holder: str) -> str:
+    """Why `name` cannot be joined under: it is `holder`'s name, or looks like it."""
+    return f"the name {name} is taken" if name == holder else (
+        f"the name {name} looks like {holder}, a rater of this session (names are compared ignoring case, "
+        "width and spacing)")
 
 
 def _refresh(request: Request) -> int | None:

@@ -36,6 +36,7 @@ from pydantic import ValidationError
 from ..reliability.labels import Label
 from ..runtime.records import RunHeader
 from ..runtime.runlog import RunFolder, RunFolderError
+from .raters import same_name
 from .runs import find_runs
 
 __all__ = ["FoundRun", "ITEM_KINDS", "LabelOptions", "LabellingError", "ORDERS", "Plan", "PlanItem", "RunSource",
@@ -86,6 +87,11 @@ class LabelOptions:
     def __post_init__(self) -> None:
         check_session(self.session)
         object.__setattr__(self, "raters", tuple(check_rater(name) for name in self.raters))
+        for number, name in enumerate(self.raters):
+            other = same_name(name, self.raters[:number])
+            if other not in (None, name):
+                raise LabellingError(f"raters {other!r} and {name!r} look alike (names are compared ignoring case, "
+                                     "width and spacing): give each person one name")
         if self.items not in ITEM_KINDS:
             raise LabellingError(f"items must be one of {', '.join(ITEM_KINDS)}, not {self.items!r}")
         if self.order is not None and self.order not in ORDERS:

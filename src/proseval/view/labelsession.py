@@ -218,7 +218,10 @@ class Session:
         self.store = LabelStore(labels, self.name)
         self.plan_path = self.store.path.with_name(f"{self.name}.plan.json")
         self.keys = self._open_raters()
-        self.new_keys = self.keys.add(options.raters)  # shown once, in each new rater's link
+        try:
+            self.new_keys = self.keys.add(options.raters)  # shown once, in each new rater's link
+        except ValueError as exc:  # a look-alike of a rater's name
+            raise LabellingError(f"{exc}: give that rater's name as it is written, or another name") from None
         self.joinable = not options.raters  # raters not named by whoever started it: people join by name
         self.records = Records()
         self.forms = Forms()

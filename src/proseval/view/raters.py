@@ -5,7 +5,9 @@ Ben``); each new rater gets a key, printed once in their own link (``/label?key=
 started without ``--rater`` lets people join by giving a name no one has yet: they get a key the
 same way, shown once on the page that lets them in. Only a hash of each key is kept, in
 ``S.raters.json`` beside the labels file: the file gives no one a way in. A rater's link names
-them to the viewer (then a cookie does); a name already taken is never given to anyone else.
+them to the viewer (then a cookie does); a name already taken is never given to anyone else, nor
+is a look-alike of it (the same `canonical` form: "ann", "ANN" or "Ａnn" beside "Ann"), which would
+split one person into two raters.
 """
 
 from __future__ import annotations
@@ -14,16 +16,35 @@ import hashlib
 import json
 import os
 import secrets
+import threading
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["Raters"]
+__all__ = ["Raters", "canonical", "same_name"]
 
 RATERS_FORMAT = 1
 
 
 def _digest(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def canonical(name: str) -> str:
+    """The form rater names are compared by: compatibility-normalised (NFKC: full-width letters as
+    plain ones), casefolded, and each run of whitespace one space, none at the ends."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return " ".join(folded.split())
+
+
+def same_name(name: str, names: Iterable[str]) -> str | None:
+    """The one of `names` that is `name` (preferred) or a look-alike of it (the same `canonical`
+    form); None: neither is among them."""
+    names = list(names)
+    if name in names:
+        return name
+    form = canonical(name)
+    return next((other for other in names if canonical(other) == form), None)
 
 
 class Raters:
@@ -38,29 +59,49 @@ class Raters:
                 raise ValueError(f"{self.path}: unknown raters file format {data.get('format')!r}")
             self._hashes = {str(name): str(digest) for name, digest in data["raters"].items()}
         self._names = {digest: name for name, digest in self._hashes.items()}
+        self._lock = threading.Lock()  # a name is looked up and given under it: never to two people
 
     def __bool__(self) -> bool:
         return bool(self._hashes)
 
     def add(self, names: Iterable[str]) -> dict[str, str]:
-        """Give each of `names` not yet a rater a new key; the new keys, by name (shown once)."""
-        keys = {name: secrets.token_urlsafe(24) for name in dict.fromkeys(names) if name not in self._hashes}
+        """Give each of `names` not yet a rater a new key; the new keys, by name (shown once). A
+        look-alike of a rater's name (`same_name`) is refused (ValueError naming both), none added."""
+        with self._lock:
+            new: list[str] = []
+            for name in dict.fromkeys(names):
+                holder = same_name(name, [*self._hashes, *new])
+                if holder is None:
+                    new.append(name)
+                elif holder != name:
+                    raise ValueError(f"rater {name!r} looks like {holder!r}, a rater of this session ({self.path})")
+            return self._give(new)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._hashes
+
+    def holder(self, name: str) -> str | None:
+        """The rater whose name `name` is or looks like (`same_name`); None: no one's."""
+        return same_name(name, self._hashes)
+
+    def join(self, name: str) -> str | None:
+        """A new key for `name` if no one has that name or a look-alike of it yet (None: it is
+        taken; `holder` says by whom)."""
+        with self._lock:
+            return None if self.holder(name) is not None else self._give([name])[name]
+
+    def who(self, key: str | None) -> str | None:
+        """The rater whose key `key` is (None: no rater's)."""
+        return self._names.get(_digest(key)) if key else None
+
+    def _give(self, names: list[str]) -> dict[str, str]:
+        """New keys for `names` (none of them a rater yet), kept as hashes; the keys, by name."""
+        keys = {name: secrets.token_urlsafe(24) for name in names}
         if keys:
             self._hashes.update({name: _digest(key) for name, key in keys.items()})
             self._names = {digest: name for name, digest in self._hashes.items()}
             self._write()
         return keys
-
-    def __contains__(self, name: str) -> bool:
-        return name in self._hashes
-
-    def join(self, name: str) -> str | None:
-        """A new key for `name` if no one has that name yet (None: it is taken)."""
-        return self.add([name]).get(name)
-
-    def who(self, key: str | None) -> str | None:
-        """The rater whose key `key` is (None: no rater's)."""
-        return self._names.get(_digest(key)) if key else None
 
     def _write(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
