@@ -46,3 +46,11 @@ def test_the_changed_samples_are_those_of_the_clearest_change_unless_a_metric_is
 
     assert compare_runs(run(0.0), run(2.0)).metric == "b_moved"  # "a_flat" did not move: p = 1
     assert compare_runs(run(0.0), run(2.0), metric="a_flat").metric == "a_flat"
+
+
+def test_one_pair_has_no_interval():
+    import numpy as np
+
+    from proseval.report.compare import paired_stats
+
+    assert paired_stats(np.array([0.7])) == (None, None, 1.0)

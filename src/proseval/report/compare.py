@@ -95,8 +95,8 @@ def paired_stats(diffs: np.ndarray, *, seed: int = 0) -> tuple[float | None, flo
     if diffs.size == 0:
         return None, None, None
     data = np.sort(diffs)
-    if diffs.size == 1:
-        return float(data[0]), float(data[0]), 1.0
+    if diffs.size == 1:  # no interval from one pair; both signs are as likely, so p = 1
+        return None, None, 1.0
     rng = bootstrap_rng(seed)
     # drawn block by block (the same draws as all at once), so memory stays bounded for large runs
     means = np.concatenate([data[rng.integers(0, data.size, size=(len(rows), data.size))].mean(axis=1)
