@@ -728,7 +728,11 @@ def length_slope_interval(scores: Values, lengths: Values, groups: Sequence[Hash
     k = int(codes.max()) + 1 if codes.size else 0
     m = int(unit.max()) + 1 if unit.size else 0
 
-    def statistic(draws: np.ndarray) -> np.ndarray:
+    def statistic(draws: np.ndarray) -> np.ndarray:  # in blocks of rows × items within _BLOCK, as `bootstrap`'s
+        step = max(1, _BLOCK // max(1, unit.size))
+        return np.concatenate([slopes(draws[start:start + step]) for start in range(0, draws.shape[0], step)])
+
+    def slopes(draws: np.ndarray) -> np.ndarray:
         rows = draws.shape[0]
         drawn = np.bincount((np.arange(rows)[:, None] * m + draws).ravel(), minlength=rows * m).reshape(rows, m)
         weight = drawn[:, unit].astype(float)
