@@ -482,3 +482,19 @@ def test_score_shift_by_hand():
     assert result.n == 3 and result.share_changed == pytest.approx(2 / 3)
     assert result.mean_change == pytest.approx(-1 / 3) and result.mean_abs_change == pytest.approx(1.0)
     assert S.score_shift([None], [1]) == S.ScoreShift(None, None, None, 0)
+
+
+def test_tau_b_counted_pair_by_pair_equals_scipys():
+    """Up to a few dozen items tau-b is counted over the pairs directly; ties in either rater and
+    both are handled as scipy's variant b does."""
+    from proseval.reliability.stats import _FEW
+
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 5, 17, _FEW):
+        for _ in range(50):
+            x = rng.integers(0, 4, n).astype(float)
+            y = rng.integers(0, 3, n).astype(float) if n > 3 else rng.normal(size=n)
+            if np.ptp(x) == 0 or np.ptp(y) == 0:
+                continue
+            expected = scipy_stats.kendalltau(x, y, variant="b").statistic
+            assert S.kendall_tau_b(x, y) == pytest.approx(expected, abs=1e-12)
