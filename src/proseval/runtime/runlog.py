@@ -87,6 +87,19 @@ SCORED_FIELDS = ("id", "epoch", "status", "model_failure", "metadata", "scores",
 _SCORED_SET = set(SCORED_FIELDS)
 
 
+def json_secrets() -> list[str]:
+    """Each secret value (`secret_values`) as it is written inside a JSON string."""
+    return [json.dumps(value)[1:-1] for value in secret_values()]
+
+
+def redacted(text: str, secrets: list[str]) -> str:
+    """JSON `text` with each of `secrets` (`json_secrets`) replaced: a key echoed anywhere (an error
+    body, a reply) never reaches disk."""
+    for secret in secrets:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
 _stamp: tuple[int, str] = (-1, "")
 
 
@@ -237,9 +250,7 @@ class RunFolder:
         path = self.checkpoint_path(sample_id, epoch)
         path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps({"id": sample_id, "epoch": epoch, "data": data}, ensure_ascii=False)
-        for secret in secret_values():
-            text = text.replace(json.dumps(secret)[1:-1], REDACTED)
-        write_json_atomic(path, text)
+        write_json_atomic(path, redacted(text, json_secrets()))
         self._checkpoint_names().add(path.name)
 
     def read_checkpoint(self, sample_id: str, epoch: int) -> Any | None:
@@ -423,10 +434,10 @@ class SampleWriter:
 
     def __init__(self, path: Path):
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        self._secrets = [json.dumps(value)[1:-1] for value in secret_values()]
+        self._secrets = json_secrets()
 
     def append(self, record: SampleRecord) -> None:
-        data = (self._redacted(record.model_dump_json()) + "\n").encode("utf-8")
+        data = (redacted(record.model_dump_json(), self._secrets) + "\n").encode("utf-8")
         view = memoryview(data)
         while view:
             written = os.write(self._fd, view)
@@ -434,12 +445,7 @@ class SampleWriter:
 
     def scored(self, record: SampleRecord) -> ScoredSample:
         """`record` as `RunFolder.iter_scored` reads it back once appended (without its texts)."""
-        return ScoredSample.model_validate_json(self._redacted(record.model_dump_json(include=_SCORED_SET)))
-
-    def _redacted(self, line: str) -> str:
-        for secret in self._secrets:  # a key echoed anywhere (an error body, a reply) never reaches disk
-            line = line.replace(secret, REDACTED)
-        return line
+        return ScoredSample.model_validate_json(redacted(record.model_dump_json(include=_SCORED_SET), self._secrets))
 
     def close(self) -> None:
         os.close(self._fd)
