@@ -145,7 +145,7 @@ def kendall_tau_b(x: Values, y: Values) -> float | None:
     return _correlation(x, y, _tau_b)
 
 
-_FEW = 64  # up to this many pairs' items, tau-b is counted pair by pair (scipy's call costs more)
+_FEW = 64  # up to this many items, tau-b is counted pair by pair (a scipy call costs more)
 
 
 def _tau_b(a: np.ndarray, b: np.ndarray) -> float:
