@@ -84,7 +84,6 @@ def read_model(model: type[Model], file: Path, what: str) -> Model:
 
 # The fields of a record that aggregation reads (`ScoredSample`).
 SCORED_FIELDS = ("id", "epoch", "status", "model_failure", "metadata", "scores", "usage", "error")
-_SCORED_SET = set(SCORED_FIELDS)
 
 
 def json_secrets() -> list[str]:
@@ -254,7 +253,8 @@ class RunFolder:
         self._checkpoint_names().add(path.name)
 
     def read_checkpoint(self, sample_id: str, epoch: int) -> Any | None:
-        if self._checkpoint_name(sample_id, epoch) not in self._checkpoint_names():
+        names = self._checkpoint_names()
+        if not names or self._checkpoint_name(sample_id, epoch) not in names:
             return None
         path = self.checkpoint_path(sample_id, epoch)
         try:
@@ -268,7 +268,10 @@ class RunFolder:
         return stored["data"]
 
     def clear_checkpoint(self, sample_id: str, epoch: int) -> None:
-        name, names = self._checkpoint_name(sample_id, epoch), self._checkpoint_names()
+        names = self._checkpoint_names()
+        if not names:  # the usual case: no checkpoint at all, nothing to name
+            return
+        name = self._checkpoint_name(sample_id, epoch)
         if name in names:
             self.checkpoint_path(sample_id, epoch).unlink(missing_ok=True)
             names.discard(name)
@@ -436,16 +439,19 @@ class SampleWriter:
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._secrets = json_secrets()
 
-    def append(self, record: SampleRecord) -> None:
-        data = (redacted(record.model_dump_json(), self._secrets) + "\n").encode("utf-8")
-        view = memoryview(data)
+    def append(self, *records: SampleRecord) -> list[str]:
+        """Write `records` in one `write`; returns their lines as written (secrets replaced), for `scored`."""
+        lines = [redacted(record.model_dump_json(), self._secrets) for record in records]
+        view = memoryview("".join(line + "\n" for line in lines).encode("utf-8"))
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
+        return lines
 
-    def scored(self, record: SampleRecord) -> ScoredSample:
-        """`record` as `RunFolder.iter_scored` reads it back once appended (without its texts)."""
-        return ScoredSample.model_validate_json(redacted(record.model_dump_json(include=_SCORED_SET), self._secrets))
+    @staticmethod
+    def scored(line: str) -> ScoredSample:
+        """A line `append` wrote, as `RunFolder.iter_scored` reads it back (the texts are skipped)."""
+        return ScoredSample.model_validate_json(line)
 
     def close(self) -> None:
         os.close(self._fd)

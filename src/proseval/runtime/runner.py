@@ -33,6 +33,7 @@ from .records import Results, RoleBinding, SampleRecord
 from .results import SessionRecords, aggregate_run
 from .runlog import SESSION_USAGE, RunExistsError, RunFolder, SampleWriter, UsageSnapshot
 from .secrets import scrub
+from .turns import EndOfTurn
 
 
 def _model_spec(binding: RoleBinding) -> ModelSpec:
@@ -229,20 +230,26 @@ class Runner:
                         batches.leave()
                 if (sample.id, epoch) in self.abandoned:
                     continue
-                snapshot.write(self.session_usage())  # what a kill -9 leaves: every record's usage, and more
-                writer.append(record)
-                if gathered is not None:
-                    gathered.add(writer.scored(record))
-                written += 1
-                if record.status == "ok":  # a failed sample keeps its progress for --retry-failed
-                    self.folder.clear_checkpoint(sample.id, epoch)
+                await finished.add(record)  # written with the others that finished in this turn of the loop
                 progress.advance(failed=record.status == "error")
+
+        def write_finished(records: list[SampleRecord]) -> None:
+            nonlocal written
+            snapshot.write(self.session_usage())  # first: what a kill -9 leaves counts every record's usage
+            lines = writer.append(*records)
+            written += len(records)
+            for record, line in zip(records, lines):
+                if gathered is not None:
+                    gathered.add(writer.scored(line))
+                if record.status == "ok":  # a failed sample keeps its progress for --retry-failed
+                    self.folder.clear_checkpoint(record.id, record.epoch)
 
         # A run with no records yet is finished from what this process gathers as it writes them.
         fresh = not self.folder.samples_path.is_file() or self.folder.samples_path.stat().st_size == 0
         gathered = SessionRecords(self.task, epochs) if fresh else None
         writer = SampleWriter(self.folder.samples_path)
         snapshot = UsageSnapshot(self.folder.path / SESSION_USAGE)
+        finished: EndOfTurn[SampleRecord] = EndOfTurn(write_finished)
         tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
         interrupted = False
         try:
@@ -255,9 +262,12 @@ class Runner:
             for task in tasks:
                 task.cancel()
             await asyncio.wait(tasks)  # nothing is written after the samples file and the cache close
-            writer.close()
-            snapshot.close()
-            await self.close()
+            try:
+                finished.flush()  # the samples that finished as the workers were cancelled
+            finally:
+                writer.close()
+                snapshot.close()
+                await self.close()
         failures = [task.exception() for task in tasks if not task.cancelled()]
         if any(failures):  # a worker's error (writing the samples file) is the run's
             raise next(error for error in failures if error is not None)
