@@ -106,7 +106,9 @@ class SampleContext:
         if role != "candidate":
             self.calls.append(Call(role=role, turn=turn, text=completion.text, finish_reason=completion.finish_reason,
                                    cached=completion.cached))
-        used = self.usage.setdefault(role, Usage())
+        used = self.usage.get(role)
+        if used is None:
+            used = self.usage[role] = Usage()
         used.prompt_tokens += completion.usage.prompt_tokens
         used.completion_tokens += completion.usage.completion_tokens
         self.cache_hits += int(completion.cached)

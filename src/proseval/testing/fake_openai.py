@@ -73,7 +73,8 @@ class FakeOpenAIServer:
     """Run with `async with` inside a loop, or `start_in_thread()` from synchronous code."""
 
     def __init__(self, *, latency: float = 0.0, behaviour: Behaviour | None = None,
-                 responder: Callable[[dict[str, Any]], str] = default_text, port: int = 0, usage: str = "words"):
+                 responder: Callable[[dict[str, Any]], str] = default_text, port: int = 0, usage: str = "words",
+                 keep_requests: bool = True):
         if usage not in ("words", "tokens"):
             raise ValueError(f"usage must be words or tokens, not {usage!r}")
         self.latency = latency
@@ -81,7 +82,8 @@ class FakeOpenAIServer:
         self.behaviour = behaviour
         self.responder = responder
         self.port = port
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []  # every request body, for tests (kept unless `keep_requests` is False)
+        self.keep_requests = keep_requests
         self._server: asyncio.base_events.Server | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -166,7 +168,8 @@ class FakeOpenAIServer:
         except ValueError:
             await self._send(writer, 400, b'{"error": {"message": "invalid JSON"}}')
             return True
-        self.requests.append(body)
+        if self.keep_requests:
+            self.requests.append(body)
         reply = await self._next_reply(body)
         if reply is None:
             return False
@@ -219,8 +222,10 @@ def main() -> None:
     if args.responder:
         module, _, function = args.responder.partition(":")
         responder = getattr(importlib.import_module(module), function)
+    # A server run as a program keeps no request bodies: no one can read them, and a benchmark's
+    # hundreds of thousands of requests would grow its memory and its collector's work.
     serve_forever(lambda: FakeOpenAIServer(latency=args.latency, port=args.port, responder=responder,
-                                           usage=args.usage))
+                                           usage=args.usage, keep_requests=False))
 
 
 def serve_forever(make_server: Callable[[], FakeOpenAIServer], note: str = "") -> None:
