@@ -49,13 +49,16 @@ def add_sources(parser) -> None:
 
     root = Path(__file__).resolve().parents[1]
     parser.add_argument("--src", type=Path, default=root / "src", help="the sources measured (default: this checkout)")
-    parser.add_argument("--compare-src", type=Path, help="other sources (e.g. a clone of the previous version), "
-                        "measured in the same rounds")
+    parser.add_argument("--compare-src", type=Path, action="append", default=[],
+                        help="other sources (e.g. a clone of the previous version), measured in the same rounds; "
+                        "may be given more than once")
 
 
 def sources_of(args) -> dict:
-    """The sources of `add_sources`, by name: "this" and, when given, "compared"."""
+    """The sources of `add_sources`, by name: "this" and each compared one ("compared", or
+    "compared1", "compared2", … in the order given when there are several)."""
     found = {"this": args.src.resolve()}
-    if args.compare_src is not None:
-        found["compared"] = args.compare_src.resolve()
+    many = len(args.compare_src) > 1
+    for number, src in enumerate(args.compare_src, start=1):
+        found[f"compared{number}" if many else "compared"] = src.resolve()
     return found

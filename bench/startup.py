@@ -63,10 +63,10 @@ def main() -> None:
         for label in COMMANDS:
             median = statistics.median(times[(name, label)])
             print(f"  {label:<32} {median:7.3f} s  {median / bare:5.2f}x")
-    if "compared" in sources:
-        print("\nthis / compared:")
+    for other in (name for name in sources if name != "this"):
+        print(f"\nthis / {other}:")
         for label in COMMANDS:
-            ratio = statistics.median(times[("this", label)]) / statistics.median(times[("compared", label)])
+            ratio = statistics.median(times[("this", label)]) / statistics.median(times[(other, label)])
             print(f"  {label:<32} {ratio:5.2f}")
 
 
