@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import platform
 import secrets
@@ -39,7 +40,9 @@ def config_hash(task: Task, bindings: dict[str, RoleBinding], seed: int | None, 
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()[:16]
 
 
+@functools.cache
 def git_commit() -> str | None:
+    """The commit of the code this process runs, looked up once (the code loaded cannot change)."""
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,

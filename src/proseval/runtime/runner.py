@@ -21,6 +21,7 @@ from ..models.base import ModelAPI, ModelError
 from ..models.spec import ModelSpec, build_model, parse_model_spec
 from .batch import BatchCoordinator, batch_problem, plain_notice
 from .cache import ResponseCache
+from .collector import fewer_collections
 from .context import SampleContext
 from .cost import RunSpend, observed_outputs
 from .executor import RoleModel
@@ -253,7 +254,8 @@ class Runner:
         tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
         interrupted = False
         try:
-            with progress:  # `wait`, unlike `gather`, leaves the workers to the `finally` when cancelled
+            # `wait`, unlike `gather`, leaves the workers to the `finally` when cancelled
+            with progress, fewer_collections():
                 await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         except asyncio.CancelledError:
             interrupted = True
