@@ -458,13 +458,13 @@ class SampleWriter:
 
 
 class UsageSnapshot:
-    """The running process's usage so far, in `usage.session.json`, rewritten as each record is
-    written: a process killed before it writes its line of `usage.jsonl` loses only the usage
+    """The running process's usage so far, in `usage.session.json`, rewritten just before records
+    are written: a process killed before it writes its line of `usage.jsonl` loses only the usage
     that came after its last record (`RunFolder.read_usage` counts the snapshot, and the next
     writer makes it a line marked `unfinished`).
 
-    One `pwrite` in place per record (writing a new file and renaming it costs 20 times more); a
-    text shorter than an earlier one is padded with spaces, so no tail of that one is left.
+    One `pwrite` in place per write of records (writing a new file and renaming it costs 20 times
+    more); a text shorter than an earlier one is padded with spaces, so no tail of that one is left.
     """
 
     def __init__(self, path: Path):
