@@ -82,8 +82,10 @@ def read_model(model: type[Model], file: Path, what: str) -> Model:
         raise RunFileError(f"{file}: invalid {what}: {describe_validation_error(exc)}") from None
 
 
-# The fields of a record that aggregation reads (`ScoredSample`).
-SCORED_FIELDS = ("id", "epoch", "status", "model_failure", "metadata", "scores", "usage", "error")
+def scored_view(line: str) -> ScoredSample:
+    """A line of `samples.jsonl` as aggregation reads it: the record's `ScoredSample` fields, its
+    texts skipped. The one reading for records read back and those gathered as written."""
+    return ScoredSample.model_validate_json(line)
 
 
 def json_secrets() -> list[str]:
@@ -315,14 +317,12 @@ class RunFolder:
         """Records without their texts: what aggregation needs, light on memory."""
         for line_number, line in self._lines():
             try:
-                data = json.loads(line)
-                yield ScoredSample.model_validate({k: data.get(k) for k in SCORED_FIELDS if k in data})
-            except ValueError as exc:  # not JSON, or not a record
+                yield scored_view(line)
+            except ValidationError as exc:  # not JSON, or not a record
                 raise self._damaged(line_number, exc) from None
 
-    def _damaged(self, line_number: int, exc: ValueError) -> RunFileError:
-        problem = describe_validation_error(exc) if isinstance(exc, ValidationError) else f"not valid JSON ({exc})"
-        return RunFileError(f"{self.samples_path}:{line_number}: invalid record: {problem}")
+    def _damaged(self, line_number: int, exc: ValidationError) -> RunFileError:
+        return RunFileError(f"{self.samples_path}:{line_number}: invalid record: {describe_validation_error(exc)}")
 
     def unique_scored(self) -> tuple[list[ScoredSample], int]:
         """One record per (sample, epoch), and how many duplicates were set aside.
@@ -440,18 +440,14 @@ class SampleWriter:
         self._secrets = json_secrets()
 
     def append(self, *records: SampleRecord) -> list[str]:
-        """Write `records` in one `write`; returns their lines as written (secrets replaced), for `scored`."""
+        """Write `records` in one `write`; returns their lines as written (secrets replaced), for
+        `scored_view`."""
         lines = [redacted(record.model_dump_json(), self._secrets) for record in records]
         view = memoryview("".join(line + "\n" for line in lines).encode("utf-8"))
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
         return lines
-
-    @staticmethod
-    def scored(line: str) -> ScoredSample:
-        """A line `append` wrote, as `RunFolder.iter_scored` reads it back (the texts are skipped)."""
-        return ScoredSample.model_validate_json(line)
 
     def close(self) -> None:
         os.close(self._fd)

@@ -32,7 +32,14 @@ from .progress import RunProgress
 from .provenance import build_header, new_run_id
 from .records import Results, RoleBinding, SampleRecord
 from .results import SessionRecords, aggregate_run
-from .runlog import SESSION_USAGE, RunExistsError, RunFolder, SampleWriter, UsageSnapshot
+from .runlog import (
+    SESSION_USAGE,
+    RunExistsError,
+    RunFolder,
+    SampleWriter,
+    UsageSnapshot,
+    scored_view,
+)
 from .secrets import scrub
 from .turns import EndOfTurn
 
@@ -241,7 +248,7 @@ class Runner:
             written += len(records)
             for record, line in zip(records, lines):
                 if gathered is not None:
-                    gathered.add(writer.scored(line))
+                    gathered.add(scored_view(line))
                 if record.status == "ok":  # a failed sample keeps its progress for --retry-failed
                     self.folder.clear_checkpoint(record.id, record.epoch)
 

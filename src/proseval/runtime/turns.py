@@ -58,7 +58,8 @@ class EndOfTurn(Generic[T]):
             self._handle(items)
 
     def flush(self) -> None:
-        """Handle the items waiting now; raises `handle`'s error, or an earlier one no caller received."""
+        """Handle the items waiting now; raises `handle`'s error when no waiting caller receives it
+        (also one from an earlier turn whose callers were all cancelled)."""
         if self._items:
             self._end_of_turn()  # its scheduled call then finds nothing
         if self._failure is not None:
