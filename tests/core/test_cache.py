@@ -151,3 +151,65 @@ async def test_a_write_that_fails_in_the_event_loop_is_raised_by_the_next_store(
     await asyncio.sleep(FLUSH_AFTER_S * 4)
     with pytest.raises(CacheError, match="disk is full"):
         cache.put("k2", Completion(text="y"))
+
+
+def _store_elsewhere(path, key, text):
+    """An answer stored by another process sharing the cache (another connection)."""
+    other = ResponseCache(path)
+    other.put(key, Completion(text=text))
+    other.close()
+
+
+async def test_look_ups_from_the_event_loop_share_a_snapshot_renewed_soon(tmp_path):
+    import asyncio
+
+    from proseval.runtime.cache import READ_WINDOW_S
+
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    assert cache.get("k") is None  # opens the shared read transaction
+    _store_elsewhere(path, "k", "from another process")
+    assert cache.get("k") is None  # the same snapshot: not seen yet
+    await asyncio.sleep(READ_WINDOW_S * 4)
+    assert cache.get("k").text == "from another process"  # renewed once the window passed
+    cache.close()
+
+
+async def test_a_write_ends_the_shared_snapshot(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    assert cache.get("k") is None
+    _store_elsewhere(path, "k", "from another process")
+    cache.put("mine", Completion(text="mine"))
+    cache.flush()  # a write needs its own transaction; later look-ups see everything stored so far
+    assert cache.get("k").text == "from another process"
+    assert cache.get("mine").text == "mine"
+    cache.close()
+
+
+async def test_the_shared_snapshot_does_not_hold_back_other_writers(tmp_path):
+    """Once the window passed, no read transaction is left open: another process can checkpoint
+    the write-ahead log to its start (which an open reader would prevent)."""
+    import asyncio
+    import sqlite3
+
+    from proseval.runtime.cache import READ_WINDOW_S
+
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    _store_elsewhere(path, "k", "x")
+    assert cache.get("k").text == "x"
+    await asyncio.sleep(READ_WINDOW_S * 4)
+    with sqlite3.connect(path) as other:
+        busy, _, _ = other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    assert busy == 0
+    cache.close()
+
+
+def test_outside_an_event_loop_each_look_up_sees_the_latest_answers(tmp_path):
+    path = tmp_path / "c.sqlite"
+    cache = ResponseCache(path)
+    assert cache.get("k") is None
+    _store_elsewhere(path, "k", "x")
+    assert cache.get("k").text == "x"
+    cache.close()

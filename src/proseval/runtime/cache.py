@@ -34,8 +34,14 @@ def default_cache_path() -> Path:
     return cache_dir() / "responses.sqlite"
 
 
+# One encoder for every key: `json.dumps` with these options builds a new one per call, which
+# costs more than encoding a request.
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    """`json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)`."""
+    return _CANONICAL.encode(value)
 
 
 def cache_key(
@@ -72,6 +78,11 @@ def cache_key(
 # transaction (a transaction of its own costs each answer about seven times more).
 FLUSH_AFTER_S = 0.05
 FLUSH_AT = 256
+# Look-ups made from an event loop within this long share one read transaction: in WAL mode
+# starting one takes file locks that cost as much as the look-up itself. The snapshot is renewed
+# after it, and at every write, so an answer stored meanwhile (here or by another process) is
+# seen at most this late, and the file's write-ahead log is never held back for longer.
+READ_WINDOW_S = 0.05
 
 
 class ResponseCache:
@@ -87,6 +98,7 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._pending: dict[str, tuple[str, float]] = {}  # key -> (completion JSON, time stored)
         self._flush_timer: asyncio.TimerHandle | None = None
+        self._reading = False  # a read transaction is open (`READ_WINDOW_S`)
         self._failure: sqlite3.Error | None = None  # of a write the event loop made
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -105,8 +117,11 @@ class ResponseCache:
     def get(self, key: str) -> Completion | None:
         with self._lock:
             pending = self._pending.get(key)
-            row = (pending[0],) if pending is not None else self._db.execute(
-                "SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
+            if pending is not None:
+                row: tuple[str] | None = (pending[0],)
+            else:
+                self._read_together()
+                row = self._db.execute("SELECT completion FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             return None
         completion = Completion.model_validate_json(row[0])  # a new object: setting its fields is safe
@@ -124,6 +139,31 @@ class ResponseCache:
             if len(self._pending) < FLUSH_AT and self._flush_later():
                 return
             self._flush()
+
+    def _read_together(self) -> None:
+        """From an event loop, open a read transaction that later look-ups share until
+        `READ_WINDOW_S` passes (under the lock; without a loop each look-up is its own)."""
+        if self._reading:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._db.execute("BEGIN")
+        self._reading = True
+        loop.call_later(READ_WINDOW_S, self._end_read_locked)
+
+    def _end_read(self) -> None:
+        if self._reading:
+            self._reading = False
+            self._db.execute("COMMIT")
+
+    def _end_read_locked(self) -> None:
+        with self._lock:
+            try:
+                self._end_read()
+            except sqlite3.Error:  # the next look-up or write opens its own and reports any error
+                pass
 
     def _flush_later(self) -> bool:
         """Have the running event loop write the pending answers soon (False: no loop runs here)."""
@@ -145,6 +185,7 @@ class ResponseCache:
                 self._failure = exc
 
     def _flush(self) -> None:
+        self._end_read()  # the write needs a transaction of its own, and later look-ups see it
         if self._flush_timer is not None:
             self._flush_timer.cancel()
             self._flush_timer = None

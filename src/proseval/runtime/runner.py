@@ -226,7 +226,6 @@ class Runner:
         async def worker() -> None:
             nonlocal written
             for sample, epoch in pending:
-                await asyncio.sleep(0)  # the event loop's turn, so a signal is seen when every answer is instant
                 if stopped or (self.spend is not None and self.spend.meter.full()):  # --max-cost: start nothing new
                     break
                 if batches is not None:
@@ -237,8 +236,12 @@ class Runner:
                     if batches is not None:
                         batches.leave()
                 if (sample.id, epoch) in self.abandoned:
+                    await asyncio.sleep(0)  # the event loop's turn, which the write below gives otherwise
                     continue
-                await finished.add(record)  # written with the others that finished in this turn of the loop
+                # Written with the others that finished in this turn of the event loop. Waiting for
+                # that also gives every worker the loop in turn, and a signal is seen, even when
+                # every answer comes from the cache at once.
+                await finished.add(record)
                 progress.advance(failed=record.status == "error")
 
         def write_finished(records: list[SampleRecord]) -> None:
