@@ -85,6 +85,13 @@ FLUSH_AT = 256
 READ_WINDOW_S = 0.05
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class ResponseCache:
     """Thread-safe; reads and writes are short, so callers use it directly from the event loop.
 
@@ -98,7 +105,6 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._pending: dict[str, tuple[str, float]] = {}  # key -> (completion JSON, time stored)
         self._flush_timer: asyncio.TimerHandle | None = None
-        self._reading = False  # a read transaction is open (`READ_WINDOW_S`)
         self._failure: sqlite3.Error | None = None  # of a write the event loop made
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,36 +148,29 @@ class ResponseCache:
 
     def _read_together(self) -> None:
         """From an event loop, open a read transaction that later look-ups share until
-        `READ_WINDOW_S` passes (under the lock; without a loop each look-up is its own)."""
-        if self._reading:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        `READ_WINDOW_S` passes (under the lock; without a loop each look-up is its own). Writes
+        are whole transactions under the lock, so one open here is always a read."""
+        if self._db.in_transaction or (loop := _running_loop()) is None:
             return
         self._db.execute("BEGIN")
-        self._reading = True
         loop.call_later(READ_WINDOW_S, self._end_read_locked)
 
     def _end_read(self) -> None:
-        if self._reading:
-            self._reading = False
+        if self._db.in_transaction:  # a COMMIT that failed is tried again here, not met by a BEGIN
             self._db.execute("COMMIT")
 
     def _end_read_locked(self) -> None:
         with self._lock:
             try:
                 self._end_read()
-            except sqlite3.Error:  # the next look-up or write opens its own and reports any error
+            except sqlite3.Error:  # the next look-up or write ends it again and reports any error
                 pass
 
     def _flush_later(self) -> bool:
         """Have the running event loop write the pending answers soon (False: no loop runs here)."""
         if self._flush_timer is not None:
             return True
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        if (loop := _running_loop()) is None:
             return False
         self._flush_timer = loop.call_later(FLUSH_AFTER_S, self.flush)
         return True

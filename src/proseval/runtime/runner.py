@@ -224,7 +224,6 @@ class Runner:
         written = 0  # records this session
 
         async def worker() -> None:
-            nonlocal written
             for sample, epoch in pending:
                 if stopped or (self.spend is not None and self.spend.meter.full()):  # --max-cost: start nothing new
                     break
