@@ -26,17 +26,18 @@ def machine() -> str:
 
 
 class FakeServerProcess:
-    """The fake OpenAI-compatible server in its own process, so it does not share our core."""
+    """A fake server in its own process, so it does not share our core: the OpenAI-compatible one,
+    or another of `proseval.testing` (`module`, e.g. `fake_anthropic`)."""
 
-    def __init__(self, latency: float, responder: str | None = None):
+    def __init__(self, latency: float, responder: str | None = None, module: str = "fake_openai"):
         extra = ["--responder", responder] if responder is not None else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "proseval.testing.fake_openai", "--latency", str(latency), *extra],
+            [sys.executable, "-m", f"proseval.testing.{module}", "--latency", str(latency), *extra],
             stdout=subprocess.PIPE, text=True,
             env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "bench")])},
         )
-        line = self.proc.stdout.readline().strip()
-        self.base_url = line.rsplit(" ", 1)[-1]
+        line = self.proc.stdout.readline().strip()  # "listening on URL", maybe followed by a note
+        self.base_url = line.removeprefix("listening on ").split(" ", 1)[0]
 
     def close(self) -> None:
         self.proc.terminate()

@@ -8,11 +8,14 @@ and the fake server sharing the machine reach, the floor of the harness's cost (
 out). With
 --compare-src the other sources are measured in the same rounds, alternating; with --profile a
 cold and a cached run of each point are profiled once more (cProfile, CPU time) and where their
-CPU time goes is printed, by component.
+CPU time goes is printed, by component. "CPU µs/req" is the CPU time of the cold run alone per
+request (start-up and the cached run left out). --provider anthropic binds `anthropic/fake` against
+the fake Anthropic API instead (the bare row posts the same Messages bodies).
 
     python bench/harness_throughput.py                                   # C:N = 64:2000 256:8000 1024:20000
     python bench/harness_throughput.py --points 64:2000 --repeats 3 --compare-src /tmp/base/src
     python bench/harness_throughput.py --points 1024:20000 --repeats 1 --profile
+    python bench/harness_throughput.py --provider anthropic --points 64:2000 256:8000 --compare-src /tmp/base/src
 """
 
 from __future__ import annotations
@@ -27,9 +30,29 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from _common import ROOT, FakeServerProcess, add_sources, machine, sources_of
+
+BENCH_KEY = "bench-key-for-the-fake-server"  # the child's ANTHROPIC_API_KEY: the fake takes any key
+
+
+@dataclass(frozen=True)
+class Provider:
+    """What a run binds and the bare client posts, for one provider."""
+
+    spec: str  # the role's model
+    fake: str  # the fake server's module in proseval.testing
+    path: str  # where the bare client posts
+    headers: dict[str, str] = field(default_factory=dict)  # what the bare client sends besides the body
+
+
+PROVIDERS = {
+    "openai-compatible": Provider("openai-compatible/fake", "fake_openai", "/chat/completions"),
+    "anthropic": Provider("anthropic/fake", "fake_anthropic", "/v1/messages",
+                          {"x-api-key": BENCH_KEY, "anthropic-version": "2026-10-21"}),
+}
 
 # Where a function's own time is counted, by the file it is defined in (first match wins).
 COMPONENTS = [
@@ -46,25 +69,29 @@ COMPONENTS = [
 ]
 
 
-def child(url: str, n: int, concurrency: int, workdir: Path, profile: Path | None) -> None:
-    """One cold run and one fully cached run in this process; prints JSON."""
-    import proseval.models.openai_compat  # noqa: F401  (a one-time import, not part of throughput)
+def child(provider: Provider, url: str, n: int, concurrency: int, workdir: Path, profile: Path | None) -> None:
+    """One cold run and one fully cached run in this process; prints JSON. The provider's model is
+    built once before them: what it imports is a one-time cost, not part of throughput (and only
+    what the measured source imports)."""
     from proseval.core import Sample, Task
     from proseval.core.protocols import single_turn
     from proseval.models.base import GenerateConfig
+    from proseval.models.spec import build_model, parse_model_spec
     from proseval.runtime.loop import run_async
     from proseval.runtime.options import RunOptions
     from proseval.runtime.records import RoleBinding
     from proseval.runtime.runner import start_run
 
+    run_async(build_model(parse_model_spec(provider.spec, [url])).aclose())
+
     def dataset():
         return (Sample(id=f"b{i:06d}", input=f"Write sentence number {i}.") for i in range(n))
 
     task = Task(name="bench", version="1", dataset=dataset, protocol=single_turn, scorers=[])
-    bindings = {"candidate": RoleBinding(spec="openai-compatible/fake", base_urls=[url], concurrency=concurrency,
+    bindings = {"candidate": RoleBinding(spec=provider.spec, base_urls=[url], concurrency=concurrency,
                                          config=GenerateConfig(max_tokens=32, timeout=30))}
     options = RunOptions(out_dir=workdir, display="none", cache_path=workdir / "cache.sqlite")
-    timings = []
+    timings, cpu_times = [], []
     for attempt, name in enumerate(("cold", "cached")):
         profiler = None
         if profile is not None:
@@ -72,9 +99,10 @@ def child(url: str, n: int, concurrency: int, workdir: Path, profile: Path | Non
 
             profiler = cProfile.Profile(time.process_time)  # CPU time: waiting for the server is not overhead
             profiler.enable()
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         _, results = run_async(start_run(task, bindings, options))
         timings.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - cpu_start)
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(profile / f"{name}.prof")
@@ -82,11 +110,11 @@ def child(url: str, n: int, concurrency: int, workdir: Path, profile: Path | Non
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"cold_s": timings[0], "cached_s": timings[1], "peak_rss_mib": peak_kib / 1024,
-                      "cpu_s": cpu.ru_utime + cpu.ru_stime,
+                      "cpu_s": cpu.ru_utime + cpu.ru_stime, "cold_cpu_s": cpu_times[0],
                       "cache_hits_second": results.roles["candidate"]["cache_hits"]}))
 
 
-def bare_child(url: str, n: int, concurrency: int) -> None:
+def bare_child(provider: Provider, url: str, n: int, concurrency: int) -> None:
     """The same requests posted with aiohttp alone (no proseval): the floor of what the harness costs."""
     import asyncio
 
@@ -95,7 +123,8 @@ def bare_child(url: str, n: int, concurrency: int) -> None:
     from proseval.runtime.loop import run_async
 
     async def post_all() -> float:
-        target = url.rstrip("/") + "/chat/completions"
+        target = url.rstrip("/") + provider.path
+        headers = {"Content-Type": "application/json", **provider.headers}
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
             slots = asyncio.Semaphore(concurrency)
 
@@ -103,7 +132,7 @@ def bare_child(url: str, n: int, concurrency: int) -> None:
                 async with slots:
                     body = json.dumps({"model": "fake", "max_tokens": 32,
                                        "messages": [{"role": "user", "content": f"Write sentence number {i}."}]})
-                    async with session.post(target, data=body.encode(), headers={"Content-Type": "application/json"},
+                    async with session.post(target, data=body.encode(), headers=headers,
                                             timeout=aiohttp.ClientTimeout(total=30)) as reply:
                         json.loads(await reply.read())
 
@@ -111,19 +140,22 @@ def bare_child(url: str, n: int, concurrency: int) -> None:
             await asyncio.gather(*(one(i) for i in range(n)))
             return time.perf_counter() - start
 
+    cpu_start = time.process_time()
     cold = run_async(post_all())
+    cold_cpu = time.process_time() - cpu_start
     cpu = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"cold_s": cold, "cpu_s": cpu.ru_utime + cpu.ru_stime,
+    print(json.dumps({"cold_s": cold, "cpu_s": cpu.ru_utime + cpu.ru_stime, "cold_cpu_s": cold_cpu,
                       "peak_rss_mib": cpu.ru_maxrss / 1024}))
 
 
-def measure(src: Path, url: str, n: int, concurrency: int, profile: Path | None = None) -> dict:
+def measure(provider: str, src: Path, url: str, n: int, concurrency: int, profile: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         child_args = ["--child", url, str(n), str(concurrency), tmp, str(profile or "")] if src != BARE else \
             ["--bare-child", url, str(n), str(concurrency)]
         out = subprocess.run(
-            [sys.executable, __file__, *child_args], capture_output=True, text=True, check=True, cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT / "src" if src == BARE else src)},
+            [sys.executable, __file__, "--provider", provider, *child_args], capture_output=True, text=True,
+            check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "src" if src == BARE else src),
+                                       "ANTHROPIC_API_KEY": BENCH_KEY},
         )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -170,36 +202,40 @@ def main() -> None:
                         help="profile one more cold and cached run of each point (cProfile, CPU time)")
     add_sources(parser)
     parser.add_argument("--no-bare", action="store_true", help="leave out the bare aiohttp client's row")
+    parser.add_argument("--provider", choices=sorted(PROVIDERS), default="openai-compatible",
+                        help="the provider the runs bind, against its fake server")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     parser.add_argument("--bare-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    provider = PROVIDERS[args.provider]
     if args.child:
         url, n, c, workdir, profile = args.child
-        return child(url, int(n), int(c), Path(workdir), Path(profile) if profile else None)
+        return child(provider, url, int(n), int(c), Path(workdir), Path(profile) if profile else None)
     if args.bare_child:
         url, n, c = args.bare_child
-        return bare_child(url, int(n), int(c))
+        return bare_child(provider, url, int(n), int(c))
 
     sources = sources_of(args)
     if not args.no_bare:
         sources["bare"] = BARE
     print(f"machine: {machine()}")
-    print(f"latency L={args.latency}s; medians of {args.repeats} rounds; sources: "
+    print(f"provider {args.provider}; latency L={args.latency}s; medians of {args.repeats} rounds; sources: "
           + ", ".join(f"{name}={src}" for name, src in sources.items()))
-    server = FakeServerProcess(args.latency)
+    server = FakeServerProcess(args.latency, module=provider.fake)
     try:
         print(f"{'source':>9} {'C':>5} {'N':>6} {'ideal s':>8} {'median s':>9} {'% of ideal':>10} {'cached s':>9} "
-              f"{'cached %':>9} {'CPU s':>7} {'peak RSS MiB':>13}")
+              f"{'cached %':>9} {'CPU s':>7} {'CPU µs/req':>10} {'peak RSS MiB':>13}")
         for concurrency, n in args.points:
             runs: dict[str, list[dict]] = {name: [] for name in sources}
             for round_ in range(args.repeats):
                 order = list(sources.items())[::1 if round_ % 2 == 0 else -1]  # neither source always goes first
                 for name, src in order:
-                    runs[name].append(measure(src, server.base_url, n, concurrency))
+                    runs[name].append(measure(args.provider, src, server.base_url, n, concurrency))
             ideal = n * args.latency / concurrency
             for name, measured in runs.items():
                 cold = statistics.median(r["cold_s"] for r in measured)
                 cpu = statistics.median(r["cpu_s"] for r in measured)
+                per_request = 1e6 * statistics.median(r["cold_cpu_s"] for r in measured) / n
                 rss = max(r["peak_rss_mib"] for r in measured)
                 if name == "bare":  # one pass, nothing cached
                     cached_cols = f"{'-':>9} {'-':>9}"
@@ -207,10 +243,10 @@ def main() -> None:
                     cached = statistics.median(r["cached_s"] for r in measured)
                     cached_cols = f"{cached:>9.2f} {100 * cached / cold:>8.1f}%"
                 print(f"{name:>9} {concurrency:>5} {n:>6} {ideal:>8.2f} {cold:>9.2f} {100 * ideal / cold:>9.1f}% "
-                      f"{cached_cols} {cpu:>7.1f} {rss:>13.1f}", flush=True)
+                      f"{cached_cols} {cpu:>7.1f} {per_request:>10.0f} {rss:>13.1f}", flush=True)
             if args.profile:
                 with tempfile.TemporaryDirectory() as tmp:
-                    measure(sources["this"], server.base_url, n, concurrency, Path(tmp))
+                    measure(args.provider, sources["this"], server.base_url, n, concurrency, Path(tmp))
                     for name in ("cold", "cached"):
                         print(f"  {name} run, C={concurrency}, N={n}:")
                         print_profile(Path(tmp) / f"{name}.prof")

@@ -37,6 +37,15 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     return path
 
 
+@pytest.fixture(autouse=True)
+def unprobed() -> None:
+    """Every test starts with no binding probed in this process (`runtime.probe` probes a binding
+    once per process): what a test sends never depends on the tests before it."""
+    from proseval.runtime import probe
+
+    probe.forget()
+
+
 def _in_ci() -> bool:
     return os.environ.get("CI", "").lower() not in {"", "0", "false", "no"}
 

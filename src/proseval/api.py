@@ -213,6 +213,7 @@ def run(
     prices: str | Path | Prices | None = None,
     max_cost: float | None = None,
     estimate_output: Mapping[str, int] | None = None,
+    probe: bool = True,
 ) -> Run:
     """Run a task and return the finished run.
 
@@ -226,7 +227,9 @@ def run(
     or a `Prices`) records the spend per role in the results; `max_cost` stops starting new work at
     that spend, in the prices' currency: the run is returned incomplete (`results.complete` is
     False) and `resume` with a higher limit continues it; `estimate_output` states the output
-    tokens per role its requests are reserved at (docs/many-models.md, Cost).
+    tokens per role its requests are reserved at (docs/many-models.md, Cost). `probe` sends every
+    remote model one short request first, so that a wrong name, key or setting stops the run
+    before anything is paid for (docs/models.md).
     """
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1 (got {limit})")
@@ -240,7 +243,8 @@ def run(
     planned = plan(task, request, params=params, prompts=prompts, preset=preset)
     meter = _cost_meter(prices, max_cost, estimate_output, list(planned.bindings.values()))
     options = RunOptions(out_dir=Path(out), limit=limit, epochs=epochs, seed=seed, use_cache=cache,
-                         display=display, batch_roles=tuple(batch), cost=meter)  # type: ignore[arg-type]
+                         display=display, batch_roles=tuple(batch), cost=meter,  # type: ignore[arg-type]
+                         probe=probe)
     folder, _ = asyncio.run(start_run(planned.task, planned.bindings, options, demo=planned.demo,
                                       run_dir=Path(run_dir) if run_dir else None))
     return read_run(folder.path)

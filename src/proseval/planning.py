@@ -34,7 +34,7 @@ def plan(task: str | Task, request: RoleRequest, *, params: dict[str, Any] | Non
     the user's own. Raises `KeyError`/`ValueError` (unknown task, preset or parameter, unknown
     role, bad URL) and `PromptError` before anything is sent.
     """
-    chosen = None
+    chosen, own = None, request.generation
     if preset is not None:
         if not isinstance(task, str):
             raise ValueError("a preset needs a registered task name")
@@ -47,5 +47,17 @@ def plan(task: str | Task, request: RoleRequest, *, params: dict[str, Any] | Non
         built = replace(built, prompts=override_prompts(built.prompts, {k: Path(v) for k, v in prompts.items()},
                                                         built.name))
     bindings, warnings, demo = resolve_roles(request, built.roles_required, built.role_configs,
-                                             optional=built.optional_roles)
+                                             optional=built.optional_roles, user_set=own)
+    if built.preset is not None:
+        deviations = preset_not_sent(built.preset, bindings)
+        if deviations:
+            built.preset = {**built.preset, "not_sent": deviations}
+            warnings = [*warnings, f"the run deviates from the preset {built.preset['name']!r}: "
+                        f"{', '.join(deviations)} not sent (the models do not take them; see the notices above)"]
     return Plan(built, bindings, list(warnings), demo)
+
+
+def preset_not_sent(preset: Mapping[str, Any], bindings: Mapping[str, RoleBinding]) -> list[str]:
+    """The preset's settings (`ROLE.SETTING`) that were not sent because the bound model does not take them."""
+    return [f"{role}.{item['setting']}" for role, binding in sorted(bindings.items()) for item in binding.not_sent
+            if item["setting"] in (preset.get("gen") or {}).get(role, {})]

@@ -16,6 +16,7 @@ from proseval.registry import get_task
 from proseval.runtime.records import RoleBinding
 from proseval.runtime.options import RunOptions
 from proseval.runtime.runner import start_run
+from support.core import sample_requests
 
 CANDIDATE = {  # a phrase of the item's prompt -> the answer (or the failure)
     "The river rose overnight": "Farmers fled.",
@@ -230,8 +231,9 @@ def test_judge_structured_asks_for_the_rubric_schema(tiny_dir: Path, tmp_path: P
     finally:
         server.stop_thread()
     assert result.exit_code == 4, result.output  # the expand item's candidate fails: a run with a failed sample
-    asked = {body["messages"][1]["content"].split("]", 1)[0]: body.get("response_format") for body in server.requests}
-    assert len(server.requests) == 2  # cloze and end2end (edit: empty answer; expand: failed candidate)
+    asked = {body["messages"][1]["content"].split("]", 1)[0]: body.get("response_format")
+             for body in sample_requests(server)}
+    assert len(sample_requests(server)) == 2  # cloze and end2end (edit: empty answer; expand: failed candidate)
     for label, task in (("[Context", "cloze"), ("[Instruction", "end2end")):
         assert (asked[label]["json_schema"]["schema"] == judge_schema(task)) if structured else asked[label] is None
     saved = json.loads(next((tmp_path / "runs").iterdir()).joinpath("results.json").read_text())

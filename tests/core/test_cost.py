@@ -49,7 +49,10 @@ def prices(tmp_path: Path) -> Path:
 
 
 def models(url: str) -> list[str]:
-    return ["--model", "openai-compatible/cand", "--role", "judge=openai-compatible/judge", "--base-url", url]
+    """The bindings of these tests' runs; not probed, so that every request counted is a sample's
+    (the probe's own cost is tested in test_probe.py)."""
+    return ["--model", "openai-compatible/cand", "--role", "judge=openai-compatible/judge", "--base-url", url,
+            "--no-probe"]
 
 
 def invoke(*args: str):
@@ -222,7 +225,8 @@ def test_max_cost_stops_within_one_request_and_a_resume_finishes_every_sample_on
     # resume with the limit the message suggests: it finishes; every sample exactly once
     suggested = float(stopped.output.split("--max-cost ")[-1].split()[0])
     assert suggested > limit
-    resumed = invoke("resume", str(run), "--prices", str(prices), "--max-cost", str(suggested), "--display", "none")
+    resumed = invoke("resume", str(run), "--prices", str(prices), "--max-cost", str(suggested), "--display", "none",
+                     "--no-probe")
     assert resumed.exit_code == 0, resumed.output
     records = samples(run)
     assert sorted(r["id"] for r in records) == sorted(s.id for s in _demo_samples())

@@ -57,7 +57,7 @@ def test_a_limit_is_spent_to_four_fifths_and_one_resume_with_the_suggestion_fini
         def run(*args: str):
             return invoke("run", "writingbench", "--queries", str(queries), "-m", "openai-compatible/cand",
                           "-r", "judge=openai-compatible/judge", "--base-url", server.base_url, "--prices",
-                          str(prices), "-c", str(CONCURRENCY), "--display", "none", *args)
+                          str(prices), "-c", str(CONCURRENCY), "--display", "none", "--no-probe", *args)
 
         reference = run("--no-cache", "--run-dir", str(tmp_path / "reference"))
         assert reference.exit_code == 0, reference.output
@@ -67,7 +67,7 @@ def test_a_limit_is_spent_to_four_fifths_and_one_resume_with_the_suggestion_fini
         at_stop = spent(tmp_path / "limited")
         suggested = float(stopped.output.split("--max-cost ")[-1].split()[0])
         resumed = invoke("resume", str(tmp_path / "limited"), "--prices", str(prices), "--max-cost", str(suggested),
-                         "--display", "none")
+                         "--display", "none", "--no-probe")
     finally:
         server.stop_thread()
 

@@ -67,10 +67,11 @@ def test_the_paper_sampling_and_a_provider_field_reach_the_endpoint(tmp_path):
     try:
         plain = cli.invoke(app, ["run", "demo", "-m", "openai-compatible/m", "--base-url", server.base_url,
                                  "-r", "judge=scripted/echo", "-n", "1", "--out", str(tmp_path / "a"),
-                                 "--display", "none", "--no-cache"])
+                                 "--display", "none", "--no-cache", "--no-probe"])
         tuned = cli.invoke(app, [
             "run", "demo", "-m", "openai-compatible/m", "--base-url", server.base_url,
             "-r", "judge=scripted/echo", "-n", "1", "--out", str(tmp_path / "b"), "--display", "none", "--no-cache",
+            "--no-probe",
             "-g", "candidate.temperature=0.7", "-g", "candidate.top_k=20", "-g", "candidate.top_p=0.8",
             "-g", "candidate.min_p=0.05", "-g", "candidate.repetition_penalty=1.05",
             "-g", 'candidate.extra.chat_template_kwargs={"enable_thinking": false}'])

@@ -53,8 +53,10 @@ def only_run(out: Path) -> Path:
 
 def test_a_run_whose_candidate_endpoint_is_down_exits_4_naming_the_reason_and_the_retry(work):
     out = work / "out"
+    # --no-probe: the endpoint is down while the run is under way (the probe would stop it at the start)
     result = run_cli("run", "demo", "-m", "openai-compatible/a", "--base-url", dead_url(), "-r",
-                     "judge=scripted/echo", "-n", "2", "--display", "none", "--config", "once.yaml", "-o", str(out))
+                     "judge=scripted/echo", "-n", "2", "--display", "none", "--config", "once.yaml", "-o", str(out),
+                     "--no-probe")
     assert result.exit_code == EXIT_FAILED_SAMPLES, result.output
     folder = only_run(out)
     assert "(complete with FAILED samples)" in result.output
@@ -71,7 +73,7 @@ def test_retry_failed_against_a_working_endpoint_completes_the_run_and_exits_0(w
     out = work / "out"
     dead = dead_url()
     run_cli("run", "demo", "-m", "openai-compatible/a", "--base-url", dead, "-r", "judge=scripted/echo", "-n", "2",
-            "--display", "none", "--config", "once.yaml", "-o", str(out))
+            "--display", "none", "--config", "once.yaml", "-o", str(out), "--no-probe")
     folder = only_run(out)
     header = json.loads((folder / "header.json").read_text())
     server = FakeOpenAIServer(port=int(dead.rsplit(":", 1)[1].split("/")[0])).start_in_thread()
@@ -89,7 +91,8 @@ def test_retry_failed_against_a_working_endpoint_completes_the_run_and_exits_0(w
 def test_a_judge_whose_endpoint_is_down_makes_failed_scores_that_retry_failed_runs_again(work):
     out = work / "out"
     result = run_cli("run", "demo", "-m", "scripted/echo", "-r", "judge=openai-compatible/j", "--role-base-url",
-                     f"judge={dead_url()}", "-n", "3", "--display", "none", "--config", "once.yaml", "-o", str(out))
+                     f"judge={dead_url()}", "-n", "3", "--display", "none", "--config", "once.yaml", "-o", str(out),
+                     "--no-probe")
     assert result.exit_code == EXIT_FAILED_SAMPLES, result.output
     folder = only_run(out)
     results = json.loads((folder / "results.json").read_text())
@@ -174,7 +177,7 @@ tasks:
     limit: 2
 roles: {{judge: scripted/echo}}
 """, encoding="utf-8")
-    result = run_cli("run-set", "set.yaml", "--display", "none")
+    result = run_cli("run-set", "set.yaml", "--display", "none", "--no-probe")
     assert result.exit_code == EXIT_FAILED_SAMPLES, result.output
     text = " ".join(result.output.split())
     assert "partial" in text and "2 of 2 samples failed" in text and "not ranked" in text

@@ -17,6 +17,7 @@ from proseval.cli import app
 from proseval.errors import UsageError
 from proseval.planning import plan
 from proseval.runtime.options import RunOptions
+from proseval.runtime.probe import PROBE_MESSAGES
 from proseval.runtime.roles import RoleRequest
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import start_run
@@ -135,7 +136,8 @@ def panel_header(work: Path, model: str) -> dict:
 
 
 def sent_to(server: FakeOpenAIServer, model: str) -> list[dict]:
-    return [body for body in server.requests if body["model"] == model]
+    """The sample requests `server` received for `model` (not the probe's, which has its own token limit)."""
+    return [body for body in server.requests if body["model"] == model and body["messages"] != PROBE_MESSAGES]
 
 
 def test_a_panel_judge_has_the_run_judges_endpoints_settings_and_seed_unless_given_its_own(
@@ -222,6 +224,10 @@ def test_a_generation_setting_out_of_range_is_refused(work, server, setting, mes
 def test_a_providers_narrower_range_is_refused_for_the_run_and_its_panel(work, server, monkeypatch, judge, key,
                                                                           message):
     monkeypatch.setenv(key, "sk-test")
+    if judge.startswith("anthropic/"):  # the API version that still takes a temperature (docs/models.md)
+        (work / "rules.yaml").write_text("families:\n  - {name: old, provider: anthropic, models: ['*'], "
+                                         "api_version: '2023-06-01'}\n", encoding="utf-8")
+        monkeypatch.setenv("PROSEVAL_MODEL_RULES", str(work / "rules.yaml"))
     args = ["run", "demo", "-m", "openai-compatible/cand", "--base-url", server.base_url, "--display", "none",
             "--out", "out", "-g", "judge.temperature=2.5"]
     assert refused([*args, "-r", f"judge={judge}"], work, 2, server) == message

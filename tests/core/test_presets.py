@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 from proseval.cli import app
 from proseval.core.preset import Preset, preset_generation, preset_params, preset_record
 from proseval.registry import tasks
+from proseval.runtime.probe import PROBE_MESSAGES
 from proseval.testing.fake_openai import FakeOpenAIServer
 
 cli = CliRunner()
@@ -58,7 +59,8 @@ def test_a_preset_sets_the_judge_sampling_and_the_header_records_it(tmp_path):
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output
-    bodies = [{k: v for k, v in b.items() if k not in ("model", "messages")} for b in server.requests]
+    bodies = [{k: v for k, v in b.items() if k not in ("model", "messages")} for b in server.requests
+              if b["messages"] != PROBE_MESSAGES]  # the samples' requests
     assert len(bodies) == 5 and all(b == {"top_p": 0.95, "max_tokens": 2048} for b in bodies)
     header = json.loads(next((tmp_path / "runs").iterdir()).joinpath("header.json").read_text())
     assert header["preset"]["name"] == "official" and header["preset"]["overridden"] == ["judge.temperature"]

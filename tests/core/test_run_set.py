@@ -24,6 +24,7 @@ from proseval.core.yamlfile import ConfigFileError
 from proseval.errors import UsageError
 from proseval.runtime.limits import EndpointLimits
 from proseval.runtime.records import RoleBinding
+from proseval.runtime.probe import PROBE_MESSAGES
 from proseval.runtime.runlog import RunFolder
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
 
@@ -340,7 +341,8 @@ endpoints: {{"{server.base_url}": 3}}
     finally:
         server.stop_thread()
     assert not result.failed and all(m.results.counts.ok == 24 for m in result.members)
-    assert len(server.requests) == 48 and state["peak"] <= 3
+    samples = [body for body in server.requests if body["messages"] != PROBE_MESSAGES]  # one probe per model first
+    assert len(samples) == 48 and state["peak"] <= 3
     assert result.endpoints[server.base_url]["peak_in_flight"] == 3
 
 

@@ -13,6 +13,7 @@ from proseval.cli import app
 from proseval.judging.parse import extract_json
 from proseval.models import local_probe
 from proseval.testing.fake_openai import FakeOpenAIServer
+from support.core import sample_requests
 
 cli = CliRunner()
 CHILD = Path(__file__).with_name("judge_child.py")
@@ -30,8 +31,8 @@ def test_an_openai_compatible_judge_is_sent_the_schema_and_the_prompt_still_asks
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output
-    assert len(server.requests) == 2
-    for body in server.requests:
+    assert len(sample_requests(server)) == 2
+    for body in sample_requests(server):
         assert body["response_format"] == {"type": "json_schema",
                                            "json_schema": {"name": "quality_score", "schema": SCHEMA, "strict": True}}
         assert 'Reply with JSON only, in this form: {"score"' in body["messages"][-1]["content"]

@@ -16,6 +16,7 @@ from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.task import episode_start
 from proseval.cli import app
 from proseval.models.base import FatalError
+from support.core import sample_requests
 
 JUDGE_OK = '{"analysis": {}, "score": 7, "verdict": "solid"}'
 
@@ -365,7 +366,7 @@ def test_structured_output_is_asked_per_role_when_switched_on(tmp_path, data_dir
             params = {"data_dir": str(data_dir), "language": "en", **{flag: True for flag in flags}}
             result = proseval.run("ravel", model="openai-compatible/fake", roles={"judge": "scripted/echo"},
                                   base_url=server.base_url, params=params, limit=1,
-                                  out=tmp_path / "runs", cache=False)
+                                  out=tmp_path / "runs", cache=False, probe=False)  # the fake answers the agent only
             assert only(result).scores["success"].value == 1.0
             asked = {}
             for body in server.requests:
@@ -413,7 +414,7 @@ def test_the_judge_can_be_asked_for_structured_output(tmp_path, data_dir, script
     finally:
         server.stop_thread()
     assert only(result).scores["judge"].value == 7.0
-    assert [b["response_format"]["json_schema"]["schema"] for b in server.requests] == [judge_schema("end2end")]
+    assert [b["response_format"]["json_schema"]["schema"] for b in sample_requests(server)] == [judge_schema("end2end")]
 
 
 def test_tool_text_policy_reviews_and_refines_the_texts_the_policy_passes(tmp_path, data_dir, scripts):

@@ -56,3 +56,11 @@ def refusal_line(result, code: int) -> str:
     lines = [line for line in result.output.splitlines() if line.startswith("error: ")]
     assert len(lines) == 1, result.output
     return lines[0]
+
+
+def sample_requests(server) -> list[dict]:
+    """The request bodies a fake server received for a run's samples: its probe's left out
+    (`runtime.probe`: one short request per remote binding before the run starts)."""
+    from proseval.runtime.probe import PROBE_MESSAGES
+
+    return [body for body in server.requests if body.get("messages") != PROBE_MESSAGES]

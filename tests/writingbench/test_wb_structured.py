@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from proseval.cli import app
 from proseval.judging.structured import json_schema_format, named_scores_schema, score_schema
 from proseval.testing.fake_openai import FakeOpenAIServer
+from support.core import sample_requests
 
 cli = CliRunner()
 
@@ -36,8 +37,9 @@ def test_the_judge_gets_the_schema_and_out_of_range_replies_stay_unscored(tmp_pa
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output
-    assert server.requests and all(b["response_format"]["json_schema"]["schema"] == schema for b in server.requests)
-    assert all(b["response_format"]["type"] == "json_schema" for b in server.requests)
+    asked = sample_requests(server)
+    assert asked and all(b["response_format"]["json_schema"]["schema"] == schema for b in asked)
+    assert all(b["response_format"]["type"] == "json_schema" for b in asked)
     results = json.loads(next((tmp_path / "runs").iterdir()).joinpath("results.json").read_text())
     assert results["extra"]["criteria_scored"] == 0 and results["extra"]["criteria_unscored"] == 5
 

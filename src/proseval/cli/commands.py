@@ -26,6 +26,8 @@ def built_in() -> list[LazyCommand]:
         command("list", "tasks", "List the tasks proseval can run."),
         command("describe", "tasks", "Show a task's metrics, prompts, presets and options (pass them to run as "
                 "--name value)."),
+        command("describe-model", "models", "Show the request body a role would send to a model, what is not "
+                "sent and why, and the model's rules."),
         command("run", "run", "Run a task and print its results table."),
         command("run-set", "run_set", "Run an evaluation set: every missing run is started, finished ones skipped, "
                 "unfinished ones resumed; then one leaderboard per task."),

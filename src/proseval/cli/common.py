@@ -82,7 +82,8 @@ def requested_config(task: Optional[str], extra: list[str], param, config, model
 
 def resume_folder(path: Path, *, force: bool, no_cache: bool, display: Optional[str], limit: Optional[int],
             retry_failed: bool = False, requested: Optional[tuple[Any, dict[str, Any]]] = None,
-            cost: Optional[CostRequest] = None, dry_run: bool = False, batch: Optional[list[str]] = None) -> None:
+            cost: Optional[CostRequest] = None, dry_run: bool = False, batch: Optional[list[str]] = None,
+            probe: bool = True) -> None:
     """Continue the run in `path` (with the task and bindings `run --resume` asked for, if any) and print it;
     with `dry_run`, only estimate what continuing it would send (`commandline.cost`)."""
     folder = RunFolder(path)
@@ -96,7 +97,7 @@ def resume_folder(path: Path, *, force: bool, no_cache: bool, display: Optional[
                          label=header.run_id, batch_roles=tuple(batch or header.batch))
         return
     options = RunOptions(out_dir=path.parent, use_cache=not no_cache, display=display_mode(display), force=force,
-                         retry_failed=retry_failed, limit=limit, batch_roles=tuple(batch or ()))
+                         retry_failed=retry_failed, limit=limit, batch_roles=tuple(batch or ()), probe=probe)
     if cost is not None:  # the limit counts what the run's earlier sessions recorded as spent
         header = folder.read_header()
         roles = bindings if bindings is not None else header.roles

@@ -9,7 +9,7 @@ import typer
 
 from ..commandline.cost import DryRunOpt, EstimateOutputOpt, MaxCostOpt, PricesOpt, cost_request
 from ..commandline.envfile import load_env_file
-from ..commandline.options import DisplayOpt
+from ..commandline.options import DisplayOpt, NoProbeOpt
 from .common import check_counts, resume_folder
 
 
@@ -23,6 +23,7 @@ def resume_cmd(
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Also run again the samples that failed."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Extend or shrink the run's sample limit."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
+    no_probe: bool = NoProbeOpt,
     display: Optional[str] = DisplayOpt,
     dry_run: bool = DryRunOpt,
     prices: Optional[Path] = PricesOpt,
@@ -34,4 +35,4 @@ def resume_cmd(
     check_counts(limit=limit)
     cost = cost_request(prices, max_cost, estimate_output)
     resume_folder(run_dir, force=force, no_cache=no_cache, display=display, limit=limit, retry_failed=retry_failed,
-                  cost=cost, dry_run=dry_run)
+                  cost=cost, dry_run=dry_run, probe=not no_probe)

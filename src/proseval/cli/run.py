@@ -16,6 +16,7 @@ from ..commandline.options import (
     DisplayOpt,
     ModelOpt,
     NoCacheOpt,
+    NoProbeOpt,
     PresetOpt,
     ROLE_DEFAULTS,
     RoleArgs,
@@ -53,6 +54,7 @@ def run(
     resume: Optional[Path] = typer.Option(None, "--resume", help="Continue this run folder instead of starting anew."),
     force: bool = typer.Option(False, "--force", help="With --resume: continue despite a configuration change."),
     no_cache: Optional[bool] = NoCacheOpt,
+    no_probe: bool = NoProbeOpt,
     display: Optional[str] = DisplayOpt,
     config: Optional[Path] = ConfigOpt,
     panel: Optional[list[str]] = typer.Option(None, "--panel", help="ROLE=PROVIDER/MODEL[@URL]: after the run, judge "
@@ -91,7 +93,7 @@ def run(
                                           roles.role_base_url, roles.concurrency, roles.role_concurrency, roles.gen,
                                           resume, seed=seed, epochs=epochs, prompt=roles.prompt, preset=preset)
         return resume_folder(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
-                       requested=requested, cost=cost, dry_run=dry_run_, batch=batch)
+                       requested=requested, cost=cost, dry_run=dry_run_, batch=batch, probe=not no_probe)
     task_name = task or cfg.task
     if not task_name:
         fail("name a task, e.g. proseval run demo (see: proseval list)")
@@ -116,6 +118,7 @@ def run(
         display=display_mode(first(display, cfg.display)),
         max_attempts=first(cfg.max_attempts, RunOptions.max_attempts),
         batch_roles=tuple(batch or cfg.batch),
+        probe=not no_probe,
     )
     judges = bind_panel(members, planned, request, options.seed)  # before the run sends anything
     folder, results = execute_plan(planned, options, run_dir=run_dir, cost=cost)

@@ -26,7 +26,7 @@ from ..commandline.cost import (
     suggested_limit,
 )
 from ..commandline.envfile import load_env_file
-from ..commandline.options import DisplayOpt, NoCacheOpt
+from ..commandline.options import DisplayOpt, NoCacheOpt, NoProbeOpt
 from ..commandline.requests import display_mode
 from ..commandline.sets import plan_set
 from ..errors import ProsevalError
@@ -210,6 +210,7 @@ def run_set_cmd(
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Also run again the failed samples of "
                                       "finished runs."),
     no_cache: Optional[bool] = NoCacheOpt,
+    no_probe: bool = NoProbeOpt,
     no_report: bool = typer.Option(False, "--no-report", help="Do not write report.html into the set folder."),
     display: Optional[str] = DisplayOpt,
     dry_run: bool = DryRunOpt,
@@ -229,7 +230,7 @@ def run_set_cmd(
         fail(f"--max-runs must be at least 1 (got {max_runs})")
     mode = display_mode(display)
     setplan = plan_set(set_file, max_runs=max_runs, use_cache=False if no_cache else None,
-                       report=False if no_report else None)
+                       report=False if no_report else None, probe=not no_probe)
     cost = cost_request(prices, max_cost, estimate_output, setplan.file)
     print_warnings(setplan.warnings)
     if dry_run_list or dry_run:

@@ -20,7 +20,7 @@ from ..commandline.cost import (
     stop_if_limited,
 )
 from ..commandline.envfile import load_env_file
-from ..commandline.options import ROLE_DEFAULTS, BatchOpt, DisplayOpt, RoleArgs, with_role_options
+from ..commandline.options import ROLE_DEFAULTS, BatchOpt, DisplayOpt, NoProbeOpt, RoleArgs, with_role_options
 from ..commandline.requests import checked, display_mode, prompt_files
 from ..commandline.running import report_run, run_in_loop
 from ..core.task import Task
@@ -60,6 +60,7 @@ def score_cmd(
     list_scorers: bool = typer.Option(False, "--list-scorers", help="List the registered scorers and exit."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the new run folder (default: beside RUN_DIR)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the response cache."),
+    no_probe: bool = NoProbeOpt,
     repeats: int = typer.Option(0, "--repeats", min=0, max=100, help="Judge the stored answers N times (repeats "
                                 "1..N, each a run folder with its own cache entries and seeds), to measure the "
                                 "judge's consistency with: proseval agreement. Running it again replays the "
@@ -102,7 +103,7 @@ def score_cmd(
     the_task, bindings, warnings = checked(rebound_task)
     # one meter for every repeat: --max-cost limits what the command spends
     options = RunOptions(out_dir=out or run_dir.parent, use_cache=not no_cache, display=display_mode(display),
-                         batch_roles=tuple(batch or ()), cost=cost.meter(bindings.values()))
+                         batch_roles=tuple(batch or ()), cost=cost.meter(bindings.values()), probe=not no_probe)
     for warning in warnings:
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
     meter = options.cost

@@ -260,7 +260,8 @@ def run_progress(folder: RunFolder, prices: Prices, total: int) -> tuple[int, fl
         for role, usage in sample.usage.items():
             price = prices.of(header.roles[role].spec) if role in header.roles else None
             if price is not None:
-                cost += price.cost(usage.prompt_tokens, usage.completion_tokens, batch=role in header.batch)
+                cost += price.cost(usage.prompt_tokens, usage.completion_tokens, cached_tokens=usage.cached_tokens,
+                                   batch=role in header.batch)
         costs.append(cost)
     return max(0, total - len(costs)), sum(costs) / len(costs) if costs else None
 

@@ -29,6 +29,9 @@ GenOpt = typer.Option(None, "--gen", "-g", help="ROLE.PARAM=VALUE generation set
 ConfigOpt = typer.Option(None, "--config", help="YAML file mirroring these options (flags win).")
 DisplayOpt = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or none.")
 NoCacheOpt = typer.Option(None, "--no-cache", help="Neither read nor write the response cache.", show_default=False)
+NoProbeOpt = typer.Option(False, "--no-probe", help="Start without the probe: by default every remote model is "
+                          "first sent one short request with its role's settings, so that a wrong model name, key, "
+                          "endpoint or setting stops the command before anything is paid for (docs/models.md).")
 PresetOpt = typer.Option(None, "--preset", help="A named setup of the task, e.g. paper or official (see: proseval "
                          "describe TASK); your own options and -g settings win over it.")
 BatchOpt = typer.Option(None, "--batch", help="ROLE: send this role's requests through the provider's batch API "

@@ -98,6 +98,14 @@ def usage_table(results: Results) -> Table:
     batched = any("batch_lines" in stats for stats in results.roles.values())
     columns = ["role", "calls", "cached", "retries", "errors", "tok in", "tok out", "latency s"]
     keys = ["requests", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "mean_latency_s"]
+    # parts of the token counts, shown when some role has them: input read from the provider's prompt
+    # cache (after "tok in"; "cached" counts the response cache's hits) and output spent on reasoning
+    for part_of, key, column in (("prompt_tokens", "cached_tokens", "tok cached"),
+                                 ("completion_tokens", "reasoning_tokens", "tok reasoning")):
+        if any(stats.get(key) for stats in results.roles.values()):
+            at = keys.index(part_of) + 1
+            keys.insert(at, key)
+            columns.insert(at + 1, column)  # after "role"
     if batched:
         columns += batch_columns.values()
         keys += batch_columns

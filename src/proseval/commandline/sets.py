@@ -238,10 +238,11 @@ def _unused_limits(reading: _Reading, members: list[Member]) -> list[str]:
 
 
 def plan_set(path: Path, *, max_runs: int | None = None, use_cache: bool | None = None,
-             report: bool | None = None) -> SetPlan:
+             report: bool | None = None, probe: bool = True) -> SetPlan:
     """Read the set file and build every member: its task (options, preset, prompt files), role
     bindings and sample plan. Raises `ConfigFileError` / `UsageError` naming the file and line of
-    every problem found; nothing is sent or written."""
+    every problem found; nothing is sent or written. `probe`: each member's remote bindings are
+    probed before it starts (`runtime.probe`; a binding shared by members, once)."""
     path = Path(path)
     file = load_set(path)
     base = path.parent
@@ -255,5 +256,5 @@ def plan_set(path: Path, *, max_runs: int | None = None, use_cache: bool | None 
         max_runs=max_runs or file.max_runs or DEFAULT_MAX_RUNS,
         use_cache=use_cache if use_cache is not None else not (file.no_cache or False),
         max_attempts=file.max_attempts or RunOptions.max_attempts,
-        report=report if report is not None else file.report,
+        report=report if report is not None else file.report, probe=probe,
     )

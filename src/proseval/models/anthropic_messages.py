@@ -1,34 +1,46 @@
-"""Anthropic's Messages API (`POST /v1/messages`), posted with aiohttp like `openai_compat.CompatModel`.
+"""Anthropic's Messages API (`POST /v1/messages`), through the official `anthropic` SDK.
 
 Retries are the executor's job; this module only translates a request into a Messages body and
-the transport's outcomes into a `Completion` or a `RetryableError` / `FatalError`. The official
-`anthropic` SDK is not used (nor a dependency): a message is one JSON POST.
+the transport's outcomes into a `Completion` or a `RetryableError` / `FatalError`. The body built
+here goes out through the SDK's generic `post` on its aiohttp transport (as `OpenAIModel` does),
+with the SDK's own retries off, the key as `x-api-key` and the model's API version
+(`api_headers`); the SDK is imported when the first client is made (`sdk`).
 
 The mapping of `GenerateConfig` (docs/runtime.md, "Models"):
 
 - system messages → the top-level `system` (joined by a blank line; they must come before the
   other messages, which keep only `role` and `content`);
 - `max_tokens` → `max_tokens` (required by the API: `DEFAULT_MAX_TOKENS` when the config sets none);
-- `temperature` (at most 1), `top_p`, `top_k` as they are; `stop` → `stop_sequences`; `extra` sent as given;
+- what the model's family takes (`models.families`, docs/models.md) decides the rest: under API
+  version 2026-10-21 no `temperature`, `top_p` or `top_k`; under 2023-06-01 (a user's rules file)
+  `temperature` (at most 1), `top_p`, `top_k` as they are, only one of `temperature` and `top_p`
+  for Claude 4.5 and 4.6; never `min_p`, `repetition_penalty`, `presence_penalty` or
+  `frequency_penalty`. A role's setting a family refuses is refused before the run when the user
+  set it, and left out with a notice recorded in the header when the task set it
+  (`runtime.roles`); `reasoning_effort` → `output_config.effort` with adaptive thinking where the
+  family reads it; `stop` → `stop_sequences`; `extra` sent as given;
 - `seed` is not sent (the API has none; it still tells requests apart in the cache);
-- `min_p`, `repetition_penalty`, `presence_penalty` and `frequency_penalty` are refused
-  (`unsupported_settings`): before the run for a role's settings, before the request for a
-  benchmark's per-call settings — never silently dropped;
 - `response_format` is refused in a role's settings (`check_config`), but a benchmark's per-call
   `response_format` is not sent: a benchmark asks for structured output on top of a prompt that
   already asks for the same JSON, and parses and checks the reply either way.
 
 `stop_reason` → `finish_reason`: `end_turn` and `stop_sequence` → `stop`, `max_tokens` and
 `model_context_window_exceeded` → `length`, `refusal` → `content_filter`, `tool_use` →
-`tool_calls`, anything else as it is. Usage: `input_tokens` (plus the prompt-cache tokens, when
-reported) → prompt tokens, `output_tokens` → completion tokens.
+`tool_calls`, anything else as it is. Content: `text` blocks → the answer; `thinking` blocks (their
+`thinking` text) and `redacted_thinking` blocks (`WITHHELD_REASONING`) → the reasoning, never the
+answer. A refusal keeps the partial text it may have as the refusal, the answer empty. Usage:
+`input_tokens` (plus the prompt-cache tokens, when reported) → prompt tokens, of which
+`cache_read_input_tokens` → cached tokens; `output_tokens` (thinking included: the API reports no
+reasoning tokens apart) → completion tokens.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 from .base import (
@@ -41,15 +53,17 @@ from .base import (
     Usage,
     check_maximum,
 )
+from .families import ModelRules, rules_for, wire_params
 from .http import JsonEndpoints, http_error, short
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
-ANTHROPIC_VERSION = "2023-06-01"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
 DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; sent when the role's settings set none
 TEMPERATURE_MAX = 1.0  # the Messages API's temperature is from 0 to 1
-UNSUPPORTED = ("min_p", "repetition_penalty", "presence_penalty", "frequency_penalty")
+# What stands for reasoning the API does not show: a `redacted_thinking` block (its `data` is
+# encrypted) or a `thinking` block whose text is omitted.
+WITHHELD_REASONING = "(reasoning withheld by the provider)"
 FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
                   "model_context_window_exceeded": "length", "refusal": "content_filter", "tool_use": "tool_calls"}
 
@@ -69,17 +83,18 @@ def normal_base_url(url: str) -> str:
     return url[: -len("/v1")] if url.endswith("/v1") else url
 
 
-def unsupported_settings(config: GenerateConfig) -> list[str]:
-    """The settings in `config` the Messages API has no parameter for (refused, not dropped)."""
-    return [name for name in UNSUPPORTED if getattr(config, name) is not None]
+# Settings of `GenerateConfig` the body does not carry under their own name: the token limit is
+# always sent (the API requires it), `stop` as `stop_sequences`; `seed` and `response_format` are not
+# sent (see the module's text).
+_NOT_AS_IS = frozenset({"max_tokens", "stop", "seed", "response_format"})
 
 
-def request_body(model: str, messages: list[Message], config: GenerateConfig) -> dict[str, Any]:
-    """The Messages API body of a chat request (see the module's text for the mapping)."""
-    refused = unsupported_settings(config)
-    if refused:
-        raise FatalError(f"anthropic/{model}: the Messages API has no setting {', '.join(refused)} "
-                         "(unset it for this role, or use -g ROLE.extra.KEY=VALUE for an Anthropic field)")
+def request_body(model: str, messages: list[Message], config: GenerateConfig,
+                 rules: ModelRules | None = None) -> dict[str, Any]:
+    """The Messages API body of a chat request (see the module's text for the mapping): the
+    settings the model's family refuses (`models.families`) are left out, the reasoning effort is
+    put where the family reads it."""
+    params = wire_params(config.sent_params(), rules if rules is not None else rules_for("anthropic", model))
     system: list[str] = []
     turns: list[dict[str, Any]] = []
     for message in messages:
@@ -93,16 +108,13 @@ def request_body(model: str, messages: list[Message], config: GenerateConfig) ->
             turns.append({"role": role, "content": message.get("content") or ""})
         else:
             raise FatalError(f"anthropic/{model}: the Messages API has no message role {role!r}")
-    body: dict[str, Any] = {"model": model, "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS}
+    body: dict[str, Any] = {"model": model, "max_tokens": params.get("max_tokens") or DEFAULT_MAX_TOKENS}
     if system:
         body["system"] = "\n\n".join(system)
     body["messages"] = turns
-    for name in ("temperature", "top_p", "top_k"):
-        if (value := getattr(config, name)) is not None:
-            body[name] = value
-    if config.stop:
-        body["stop_sequences"] = list(config.stop)
-    body.update(config.extra or {})
+    if params.get("stop"):
+        body["stop_sequences"] = list(params["stop"])
+    body.update({name: value for name, value in params.items() if name not in _NOT_AS_IS})
     return body
 
 
@@ -128,38 +140,87 @@ def to_completion(response: Any, latency: float) -> Completion:
     """A Messages API response (a `message` object) as a `Completion`."""
     if not isinstance(response, dict) or not isinstance(response.get("content"), list):
         raise RetryableError(f"malformed response: no content in {short(str(response))}")
-    text = "".join(str(block.get("text") or "") for block in response["content"]
-                   if isinstance(block, dict) and block.get("type") == "text")
+    blocks = [block for block in response["content"] if isinstance(block, dict)]
+    text = "".join(str(block.get("text") or "") for block in blocks if block.get("type") == "text")
+    thoughts = [(str(block.get("thinking") or "") if block["type"] == "thinking" else "") or WITHHELD_REASONING
+                for block in blocks if block.get("type") in ("thinking", "redacted_thinking")]
     usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
     prompt = sum(int(usage.get(name) or 0) for name in
                  ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
     reason = response.get("stop_reason")
+    refused = reason == "refusal"
     return Completion(
-        text=text,
+        text="" if refused else text,
         finish_reason=FINISH_REASONS.get(reason, reason) if isinstance(reason, str) else None,
-        usage=Usage(prompt_tokens=prompt, completion_tokens=int(usage.get("output_tokens") or 0)),
+        usage=Usage(prompt_tokens=prompt, completion_tokens=int(usage.get("output_tokens") or 0),
+                    cached_tokens=int(usage.get("cache_read_input_tokens") or 0)),
         latency=latency,
         raw=response,
+        reasoning="\n\n".join(thoughts) or None,
+        refusal=(text.strip() or None) if refused else None,
     )
 
 
-def api_headers(key: str) -> dict[str, str]:
-    return {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION, "content-type": "application/json"}
+def sdk() -> ModuleType:
+    """The `anthropic` SDK, imported at first use: every run imports this module (batch mode names
+    it), and importing the SDK costs more start-up than the rest of a run's imports together."""
+    import anthropic
+
+    return anthropic
+
+
+def api_headers(key: str, api_version: str | None) -> dict[str, Any]:
+    """The headers sent over the SDK's defaults: the key as `x-api-key` in place of the SDK's
+    `Authorization: Bearer` (the API takes either; `x-api-key` is the header Anthropic's docs give
+    for direct requests, and the one proxies at `ANTHROPIC_BASE_URL` read), and `api_version`, the
+    version the model's rules speak (`models.families`), in place of the SDK's own when set."""
+    headers: dict[str, Any] = {"x-api-key": key, "Authorization": sdk().omit}
+    if api_version:
+        headers["anthropic-version"] = api_version
+    return headers
+
+
+def sdk_client(base_url: str, key: str, api_version: str | None, timeout: float = 600.0) -> Any:
+    """An SDK client for one endpoint, its own retries off (retrying is the executor's, and a batch
+    create is looked up, never sent twice), on the SDK's aiohttp transport (its httpx one costs more
+    CPU per request: docs/runtime.md)."""
+    anthropic = sdk()
+    return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout,
+                                    default_headers=api_headers(key, api_version),
+                                    http_client=anthropic.DefaultAioHttpClient())
+
+
+def sdk_error(exc: Exception, url: str, what: str = "", timeout: float | None = None) -> ModelError:
+    """An exception of a call through the SDK (or a reply that is not JSON) as the error the caller
+    acts on: an HTTP status as `status_error` has it (`retry-after` honoured), a time-out or a lost
+    connection retryable, a malformed body retryable. `what` names the call in the message (batch
+    calls), `timeout` the limit that ran out."""
+    anthropic = sdk()
+    lead = f"{what}: " if what else ""
+    if isinstance(exc, anthropic.APIStatusError):
+        where = f"{what} ({url})" if what else url
+        return status_error(exc.status_code, error_detail(exc.response.content), where, exc.response.headers)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return RetryableError(f"{lead}timed out{f' after {timeout:g}s' if timeout else ''} ({url})")
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return RetryableError(f"{lead}connection error ({url}): {short(str(cause) or type(cause).__name__)}")
+    return RetryableError(f"{lead}malformed response body: {short(str(exc))}")
 
 
 class AnthropicModel:
     """Claude through the Messages API (see the module's text); several base URLs are replicas
-    (the one with the fewest requests in flight first)."""
+    (the one with the fewest requests in flight first), one SDK client each."""
 
     provider = "anthropic"
-    applies_timeout = True  # `JsonEndpoints.post` bounds each request (no task of the executor's around it)
 
     def __init__(self, name: str, base_urls: list[str] | None = None):
         self.name = name
         urls = base_urls or [os.environ.get(BASE_URL_VARIABLE) or ANTHROPIC_BASE_URL]
         self.base_urls = [normal_base_url(u) for u in urls]
-        self._headers = api_headers(resolve_api_key())
-        self._endpoints = JsonEndpoints(self.base_urls)
+        key, version = resolve_api_key(), rules_for(self.provider, name).api_version
+        self._clients = [sdk_client(url, key, version) for url in self.base_urls]
+        self._endpoints = JsonEndpoints(self.base_urls)  # the replica choice only (the SDK posts)
 
     def check_config(self, config: GenerateConfig) -> None:
         """Refuse a role's settings the API cannot take (before any request)."""
@@ -167,19 +228,29 @@ class AnthropicModel:
         if config.response_format is not None:
             raise FatalError(f"anthropic/{self.name}: the Messages API has no setting response_format "
                              "(unset it for this role)")
-        request_body(self.name, [], config)
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
-        body = json.dumps(request_body(self.name, messages, config))
-        response, latency = await self._endpoints.post(
-            "/v1/messages", body, self._headers, config.request_timeout(),
-            lambda status, raw, headers, index: status_error(status, error_detail(raw), self.base_urls[index], headers))
-        return to_completion(response, latency)
+        body = request_body(self.name, messages, config)
+        timeout = config.request_timeout()
+        index = self._endpoints.pick()
+        self._endpoints.in_flight[index] += 1
+        start = time.perf_counter()
+        try:
+            # The generic `post` sends the body as built; the typed `messages.create` would validate
+            # and copy it again for nothing.
+            response = await self._clients[index].post("/v1/messages", body=body, cast_to=object,
+                                                       options={"timeout": timeout})
+        except (sdk().APIError, ValueError) as exc:  # ValueError: a body that is not JSON
+            raise sdk_error(exc, self.base_urls[index], timeout=timeout) from None
+        finally:
+            self._endpoints.in_flight[index] -= 1
+        return to_completion(response, time.perf_counter() - start)
 
     def cache_identity(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.name, "base_url": sorted(self.base_urls)}
 
     async def aclose(self) -> None:
-        await self._endpoints.aclose()
+        for client in self._clients:
+            await client.close()
 
 

@@ -55,6 +55,9 @@ class GenerateConfig(BaseModel):
     presence_penalty: float | None = None
     frequency_penalty: float | None = None
     max_tokens: int | None = None
+    # How hard a reasoning model thinks (`low`, `medium`, `high`, …): sent where the model's family
+    # reads it (`models.families`: OpenAI's `reasoning_effort`, Anthropic's `output_config.effort`).
+    reasoning_effort: str | None = None
     seed: int | None = None
     stop: list[str] | None = None
     response_format: dict[str, Any] | None = None
@@ -157,11 +160,18 @@ def check_maximum(config: GenerateConfig, name: str, maximum: float, model: str)
 
 
 class Usage(BaseModel):
+    """Tokens as the provider reports them; the two breakdowns are parts of the totals, not additions."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = Field(0, description="of completion_tokens, those spent on reasoning")
+    cached_tokens: int = Field(0, description="of prompt_tokens, those read from the provider's prompt cache")
 
 
 class Completion(BaseModel):
+    """One answer. `text` is the answer alone: a reasoning model's reasoning is in `reasoning`,
+    never in `text`, so nothing that reads answers (a judge's prompt above all) can see it."""
+
     text: str
     finish_reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
@@ -169,6 +179,19 @@ class Completion(BaseModel):
     raw: dict[str, Any] | None = None
     cached: bool = False
     batched: bool = False  # answered through a provider batch (`runtime.batch`): charged at the batch price
+    reasoning: str | None = None  # the reasoning text the provider returned beside the answer
+    refusal: str | None = None  # the provider's refusal message (then `text` is "" and finish_reason content_filter)
+
+    @property
+    def refused(self) -> bool:
+        """Whether the model declined to answer (a refusal message, or the provider's content filter)."""
+        return self.refusal is not None or self.finish_reason == "content_filter"
+
+    @property
+    def reasoning_exhausted(self) -> bool:
+        """Whether the answer is empty because the token limit was spent on reasoning."""
+        return (self.finish_reason == "length" and not self.text.strip()
+                and (self.usage.reasoning_tokens > 0 or bool(self.reasoning)))
 
 
 class ModelError(ProsevalError):
@@ -201,6 +224,58 @@ class ContextOverflowError(FatalError):
     For the candidate this is a model failure (the model cannot take the task), scored as the
     benchmark defines; for any other role it is an infrastructure failure like any other.
     """
+
+
+class UnusableAnswerError(FatalError):
+    """An answer that was paid for but gives nothing to use (`unusable_answer`). Retrying the same
+    request cannot help, so it is never retried nor re-asked, and, like every error, never cached;
+    `completion` is kept so that its tokens and cost are counted."""
+
+    def __init__(self, message: str, completion: Completion):
+        super().__init__(message)
+        self.completion = completion
+
+
+class ReasoningExhaustedError(UnusableAnswerError):
+    """An answer left empty because the whole token budget went to reasoning: the sample or score
+    is unscored, retryable once the role's settings change."""
+
+    def __init__(self, completion: Completion, role: str, max_tokens: int | None):
+        budget = f"max_tokens {max_tokens}" if max_tokens is not None else "the endpoint's default max_tokens"
+        spent = completion.usage.reasoning_tokens or completion.usage.completion_tokens
+        super().__init__(f"the answer is empty because the whole token budget ({budget}) went to reasoning "
+                         f"({spent} reasoning tokens): raise -g {role}.max_tokens= or lower "
+                         f"-g {role}.reasoning_effort=", completion)
+
+
+class RefusalError(UnusableAnswerError):
+    """A role other than the candidate declined to answer (a refusal, or the provider's content
+    filter): its score is unscored as refused, never read as an unparsable reply. The candidate's
+    refusals are answers, counted as the model failure "refusal"."""
+
+    def __init__(self, completion: Completion, role: str):
+        said = " ".join((completion.refusal or "").split())
+        reason = f": {said[:200]}" if said else " (the provider's content filter)"
+        super().__init__(f"the {role} refused to answer{reason}", completion)
+
+
+def unusable_answer(completion: Completion, role: str, max_tokens: int | None) -> UnusableAnswerError | None:
+    """The error an answer of `role` amounts to, if any: its token budget spent on reasoning (any
+    role), or a refusal by a role other than the candidate."""
+    if completion.reasoning_exhausted:
+        return ReasoningExhaustedError(completion, role, max_tokens)
+    if completion.refused and role != "candidate":
+        return RefusalError(completion, role)
+    return None
+
+
+def error_text(exc: BaseException) -> str:
+    """An error as a record tells it: the message alone for an answer the model did give (refused, or
+    left empty by its reasoning), whose message says what happened and what to change; else the
+    error's kind before its message."""
+    if isinstance(exc, UnusableAnswerError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
 
 
 _OVERFLOW_MARKERS = ("context length", "context window", "maximum context", "too many tokens",

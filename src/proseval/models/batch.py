@@ -77,13 +77,15 @@ class BatchAPI(Protocol):
     async def aclose(self) -> None: ...
 
 
-def open_batch_api(provider: str, base_url: str) -> BatchAPI:
-    """The batch API of an endpoint of a provider in `BATCH_PROVIDERS`, with the provider's key."""
+def open_batch_api(provider: str, base_url: str, model: str) -> BatchAPI:
+    """The batch API of an endpoint of a provider in `BATCH_PROVIDERS`, with the provider's key, for
+    the requests of `model` (an Anthropic batch is created under the API version the model speaks)."""
     if provider == "anthropic":
         from .anthropic_batch import AnthropicBatchAPI
         from .anthropic_messages import resolve_api_key as anthropic_key
+        from .families import rules_for
 
-        return AnthropicBatchAPI(base_url, anthropic_key())
+        return AnthropicBatchAPI(base_url, anthropic_key(), rules_for(provider, model).api_version)
     from .openai_batch import OpenAIBatchAPI
     from .openai_compat import resolve_api_key
 

@@ -25,21 +25,31 @@ from .base import (
     Usage,
     check_maximum,
 )
+from .families import rules_for, wire_params
+from .structured_modes import MODES, in_mode, is_format_refusal, step_down
 from .http import JsonEndpoints, http_error, short
 from .http import parse_retry_after  # noqa: F401 - also importable from here
+from .spec import SERVICES, split_urls
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 TEMPERATURE_MAX = 2.0  # OpenAI's API: temperature from 0 to 2
 
 
 def resolve_api_key(provider: str) -> str:
-    """Keys come from the environment (or `.env`, loaded by the CLI); never from files we write."""
-    names = ["OPENAI_API_KEY"] if provider == "openai" else ["PROSEVAL_API_KEY", "OPENAI_API_KEY"]
+    """Keys come from the environment (or `.env`, loaded by the CLI); never from files we write.
+    A named service's key comes from its own variable only, so no other key is sent to it."""
+    service = SERVICES.get(provider)
+    if provider == "openai":
+        names = ["OPENAI_API_KEY"]
+    elif service is not None:
+        names = [service.key_variable] if service.key_variable else []
+    else:
+        names = ["PROSEVAL_API_KEY", "OPENAI_API_KEY"]
     for name in names:
         if os.environ.get(name):
             return os.environ[name]
-    if provider == "openai":
-        raise FatalError("OPENAI_API_KEY is not set: export it, or add it to a .env file in the current folder")
+    if provider == "openai" or (service is not None and service.key_required):
+        raise FatalError(f"{names[0]} is not set: export it, or add it to a .env file in the current folder")
     return "EMPTY"  # local servers (vLLM, Ollama, ...) accept any key
 
 
@@ -52,14 +62,15 @@ class _ChatEndpoint:
         name: str,
         base_urls: list[str] | None = None,
     ):
+        if provider in SERVICES and not base_urls:  # the service's own: never OpenAI's, its key would go there
+            base_urls = SERVICES[provider].default_urls()
         if provider == "openai-compatible" and not base_urls:
-            env_url = os.environ.get("PROSEVAL_BASE_URL")
-            if not env_url:
+            base_urls = split_urls(os.environ.get("PROSEVAL_BASE_URL", ""))
+            if not base_urls:
                 raise FatalError(
                     f"openai-compatible/{name} needs --base-url (or PROSEVAL_BASE_URL), "
                     "e.g. --base-url http://localhost:8000/v1"
                 )
-            base_urls = [u.strip() for u in env_url.split(",") if u.strip()]
         self.provider = provider
         self.name = name
         self.base_urls = [u.rstrip("/") for u in (base_urls or [os.environ.get("OPENAI_BASE_URL", OPENAI_BASE_URL)])]
@@ -78,6 +89,7 @@ class OpenAIModel(_ChatEndpoint):
 
     def __init__(self, provider: str, name: str, base_urls: list[str] | None = None):
         super().__init__(provider, name, base_urls)
+        self.rules = rules_for(provider, name)
         self._clients = [
             openai.AsyncOpenAI(api_key=self._key, base_url=url, max_retries=0, http_client=_http_client())
             for url in self.base_urls
@@ -96,7 +108,7 @@ class OpenAIModel(_ChatEndpoint):
             # about half the CPU of the typed `chat.completions.create`, which matters at scale.
             response = await self._clients[index].post(
                 "/chat/completions",
-                body={"model": self.name, "messages": messages, **config.sent_params()},
+                body={"model": self.name, "messages": messages, **wire_params(config.sent_params(), self.rules)},
                 cast_to=object,
                 options={"timeout": config.request_timeout()},
             )
@@ -130,25 +142,47 @@ class CompatModel(_ChatEndpoint):
 
     def __init__(self, provider: str, name: str, base_urls: list[str] | None = None):
         super().__init__(provider, name, base_urls)
+        self.rules = rules_for(provider, name)
+        # How these endpoints take a schema-held answer (`models.structured`): learned by the probe
+        # or from the first refusal of the format, then used for every request.
+        self.structured = MODES[0]
         self._headers = {"Authorization": f"Bearer {self._key}", "Content-Type": "application/json"}
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
-        body = json.dumps({"model": self.name, "messages": messages, **config.sent_params()})
-        response, latency = await self._endpoints.post(
-            "/chat/completions", body, self._headers, config.request_timeout(),
-            lambda status, raw, headers, index: self._status_error(status, _error_detail(raw), index, headers))
-        return _to_completion(response, latency)
+        params = wire_params(config.sent_params(), self.rules)
+        while True:
+            mode = self.structured
+            sent_messages, sent = in_mode(messages, params, mode)
+            body = json.dumps({"model": self.name, "messages": sent_messages, **sent})
+            try:
+                response, latency = await self._endpoints.post(
+                    "/chat/completions", body, self._headers, config.request_timeout(),
+                    lambda status, raw, headers, index: self._status_error(status, _error_detail(raw), index,
+                                                                           headers))
+            except ModelError as exc:
+                lower = step_down(mode)
+                if "response_format" not in sent or lower is None or not is_format_refusal(exc):
+                    raise
+                if self.structured == mode:  # other requests in flight may have stepped down already
+                    self.structured = lower
+                continue
+            return _to_completion(response, latency)
 
     async def aclose(self) -> None:
         await self._endpoints.aclose()
 
 
 def _error_detail(raw: bytes) -> str:
+    """The message of an error body, with the parameter it names (OpenAI's `param`), if any."""
     try:
         data = json.loads(raw)
-        return str(data.get("error", {}).get("message") or data) if isinstance(data, dict) else str(data)
     except ValueError:
         return raw.decode("utf-8", "replace")
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        return str(data)
+    message = str(error.get("message") or data)
+    return f"{message} (param: {error['param']})" if error.get("param") else message
 
 
 def make_endpoint(provider: str, name: str, base_urls: list[str] | None = None) -> _ChatEndpoint:
@@ -163,20 +197,42 @@ def _http_client() -> Any:
 
 
 def _to_completion(response: Any, latency: float) -> Completion:
+    """A chat completion as a `Completion`: the answer in `text`, the reasoning apart.
+
+    Reasoning text is `message.reasoning_content` (DeepSeek, vLLM and SGLang with a reasoning
+    parser) or `message.reasoning` (OpenRouter, newer vLLM): "at the same level as content", as
+    DeepSeek documents it, and never part of it. A refusal (`message.refusal`, which OpenAI sends
+    with a null `content`) leaves `text` empty with finish_reason `content_filter`.
+    """
     choices = response.get("choices") if isinstance(response, dict) else None
     message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
     if not isinstance(message, dict):
         raise RetryableError(f"malformed response: no choices in {short(str(response))}")
-    usage = response.get("usage") or {}
+    refusal, reasoning = message.get("refusal"), message.get("reasoning_content") or message.get("reasoning")
+    refusal = refusal if isinstance(refusal, str) and refusal else None
     return Completion(
-        text=message.get("content") or "",
-        finish_reason=choices[0].get("finish_reason"),
-        usage=Usage(
-            prompt_tokens=usage.get("prompt_tokens") or 0,
-            completion_tokens=usage.get("completion_tokens") or 0,
-        ),
+        text="" if refusal else message.get("content") or "",
+        finish_reason="content_filter" if refusal else choices[0].get("finish_reason"),
+        usage=_usage(response.get("usage")),
         latency=latency,
         raw=response,
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+        refusal=refusal,
     )
+
+
+def _usage(usage: Any) -> Usage:
+    """`usage` with its breakdowns: `completion_tokens_details.reasoning_tokens` (part of the
+    completion tokens) and `prompt_tokens_details.cached_tokens` (part of the prompt tokens)."""
+    if not isinstance(usage, dict):
+        return Usage()
+
+    def detail(group: str, name: str) -> int:
+        details = usage.get(group)
+        return int(details.get(name) or 0) if isinstance(details, dict) else 0
+
+    return Usage(prompt_tokens=usage.get("prompt_tokens") or 0, completion_tokens=usage.get("completion_tokens") or 0,
+                 reasoning_tokens=detail("completion_tokens_details", "reasoning_tokens"),
+                 cached_tokens=detail("prompt_tokens_details", "cached_tokens"))
 
 

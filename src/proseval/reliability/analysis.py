@@ -297,13 +297,14 @@ def _self_preference(judge: str, table: _Table, primary: Mapping[Item, Verdict],
 
 
 def _cost(judge_runs: Sequence[JudgedRun], role: str, items: int, prices: Prices | None) -> Cost:
-    requests = prompt = completion = 0
+    requests = prompt = completion = cached = 0
     latency = 0.0
     for run in judge_runs:
         usage = run.roles_usage.get(role, {})
         requests += int(usage.get("requests", 0))
         prompt += int(usage.get("prompt_tokens", 0))
         completion += int(usage.get("completion_tokens", 0))
+        cached += int(usage.get("cached_tokens", 0))  # of the prompt tokens; absent in older runs
         calls = int(usage.get("requests", 0)) - int(usage.get("cache_hits", 0))
         latency += float(usage.get("mean_latency_s") or 0.0) * max(calls, 0)
     cost = Cost(items=items, requests=requests, prompt_tokens=prompt, completion_tokens=completion)
@@ -313,7 +314,7 @@ def _cost(judge_runs: Sequence[JudgedRun], role: str, items: int, prices: Prices
         spec = judge_runs[0].header.roles[role].spec if judge_runs and role in judge_runs[0].header.roles else ""
         price = prices.of(spec) if prices is not None else None
         if price is not None and prices is not None:
-            cost.price_per_1000 = price.cost(prompt, completion) * 1000 / items
+            cost.price_per_1000 = price.cost(prompt, completion, cached_tokens=cached) * 1000 / items
             cost.currency = prices.currency
     return cost
 

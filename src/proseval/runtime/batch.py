@@ -416,7 +416,7 @@ class BatchCoordinator:
     def add_role(self, role: str, model: Any) -> RoleBatcher:
         """The batcher of `role`, whose model is an OpenAI-compatible endpoint or Anthropic's
         (`batch_problem` checked)."""
-        api = open_batch_api(model.provider, model.base_urls[0])
+        api = open_batch_api(model.provider, model.base_urls[0], model.name)
         self.batchers[role] = RoleBatcher(self, role, model.name, api)
         return self.batchers[role]
 

@@ -7,11 +7,20 @@ from typing import Any, TypeVar
 
 from ..core.prompt import PromptTemplate
 from ..core.sample import Sample
-from ..models.base import Completion, ContextOverflowError, GenerateConfig, Message, ModelError, Usage
+from ..models.base import (
+    Completion,
+    ContextOverflowError,
+    GenerateConfig,
+    Message,
+    ModelError,
+    UnusableAnswerError,
+    Usage,
+    error_text,
+)
 from .batch import BatchFailedError
 from .cost import CostLimitReached, RunSpend
 from .executor import RoleModel
-from .records import Call
+from .records import Call, Reasoning
 from .secrets import scrub
 
 
@@ -35,6 +44,7 @@ class SampleContext:
         self._roles = roles
         self.usage: dict[str, Usage] = {}
         self.calls: list[Call] = []  # answers of roles other than the candidate, for the record
+        self.reasoning: list[Reasoning] = []  # every role's reasoning, for the record (never in an answer)
         self.cache_hits = 0
         self.candidate_overflow = False
         self._spend = spend  # the run's cost meter (`runtime.cost`), with --prices
@@ -88,14 +98,19 @@ class SampleContext:
                 messages, config, sample_id=self.sample.id, epoch=self.epoch, turn=turn
             )
         except ModelError as exc:
+            paid = exc.completion if isinstance(exc, UnusableAnswerError) else None
             if self._spend is not None:
-                self._spend.after(role, reserved, None)
+                self._spend.after(role, reserved, paid, messages)
+            if paid is not None:
+                self._tally(role, turn, paid)
             self.candidate_overflow = self.candidate_overflow or (
                 role == "candidate" and isinstance(exc, ContextOverflowError))
             if isinstance(exc, BatchFailedError):
                 self.batch_failure = self.batch_failure or exc
             if role != "candidate":
-                self.calls.append(Call(role=role, turn=turn, error=scrub(f"{type(exc).__name__}: {exc}")))
+                self.calls.append(Call(role=role, turn=turn, text=paid.text if paid else None,
+                                       finish_reason=paid.finish_reason if paid else None,
+                                       error=scrub(error_text(exc))))
             raise
         except BaseException:
             if self._spend is not None:  # cancelled: nothing to record
@@ -106,10 +121,20 @@ class SampleContext:
         if role != "candidate":
             self.calls.append(Call(role=role, turn=turn, text=completion.text, finish_reason=completion.finish_reason,
                                    cached=completion.cached))
+        self._tally(role, turn, completion)
+        return completion
+
+    def _tally(self, role: str, turn: str | int, completion: Completion) -> None:
+        """Count an answer's tokens for the record, and keep its reasoning, if any, apart from it."""
         used = self.usage.get(role)
         if used is None:
             used = self.usage[role] = Usage()
-        used.prompt_tokens += completion.usage.prompt_tokens
-        used.completion_tokens += completion.usage.completion_tokens
+        usage = completion.usage
+        used.prompt_tokens += usage.prompt_tokens
+        used.completion_tokens += usage.completion_tokens
+        used.reasoning_tokens += usage.reasoning_tokens
+        used.cached_tokens += usage.cached_tokens
+        if completion.reasoning or usage.reasoning_tokens:
+            self.reasoning.append(Reasoning(role=role, turn=turn, text=completion.reasoning,
+                                            tokens=usage.reasoning_tokens))
         self.cache_hits += int(completion.cached)
-        return completion

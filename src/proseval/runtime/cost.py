@@ -9,7 +9,8 @@ the role (`--estimate-output ROLE=TOKENS`), the request's `max_tokens`, or a def
 (`DEFAULT_OUTPUT`: 1,024 for the candidate, 256 for any other role).
 
 Spending. A `CostMeter` holds the spend recorded from real usage (a completion's reported
-prompt and completion tokens × the price of the binding that answered, less the batch discount
+prompt and completion tokens × the price of the binding that answered, its cached prompt tokens at
+the cached-input price when the prices file gives one, less the batch discount
 for an answer that came through a provider batch: a batch role's request sent in real time
 after failing in batches pays the full price; a cache hit costs nothing) and, with a limit,
 what the requests in flight are expected to cost. Before a request is sent its expected cost is
@@ -281,7 +282,7 @@ class RunSpend:
         if completion.cached or price is None:
             return
         self.meter.unreported += int(unreported)
-        amount = price.cost(prompt, output, batch=completion.batched)
+        amount = price.cost(prompt, output, cached_tokens=completion.usage.cached_tokens, batch=completion.batched)
         self.meter.record(amount)
         self.by_role[role] = self.by_role.get(role, 0.0) + amount
 

@@ -13,7 +13,17 @@ from typing import Any
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_base
 
-from ..models.base import Completion, GenerateConfig, Message, ModelAPI, ModelError, RetryableError
+from ..models.base import (
+    Completion,
+    FatalError,
+    GenerateConfig,
+    Message,
+    ModelAPI,
+    ModelError,
+    RetryableError,
+    unusable_answer,
+)
+from ..models.families import refused_setting
 from .cache import ResponseCache, cache_key
 from .limits import EndpointSlot
 
@@ -28,6 +38,8 @@ class RoleStats:
     errors: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0  # of completion_tokens
+    cached_tokens: int = 0  # of prompt_tokens
     latency_total: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -39,6 +51,8 @@ class RoleStats:
             "errors": self.errors,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "cached_tokens": self.cached_tokens,
             "mean_latency_s": round(self.latency_total / calls, 4) if calls > 0 else None,
         }
 
@@ -73,6 +87,18 @@ def request_seed(seed: int | None, sample_id: str, epoch: int, turn: str | int, 
     parts: list[object] = [0 if seed is None else seed, sample_id, epoch, turn] + ([repeat] if repeat else [])
     identity = json.dumps(parts, ensure_ascii=False)
     return int.from_bytes(hashlib.sha256(identity.encode()).digest()[:4], "little") % (2**31 - 1)
+
+
+def with_advice(error: FatalError, role: str) -> FatalError:
+    """`error`, with the `-g` that leaves out the setting it says the model refused, if it names one
+    (a refusal met in a run, e.g. with --no-probe; the probe gives the same advice before it)."""
+    plain = type(error) is FatalError  # not a context overflow, nor an answer that came back unusable
+    setting = refused_setting(str(error)) if plain and error.status in (400, 422) else None
+    if setting is None or "-g " in str(error):
+        return error
+    advice = (f"the model refused {setting}: leave it out with -g {role}.{setting}=null, or give the model's rule "
+              "in a rules file (docs/models.md)")
+    return type(error)(f"{error} — {advice}", retry_after=error.retry_after, status=error.status)
 
 
 @dataclass
@@ -133,10 +159,17 @@ class RoleModel:
                 completion = await self.batcher.generate(messages, effective, key=key, sample=(sample_id, epoch))
             if completion is None:
                 completion = await self._call_with_retries(messages, effective)
+        except FatalError as exc:
+            self.stats.errors += 1
+            raise with_advice(exc, self.role) from None
         except ModelError:
             self.stats.errors += 1
             raise
         self._account(completion)
+        unusable = unusable_answer(completion, self.role, effective.max_tokens)
+        if unusable is not None:  # paid for and counted, but nothing to use: an error, never cached
+            self.stats.errors += 1
+            raise unusable
         if self.cache is not None and key is not None:
             self.cache.put(key, completion)
         return completion
@@ -192,8 +225,16 @@ class RoleModel:
     def _count_retry(self, _state: Any) -> None:
         self.stats.retries += 1
 
+    def count_probe(self, completion: Completion) -> None:
+        """Count a probe's answer (`runtime.probe`) with the role's requests and tokens."""
+        self.stats.requests += 1
+        self._account(completion)
+
     def _account(self, completion: Completion) -> None:
-        self.stats.prompt_tokens += completion.usage.prompt_tokens
-        self.stats.completion_tokens += completion.usage.completion_tokens
+        usage, stats = completion.usage, self.stats
+        stats.prompt_tokens += usage.prompt_tokens
+        stats.completion_tokens += usage.completion_tokens
+        stats.reasoning_tokens += usage.reasoning_tokens
+        stats.cached_tokens += usage.cached_tokens
         if not completion.cached:
             self.stats.latency_total += completion.latency

@@ -40,3 +40,6 @@ class RunOptions:
     # API, and how batches are cut and polled.
     batch_roles: tuple[str, ...] = ()
     batch_settings: BatchSettings = BatchSettings()
+    # One request per remote binding before anything is paid for (`runtime.probe`): the commands and
+    # `proseval.run` ask for it (--no-probe: not); a run started from the runtime itself is not probed.
+    probe: bool = False

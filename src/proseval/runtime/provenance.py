@@ -20,6 +20,11 @@ from .runlog import now_iso
 from .secrets import scrub_url
 
 
+# Generation settings added after runs were first written: left out of the hash while unset, so
+# that those runs keep their hash (and stay resumable).
+_UNSET_NEWER_FIELDS = frozenset({"reasoning_effort"})
+
+
 def config_hash(task: Task, bindings: dict[str, RoleBinding], seed: int | None, epochs: int) -> str:
     """What must match for a resumed run to continue the same experiment (not concurrency, not limit)."""
     payload = {
@@ -28,7 +33,8 @@ def config_hash(task: Task, bindings: dict[str, RoleBinding], seed: int | None, 
         "params": task.params,
         "roles": {
             role: {"spec": b.spec, "base_urls": sorted(scrub_url(u) for u in b.base_urls),
-                   "config": b.config.model_dump()}
+                   "config": b.config.model_dump(
+                exclude={name for name in _UNSET_NEWER_FIELDS if getattr(b.config, name) is None})}
             for role, b in sorted(bindings.items())
         },
         "seed": seed,

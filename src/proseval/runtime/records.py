@@ -14,8 +14,8 @@ from ..models.base import GenerateConfig, Usage
 
 # `results.json` and a record's light view are defined in core, where a task's `aggregate` and
 # `artifacts` name them; they are files of the run folder all the same.
-__all__ = ["Call", "Counts", "MetricSummary", "ModelFailure", "PromptInfo", "RatingsInfo", "Results", "ResumeEvent",
-           "RoleBinding", "RunHeader", "SampleRecord", "ScoredSample"]
+__all__ = ["Call", "Counts", "MetricSummary", "ModelFailure", "PromptInfo", "RatingsInfo", "Reasoning", "Results",
+           "ResumeEvent", "RoleBinding", "RunHeader", "SampleRecord", "ScoredSample"]
 
 
 class RoleBinding(BaseModel):
@@ -25,6 +25,13 @@ class RoleBinding(BaseModel):
     base_urls: list[str] = Field(default_factory=list)
     config: GenerateConfig = Field(default_factory=GenerateConfig)
     concurrency: int = 1
+    rules: list[str] = Field(default_factory=list, description="the model-family rules that shaped its requests "
+                             "(`proseval describe-model`, docs/models.md)")
+    not_sent: list[dict[str, Any]] = Field(default_factory=list, description="settings the task or preset asked "
+                                           "for that the model does not take, left out of `config`: setting, value, "
+                                           "reason, rule")
+    structured_output: str | None = Field(None, description="how its endpoint takes schema-held answers, as the "
+                                          "probe found: json_schema, json_object or prompt")
 
 
 class ResumeEvent(BaseModel):
@@ -98,14 +105,26 @@ class Call(BaseModel):
     error: str | None = None
 
 
+class Reasoning(BaseModel):
+    """The reasoning of one call of a role (the candidate's included), kept apart from its answer:
+    a record's answers and every judge's input hold none of it."""
+
+    role: str
+    turn: str | int = 0
+    text: str | None = Field(None, description="the reasoning text the provider returned (none when it reports "
+                             "only the tokens)")
+    tokens: int = Field(0, description="reasoning tokens, as the provider reported them (0: not reported)")
+
+
 class SampleRecord(BaseModel):
     """One line of `samples.jsonl`: a finished sample, successful or failed.
 
     `status` "error" is an infrastructure failure (unscored, retryable) unless `model_failure`
     is "context_overflow": the candidate's endpoint rejected the prompt as too long, which
-    retrying cannot fix. `model_failure` also marks finished samples whose answer was empty,
-    cut at `max_tokens`, or refused by the provider's filter; they are scored as the benchmark
-    defines and counted apart.
+    retrying cannot fix. An answer left empty because its token budget went to reasoning is such
+    a failure (retryable once the role's settings change). `model_failure` also marks finished
+    samples whose answer was empty, cut at `max_tokens`, or refused; they are scored as the
+    benchmark defines and counted apart.
     """
 
     id: str
@@ -119,6 +138,8 @@ class SampleRecord(BaseModel):
     scores: dict[str, Score] = Field(default_factory=dict)
     usage: dict[str, Usage] = Field(default_factory=dict)
     calls: list[Call] = Field(default_factory=list)
+    reasoning: list[Reasoning] = Field(default_factory=list, description="the reasoning of every role's calls, "
+                                       "in order; never part of an answer or of a judge's input")
     cache_hits: int = 0
     duration_s: float = 0.0
     error: str | None = None

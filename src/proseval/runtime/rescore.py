@@ -81,9 +81,9 @@ async def rescore_run(
     try:
         with folder.made():  # a folder that cannot be made refuses the re-score; removed again if a key is missing
             runner.build_roles(replayed.roles_required)
-            await runner.check_batches()
+            await runner.preflight()
         with folder.locked():
-            folder.write_header(build_header(task, merged, options, run_id, demo=header.demo_models,
+            folder.write_header(build_header(task, runner.bindings, options, run_id, demo=header.demo_models,
                                              rescored_from=str(source.path), n_samples=plan.count))
             folder.write_prompts(task.prompts)
             return folder, await runner.execute(plan, set(), replayed.roles_required)

@@ -11,17 +11,21 @@ from .records import Results, ScoredSample
 from .runlog import RunFolder, now_iso
 
 
+TOKENS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")  # summed per role over records
+
+
 def _add_tokens(tokens: dict[str, list[int]], sample: ScoredSample) -> None:
     for role, usage in sample.usage.items():
-        pair = tokens.setdefault(role, [0, 0])
-        pair[0] += usage.prompt_tokens
-        pair[1] += usage.completion_tokens
+        counts = tokens.setdefault(role, [0] * len(TOKENS))
+        for index, key in enumerate(TOKENS):
+            counts[index] += getattr(usage, key)
 
 
 def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, dict[str, Any]]:
     """Per-role totals over the whole run, across every process that worked on it.
 
-    Tokens are summed over the records (so a killed process's finished samples count);
+    Tokens (`TOKENS`: reasoning and cached tokens are parts of the completion and prompt tokens) are
+    summed over the records (so a killed process's finished samples count);
     requests, cache hits, retries and errors over the sessions of `usage.jsonl` (a killed
     process's as they stood at its last record, `runlog.UsageSnapshot`), and so is the spend
     (`cost`, in `currency`) of the sessions run with a prices file (`priced_sessions` of
@@ -50,7 +54,7 @@ def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, 
                     totals_of_role[key] = totals_of_role.get(key, 0) + int(stats.get(key) or 0)
     for role in set(totals) | set(tokens):
         totals_of_role = entry(role)
-        totals_of_role["prompt_tokens"], totals_of_role["completion_tokens"] = tokens.get(role, [0, 0])
+        totals_of_role.update(zip(TOKENS, tokens.get(role, [0] * len(TOKENS))))
         calls = totals_of_role["requests"] - totals_of_role["cache_hits"]
         latency = totals_of_role.pop("latency_total")
         totals_of_role["mean_latency_s"] = round(latency / calls, 4) if calls > 0 else None

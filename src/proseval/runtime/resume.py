@@ -101,7 +101,7 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
         runner = Runner(task, header.roles, folder, options)
         try:
             runner.build_roles(tuple(header.roles))
-            await runner.check_batches()
+            await runner.preflight()
             if header.resumes[-1].forced:
                 folder.write_prompts(task.prompts)
             folder.write_header(header)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from ..errors import UsageError, describe_validation_error
 from ..models.base import GenerateConfig
-from ..models.spec import EMBEDDED_SPEC, ModelSpec, parse_model_spec
+from ..models.families import RULES_VARIABLE, not_sendable, rules_for
+from ..models.spec import EMBEDDED_SPEC, SHARED_URL_PROVIDERS, ModelSpec, parse_model_spec
 from .records import RoleBinding
 from .secrets import scrub_url
 
@@ -118,9 +119,14 @@ def resolve_roles(
     *,
     allow_demo: bool = True,
     optional: tuple[str, ...] = (),
+    user_set: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[dict[str, RoleBinding], list[str], bool]:
     """Bindings for every role the task needs (and the optional ones the user named), warnings to
-    show, and whether it is a demo run."""
+    show, and whether it is a demo run.
+
+    Each binding's settings are fitted to its model's family (`fit_to_model`): `user_set` names the
+    settings the user gave per role (default: all of `request.generation`; a preset's are not the
+    user's), which are refused rather than left out."""
     check_request(request, (*required, *optional))
     if request.model is not None and not request.model.strip():
         raise RoleError("--model is empty; give PROVIDER/MODEL, e.g. openai/gpt-4o-mini (or leave --model out "
@@ -142,16 +148,44 @@ def resolve_roles(
                                   config=_generation(request, role, defaults.get(role, GenerateConfig())),
                                   concurrency=concurrency_for(request, role, spec.provider))
                 for role, spec in parsed.items()}
+    own = request.generation if user_set is None else user_set
+    for role, spec in parsed.items():
+        bindings[role], notices = fit_to_model(role, bindings[role], spec, own.get(role) or {})
+        warnings += notices
     if not embedded:
         warnings += _self_judging(bindings)
     return bindings, warnings, bool(embedded)
 
 
+def fit_to_model(role: str, binding: RoleBinding, spec: ModelSpec,
+                 user_set: Mapping[str, Any]) -> tuple[RoleBinding, list[str]]:
+    """`binding` with the settings its model's family refuses (`models.families`) left out and
+    recorded in `not_sent`, and a notice for each; a setting the user gave that the model refuses
+    is a RoleError naming the rule and the `-g` that unsets it."""
+    rules = rules_for(spec.provider, spec.model)
+    given = {name for name, value in user_set.items() if value is not None}
+    dropped = not_sendable(binding.config.sent_params(), rules, prefer=given)
+    refused = [d for d in dropped if d.setting in given]
+    if refused:
+        flag = "--model" if role == "candidate" else f"--role {role}"
+        detail = "; ".join(d.describe(refused=True) for d in refused)
+        unset = " ".join(f"-g {role}.{d.setting}=null" for d in refused)
+        raise RoleError(f"{flag} {spec.spec}: {detail}. Leave it out with {unset}, or change the rule in a "
+                        f"rules file ({RULES_VARIABLE}, docs/models.md)")
+    fitted = binding.model_copy(update={"rules": rules.names})
+    if not dropped:
+        return fitted, []
+    config = binding.config.model_copy(update={d.setting: None for d in dropped})
+    notices = [f"{role} ({spec.spec}): {d.describe()}" for d in dropped]
+    return fitted.model_copy(update={"config": config, "not_sent": [d.as_dict() for d in dropped]}), notices
+
+
 def _parsed_spec(request: RoleRequest, role: str, text: str) -> ModelSpec:
-    """A role's model spec with its base URLs: --base-url is for OpenAI-compatible servers, so an
-    Anthropic role (whose key would go to it) takes only its own --role-base-url, else
-    ANTHROPIC_BASE_URL or api.anthropic.com."""
-    shared = [] if text.strip().startswith("anthropic/") else request.base_urls
+    """A role's model spec with its base URLs: --base-url is for OpenAI-compatible servers, so a
+    role of any other provider (whose key would go to it) takes only its own --role-base-url, else
+    its provider's default (ANTHROPIC_BASE_URL or api.anthropic.com; a named service's)."""
+    provider = text.strip().partition("/")[0]
+    shared = request.base_urls if provider in SHARED_URL_PROVIDERS else []
     try:
         return parse_model_spec(text, request.role_base_urls.get(role) or shared)
     except ValueError as exc:

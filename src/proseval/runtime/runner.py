@@ -17,7 +17,7 @@ from ..core.scorer import declared_metrics, scorer_name
 from ..core.state import State
 from ..core.task import Task
 from ..errors import UsageError
-from ..models.base import ModelAPI, ModelError
+from ..models.base import ModelAPI, ModelError, RefusalError, error_text
 from ..models.spec import ModelSpec, build_model, parse_model_spec
 from .batch import BatchCoordinator, batch_problem, plain_notice
 from .cache import ResponseCache
@@ -28,6 +28,7 @@ from .executor import RoleModel
 from .interrupts import RunInterrupted
 from .options import RunOptions
 from .plan import SamplePlan, check_run_size
+from .probe import probe_roles
 from .progress import RunProgress
 from .provenance import build_header, new_run_id
 from .records import Results, RoleBinding, SampleRecord
@@ -116,10 +117,16 @@ class Runner:
             if self.batches is not None and role in self.options.batch_roles:
                 self.roles[role].batcher = self.batches.add_role(role, model)
 
-    async def check_batches(self) -> None:
-        """With --batch: refuse an endpoint that answers it has no batch API (before anything is written)."""
+    async def preflight(self) -> None:
+        """The checks that need the network, before anything is written: with --batch, an endpoint that
+        answers it has no batch API refused (a free look-up, first); then every remote binding's probe
+        (`runtime.probe`, when the options ask for it: its structured-output mode kept in the binding)."""
         if self.batches is not None:
             await self.batches.probe()
+        if self.options.probe:
+            modes = await probe_roles(self.roles, self.bindings, self.spend)
+            self.bindings = {role: b.model_copy(update={"structured_output": modes[role]}) if modes.get(role) else b
+                             for role, b in self.bindings.items()}
 
     def _report_internal(self, where: str, detail: str,
                          effect: str = "the affected scores are recorded as unscored") -> None:
@@ -146,9 +153,10 @@ class Runner:
                 "metadata": sample.metadata}
 
         def failed(exc: ModelError) -> SampleRecord:
-            return SampleRecord(**base, status="error", error=scrub(f"{type(exc).__name__}: {exc}"),
+            return SampleRecord(**base, status="error", error=scrub(error_text(exc)),
                                 model_failure="context_overflow" if ctx.candidate_overflow else None,
-                                usage=ctx.usage, calls=ctx.calls, duration_s=time.perf_counter() - start)
+                                usage=ctx.usage, calls=ctx.calls, reasoning=ctx.reasoning,
+                                duration_s=time.perf_counter() - start)
 
         try:
             state = await self.task.protocol(sample, ctx)
@@ -159,7 +167,8 @@ class Runner:
         except Exception as exc:  # a bug in a protocol must not sink the whole run
             detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
             return SampleRecord(**base, status="error", error=f"internal error: {detail}",
-                                usage=ctx.usage, calls=ctx.calls, duration_s=time.perf_counter() - start)
+                                usage=ctx.usage, calls=ctx.calls, reasoning=ctx.reasoning,
+                                duration_s=time.perf_counter() - start)
         scores: dict[str, Score] = {}
         for scorer in self.task.scorers:
             name = scorer_name(scorer)
@@ -171,7 +180,9 @@ class Runner:
                                      f"which it does not declare ({', '.join(declared)})")
                 scores.update(produced)
             except ModelError as exc:
-                scores[name] = Score.unscored("error", scrub(f"{type(exc).__name__}: {exc}"))
+                # a judge's refusal is its answer, unscored as such; any other failed request can be retried
+                status = "refused" if isinstance(exc, RefusalError) else "error"
+                scores[name] = Score.unscored(status, scrub(error_text(exc)))
             except Exception as exc:  # a scorer bug on one odd answer must not sink the run
                 detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
                 scores[name] = Score.unscored("error", f"internal error in scorer {name}: {detail}")
@@ -179,7 +190,7 @@ class Runner:
         if ctx.batch_failure is not None:  # a scorer's request whose batch could not be sent: failed, not unscored
             return failed(ctx.batch_failure)
         return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage, calls=ctx.calls,
-                            model_failure=model_failure(state), cache_hits=ctx.cache_hits,
+                            reasoning=ctx.reasoning, model_failure=model_failure(state), cache_hits=ctx.cache_hits,
                             duration_s=time.perf_counter() - start, ratings=self._ratings(scores))
 
     def _ratings(self, scores: dict[str, Score]) -> list[Rating] | None:
@@ -351,9 +362,10 @@ async def start_run(
     try:
         with folder.made():  # removed again if a check refuses the run
             runner.build_roles(tuple(bindings))
-            await runner.check_batches()
+            await runner.preflight()
         with folder.locked():
-            folder.write_header(build_header(task, bindings, options, run_id, demo=demo, n_samples=plan.count))
+            folder.write_header(build_header(task, runner.bindings, options, run_id, demo=demo,
+                                             n_samples=plan.count))
             folder.write_prompts(task.prompts)
             return folder, await runner.execute(plan, set(), tuple(bindings))
     finally:

@@ -178,6 +178,7 @@ class SetPlan:
     use_cache: bool
     max_attempts: int
     report: bool
+    probe: bool = False  # each member's remote bindings probed before it starts (`runtime.probe`)
 
 
 def slug(text: str) -> str:
@@ -389,7 +390,7 @@ def _options(setplan: SetPlan, member: Member, *, display: Display, limits: Endp
     return RunOptions(out_dir=setplan.folder, limit=member.limit, seed=member.seed, epochs=member.epochs,
                       use_cache=setplan.use_cache, display=display, max_attempts=setplan.max_attempts,
                       endpoint_limits=limits, progress=progress, label=member.name, cost=cost,
-                      batch_roles=member.batch)
+                      batch_roles=member.batch, probe=setplan.probe)
 
 
 async def _run_member(member: Member, options: RunOptions, *, retry_failed: bool,

@@ -14,7 +14,8 @@ response), ``"bad_request"`` (a 400), ``"expired"`` (not run: the whole batch en
 its answered lines kept) or ``"missing"`` (in neither file). `fail_batches` ends every batch
 `failed` (its input refused as a whole); `lose_create_answers` makes that many creates answer 500
 after the batch was made (a lost answer). Counters: `creates`, `uploads`,
-`polls`, `cancels`, `lists`, and `submitted` (how often each custom id was in a created batch).
+`polls`, `cancels`, `lists`, `submitted` (how often each custom id was in a created batch), and
+`model_requests` (requests per model, in real time or in a created batch).
 """
 
 from __future__ import annotations
@@ -173,6 +174,7 @@ class FakeBatchServer(FakeOpenAIServer):
                           body.get("completion_window", "24h"), int(time.time()), metadata=body.get("metadata"))
         batch.counts["total"] = len(lines)
         self.submitted.update(ids)
+        self.model_requests.update(str(line.get("body", {}).get("model")) for line in lines)
         self.batches[batch.id] = batch
         return batch.info()
 
