@@ -12,7 +12,7 @@ from ..commandline.console import console, fail
 from ..commandline.envfile import load_env_file
 from ..commandline.options import PresetOpt
 from ..commandline.requests import checked
-from ..models.anthropic_messages import ANTHROPIC_BASE_URL, DEFAULT_MAX_TOKENS, request_body
+from ..models.anthropic_messages import ANTHROPIC_BASE_URL, DEFAULT_MAX_TOKENS, api_version, request_body
 from ..models.base import GenerateConfig
 from ..models.families import RULES_VARIABLE, rules_for, wire_params
 from ..models.openai_compat import OPENAI_BASE_URL
@@ -56,7 +56,7 @@ def request_preview(spec: ModelSpec, config: GenerateConfig) -> tuple[str, dict[
     rules = rules_for(spec.provider, spec.model)
     if spec.provider == "anthropic":
         url = (spec.base_urls[0] if spec.base_urls else ANTHROPIC_BASE_URL).rstrip("/") + "/v1/messages"
-        headers = {"anthropic-version": rules.api_version or "(the SDK's default)"}
+        headers = {"anthropic-version": api_version(spec.model)}
         return url, headers, request_body(spec.model, EXAMPLE_MESSAGES, config, rules)
     base = spec.base_urls[0] if spec.base_urls else OPENAI_BASE_URL if spec.provider == "openai" else "(--base-url)"
     body = {"model": spec.model, "messages": EXAMPLE_MESSAGES, **wire_params(config.sent_params(), rules)}
