@@ -33,7 +33,8 @@ def test_the_ravel_estimate_counts_its_judge_requests_tokens_and_cost(tmp_path: 
     suite_file.write_text(RAVEL_ONLY, encoding="utf-8")
     plan = plan_profile(load_suite(suite_file), "quick", tmp_path / "out", [{"spec": "openai-compatible/writer"}],
                         judge="openai-compatible/judge", overrides={},
-                        data={"c3ebench": str(shared_dir / "data" / "c3ebench")}, download=False)
+                        data={"c3ebench": str(shared_dir / "data" / "c3ebench")}, download=False,
+                        base_url=["http://127.0.0.1:9/v1"])
     setplan = plan_set(write_first_set(plan, {}), report=False)
     ((_, decision, _, estimate),) = run_async(estimate_set(setplan, prices=PRICES))
     assert decision == "start" and estimate is not None and estimate.samples == 2

@@ -8,6 +8,8 @@ from typing import Any, Optional
 
 import typer
 
+from ..commandline.options import NoProbeOpt
+
 app = typer.Typer()  # this module's commands, mounted by name from cli/__init__.py
 
 # Above either, the estimate asks before anything is sent (unless --yes).
@@ -29,11 +31,14 @@ def profile_cmd(
     role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="ROLE=PROVIDER/MODEL for that role in every "
                                              "benchmark, or BENCHMARK.ROLE=PROVIDER/MODEL for one (e.g. "
                                              "meeseeks.extractor=..., ravel.reviser=...). Repeatable."),
-    base_url: Optional[list[str]] = typer.Option(None, "--base-url", help="The models' OpenAI-compatible (or "
-                                                 "Anthropic) endpoint; repeat to spread requests over replicas."),
+    base_url: Optional[list[str]] = typer.Option(None, "--base-url", help="The OpenAI-compatible endpoint of "
+                                                 "every openai and openai-compatible model of the profile, judges "
+                                                 "included (not Anthropic's nor a named service's); repeat to "
+                                                 "spread requests over replicas."),
     role_base_url: Optional[list[str]] = typer.Option(None, "--role-base-url", help="ROLE=URL: the endpoint of one "
-                                                      "role (e.g. judge=http://judge:8000/v1) in every benchmark, "
-                                                      "when it is not the models' own. Repeatable."),
+                                                      "role in every benchmark, instead of --base-url; "
+                                                      "judge=URL reaches every role --judge binds (e.g. "
+                                                      "judge=http://judge:8000/v1). Repeatable."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", "-c", help="Requests in flight per role of "
                                               "each run (default: 16 remote, 1 local)."),
     data: Optional[list[str]] = typer.Option(None, "--data", help="NAME=DIR: where a data set is (c3ebench, "
@@ -53,6 +58,7 @@ def profile_cmd(
     yes: bool = typer.Option(False, "--yes", "-y", help=f"Do not ask before a profile estimated at more than "
                              f"{CONFIRM_REQUESTS:,} requests or {CONFIRM_COST:g} in the prices' currency."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the bindings and the estimate; send nothing."),
+    no_probe: bool = NoProbeOpt,
     display: Optional[str] = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or "
                                           "none."),
 ) -> None:
@@ -71,8 +77,9 @@ def profile_cmd(
     if size not in SIZES:
         fail(f"--size {size}: choose one of {', '.join(SIZES)}")
     run_profile(load_suite(suite_file), size, models, out=out, judge=judge, roles=role or [], base_url=base_url or [],
-                role_base_url=role_base_url or [], concurrency=concurrency, data=data or [], download=download, batch=batch or [], prices=prices,
-                max_cost=max_cost, yes=yes, dry_run=dry_run, display=display,
+                role_base_url=role_base_url or [], concurrency=concurrency, data=data or [], download=download,
+                batch=batch or [], prices=prices, max_cost=max_cost, yes=yes, dry_run=dry_run, display=display,
+                probe=not no_probe,
                 interactive=sys.stdin.isatty())
 
 
@@ -151,7 +158,7 @@ def _progress_line(member: Any) -> str:
 
 
 def _run_set(path: Path, *, prices: Optional[Path], max_cost: Optional[float], spent: float,
-             display: Optional[str]) -> int:
+             display: Optional[str], probe: bool) -> int:
     """Run (or resume, failed samples retried) one of the profile's sets with the run-set machinery
     (endpoint limits, batch, cost limit over `spent`, the whole profile's recorded spend); one line
     per member; its exit status."""
@@ -165,7 +172,9 @@ def _run_set(path: Path, *, prices: Optional[Path], max_cost: Optional[float], s
     from ..runtime.outcome import EXIT_ENVIRONMENT, EXIT_FAILED_SAMPLES
     from .run_set import print_warnings, run_members
 
-    setplan = plan_set(path, report=False)
+    setplan = plan_set(path, report=False, probe=probe)
+    for member in setplan.members:  # not built, probed nor recorded: Revision Distance's unused candidate
+        member.bindings = dict(_used_bindings([member]))
     cost = cost_request(prices, max_cost, None, setplan.file)
     print_warnings(setplan.warnings)
     meter = cost.meter([b for m in setplan.members for b in m.bindings.values()], previous=spent)
@@ -195,7 +204,7 @@ def _spent(plan: Any, setplan: Any) -> float:
 
 
 def _run_later(plan: Any, entry: dict[str, Any], options: dict[str, Any], *, prices: Optional[Path],
-               max_cost: Optional[float], spent: float, display: Optional[str]) -> int | None:
+               max_cost: Optional[float], spent: float, display: Optional[str], probe: bool) -> int | None:
     """One model's set of the benchmarks measured on its answers, once its answers exist (the drafts
     kept in step with them, `profile.drafts`): its exit status, or None (and why, printed) when it
     cannot run yet."""
@@ -219,7 +228,7 @@ def _run_later(plan: Any, entry: dict[str, Any], options: dict[str, Any], *, pri
         why = "the cost limit is spent"
     else:
         return _run_set(write_later_set(plan, entry, options), prices=prices, max_cost=max_cost, spent=spent,
-                        display=display)
+                        display=display, probe=probe)
     errors.print(f"[yellow]{names} of {escape(label)} not run:[/] {escape(why)}", highlight=False)
     return 3 if why == "the cost limit is spent" else None
 
@@ -228,8 +237,8 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
                 base_url: list[str], role_base_url: list[str], concurrency: Optional[int], data: list[str],
                 download: bool, batch: list[str],
                 prices: Optional[Path], max_cost: Optional[float], yes: bool, dry_run: bool,
-                display: Optional[str], interactive: bool) -> None:
-    """Plan, estimate, confirm, run the sets, then write and print the profile (see docs/profile.md)."""
+                display: Optional[str], interactive: bool, probe: bool = True) -> None:
+    """Plan, probe, estimate, confirm, run the sets, then write and print the profile (see docs/profile.md)."""
     from rich.markup import escape
 
     from ..commandline.console import console, errors, fail
@@ -237,7 +246,7 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
     from ..commandline.envfile import load_env_file
     from ..commandline.requests import checked
     from ..commandline.sets import plan_set
-    from ..profile.plan import plan_profile, write_first_set
+    from ..profile.plan import model_entries, plan_profile, write_first_set
     from ..runtime.roles import parse_assignments
 
     load_env_file()
@@ -245,19 +254,21 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
         fail("give each model once")
     overrides = checked(lambda: parse_assignments(roles, "--role"))
     folders = checked(lambda: parse_assignments(data, "--data"))
-    entries = [{"spec": m, **({"base_url": list(base_url)} if base_url else {})} for m in models]
+    endpoints = _role_endpoints(role_base_url)
+    entries = model_entries(models, base_url, endpoints)
     plan = plan_profile(suite, size, out, entries, judge=judge, overrides=overrides,  # type: ignore[arg-type]
-                        data=folders, download=download)
+                        data=folders, download=download, base_url=base_url, role_urls=endpoints)
     for skipped in plan.skipped:
         errors.print(f"[bold yellow]skipped {escape(skipped.benchmark)}:[/] {escape(skipped.reason)}",
                      highlight=False, soft_wrap=True)
     if not plan.entries:
         fail("no benchmark of the suite can run (see the reasons above)", code=1)
     console.print(_bindings_table(plan))
-    endpoints = _role_endpoints(role_base_url, plan)
-    options = {"concurrency": concurrency, "batch": list(batch), "role_base_url": endpoints}
+    options = {"concurrency": concurrency, "batch": list(batch)}
     set_file = write_first_set(plan, options)
     setplan = plan_set(set_file, report=False)
+    if probe and not dry_run:
+        _probe([*_used_bindings(setplan.members), *_later_bindings(plan, entries, options)])
     cost = cost_request(prices, max_cost)
     requests, spend = _estimate(setplan, plan, cost)
     if dry_run:
@@ -265,12 +276,13 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
         return
     _confirm(requests, spend, cost.prices.currency if cost.prices is not None else None, yes=yes,
              interactive=interactive)
-    statuses = [_run_set(set_file, prices=prices, max_cost=max_cost, spent=_spent(plan, setplan), display=display)]
+    statuses = [_run_set(set_file, prices=prices, max_cost=max_cost, spent=_spent(plan, setplan), display=display,
+                         probe=probe)]
     if statuses[0] in (130, 143):  # interrupted: the runs keep what they finished
         raise typer.Exit(statuses[0])
     for entry in entries if plan.later else []:
         status = _run_later(plan, entry, options, prices=prices, max_cost=max_cost, spent=_spent(plan, setplan),
-                            display=display)
+                            display=display, probe=probe)
         if status is not None:
             statuses.append(status)
         if status in (130, 143):
@@ -281,23 +293,71 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
         raise typer.Exit(failed[0])
 
 
-def _role_endpoints(items: list[str], plan: Any) -> dict[str, list[str]]:
-    """`--role-base-url ROLE=URL` (repeated for replicas) by role, each role one that a benchmark
-    of the profile has."""
+def _role_endpoints(items: list[str]) -> dict[str, list[str]]:
+    """`--role-base-url ROLE=URL` (repeated for replicas) by role."""
     from ..commandline.console import fail
 
-    known = {"candidate"} | {r for roles in (*plan.judging.values(), *plan.unbound.values(), *plan.roles.values())
-                             for r in roles}
     endpoints: dict[str, list[str]] = {}
     for item in items:
         role, sep, url = item.partition("=")
         if not sep or not role.strip() or not url.strip():
             fail(f"--role-base-url {item!r} must look like ROLE=URL")
-        if role.strip() not in known:
-            fail(f"--role-base-url {role.strip()}: no benchmark of the profile has that role "
-                 f"(roles: {', '.join(sorted(known))})")
         endpoints.setdefault(role.strip(), []).append(url.strip())
     return endpoints
+
+
+def _later_bindings(plan: Any, entries: list[dict[str, Any]], options: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The role bindings of the sets measured on the answers, read from stand-in sets (over a
+    stand-in drafts file in a temporary folder): the real ones need answers not bought yet."""
+    import tempfile
+
+    from ..commandline.sets import plan_set
+    from ..profile.plan import write_later_set, write_stand_in
+
+    if not plan.later:
+        return []
+    with tempfile.TemporaryDirectory() as folder:
+        stand_in = write_stand_in(Path(folder))
+        paths = [write_later_set(plan, entry, options, drafts=stand_in, path=Path(folder) / f"{n}.yaml")
+                 for n, entry in enumerate(entries)]
+        return [pair for path in paths for pair in _used_bindings(plan_set(path, report=False).members)]
+
+
+def _used_bindings(members: list[Any]) -> list[tuple[str, Any]]:
+    """Each member's bindings of the roles its task uses (a set binds its model as the candidate
+    even for a task that has none: Revision Distance's)."""
+    return [(role, binding) for member in members for role, binding in member.bindings.items()
+            if role in (*member.task.roles_required, *member.task.optional_roles)]
+
+
+def _probe(bindings: list[tuple[str, Any]]) -> None:
+    """One probe request per distinct remote binding of every run of the profile (`runtime.probe`),
+    before the estimate: a wrong model, key or endpoint of any benchmark's role ends the command
+    within seconds, not after the other benchmarks were bought. The probe's memo keeps the runs
+    from asking again."""
+    from ..errors import UsageError
+    from ..models.base import ModelError
+    from ..runtime.executor import RoleModel
+    from ..runtime.loop import run_async
+    from ..runtime.probe import UNPROBED, binding_key, probe_roles
+    from ..runtime.runner import build_checked
+    from ..runtime.secrets import scrub
+
+    distinct = {binding_key(b): (role, b) for role, b in bindings if b.spec.partition("/")[0] not in UNPROBED}
+
+    async def probe_all() -> None:
+        for role, binding in distinct.values():
+            where = f"{role} ({binding.spec})"
+            try:
+                model = build_checked(binding, where)
+            except ModelError as exc:  # a missing key or endpoint
+                raise UsageError(f"{where}: {scrub(str(exc))}") from None
+            try:
+                await probe_roles({role: RoleModel(role, model, binding.config, concurrency=1)}, {role: binding})
+            finally:
+                await model.aclose()
+
+    run_async(probe_all())
 
 
 def _report(plan: Any) -> None:

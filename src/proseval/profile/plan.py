@@ -8,7 +8,10 @@ runs, resumes and estimates them.
 
 from __future__ import annotations
 
+import os
+import re
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ import yaml
 from ..core.preset import preset_params
 from ..core.task import Task
 from ..errors import ProsevalError, UsageError
+from ..models.spec import SHARED_URL_PROVIDERS
 from ..registry import get_entry, get_task
 from ..runtime.sets import SetTask, member_name, slug
 from .suite import Size, Suite, SuiteBenchmark
@@ -26,6 +30,8 @@ SET_FILE = "profile-set.yaml"
 RUNS = "runs"
 REVISION = "revision"
 CANDIDATE = "candidate"
+JUDGE = "judge"  # --role-base-url judge=URL: every role --judge binds
+STAND_IN_DRAFT = '{"id": "1", "draft": "a draft", "instruction": "a request"}\n'
 
 
 @dataclass
@@ -76,12 +82,60 @@ def _shape(entry: SetTask) -> Task:
     return get_task(entry.task, preset_params(chosen, entry.params) if chosen else entry.params)
 
 
+def write_stand_in(folder: Path) -> Path:
+    """A one-line drafts file, for what a task measured on drafts is before the drafts exist."""
+    stand_in = folder / "drafts.jsonl"
+    stand_in.write_text(STAND_IN_DRAFT, encoding="utf-8")
+    return stand_in
+
+
 def _drafts_shape(entry: SetTask) -> Task:
-    """A task measured on drafts, built over a one-line stand-in drafts file: only its roles are read."""
+    """A task measured on drafts, built over a stand-in drafts file: only its roles are read."""
     with tempfile.TemporaryDirectory() as folder:
-        stand_in = Path(folder) / "drafts.jsonl"
-        stand_in.write_text('{"id": "1", "draft": "a draft", "instruction": "a request"}\n', encoding="utf-8")
+        stand_in = write_stand_in(Path(folder))
         return _shape(entry.model_copy(update={"params": {**entry.params, "drafts": str(stand_in)}}))
+
+
+def _shared(spec: str) -> bool:
+    """Whether --base-url serves this model: only OpenAI and OpenAI-compatible ones (any other
+    provider's key must not go to a server the user aimed at those)."""
+    return spec.strip().partition("/")[0] in SHARED_URL_PROVIDERS
+
+
+def _needs_url(spec: str, urls: Sequence[str]) -> bool:
+    """An OpenAI-compatible model with no endpoint given, nor one in PROSEVAL_BASE_URL."""
+    return (spec.strip().partition("/")[0] == "openai-compatible" and not urls
+            and not os.environ.get("PROSEVAL_BASE_URL", "").strip())
+
+
+def model_entries(specs: Sequence[str], base_url: Sequence[str],
+                  role_urls: Mapping[str, list[str]]) -> list[dict[str, Any]]:
+    """The evaluation set's models: each with its endpoint (`--role-base-url candidate=URL`, else
+    `--base-url` for an OpenAI-compatible one). Raises UsageError naming the option when one has none."""
+    entries: list[dict[str, Any]] = []
+    for spec in specs:
+        urls = list(role_urls.get(CANDIDATE) or (base_url if _shared(spec) else []))
+        if _needs_url(spec, urls):
+            raise UsageError(f"{spec} has no endpoint: give --base-url URL (or --role-base-url candidate=URL)")
+        entries.append({"spec": spec, **({"base_url": urls} if urls else {})})
+    return entries
+
+
+def _role_urls(bench: str, bound: Mapping[str, str], judged: set[str], base_url: Sequence[str],
+               role_urls: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Each bound role's endpoint: its own `--role-base-url`, else the one of `judge` for a role
+    `--judge` bound, else `--base-url` for an OpenAI-compatible model. Raises UsageError naming the
+    option for an OpenAI-compatible role left without one."""
+    found: dict[str, list[str]] = {}
+    for role, spec in bound.items():
+        named = JUDGE if role in judged and role not in role_urls else role
+        urls = list(role_urls.get(named) or (base_url if _shared(spec) else []))
+        if _needs_url(spec, urls):
+            raise UsageError(f"{bench}.{role} ({spec}) has no endpoint: give --role-base-url {named}=URL "
+                             "(or --base-url URL)")
+        if urls:
+            found[role] = urls
+    return found
 
 
 def _parse_overrides(overrides: dict[str, str]) -> tuple[dict[str, str], dict[tuple[str, str], str]]:
@@ -97,22 +151,49 @@ def _parse_overrides(overrides: dict[str, str]) -> tuple[dict[str, str], dict[tu
     return anywhere, one
 
 
-def plan_profile(suite: Suite, size: Size, folder: Path, models: list[dict[str, Any]], *, judge: str | None,
-                 overrides: dict[str, str], data: dict[str, str], download: bool) -> ProfilePlan:
-    """Decide what runs: a benchmark whose data is missing is skipped with the reason and how to
-    get the data (and so is one measured on a skipped benchmark's answers); every judging role
-    (each required role but the candidate) is bound, first found: `BENCHMARK.ROLE` in `overrides`,
-    `ROLE` in `overrides`, the suite entry's `roles`, `judge`; optional roles (RAVEL's tools) only
-    when named, else they stay the candidate's.
-    Raises UsageError for an override naming no role, or a judging role left unbound."""
+def _check_data(suite: Suite, data: dict[str, str]) -> None:
+    """Refuse a `--data NAME=DIR` that no benchmark reads or whose folder is not there: either
+    would otherwise read as data to download."""
     unknown = sorted(set(data) - {b.data for b in suite.benchmarks if b.data})
     if unknown:
         known = sorted({b.data for b in suite.benchmarks if b.data})
         raise UsageError(f"--data {', '.join(unknown)}: no benchmark of the suite reads it (data sets: "
                          f"{', '.join(known)})")
+    for name, place in sorted(data.items()):
+        if not Path(place).expanduser().is_dir():
+            raise UsageError(f"--data {name}={place}: no such folder")
+
+
+# A task's own advice on its data names options of its own command (`--data-dir`): cut from there.
+_OWN_ADVICE = re.compile(r"(:\s*pass|\s*\(or pass) --data-dir.*$", re.S)
+
+
+def _skip_reason(bench: SuiteBenchmark, error: Exception, download: bool) -> str:
+    """Why a benchmark's data is not there, and how `profile` gets it: after a failed `--download`,
+    the one option left, else the suite's `get_data`."""
+    found = _OWN_ADVICE.sub("", str(error).strip("'\""))
+    if download and bench.download:
+        return found + (f"; the download failed: give a copy of its data with --data {bench.data}=DIR"
+                        if bench.data else "")
+    return found + (f"; to get its data: {bench.get_data}" if bench.get_data else "")
+
+
+def plan_profile(suite: Suite, size: Size, folder: Path, models: list[dict[str, Any]], *, judge: str | None,
+                 overrides: dict[str, str], data: dict[str, str], download: bool, base_url: Sequence[str] = (),
+                 role_urls: Mapping[str, list[str]] | None = None) -> ProfilePlan:
+    """Decide what runs: a benchmark whose data is missing is skipped with the reason and how to
+    get the data (and so is one measured on a skipped benchmark's answers); every judging role
+    (each required role but the candidate) is bound, first found: `BENCHMARK.ROLE` in `overrides`,
+    `ROLE` in `overrides`, the suite entry's `roles`, `judge`; optional roles (RAVEL's tools) only
+    when named, else they stay the candidate's. Each bound role gets its endpoint (`_role_urls`).
+    Raises UsageError for an override naming no role, a judging role left unbound, a `--data`
+    folder that is not there, or an OpenAI-compatible role without an endpoint."""
+    _check_data(suite, data)
+    role_urls = role_urls or {}
     profile = ProfilePlan(suite, size, folder, models)
     anywhere, one = _parse_overrides(overrides)
     known_roles: set[tuple[str, str]] = set()
+    judged: dict[str, set[str]] = {}  # benchmark -> the roles `judge` bound
     for bench in suite.benchmarks:
         params = _data_params(bench, data, download)
         entry = bench.entry(size, **params)
@@ -123,17 +204,19 @@ def plan_profile(suite: Suite, size: Size, folder: Path, models: list[dict[str, 
         try:
             shape = _drafts_shape(entry) if bench.drafts_from else _shape(entry)
         except (ProsevalError, OSError, ValueError, KeyError, TypeError) as exc:
-            reason = str(exc).strip("'\"")
-            profile.skipped.append(Skipped(bench.name, reason + (f"; to get its data: {bench.get_data}"
-                                                                 if bench.get_data else "")))
+            # the suite's options were checked when it was read (`suite.options_problem`): what is left is the data
+            profile.skipped.append(Skipped(bench.name, _skip_reason(bench, exc, download)))
             continue
         required = [r for r in shape.roles_required if r != CANDIDATE]
         optional = [r for r in shape.optional_roles if r != CANDIDATE]
         known_roles.update((bench.name, r) for r in (*required, *optional))
         bound: dict[str, str] = {}
+        judged[bench.name] = set()
         for role in (*required, *optional):
-            spec = (one.get((bench.name, role)) or anywhere.get(role) or entry.role.get(role)
-                    or (judge if role in required else None))
+            spec = one.get((bench.name, role)) or anywhere.get(role) or entry.role.get(role)
+            if spec is None and role in required and judge is not None:
+                spec = judge
+                judged[bench.name].add(role)
             if spec is not None:
                 bound[role] = spec
         unbound_required = [r for r in required if r not in bound]
@@ -150,6 +233,15 @@ def plan_profile(suite: Suite, size: Size, folder: Path, models: list[dict[str, 
     if stray:
         listed = ", ".join(f"{b}.{r}" for b, r in sorted(known_roles))
         raise UsageError(f"--role {', '.join(stray)}: no benchmark that runs has that role (roles: {listed})")
+    known = {CANDIDATE} | {r for _, r in known_roles}
+    for role in role_urls:
+        if role not in known:
+            raise UsageError(f"--role-base-url {role}: no benchmark of the profile has that role "
+                             f"(roles: {', '.join(sorted(known))})")
+    for entries in (profile.entries, profile.later):
+        for name, entry in entries.items():
+            urls = _role_urls(name, profile.roles[name], judged[name], base_url, role_urls)
+            entries[name] = entry.model_copy(update={"role_base_url": {**entry.role_base_url, **urls}})
     return profile
 
 
@@ -189,9 +281,13 @@ def write_first_set(profile: ProfilePlan, options: dict[str, Any]) -> Path:
     return write_set(profile.set_file, _set_document(RUNS, profile.models, list(profile.entries.values()), options))
 
 
-def write_later_set(profile: ProfilePlan, model: dict[str, Any], options: dict[str, Any]) -> Path:
-    """One model's set of the benchmarks measured on its answers (their drafts files written before)."""
+def write_later_set(profile: ProfilePlan, model: dict[str, Any], options: dict[str, Any],
+                    drafts: Path | None = None, path: Path | None = None) -> Path:
+    """One model's set of the benchmarks measured on its answers (their drafts files written before;
+    `drafts` and `path`: elsewhere, for a stand-in set). Those tasks have no candidate role: the
+    model is named without its endpoint (its reviser's is the entry's)."""
     label = model["spec"]
-    drafts = str(profile.drafts_path(label).resolve())
-    entries = [e.model_copy(update={"params": {**e.params, "drafts": drafts}}) for e in profile.later.values()]
-    return write_set(profile.later_set_file(label), _set_document(slug(label), [model], entries, options))
+    read = str((drafts or profile.drafts_path(label)).resolve())
+    entries = [e.model_copy(update={"params": {**e.params, "drafts": read}}) for e in profile.later.values()]
+    return write_set(path or profile.later_set_file(label),
+                     _set_document(slug(label), [{"spec": label}], entries, options))

@@ -6,9 +6,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from ..core.preset import preset_params
 from ..core.yamlfile import load_yaml_model
+from ..errors import ProsevalError, describe_validation_error
+from ..registry import get_entry
 from ..runtime.config import Text
 from ..runtime.sets import SetTask
 
@@ -34,13 +37,25 @@ class SuiteBenchmark(BaseModel):
     drafts_from: Text | None = None  # measured on the answers of that benchmark's run
     sizes: dict[Size, dict[str, Any]]
 
+    @field_validator("task")
+    @classmethod
+    def _registered(cls, value: str) -> str:
+        try:
+            get_entry(value)
+        except ProsevalError as exc:  # a typo would otherwise read as missing data
+            raise ValueError(str(exc).strip("'\"")) from None
+        return value
+
     @model_validator(mode="after")
     def _every_size(self) -> SuiteBenchmark:
         missing = [size for size in SIZES if size not in self.sizes]
         if missing:
             raise ValueError(f"{self.name}: sizes: give {', '.join(missing)}")
+        drafts = {"drafts": "drafts.jsonl"} if self.drafts_from else {}  # the profile writes them
         for size in SIZES:
-            self.entry(size)  # a ValueError names the key the evaluation set refuses
+            problem = options_problem(self.entry(size, **drafts))  # entry(): a ValueError names a key the set refuses
+            if problem:
+                raise ValueError(f"{self.name}: sizes.{size}: {problem}")
         return self
 
     def entry(self, size: Size, **params: Any) -> SetTask:
@@ -48,6 +63,20 @@ class SuiteBenchmark(BaseModel):
         values = dict(self.sizes[size])
         values["params"] = {**values.get("params", {}), **params}
         return SetTask(task=self.task, name=self.name, **values)
+
+
+def options_problem(entry: SetTask) -> str | None:
+    """What the task refuses of the entry's preset and params, checked without building the task
+    (building reads the data): so that only missing data can skip a benchmark later."""
+    task = get_entry(entry.task)
+    try:
+        params = preset_params(task.preset(entry.preset), entry.params) if entry.preset else entry.params
+        task.params.model_validate(params)
+    except ValidationError as exc:
+        return describe_validation_error(exc)
+    except ProsevalError as exc:
+        return str(exc).strip("'\"")
+    return None
 
 
 class Suite(BaseModel):
