@@ -75,12 +75,17 @@ def test_two_models_get_paired_differences_and_a_ranking_per_dimension(profiled)
     lw = diffs["longweave"]  # rule-scored tasks: the brief answers lose
     assert lw.paired > 0 and lw.diff is not None and lw.diff < 0 and lw.ci_low <= lw.diff <= lw.ci_high
     rows = {(r.benchmark, r.model): r for r in profile.rows}
-    for dimension in profile.dimensions:  # best first, equal means in one place
-        places = [[rows[(dimension.benchmark, m)].mean for m in place] for place in dimension.ranking]
-        assert all(len(set(place)) == 1 for place in places)
-        ordered = [place[0] for place in places]
-        assert ordered == sorted(set(ordered), reverse=not dimension.lower_is_better)
-    assert profile.dimensions[1].ranking == [[MODELS[0]], [MODELS[1]]]  # longweave: the longer answers first
+    for dimension in profile.dimensions:  # by tier: apart only where the paired interval excludes 0
+        if not dimension.ranking:
+            continue
+        shown = diffs[dimension.benchmark].verdict != "no difference shown"
+        assert len(dimension.ranking) == (2 if shown else 1)
+        assert [dimension.tiers[place[0]] for place in dimension.ranking] == ([1, 2] if shown else [1])
+        if shown:
+            means = [rows[(dimension.benchmark, place[0])].mean for place in dimension.ranking]
+            assert means == sorted(means, reverse=not dimension.lower_is_better)
+    # longweave: the longer answers first (in their own tier only where the interval excludes 0)
+    assert profile.dimensions[1].ranking[0][0] == MODELS[0]
 
 
 def test_running_again_sends_nothing(profiled, data_args):

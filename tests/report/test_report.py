@@ -83,7 +83,7 @@ def test_every_expected_table_is_present(runs, report):
 def test_the_leaderboard_has_a_row_per_run_with_cis_unscored_and_failed(runs, report):
     text, page = report
     board = page.tables["leaderboard-demo"]
-    assert board.header[:4] == ["#", "model", "run", "other roles"]
+    assert board.header[:4] == ["tier", "model", "run", "other roles"]
     assert {"quality", "length", "95% CI", "unscored", "failed", "finished / total"} <= set(board.header)
     assert [row.cells[2].text for row in board.body] == ["demo-b", "demo-a"]  # by the headline metric
     failed = board.header.index("failed")

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from ..commandline.console import console, errors, fail
 from ..report.compare import Comparison, MetricDiff, compare_runs
+from ..report.tiers import verdict
 from ..runtime.runlog import RunFolder
 
 
@@ -22,18 +23,20 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 def _diff_table(title: str, diffs: list[MetricDiff]) -> Table:
     table = Table(title=title, title_justify="left")
-    for column in ("metric", "paired", "A", "B", "B − A", "95% CI", "p", "only A", "only B"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
+    for column in ("metric", "paired", "A", "B", "B − A", "95% CI", "p", "verdict", "only A", "only B"):
+        table.add_column(column, justify="left" if column in ("metric", "verdict") else "right")
     for d in diffs:
         ci = "—" if d.ci_low is None else f"[{d.ci_low:+.3f}, {d.ci_high:+.3f}]"
         table.add_row(escape(d.metric), str(d.paired), _num(d.mean_a), _num(d.mean_b),
-                      "—" if d.diff is None else f"{d.diff:+.3f}", ci, _num(d.p_value, 4), str(d.only_a),
-                      str(d.only_b))
+                      "—" if d.diff is None else f"{d.diff:+.3f}", ci, _num(d.p_value, 4), verdict(d),
+                      str(d.only_a), str(d.only_b))
     return table
 
 
 def _print(comparison: Comparison, name_a: str, name_b: str) -> None:
     console.print(_diff_table(f"B − A on the samples both scored (A = {name_a}, B = {name_b})", comparison.metrics))
+    console.print("verdict: A or B higher only where the 95% interval of B − A excludes 0; otherwise no difference "
+                  "is shown (a tie), whatever the means", highlight=False)
     for key, groups in comparison.slices.items():
         for label, diffs in groups.items():
             console.print(_diff_table(f"{key} = {label}", diffs))
@@ -74,5 +77,8 @@ def compare_cmd(
         fail(f"no metric {metric!r} in these runs (they have: {', '.join(d.metric for d in comparison.metrics)})")
     _print(comparison, header_a.run_id, header_b.run_id)
     if output is not None:
-        output.write_text(json.dumps({"a": str(run_a), "b": str(run_b), **asdict(comparison)}, indent=2,
+        payload = asdict(comparison)
+        for found, diff in zip(payload["metrics"], comparison.metrics):
+            found["verdict"] = verdict(diff)
+        output.write_text(json.dumps({"a": str(run_a), "b": str(run_b), **payload}, indent=2,
                                      ensure_ascii=False), encoding="utf-8")

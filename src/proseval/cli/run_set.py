@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import shlex
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Optional
 
@@ -30,8 +31,10 @@ from ..commandline.options import DisplayOpt, NoCacheOpt, NoProbeOpt
 from ..commandline.requests import display_mode
 from ..commandline.sets import plan_set
 from ..errors import ProsevalError
+from ..report.compare import per_sample_values
 from ..report.runs import ReportRun, open_runs
 from ..report.sections import HtmlTable, leaderboard
+from ..report.tiers import tiers
 from ..runtime.cost import CostMeter, money
 from ..runtime.interrupts import SignalStop
 from ..runtime.loop import run_async
@@ -67,13 +70,31 @@ def leaderboards(result: SetResult) -> list[Leaderboard]:
     boards = []
     for ranking in result.rankings:
         shown = [*ranking.ranked, *ranking.unranked]
-        runs = [ReportRun(i, m.path, RunFolder(m.path).read_header(), m.results, [])  # type: ignore[arg-type]
-                for i, m in enumerate(shown)]
+        runs = [ReportRun(i, m.path, RunFolder(m.path).read_header(), m.results,  # type: ignore[arg-type]
+                          RunFolder(m.path).unique_scored()[0]) for i, m in enumerate(shown)]
         table = leaderboard(ranking.task, runs, ranking.metric) if runs else None
         models = {run.header.run_id: member.model for run, member in zip(runs, shown)}
         boards.append(Leaderboard(ranking.task, table, models, [m.name for m in ranking.missing],
                                   [m.name for m in ranking.unranked]))
     return boards
+
+
+def set_tiers(result: SetResult) -> None:
+    """Each ranking's tiers on its metric, higher being better (`report.tiers`), its ranked members
+    in tier order (by mean within a tier): what `set.json` records."""
+    for ranking in result.rankings:
+        if ranking.metric is None or not ranking.ranked:
+            continue
+        values = [per_sample_values(RunFolder(m.path).unique_scored()[0])[0] for m in ranking.ranked]
+        ranking.tiers = dict(zip((m.name for m in ranking.ranked), tiers(values, ranking.metric)))
+        ranking.ranked.sort(key=lambda m: ranking.tiers[m.name])
+
+
+def finish_set(result: SetResult, *, report: bool) -> None:
+    """What the command adds to a set's result before `set.json` is written: the tiers, the report."""
+    set_tiers(result)
+    if report:
+        write_set_report(result)
 
 
 def write_set_report(result: SetResult) -> None:
@@ -95,27 +116,28 @@ def write_set_report(result: SetResult) -> None:
 
 
 def leaderboard_table(board: Leaderboard) -> Table | None:
-    """One leaderboard for the terminal, from the report's: the rank (runs with failed samples are
-    not ranked), the model, each metric's mean with its 95% CI (and the unscored count when any),
+    """One leaderboard for the terminal, from the report's: the tier (runs with failed samples are
+    not ranked; runs in one tier are not shown to differ), the model, each metric's mean with its
+    95% CI (and the unscored count when any),
     failed samples, finished / total, model failures."""
     if board.table is None:
         return None
     columns = board.table.columns
-    at = {name: columns.index(name) for name in ("#", "model", "run", "other roles", "failed", "finished / total",
+    at = {name: columns.index(name) for name in ("tier", "model", "run", "other roles", "failed", "finished / total",
                                                  "model failures")}
     first = at["other roles"] + 1
     metrics = [(i, columns[i]) for i in range(first, at["failed"], 3)]  # each metric: mean, 95% CI, unscored
     others = {row[at["other roles"]].text for row in board.table.rows}
     caption = f"other roles: {others.pop()}" if len(others) == 1 and "" not in others else None
     table = Table(title=f"Leaderboard: {board.task}", title_justify="left", caption=caption, caption_justify="left")
-    table.add_column("#", justify="right")
+    table.add_column("tier", justify="right")
     table.add_column("model", overflow="fold")
     for _, name in metrics:
         table.add_column(f"{name} (95% CI)", justify="right")
     for name in ("failed", "finished", "model failures"):
         table.add_column(name, justify="left" if name == "model failures" else "right")
     for row in board.table.rows:
-        cells = [row[at["#"]].text, board.models.get(row[at["run"]].text, row[at["model"]].text)]
+        cells = [row[at["tier"]].text, board.models.get(row[at["run"]].text, row[at["model"]].text)]
         for i, _ in metrics:
             mean, ci, unscored = (row[i].text, row[i + 1].text, row[i + 2].text)
             cells.append(" ".join(part for part in (mean, ci if ci != mean else "",
@@ -278,7 +300,7 @@ def run_members(setplan: SetPlan, set_file: Path, *, mode: str, retry_failed: bo
     stop = SignalStop()
     try:
         return run_async(stop.run(run_set_async(setplan, display=mode, retry_failed=retry_failed,  # type: ignore[arg-type]
-                                                notify=notify, report=write_set_report if setplan.report else None,
+                                                notify=notify, report=partial(finish_set, report=setplan.report),
                                                 cost=meter)))
     except (asyncio.CancelledError, KeyboardInterrupt):
         errors.print(f"interrupted: finished samples are saved in {setplan.folder}; run it again to continue: "

@@ -87,7 +87,7 @@ def _money(row: BenchmarkRow) -> str:
 
 def rows_table(profile: Profile) -> HtmlTable:
     columns = ["benchmark", "model", "state", "metric", "unit", "mean", "95% CI", "n", "unscored", "failed",
-               "model failures", "requests", "cost", "time (s)"]
+               "model failures", "requests", "cost", "time running (s)"]
     rows = []
     for r in profile.rows:
         ci = "" if r.ci_low is None else f"[{num(r.ci_low)}, {num(r.ci_high)}]"
@@ -102,7 +102,8 @@ def rows_table(profile: Profile) -> HtmlTable:
                      "One row per benchmark and model, each on its own metric and scale: the headline's mean with "
                      "its 95% interval, the samples it scored (n), unscored and failed samples, the model's "
                      "failures (empty, truncated, refused answers, context overflows), requests, recorded cost and "
-                     "wall time. No number is averaged over the benchmarks.")
+                     "the time spent running (the sum of the run's sessions: a pause between a stop and its resume "
+                     "is not counted). No number is averaged over the benchmarks.")
 
 
 def differences_table(profile: Profile) -> HtmlTable | None:
@@ -111,8 +112,8 @@ def differences_table(profile: Profile) -> HtmlTable | None:
     rows = [[Cell(d.benchmark, kind="label"), Cell(d.metric, kind="label"),
              Cell(f"{d.model} − {d.baseline}", kind="label"), Cell(str(d.paired)), Cell(num(d.diff)),
              Cell("" if d.ci_low is None else f"[{num(d.ci_low)}, {num(d.ci_high)}]"), Cell(num(d.p_value)),
-             Cell(d.note or "", kind="label")] for d in profile.differences]
-    columns = ["benchmark", "metric", "difference", "paired", "mean", "95% CI", "p", "note"]
+             Cell(d.verdict, kind="label"), Cell(d.note or "", kind="label")] for d in profile.differences]
+    columns = ["benchmark", "metric", "difference", "paired", "mean", "95% CI", "p", "verdict", "note"]
     return HtmlTable("profile-differences", "Paired differences", columns, rows,
                      "Each model minus the first, over the samples both scored (bootstrap interval, sign-flip "
                      "p-value: the compare command's statistics).")
@@ -120,10 +121,12 @@ def differences_table(profile: Profile) -> HtmlTable | None:
 
 def ranking_table(profile: Profile) -> HtmlTable:
     rows = [[Cell(d.benchmark, kind="label"), Cell(d.dimension, kind="label"),
-             Cell(ranking_text(d.ranking) or "—", kind="label")] for d in profile.dimensions]
-    return HtmlTable("profile-ranking", "Ranking per dimension", ["benchmark", "dimension", "best first"], rows,
-                     "Complete runs only (a run with failed samples is not ranked); each benchmark ranked on its "
-                     "own metric and direction; = marks equal means.")
+             Cell(ranking_text(d) or "—", kind="label")] for d in profile.dimensions]
+    return HtmlTable("profile-ranking", "Tiers per dimension", ["benchmark", "dimension", "best tier first"], rows,
+                     "Complete runs only (a run with failed samples is not ranked); each benchmark on its own "
+                     "metric and direction. A model's tier is 1 + the number of models that beat it: whose paired "
+                     "difference with it, on the samples both scored, has a 95% bootstrap interval excluding 0 in "
+                     "their favour. Models in one tier are not shown to differ, whatever their means.")
 
 
 def _own_rows(profile: Profile, d: Dimension) -> list[list[Cell]]:

@@ -1,5 +1,6 @@
 """The profile report's content (`profile.json`): one row per benchmark and model, read from the
-run folders; paired differences against the first model; the ranking per benchmark; the papers'
+run folders; paired differences against the first model; the tiers per benchmark (a model ranks
+above another only where their paired difference's interval excludes 0: `report.tiers`); the papers'
 figures with whether they are comparable. Never one number over the benchmarks: each keeps its
 own metric and scale."""
 
@@ -12,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from ..report.compare import compare_values, per_sample_values
+from ..report.tiers import Values, higher, tiers
 from ..runtime.runlog import RunFolder, RunFolderError
 from ..runtime.usage import run_usage
 from .plan import ProfilePlan
@@ -53,7 +55,8 @@ class BenchmarkRow(BaseModel):
     completion_tokens: int = 0
     cost: float | None = None
     currency: str | None = None
-    seconds: float | None = Field(None, description="from the run's start to its results (wall time)")
+    seconds: float | None = Field(None, description="time spent running: the sum of the run's sessions (from each "
+                                  "start or resume to its last recorded usage), never the time between them")
 
 
 class Difference(BaseModel):
@@ -68,6 +71,8 @@ class Difference(BaseModel):
     ci_low: float | None
     ci_high: float | None
     p_value: float | None
+    verdict: str = Field("no difference shown", description="which is higher where the 95% interval excludes 0 "
+                         "(the model or the baseline), else no difference shown")
     note: str | None = None
 
 
@@ -81,8 +86,10 @@ class Dimension(BaseModel):
     unit: str | None = Field(None, description="the headline's unit")
     lower_is_better: bool
     roles: dict[str, str]
-    ranking: list[list[str]] = Field(default_factory=list, description="models with a complete run, best first; "
-                                     "models with equal means share a place")
+    ranking: list[list[str]] = Field(default_factory=list, description="models with a complete run by tier, best "
+                                     "first; within a tier by mean (they are not shown to differ)")
+    tiers: dict[str, int] = Field(default_factory=dict, description="model -> tier: 1 + the ranked models whose "
+                                  "paired difference with it has a 95% interval excluding 0 in their favour")
     references: list[Reference] = Field(default_factory=list)
     paper_unit: PaperUnit | None = Field(None, description="the papers' unit the headline converts to (value × "
                                          "factor); None: the figures are in other units, never converted")
@@ -101,11 +108,22 @@ class Profile(BaseModel):
     skipped: dict[str, str] = Field(default_factory=dict, description="benchmark -> why it did not run")
 
 
-def _seconds(start: str, end: str) -> float | None:
+def running_seconds(starts: list[str], ends: list[str]) -> float | None:
+    """The time a run spent running: per session, from its start (the run's start, then each resume)
+    to the last end recorded before the next start (a `usage.jsonl` line, the results), summed. A
+    process killed and resumed later adds only the time it ran, not the time it lay dead; a session
+    that recorded no end adds nothing. None when a time cannot be read."""
     try:
-        return max(0.0, (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds())
+        opened = sorted(datetime.fromisoformat(t) for t in starts)
+        closed = sorted(datetime.fromisoformat(t) for t in ends)
     except ValueError:
         return None
+    total = 0.0
+    for start, following in zip(opened, [*opened[1:], None]):
+        within = [t for t in closed if t >= start and (following is None or t < following)]
+        if within:
+            total += (within[-1] - start).total_seconds()
+    return total
 
 
 def read_row(benchmark: str, model: str, path: Path, unit: str | None = None) -> BenchmarkRow:
@@ -137,24 +155,37 @@ def read_row(benchmark: str, model: str, path: Path, unit: str | None = None) ->
     row.requests, row.prompt_tokens, row.completion_tokens = (usage["requests"], usage["prompt_tokens"],
                                                               usage["completion_tokens"])
     row.cost, row.currency = usage["cost"], usage["currency"]
-    row.seconds = _seconds(header.started_at, results.finished_at)
+    ends = [session["at"] for session in folder.read_usage() if "at" in session]
+    row.seconds = running_seconds([header.started_at, *(r.at for r in header.resumes)], [*ends, results.finished_at])
     return row
 
 
-def ranking(rows: list[BenchmarkRow], lower_is_better: bool) -> list[list[str]]:
-    """Models with a complete run and a headline, best first, equal means sharing a place (a run
-    with failed samples is not ranked)."""
-    ranked = [r for r in rows if r.state == "complete" and r.mean is not None]
+def sample_values(row: BenchmarkRow) -> Values:
+    """The per-sample values of a finished row's run (empty without a run folder)."""
+    return per_sample_values(RunFolder(Path(row.run_dir)).unique_scored()[0])[0] if row.run_dir else {}
+
+
+def ranking(rows: list[BenchmarkRow], values: dict[str, Values], lower_is_better: bool, *,
+            seed: int = 0) -> dict[str, int]:
+    """The tier of each model with a complete run and a headline (a run with failed samples is not
+    ranked), on the headline's per-sample values."""
+    ranked = [r for r in rows if r.state == "complete" and r.mean is not None and r.metric]
+    if not ranked:
+        return {}
+    found = tiers([values[r.model] for r in ranked], ranked[0].metric or "", lower_is_better=lower_is_better,
+                  seed=seed)
+    return {r.model: tier for r, tier in zip(ranked, found)}
+
+
+def places(rows: list[BenchmarkRow], tier_of: dict[str, int], lower_is_better: bool) -> list[list[str]]:
+    """The ranked models grouped by tier, best first; within a tier by mean (not shown to differ)."""
     sign = 1.0 if lower_is_better else -1.0
-    places: list[list[str]] = []
-    previous: float | None = None
-    for row in sorted(ranked, key=lambda r: sign * r.mean):  # type: ignore[operator]
-        if places and row.mean == previous:
-            places[-1].append(row.model)
-        else:
-            places.append([row.model])
-        previous = row.mean
-    return places
+    ordered = sorted((r for r in rows if r.model in tier_of),
+                     key=lambda r: (tier_of[r.model], sign * r.mean))  # type: ignore[operator]
+    grouped: dict[int, list[str]] = {}
+    for row in ordered:
+        grouped.setdefault(tier_of[row.model], []).append(row.model)
+    return list(grouped.values())
 
 
 def units_text(dimension: Dimension) -> str:
@@ -169,21 +200,23 @@ def units_text(dimension: Dimension) -> str:
     return f"the headline is in {ours}; × {converted.factor:g} gives the paper's {converted.unit}"
 
 
-def ranking_text(places: list[list[str]]) -> str:
-    return " > ".join(" = ".join(place) for place in places)
+def ranking_text(dimension: Dimension) -> str:
+    """"tier 1: a, b; tier 3: c": models in one tier are not shown to differ."""
+    return "; ".join(f"tier {dimension.tiers[place[0]]}: {', '.join(place)}" for place in dimension.ranking)
 
 
-def differences(benchmark: str, rows: list[BenchmarkRow], *, seed: int = 0) -> list[Difference]:
+def differences(benchmark: str, rows: list[BenchmarkRow], values: dict[str, Values], *,
+                seed: int = 0) -> list[Difference]:
     """Each model against the first model with a finished run, paired on the samples both scored
     (`report.compare`: bootstrap interval and sign-flip p-value)."""
     finished = [r for r in rows if r.state in ("complete", "failed samples") and r.metric and r.run_dir]
     if len(finished) < 2:
         return []
     base = finished[0]
-    values_a, _ = per_sample_values(RunFolder(Path(base.run_dir)).unique_scored()[0])  # type: ignore[arg-type]
+    values_a = values[base.model]
     made = []
     for other in finished[1:]:
-        values_b, _ = per_sample_values(RunFolder(Path(other.run_dir)).unique_scored()[0])  # type: ignore[arg-type]
+        values_b = values[other.model]
         metric = base.metric or ""
         (d,) = compare_values(values_a, values_b, [metric], seed=seed)
         note = None
@@ -193,9 +226,11 @@ def differences(benchmark: str, rows: list[BenchmarkRow], *, seed: int = 0) -> l
                     else "no sample scored in both")
         elif not d.paired:
             note = "no sample scored in both"
+        side = higher(d)
+        shown = "no difference shown" if side is None else f"{other.model if side == 'B' else base.model} higher"
         made.append(Difference(benchmark=benchmark, metric=metric, baseline=base.model, model=other.model,
                                paired=d.paired, diff=d.diff, ci_low=d.ci_low, ci_high=d.ci_high, p_value=d.p_value,
-                               note=note))
+                               verdict=shown, note=note))
     return made
 
 
@@ -220,8 +255,10 @@ def build_profile(profile: ProfilePlan, *, seed: int = 0) -> Profile:
             these = [read_row(bench.name, m, profile.run_path(bench.name, m), bench.unit) for m in labels]
             rows += these
             dimension.metric = next((r.metric for r in these if r.metric), None)
-            dimension.ranking = ranking(these, bench.lower_is_better)
-            diffs += differences(bench.name, these, seed=seed)
+            values = {r.model: sample_values(r) for r in these if r.state in ("complete", "failed samples")}
+            dimension.tiers = ranking(these, values, bench.lower_is_better, seed=seed)
+            dimension.ranking = places(these, dimension.tiers, bench.lower_is_better)
+            diffs += differences(bench.name, these, values, seed=seed)
         judging = {role: roles[role] for role in profile.judging.get(bench.name, [])}
         dimension.comparability = comparability(bench.task, own, profile.size, judging)
         tools = sorted(set(roles) - set(judging))  # optional roles the paper leaves to the candidate

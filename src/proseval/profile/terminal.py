@@ -40,11 +40,11 @@ def rows_table(profile: Profile) -> Table:
 def differences_table(profile: Profile) -> Table:
     table = Table(title="Paired differences (each model minus the first, on the samples both scored)",
                   title_justify="left")
-    for name in ("benchmark", "difference", "paired", "mean", "95% CI", "p", "note"):
+    for name in ("benchmark", "difference", "paired", "mean", "95% CI", "p", "verdict", "note"):
         table.add_column(name, justify="right" if name in ("paired", "mean", "95% CI", "p") else "left")
     for d in profile.differences:
         table.add_row(escape(d.benchmark), escape(f"{d.model} − {d.baseline}"), str(d.paired), num(d.diff),
-                      _interval(d.ci_low, d.ci_high), num(d.p_value), escape(d.note or ""))
+                      _interval(d.ci_low, d.ci_high), num(d.p_value), escape(d.verdict), escape(d.note or ""))
     return table
 
 
@@ -58,8 +58,10 @@ def print_profile(profile: Profile, console: Console | None = None) -> None:
     if len(profile.models) > 1:
         for d in profile.dimensions:
             if d.ranking:
-                out.print(f"ranking in {escape(d.benchmark)} ({escape(d.dimension)}): "
-                          f"{escape(ranking_text(d.ranking))}", highlight=False)
+                out.print(f"tiers in {escape(d.benchmark)} ({escape(d.dimension)}): "
+                          f"{escape(ranking_text(d))}", highlight=False)
+        out.print("a model is in a better tier than another only where their paired difference's 95% interval "
+                  "excludes 0; models in one tier are not shown to differ", highlight=False)
     for d in profile.dimensions:
         if d.comparability is not None and d.references:
             verdict = "[green]comparable[/]" if d.comparability.comparable else "[yellow]not comparable[/]"

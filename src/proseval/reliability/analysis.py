@@ -185,6 +185,22 @@ def _answer_means(primary: Mapping[Item, Verdict]) -> dict[AnswerKey, float]:
     return {answer: statistics.fmean(v) for answer, v in values.items()}
 
 
+MIN_LENGTH_ANSWERS = 5  # answers of known length a length slope needs
+MIN_LENGTH_SPREAD = 0.25  # doublings: the log2 lengths' root mean square deviation within their groups
+
+
+def length_guard(lengths: Sequence[int], groups: Sequence[Hashable]) -> str:
+    """Why no length slope is given on these answers (one entry per answer, with the group its slope is
+    taken within), or "": a slope fitted on a handful of answers, or on lengths a few words apart,
+    extrapolates to a doubling the data never saw and can be as large as it likes."""
+    if len(lengths) < MIN_LENGTH_ANSWERS:
+        return f"too few answers: {len(lengths)}, needs {MIN_LENGTH_ANSWERS}"
+    spread = stats.length_spread(lengths, groups)
+    if spread < MIN_LENGTH_SPREAD:
+        return f"lengths too alike: they spread {spread:.2f} doublings, needs {MIN_LENGTH_SPREAD}"
+    return ""
+
+
 def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int],
                 seed: int) -> tuple[float | None, int, str, Interval | None]:
     """The slope of the verdicts on log2 length within each run, net of each criterion's level (a fixed
@@ -199,6 +215,10 @@ def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int
     groups = [(a[0], c if answers_rated[(a[0], c)] > 1 else None) for a, c, _ in items]
     scores, words = [v for _, _, v in items], [lengths[a] for a, _, _ in items]
     slope = stats.length_slope(scores, words, groups)
+    answers = list(dict.fromkeys(a for a, _, _ in items))
+    guard = length_guard([lengths[a] for a in answers], [a[0] for a in answers])
+    if slope.slope is not None and guard:
+        return None, slope.n, guard, None
     if slope.slope is not None:
         return slope.slope, slope.n, "", interval(stats.length_slope_interval(
             scores, words, groups, [a for a, _, _ in items], seed=seed))
@@ -227,6 +247,10 @@ def _length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, in
     systems = [candidates.get(answers[i][0], answers[i][0]) for i in kept]
     slope = stats.length_slope(scores, words, keys)
     controlled = stats.length_controlled_means(scores, words, keys, systems)
+    guard = length_guard(words, keys)
+    if controlled.beta is not None and guard:
+        return LengthBias(note=guard, n=slope.n, within_run_slope=within_run, n_within_run=n_within_run,
+                          within_run_note=within_run_note, within_run_slope_ci=within_run_ci)
     note = "" if controlled.beta is not None else "length cannot be told apart from candidate and sample"
     beta_ci = (interval(stats.length_beta_interval(scores, words, keys, systems, seed=seed))
                if controlled.beta is not None else None)

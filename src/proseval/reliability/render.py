@@ -97,7 +97,7 @@ def _length(card: EvaluatorCard) -> str:
         parts.append(f"{with_ci(bias.within_run_slope, bias.within_run_slope_ci, signed=True)}/2× within run")
     if bias.slope_per_doubling is not None:
         parts.append(f"β {with_ci(bias.slope_per_doubling, bias.slope_per_doubling_ci, signed=True)}/2×")
-    return "; ".join(parts) or DASH
+    return "; ".join(parts) or missing(bias.within_run_note or bias.note)
 
 
 def _self(card: EvaluatorCard) -> str:

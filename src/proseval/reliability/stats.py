@@ -704,6 +704,13 @@ def _length_inputs(
     return y[keep], np.log2(np.maximum(length[keep], 1.0)), codes, rest
 
 
+def length_spread(lengths: Values, groups: Sequence[Hashable]) -> float:
+    """The spread of log2 length the within-group slopes learn from: the root mean square of each
+    answer's log2 length (words) minus its group's mean, in doublings (0.0 with no answer)."""
+    _, x, codes, _ = _length_inputs(np.zeros(len(groups)), lengths, groups)
+    return float(np.sqrt(np.mean(_group_demean(x, codes) ** 2))) if x.size else 0.0
+
+
 @dataclass(frozen=True)
 class LengthSlope:
     slope: float | None  # score points per doubling of length, within groups

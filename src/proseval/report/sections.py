@@ -12,11 +12,12 @@ from typing import Any
 from ..registry import tasks
 from ..runtime.outcome import reasons_text
 from ..runtime.usage import COUNTS, run_usage, total_usage
-from .compare import Comparison, MetricDiff, compare_runs
+from .compare import Comparison, MetricDiff, compare_runs, per_sample_values
 from .fmt import DASH, ci_text, num
 from .richtable import plain_table
 from .runs import ReportRun, metric_names
 from .samples import anchor
+from .tiers import tiers
 
 
 @dataclass(frozen=True)
@@ -68,29 +69,38 @@ def unranked_reason(run: ReportRun) -> str | None:
     return None
 
 
+def leaderboard_tiers(runs: Sequence[ReportRun], metric: str) -> dict[int, int]:
+    """Each ranked run's tier on `metric`, higher being better (`report.tiers`), by run index."""
+    ranked = [run for run in runs if unranked_reason(run) is None]
+    found = tiers([per_sample_values(run.samples)[0] for run in ranked], metric)
+    return {run.index: tier for run, tier in zip(ranked, found)}
+
+
 def leaderboard(task: str, runs: Sequence[ReportRun], rank_by: str | None = None) -> HtmlTable:
-    """Models as rows, ranked by `rank_by` (default: the runs' headline metric), highest first; a run
-    with failed samples or missing ones is shown below the ranked ones, unranked, with the reason.
-    Each metric's mean, CI and unscored count, the failed samples and the model failures."""
+    """Models as rows by tier on `rank_by` (default: the runs' headline metric), higher being better,
+    then by mean; a run with failed samples or missing ones is shown below the ranked ones, unranked,
+    with the reason. Each metric's mean, CI and unscored count, the failed samples and the model
+    failures."""
     metrics = metric_names(runs)
     rank_by = rank_by or next((run.results.headline for run in runs if run.results.headline), None)
     ranked = rank_by in metrics
     reasons = {run.index: unranked_reason(run) for run in runs}
+    tier_of = leaderboard_tiers(runs, rank_by) if ranked else {}  # type: ignore[arg-type]
 
-    def rank(run: ReportRun) -> tuple[bool, bool, float, int]:
+    def rank(run: ReportRun) -> tuple[bool, int, bool, float, int]:
         summary = run.results.metrics.get(rank_by) if ranked else None  # type: ignore[arg-type]
         mean = summary.mean if summary is not None else None
-        return (reasons[run.index] is not None, mean is None, -(mean or 0.0), run.index)
+        return (reasons[run.index] is not None, tier_of.get(run.index, 0), mean is None, -(mean or 0.0), run.index)
 
-    columns = ["#", "model", "run", "other roles"]
+    columns = ["tier", "model", "run", "other roles"]
     for metric in metrics:
         columns += [metric, "95% CI", "unscored"]
     columns += ["failed", "finished / total", "model failures"]
-    rows, place = [], 0
+    rows = []
     for run in sorted(runs, key=rank):
         i, counts = run.index, run.results.counts
-        place += reasons[i] is None
-        row = [Cell(str(place) if reasons[i] is None else "not ranked", kind="label"),
+        place = "not ranked" if reasons[i] is not None else str(tier_of[i]) if ranked else ""
+        row = [Cell(place, kind="label"),
                Cell(run.model, kind="label"), Cell(run.header.run_id, href=f"#run-{i}", kind="label"),
                Cell(run.other_roles, kind="label")]
         for metric in metrics:
@@ -108,7 +118,10 @@ def leaderboard(task: str, runs: Sequence[ReportRun], rank_by: str | None = None
                 Cell(", ".join(f"{kind} {n}" for kind, n in failures.items()) or "none",
                      [[i, "counts", "model_failures", kind] for kind in failures] or None)]
         rows.append(row)
-    caption = ((f"Ranked by {rank_by}. " if ranked else "In the order given. ") +
+    caption = ((f"Tiers on {rank_by}, higher being better: a run's tier is 1 + the number of ranked runs whose "
+                "paired difference with it, on the samples both scored, has a 95% bootstrap interval excluding 0 "
+                "in their favour; runs in one tier are not shown to differ, whatever their means. "
+                if ranked else "In the order given. ") +
                "Unscored: answers the judge or checker could not score (never counted as 0); failed: samples "
                "whose candidate call failed; model failures: empty, truncated or refused answers, scored as the "
                "benchmark defines. Runs with failed or missing samples are not ranked.")

@@ -328,6 +328,7 @@ class Ranking:
     ranked: list[MemberResult]
     missing: list[MemberResult]
     unranked: list[MemberResult] = field(default_factory=list)
+    tiers: dict[str, int] = field(default_factory=dict)  # member -> tier, set by the command (`report.tiers`)
 
 
 @dataclass
@@ -460,7 +461,7 @@ def write_summary(setplan: SetPlan, result: SetResult) -> Path:
         "usage": total_usage(m["usage"] for m in members if m["usage"] is not None),
         "failed": [m.name for m in result.failed],
         "partial": [m.name for m in result.partial],
-        "rankings": [{"task": r.task, "metric": r.metric, "ranked": [m.name for m in r.ranked],
+        "rankings": [{"task": r.task, "metric": r.metric, "ranked": [m.name for m in r.ranked], "tiers": r.tiers,
                       "unranked": [m.name for m in r.unranked], "missing": [m.name for m in r.missing]}
                      for r in result.rankings],
         "endpoints": result.endpoints,
