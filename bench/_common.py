@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "src") not in sys.path:
+# This checkout's sources first, unless PYTHONPATH names the sources to import: a measured child of
+# `--src`/`--compare-src` runs with its source there, which must not be shadowed by this one.
+if not os.environ.get("PYTHONPATH") and str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
 

@@ -58,6 +58,7 @@ PROVIDERS = {
 COMPONENTS = [
     ("asyncio event loop", ("asyncio/",)),
     ("HTTP client (aiohttp, yarl, multidict)", ("aiohttp/", "yarl/", "multidict/", "aiohappyeyeballs/")),
+    ("providers' SDKs and httpx", ("anthropic/", "openai/", "httpx/", "httpx2/", "httpcore", "anyio/")),
     ("sockets and selectors", ("selectors.py", "socket.py", "ssl.py")),
     ("JSON", ("json/",)),
     ("pydantic", ("pydantic/", "pydantic_core/")),

@@ -1,5 +1,5 @@
 """The `anthropic` provider (Messages API) and its batch mode (Message Batches), against the test
-double `proseval.testing.fake_anthropic`, driven by proseval's provider (the `anthropic` SDK's client).
+double `proseval.testing.fake_anthropic`, driven by proseval's own provider (no `anthropic` SDK).
 
 The same responder answers in real time and in batches, so a run with the judge in batch mode
 must give the records of the same run in real time; a run killed while it polls is resumed
@@ -445,9 +445,7 @@ async def test_a_server_echoing_the_key_leaves_it_in_no_file(tmp_path):
         planned = wb_plan(queries, server.base_url)
         folder, _ = await start_run(planned.task, planned.bindings, options(tmp_path, "e"), run_dir=tmp_path / "run")
     criteria = next(folder.iter_records()).scores["writingbench"].metadata["criteria"]
-    # The SDK's own headers come first, so the echo is cut before the key; a server repeating the key
-    # where the message keeps it: test_anthropic_transport.py.
-    assert all("headers were" in c["error"] for c in criteria.values())
+    assert all("headers were" in c["error"] and "[redacted]" in c["error"] for c in criteria.values())
     assert_no_key_in(folder.path)
 
 

@@ -1,24 +1,20 @@
-"""The `anthropic` provider's transport: the official SDK's client, with its retries off, sending the
-key as `x-api-key` and the API version of the model's rules, over the fake Anthropic API: the
-headers each request carries, the errors each outcome becomes (and their wording), the replica
-choice, `ANTHROPIC_BASE_URL`, the Message Batches calls, and that the key reaches no log."""
+"""The `anthropic` provider's transport (one aiohttp POST per message, the key as `x-api-key`, the
+API version of the model's rules) over the fake Anthropic API: the headers each request carries,
+in real time and in batches, the errors each outcome becomes (and their wording), the replica
+choice, `ANTHROPIC_BASE_URL`, and that the key reaches no file."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import os
 import socket
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from support.batching import write_queries
 
 from proseval.models.anthropic_batch import AnthropicBatchAPI
-from proseval.models.anthropic_messages import AnthropicModel
+from proseval.cli.models import request_preview
+from proseval.models.anthropic_messages import ANTHROPIC_VERSION, AnthropicModel
 from proseval.models.base import FatalError, GenerateConfig, RetryableError
 from proseval.models.batch import open_batch_api
 from proseval.models.families import RULES_VARIABLE, rules_for
@@ -81,10 +77,15 @@ async def test_the_key_goes_as_x_api_key_with_the_rules_api_version():
         model = model_at(server.base_url)
         completion = await model.generate(MESSAGES, GenerateConfig(max_tokens=20))
         await model.aclose()
+        api = open_batch_api("anthropic", server.base_url, "claude-test")
+        await api.probe()
+        await api.aclose()
     assert completion.text == "echo: Say hi"
-    [headers] = server.seen
-    assert headers["x-api-key"] == KEY and "authorization" not in headers  # not the SDK's Bearer header
-    assert headers["anthropic-version"] == rules_for("anthropic", "claude-test").api_version == "2026-10-21"
+    assert [(h["x-api-key"], h["anthropic-version"], "authorization" in h) for h in server.seen] == [
+        (KEY, "2026-10-21", False)] * 2  # a message, then a batch call
+    assert rules_for("anthropic", "claude-test").api_version == "2026-10-21" != ANTHROPIC_VERSION  # not the fallback
+    preview = request_preview(parse_model_spec("anthropic/claude-test", [server.base_url]), GenerateConfig())
+    assert preview[1] == {"anthropic-version": "2026-10-21"}  # describe-model shows what is sent
 
 
 async def test_a_rules_file_chooses_the_api_version_for_real_time_and_batches(tmp_path, monkeypatch):
@@ -119,7 +120,7 @@ async def test_each_outcome_is_the_executors_error_with_the_usual_wording(reply,
             await model.generate(MESSAGES, GenerateConfig(timeout=5))
         await model.aclose()
     assert type(caught.value) is kind and str(caught.value).startswith(message.format(url=server.base_url))
-    assert server._count == 1  # the SDK's own retries are off: one request, whatever the outcome
+    assert server._count == 1  # one request, whatever the outcome: retrying is the executor's
     if reply.status == 429:
         assert caught.value.retry_after == 1.5
 
@@ -199,12 +200,11 @@ async def test_batch_calls_send_the_same_headers_and_map_errors_the_same_way():
     await api.aclose()
 
 
-# --- secrets and start-up ---------------------------------------------------------------------------
+# --- secrets ---------------------------------------------------------------------------
 
 async def test_a_server_repeating_the_key_leaves_it_redacted_and_in_no_file(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl", n=1)
-    # A careless server repeating the key at the start of its error (an echo of every header would
-    # show the SDK's own headers first, and the key past what an error message keeps).
+    # A careless server repeating the key at the start of its error message.
     async with FakeAnthropicServer(behaviour=lambda i, body: Reply("status", 400, text=f"bad key {KEY}")) as server:
         planned = plan("writingbench", RoleRequest(model="scripted/echo", roles={"judge": "anthropic/claude-judge"},
                                                    role_base_urls={"judge": [server.base_url]}),
@@ -215,24 +215,3 @@ async def test_a_server_repeating_the_key_leaves_it_redacted_and_in_no_file(tmp_
     criteria = next(folder.iter_records()).scores["writingbench"].metadata["criteria"]
     assert criteria and all("bad key [redacted]" in c["error"] for c in criteria.values())
     assert not [f for f in folder.path.rglob("*") if f.is_file() and KEY.encode() in f.read_bytes()]
-
-
-async def test_the_key_reaches_no_log_even_at_debug(caplog):
-    caplog.set_level(logging.DEBUG)
-    behaviour = lambda i, body: Reply("status", 401) if i == 1 else Reply()  # noqa: E731
-    async with FakeAnthropicServer(behaviour=behaviour) as server:
-        model = model_at(server.base_url)
-        await model.generate(MESSAGES, GenerateConfig())
-        with pytest.raises(FatalError):
-            await model.generate(MESSAGES, GenerateConfig())
-        await model.aclose()
-    assert caplog.records and KEY not in caplog.text  # the SDK and HTTP clients did log, without the key
-
-
-def test_a_run_does_not_import_the_sdk_until_an_anthropic_model_is_built():
-    code = ("import sys, proseval.runtime.runner, proseval.models.anthropic_messages as m; "
-            "print('anthropic' in sys.modules); m.AnthropicModel('claude-test', ['http://127.0.0.1:9']); "
-            "print('anthropic' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).parent, env={**os.environ, "ANTHROPIC_API_KEY": KEY})
-    assert out.stdout.split() == ["False", "True"]

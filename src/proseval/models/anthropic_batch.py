@@ -1,10 +1,11 @@
-"""Anthropic's Message Batches (`/v1/messages/batches`), through the SDK like `anthropic_messages`:
+"""Anthropic's Message Batches (`/v1/messages/batches`), over aiohttp like `anthropic_messages`:
 a batch is one create carrying its requests (each a real-time Messages body), polled until it ends,
 its results read as JSONL from the batch's `results_url`. A batch carries nothing of ours that a
 list shows, so a lost create is found by its request count and creation time."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import Iterable
@@ -82,15 +83,14 @@ def _timestamp(value: Any) -> float:
 
 
 class AnthropicBatchAPI:
-    """Anthropic's Message Batches (`/v1/messages/batches`) through the SDK's generic calls (its
-    retries off, the headers of `anthropic_messages.api_headers`), behind `batch.BatchAPI` (as
-    `OpenAIBatchAPI`); `api_version` is the one the role's model speaks, so that the requests of a
-    batch are read as their real-time twins would be. There are no files: *staging* keeps the lines
-    (nothing is sent), the create posts them as `{"requests": [{"custom_id", "params"}, ...]}`. A
-    batch carries nothing of ours that a list shows, so a lost create is found by its request count
-    among the batches created since shortly before it and not recorded by this run (an adopted
-    stranger costs no more than a retry: its custom ids are not ours, so our requests count as
-    missing and go into the next batch)."""
+    """Anthropic's Message Batches (`/v1/messages/batches`) over aiohttp, behind `batch.BatchAPI`
+    (as `OpenAIBatchAPI`), under `api_version`: the version the role's model speaks, so that the
+    requests of a batch are read as their real-time twins are. There are no files: *staging* keeps
+    the lines (nothing is sent), the create posts them as `{"requests": [{"custom_id", "params"},
+    ...]}`. A batch carries nothing of ours that a list shows, so a lost create is found by its
+    request count among the batches created since shortly before it and not recorded by this run
+    (an adopted stranger costs no more than a retry: its custom ids are not ours, so our requests
+    count as missing and go into the next batch)."""
 
     max_requests = ANTHROPIC_MAX_REQUESTS
     max_bytes = ANTHROPIC_MAX_BYTES - 64 * 1024  # the JSON around the requests, with room to spare
@@ -98,9 +98,10 @@ class AnthropicBatchAPI:
     terminal = ("ended",)
     probe_path = "/v1/messages/batches"
 
-    def __init__(self, base_url: str, key: str, api_version: str | None = None):
+    def __init__(self, base_url: str, key: str, api_version: str = messages_api.ANTHROPIC_VERSION):
         self.base_url = messages_api.normal_base_url(base_url)
-        self._client = messages_api.sdk_client(self.base_url, key, api_version)
+        self._headers = messages_api.api_headers(key, api_version)
+        self._session: Any = None
         self._staged: dict[str, bytes] = {}
         self.claimed: set[str] = set()  # batches created or adopted here, or recorded by this run
 
@@ -122,18 +123,33 @@ class AnthropicBatchAPI:
     def claim(self, batch_ids: Iterable[str]) -> None:
         self.claimed.update(batch_ids)
 
-    async def _request(self, method: str, target: str, *, data: bytes | None = None, what: str) -> bytes:
-        """One call (`target`: a path, or a URL on the API's host), its body as sent, its outcome
-        mapped to the usual errors (no retries: the caller's)."""
+    def _client(self) -> Any:
+        import aiohttp
+
+        if self._session is None or self._session.closed:  # created inside the running loop
+            self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300))
+        return self._session
+
+    async def _request(self, method: str, url: str, *, data: bytes | None = None, what: str) -> bytes:
+        """One call, its outcome mapped to the usual errors (no retries: the caller's)."""
+        import aiohttp
+
         try:
-            if method == "POST":
-                return await self._client.post(target, content=data, cast_to=bytes)
-            return await self._client.get(target, cast_to=bytes)
-        except messages_api.sdk().APIError as exc:
-            raise messages_api.sdk_error(exc, self.base_url, what) from None
+            async with self._client().request(method, url, data=data, headers=self._headers,
+                                              timeout=aiohttp.ClientTimeout(total=600.0)) as reply:
+                raw = await reply.read()
+                if reply.status >= 400:
+                    raise messages_api.status_error(reply.status, messages_api.error_detail(raw),
+                                                    f"{what} ({self.base_url})", reply.headers)
+                return raw
+        except asyncio.TimeoutError:
+            raise RetryableError(f"{what}: timed out ({self.base_url})") from None
+        except aiohttp.ClientError as exc:
+            raise RetryableError(f"{what}: connection error ({self.base_url}): "
+                                 f"{short(str(exc) or type(exc).__name__)}") from None
 
     async def _json(self, method: str, path: str, *, data: bytes | None = None, what: str) -> Any:
-        raw = await self._request(method, path, data=data, what=what)
+        raw = await self._request(method, self.base_url + path, data=data, what=what)
         try:
             return json.loads(raw)
         except ValueError as exc:
@@ -212,4 +228,5 @@ class AnthropicBatchAPI:
                                                   what=f"canceling message batch {batch_id}"))
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._session is not None:
+            await self._session.close()

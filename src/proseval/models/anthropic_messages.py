@@ -1,10 +1,10 @@
-"""Anthropic's Messages API (`POST /v1/messages`), through the official `anthropic` SDK.
+"""Anthropic's Messages API (`POST /v1/messages`), posted with aiohttp like `openai_compat.CompatModel`.
 
 Retries are the executor's job; this module only translates a request into a Messages body and
-the transport's outcomes into a `Completion` or a `RetryableError` / `FatalError`. The body built
-here goes out through the SDK's generic `post` on its aiohttp transport (as `OpenAIModel` does),
-with the SDK's own retries off, the key as `x-api-key` and the model's API version
-(`api_headers`); the SDK is imported when the first client is made (`sdk`).
+the transport's outcomes into a `Completion` or a `RetryableError` / `FatalError`. The official
+`anthropic` SDK is not used (nor a dependency): a message is one JSON POST, and the SDK's request
+pipeline measured more than twice the client's CPU per request through the runtime (docs/runtime.md).
+Every request carries the key as `x-api-key` and the API version of the model's rules (`api_version`).
 
 The mapping of `GenerateConfig` (docs/runtime.md, "Models"):
 
@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Mapping
-from types import ModuleType
 from typing import Any
 
 from .base import (
@@ -57,6 +55,9 @@ from .families import ModelRules, rules_for, wire_params
 from .http import JsonEndpoints, http_error, short
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+# The `anthropic-version` sent when the model's rules name none: the version whose parameters
+# rules without a version describe (`models.families`; the shipped rules name 2026-10-21).
+ANTHROPIC_VERSION = "2023-06-01"
 KEY_VARIABLE = "ANTHROPIC_API_KEY"
 BASE_URL_VARIABLE = "ANTHROPIC_BASE_URL"
 DEFAULT_MAX_TOKENS = 4096  # the API requires max_tokens; sent when the role's settings set none
@@ -161,66 +162,29 @@ def to_completion(response: Any, latency: float) -> Completion:
     )
 
 
-def sdk() -> ModuleType:
-    """The `anthropic` SDK, imported at first use: every run imports this module (batch mode names
-    it), and importing the SDK costs more start-up than the rest of a run's imports together."""
-    import anthropic
-
-    return anthropic
+def api_version(model: str) -> str:
+    """The `anthropic-version` requests for `model` are sent with: its rules' (`models.families`),
+    else `ANTHROPIC_VERSION`."""
+    return rules_for("anthropic", model).api_version or ANTHROPIC_VERSION
 
 
-def api_headers(key: str, api_version: str | None) -> dict[str, Any]:
-    """The headers sent over the SDK's defaults: the key as `x-api-key` in place of the SDK's
-    `Authorization: Bearer` (the API takes either; `x-api-key` is the header Anthropic's docs give
-    for direct requests, and the one proxies at `ANTHROPIC_BASE_URL` read), and `api_version`, the
-    version the model's rules speak (`models.families`), in place of the SDK's own when set."""
-    headers: dict[str, Any] = {"x-api-key": key, "Authorization": sdk().omit}
-    if api_version:
-        headers["anthropic-version"] = api_version
-    return headers
-
-
-def sdk_client(base_url: str, key: str, api_version: str | None, timeout: float = 600.0) -> Any:
-    """An SDK client for one endpoint, its own retries off (retrying is the executor's, and a batch
-    create is looked up, never sent twice), on the SDK's aiohttp transport (its httpx one costs more
-    CPU per request: docs/runtime.md)."""
-    anthropic = sdk()
-    return anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout,
-                                    default_headers=api_headers(key, api_version),
-                                    http_client=anthropic.DefaultAioHttpClient())
-
-
-def sdk_error(exc: Exception, url: str, what: str = "", timeout: float | None = None) -> ModelError:
-    """An exception of a call through the SDK (or a reply that is not JSON) as the error the caller
-    acts on: an HTTP status as `status_error` has it (`retry-after` honoured), a time-out or a lost
-    connection retryable, a malformed body retryable. `what` names the call in the message (batch
-    calls), `timeout` the limit that ran out."""
-    anthropic = sdk()
-    lead = f"{what}: " if what else ""
-    if isinstance(exc, anthropic.APIStatusError):
-        where = f"{what} ({url})" if what else url
-        return status_error(exc.status_code, error_detail(exc.response.content), where, exc.response.headers)
-    if isinstance(exc, anthropic.APITimeoutError):
-        return RetryableError(f"{lead}timed out{f' after {timeout:g}s' if timeout else ''} ({url})")
-    if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__ or exc
-        return RetryableError(f"{lead}connection error ({url}): {short(str(cause) or type(cause).__name__)}")
-    return RetryableError(f"{lead}malformed response body: {short(str(exc))}")
+def api_headers(key: str, version: str) -> dict[str, str]:
+    return {"x-api-key": key, "anthropic-version": version, "content-type": "application/json"}
 
 
 class AnthropicModel:
     """Claude through the Messages API (see the module's text); several base URLs are replicas
-    (the one with the fewest requests in flight first), one SDK client each."""
+    (the one with the fewest requests in flight first)."""
 
     provider = "anthropic"
+    applies_timeout = True  # `JsonEndpoints.post` bounds each request (no task of the executor's around it)
 
     def __init__(self, name: str, base_urls: list[str] | None = None):
         self.name = name
         urls = base_urls or [os.environ.get(BASE_URL_VARIABLE) or ANTHROPIC_BASE_URL]
         self.base_urls = [normal_base_url(u) for u in urls]
-        key, version = resolve_api_key(), rules_for(self.provider, name).api_version
-        self._clients = [sdk_client(url, key, version) for url in self.base_urls]
-        self._endpoints = JsonEndpoints(self.base_urls)  # the replica choice only (the SDK posts)
+        self._headers = api_headers(resolve_api_key(), api_version(name))
+        self._endpoints = JsonEndpoints(self.base_urls)
 
     def check_config(self, config: GenerateConfig) -> None:
         """Refuse a role's settings the API cannot take (before any request)."""
@@ -230,27 +194,16 @@ class AnthropicModel:
                              "(unset it for this role)")
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
-        body = request_body(self.name, messages, config)
-        timeout = config.request_timeout()
-        index = self._endpoints.pick()
-        self._endpoints.in_flight[index] += 1
-        start = time.perf_counter()
-        try:
-            # The generic `post` sends the body as built; the typed `messages.create` would validate
-            # and copy it again for nothing.
-            response = await self._clients[index].post("/v1/messages", body=body, cast_to=object,
-                                                       options={"timeout": timeout})
-        except (sdk().APIError, ValueError) as exc:  # ValueError: a body that is not JSON
-            raise sdk_error(exc, self.base_urls[index], timeout=timeout) from None
-        finally:
-            self._endpoints.in_flight[index] -= 1
-        return to_completion(response, time.perf_counter() - start)
+        body = json.dumps(request_body(self.name, messages, config))
+        response, latency = await self._endpoints.post(
+            "/v1/messages", body, self._headers, config.request_timeout(),
+            lambda status, raw, headers, index: status_error(status, error_detail(raw), self.base_urls[index], headers))
+        return to_completion(response, latency)
 
     def cache_identity(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.name, "base_url": sorted(self.base_urls)}
 
     async def aclose(self) -> None:
-        for client in self._clients:
-            await client.close()
+        await self._endpoints.aclose()
 
 

@@ -82,10 +82,10 @@ def open_batch_api(provider: str, base_url: str, model: str) -> BatchAPI:
     the requests of `model` (an Anthropic batch is created under the API version the model speaks)."""
     if provider == "anthropic":
         from .anthropic_batch import AnthropicBatchAPI
+        from .anthropic_messages import api_version
         from .anthropic_messages import resolve_api_key as anthropic_key
-        from .families import rules_for
 
-        return AnthropicBatchAPI(base_url, anthropic_key(), rules_for(provider, model).api_version)
+        return AnthropicBatchAPI(base_url, anthropic_key(), api_version(model))
     from .openai_batch import OpenAIBatchAPI
     from .openai_compat import resolve_api_key
 
