@@ -26,16 +26,10 @@ from proseval.runtime.roles import RoleRequest
 from proseval.runtime.runner import start_run
 from proseval.testing.fake_anthropic import FakeAnthropicServer
 from proseval.testing.fake_openai import Reply
+from support.core import OLDER_ANTHROPIC_API
 
 KEY = "sk-ant-transport-DO-NOT-LEAK-9876543210"
 MESSAGES = [{"role": "user", "content": "Say hi"}]
-OLD_VERSION_RULES = """families:
-  - name: my-anthropic-version
-    provider: anthropic
-    models: ["*"]
-    api_version: "2023-06-01"
-    checked: 2026-12-01
-"""
 
 
 class RecordingServer(FakeAnthropicServer):
@@ -90,7 +84,7 @@ async def test_the_key_goes_as_x_api_key_with_the_rules_api_version():
 
 async def test_a_rules_file_chooses_the_api_version_for_real_time_and_batches(tmp_path, monkeypatch):
     rules = tmp_path / "rules.yaml"
-    rules.write_text(OLD_VERSION_RULES, encoding="utf-8")
+    rules.write_text(OLDER_ANTHROPIC_API, encoding="utf-8")
     monkeypatch.setenv(RULES_VARIABLE, str(rules))
     async with RecordingServer() as server:
         model = model_at(server.base_url)

@@ -19,15 +19,9 @@ from proseval.models.families import (
 )
 from proseval.planning import plan
 from proseval.runtime.roles import RoleError, RoleRequest
+from support.core import OLDER_ANTHROPIC_API
 from writingbench.wb_fixtures import tiny_files, write_files
 
-OLD_API = """families:
-  - name: my-anthropic-version
-    provider: anthropic
-    models: ["*"]
-    api_version: "2023-06-01"
-    checked: 2026-12-01
-"""
 
 
 @pytest.fixture
@@ -84,7 +78,7 @@ def test_anthropic_current_api_version_takes_no_sampling_parameters():
 
 
 def test_claude_4_5_under_the_older_api_version_takes_temperature_or_top_p(user_rules):
-    user_rules(OLD_API)
+    user_rules(OLDER_ANTHROPIC_API)
     rules = rules_for("anthropic", "claude-sonnet-4-5-20250929")
     assert rules.api_version == "2023-06-01"
     assert sent("anthropic", "claude-sonnet-4-5", temperature=1.0, top_p=0.95, top_k=5) == {"temperature": 1.0,

@@ -15,3 +15,16 @@ def data_args(shared_dir: Path) -> list[str]:
         if not (data / part).exists():
             pytest.skip(f"official data not found: {data / part}")
     return [arg for name in ("c3ebench", "meeseeks", "writingbench") for arg in ("--data", f"{name}={data / name}")]
+
+
+DATA_ENV = ("PROSEVAL_C3EBENCH_DIR", "PROSEVAL_MEESEEKS_DIR", "PROSEVAL_WRITINGBENCH_DIR")
+
+
+@pytest.fixture
+def no_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every data set points at an empty folder: only LongWeave (generated) can run."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for name in DATA_ENV:
+        monkeypatch.setenv(name, str(empty))
+    return empty

@@ -13,19 +13,6 @@ from proseval.errors import UsageError
 from proseval.profile.plan import plan_profile
 from proseval.profile.suite import load_suite
 
-DATA_ENV = ("PROSEVAL_C3EBENCH_DIR", "PROSEVAL_MEESEEKS_DIR", "PROSEVAL_WRITINGBENCH_DIR")
-
-
-@pytest.fixture
-def no_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every data set points at an empty folder: only LongWeave (generated) can run."""
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    for name in DATA_ENV:
-        monkeypatch.setenv(name, str(empty))
-    return empty
-
-
 def plan(tmp_path: Path, **options):
     defaults = {"judge": "scripted/echo", "overrides": {}, "data": {}, "download": False}
     return plan_profile(load_suite(), "quick", tmp_path / "out", [{"spec": "scripted/echo"}], **{**defaults, **options})

@@ -17,18 +17,6 @@ from proseval.errors import UsageError
 from proseval.profile.plan import plan_profile
 from proseval.profile.suite import load_suite
 
-DATA_ENV = ("PROSEVAL_C3EBENCH_DIR", "PROSEVAL_MEESEEKS_DIR", "PROSEVAL_WRITINGBENCH_DIR")
-
-
-@pytest.fixture
-def no_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    for name in DATA_ENV:
-        monkeypatch.setenv(name, str(empty))
-    return empty
-
-
 def write_suite(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "suite.yaml"
     path.write_text(text, encoding="utf-8")

@@ -64,3 +64,14 @@ def sample_requests(server) -> list[dict]:
     from proseval.runtime.probe import PROBE_MESSAGES
 
     return [body for body in server.requests if body.get("messages") != PROBE_MESSAGES]
+
+
+# A rules file (`PROSEVAL_MODEL_RULES`) that has Anthropic's models spoken to in the API version
+# before 2026-10-21, which still takes `temperature` where the model has it (docs/models.md).
+OLDER_ANTHROPIC_API = """families:
+  - name: my-anthropic-version
+    provider: anthropic
+    models: ["*"]
+    api_version: "2023-06-01"
+    checked: 2026-12-01
+"""
