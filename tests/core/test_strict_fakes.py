@@ -424,7 +424,7 @@ async def test_api_version_2026_10_21_has_no_sampling_parameters_on_any_model(mo
         refused = await message(server, headers=new, model=model, max_tokens=100, temperature=0.5)
         taken = await message(server, headers=new, model=model, max_tokens=100)
         first_version = await message(server, model=model, max_tokens=100, temperature=0.5)
-    assert refused.status_code == 400 and anthropic_error(refused) == "`temperature` is deprecated for this model."
+    assert refused.status_code == 400 and anthropic_error(refused) == "temperature: Extra inputs are not permitted"
     assert taken.status_code == first_version.status_code == 200
 
 

@@ -211,8 +211,10 @@ def thinking_of(body: dict[str, Any], family: ClaudeFamily | None) -> str:
 
 def _sampling_rule(body: dict[str, Any], family: ClaudeFamily, version: str) -> str | None:
     given = [name for name in SAMPLING if body.get(name) is not None]
-    if given and (family.sampling_removed or version == SAMPLING_REMOVED_IN):
+    if given and family.sampling_removed:  # the model's own rule, observed in its refusals
         return f"`{given[0]}` is deprecated for this model."
+    if given and version == SAMPLING_REMOVED_IN:  # the version's: the parameters are gone from its schema
+        return f"{given[0]}: Extra inputs are not permitted"
     if {"temperature", "top_p"} <= set(given):
         return "`temperature` and `top_p` cannot both be specified for this model. Please use only one."
     for name in (name for name in ("temperature", "top_p") if name in given):
