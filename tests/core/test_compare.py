@@ -12,7 +12,8 @@ import proseval
 from proseval.cli import app
 from proseval.core import Score
 from proseval.models.scripted import register_script, unregister_script
-from proseval.report.compare import compare_runs, paired_stats
+from proseval.report.compare import compare_runs
+from proseval.runtime.paired import paired_stats
 from proseval.runtime.records import ScoredSample
 
 cli = CliRunner()

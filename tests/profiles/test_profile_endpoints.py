@@ -100,7 +100,7 @@ def test_a_judge_the_endpoint_does_not_serve_ends_the_command_before_the_estimat
         server.stop_thread()
     assert result.exit_code == 2, result.output
     assert "judge" in result.output and "does not know this model" in result.output
-    assert "Dry run" not in result.output  # no estimate printed
+    assert "Estimate" not in result.output  # no estimate printed
     assert all(body["messages"] == PROBE_MESSAGES for body in server.requests)
 
 

@@ -33,8 +33,11 @@ def test_the_dry_run_prints_the_skipped_benchmarks_the_bindings_and_the_estimate
     assert result.exit_code == 0, result.output
     for name in ("meeseeks", "writingbench", "c3ebench", "ravel", "revision-distance"):
         assert f"skipped {name}:" in result.output
-    assert result.output.index("Profile bindings") < result.output.index("Dry run: nothing sent")
+    output = " ".join(result.output.split())  # the table's title may wrap
+    assert output.index("Profile bindings") < output.index("Estimate (dry run: nothing sent; the set written to")
     assert not (tmp_path / "out" / "runs").exists()
+    assert sorted(p.name for p in (tmp_path / "out").rglob("*") if p.is_file()) == ["profile-set.yaml"]
+    assert "(nothing sent; written: profile-set.yaml: run the same command without --dry-run" in output
 
 
 def test_the_judge_binds_every_judging_role_and_role_wins_over_it_per_role_or_per_benchmark(tmp_path, no_data):
@@ -64,23 +67,22 @@ def test_a_large_estimate_asks_and_without_a_terminal_needs_yes(tmp_path, no_dat
     assert not (tmp_path / "out" / "runs").exists()
 
 
-def test_at_the_paper_size_with_the_papers_judge_the_figures_are_comparable_unless_a_tool_role_is_rebound(
-        tmp_path, shared_dir):
+def test_at_the_paper_size_nothing_is_comparable_before_a_run_has_finished(tmp_path, shared_dir):
+    """Comparability is decided from what ran, never from the size's label and the judge's name."""
+    from proseval.profile.comparable import paper_settings
     from proseval.profile.report import build_profile
 
     data = {name: str(shared_dir / "data" / name) for name in ("c3ebench", "meeseeks", "writingbench")}
     made = plan_profile(load_suite(), "paper", tmp_path / "out", [{"spec": "openai/gpt-4o"}],
-                        judge="openai/gpt-5.2-2025-11-20", overrides={}, data=data, download=False)
-    verdicts = {d.benchmark: d.comparability for d in build_profile(made).dimensions}
-    assert verdicts["c3ebench"].comparable and verdicts["ravel"].comparable
-    assert not verdicts["longweave"].comparable and "gpt-5.2" in verdicts["longweave"].why  # its paper: Qwen2.5-72B
-    assert not verdicts["meeseeks"].comparable and not verdicts["writingbench"].comparable
-    rebound = plan_profile(load_suite(), "paper", tmp_path / "out", [{"spec": "openai/gpt-4o"}],
-                           judge="openai/gpt-5.2-2025-11-20", overrides={"ravel.reviser": "openai/gpt-4o-mini"},
-                           data=data, download=False)
-    ravel = next(d for d in build_profile(rebound).dimensions if d.benchmark == "ravel")
-    assert not ravel.comparability.comparable and "reviser" in ravel.comparability.why
-    assert [r.state for r in build_profile(rebound).rows] == ["not run"] * 6
+                        judge="openai/gpt-5.2-2025-12-11", overrides={}, data=data, download=False)
+    profile = build_profile(made)
+    verdicts = {d.benchmark: d.comparability for d in profile.dimensions}
+    assert not any(v.comparable for v in verdicts.values())
+    assert verdicts["c3ebench"].why == "no run finished"
+    for never in ("longweave", "ravel", "revision-distance"):
+        assert verdicts[never].why == paper_settings().benchmarks[never].never
+    assert "does not name the judge" in verdicts["meeseeks"].why
+    assert [r.state for r in profile.rows] == ["not run"] * 6
 
 
 def test_a_suite_entrys_own_roles_sit_between_role_and_judge(tmp_path, no_data):

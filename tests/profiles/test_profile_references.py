@@ -1,5 +1,5 @@
 """The papers' figures shipped with the profile: the same as the transcribed tables, consistent where
-the papers allow it, and shown as comparable only under the paper's preset, size and judge."""
+the papers allow it, and shown in the paper's unit at the paper's granularity."""
 
 from __future__ import annotations
 
@@ -9,14 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from proseval.profile.references import (
-    Comparability,
-    PaperUnit,
-    comparability,
-    normalise,
-    paper_unit,
-    read_references,
-)
+from proseval.core.results import Counts, MetricSummary, Results
+from proseval.profile.comparable import PaperSetting, paper_settings
+from proseval.profile.figures import paper_figures
+from proseval.profile.references import Comparability, PaperUnit, paper_unit, read_references
 
 SOURCES = {"meeseeks": "meeseeks.csv", "longweave": "longweave.csv", "writingbench": "writingbench.csv",
            "c3ebench": "ravel_c3ebench.csv", "ravel": "ravel_c3ebench.csv",
@@ -78,21 +74,6 @@ def test_meeseeks_utility_never_falls_from_turn_1_to_turn_20():
         assert by_turn["turn 1"] <= by_turn["turn 20"], model
 
 
-def test_figures_are_comparable_only_at_the_paper_size_with_the_papers_judge():
-    refs = [r for r in read_references() if r.benchmark == "longweave"]
-    qwen = "openai-compatible/Qwen2.5-72B-Instruct"
-    assert normalise(qwen).startswith(refs[0].judge_key)
-    assert comparability("longweave", refs, "paper", {"judge": qwen}).comparable
-    assert not comparability("longweave", refs, "quick", {"judge": qwen}).comparable
-    other = comparability("longweave", refs, "paper", {"judge": "openai/gpt-4o"})
-    assert not other.comparable and "openai/gpt-4o" in other.why
-    ravel = [r for r in read_references() if r.benchmark == "ravel"]
-    assert comparability("ravel", ravel, "paper", {"judge": "openai/gpt-5.2-2025-11-20"}).comparable
-    for benchmark in ("writingbench", "meeseeks", "revision-distance"):  # no judge named, or other texts measured
-        own = [r for r in read_references() if r.benchmark == benchmark]
-        assert not comparability(benchmark, own, "paper", {"judge": "openai/gpt-4"}).comparable
-
-
 def test_longweaves_fraction_is_shown_in_the_papers_0_100_unit_and_other_units_are_labelled_not_converted():
     from proseval.profile.html import reference_tables
     from proseval.profile.report import BenchmarkRow, Dimension, Profile, units_text
@@ -109,19 +90,30 @@ def test_longweaves_fraction_is_shown_in_the_papers_0_100_unit_and_other_units_a
     def dimension(name: str, own: list) -> Dimension:
         return Dimension(benchmark=name, dimension=name, metric=name, scale=None, unit=units[name],
                          lower_is_better=False, roles={}, references=own, paper_unit=paper_unit(units[name], own),
-                         comparability=Comparability(comparable=True, why="as in the paper"))
+                         comparability=Comparability(comparable=False, why="for the test"))
+
+    def results(metric: str, mean: float, slices: dict) -> Results:
+        return Results(run_id="r", task=metric, finished_at="2026-01-01T00:00:00+00:00", complete=True,
+                       counts=Counts(total=3, finished=3, ok=3, failed=0, unscored=0), headline=metric,
+                       metrics={metric: MetricSummary(mean=mean, n_scored=3)}, slices=slices)
 
     lw = dimension("longweave", [r for r in refs if r.benchmark == "longweave"])
     rv = dimension("ravel", ravel_refs)
-    rows = [BenchmarkRow(benchmark="longweave", model="m", state="complete", metric="longweave",
-                         unit=units["longweave"], mean=0.4321),
-            BenchmarkRow(benchmark="ravel", model="m", state="complete", metric="judge", unit=units["ravel"],
-                         mean=6.5)]
-    profile = Profile(size="paper", folder="f", models=["m"], dimensions=[lw, rv], rows=rows)
-    (lw_table, lw_why, _), (rv_table, rv_why, _) = reference_tables(profile)
-    own = lw_table.rows[0]
-    assert float(own[3].text) == 43.21 and own[4].text.startswith("score (0-100)") and "× 100" in own[4].text
+    lw.figures = paper_figures("m", Path("."), results("longweave", 0.4, {"task": {
+        "cf": {"longweave": MetricSummary(mean=0.4321, ci_low=0.4, ci_high=0.5, n_scored=3)}}}),
+        paper_settings().benchmarks["longweave"], lw.paper_unit, lw.unit)
+    rv.figures = paper_figures("m", Path("."), results("judge", 6.5, {}), PaperSetting(), rv.paper_unit, rv.unit)
+    assert [(f.slice, f.mean, f.ci_low, f.unit) for f in lw.figures] == [("CF", pytest.approx(43.21), 40.0,
+                                                                           "score (0-100)")]
+    profile = Profile(size="paper", folder="f", models=["m"], dimensions=[lw, rv], rows=[])
+    (lw_tables, lw_why, _), (rv_tables, rv_why, _) = reference_tables(profile)
+    (lw_table,) = lw_tables
+    cf = lw_table.columns.index("Table 3 Task score: CF")
+    assert lw_table.rows[0][0].text == "m (this profile)" and lw_table.rows[0][cf].text == "43.210 [40.000, 50.000]"
+    assert lw_table.rows[1][cf].text == "29.67"  # the paper's first model, as printed
     assert "× 100" in lw_why and "× 100" in units_text(lw)
-    assert float(rv_table.rows[0][3].text) == 6.5 and "not converted" in rv_table.rows[0][4].text
+    paper, own = rv_tables
+    assert all(row[0].text != "m (this profile)" for row in paper.rows)  # not converted: not set beside them
+    assert own.rows[0][2].text == "6.500" and "1-10 judge score" in own.title
     assert "not converted" in rv_why
     assert Profile.model_validate_json(profile.model_dump_json()).dimensions[0].paper_unit.factor == 100.0

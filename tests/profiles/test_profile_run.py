@@ -41,7 +41,9 @@ def test_bindings_then_estimate_then_runs_then_the_profile(profiled):
     progress = [next(i for i, line in enumerate(lines) if line.startswith(f"{member_name(b, m)}: done, {n}/{n} samples"))
                 for b, n in QUICK.items() for m in MODELS]  # one line per benchmark and model
     order = [next(i for i, line in enumerate(lines) if text in line)
-             for text in ("Profile bindings", "Dry run: nothing sent")] + sorted(progress)
+             for text in ("Profile bindings", "Estimate of the profile's requests and cost, before anything is sent")]
+    order += sorted(progress)
+    assert "Dry run" not in output and "nothing written" not in output
     order.append(next(i for i, line in enumerate(lines) if "Writing profile" in line))
     assert order == sorted(order)
     assert "set folder:" not in output  # the run-set summaries stay in the run folders and the report

@@ -32,7 +32,7 @@ def test_an_unknown_task_is_refused_naming_the_file_and_line(tmp_path):
     result = profile("--suite", str(path), "-o", str(tmp_path / "out"))
     assert result.exit_code == 2, result.output
     assert f"{path}:3:" in result.output and "unknown task 'longwave'" in result.output
-    assert "skipped" not in result.output and "Dry run" not in result.output
+    assert "skipped" not in result.output and "Estimate" not in result.output
 
 
 @pytest.mark.parametrize("wrong, named", [
@@ -51,7 +51,7 @@ def test_a_data_folder_that_is_not_there_is_refused(tmp_path):
     result = profile("-o", str(tmp_path / "out"), "--data", f"meeseeks={missing}")
     assert result.exit_code == 2, result.output
     assert f"--data meeseeks={missing}: no such folder" in result.output
-    assert "skipped" not in result.output and "Dry run" not in result.output
+    assert "skipped" not in result.output and "Estimate" not in result.output
 
 
 def plan(tmp_path: Path, download: bool):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from proseval.report.compare import RESAMPLES, _sign_flipped_sums
+from proseval.runtime.paired import RESAMPLES, _sign_flipped_sums
 
 
 def test_table_sums_equal_the_sums_with_each_sign_flipped():
@@ -21,7 +21,7 @@ def test_the_signs_are_fair_coins():
 
 
 def test_drawing_in_blocks_gives_the_draws_of_one_block():
-    from proseval.report.compare import _chunks, paired_stats
+    from proseval.runtime.paired import _chunks, paired_stats
 
     data = np.sort(np.random.default_rng(5).normal(size=450) + 0.1)
     assert _chunks(data.size) == 3  # bounded memory: three blocks of resamples
@@ -51,6 +51,6 @@ def test_the_changed_samples_are_those_of_the_clearest_change_unless_a_metric_is
 def test_one_pair_has_no_interval():
     import numpy as np
 
-    from proseval.report.compare import paired_stats
+    from proseval.runtime.paired import paired_stats
 
     assert paired_stats(np.array([0.7])) == (None, None, 1.0)

@@ -1,5 +1,5 @@
 """A run ranks above another only where their paired difference's 95% interval excludes 0: the
-tiers of `report.tiers`, in the report's leaderboard, the evaluation set's rankings (`set.json`)
+tiers of `runtime.paired`, in the report's leaderboard, the evaluation set's rankings (`set.json`)
 and `proseval compare`'s verdict. Three demo runs by scripted judges: `base`; `bump`, one point
 above it on a single prompt (a higher mean the data cannot tell from noise); `plus2`, two points
 above it everywhere."""
@@ -15,12 +15,12 @@ from typer.testing import CliRunner
 
 import proseval
 from proseval.cli import app
-from proseval.cli.run_set import set_tiers
+from proseval.runtime.sets import set_tiers
 from proseval.models.scripted import register_script, unregister_script
-from proseval.report.compare import MetricDiff
+from proseval.runtime.paired import MetricDiff
 from proseval.report.runs import open_runs
 from proseval.report.sections import leaderboard
-from proseval.report.tiers import tiers, verdict
+from proseval.runtime.paired import tiers, verdict
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.sets import MemberResult, Ranking, SetResult, write_summary
 
@@ -98,3 +98,27 @@ def test_set_json_records_the_tiers_and_ranks_by_them(runs, tmp_path):
     (ranking,) = json.loads(written.read_text(encoding="utf-8"))["rankings"]
     assert ranking["tiers"] == {"plus2": 1, "bump": 2, "base": 2}
     assert ranking["ranked"] == ["plus2", "bump", "base"]
+
+
+def test_a_set_run_through_the_python_api_records_tiers_too(tmp_path, monkeypatch):
+    """Tiers are computed where the set runs, not by the command: `proseval.run_set` (and the profile,
+    which runs its benchmarks as sets) record them in `set.json` as `run-set` does."""
+    monkeypatch.setenv("PROSEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    scripts = {"api-tier-a": lambda messages: "An answer.", "api-tier-b": lambda messages: "An answer, zanzibar.",
+               "api-tier-judge": lambda messages: json.dumps({"score": 8 if "zanzibar" in str(messages)
+                                                               else 3 + len(str(messages)) % 2, "reason": "planted"})}
+    for name, script in scripts.items():
+        register_script(name, script)
+    try:
+        set_file = tmp_path / "set.yaml"
+        set_file.write_text("models: [{spec: scripted/api-tier-a}, {spec: scripted/api-tier-b}]\n"
+                            "tasks: [{task: demo}]\nroles: {judge: scripted/api-tier-judge}\n", encoding="utf-8")
+        result = proseval.run_set(set_file)
+    finally:
+        for name in scripts:
+            unregister_script(name)
+    (ranking,) = result.rankings
+    assert ranking.tiers == {m.name: tier for m, tier in zip(ranking.ranked, (1, 2))}
+    assert "api-tier-b" in ranking.ranked[0].name
+    (written,) = json.loads((result.path / "set.json").read_text(encoding="utf-8"))["rankings"]
+    assert written["tiers"] == ranking.tiers

@@ -12,8 +12,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..commandline.console import console, errors, fail
-from ..report.compare import Comparison, MetricDiff, compare_runs
-from ..report.tiers import verdict
+from ..report.compare import Comparison, compare_runs
+from ..runtime.paired import MetricDiff, verdict
 from ..runtime.runlog import RunFolder
 
 

@@ -104,14 +104,16 @@ def _bindings_table(plan: Any) -> Any:
     return table
 
 
-def _estimate(setplan: Any, plan: Any, cost: Any) -> tuple[int, float | None]:
+def _estimate(setplan: Any, plan: Any, cost: Any, *, dry_run: bool) -> tuple[int, float | None]:
     """Print the run-set's estimate of the first set (and what the later sets add); its requests and cost."""
     from rich.markup import escape
 
     from ..commandline.console import console
     from ..commandline.cost import print_set_estimates
 
-    estimates = print_set_estimates(setplan, cost)
+    title = (f"Estimate (dry run: nothing sent; the set written to {plan.set_file})" if dry_run
+             else "Estimate of the profile's requests and cost, before anything is sent")
+    estimates = print_set_estimates(setplan, cost, title=title)
     for name in plan.later:
         source = plan.suite.get(name).drafts_from
         answers = sum(m.n_samples for m in setplan.members if m.task_label == source)
@@ -250,6 +252,7 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
     from ..runtime.roles import parse_assignments
 
     load_env_file()
+    before = set(_files(out)) if dry_run else set()
     if len(set(models)) != len(models):
         fail("give each model once")
     overrides = checked(lambda: parse_assignments(roles, "--role"))
@@ -270,9 +273,11 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
     if probe and not dry_run:
         _probe([*_used_bindings(setplan.members), *_later_bindings(plan, entries, options)])
     cost = cost_request(prices, max_cost)
-    requests, spend = _estimate(setplan, plan, cost)
+    requests, spend = _estimate(setplan, plan, cost, dry_run=dry_run)
     if dry_run:
-        console.print(f"profile folder: {out} (nothing sent)", highlight=False)
+        written = [str(p.relative_to(out)) for p in _files(out) if p not in before]
+        console.print(f"profile folder: {out} (nothing sent; written: {', '.join(written) or 'nothing'}: run the "
+                      "same command without --dry-run to run it)", highlight=False)
         return
     _confirm(requests, spend, cost.prices.currency if cost.prices is not None else None, yes=yes,
              interactive=interactive)
@@ -291,6 +296,11 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
     failed = [s for s in statuses if s]
     if failed:
         raise typer.Exit(failed[0])
+
+
+def _files(folder: Path) -> list[Path]:
+    """The files under `folder` (none when it does not exist), in a stable order."""
+    return sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
 
 
 def _role_endpoints(items: list[str]) -> dict[str, list[str]]:

@@ -31,10 +31,8 @@ from ..commandline.options import DisplayOpt, NoCacheOpt, NoProbeOpt
 from ..commandline.requests import display_mode
 from ..commandline.sets import plan_set
 from ..errors import ProsevalError
-from ..report.compare import per_sample_values
 from ..report.runs import ReportRun, open_runs
 from ..report.sections import HtmlTable, leaderboard
-from ..report.tiers import tiers
 from ..runtime.cost import CostMeter, money
 from ..runtime.interrupts import SignalStop
 from ..runtime.loop import run_async
@@ -79,20 +77,8 @@ def leaderboards(result: SetResult) -> list[Leaderboard]:
     return boards
 
 
-def set_tiers(result: SetResult) -> None:
-    """Each ranking's tiers on its metric, higher being better (`report.tiers`), its ranked members
-    in tier order (by mean within a tier): what `set.json` records."""
-    for ranking in result.rankings:
-        if ranking.metric is None or not ranking.ranked:
-            continue
-        values = [per_sample_values(RunFolder(m.path).unique_scored()[0])[0] for m in ranking.ranked]
-        ranking.tiers = dict(zip((m.name for m in ranking.ranked), tiers(values, ranking.metric)))
-        ranking.ranked.sort(key=lambda m: ranking.tiers[m.name])
-
-
 def finish_set(result: SetResult, *, report: bool) -> None:
-    """What the command adds to a set's result before `set.json` is written: the tiers, the report."""
-    set_tiers(result)
+    """What the command adds to a set's result before `set.json` is written: the report."""
     if report:
         write_set_report(result)
 

@@ -111,9 +111,12 @@ def _money(value: float | None) -> str:
     return "—" if value is None else money(value)
 
 
-def estimate_table(estimates: list[Estimate], currency: str | None) -> Table:
+DRY_RUN_TITLE = "Dry run: nothing sent, nothing written"
+
+
+def estimate_table(estimates: list[Estimate], currency: str | None, title: str = DRY_RUN_TITLE) -> Table:
     """Per task (member) and role: requests, input and output tokens, cost at full and batch price."""
-    title = "Dry run: nothing sent, nothing written" + (f"; cost in {currency}" if currency else "")
+    title += f"; cost in {currency}" if currency else ""
     table = Table(title=title, title_justify="left")
     for name in ("task", "role", "model", "samples", "calls", "tok in", "tok out", "cost", "batch cost"):
         left = name in ("task", "role", "model")
@@ -149,9 +152,10 @@ def _sum(costs: list[float | None]) -> float | None:
     return None if None in costs else sum(c for c in costs if c is not None)
 
 
-def print_set_estimates(setplan: Any, request: CostRequest, *, retry_failed: bool = False) -> list[Estimate]:
+def print_set_estimates(setplan: Any, request: CostRequest, *, retry_failed: bool = False,
+                        title: str = DRY_RUN_TITLE) -> list[Estimate]:
     """The dry run of an evaluation set: each member's estimate (a member that would be refused
-    said so instead), printed as one table; the estimates."""
+    said so instead), printed as one table under `title`; the estimates."""
     from ..runtime.sets import estimate_set
 
     estimates = []
@@ -164,14 +168,14 @@ def print_set_estimates(setplan: Any, request: CostRequest, *, retry_failed: boo
             continue
         estimate.label = f"{member.name} ({decision})"
         estimates.append(estimate)
-    print_estimates(estimates, request)
+    print_estimates(estimates, request, title)
     return estimates
 
 
-def print_estimates(estimates: list[Estimate], request: CostRequest) -> None:
+def print_estimates(estimates: list[Estimate], request: CostRequest, title: str = DRY_RUN_TITLE) -> None:
     """The dry run's table and what its figures assume."""
     currency = request.prices.currency if request.prices is not None else None
-    console.print(estimate_table(estimates, currency))
+    console.print(estimate_table(estimates, currency, title))
     for line in [*_price_notes(estimates, request), *_assumptions(estimates)]:
         console.print(line, highlight=False)
 

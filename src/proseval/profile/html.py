@@ -23,6 +23,7 @@ from ..reliability.analysis import analyse
 from ..report.fmt import num
 from ..report.judges import JudgesPart, judges_part
 from ..report.sections import Cell, HtmlTable
+from .comparable import verdict_line
 from .report import BenchmarkRow, Dimension, Profile, ranking_text, units_text
 
 PROFILE_HTML = "profile.html"
@@ -129,41 +130,65 @@ def ranking_table(profile: Profile) -> HtmlTable:
                      "their favour. Models in one tier are not shown to differ, whatever their means.")
 
 
-def _own_rows(profile: Profile, d: Dimension) -> list[list[Cell]]:
-    """The profile's models beside the paper's: in the paper's unit where the headline converts to it,
-    else in the headline's own unit, said."""
-    made = []
-    for r in profile.rows:
-        if r.benchmark != d.benchmark or r.mean is None:
-            continue
-        if d.paper_unit is None:
-            value, unit = r.mean, f"{d.unit or 'unit not stated'} (proseval's headline; not converted)"
-        else:
-            value, unit = r.mean * d.paper_unit.factor, d.paper_unit.unit
-            if d.paper_unit.factor != 1.0:
-                unit += f" (proseval's {d.unit} × {d.paper_unit.factor:g})"
-        made.append([Cell(f"{r.model} (this profile)", kind="label"), Cell(r.metric or "", kind="label"),
-                     Cell("overall", kind="label"), Cell(num(value)), Cell(unit, kind="label"),
-                     Cell(f"{profile.folder}", kind="label"), Cell(f"size {profile.size}", kind="label")])
-    return made
+def _figure_text(value: float | None, low: float | None, high: float | None) -> str:
+    return "—" if value is None else num(value) + ("" if low is None else f" [{num(low)}, {num(high)}]")
 
 
-def reference_tables(profile: Profile) -> list[tuple[HtmlTable, str, bool]]:
-    """Per benchmark with published figures: the figures, why they are (not) comparable and how the
-    units stand, and whether."""
+def _own_label(model: str, by: dict[str, str], key: str | None) -> str:
+    """`model (this profile)`, or with the slice the paper leaves open: `model, language en`."""
+    extra = [f"{k} {v}" for k, v in by.items() if k != key]
+    return f"{model} (this profile{', ' + ', '.join(extra) if extra else ''})"
+
+
+def paper_table(d: Dimension) -> HtmlTable:
+    """The paper's figures at their own granularity (one column per table, metric and slice as
+    printed), the profile's models first in the columns their headline converts to."""
+    columns = list(dict.fromkeys((r.table, r.metric, r.slice) for r in d.references))
+    placed = [c for c in columns if d.paper_unit is not None
+              and any(r.unit == d.paper_unit.unit for r in d.references if (r.table, r.metric, r.slice) == c)]
+    first_table = placed[0][:2] if placed else None
+    own: dict[str, dict[tuple[str, str, str], str]] = {}
+    key = next((k for f in d.figures for k in f.by), None)
+    for f in d.figures:
+        label = _own_label(f.model, f.by, key)
+        for column in placed:
+            if column[:2] == first_table and column[2] == f.slice:
+                own.setdefault(label, {})[column] = _figure_text(f.mean, f.ci_low, f.ci_high)
+    values: dict[str, dict[tuple[str, str, str], str]] = {}
+    for r in d.references:
+        values.setdefault(r.model, {})[(r.table, r.metric, r.slice)] = r.value or "—"
+    rows = [[Cell(model, kind="label"), *[Cell(cells.get(c, "")) for c in columns]]
+            for model, cells in [*own.items(), *values.items()]]
+    names = [f"{table} {metric}: {slice_}" for table, metric, slice_ in columns]
+    units = ", ".join(dict.fromkeys(r.unit or "unit not stated" for r in d.references))
+    return HtmlTable(f"references-{d.benchmark}", f"{d.benchmark}: the paper's figures beside this profile's",
+                     ["model", *names], rows,
+                     f"The paper's figures as printed ({units}), one column per table, metric and slice; this "
+                     "profile's runs first, with their 95% intervals, in the columns their headline converts to.")
+
+
+def own_figures_table(d: Dimension) -> HtmlTable | None:
+    """The profile's figures in the headline's own unit, where it does not convert to the paper's."""
+    if d.paper_unit is not None or not d.figures:
+        return None
+    rows = [[Cell(f.model, kind="label"), Cell(f.slice, kind="label"),
+             Cell(_figure_text(f.mean, f.ci_low, f.ci_high)), Cell(str(f.n))] for f in d.figures]
+    return HtmlTable(f"own-{d.benchmark}", f"{d.benchmark}: this profile's figures ({d.unit or 'unit not stated'})",
+                     ["model", "slice", "mean [95% CI]", "n"], rows,
+                     "In the headline's own unit: it does not convert to the paper's, so the two are not set side "
+                     "by side.")
+
+
+def reference_tables(profile: Profile) -> list[tuple[list[HtmlTable], str, bool]]:
+    """Per benchmark with published figures: the figures at the paper's granularity, the verdict
+    line ("comparable because …" / "not comparable because …") and how the units stand."""
     made = []
     for d in profile.dimensions:
         if not d.references or d.comparability is None:
             continue
-        rows = [[Cell(r.model, kind="label"), Cell(r.metric, kind="label"), Cell(r.slice, kind="label"),
-                 Cell(r.value), Cell(r.unit, kind="label"), Cell(f"{r.paper}, {r.table}", kind="label"),
-                 Cell(r.settings, kind="label")] for r in d.references]
-        if d.comparability.comparable:  # the profile's own models first, beside the paper's
-            rows = _own_rows(profile, d) + rows
-        table = HtmlTable(f"references-{d.benchmark}", f"{d.benchmark}: the paper's models",
-                          ["model", "metric", "slice", "value", "unit", "source", "settings"], rows,
-                          "Figures as printed in the paper.")
-        made.append((table, f"{d.comparability.why}; {units_text(d)}", d.comparability.comparable))
+        tables = [t for t in (paper_table(d), own_figures_table(d)) if t is not None]
+        made.append((tables, f"{verdict_line(d.benchmark, d.comparability)}; {units_text(d)}",
+                     d.comparability.comparable))
     return made
 
 

@@ -1,6 +1,6 @@
 """The profile report's content (`profile.json`): one row per benchmark and model, read from the
 run folders; paired differences against the first model; the tiers per benchmark (a model ranks
-above another only where their paired difference's interval excludes 0: `report.tiers`); the papers'
+above another only where their paired difference's interval excludes 0: `runtime.paired`); the papers'
 figures with whether they are comparable. Never one number over the benchmarks: each keeps its
 own metric and scale."""
 
@@ -12,19 +12,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ..report.compare import compare_values, per_sample_values
-from ..report.tiers import Values, higher, tiers
+from ..runtime.paired import Values, compare_values, higher, per_sample_values, tiers
 from ..runtime.runlog import RunFolder, RunFolderError
 from ..runtime.usage import run_usage
 from .plan import ProfilePlan
-from .references import (
-    Comparability,
-    PaperUnit,
-    Reference,
-    comparability,
-    paper_unit,
-    read_references,
-)
+from .comparable import PaperSetting, benchmark_comparability, paper_settings, run_comparability
+from .figures import Figure, paper_figures
+from .references import Comparability, PaperUnit, Reference, paper_unit, read_references
 
 PROFILE_JSON = "profile.json"
 
@@ -57,6 +51,8 @@ class BenchmarkRow(BaseModel):
     currency: str | None = None
     seconds: float | None = Field(None, description="time spent running: the sum of the run's sessions (from each "
                                   "start or resume to its last recorded usage), never the time between them")
+    comparability: Comparability | None = Field(None, description="whether this run's figures can be read "
+                                                "beside the paper's, decided from what ran")
 
 
 class Difference(BaseModel):
@@ -93,7 +89,11 @@ class Dimension(BaseModel):
     references: list[Reference] = Field(default_factory=list)
     paper_unit: PaperUnit | None = Field(None, description="the papers' unit the headline converts to (value × "
                                          "factor); None: the figures are in other units, never converted")
-    comparability: Comparability | None = None
+    comparability: Comparability | None = Field(None, description="the benchmark's verdict over its models' "
+                                                "runs (`comparable.benchmark_comparability`)")
+    figures: list[Figure] = Field(default_factory=list, description="each finished run's headline at the paper's "
+                                  "granularity (C3EBench and LongWeave per task), in the paper's unit where it "
+                                  "converts")
 
 
 class Profile(BaseModel):
@@ -208,7 +208,7 @@ def ranking_text(dimension: Dimension) -> str:
 def differences(benchmark: str, rows: list[BenchmarkRow], values: dict[str, Values], *,
                 seed: int = 0) -> list[Difference]:
     """Each model against the first model with a finished run, paired on the samples both scored
-    (`report.compare`: bootstrap interval and sign-flip p-value)."""
+    (`runtime.paired`: bootstrap interval and sign-flip p-value)."""
     finished = [r for r in rows if r.state in ("complete", "failed samples") and r.metric and r.run_dir]
     if len(finished) < 2:
         return []
@@ -260,14 +260,33 @@ def build_profile(profile: ProfilePlan, *, seed: int = 0) -> Profile:
             dimension.ranking = places(these, dimension.tiers, bench.lower_is_better)
             diffs += differences(bench.name, these, values, seed=seed)
         judging = {role: roles[role] for role in profile.judging.get(bench.name, [])}
-        dimension.comparability = comparability(bench.task, own, profile.size, judging)
-        tools = sorted(set(roles) - set(judging))  # optional roles the paper leaves to the candidate
-        if own and tools and dimension.comparability.comparable:
-            dimension.comparability = Comparability(comparable=False, why=f"{', '.join(tools)} bound to another "
-                                                    "model than the candidate, unlike the paper's main setting")
+        judged_by_paper(dimension, [r for r in rows if r.benchmark == bench.name], bench.task, judging, seed=seed)
         dimensions.append(dimension)
     return Profile(size=profile.size, folder=str(profile.folder.resolve()), models=labels, dimensions=dimensions,
                    rows=rows, differences=diffs, skipped=skipped)
+
+
+def judged_by_paper(dimension: Dimension, rows: list[BenchmarkRow], task: str, judging: dict[str, str], *,
+                    seed: int = 0) -> None:
+    """Each finished run's comparability with the paper's figures and its figures at the paper's
+    granularity; the benchmark's verdict over them."""
+    setting = paper_settings().benchmarks.get(task, PaperSetting())
+    per_model: dict[str, Comparability] = {}
+    for row in rows:
+        if row.run_dir is None or row.state not in ("complete", "failed samples"):
+            continue
+        folder = RunFolder(Path(row.run_dir))
+        try:
+            header, results = folder.read_header(), folder.read_results()
+        except RunFolderError:
+            continue
+        if dimension.references:
+            row.comparability = run_comparability(task, dimension.references, header, results, judging,
+                                                  dimension.paper_unit, dimension.unit)
+            per_model[row.model] = row.comparability
+            dimension.figures += paper_figures(row.model, Path(row.run_dir), results, setting,
+                                               dimension.paper_unit, dimension.unit, seed=seed)
+    dimension.comparability = benchmark_comparability(task, dimension.references, per_model)
 
 
 def write_profile_json(report: Profile, folder: Path) -> Path:

@@ -8,7 +8,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..report.fmt import num
-from .report import Profile, ranking_text, units_text
+from .comparable import verdict_line
+from .report import Dimension, Profile, ranking_text, units_text
 
 
 def _interval(low: float | None, high: float | None) -> str:
@@ -48,6 +49,35 @@ def differences_table(profile: Profile) -> Table:
     return table
 
 
+def figures_table(d: Dimension) -> Table:
+    """The profile's figures at the paper's granularity, with the range of the paper's own models
+    in the same columns (their figures one by one are in profile.html)."""
+    slices = list(dict.fromkeys(f.slice for f in d.figures))
+    unit = d.paper_unit.unit if d.paper_unit else (d.unit or "unit not stated")
+    table = Table(title=f"{d.benchmark} at the paper's granularity ({unit})", title_justify="left")
+    table.add_column("model")
+    for name in slices:
+        table.add_column(name, justify="right")
+    cells: dict[str, dict[str, str]] = {}
+    for f in d.figures:
+        label = f.model + "".join(f", {k} {v}" for k, v in list(f.by.items())[1:])  # the first: the paper's slice
+        cells.setdefault(label, {})[f.slice] = num(f.mean) + (f" {_interval(f.ci_low, f.ci_high)}" if f.ci_low
+                                                              is not None else "")
+    for label, by_slice in cells.items():
+        table.add_row(escape(label), *[by_slice.get(name, "—") for name in slices])
+    if d.paper_unit is not None:
+        first = next(r for r in d.references if r.unit == d.paper_unit.unit)
+        ranges = []
+        for name in slices:
+            numbers = [r.number for r in d.references if r.slice == name and (r.table, r.metric) == (first.table,
+                       first.metric) and r.number is not None]
+            ranges.append(f"{num(min(numbers))} – {num(max(numbers))}" if numbers else "—")
+        if any(r != "—" for r in ranges):  # else the paper prints other slices: its figures are in profile.html
+            table.add_row(f"the paper's {len({r.model for r in d.references})} models, {first.table} {first.metric} "
+                          "(lowest – highest)", *ranges)
+    return table
+
+
 def print_profile(profile: Profile, console: Console | None = None) -> None:
     from ..commandline.console import console as default
 
@@ -64,8 +94,10 @@ def print_profile(profile: Profile, console: Console | None = None) -> None:
                   "excludes 0; models in one tier are not shown to differ", highlight=False)
     for d in profile.dimensions:
         if d.comparability is not None and d.references:
-            verdict = "[green]comparable[/]" if d.comparability.comparable else "[yellow]not comparable[/]"
-            out.print(f"{escape(d.benchmark)}: the paper's {len({r.model for r in d.references})} models "
-                      f"{verdict}: {escape(d.comparability.why)}; {escape(units_text(d))}", highlight=False)
+            if d.figures:
+                out.print(figures_table(d))
+            colour = "green" if d.comparability.comparable else "yellow"
+            out.print(f"[{colour}]{escape(verdict_line(d.benchmark, d.comparability))}[/]; {escape(units_text(d))}",
+                      highlight=False)
     for name, reason in profile.skipped.items():
         out.print(f"[yellow]skipped {escape(name)}:[/] {escape(reason)}", highlight=False)

@@ -12,12 +12,12 @@ from typing import Any
 from ..registry import tasks
 from ..runtime.outcome import reasons_text
 from ..runtime.usage import COUNTS, run_usage, total_usage
-from .compare import Comparison, MetricDiff, compare_runs, per_sample_values
+from ..runtime.paired import MetricDiff, per_sample_values, tiers
+from .compare import Comparison, compare_runs
 from .fmt import DASH, ci_text, num
 from .richtable import plain_table
 from .runs import ReportRun, metric_names
 from .samples import anchor
-from .tiers import tiers
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def unranked_reason(run: ReportRun) -> str | None:
 
 
 def leaderboard_tiers(runs: Sequence[ReportRun], metric: str) -> dict[int, int]:
-    """Each ranked run's tier on `metric`, higher being better (`report.tiers`), by run index."""
+    """Each ranked run's tier on `metric`, higher being better (`runtime.paired`), by run index."""
     ranked = [run for run in runs if unranked_reason(run) is None]
     found = tiers([per_sample_values(run.samples)[0] for run in ranked], metric)
     return {run.index: tier for run, tier in zip(ranked, found)}

@@ -40,6 +40,7 @@ from .errorlog import ERROR_LOG, note_log, save_traceback
 from .limits import EndpointLimits, endpoint_key_problem
 from .options import RunOptions
 from .outcome import reasons_text
+from .paired import per_sample_values, tiers
 from .progress import Display
 from .records import Results, RoleBinding
 from .resume import configuration_changes, resume_run
@@ -328,7 +329,7 @@ class Ranking:
     ranked: list[MemberResult]
     missing: list[MemberResult]
     unranked: list[MemberResult] = field(default_factory=list)
-    tiers: dict[str, int] = field(default_factory=dict)  # member -> tier, set by the command (`report.tiers`)
+    tiers: dict[str, int] = field(default_factory=dict)  # member -> tier (`set_tiers`)
 
 
 @dataclass
@@ -532,10 +533,23 @@ async def run_set_async(setplan: SetPlan, *, display: Display = "none", retry_fa
             progress.stop()
     result = SetResult(setplan.folder, setplan.path, results, rank(setplan, results), limits.summary(),
                        list(setplan.warnings))
+    set_tiers(result)
     if report is not None:
         report(result)
     write_summary(setplan, result)
     return result
+
+
+def set_tiers(result: SetResult) -> None:
+    """Each ranking's tiers on its metric, higher being better (`runtime.paired.tiers`), its ranked
+    members in tier order (by mean within a tier): what `set.json`, the terminal and the report show,
+    whichever way the set was run (command, Python API, profile)."""
+    for ranking in result.rankings:
+        if ranking.metric is None or not ranking.ranked:
+            continue
+        values = [per_sample_values(RunFolder(m.path).unique_scored()[0])[0] for m in ranking.ranked]
+        ranking.tiers = dict(zip((m.name for m in ranking.ranked), tiers(values, ranking.metric)))
+        ranking.ranked.sort(key=lambda m: ranking.tiers[m.name])
 
 
 def describe_plan(setplan: SetPlan, *, retry_failed: bool = False) -> list[dict[str, Any]]:
