@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..models.base import GenerateConfig
+from ..models.base import GenerateConfig, Message
 from .prompt import PromptTemplate
 from .ratings import Ratings
 from .sample import Sample
@@ -29,6 +29,8 @@ Reevaluate = Callable[[Sample, State, "Context"], Awaitable[State]]
 Scorer = Callable[[Sample, State, "Context"], Awaitable[dict[str, Score]]]
 Aggregate = Callable[[list["ScoredSample"]], dict[str, Any]]
 Artifacts = Callable[["Results"], dict[str, "str | bytes"]]
+# A dry run's reply to one request: (role, messages, output tokens, turn) -> text, or None.
+DryRunReply = Callable[[str, list[Message], int, str], "str | None"]
 
 
 @dataclass
@@ -68,3 +70,8 @@ class Task:
     # reference-anchored prompt, a pairwise comparison): `proseval score --swap-order` re-judges
     # with it, and the analysis reports how often verdicts change (position bias).
     swap_param: str | None = None
+    # Dry runs (`--dry-run`, `runtime.dryrun`): the task's own stand-in reply to a request of
+    # `role` at `turn` (the turn its protocol or scorer named), of about `tokens` output tokens, so
+    # that a multi-step protocol takes the path a real run would. None, or a None reply: the
+    # generic synthetic reply (filler for the candidate, JSON for other roles).
+    dry_run_reply: DryRunReply | None = None

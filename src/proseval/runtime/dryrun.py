@@ -3,20 +3,26 @@
 The task's own protocol and scorers are driven with a *stand-in* per role: it sends nothing,
 builds no model (no key, endpoint or model file is needed, no embedded model is loaded),
 counts each request's input tokens offline (`runtime.cost.message_tokens`: cl100k_base in the
-OpenAI chat format, for every model) and answers with a synthetic reply said to use the
-role's output estimate (`runtime.cost.output_estimate`: the stated estimate, else `max_tokens`,
-else 1,024 tokens for the candidate and 256 for other roles), whose text has about that many
-tokens, so that a judge's prompt holding the candidate's answer is counted at that size too.
+OpenAI chat format, for every model) and answers with a reply said to use the role's output
+estimate (`runtime.cost.output_estimate`: the stated estimate, else `max_tokens`, else 1,024
+tokens for the candidate and 256 for other roles), whose text has about that many tokens, so that
+a judge's prompt holding the candidate's answer is counted at that size too.
 
-The synthetic reply of the candidate is filler words. Any other role (judges, extractors, …)
-gets JSON: an instance of the request's `response_format` JSON schema when it asks for one,
-else ``{"score": 5, "reason": "<filler>"}``; tasks whose judges read another shape find it
-unparsable. The estimate assumes every judge-like reply parses at its first attempt: a re-ask
-(a turn named ``…#N`` with N ≥ 1, `judging.ask`) is answered but not counted. Multi-step
-protocols take the path these replies lead them down: Meeseeks stops after its first round (a
-lower bound), RAVEL's agent never finishes and takes every step its limit allows (an upper bound
-for the policy). A protocol whose synthetic path ends with no text (RAVEL's manuscript) is scored
-on a stand-in text of the candidate's output estimate, so that its judge's requests are counted.
+The reply is the task's own when it gives one (`Task.dry_run_reply`, asked with the role, the
+messages, the output estimate and the turn; it returns None where it has no opinion), else a
+synthetic one. The synthetic reply of the candidate is filler words. Any other role (judges,
+extractors, …) gets JSON: an instance of the request's `response_format` JSON schema when it asks
+for one, else ``{"score": 5, "reason": "<filler>"}``; tasks whose judges read another shape find
+it unparsable. The estimate assumes every judge-like reply parses at its first attempt: a re-ask
+(a turn named ``…#N`` with N ≥ 1, `judging.ask`) is answered but not counted.
+
+Multi-step protocols take the path these replies lead them down. Meeseeks stops after its first
+round (a lower bound). RAVEL answers its own roles (`benchmarks.ravel.dryrun`): its policy never
+finishes and takes every step its limit allows (an upper bound for the policy), and the tools
+answer in their parsers' shapes with a review below the pass mark each time, so every step but a
+skipped one calls a tool; each tool's calls are counted under the role it is bound to (a tool left
+to the candidate in the candidate's row). A protocol whose path ends with no text is scored on a
+stand-in text of the candidate's output estimate, so that its judge's requests are counted.
 
 Nothing is written: no run folder, no checkpoint, no response cache.
 """
@@ -30,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..core.prices import ModelPrice, Prices
-from ..core.task import Task
+from ..core.task import DryRunReply, Task
 from ..models.base import Completion, GenerateConfig, Message, Usage
 from ..tokens import count_tokens
 from .cost import message_tokens, output_estimate, output_source
@@ -177,12 +183,15 @@ class Estimate:
 
 
 class StandIn:
-    """Plays one role in a dry run: counts each request and answers with a synthetic reply."""
+    """Plays one role in a dry run: counts each request and answers with the task's reply, else a
+    synthetic one."""
 
-    def __init__(self, tally: RoleEstimate, config: GenerateConfig, stated: Mapping[str, int]):
+    def __init__(self, tally: RoleEstimate, config: GenerateConfig, stated: Mapping[str, int],
+                 reply: DryRunReply | None = None):
         self.tally = tally
         self.config = config
         self.stated = stated
+        self.reply = reply
 
     async def generate(self, messages: list[Message], config: GenerateConfig | dict[str, Any] | None = None, *,
                        sample_id: str, epoch: int = 0, turn: str | int = 0) -> Completion:
@@ -197,7 +206,10 @@ class StandIn:
             self.tally.input_tokens += prompt
             self.tally.output_tokens += output
             self.tally.sources.add(output_source(role, effective, self.stated))
-        return Completion(text=synthetic_reply(role, effective, output), finish_reason="stop",
+        text = self.reply(role, messages, output, str(turn)) if self.reply is not None else None
+        if text is None:
+            text = synthetic_reply(role, effective, output)
+        return Completion(text=text, finish_reason="stop",
                           usage=Usage(prompt_tokens=prompt, completion_tokens=output))
 
 
@@ -251,7 +263,7 @@ async def estimate_run(task: Task, bindings: dict[str, RoleBinding], *, limit: i
     tallies = {role: RoleEstimate(role, b.spec, price=None if prices is None else prices.of(b.spec),
                                   batch=role in batch)
                for role, b in bindings.items()}
-    stand_ins = {role: StandIn(tallies[role], b.config, stated) for role, b in bindings.items()}
+    stand_ins = {role: StandIn(tallies[role], b.config, stated, task.dry_run_reply) for role, b in bindings.items()}
     candidate = bindings.get("candidate")
     scored = task if candidate is None else _with_text(task, candidate.config, stated)
     runner = _DryRunner(scored, bindings, stand_ins)

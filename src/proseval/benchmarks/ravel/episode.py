@@ -10,6 +10,7 @@ models answer, however malformed, is a step of the trajectory.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,18 @@ POLICY_ROLE = "candidate"
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese (简体中文)"}
 CHECKPOINT_VERSION = 1
 CAPPED = "not run: the section has used its {cap} revisions and is closed as it is"
+_TURN = re.compile(r"step(\d+):(\w+)")
+
+
+def turn_name(step: int, who: str) -> str:
+    """The turn of a step's request: who asks (``policy``, or the tool) at which step."""
+    return f"step{step}:{who}"
+
+
+def turn_parts(turn: str) -> tuple[int, str] | None:
+    """(step, who) of a `turn_name`; None for any other turn (the judge's)."""
+    match = _TURN.fullmatch(turn)
+    return (int(match.group(1)), match.group(2)) if match else None
 
 
 @dataclass(frozen=True)
@@ -168,7 +181,7 @@ async def decide(ctx: SampleContext, episode: st.Episode, steps: list[Step], set
         return next_decision(setup.protocol, episode, tried), None, None
     messages = policy_messages(ctx, episode, steps, setup)
     config = decision_format(setup.texts_from_policy) if setup.structured_policy else None
-    completion = await ctx.generate(POLICY_ROLE, messages, config, turn=f"step{len(steps) + 1}:policy")
+    completion = await ctx.generate(POLICY_ROLE, messages, config, turn=turn_name(len(steps) + 1, "policy"))
     decision = parse_decision(completion.text, episode.n, setup.texts_from_policy)
     return decision, completion.text, completion.finish_reason
 
@@ -194,7 +207,7 @@ async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], 
         role = tool_role(ctx, tool)
         config = tool_format(decision.action) if setup.structured_tools else None
         completion = await ctx.generate(role, tool_messages(ctx, episode, decision, setup), config,
-                                        turn=f"step{k}:{tool}")
+                                        turn=turn_name(k, tool))
         call = ToolCall(role=tool, bound_to=role, reply=completion.text, finish_reason=completion.finish_reason)
         try:
             output = parse_tool(decision.action, completion.text, setup.settings)

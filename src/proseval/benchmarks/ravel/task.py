@@ -19,6 +19,7 @@ from proseval.benchmarks._shared.c3e.judge import (
     presented,
 )
 from proseval.benchmarks.ravel import state as st
+from proseval.benchmarks.ravel.dryrun import dry_run_reply
 from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.episode import POLICY_ROLE, Setup, run_episode, tool_role
 from proseval.benchmarks.ravel.metrics import measure
@@ -214,6 +215,8 @@ def make_task(params: RavelParams) -> Task:
         # The final judge compares the manuscript with the item's human reference: `proseval score
         # --swap-order` re-judges with the two in the other order.
         swap_param="judge_order",
+        # A dry run's policy and tools follow a complete trajectory, so each tool role is counted.
+        dry_run_reply=dry_run_reply(settings, setup.texts_from_policy),
     )
 
 
