@@ -139,7 +139,7 @@ def test_benchmarks_whose_papers_setting_cannot_be_run_are_never_comparable(ran,
 @pytest.mark.parametrize("benchmark", ["meeseeks", "writingbench"])
 def test_a_paper_that_names_no_judge_is_not_comparable(ran, benchmark):
     found = verdict(*as_full(*ran), benchmark=benchmark)
-    assert not found.comparable and "does not name the judge" in found.why
+    assert not found.comparable and found.reasons == [found.why] and "does not name the judge of Table 3" in found.why
 
 
 def test_a_benchmark_is_comparable_only_when_every_models_run_is(ran):

@@ -145,7 +145,11 @@ def run_comparability(benchmark: str, references: list[Reference], header: RunHe
     beside the paper's `references`, with every reason."""
     if not references:
         return Comparability(comparable=False, why="no published figures")
-    setting = paper_settings().benchmarks.get(benchmark, PaperSetting())
+    setting = paper_settings().benchmarks.get(benchmark)
+    if setting is None:  # no setting recorded: the judge (when the paper names none) or that is why
+        ok, why = _judges(references, judging)
+        reason = "the paper's setting is not recorded in paper_settings.yaml" if ok else why
+        return Comparability(comparable=False, why=reason, reasons=[reason])
     if setting.never:
         return Comparability(comparable=False, why=setting.never, reasons=[setting.never])
     checks = [_judges(references, judging), _items(setting, header, results), _settings(setting, header),
