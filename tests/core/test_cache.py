@@ -213,3 +213,24 @@ def test_outside_an_event_loop_each_look_up_sees_the_latest_answers(tmp_path):
     _store_elsewhere(path, "k", "x")
     assert cache.get("k").text == "x"
     cache.close()
+
+
+def test_a_damaged_cache_says_to_delete_it_and_cache_clear_deletes_it(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from proseval.cli import app
+
+    monkeypatch.setenv("PROSEVAL_CACHE_DIR", str(tmp_path))
+    damaged = tmp_path / "responses.sqlite"
+    damaged.write_bytes(b"not a database, " * 64)
+    runner = CliRunner()
+    for args in (["cache", "stats"], ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "1",
+                                      "-o", str(tmp_path / "runs"), "--display", "none"]):
+        result = runner.invoke(app, args)
+        said = " ".join(result.output.split())
+        assert result.exit_code == 1, (args, result.output)
+        assert f"the response cache {damaged} is damaged" in said and "proseval cache clear --yes" in said, said
+    cleared = runner.invoke(app, ["cache", "clear", "--yes"])
+    assert cleared.exit_code == 0 and "deleted the damaged cache" in cleared.output
+    assert not damaged.exists()
+    assert runner.invoke(app, ["cache", "stats"]).exit_code == 0

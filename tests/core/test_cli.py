@@ -33,6 +33,17 @@ def test_describe_shows_choices_and_bracketed_text(monkeypatch):
     assert "[en, de]" in result.output
 
 
+def test_a_task_option_named_like_a_run_option_is_described_as_dash_t(monkeypatch):
+    """LongWeave's generator `seed`: `--seed` is the run's seed, so describe lists `-T seed=`."""
+    monkeypatch.setenv("COLUMNS", "250")
+    result = runner.invoke(app, ["describe", "longweave"])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if "generator seed" in line]
+    assert rows and rows[0].split("│")[1].strip() == "-T seed=" and "--seed is run's own option" in rows[0]
+    assert "-T seed=0" in result.output  # in the presets' settings too
+    assert "│ --per-cell" in result.output  # an option run does not have keeps its --name form
+
+
 def test_run_show_and_rescore(tmp_path):
     result = invoke("run", "demo", "--model", "scripted/echo", "--role", "judge=scripted/echo",
                     "--out", str(tmp_path), "--display", "none", "--limit", "3")

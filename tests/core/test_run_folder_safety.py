@@ -256,3 +256,19 @@ def test_the_demo_scores_an_empty_answer_as_its_lowest_quality(tmp_path):
     assert results["metrics"]["quality"]["mean"] == 1.0 and results["metrics"]["quality"]["n_unscored"] == 0
     assert results["counts"]["model_failures"] == {"empty": 2}
     assert "model failures: empty 2" in " ".join(result.output.split())
+
+
+def test_another_task_cannot_continue_a_run_even_forced(tmp_path):
+    base = ["--out", str(tmp_path), "--display", "none", "--limit", "2"]
+    first = cli.invoke(app, ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", *base])
+    assert first.exit_code == 0, first.output
+    run_dir = next(tmp_path.glob("demo-*"))
+    records = (run_dir / "samples.jsonl").read_bytes()
+    refused = cli.invoke(app, ["run", "longweave", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-T",
+                               "per_cell=1", "--resume", str(run_dir), "--force", "--display", "none"])
+    assert refused.exit_code == 2, refused.output
+    said = " ".join(refused.output.split())
+    assert "holds a demo run; a longweave run cannot continue it" in said and "a bug" not in said
+    assert (run_dir / "samples.jsonl").read_bytes() == records
+    again = cli.invoke(app, ["run", "--resume", str(run_dir), "--display", "none"])
+    assert again.exit_code == 0, again.output

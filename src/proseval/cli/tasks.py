@@ -61,11 +61,33 @@ def describe(task: str = typer.Argument(..., help="Task name."),
     table = Table(title="Options", title_justify="left")
     for column in ("option", "type", "default", "meaning"):
         table.add_column(column)
+    taken = run_option_names()
     for name, info in fields.items():
         default = "required" if info.is_required() else repr(info.get_default(call_default_factory=True))
-        cells = ("--" + name.replace("_", "-"), _type_label(info.annotation), default, info.description or "")
+        meaning = info.description or ""
+        if option_form(name, taken).startswith("-T"):
+            meaning += f" (give it as -T {name}=VALUE: --{name.replace('_', '-')} is run's own option)"
+        cells = (option_form(name, taken), _type_label(info.annotation), default, meaning)
         table.add_row(*map(escape, cells))
     console.print(table)
+
+
+def run_option_names() -> set[str]:
+    """The long options of `proseval run` itself (`--seed`, `--limit`, ...): a task option of the
+    same name can only be given as `-T NAME=VALUE`."""
+    import typer.main
+
+    from .app import app
+
+    run = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]  # the app is a group
+    run = getattr(run, "loaded", run)  # a lazy command: the real one
+    return {opt for param in run.params for opt in param.opts if opt.startswith("--")}
+
+
+def option_form(name: str, taken: set[str]) -> str:
+    """How a task option is given to `run`: `--name`, or `-T name=` where run has an option of that name."""
+    flag = "--" + name.replace("_", "-")
+    return f"-T {name}=" if flag in taken else flag
 
 
 def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
@@ -97,7 +119,9 @@ def _describe_presets(entry: Any) -> None:
     presets = entry.presets() if entry.presets is not None else {}
     rows = []
     for name, preset in presets.items():
-        sets = [f"--{k.replace('_', '-')} {v}" for k, v in preset.params.items()]
+        taken = run_option_names()
+        sets = [f"{option_form(k, taken)}{'' if option_form(k, taken).endswith('=') else ' '}{v}"
+                for k, v in preset.params.items()]
         sets += [f"-g {role}.{k}={v}" for role, values in preset.gen.items() for k, v in values.items()]
         rows.append((name, preset.description + (f" ({preset.notes})" if preset.notes else ""),
                      "\n".join(sets) or "nothing"))

@@ -21,7 +21,24 @@ CACHE_ENV = "PROSEVAL_CACHE_DIR"
 
 
 class CacheError(ProsevalError):
-    """The response cache cannot be opened or written (a folder without write permission, a full disk)."""
+    """The response cache cannot be opened or written (a folder without write permission, a full disk,
+    a damaged file: `damaged`)."""
+
+    def __init__(self, message: str, *, damaged: bool = False) -> None:
+        super().__init__(message)
+        self.damaged = damaged
+
+
+def is_damaged(exc: BaseException) -> bool:
+    """Whether SQLite found the cache file itself unreadable (not a database, malformed), rather than
+    its folder unwritable or locked."""
+    return (isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)) or (
+        isinstance(exc, sqlite3.Error) and any(w in str(exc) for w in ("not a database", "malformed")))
+
+
+def cache_files(path: Path) -> list[Path]:
+    """The cache file and SQLite's files beside it (`-wal`, `-shm`, `-journal`)."""
+    return [p for p in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))) if p.exists()]
 
 
 def cache_dir() -> Path:
@@ -116,6 +133,10 @@ class ResponseCache:
                 " key TEXT PRIMARY KEY, completion TEXT NOT NULL, created REAL NOT NULL)"
             )
         except (OSError, sqlite3.Error) as exc:
+            if is_damaged(exc):
+                raise CacheError(f"the response cache {self.path} is damaged ({exc}): it holds only copies of "
+                                 f"answers, so delete it (proseval cache clear --yes, or rm {self.path}*), or set "
+                                 f"{CACHE_ENV} to another folder, or run with --no-cache", damaged=True) from None
             problem = describe_os_error(exc) if isinstance(exc, OSError) else f"{self.path}: {exc}"
             raise CacheError(f"cannot use the response cache: {problem} (set {CACHE_ENV} to a folder you can "
                              "write, or run with --no-cache)") from None

@@ -51,12 +51,16 @@ def check_resume(folder: RunFolder, task: Task, options: RunOptions,
                  bindings: dict[str, RoleBinding] | None = None) -> RunHeader:
     """The run's header as this resume will record it; writes nothing.
 
-    Refuses to continue a run whose task, parameters or role bindings changed, unless forced,
-    and a run whose endpoints had credentials in their URL. `bindings` are the roles the user
+    Refuses to continue a run with another task, even forced; one whose parameters or role
+    bindings changed, unless forced; and one whose endpoints had credentials in their URL. `bindings` are the roles the user
     asked for now (None: continue with the run's own); with `force`, a changed configuration
     is adopted and recorded in the header's resume events.
     """
     header = folder.read_header()
+    if task.name != header.task:  # another task's samples cannot join this run's records, forced or not
+        raise ConfigMismatchError(
+            f"{folder.path}: this folder holds a {header.task} run; a {task.name} run cannot continue it "
+            f"(--force changes settings, never the task): start a new run, e.g. proseval run {task.name}")
     wanted = header.roles if bindings is None else {r: seeded_config(b, header.seed) for r, b in bindings.items()}
     expected = config_hash(task, wanted, header.seed, header.epochs)
     forced = expected != header.config_hash
