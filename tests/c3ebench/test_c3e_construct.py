@@ -125,8 +125,21 @@ def test_a_failed_builder_request_is_reported_not_dropped(tmp_path: Path):
     result = CliRunner().invoke(app, ["c3ebench", "construct", "--in", str(texts), "-r",
                                       "builder=scripted/c3e-builder-down", "-o", str(out), "--runs",
                                       str(tmp_path / "runs"), "--display", "none"])
-    assert result.exit_code == 0, result.output
-    assert "rejected river *: request failed" in result.output and out.read_text() == ""
+    assert result.exit_code == 4, result.output  # a failed request is retryable, never a success
+    said = " ".join(result.output.split())
+    assert "rejected river *: request failed" in said and out.read_text() == ""
+    assert "1 of 1 texts were not built" in said and "--retry-failed" in said
+
+
+def test_no_item_passing_its_checks_is_a_failure_not_an_empty_success(tmp_path: Path):
+    texts = tmp_path / "texts.jsonl"
+    texts.write_text(json.dumps({"id": "other", "text": TEXT.replace("Rivers shape", "Streams shape"),
+                                 "tasks": ["cloze"]}) + "\n", encoding="utf-8")
+    out = tmp_path / "items.jsonl"
+    result = CliRunner().invoke(app, ["c3ebench", "construct", "--in", str(texts), "-r", "builder=scripted/c3e-builder",
+                                      "-o", str(out), "--runs", str(tmp_path / "runs"), "--display", "none"])
+    assert result.exit_code == 1, result.output
+    assert "no item passed its checks" in " ".join(result.output.split()) and out.read_text() == ""
 
 
 def test_a_malformed_text_line_names_file_and_line(tmp_path: Path):

@@ -306,3 +306,17 @@ def test_download_refetches_a_corrupt_local_file(official_dir, tmp_path: Path):
     download(tmp_path, client=_serving(files, requests))
     assert [url.rsplit("/", 1)[-1] for url in requests] == [ALL]
     assert (tmp_path / ALL).read_bytes() == files[ALL]
+
+
+def test_a_failed_download_command_exits_1_as_the_exit_code_table_says(tmp_path, monkeypatch):
+    """A download that fails is the environment's to fix (docs/runtime.md: exit 1), not the command line's."""
+    import functools
+
+    from typer.testing import CliRunner
+
+    from proseval.benchmarks.writingbench import data as wb_data
+    from proseval.cli import app
+
+    monkeypatch.setattr(wb_data, "download", functools.partial(download, client=_serving({}, [])))
+    result = CliRunner().invoke(app, ["writingbench", "download", "--dest", str(tmp_path / "wb")])
+    assert result.exit_code == 1 and "could not download" in result.output

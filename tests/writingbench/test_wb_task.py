@@ -185,6 +185,10 @@ async def test_export_and_official_table_round_trip(tiny_dir: Path, tmp_path: Pa
     table = runner.invoke(app, ["writingbench", "official-table", "--score-dir", str(scores_dir), "--no-verify",
                                 "--data-dir", str(tiny_dir), "-o", str(tmp_path / "t.csv")], catch_exceptions=False)
     assert table.exit_code == 0, table.output
+    env_table = runner.invoke(app, ["writingbench", "official-table", "--score-dir", str(scores_dir), "--no-verify",
+                                    "-o", str(tmp_path / "t2.csv")], env={"PROSEVAL_WRITINGBENCH_DIR": str(tiny_dir)})
+    assert env_table.exit_code == 0, env_table.output  # the data folder from the environment, as run reads it
+    assert (tmp_path / "t2.csv").read_text() == (tmp_path / "t.csv").read_text()
     import csv
 
     (row,) = csv.DictReader((tmp_path / "t.csv").open())

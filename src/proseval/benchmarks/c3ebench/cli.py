@@ -61,3 +61,10 @@ def construct(
         kit.cli.console.print(f"rejected {entry['text_id']} {entry['task']}: {entry['reason']}", highlight=False)
     kit.cli.console.print(f"wrote {len(items)} items to {output}; {len(rejected)} rejected (reasons in {report}); "
                           f"run folder {folder.path}", highlight=False)
+    failed = sum(1 for entry in rejected if entry["task"] == "*")
+    if failed:  # requests that failed or texts not built: retryable, as a run with failed samples
+        kit.cli.fail(f"{failed} of {len(texts)} texts were not built (their requests failed or the run stopped): "
+                     f"continue with proseval resume {folder.path} --retry-failed, then run this command again",
+                     code=4)
+    if not items:
+        kit.cli.fail(f"no item passed its checks: {output} is empty (the reasons are in {report})", code=1)

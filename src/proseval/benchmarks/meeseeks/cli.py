@@ -45,9 +45,9 @@ console = Console()
 STATUS_TEXT = {"implemented": "yes", "needs_extra": "yes, needs extra", "unsupported": "no"}
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+    raise typer.Exit(code)
 
 
 def coverage_summary(rows: list[CoverageRow]) -> str:
@@ -83,8 +83,8 @@ def download(dest: Optional[Path] = typer.Option(None, "--dest", help="Target fo
             task = progress.add_task(f"{OFFICIAL_REPOSITORY}@{OFFICIAL_COMMIT[:7]}", total=None)
             path = download_data(target, progress=lambda done, total: progress.update(task, completed=done,
                                                                                         total=total))
-    except (OSError, ValueError) as exc:
-        _fail(str(exc))
+    except (OSError, ValueError) as exc:  # the network or the files: the environment must change (exit 1)
+        _fail(str(exc), code=1)
     console.print(f"Meeseeks data {'already present' if present else 'downloaded'}: {input_root(path)}",
                   highlight=False)
     console.print(f"verified: combined SHA-256 {combined_sha256(path)} ({OFFICIAL_REPOSITORY} at {OFFICIAL_COMMIT})",

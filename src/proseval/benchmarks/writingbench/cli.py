@@ -13,7 +13,7 @@ from proseval import kit
 from proseval.benchmarks.writingbench import data as wb_data
 from proseval.benchmarks.writingbench.aggregate_official import official_table
 from proseval.benchmarks.writingbench.export import official_table_to_csv
-from proseval.benchmarks.writingbench.params import default_data_dir
+from proseval.benchmarks.writingbench.params import data_folder, default_data_dir
 from proseval.benchmarks.writingbench.scorefile import ResponseRecord, ScoreLine, load_score_dir, to_json_lines
 from proseval.benchmarks.writingbench.userdata import criteria_output, histogram, read_lines, select_top
 
@@ -40,8 +40,8 @@ def download(dest: Path = typer.Option(None, "--dest", help="Target folder (defa
     target = dest or default_data_dir()
     try:
         path = wb_data.download(target)
-    except (OSError, ValueError) as exc:
-        kit.cli.fail(str(exc))
+    except (OSError, ValueError) as exc:  # the network or the files: the environment must change (exit 1)
+        kit.cli.fail(str(exc), code=1)
     kit.cli.console.print(f"WritingBench data ready in {path}")
 
 
@@ -146,14 +146,14 @@ def export(
 def official_table_cmd(
     score_dir: Path = typer.Option(..., "--score-dir", help="Folder of official-format score files (one per model).",
                                    exists=True, file_okay=False),
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="benchmark_query/ folder (default: the "
-                                            "download folder)."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="benchmark_query/ folder (default: "
+                                            "$PROSEVAL_WRITINGBENCH_DIR, else the download folder)."),
     output: Path = typer.Option(..., "--output", "-o", help="CSV file to write."),
     verify: bool = typer.Option(True, "--verify/--no-verify", help="Check the data files' SHA-256."),
 ) -> None:
     """The official aggregation script's table, reproduced exactly (quirks included), as CSV."""
     try:
-        bench = wb_data.load_benchmark(data_dir or default_data_dir(), verify=verify)
+        bench = wb_data.load_benchmark(data_folder(data_dir), verify=verify)
         columns, rows = official_table(load_score_dir(score_dir), bench)
     except (OSError, ValueError) as exc:
         kit.cli.fail(str(exc))

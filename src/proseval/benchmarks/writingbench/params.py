@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -13,6 +14,11 @@ DATA_ENV = "PROSEVAL_WRITINGBENCH_DIR"
 
 def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("proseval")) / "writingbench"
+
+
+def data_folder(given: str | os.PathLike[str] | None = None) -> Path:
+    """The data folder every command reads: the one given, else ${DATA_ENV}, else the download folder."""
+    return Path(given or os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
 
 
 class WritingBenchParams(BaseModel):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from proseval.benchmarks.writingbench.judging import (
     parse_batched_reply,
     parse_judge_reply,
 )
-from proseval.benchmarks.writingbench.params import DATA_ENV, WritingBenchParams, default_data_dir
+from proseval.benchmarks.writingbench.params import DATA_ENV, WritingBenchParams, data_folder
 from proseval.benchmarks.writingbench.userdata import read_lines, request_text
 from proseval.kit import (
     GenerateConfig,
@@ -50,7 +49,7 @@ JUDGE_CONFIG = GenerateConfig(temperature=1.0, top_p=0.95, max_tokens=2048)
 
 
 def resolve_data(params: WritingBenchParams) -> wb_data.WritingBench:
-    folder = Path(params.data_dir or os.environ.get(DATA_ENV) or default_data_dir()).expanduser()
+    folder = data_folder(params.data_dir)
     has_data = (folder / wb_data.ALL_FILE).is_file() or (folder / "benchmark_query" / wb_data.ALL_FILE).is_file()
     if not has_data:
         if not params.download:
