@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from ..commandline.console import console, fail
+from ..commandline.console import console, fail, run_folders
 from ..core.prices import read_prices
 from ..models.base import SEED_MAX
 from ..reliability.analysis import analyse
@@ -44,6 +44,7 @@ def agreement_cmd(
     1,000 ratings."""
     if len({p.resolve() for p in run_dirs}) != len(run_dirs):
         fail("a run folder is given twice")
+    run_dirs = run_folders(run_dirs)
     for path in run_dirs:
         if not (path / "header.json").is_file():
             fail(f"{path} is not a run folder (no header.json)")

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from ..commandline.console import console, fail
+from ..commandline.console import console, fail, run_folders
 from ..report.runs import open_runs
 
 
@@ -39,6 +39,7 @@ def report_cmd(
         run_dirs = [baseline, *run_dirs]
     if len({p.resolve() for p in run_dirs}) != len(run_dirs):
         fail("a run folder is given twice")
+    run_dirs = run_folders(run_dirs)
     try:
         from ..report.html import ReportOptions, write_report
     except ImportError as exc:

@@ -4,6 +4,7 @@ which ends a command with one `error:` line."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -46,3 +47,16 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Print one `error:` line and exit with `code` (2: a usage error)."""
     print_error(message)
     raise typer.Exit(code)
+
+
+def run_folders(paths: list[Path]) -> list[Path]:
+    """The run folders among the paths a command was given (`runs/*`), proseval's own outputs that
+    are not runs (a panel's analysis, the viewer's labels, a set's summary) set aside with one line
+    naming them (`runtime.runlog.select_runs`)."""
+    from ..runtime.runlog import select_runs
+
+    runs, aside = select_runs(paths)
+    if aside:
+        named = ", ".join(f"{path} ({what})" for path, what in aside)
+        errors.print(f"[yellow]not runs, skipped:[/] {escape(named)}", highlight=False, soft_wrap=True)
+    return runs

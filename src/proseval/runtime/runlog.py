@@ -39,6 +39,35 @@ PROMPTS = "prompts"
 CHECKPOINTS = "checkpoints"
 
 
+def not_a_run(path: Path) -> str | None:
+    """What one of proseval's own outputs that is not a run is (a panel's analysis, the viewer's
+    labels, an evaluation set's or a profile's summary, a file), or None for anything else. A glob
+    over a folder of runs (`runs/*`) picks these up beside the runs."""
+    if path.is_file():
+        return "a file, not a folder"
+    if (path / HEADER).is_file():
+        return None
+    if (path / "panel.jsonl").is_file():
+        return "a panel's analysis (run --panel)"
+    if path.name == "labels" and any(path.glob("*.jsonl")):
+        return "the viewer's labels"
+    for marker, what in (("set.json", "an evaluation set's folder"), ("profile.json", "a profile's folder")):
+        if (path / marker).is_file():
+            return what
+    return None
+
+
+def select_runs(paths: list[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The run folders among `paths`, and proseval's own outputs that are not runs, set aside with
+    what they are, when other paths are runs (a glob); a single path, or a folder proseval did not
+    write, is kept, so that reading it says what is wrong with it."""
+    aside = [(p, what) for p in paths if (what := not_a_run(p)) is not None]
+    if len(aside) == len(paths):
+        return paths, []
+    skipped = {p for p, _ in aside}
+    return [p for p in paths if p not in skipped], aside
+
+
 class RunFolderError(UsageError):
     """A folder named as a run folder cannot be used as asked: not a run folder, already a run,
     held by another writer, or edited since the run started."""
