@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
+import sys
 import traceback
 from collections.abc import Iterator
 from typing import Any
@@ -29,7 +31,7 @@ except ImportError:  # pragma: no cover - older typer, on click itself
     from click.exceptions import BadParameter, ClickException, MissingParameter, NoArgsIsHelpError
 from pydantic import ValidationError
 
-from ..commandline.console import errors, print_error
+from ..commandline.console import errors, print_error, terminal_size_variables
 from ..errors import ProsevalError, describe_os_error
 from ..runtime.secrets import scrub
 from .lazy import LazyGroup
@@ -114,8 +116,31 @@ def report(exc: Exception, debug: bool) -> int:
     return 1
 
 
+def standard_streams() -> None:
+    """A process started with stdin, stdout or stderr closed (`<&-`, `>&-`) gets /dev/null in
+    their place, so that no file, socket or pipe it opens later takes descriptor 0, 1 or 2 (the
+    event loop's native code aborts when it closes one of those); the Python stream that was None
+    writes there too. Output to a closed stream is dropped, as the user asked."""
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(fd, mode, closefd=False, encoding="utf-8"))
+
+
 class ProsevalGroup(LazyGroup):
     """The top-level command group: every command runs inside the error boundary."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Before anything prints or opens a file: the standard streams and the terminal's size."""
+        standard_streams()
+        terminal_size_variables()
+        return super().main(*args, **kwargs)
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         """`--debug` anywhere before a `--` is the global option (no command has one of its own)."""

@@ -13,7 +13,10 @@ from ..commandline.cost import CostRequest, run_spend, stop_if_limited
 from ..commandline.cost import dry_run as dry_run_estimate
 from ..commandline.requests import checked, display_mode, prompt_files, role_request
 from ..commandline.running import exit_if_failed, report_run, run_in_loop
+from ..core.prices import finite_amount
 from ..core.prompt import override_prompts
+from ..errors import UsageError
+from ..models.urls import check_url
 from ..planning import plan
 from ..runtime.config import RunConfig, load_run_config
 from ..runtime.options import RunOptions
@@ -55,6 +58,22 @@ def check_counts(**values: Optional[int]) -> None:
     for name, value in values.items():
         if value is not None and value < 1:
             fail(f"--{name} must be at least 1 (got {value})")
+
+
+def check_option_values(base_url: Optional[list[str]], role_base_url: Optional[list[str]],
+                        max_cost: Optional[float]) -> None:
+    """--base-url and --role-base-url ROLE=URL checked where they enter (`models.urls`), and
+    --max-cost a finite amount (`core.prices.finite_amount`): before anything is made or sent."""
+    for url in base_url or []:
+        check_url(url, "--base-url")
+    for item in role_base_url or []:
+        role, _, url = item.partition("=")
+        check_url(url, f"--role-base-url {role}")
+    if max_cost is not None:
+        try:
+            finite_amount(max_cost)
+        except ValueError as exc:
+            raise UsageError(f"--max-cost {exc}") from None
 
 
 def requested_config(task: Optional[str], extra: list[str], param, config, model, role, base_url, role_base_url,

@@ -248,6 +248,7 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
     from ..commandline.envfile import load_env_file
     from ..commandline.requests import checked
     from ..commandline.sets import plan_set
+    from ..models.urls import check_url
     from ..profile.plan import model_entries, plan_profile, write_first_set
     from ..runtime.roles import parse_assignments
 
@@ -258,6 +259,8 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
     overrides = checked(lambda: parse_assignments(roles, "--role"))
     folders = checked(lambda: parse_assignments(data, "--data"))
     endpoints = _role_endpoints(role_base_url)
+    for url in base_url:
+        checked(lambda: check_url(url, "--base-url"))
     entries = model_entries(models, base_url, endpoints)
     plan = plan_profile(suite, size, out, entries, judge=judge, overrides=overrides,  # type: ignore[arg-type]
                         data=folders, download=download, base_url=base_url, role_urls=endpoints)
@@ -304,15 +307,18 @@ def _files(folder: Path) -> list[Path]:
 
 
 def _role_endpoints(items: list[str]) -> dict[str, list[str]]:
-    """`--role-base-url ROLE=URL` (repeated for replicas) by role."""
+    """`--role-base-url ROLE=URL` (repeated for replicas) by role, each URL checked (`models.urls`)."""
     from ..commandline.console import fail
+    from ..commandline.requests import checked
+    from ..models.urls import check_url
 
     endpoints: dict[str, list[str]] = {}
     for item in items:
         role, sep, url = item.partition("=")
         if not sep or not role.strip() or not url.strip():
             fail(f"--role-base-url {item!r} must look like ROLE=URL")
-        endpoints.setdefault(role.strip(), []).append(url.strip())
+        endpoints.setdefault(role.strip(), []).append(checked(lambda: check_url(url.strip(),
+                                                                        f"--role-base-url {role.strip()}")))
     return endpoints
 
 

@@ -28,7 +28,7 @@ from ..models.base import check_seed
 from ..planning import plan
 from ..runtime.config import load_run_config
 from ..runtime.options import RunOptions
-from .common import check_counts, requested_config, resume_folder, task_params_from
+from .common import check_counts, check_option_values, requested_config, resume_folder, task_params_from
 from .panel import bind_panel, judge_panel, parse_panel
 
 
@@ -74,6 +74,7 @@ def run(
     """Run a task and print its results table."""
     load_env_file()
     check_counts(limit=limit, epochs=epochs)
+    check_option_values(roles.base_url, roles.role_base_url, max_cost)
     if seed is not None:
         check_seed(seed, name="--seed")
     cfg = load_run_config(config)

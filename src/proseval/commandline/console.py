@@ -34,6 +34,16 @@ class LogFriendlyConsole(Console):
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]
 
 
+def terminal_size_variables() -> None:
+    """`COLUMNS` or `LINES` that is not a usable size (`COLUMNS=0`, empty, a word) is ignored as if
+    unset, rather than making every table and error message zero columns wide (printing nothing)."""
+    for name, least in (("COLUMNS", 20), ("LINES", 1)):
+        value = os.environ.get(name)
+        if value is not None and not (value.strip().isdigit() and int(value) >= least):
+            del os.environ[name]
+
+
+terminal_size_variables()  # before the consoles read them
 console = LogFriendlyConsole()
 errors = LogFriendlyConsole(stderr=True)
 

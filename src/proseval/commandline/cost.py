@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..core.prices import Prices, read_prices
+from ..core.prices import Prices, finite_amount, read_prices
 from ..runtime.cost import (
     CANDIDATE_OUTPUT,
     OTHER_OUTPUT,
@@ -79,8 +79,13 @@ def cost_request(prices: Optional[Path], max_cost: Optional[float], estimate_out
     `file` holds the cost keys of a config or set file (`prices`, `max_cost`, `estimate_output`):
     each flag wins over its key."""
     keys = file or CostOptions()
-    if max_cost is not None and not max_cost > 0:
-        fail(f"--max-cost must be a positive amount (got {max_cost})")
+    if max_cost is not None:
+        try:
+            finite_amount(max_cost)
+        except ValueError as exc:
+            fail(f"--max-cost {exc}")
+        if not max_cost > 0:
+            fail(f"--max-cost must be a positive amount (got {max_cost})")
     limit = "--max-cost" if max_cost is not None else "max_cost: in the file"
     prices = prices if prices is not None else (Path(keys.prices) if keys.prices is not None else None)
     max_cost = max_cost if max_cost is not None else keys.max_cost

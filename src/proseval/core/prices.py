@@ -12,21 +12,36 @@ A model is looked up by its role binding (``provider/model``), then by the bare 
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from .yamlfile import load_yaml_model
+
+
+def finite_amount(value: float) -> float:
+    """`value` if it is a finite number. Prices and cost limits are amounts of money: an infinite
+    price would make every cost infinite (or, times 0 tokens, nan), an infinite limit no limit."""
+    if not math.isfinite(value):
+        raise ValueError(f"must be a finite number, not {value}")
+    return value
+
+
+# The finite check comes before the range, so that nan reads as not finite rather than as negative.
+Price = Annotated[float, AfterValidator(finite_amount), Field(ge=0)]
 
 
 class ModelPrice(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    input: float = Field(ge=0, description="price per million prompt tokens")
-    output: float = Field(ge=0, description="price per million completion tokens (reasoning tokens included)")
-    cached_input: float | None = Field(None, ge=0, description="price per million prompt tokens read from the "
+    input: Price = Field(description="price per million prompt tokens")
+    output: Price = Field(description="price per million completion tokens (reasoning tokens included)")
+    cached_input: Price | None = Field(None, description="price per million prompt tokens read from the "
                                        "provider's prompt cache (unset: the input price)")
-    batch_discount: float = Field(0.0, ge=0, lt=1, description="share taken off in a provider's batch mode")
+    batch_discount: Annotated[float, AfterValidator(finite_amount), Field(ge=0, lt=1)] = Field(
+        0.0, description="share taken off in a provider's batch mode")
 
     def cost(self, prompt_tokens: int, completion_tokens: int, *, cached_tokens: int = 0, batch: bool = False) -> float:
         """What the tokens cost; `cached_tokens` are part of `prompt_tokens`, at `cached_input` when set."""

@@ -1,7 +1,10 @@
 """YAML files read against a pydantic schema, with errors that name the file, the line and the key.
 
 The document is composed first (PyYAML's node tree keeps each key's line), so a value of the
-wrong type, a number out of range or an unknown key is reported where it is written.
+wrong type, a number out of range or an unknown key is reported where it is written. A file
+written as JSON is read the same way. Lines are counted as an editor counts them (by `\n`), not
+as PyYAML does (which also breaks lines at a lone `\r`, U+0085, U+2028 and U+2029, characters a
+JSON string may hold as they are).
 """
 
 from __future__ import annotations
@@ -12,9 +15,12 @@ from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from yaml.error import Mark
 from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.reader import ReaderError
 
 from ..errors import UsageError
+from ..models.optionfiles import OptionFileError, read_option_file
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -24,11 +30,12 @@ class ConfigFileError(UsageError):
 
 
 def read_utf8(path: Path) -> str:
-    """The text of `path`, which must be UTF-8 (a byte-order mark is dropped)."""
+    """The text of the option file `path` (`models.optionfiles`: a file, of limited size), which
+    must be UTF-8 (a byte-order mark is dropped)."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        raw = read_option_file(path)
+    except OptionFileError as exc:
+        raise ConfigFileError(str(exc)) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -37,15 +44,35 @@ def read_utf8(path: Path) -> str:
                               "UTF-8") from None
 
 
+def line_column(text: str, index: int) -> tuple[int, int]:
+    """The line and column (both from 1) of the character at `index` of `text`, lines ended by `\n`."""
+    return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)
+
+
+def mark_line(mark: Mark) -> int:
+    """The line (from 1) of a PyYAML mark, as an editor counts it (see the module's text)."""
+    return line_column(mark.buffer, mark.index)[0] if mark.buffer is not None else mark.line + 1
+
+
+def _unreadable_character(error: ReaderError, text: str, path: Path) -> ConfigFileError:
+    line, column = line_column(text, error.position)
+    code = ord(str(error.character)) if isinstance(error.character, str) else int(error.character)
+    return ConfigFileError(f"{path}:{line}:{column}: character U+{code:04X} cannot stand as it is in a YAML or "
+                           f"JSON file; remove it (inside a double-quoted string, write it as \\u{code:04x})")
+
+
 def compose(text: str, path: Path) -> tuple[Any, Node | None]:
     """The document's value and its node tree (None for an empty document)."""
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)  # it refuses a character no YAML file may hold (a control character)
+    except ReaderError as exc:
+        raise _unreadable_character(exc, text, path) from None
     try:
         node = loader.get_single_node()
         value = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        where = f"{path}:{':'.join(map(str, line_column(text, mark.index)))}" if mark else str(path)
         raise ConfigFileError(f"{where}: invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
     finally:
         loader.dispose()
@@ -60,10 +87,10 @@ def line_of(node: Node | None, loc: tuple[Any, ...]) -> int | None:
             found = next(((k, v) for k, v in node.value if str(k.value) == str(part)), None)
             if found is None:
                 break
-            line, node = found[0].start_mark.line + 1, found[1]
+            line, node = mark_line(found[0].start_mark), found[1]
         elif isinstance(node, SequenceNode) and isinstance(part, int) and 0 <= part < len(node.value):
             node = node.value[part]
-            line = node.start_mark.line + 1
+            line = mark_line(node.start_mark)
         else:
             break
     return line
@@ -76,12 +103,13 @@ def duplicate_keys(node: Node | None, path: Path) -> list[Problem]:
     """A problem for each key written twice in one mapping (YAML would keep the last silently)."""
     problems: list[Problem] = []
     if isinstance(node, MappingNode):
-        seen: dict[str, int] = {}
+        seen: dict[str, Mark] = {}  # each key's first mark: a line is counted only for a key given twice
         for key, value in node.value:
-            name, line = str(key.value), key.start_mark.line + 1
+            name = str(key.value)
             if name in seen:
-                problems.append((line, f"{path}:{line}: {name}: given twice (also on line {seen[name]})"))
-            seen.setdefault(name, line)
+                line = mark_line(key.start_mark)
+                problems.append((line, f"{path}:{line}: {name}: given twice (also on line {mark_line(seen[name])})"))
+            seen.setdefault(name, key.start_mark)
             problems += duplicate_keys(value, path)
     elif isinstance(node, SequenceNode):
         for item in node.value:

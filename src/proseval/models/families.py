@@ -31,6 +31,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import UsageError
+from .optionfiles import OptionFileError, read_option_file
 
 RULES_VARIABLE = "PROSEVAL_MODEL_RULES"
 SHIPPED = Path(__file__).with_name("families.yaml")
@@ -129,9 +130,11 @@ class ModelRules:
 
 def _read(path: Path, where: str) -> list[Family]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"{where} {path}: cannot be read ({exc.strerror or exc})") from None
+        data = yaml.safe_load(read_option_file(path).decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{where} {path}: not UTF-8 text (byte {exc.start})") from None
+    except OptionFileError as exc:
+        raise UsageError(f"{where} {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f", line {mark.line + 1}" if mark is not None else ""

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 
 from .base import FatalError, ModelAPI
+from .urls import check_url
 
 EMBEDDED_SPEC = "local/smollm2-135m"
 SERVICES_CHECKED = "2026-12-01"  # when every row below was last read against the service's own docs
@@ -39,7 +40,7 @@ class Service:
 
     def default_urls(self) -> list[str]:
         """Where a role of this service without a base URL of its own is sent."""
-        return split_urls(os.environ.get(self.url_variable, "")) or [self.base_url]
+        return environment_urls(self.url_variable) or [self.base_url]
 
 
 # Each base URL and key variable as the service's own OpenAI-compatibility docs give them.
@@ -76,9 +77,34 @@ REMOTE_PROVIDERS = ("openai", "openai-compatible", "anthropic", *SERVICES)  # th
 SHARED_URL_PROVIDERS = ("openai", "openai-compatible")
 
 
+# The variable that moves each provider's default endpoint, and whether it holds a comma-separated
+# list of replicas (a named service's variable is `Service.url_variable`, a list).
+URL_VARIABLES = {"openai-compatible": ("PROSEVAL_BASE_URL", True), "openai": ("OPENAI_BASE_URL", False),
+                 "anthropic": ("ANTHROPIC_BASE_URL", False)}
+
+
 def split_urls(text: str) -> list[str]:
     """A comma-separated list of base URLs (an environment variable's value)."""
     return [url.strip() for url in text.split(",") if url.strip()]
+
+
+def environment_urls(variable: str, *, several: bool = True) -> list[str]:
+    """The base URLs an environment variable gives (none when it is unset or blank), each checked
+    (`models.urls`): a refusal names the variable."""
+    text = os.environ.get(variable, "")
+    urls = split_urls(text) if several else [text.strip()] if text.strip() else []
+    return [check_url(url, variable) for url in urls]
+
+
+def provider_urls(provider: str) -> list[str]:
+    """The base URLs the environment gives a provider's roles that have none of their own (a named
+    service's or PROSEVAL_BASE_URL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL; none: the default)."""
+    if provider in SERVICES:
+        return environment_urls(SERVICES[provider].url_variable)
+    if provider in URL_VARIABLES:
+        variable, several = URL_VARIABLES[provider]
+        return environment_urls(variable, several=several)
+    return []
 
 
 @dataclass(frozen=True)
@@ -97,30 +123,41 @@ class ModelSpec:
         return self.spec + urls
 
 
-def parse_model_spec(text: str, base_urls: list[str] | tuple[str, ...] = ()) -> ModelSpec:
-    """`provider/model` with its endpoints (kept for providers that take any). A service's role
-    given none gets the service's default, so that its binding, and the run's header, show where
-    its key goes."""
+def split_spec(text: str) -> tuple[str, str]:
+    """`provider/model` as its provider and model; a ValueError when it is not that, or names no known provider."""
     provider, sep, model = text.strip().partition("/")
     if not sep or not model:
         raise ValueError(f"model spec {text!r} must look like provider/model, e.g. openai/gpt-4o-mini")
     if provider not in PROVIDERS:
         raise ValueError(f"unknown provider {provider!r} in {text!r}; known: {', '.join(PROVIDERS)}")
+    return provider, model
+
+
+def parse_model_spec(text: str, base_urls: list[str] | tuple[str, ...] = ()) -> ModelSpec:
+    """`provider/model` with its endpoints (kept for providers that take any). A service's role
+    given none gets the service's default, so that its binding, and the run's header, show where
+    its key goes. Given none, the endpoints the environment gives the provider are checked here
+    (an `EndpointError` naming the variable), before anything is built or sent."""
+    provider, model = split_spec(text)
     urls = tuple(base_urls) if provider in REMOTE_PROVIDERS else ()
     if provider in SERVICES and not urls:
         urls = tuple(SERVICES[provider].default_urls())
+    elif provider in URL_VARIABLES and not urls:
+        provider_urls(provider)  # checked now, not kept: the binding stays without endpoints, as the user gave it
     return ModelSpec(provider, model, urls)
 
 
 def build_model(spec: ModelSpec) -> ModelAPI:
+    """The model of `spec`; a remote one without endpoints of its own gets those of its provider's
+    environment variable as checked (`provider_urls`), else its provider's default."""
     if spec.provider in ("openai", "openai-compatible") or spec.provider in SERVICES:
         from .openai_compat import make_endpoint
 
-        return make_endpoint(spec.provider, spec.model, list(spec.base_urls))
+        return make_endpoint(spec.provider, spec.model, list(spec.base_urls) or provider_urls(spec.provider))
     if spec.provider == "anthropic":
         from .anthropic_messages import AnthropicModel
 
-        return AnthropicModel(spec.model, list(spec.base_urls))
+        return AnthropicModel(spec.model, list(spec.base_urls) or provider_urls(spec.provider))
     if spec.provider == "local":
         from .local import LocalModel
 

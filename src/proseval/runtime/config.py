@@ -15,13 +15,16 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StrictBool, field_validator,
                       model_validator)
 
+from ..core.prices import finite_amount
 from ..core.yamlfile import load_yaml_model
 from ..models.base import GenerateConfig, check_seed
+from ..models.urls import check_url
 from .roles import nest_generation, parse_assignments, parse_value
 
 Count = Annotated[int, Field(strict=True, ge=1)]
-Amount = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+Amount = Annotated[float, Field(strict=True), AfterValidator(finite_amount), Field(gt=0)]  # nan: not finite
 Text = Annotated[str, Field(strict=True, min_length=1)]
+Url = Annotated[Text, AfterValidator(check_url)]  # an endpoint, checked where it is written (`models.urls`)
 Seed = Annotated[int, Field(strict=True), AfterValidator(check_seed)]
 Settings = Annotated[GenerateConfig, AfterValidator(GenerateConfig.checked)]  # values range-checked
 
@@ -49,7 +52,7 @@ class RoleOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     role: dict[str, Text] = Field(default_factory=dict, validation_alias=AliasChoices("role", "roles"))
-    role_base_url: dict[str, list[Text]] = Field(default_factory=dict)
+    role_base_url: dict[str, list[Url]] = Field(default_factory=dict)
     concurrency: Count | None = None
     role_concurrency: dict[str, Count] = Field(default_factory=dict)
     gen: dict[str, Settings] = Field(default_factory=dict)
@@ -141,7 +144,7 @@ class RunConfig(RoleOptions, CostOptions):
 
     task: Text | None = None
     model: Text | None = None
-    base_url: list[Text] = Field(default_factory=list)
+    base_url: list[Url] = Field(default_factory=list)
     preset: Text | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     limit: Count | None = None

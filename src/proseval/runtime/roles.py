@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import yaml
 from pydantic import ValidationError
@@ -14,8 +13,8 @@ from ..errors import UsageError, describe_validation_error
 from ..models.base import GenerateConfig
 from ..models.families import RULES_VARIABLE, not_sendable, rules_for
 from ..models.spec import EMBEDDED_SPEC, SHARED_URL_PROVIDERS, ModelSpec, parse_model_spec
+from ..models.urls import EndpointError, check_url
 from .records import RoleBinding
-from .secrets import scrub_url
 
 DEMO_NOTICE = (
     "No --model given: the role(s) {roles} use the embedded SmolLM2-135M model. This is a "
@@ -77,10 +76,12 @@ def nest_generation(pairs: Iterable[tuple[str, Any]], what: str = "--gen") -> di
 
 
 def check_base_url(url: str, where: str) -> None:
-    """An endpoint must be an http(s) URL with a host: checked before any request."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RoleError(f"{where} {scrub_url(url)!r} is not an http(s) URL with a host, e.g. http://localhost:8000/v1")
+    """An endpoint must be one requests can be sent to (`models.urls.check_url`: an http(s) URL with
+    a host, a port in range, no user name or password): checked before any request."""
+    try:
+        check_url(url, where)
+    except EndpointError as exc:
+        raise RoleError(str(exc)) from None
 
 
 def check_request(request: RoleRequest, required: tuple[str, ...]) -> None:

@@ -31,9 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator, 
 from ..core.task import Task
 from ..core.yamlfile import load_yaml_model
 from ..errors import ProsevalError
-from ..models.spec import build_model, parse_model_spec
+from ..models.spec import build_model, parse_model_spec, split_spec
+from ..models.urls import check_url
 from .cache import ResponseCache
-from .config import CostOptions, Count, RoleOptions, Seed, Settings, Text, prices_beside
+from .config import CostOptions, Count, RoleOptions, Seed, Settings, Text, Url, prices_beside
 from .cost import CostMeter, previous_spend
 from .dryrun import Estimate, estimate_run
 from .errorlog import ERROR_LOG, note_log, save_traceback
@@ -62,7 +63,7 @@ class SetModel(BaseModel):
 
     spec: Text
     name: Text | None = None
-    base_url: list[Text] = Field(default_factory=list)
+    base_url: list[Url] = Field(default_factory=list)
     concurrency: Count | None = None
     gen: Settings | None = None
 
@@ -79,7 +80,7 @@ class SetModel(BaseModel):
     @field_validator("spec")
     @classmethod
     def _parsable(cls, value: str) -> str:
-        parse_model_spec(value)  # ValueError: not provider/model, or an unknown provider
+        split_spec(value)  # ValueError: not provider/model, or an unknown provider (its endpoints: when planned)
         return value
 
     def label(self) -> str:
@@ -133,6 +134,8 @@ class SetFile(RoleOptions, CostOptions):
     @classmethod
     def _endpoint_keys(cls, value: dict[str, int]) -> dict[str, int]:
         for key in value:
+            if "://" in key:
+                check_url(key)  # a key naming a base URL: one a binding could have
             problem = endpoint_key_problem(key)
             if problem:
                 raise ValueError(f"{key}: {problem}")
