@@ -44,6 +44,16 @@ def test_a_task_option_named_like_a_run_option_is_described_as_dash_t(monkeypatc
     assert "│ --per-cell" in result.output  # an option run does not have keeps its --name form
 
 
+def test_describes_list_of_runs_options_is_runs_own():
+    import typer.main
+
+    from proseval.cli.tasks import RUN_OPTIONS
+
+    command = typer.main.get_command(app).commands["run"]
+    run = getattr(command, "loaded", command)
+    assert RUN_OPTIONS == {o for p in run.params for o in p.opts if o.startswith("--")}
+
+
 def test_run_show_and_rescore(tmp_path):
     result = invoke("run", "demo", "--model", "scripted/echo", "--role", "judge=scripted/echo",
                     "--out", str(tmp_path), "--display", "none", "--limit", "3")

@@ -61,7 +61,7 @@ def describe(task: str = typer.Argument(..., help="Task name."),
     table = Table(title="Options", title_justify="left")
     for column in ("option", "type", "default", "meaning"):
         table.add_column(column)
-    taken = run_option_names()
+    taken = RUN_OPTIONS
     for name, info in fields.items():
         default = "required" if info.is_required() else repr(info.get_default(call_default_factory=True))
         meaning = info.description or ""
@@ -72,19 +72,18 @@ def describe(task: str = typer.Argument(..., help="Task name."),
     console.print(table)
 
 
-def run_option_names() -> set[str]:
-    """The long options of `proseval run` itself (`--seed`, `--limit`, ...): a task option of the
-    same name can only be given as `-T NAME=VALUE`."""
-    import typer.main
+# The long options of `proseval run` itself: a task option of the same name can only be given as
+# `-T NAME=VALUE`. Kept here, not read from the run command, so that `describe` imports no runtime
+# (a test checks the list against the command's own options).
+RUN_OPTIONS = frozenset({
+    "--base-url", "--batch", "--concurrency", "--config", "--display", "--dry-run", "--epochs",
+    "--estimate-output", "--force", "--gen", "--limit", "--max-cost", "--model", "--no-cache", "--no-probe",
+    "--out", "--panel", "--panel-score", "--param", "--preset", "--prices", "--prompt", "--resume", "--role",
+    "--role-base-url", "--role-concurrency", "--run-dir", "--seed",
+})
 
-    from .app import app
 
-    run = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]  # the app is a group
-    run = getattr(run, "loaded", run)  # a lazy command: the real one
-    return {opt for param in run.params for opt in param.opts if opt.startswith("--")}
-
-
-def option_form(name: str, taken: set[str]) -> str:
+def option_form(name: str, taken: frozenset[str]) -> str:
     """How a task option is given to `run`: `--name`, or `-T name=` where run has an option of that name."""
     flag = "--" + name.replace("_", "-")
     return f"-T {name}=" if flag in taken else flag
@@ -119,7 +118,7 @@ def _describe_presets(entry: Any) -> None:
     presets = entry.presets() if entry.presets is not None else {}
     rows = []
     for name, preset in presets.items():
-        taken = run_option_names()
+        taken = RUN_OPTIONS
         sets = [f"{option_form(k, taken)}{'' if option_form(k, taken).endswith('=') else ' '}{v}"
                 for k, v in preset.params.items()]
         sets += [f"-g {role}.{k}={v}" for role, values in preset.gen.items() for k, v in values.items()]
