@@ -14,21 +14,31 @@ the package that registers it (for a built-in benchmark, its own package or
 ``proseval.benchmarks._shared``): a hook is no way into another benchmark or into proseval's
 internals, which the import contracts could not see. A hook that breaks the rule is refused when
 it is registered.
+
+A name is registered once: a second registration of a task, scorer, command group, generator or
+doctor check under a name another one holds is refused with an error naming both registrants
+(`DuplicateRegistrationError`), so a plug-in never silently takes the place of a built-in. A
+deliberate override passes ``replace=True`` and is reported (`RegistrationReplacedWarning`). The
+same registration made again (its module imported twice, or reloaded) is harmless. The built-in
+benchmarks load before any other plug-in, so a plug-in cannot take a name from one either.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
 from importlib.metadata import entry_points
+from types import FrameType, FunctionType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .errors import UsageError, describe_validation_error
+from .errors import ProsevalError, UsageError, describe_validation_error
 
 if TYPE_CHECKING:  # names in annotations only: registering a benchmark builds none of these models
     from .core.health import Check
@@ -53,6 +63,14 @@ class HookError(ValueError):
     """A hook string that is malformed or names a module outside the registering package."""
 
 
+class DuplicateRegistrationError(ProsevalError, ValueError):
+    """A name registered a second time, by something else; the message names both registrants."""
+
+
+class RegistrationReplacedWarning(UserWarning):
+    """A registration that replaced another on purpose (``replace=True``)."""
+
+
 class NoParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -60,6 +78,7 @@ class NoParams(BaseModel):
 HOOK_PATTERN = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
 _SHARED = "proseval.benchmarks._shared"
 _REGISTRARS = (__name__, "proseval.kit")  # modules that pass registrations on: never the registering one
+_BUILT_IN = "proseval.benchmarks"
 
 
 @dataclass(frozen=True)
@@ -91,15 +110,21 @@ def _within(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-def registering_module() -> str:
-    """The module that called the registration: the first caller outside the registry and the kit."""
-    frame = sys._getframe(1)
+def registering_frame() -> FrameType | None:
+    """The frame that called the registration: the first caller outside the registry and the kit."""
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         module = frame.f_globals.get("__name__", "")
         if not any(_within(module, name) for name in _REGISTRARS):
-            return module
+            return frame
         frame = frame.f_back
-    return "__main__"
+    return None
+
+
+def registering_module() -> str:
+    """The module that called the registration: the first caller outside the registry and the kit."""
+    frame = registering_frame()
+    return "__main__" if frame is None else frame.f_globals.get("__name__", "__main__")
 
 
 def home_packages(module: str) -> tuple[str, ...]:
@@ -196,8 +221,72 @@ _SCORERS: dict[str, ScorerEntry] = {}
 _COMMAND_GROUPS: dict[str, CommandGroup] = {}
 _GENERATORS: dict[str, Callable[[], Callable[..., Any]]] = {}
 _DOCTOR_CHECKS: dict[str, Callable[[], list[Check]]] = {}
+_REGISTRANTS: dict[tuple[str, str], str] = {}  # (kind, name) -> the module whose registration holds it
 _loaded = False
 load_errors: list[str] = []
+
+
+def _identity(value: Any) -> Any:
+    """What makes two registrations the same one: a function or class by its qualified name
+    (importing its module again, or reloading it, makes new ones), an entry by its fields,
+    anything else by value."""
+    if isinstance(value, (FunctionType, type)):
+        return ("code", value.__module__, value.__qualname__)
+    if is_dataclass(value) and not isinstance(value, type):
+        return (type(value), tuple(_identity(getattr(value, item.name)) for item in fields(value)))
+    return value
+
+
+def entry_point_of(module: str) -> Any | None:
+    """The entry point of the benchmark group that loads `module` (the deepest one), if any."""
+    found = [point for point in entry_points(group=ENTRY_POINT_GROUP)
+             if _within(module, point.value.partition(":")[0])]
+    return max(found, key=lambda point: len(point.value), default=None)
+
+
+def describe_registrant(module: str) -> str:
+    """`module`, with the entry point and the distribution that load it when there are ones."""
+    point = entry_point_of(module)
+    if point is None:
+        return module
+    dist = getattr(point, "dist", None)
+    source = f" of {dist.name} {dist.version}" if dist is not None else ""
+    return f"{module} (entry point {point.name!r}{source})"
+
+
+def registrant_of(kind: str, name: str) -> str:
+    """The module whose registration holds `name` of `kind` ("an unknown module" if none is recorded)."""
+    return _REGISTRANTS.get((kind, name), "an unknown module")
+
+
+def claim(kind: str, table: dict[str, Any], name: str, entry: Any, *, registrant: str,
+          replace: bool = False) -> None:
+    """Put `entry` in `table` under `name` for `registrant`: a name another registration holds is
+    refused, unless `replace` (then a warning says who replaced whom); the same registration again
+    replaces itself quietly."""
+    key = (kind, name)
+    if name in table and _identity(table[name]) != _identity(entry):
+        holder = describe_registrant(_REGISTRANTS.get(key, "an unknown module"))
+        if not replace:
+            raise DuplicateRegistrationError(
+                f"{kind} {name!r} is registered twice: by {holder} and by {describe_registrant(registrant)}; "
+                "rename one, or remove one of the two packages (an override on purpose passes replace=True)")
+        _warn_from_registrant(f"{kind} {name!r} of {holder} is replaced on purpose by "
+                              f"{describe_registrant(registrant)}")
+    table[name] = entry
+    _REGISTRANTS[key] = registrant
+
+
+def _warn_from_registrant(message: str) -> None:
+    """A `RegistrationReplacedWarning` attributed to the line that registered (once per line)."""
+    frame = registering_frame()
+    if frame is None:
+        warnings.warn(message, RegistrationReplacedWarning, stacklevel=3)
+        return
+    where = frame.f_globals
+    warnings.warn_explicit(message, RegistrationReplacedWarning, frame.f_code.co_filename, frame.f_lineno,
+                           module=where.get("__name__"), registry=where.setdefault("__warningregistry__", {}),
+                           module_globals=where)
 
 
 def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
@@ -206,7 +295,7 @@ def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
          presets: Mapping[str, Preset] | str | None = None,
          metrics: Mapping[str, str] | str | None = None,
          views: SampleViews | str | None = None,
-         labelling: Labelling | str | None = None) -> Callable[[F], F]:
+         labelling: Labelling | str | None = None, replace: bool = False) -> Callable[[F], F]:
     """Register a task factory: ``@task("mybench", summary=..., params=MyParams)``.
 
     The factory takes the validated parameters and returns a `Task`; import heavy modules inside
@@ -216,7 +305,8 @@ def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
     metric the task reports to its definition (shown by `proseval describe`); `views` draws a
     sample's own parts in the viewer and `labelling` is what a person rating it is asked
     (`core.views`); as ``"module:attribute"`` (a module of the registering package) any of these
-    is imported only when used.
+    is imported only when used. `replace` overrides a task of that name registered before (a
+    second registration is refused otherwise).
     """
     registrant = registering_module()
     hooks = {"prompts": _declared("prompts", prompts, registrant),
@@ -227,9 +317,8 @@ def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
              "labelling": _hook(FunctionHook, "labelling", labelling, registrant)}
 
     def register(factory: F) -> F:
-        if name in _TASKS and _TASKS[name].factory is not factory:
-            raise ValueError(f"task {name!r} is registered twice")
-        _TASKS[name] = TaskEntry(name, summary, factory, params, **hooks)
+        claim("task", _TASKS, name, TaskEntry(name, summary, factory, params, **hooks),
+              registrant=registrant, replace=replace)
         return factory
 
     return register
@@ -237,14 +326,15 @@ def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
 
 def scorer_plugin(name: str, *, summary: str, roles: tuple[str, ...], factory: str,
                   prompts: str | None = None, role_configs: Mapping[str, Mapping[str, Any]] | None = None,
-                  views: SampleViews | str | None = None) -> None:
+                  views: SampleViews | str | None = None, replace: bool = False) -> None:
     """Register a scorer for `proseval score RUN --scorer NAME` (``"module:attribute"`` targets,
     imported only when used): ``factory(**options)`` returns a `@scorer` function; `views`, like a
-    task's, draws what its scores keep in the viewer."""
+    task's, draws what its scores keep in the viewer; `replace`, like a task's, overrides."""
     registrant = registering_module()
-    _SCORERS[name] = ScorerEntry(name, summary, roles, checked_hook(ValueHook, "factory", factory, registrant),
-                                 _declared("prompts", prompts, registrant), dict(role_configs or {}),
-                                 _hook(FunctionHook, "views", views, registrant))
+    entry = ScorerEntry(name, summary, roles, checked_hook(ValueHook, "factory", factory, registrant),
+                        _declared("prompts", prompts, registrant), dict(role_configs or {}),
+                        _hook(FunctionHook, "views", views, registrant))
+    claim("scorer", _SCORERS, name, entry, registrant=registrant, replace=replace)
 
 
 def scorer_plugins() -> dict[str, ScorerEntry]:
@@ -259,39 +349,69 @@ def get_scorer_plugin(name: str) -> ScorerEntry:
     return known[name]
 
 
-def command_group(name: str, load: str | Callable[[], Any], *, summary: str | None = None) -> None:
+def command_group(name: str, load: str | Callable[[], Any], *, summary: str | None = None,
+                  replace: bool = False) -> None:
     """Register `proseval NAME ...`: `load` is the benchmark's typer app as ``"module:attribute"``
     (or a function returning it), imported only when one of its commands runs. `summary` is its line
     in `proseval --help` and its help, unless the app has its own (without a summary, `--help` imports
-    the app to read its help)."""
-    _COMMAND_GROUPS[name] = CommandGroup(_hook(ValueHook, "command_group", load, registering_module()), summary)
+    the app to read its help). `replace`, like a task's, overrides."""
+    registrant = registering_module()
+    claim("command group", _COMMAND_GROUPS, name,
+          CommandGroup(_hook(ValueHook, "command_group", load, registrant), summary),
+          registrant=registrant, replace=replace)
 
 
-def generate_command(name: str, load: str | Callable[[], Callable[..., Any]]) -> None:
+def generate_command(name: str, load: str | Callable[[], Callable[..., Any]], *, replace: bool = False) -> None:
     """Register `proseval generate NAME ...`: `load` is the typer command function as
-    ``"module:attribute"`` (or a function returning it)."""
-    _GENERATORS[name] = _hook(ValueHook, "generate_command", load, registering_module())
+    ``"module:attribute"`` (or a function returning it). `replace`, like a task's, overrides."""
+    registrant = registering_module()
+    claim("generate command", _GENERATORS, name, _hook(ValueHook, "generate_command", load, registrant),
+          registrant=registrant, replace=replace)
 
 
-def doctor_check(component: str, checks: Callable[[], list[Check]] | str) -> None:
+def doctor_check(component: str, checks: Callable[[], list[Check]] | str, *, replace: bool = False) -> None:
     """Register the `proseval doctor` checks of `component` (a name `--require` accepts): `checks()`
     (or ``"module:attribute"``, imported only when the doctor runs) returns its `Check`s; an exception
-    is reported as a failed check."""
-    _DOCTOR_CHECKS[component] = _hook(FunctionHook, "doctor_check", checks, registering_module())
+    is reported as a failed check. `replace`, like a task's, overrides."""
+    registrant = registering_module()
+    claim("doctor check", _DOCTOR_CHECKS, component, _hook(FunctionHook, "doctor_check", checks, registrant),
+          registrant=registrant, replace=replace)
+
+
+def load_order(point: Any) -> tuple[bool, str]:
+    """The built-in benchmarks first, so that no plug-in holds a name before them; then by name."""
+    return not _within(point.value.partition(":")[0], _BUILT_IN), point.name
+
+
+@contextlib.contextmanager
+def all_or_nothing() -> Iterator[None]:
+    """Registrations that stand only if the block ends well: a plug-in that fails half-way through
+    its module (a name refused, an import missing) leaves none of its names behind."""
+    tables = (_TASKS, _SCORERS, _COMMAND_GROUPS, _GENERATORS, _DOCTOR_CHECKS, _REGISTRANTS)
+    saved = [(table, dict(table)) for table in tables]
+    try:
+        yield
+    except BaseException:
+        for table, before in saved:
+            table.clear()
+            table.update(before)
+        raise
 
 
 def load_benchmarks() -> None:
-    """Import every module of the entry-point group once; a broken plug-in is reported, not fatal."""
+    """Import every module of the entry-point group once; a broken plug-in is reported, not fatal,
+    and registers nothing."""
     global _loaded
     if _loaded:
         return
     _loaded = True
-    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: p.name):
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=load_order):
         try:
-            importlib.import_module(point.value.partition(":")[0])
+            with all_or_nothing():
+                importlib.import_module(point.value.partition(":")[0])
         except Exception as exc:  # noqa: BLE001 - one broken plug-in must not take the others down
-            load_errors.append(f"benchmark plug-in {point.name!r} ({point.value}) failed to load: "
-                               f"{type(exc).__name__}: {exc}")
+            reason = str(exc) if isinstance(exc, ProsevalError) else f"{type(exc).__name__}: {exc}"
+            load_errors.append(f"benchmark plug-in {point.name!r} ({point.value}) failed to load: {reason}")
     if not _TASKS:
         print("warning: no benchmark is registered; reinstall proseval (pip install -e .) so that its "
               f"entry points ({ENTRY_POINT_GROUP}) are known", file=sys.stderr)

@@ -3,6 +3,7 @@ group, each imported when it runs, all inside the error boundary (`boundary.Pros
 
 import typer
 
+from ..kit._plugin_warnings import show_plugin_warnings
 from .boundary import DEBUG_ENV, ProsevalGroup
 from .commands import benchmark_groups, built_in
 from .lazy import LazyCommand
@@ -10,6 +11,7 @@ from .lazy import LazyCommand
 
 class Proseval(ProsevalGroup):
     def lazy_commands(self) -> list[LazyCommand]:
+        show_plugin_warnings()  # before the plug-ins are imported: a deprecated name they use is shown
         return built_in() + benchmark_groups()
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..registry import command_groups
+from rich.markup import escape
+
+from ..commandline.console import errors
+from ..registry import command_groups, describe_registrant, registrant_of
 from .lazy import LazyCommand, command_in, group_of
 
 
@@ -59,5 +62,17 @@ def built_in() -> list[LazyCommand]:
 
 
 def benchmark_groups() -> list[LazyCommand]:
-    """`proseval NAME` of each benchmark that registers a command group (`kit.command_group`)."""
-    return [LazyCommand(name, group_of(entry.load), entry.summary) for name, entry in command_groups().items()]
+    """`proseval NAME` of each benchmark that registers a command group (`kit.command_group`). A group
+    named like one of proseval's own commands is not added (the command stays proseval's), with one
+    line naming who registered it."""
+    own = {c.name for c in built_in()}
+    groups = []
+    for name, entry in command_groups().items():
+        if name in own:
+            holder = describe_registrant(registrant_of("command group", name))
+            errors.print(f"[yellow]warning:[/] {escape(holder)} registers a command group named {name!r}, "
+                         f"which is proseval's own command: `proseval {name}` stays proseval's", highlight=False,
+                         soft_wrap=True)
+            continue
+        groups.append(LazyCommand(name, group_of(entry.load), entry.summary))
+    return groups

@@ -15,6 +15,7 @@ import warnings
 from typing import Any
 
 from proseval.kit._lazy import lend, names
+from proseval.kit._plugin_warnings import KitDeprecationWarning
 
 _SOURCES = {
     # Registration: tasks, scorers, commands and doctor checks (found through the entry point).
@@ -66,7 +67,8 @@ def __getattr__(name: str) -> Any:
 
 
 def _moved(name: str) -> Any:
-    """A name that left the core, with a `DeprecationWarning` naming where it is now."""
+    """A name that left the core, with a `KitDeprecationWarning` naming where it is now (the command
+    line shows it: `_plugin_warnings`)."""
     if name == "format_validation_error":
         _deprecated(name, "proseval.kit.describe_validation_error(exc, task=NAME)")
         return importlib.import_module("proseval.registry").format_validation_error
@@ -80,4 +82,4 @@ def _moved(name: str) -> Any:
 
 def _deprecated(name: str, instead: str) -> None:
     warnings.warn(f"proseval.kit.{name} is deprecated and goes in proseval {REMOVED_IN}: use {instead}",
-                  DeprecationWarning, stacklevel=4)
+                  KitDeprecationWarning, stacklevel=4)
