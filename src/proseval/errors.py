@@ -9,6 +9,7 @@ command is a bug: the command line says where its traceback was written.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any, ClassVar
@@ -68,8 +69,16 @@ def _message(item: Any, task: str | None) -> str:
     return item["msg"].removeprefix("Value error, ")
 
 
+FULL_DISK_ADVICE = ("free space on that disk (or choose a folder on another one), then run the command again: a "
+                    "run continues where it stopped with proseval resume RUN")
+
+
 def describe_os_error(exc: OSError) -> str:
-    """`path: what is wrong` (a file in the way of a folder, or a folder in the way of a file, is named)."""
+    """`path: what is wrong` (a file in the way of a folder, or a folder in the way of a file, is named);
+    a full disk or quota says what to do."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = f"{os.fsdecode(exc.filename)}: " if exc.filename else ""
+        return f"{where}{exc.strerror or 'no space left'} — {FULL_DISK_ADVICE}"
     if not exc.filename:
         return exc.strerror or str(exc)
     path = Path(os.fsdecode(exc.filename))

@@ -58,11 +58,23 @@ def config_file(folder: Path, content: str | bytes, name: str = "eval.yaml") -> 
         (["--role-concurrency", "judge=many"], 2, "error: --role-concurrency judge=many: N must be a whole number"),
         (["--display", "fancy"], 2, "error: --display must be rich, plain or none (got 'fancy')"),
         (["--prompt", "judge=missing.txt"], 2, "error: --prompt judge=missing.txt: no such file"),
+        (["-r", "judge=scripted/empty"], 2, "error: --role judge is given twice (--role judge=scripted/echo, --role "
+                                            "judge=scripted/empty): give it once"),
+        (["-g", "judge.temperature=0", "-g", "judge.temperature=1"], 2, "error: --gen judge.temperature is given "
+                                                                        "twice"),
+        (["--run-dir", "elsewhere"], 2, "error: give --out (the folder that holds run folders) or --run-dir (the "
+                                        "exact run folder), not both"),
     ],
 )
 def test_bad_run_options(work, args, code, message):
     line = refused(["run", "demo", *SCRIPTED, "--out", str(work / "out"), *args], work / "out", code)
     assert line.startswith(message), line
+
+
+def test_a_task_option_given_as_flag_and_as_dash_t_with_two_values_is_refused(work):
+    line = refused(["run", "longweave", *SCRIPTED, "--out", str(work / "out"), "-T", "per_cell=3", "--per-cell", "2"],
+                   work / "out", 2)
+    assert line == "error: per_cell is given twice (-T per_cell=3, --per-cell 2): give it once"
 
 
 def test_unknown_task(work):

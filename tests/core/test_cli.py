@@ -44,6 +44,14 @@ def test_a_task_option_named_like_a_run_option_is_described_as_dash_t(monkeypatc
     assert "│ --per-cell" in result.output  # an option run does not have keeps its --name form
 
 
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_prints_the_package_version(flag):
+    from proseval import __version__
+
+    result = runner.invoke(app, [flag])
+    assert result.exit_code == 0 and result.output.startswith(f"proseval {__version__} (Python ")
+
+
 def test_describes_list_of_runs_options_is_runs_own():
     import typer.main
 

@@ -272,3 +272,28 @@ def test_another_task_cannot_continue_a_run_even_forced(tmp_path):
     assert (run_dir / "samples.jsonl").read_bytes() == records
     again = cli.invoke(app, ["run", "--resume", str(run_dir), "--display", "none"])
     assert again.exit_code == 0, again.output
+
+
+def test_a_full_disk_names_the_file_and_says_what_to_do(tmp_path, monkeypatch):
+    import errno
+    import os as real_os
+
+    from proseval.runtime import runlog
+
+    class FullDisk:
+        """The run folder's writes fail as on a full disk (a write to a descriptor names no file)."""
+
+        def __getattr__(self, name):
+            return getattr(real_os, name)
+
+        @staticmethod
+        def write(fd, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runlog, "os", FullDisk())
+    result = cli.invoke(app, ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "1",
+                              "--run-dir", str(tmp_path / "run"), "--display", "none", "--no-cache"])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1, result.output
+    assert f"{tmp_path / 'run' / 'samples.jsonl'}: No space left on device — free space on that disk" in said
+    assert "proseval resume RUN" in said and "a bug" not in said

@@ -54,7 +54,8 @@ def benchmark_code(modules: set[str], allowed: str | None = None) -> list[str]:
     return sorted(found)
 
 
-@pytest.mark.parametrize("args", [("--help",), ("list",), ("describe", "writingbench")], ids=" ".join)
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("list",), ("describe", "writingbench")],
+                         ids=" ".join)
 def test_help_list_and_describe_import_nothing_heavy_and_no_benchmark_code(tmp_path, args):
     modules = modules_after(tmp_path, *args)
     assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []

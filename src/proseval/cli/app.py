@@ -24,9 +24,22 @@ app = typer.Typer(
 )
 
 
+def _version(asked: bool) -> None:
+    """`--version` / `-V`: proseval's version and the Python it runs on, then exit."""
+    if asked:
+        import platform
+
+        from .. import __version__
+
+        typer.echo(f"proseval {__version__} (Python {platform.python_version()})")
+        raise typer.Exit()
+
+
 @app.callback()
 def options(
     debug: bool = typer.Option(False, "--debug", envvar=DEBUG_ENV, show_envvar=True,
                                help="Print the traceback of any error (for developers)."),
+    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
+                                 help="Print proseval's version and exit."),
 ) -> None:
     """Options of every command."""

@@ -28,8 +28,14 @@ from ..runtime.runlog import RunFolder
 def task_params_from(items: list[str], cfg: RunConfig, extra: list[str]) -> dict[str, Any]:
     """Task parameters from the YAML file, `-T KEY=VALUE` and task options such as `--data-dir X`."""
     params = dict(cfg.params)
-    params.update({k.replace("-", "_"): parse_value(v) for k, v in parse_assignments(items, "-T").items()})
-    params.update(task_options(extra))
+    given = {k.replace("-", "_"): parse_value(v) for k, v in parse_assignments(items, "-T").items()}
+    options = task_options(extra)
+    for key in sorted(set(given) & set(options)):
+        if given[key] != options[key]:
+            raise RoleError(f"{key} is given twice (-T {key}={given[key]}, --{key.replace('_', '-')} "
+                            f"{options[key]}): give it once")
+    params.update(given)
+    params.update(options)
     return params
 
 

@@ -74,6 +74,8 @@ def run(
     """Run a task and print its results table."""
     load_env_file()
     check_counts(limit=limit, epochs=epochs)
+    if out is not None and run_dir is not None:
+        fail("give --out (the folder that holds run folders) or --run-dir (the exact run folder), not both")
     check_option_values(roles.base_url, roles.role_base_url, max_cost)
     if seed is not None:
         check_seed(seed, name="--seed")

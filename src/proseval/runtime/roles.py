@@ -41,13 +41,18 @@ class RoleRequest:
 
 
 def parse_assignments(items: list[str], what: str) -> dict[str, str]:
-    """`["judge=openai/gpt-4o-mini"]` → `{"judge": "openai/gpt-4o-mini"}`."""
+    """`["judge=openai/gpt-4o-mini"]` → `{"judge": "openai/gpt-4o-mini"}`. A name given twice with
+    two values is refused (which one was meant cannot be known); twice with one value is once."""
     result: dict[str, str] = {}
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name.strip() or not value.strip():
             raise RoleError(f"{what} {item!r} must look like NAME=VALUE")
-        result[name.strip()] = value.strip()
+        name, value = name.strip(), value.strip()
+        if result.get(name, value) != value:
+            raise RoleError(f"{what} {name} is given twice ({what} {name}={result[name]}, {what} {name}={value}): "
+                            "give it once")
+        result[name] = value
     return result
 
 

@@ -143,9 +143,22 @@ def now_iso() -> str:
     return _stamp[1]
 
 
+@contextlib.contextmanager
+def naming(path: Path) -> Iterator[None]:
+    """An OSError from writing `path` that names no file (a write to a descriptor on a full disk)
+    names it, so that the error the user sees says where."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
+
+
 def write_json_atomic(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    with naming(tmp):
+        tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -422,7 +435,7 @@ class RunFolder:
                 self._append_usage_line(line)
 
     def _append_usage_line(self, line: str) -> None:
-        with (self.path / USAGE).open("a", encoding="utf-8") as handle:
+        with naming(self.path / USAGE), (self.path / USAGE).open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
     def read_usage(self) -> list[dict]:
@@ -465,6 +478,7 @@ class SampleWriter:
     """
 
     def __init__(self, path: Path):
+        self._path = path
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._secrets = json_secrets()
 
@@ -473,9 +487,10 @@ class SampleWriter:
         `scored_view`."""
         lines = [redacted(record.model_dump_json(), self._secrets) for record in records]
         view = memoryview("".join(line + "\n" for line in lines).encode("utf-8"))
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+        with naming(self._path):
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
         return lines
 
     def close(self) -> None:
