@@ -63,10 +63,22 @@ def _location(loc: tuple[int | str, ...], task: str | None) -> str:
     return "--" + "-".join(str(part) for part in loc).replace("_", "-") if loc else "parameters"
 
 
+# pydantic's words that name Python types, and the project's for them
+_TYPE_WORDS = {"model_type": "should be a mapping of names to values",
+               "model_attributes_type": "should be a mapping of names to values"}
+
+
+def type_words(item: Any) -> str:
+    """A pydantic error's message in the project's words: no Python type or model class named."""
+    if item["type"] in _TYPE_WORDS:
+        return f"Input {_TYPE_WORDS[item['type']]}"
+    return str(item["msg"]).removeprefix("Value error, ")
+
+
 def _message(item: Any, task: str | None) -> str:
     if item["type"] == "extra_forbidden":
         return "unknown field" if task is None else "unknown parameter"
-    return item["msg"].removeprefix("Value error, ")
+    return type_words(item)
 
 
 FULL_DISK_ADVICE = ("free space on that disk (or choose a folder on another one), then run the command again: a "

@@ -206,16 +206,49 @@ def test_an_unexpected_error_during_a_run_names_the_run_folders_log(work, monkey
     assert "Traceback" not in result.output
     (run_dir,) = (work / "out").iterdir()
     log = run_dir / "error.log"
-    assert (f"error: unexpected RuntimeError: boom — a bug in proseval, please report it; its traceback is in {log} "
+    assert (f"error: a bug in proseval: boom — please report it; its traceback is in {log} "
             "(--debug prints it here)") in result.output
+    assert "RuntimeError" not in result.output  # the project's words; the class is in the log
     text = log.read_text(encoding="utf-8")
     assert "Traceback (most recent call last)" in text and "RuntimeError: boom" in text and "in boom" in text
+
+
+def test_a_bug_in_a_tasks_protocol_or_scorer_is_recorded_in_the_projects_words(work, monkeypatch):
+    """The sample fails (protocol) or its score is unscored (scorer), the record says it is a bug and
+    where its traceback went: no exception class, no Python type."""
+    def broken_scorer(sample, state, ctx):
+        raise ValueError("odd answer")
+
+    async def broken_protocol(sample, ctx):
+        raise KeyError("missing key")
+
+    from support.core import binding, make_task
+
+    from proseval.runtime.options import RunOptions
+    from proseval.runtime.runner import start_run
+    from proseval.runtime.loop import run_async
+
+    task = make_task(2)
+    task.scorers = [broken_scorer]
+    folder, _ = run_async(start_run(task, {"candidate": binding("scripted/echo")},
+                                    RunOptions(out_dir=work / "a", display="none", use_cache=False)))
+    (first, *_) = folder.iter_records()
+    (score,) = first.scores.values()
+    assert score.explanation.startswith("a bug in scorer broken_scorer: odd answer (its traceback is in ")
+    assert "ValueError" not in score.explanation and (folder.path / "error.log").is_file()
+    task = make_task(2)
+    task.protocol = broken_protocol
+    folder, _ = run_async(start_run(task, {"candidate": binding("scripted/echo")},
+                                    RunOptions(out_dir=work / "b", display="none", use_cache=False)))
+    (first, *_) = folder.iter_records()
+    assert first.error.startswith("a bug in the unit task: 'missing key' (its traceback is in ")
+    assert "KeyError" not in first.error and "KeyError: 'missing key'" in (folder.path / "error.log").read_text()
 
 
 def test_an_unexpected_error_before_a_run_folder_goes_to_the_cache_folder(work, monkeypatch, isolated_cache):
     monkeypatch.setattr("proseval.cli.run.load_run_config", boom)
     line = refused(["run", "demo", *SCRIPTED, "--out", str(work / "out")], work / "out", 1)
-    prefix = "error: unexpected RuntimeError: boom — a bug in proseval, please report it; its traceback is in "
+    prefix = "error: a bug in proseval: boom — please report it; its traceback is in "
     assert line.startswith(prefix) and line.endswith(" (--debug prints it here)"), line
     log = Path(line.removeprefix(prefix).removesuffix(" (--debug prints it here)"))
     assert log.parent == isolated_cache / "errors" and "RuntimeError: boom" in log.read_text(encoding="utf-8")
@@ -228,7 +261,7 @@ def test_debug_prints_the_traceback(work, monkeypatch, before):
     result = runner.invoke(app, ["--debug", *args] if before else [*args, "--debug"])
     assert result.exit_code == 1
     assert "Traceback (most recent call last)" in result.output and "RuntimeError: boom" in result.output
-    assert "error: unexpected RuntimeError: boom" in result.output and "--debug prints it" not in result.output
+    assert "error: a bug in proseval: boom" in result.output and "--debug prints it" not in result.output
 
 
 def test_the_debug_variable_prints_the_traceback_of_a_user_error_too(work, monkeypatch):

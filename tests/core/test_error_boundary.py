@@ -115,7 +115,9 @@ def test_a_cache_folder_that_cannot_be_used_refuses_the_run_before_anything_is_s
                                             "string as an integer (see: proseval run --help)"),
         (["run", "demo", "--max-cost", "abc"], "error: --max-cost 'abc': input should be a valid number, unable to "
                                                "parse string as a number (see: proseval run --help)"),
-        (["export"], "error: missing argument 'run_dir' (see: proseval export --help)"),
+        (["export"], "error: proseval export needs RUN_DIR: run folder (see: proseval export --help)"),
+        (["compare", "a"], "error: proseval compare needs RUN_B: run folder compared with it (B) (see: proseval "
+                           "compare --help)"),
         (["nosuchcommand"], "error: no such command 'nosuchcommand' (see: proseval --help)"),
         (["show", "x", "--bogus"], "error: no such option: --bogus (see: proseval show --help)"),
         (["--bogus"], "error: no such option: --bogus (see: proseval --help)"),
@@ -126,6 +128,14 @@ def test_usage_errors_of_the_command_line_are_one_line(work, args, message):
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert error_line(result.stderr, result.output) == message
     assert list(work.iterdir()) == []
+
+
+def test_a_bad_value_from_the_environment_names_the_variable(work, monkeypatch):
+    monkeypatch.setenv("PROSEVAL_DEBUG", "maybe")
+    result = runner.invoke(app, ["list"], prog_name="proseval")
+    assert result.exit_code == 2
+    assert error_line(result.stderr, result.output).startswith(
+        "error: PROSEVAL_DEBUG (the environment's --debug) 'maybe': input should be a valid boolean")
 
 
 def test_help_is_still_the_full_page(work):

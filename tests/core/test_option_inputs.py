@@ -235,3 +235,11 @@ def test_the_model_rules_file_is_read_through_the_option_file_reader(monkeypatch
     monkeypatch.setenv("PROSEVAL_MODEL_RULES", "/dev/zero")
     with pytest.raises(UsageError, match="a device, not a file"):
         rules_for("openai", "gpt-4o")
+
+
+def test_a_set_file_entry_of_the_wrong_shape_is_named_in_the_projects_words(tmp_path):
+    path = write(tmp_path, "models: [{spec: scripted/echo}]\ntasks: [demo]\n", "set.yaml")
+    result = invoke("run-set", path, "--dry-run")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and "set.yaml:2: tasks.0: input should be a mapping of names to values" in said
+    assert "instance of" not in said and "SetTask" not in said

@@ -186,7 +186,8 @@ def test_the_built_in_benchmarks_load_before_any_plug_in():
 
 
 # Deprecated kit names under the command line -----------------------------------------------------------
-def test_plugin_warnings_are_one_line_per_call_site_and_other_warnings_untouched(tmp_path, monkeypatch, capsys):
+def test_plugin_warnings_are_one_line_per_call_site_and_other_warnings_one_line_without_source(tmp_path,
+                                                                                                monkeypatch, capsys):
     from proseval.kit._plugin_warnings import show_plugin_warnings
 
     monkeypatch.setattr(sys, "warnoptions", [])
@@ -205,8 +206,9 @@ def test_plugin_warnings_are_one_line_per_call_site_and_other_warnings_untouched
         f"warning: proseval.kit.ViewBlock is deprecated and goes in proseval {kit.REMOVED_IN}: use "
         "proseval.kit.views.ViewBlock (my_plugin/task.py:3)",
         f"warning: proseval.kit.RunFolder is deprecated and goes in proseval {kit.REMOVED_IN}: use "
-        "proseval.kit.runs.RunFolder (my_plugin/task.py:4)"]
-    assert shown == ["something else"]  # handed to the handler it had before
+        "proseval.kit.runs.RunFolder (my_plugin/task.py:4)",
+        "warning: something else"]  # a library's warning: one line, no source path
+    assert shown == []
 
 
 def test_the_users_own_warning_options_are_kept(monkeypatch):

@@ -63,13 +63,29 @@ def sentence(text: str) -> str:
     return text[0].lower() + text[1:] if text[:2].istitle() else text
 
 
+def _from_environment(ctx: Context, name: str) -> bool:
+    """Whether the value of parameter `name` came from its environment variable."""
+    try:
+        source = ctx.get_parameter_source(name)
+    except (AttributeError, KeyError):
+        return False
+    return source is not None and source.name == "ENVIRONMENT"
+
+
 def usage_message(exc: ClickException) -> str:
     """A usage error of click as one line: what is wrong (the option and the value given), and
     where the command's help is."""
     param = getattr(exc, "param", None)
     message = exc.format_message()
-    if isinstance(exc, BadParameter) and not isinstance(exc, MissingParameter) and param is not None:
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, MissingParameter) and param is not None and param.param_type_name == "argument":
+        what = (getattr(param, "help", None) or "").strip().rstrip(".")
+        message = f"{ctx.command_path if ctx else 'the command'} needs {param.name.upper()}" + (
+            f": {what[:1].lower() + what[1:]}" if what else "")
+    elif isinstance(exc, BadParameter) and not isinstance(exc, MissingParameter) and param is not None:
         name = max(param.opts, key=len) if param.param_type_name == "option" else param.human_readable_name
+        if ctx is not None and param.name and _from_environment(ctx, param.name):
+            name = f"{param.envvar} (the environment's {name})"
         cause = exc.__cause__  # typer checks a value with pydantic, which keeps the value given
         if isinstance(cause, ValidationError) and cause.errors():
             first = cause.errors()[0]
@@ -77,7 +93,6 @@ def usage_message(exc: ClickException) -> str:
         else:
             message = f"{name}: {sentence(exc.message)}"
     message = sentence(message)
-    ctx = getattr(exc, "ctx", None)
     if ctx is not None and ctx.command.get_help_option(ctx) is not None:
         message += f" (see: {ctx.command_path} {ctx.help_option_names[0]})"
     return message
@@ -111,8 +126,8 @@ def report(exc: Exception, debug: bool) -> int:
         if not debug:
             print_traceback(exc)
         where = f"its traceback is above (writing it to a file failed: {failed})"
-    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    print_error(f"unexpected {what} — a bug in proseval, please report it; {where}")
+    said = scrub(str(exc)).strip() or "it gave no message"
+    print_error(f"a bug in proseval: {said} — please report it; {where}")
     return 1
 
 

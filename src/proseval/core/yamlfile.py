@@ -19,7 +19,7 @@ from yaml.error import Mark
 from yaml.nodes import MappingNode, Node, SequenceNode
 from yaml.reader import ReaderError
 
-from ..errors import UsageError
+from ..errors import UsageError, type_words
 from ..models.optionfiles import OptionFileError, read_option_file
 
 M = TypeVar("M", bound=BaseModel)
@@ -125,7 +125,7 @@ def _shown(value: Any) -> str:
 
 
 def _message(item: dict[str, Any]) -> str:
-    message = str(item["msg"]).removeprefix("Value error, ")
+    message = type_words(item)
     message = message[:1].lower() + message[1:]
     return message if item["type"] in ("missing", "value_error") else f"{message} (got {_shown(item.get('input'))})"
 

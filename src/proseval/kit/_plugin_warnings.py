@@ -4,7 +4,8 @@ registration it replaced on purpose.
 Python hides a `DeprecationWarning` raised outside ``__main__``, so a plug-in's use of a name that
 moved would go unseen under `proseval list` or `run`; and it shows other warnings with a path and
 the line of source. `show_plugin_warnings` makes each of these one ``warning:`` line on stderr,
-once per line of the plug-in that caused it, ending with where that line is.
+once per line of the plug-in that caused it, ending with where that line is; other warnings one
+``warning:`` line too, without the source.
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ def _plugin_categories() -> tuple[type[Warning], ...]:
 
 
 def show_plugin_warnings() -> None:
-    """Show every plug-in warning once per line that raises it, as one line on stderr; the other
-    warnings are shown as before. Warnings the user configured (``-W``, ``PYTHONWARNINGS``) keep
-    their setting. Calling it again changes nothing."""
+    """Show every plug-in warning once per line that raises it, as one line on stderr ending with
+    where that line is; any other warning (a library's) as one `warning:` line without Python's
+    source path and line of code. Warnings the user configured (``-W``, ``PYTHONWARNINGS``) keep
+    their setting and Python's form. Calling it again changes nothing."""
     categories = _plugin_categories()
     if not sys.warnoptions:
         for category in categories:
@@ -55,10 +57,11 @@ def show_plugin_warnings() -> None:
 
     def showwarning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                     file: TextIO | None = None, line: str | None = None) -> Any:
-        if not issubclass(category, categories):
+        if not issubclass(category, categories) and sys.warnoptions:  # the user asked for Python's own form
             return shown_before(message, category, filename, lineno, file, line)
+        text = one_line(message, filename, lineno) if issubclass(category, categories) else f"warning: {message}\n"
         try:
-            (file if file is not None else sys.stderr).write(one_line(message, filename, lineno))
+            (file if file is not None else sys.stderr).write(text)
         except (OSError, AttributeError):  # no stderr to write to: the warning is lost, as Python's would be
             pass
         return None

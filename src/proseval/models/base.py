@@ -270,12 +270,20 @@ def unusable_answer(completion: Completion, role: str, max_tokens: int | None) -
 
 
 def error_text(exc: BaseException) -> str:
-    """An error as a record tells it: the message alone for an answer the model did give (refused, or
-    left empty by its reasoning), whose message says what happened and what to change; else the
-    error's kind before its message."""
+    """An error as a record tells it, in words: the message alone for an answer the model did give
+    (refused, or left empty by its reasoning), whose message says what happened and what to change;
+    else what kind of failure it was (which `--retry-failed` may cure or not) before its message."""
     if isinstance(exc, UnusableAnswerError):
         return str(exc)
-    return f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ContextOverflowError):
+        kind = "the prompt is longer than the model's context"
+    elif isinstance(exc, RetryableError):
+        kind = "the request failed after its retries"
+    elif isinstance(exc, FatalError):
+        kind = "the request was refused"
+    else:
+        kind = "the request failed"
+    return f"{kind}: {exc}"
 
 
 _OVERFLOW_MARKERS = ("context length", "context window", "maximum context", "too many tokens",

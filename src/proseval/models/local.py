@@ -82,8 +82,8 @@ def check_gguf(path: Path) -> None:
     except OSError as exc:
         raise FatalError(f"local model file {path} cannot be read: {exc.strerror or exc}") from None
     if head != GGUF_MAGIC:
-        raise FatalError(f"local model file {path} is not a GGUF model (it does not start with {GGUF_MAGIC!r}); "
-                         "local/ takes llama.cpp's GGUF format")
+        raise FatalError(f"local model file {path} is not a GGUF model (its first bytes are not the GGUF format's "
+                         "mark); local/ takes llama.cpp's GGUF files, e.g. a model's *.gguf from Hugging Face")
 
 
 THREADS_ENV = "PROSEVAL_LOCAL_THREADS"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-import traceback
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from .progress import RunProgress
 from .provenance import build_header, new_run_id
 from .records import Results, RoleBinding, SampleRecord
 from .results import SessionRecords, aggregate_run
+from .errorlog import ERROR_LOG, note_log
 from .runlog import (
     SESSION_USAGE,
     RunExistsError,
@@ -67,6 +67,11 @@ def build_checked(binding: RoleBinding, where: str) -> ModelAPI:
         except ModelError as exc:
             raise UsageError(f"{where}: {exc}") from None
     return model
+
+
+def bug_text(exc: BaseException) -> str:
+    """What a bug said, in the run's words: its message (secrets scrubbed), or that it said nothing."""
+    return scrub(str(exc)).strip() or "it gave no message"
 
 
 class Runner:
@@ -128,11 +133,21 @@ class Runner:
             self.bindings = {role: b.model_copy(update={"structured_output": modes[role]}) if modes.get(role) else b
                              for role, b in self.bindings.items()}
 
+    def _log_bug(self, exc: Exception) -> Path | str:
+        """Append `exc`'s traceback to the run folder's error log; where it went."""
+        from .errorlog import save_traceback
+
+        note_log(exc, self.folder.path / ERROR_LOG)
+        try:
+            return save_traceback(exc)
+        except OSError:
+            return "no file (it could not be written)"
+
     def _report_internal(self, where: str, detail: str,
                          effect: str = "the affected scores are recorded as unscored") -> None:
         if where not in self._reported:
             self._reported.add(where)
-            print(f"warning: {where} raised {detail}; {effect} (please report this)", file=sys.stderr)
+            print(f"warning: a bug in {where}: {detail}; {effect} (please report it)", file=sys.stderr)
 
     def _stats(self) -> tuple[int, int]:
         tokens = sum(r.stats.prompt_tokens + r.stats.completion_tokens for r in self.roles.values())
@@ -165,8 +180,9 @@ class Runner:
         except ModelError as exc:
             return failed(exc)
         except Exception as exc:  # a bug in a protocol must not sink the whole run
-            detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
-            return SampleRecord(**base, status="error", error=f"internal error: {detail}",
+            where = self._log_bug(exc)
+            return SampleRecord(**base, status="error", error=f"a bug in the {self.task.name} task: {bug_text(exc)} "
+                                f"(its traceback is in {where}; please report it)",
                                 usage=ctx.usage, calls=ctx.calls, reasoning=ctx.reasoning,
                                 duration_s=time.perf_counter() - start)
         scores: dict[str, Score] = {}
@@ -184,8 +200,9 @@ class Runner:
                 status = "refused" if isinstance(exc, RefusalError) else "error"
                 scores[name] = Score.unscored(status, scrub(error_text(exc)))
             except Exception as exc:  # a scorer bug on one odd answer must not sink the run
-                detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
-                scores[name] = Score.unscored("error", f"internal error in scorer {name}: {detail}")
+                where = self._log_bug(exc)
+                detail = f"{bug_text(exc)} (its traceback is in {where})"
+                scores[name] = Score.unscored("error", f"a bug in scorer {name}: {detail}")
                 self._report_internal(name, detail)
         if ctx.batch_failure is not None:  # a scorer's request whose batch could not be sent: failed, not unscored
             return failed(ctx.batch_failure)
@@ -201,7 +218,7 @@ class Runner:
         try:
             return self.task.ratings(scores)
         except Exception as exc:
-            detail = scrub("".join(traceback.format_exception_only(type(exc), exc)).strip())
+            detail = f"{bug_text(exc)} (its traceback is in {self._log_bug(exc)})"
             self._report_internal("the task's ratings", detail, "the affected samples' verdicts are not recorded "
                                   "for proseval agreement")
             return None
