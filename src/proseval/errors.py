@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -41,6 +42,9 @@ class MissingDataError(DataError, FileNotFoundError):
     """Data files that should be there are not."""
 
 
+_IN_TEXT = re.compile(r" at line \d+ column \d+")
+
+
 def describe_validation_error(error: ValidationError, *, task: str | None = None) -> str:
     """One-line summary of a pydantic error: ``field.path: message; ...`` (an unknown field says so;
     text that is not JSON says where the parser stopped). With `task`, the error is the task's
@@ -48,8 +52,8 @@ def describe_validation_error(error: ValidationError, *, task: str | None = None
     line names the task and the command that lists its options."""
     parts = []
     for item in error.errors():
-        if item["type"] == "json_invalid":
-            parts.append(f"not valid JSON ({item['ctx']['error']})")
+        if item["type"] == "json_invalid":  # the position inside one line is not the file's: the caller names that
+            parts.append(f"not valid JSON ({_IN_TEXT.sub('', str(item['ctx']['error']))})")
             continue
         parts.append(f"{_location(item['loc'], task)}: {_message(item, task)}")
     if task is None:

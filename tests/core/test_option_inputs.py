@@ -243,3 +243,19 @@ def test_a_set_file_entry_of_the_wrong_shape_is_named_in_the_projects_words(tmp_
     said = " ".join(result.output.split())
     assert result.exit_code == 2 and "set.yaml:2: tasks.0: input should be a mapping of names to values" in said
     assert "instance of" not in said and "SetTask" not in said
+
+
+def test_json_errors_give_no_position_inside_a_line_that_reads_as_the_files():
+    """A JSON Lines reader names the file's line; pydantic's 'at line 2 column 0' (inside that one
+    line) would contradict it."""
+    from pydantic import BaseModel, ValidationError
+
+    from proseval.errors import describe_validation_error
+
+    class Line(BaseModel):
+        text: str
+
+    with pytest.raises(ValidationError) as caught:
+        Line.model_validate_json('{"text": "a\nb"}')
+    said = describe_validation_error(caught.value)
+    assert said.startswith("not valid JSON (control character") and "line 2" not in said and "column" not in said
