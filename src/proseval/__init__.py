@@ -3,7 +3,7 @@
 The public API: `run` a task, `resume` and `read_run` a run folder; `task` and `scorer` register
 a benchmark's tasks and scorers; `Task`, `Sample`, `Score`, `State` and `PromptTemplate` are its
 vocabulary; `ProsevalError` is the base of every error a user can fix. `proseval.kit` is the other
-public module: everything a benchmark needs, these names included (docs/writing-a-benchmark.md).
+public module: everything a benchmark needs, these names included (proseval docs writing-a-benchmark).
 Everything else is internal and may change.
 """
 

@@ -173,7 +173,7 @@ def agreement(paths: Sequence[str | Path], *, labels: str | Path | None = None, 
 def _cost_meter(prices: str | Path | Prices | None, max_cost: float | None,
                 estimate_output: Mapping[str, int] | None, bindings: Sequence[RoleBinding], *,
                 previous: float = 0.0) -> CostMeter | None:
-    """The meter of `run`, `resume` and `run_set` (docs/many-models.md, Cost): None without prices;
+    """The meter of `run`, `resume` and `run_set` (proseval docs many-models, Cost): None without prices;
     `max_cost` needs prices, and a price for every bound model. Raises UsageError before anything is sent."""
     if max_cost is not None and prices is None:
         raise UsageError("max_cost needs prices (a prices file, or a Prices): the price of each model, in the "
@@ -223,13 +223,13 @@ def run(
     by files (``{"judge": "my_judge.txt"}``), `preset` names a setup of the task (``"paper"``).
     Without `model`, every role uses the embedded
     model (a demonstration, not an evaluation). `batch` names roles whose requests go through the
-    provider's batch API (``["judge"]``; docs/many-models.md, Batch mode). `prices` (a prices file
+    provider's batch API (``["judge"]``; proseval docs many-models, Batch mode). `prices` (a prices file
     or a `Prices`) records the spend per role in the results; `max_cost` stops starting new work at
     that spend, in the prices' currency: the run is returned incomplete (`results.complete` is
     False) and `resume` with a higher limit continues it; `estimate_output` states the output
-    tokens per role its requests are reserved at (docs/many-models.md, Cost). `probe` sends every
+    tokens per role its requests are reserved at (proseval docs many-models, Cost). `probe` sends every
     remote model one short request first, so that a wrong name, key or setting stops the run
-    before anything is paid for (docs/models.md).
+    before anything is paid for (proseval docs models).
     """
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be at least 1 (got {limit})")
@@ -268,7 +268,7 @@ def run_set(path: str | Path, *, max_runs: int | None = None, retry_failed: bool
             display: str = "none", prices: str | Path | Prices | None = None, max_cost: float | None = None,
             estimate_output: Mapping[str, int] | None = None) -> Any:
     """Run the evaluation set declared in the YAML file `path` (see `proseval run-set` and
-    docs/many-models.md): every missing run is started, finished ones are skipped, unfinished ones
+    proseval docs many-models): every missing run is started, finished ones are skipped, unfinished ones
     resumed, at most `max_runs` at once, sharing the file's endpoint limits. Returns a
     `runtime.sets.SetResult` (each member's state and results, one ranking per task entry by its
     headline metric); a failed member is reported there, not raised, and `set.json` is written

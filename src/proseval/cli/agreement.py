@@ -26,9 +26,9 @@ def agreement_cmd(
                                           "with other judges (proseval score --role judge=...), its repeats "
                                           "(proseval score --repeats N); runs of several candidates for rankings."),
     labels: Optional[Path] = typer.Option(None, "--labels", help="Human labels (JSON Lines or CSV: sample_id, "
-                                          "epoch, criterion, score or preference, rater; see docs/judging-judges.md)."),
+                                          "epoch, criterion, score or preference, rater; see proseval docs judging-judges)."),
     prices: Optional[Path] = typer.Option(None, "--prices", help="YAML prices per million tokens, for the price per "
-                                          "1,000 ratings (see docs/judging-judges.md); nothing is fetched."),
+                                          "1,000 ratings (see proseval docs judging-judges); nothing is fetched."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for results.json (and report.html) of "
                                        "the analysis."),
     output_json: Optional[Path] = typer.Option(None, "--json", help="Also write the analysis as JSON to this file."),

@@ -19,7 +19,7 @@ app = typer.Typer(
     cls=Proseval,
     help="Evaluate how well large language models write.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 

@@ -43,12 +43,15 @@ def built_in() -> list[LazyCommand]:
                 "consistency across repeats, length bias, position flips, self-preference, panels, unscored rate, "
                 "tokens, price and time per 1,000 ratings."),
         command("show", "show", "Print a run's results tables."),
+        command("runs", "runs", "List past runs: task, models, state, samples, headline, start time and folder."),
         command("compare", "compare", "Compare two runs of one task sample by sample: mean difference, paired "
                 "bootstrap CI, p-value."),
         command("report", "report", "Write one HTML file (no network needed to view it): leaderboards, slices, "
                 "charts, comparisons, samples."),
         command("export", "export", "Export a run: flat tables (one row per sample and score, plus the metrics) or "
                 "an Inspect AI log."),
+        command("docs", "docs", "Read proseval's documentation in the terminal (the pages the help and errors "
+                "point to)."),
         command("doctor", "doctor", "What a bug report needs: versions, CPU, llama.cpp build, extras, sandbox; "
                 "checks each part."),
         command("schema", "schema", "Write the JSON Schemas of header.json, samples.jsonl records, results.json and "

@@ -110,5 +110,5 @@ def describe_model(
     for family in rules.families:
         console.print(f"rule {family.cite()}: {escape(family.wording)} [{escape(family.source)}]", highlight=False,
                       soft_wrap=True)
-    console.print(f"(rules can be changed or extended with a file named by {RULES_VARIABLE}; see docs/models.md)",
+    console.print(f"(rules can be changed or extended with a file named by {RULES_VARIABLE}; see proseval docs models)",
                   highlight=False)

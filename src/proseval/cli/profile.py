@@ -49,9 +49,9 @@ def profile_cmd(
                                               "--show-suite)."),
     show_suite: bool = typer.Option(False, "--show-suite", help="Print the bundled suite file and exit."),
     batch: Optional[list[str]] = typer.Option(None, "--batch", help="ROLE: send this role's requests through the "
-                                              "provider's batch API (docs/many-models.md, Batch mode). Repeatable."),
+                                              "provider's batch API (proseval docs many-models, Batch mode). Repeatable."),
     prices: Optional[Path] = typer.Option(None, "--prices", help="Prices file: the estimate prices every request "
-                                          "and the spend is recorded (docs/many-models.md#cost)."),
+                                          "and the spend is recorded (proseval docs many-models)."),
     max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop starting new work once the recorded "
                                              "spend of the whole profile would pass this amount (needs --prices); "
                                              "running again with a higher limit continues."),
@@ -65,7 +65,7 @@ def profile_cmd(
     """Profile how a model writes: the six benchmarks as one suite, then one report with a row per benchmark,
     never averaged into one number.
 
-    See docs/profile.md: what each size runs, the bindings, the report and the papers' figures."""
+    See proseval docs profile: what each size runs, the bindings, the report and the papers' figures."""
     from ..commandline.console import console, fail
     from ..profile.suite import SIZES, bundled_text, load_suite
 
@@ -240,7 +240,7 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
                 download: bool, batch: list[str],
                 prices: Optional[Path], max_cost: Optional[float], yes: bool, dry_run: bool,
                 display: Optional[str], interactive: bool, probe: bool = True) -> None:
-    """Plan, probe, estimate, confirm, run the sets, then write and print the profile (see docs/profile.md)."""
+    """Plan, probe, estimate, confirm, run the sets, then write and print the profile (see proseval docs profile)."""
     from rich.markup import escape
 
     from ..commandline.console import console, errors, fail

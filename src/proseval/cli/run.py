@@ -62,7 +62,7 @@ def run(
                                               "run's own judge and these, each judge's scores kept in a run folder of "
                                               "its own, the panel's scores and agreement in RUN-panel/. A panel judge "
                                               "has the run judge's settings, seed and (same provider, no @URL) "
-                                              "endpoints; see docs/judging-judges.md."),
+                                              "endpoints; see proseval docs judging-judges."),
     panel_score: str = typer.Option("mean", "--panel-score", help="An item's panel score: the mean or median of "
                                     "the verdicts of the judges that scored it."),
     dry_run_: bool = DryRunOpt,

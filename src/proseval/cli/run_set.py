@@ -210,7 +210,7 @@ app = typer.Typer()  # this module's commands, mounted by name from cli/commands
 @app.command("run-set")
 def run_set_cmd(
     set_file: Path = typer.Argument(..., help="The set's YAML file: models, tasks, defaults, endpoint limits "
-                                    "(see docs/many-models.md)."),
+                                    "(see proseval docs many-models)."),
     dry_run_list: bool = typer.Option(False, "--dry-run-list", help="List the members and what running the set "
                                       "would do to each (start, skip, resume, refuse); send and write nothing."),
     max_runs: Optional[int] = typer.Option(None, "--max-runs", help="Runs going at once (default: the file's "

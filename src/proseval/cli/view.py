@@ -25,7 +25,7 @@ def view(
     open_browser: bool = typer.Option(False, "--open/--no-open", help="Open the viewer in a web browser."),
     label: Optional[str] = typer.Option(None, "--label", metavar="SESSION",
                                         help="Labelling mode: people rate samples blind at /label; the session's "
-                                        "plan and labels are kept under RUNS_DIR/labels/ (see docs/viewer.md)."),
+                                        "plan and labels are kept under RUNS_DIR/labels/ (see proseval docs viewer)."),
     rater: Optional[list[str]] = typer.Option(None, "--rater", help="With --label, repeatable: a rater of the "
                                               "session; each new one gets a secret link of their own, printed "
                                               "once (without raters, people join on /label under a name no one "

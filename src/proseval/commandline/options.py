@@ -31,13 +31,13 @@ DisplayOpt = typer.Option(None, "--display", help="Progress display: rich, plain
 NoCacheOpt = typer.Option(None, "--no-cache", help="Neither read nor write the response cache.", show_default=False)
 NoProbeOpt = typer.Option(False, "--no-probe", help="Start without the probe: by default every remote model is "
                           "first sent one short request with its role's settings, so that a wrong model name, key, "
-                          "endpoint or setting stops the command before anything is paid for (docs/models.md).")
+                          "endpoint or setting stops the command before anything is paid for (proseval docs models).")
 PresetOpt = typer.Option(None, "--preset", help="A named setup of the task, e.g. paper or official (see: proseval "
                          "describe TASK); your own options and -g settings win over it.")
 BatchOpt = typer.Option(None, "--batch", help="ROLE: send this role's requests through the provider's batch API "
                         "(OpenAI-compatible /v1/batches or Anthropic Message Batches; cheaper, slower), "
                         "collected phase by phase. Repeatable. "
-                        "See docs/many-models.md, Batch mode.")
+                        "See proseval docs many-models, Batch mode.")
 PromptOpt = typer.Option(None, "--prompt", help="NAME=FILE: send the text of FILE as the task's prompt NAME "
                          "(see: proseval describe TASK). Repeatable.")
 

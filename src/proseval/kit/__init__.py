@@ -7,7 +7,7 @@ bare name ``task`` would see its submodule shadow the decorator. The core is wha
 `kit.cli`, `kit.runs`, `kit.views`, `kit.measures`, `kit.charts`, `kit.sandbox`, `kit.doctor` and
 `kit.testing` hold the rest. Each name is imported on first use, so registering a benchmark, as
 `proseval list` and `proseval --help` do for every one, imports nothing heavy. See
-docs/writing-a-benchmark.md.
+proseval docs writing-a-benchmark.
 """
 
 import importlib

@@ -3,15 +3,15 @@
 Retries are the executor's job; this module only translates a request into a Messages body and
 the transport's outcomes into a `Completion` or a `RetryableError` / `FatalError`. The official
 `anthropic` SDK is not used (nor a dependency): a message is one JSON POST, and the SDK's request
-pipeline measured more than twice the client's CPU per request through the runtime (docs/runtime.md).
+pipeline measured more than twice the client's CPU per request through the runtime (proseval docs runtime).
 Every request carries the key as `x-api-key` and the API version of the model's rules (`api_version`).
 
-The mapping of `GenerateConfig` (docs/runtime.md, "Models"):
+The mapping of `GenerateConfig` (proseval docs runtime, "Models"):
 
 - system messages → the top-level `system` (joined by a blank line; they must come before the
   other messages, which keep only `role` and `content`);
 - `max_tokens` → `max_tokens` (required by the API: `DEFAULT_MAX_TOKENS` when the config sets none);
-- what the model's family takes (`models.families`, docs/models.md) decides the rest: under API
+- what the model's family takes (`models.families`, proseval docs models) decides the rest: under API
   version 2026-10-21 no `temperature`, `top_p` or `top_k`; under 2023-06-01 (a user's rules file)
   `temperature` (at most 1), `top_p`, `top_k` as they are, only one of `temperature` and `top_p`
   for Claude 4.5 and 4.6; never `min_p`, `repetition_penalty`, `presence_penalty` or

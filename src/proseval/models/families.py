@@ -12,7 +12,7 @@ parameter for, which it takes only at their default, which cannot be sent togeth
   what it cannot take left out, the effort put where the provider reads it).
 
 A user's file (`PROSEVAL_MODEL_RULES=FILE`, YAML with a `families:` list of the same shape) adds
-families after the shipped ones, so that its rules win; docs/models.md shows the format.
+families after the shipped ones, so that its rules win; proseval docs models shows the format.
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def _read(path: Path, where: str) -> list[Family]:
         raise UsageError(f"{where} {path}{line}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
     entries = data.get("families") if isinstance(data, dict) else None
     if not isinstance(entries, list):
-        raise UsageError(f"{where} {path}: expected a mapping with a `families:` list (see docs/models.md)")
+        raise UsageError(f"{where} {path}: expected a mapping with a `families:` list (see proseval docs models)")
     families = []
     for number, entry in enumerate(entries, 1):
         try:

@@ -2,7 +2,7 @@
 
 Every request starts from a clean state: llama.cpp's context is emptied first (no prefix of the
 previous prompt is reused) and the sampler is seeded explicitly, so the same messages and
-settings give the same answer whatever ran before, in this process or another (docs/runtime.md,
+settings give the same answer whatever ran before, in this process or another (proseval docs runtime,
 "Determinism"; the cost of not reusing prefixes is measured by bench/local_prefix_reuse.py).
 
 Generations run one at a time (llama.cpp contexts are not thread-safe) on one dedicated

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 # objects, those are collected hundreds of times a second and promoted while still in use, and
 # full collections follow: at 1,024 requests in flight that was 28 % of a run's CPU time. With
 # this threshold most such objects are freed before a collection sees them; the peak RSS
-# measured the same (bench/harness_throughput.py, docs/runtime.md).
+# measured the same (bench/harness_throughput.py, proseval docs runtime).
 YOUNG_THRESHOLD = 50_000
 
 _lock = threading.Lock()

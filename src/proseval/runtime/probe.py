@@ -64,10 +64,10 @@ def explain(error: ModelError, role: str, binding: RoleBinding) -> ProsevalError
     if setting == "max_tokens" and "max_completion_tokens" in detail:
         return UsageError(f"{where}: the model takes its token limit as max_completion_tokens ({detail}). Give it "
                           "a rule with `token_limit: max_completion_tokens` in a rules file (PROSEVAL_MODEL_RULES, "
-                          "docs/models.md)")
+                          "proseval docs models)")
     if setting is not None:
         return UsageError(f"{where}: the model refused the setting {setting} ({detail}). Leave it out with "
-                          f"-g {role}.{setting}=null, or give the model's rule in a rules file (docs/models.md)")
+                          f"-g {role}.{setting}=null, or give the model's rule in a rules file (proseval docs models)")
     if error.status in (401, 403):
         return ProbeFailed(f"{where}: the key was refused ({detail}); check the provider's key variable")
     if error.status == 404:

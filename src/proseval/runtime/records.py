@@ -26,7 +26,7 @@ class RoleBinding(BaseModel):
     config: GenerateConfig = Field(default_factory=GenerateConfig)
     concurrency: int = 1
     rules: list[str] = Field(default_factory=list, description="the model-family rules that shaped its requests "
-                             "(`proseval describe-model`, docs/models.md)")
+                             "(`proseval describe-model`, proseval docs models)")
     not_sent: list[dict[str, Any]] = Field(default_factory=list, description="settings the task or preset asked "
                                            "for that the model does not take, left out of `config`: setting, value, "
                                            "reason, rule")

@@ -177,7 +177,7 @@ def fit_to_model(role: str, binding: RoleBinding, spec: ModelSpec,
         detail = "; ".join(d.describe(refused=True) for d in refused)
         unset = " ".join(f"-g {role}.{d.setting}=null" for d in refused)
         raise RoleError(f"{flag} {spec.spec}: {detail}. Leave it out with {unset}, or change the rule in a "
-                        f"rules file ({RULES_VARIABLE}, docs/models.md)")
+                        f"rules file ({RULES_VARIABLE}, proseval docs models)")
     fitted = binding.model_copy(update={"rules": rules.names})
     if not dropped:
         return fitted, []

@@ -1,4 +1,4 @@
-"""Evaluation sets: models × tasks declared in one YAML file and run into one folder (docs/many-models.md).
+"""Evaluation sets: models × tasks declared in one YAML file and run into one folder (proseval docs many-models).
 
 Every (task entry, model) pair is a *member* with a run folder of its own inside the set's
 folder, named from the entry's and the model's labels, so that running the set again finds it:

@@ -1,6 +1,6 @@
 """Trajectory metrics of one episode (pure), from its steps and final state.
 
-Definitions (docs/ravel.md gives each with the paper's equation where the paper numbers one):
+Definitions (proseval docs ravel gives each with the paper's equation where the paper numbers one):
 
 - |T| (``steps``): policy decisions consumed, failed ones and ``finish`` included.
 - n (``outline_len``): sections of the final outline.

@@ -55,7 +55,7 @@ VERSION = "2"
 AGENT_CONFIG = GenerateConfig(temperature=0.2, max_tokens=5000)
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, max_tokens=1000)
 EMPTY_SCORE = 1.0  # no section written: the judge's lowest score, without a judge call
-METRIC_VERSION = "ravel-metrics-3 (docs/ravel.md)"
+METRIC_VERSION = "ravel-metrics-3 (proseval docs ravel)"
 
 
 def settings_of(params: RavelParams) -> st.Settings:

@@ -1,6 +1,6 @@
 """What `proseval describe` lists for the Revision Distance tasks: each metric and its source.
 
-docs/revision_distance.md gives the full definitions; every run-level mean and rate also has a
+proseval docs revision-distance gives the full definitions; every run-level mean and rate also has a
 95% interval in ``results.json`` (`stats`).
 """
 

@@ -23,6 +23,6 @@ PRESETS = {
         params={"judge_mode": "per-criterion", "reasoning": "official"},
         gen={"candidate": _CANDIDATE, "judge": {"temperature": 1.0, "top_p": 0.95, "max_tokens": 2048}},
         notes="a judge that does not take these settings (Claude under Anthropic's API version 2026-10-21, OpenAI's "
-              "reasoning models) is sent what it takes; the run says what was left out (docs/models.md)",
+              "reasoning models) is sent what it takes; the run says what was left out (proseval docs models)",
     ),
 }

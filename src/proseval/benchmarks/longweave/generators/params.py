@@ -7,7 +7,7 @@ Each knob records its per-length values, where the value comes from and what it 
 - ``paper``: stated in the LongWeave paper;
 - ``proseval``: unknown in the official release, chosen and calibrated by proseval.
 
-``docs/longweave.md`` shows these tables as rendered by :func:`parameter_tables_markdown`.
+``proseval docs longweave`` shows these tables as rendered by :func:`parameter_tables_markdown`.
 """
 
 from __future__ import annotations

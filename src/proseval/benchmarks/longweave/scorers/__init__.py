@@ -1,6 +1,6 @@
 """Rule-based LongWeave scorers: Code Fixing, KV Dictionary, State Machine, Paragraph Reordering,
 and word-length helpers. Every config's `official()` reproduces the official scorer; the
-defaults fix its documented bugs (see docs/longweave.md)."""
+defaults fix its documented bugs (see proseval docs longweave)."""
 
 from proseval.benchmarks.longweave.scorers.cf import (
     CFCase,
