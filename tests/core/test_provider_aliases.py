@@ -193,8 +193,8 @@ async def test_the_services_key_and_model_name_reach_the_endpoint(monkeypatch):
 
 # --- the command line -----------------------------------------------------------------------------
 
-def run_demo(*args: str) -> Any:
-    return cli.invoke(app, ["run", "demo", "-r", "judge=scripted/echo", "-n", "2", "--display", "none",
+def run_demo(*args: str, judge: str = "scripted/echo") -> Any:
+    return cli.invoke(app, ["run", "demo", "-r", f"judge={judge}", "-n", "2", "--display", "none",
                             "--out", "runs", *args])
 
 
@@ -252,7 +252,7 @@ def test_a_missing_key_names_its_variable_before_anything_is_made():
 
 def test_batch_mode_is_refused_for_a_service(monkeypatch):
     monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
-    result = run_demo("-m", "scripted/echo", "-r", "judge=openrouter/openai/gpt-5-mini", "--batch", "judge")
+    result = run_demo("-m", "scripted/echo", "--batch", "judge", judge="openrouter/openai/gpt-5-mini")
     assert result.exit_code == 2
     assert "openrouter/openai/gpt-5-mini has no batch API" in result.output
     assert not Path("runs").exists() or not any(Path("runs").iterdir())

@@ -45,8 +45,18 @@ def test_run_rejects_bad_counts_before_any_request(tmp_path):
 
 
 def test_the_public_names_are_exported():
-    for name in proseval.__all__:
-        assert getattr(proseval, name) is not None
+    from proseval import api, core, errors
+
+    expected = {
+        "PromptTemplate": core.PromptTemplate, "ProsevalError": errors.ProsevalError, "Run": api.Run,
+        "Sample": core.Sample, "Score": core.Score, "State": core.State, "Task": core.Task,
+        "agreement": api.agreement, "read_run": api.read_run, "resume": api.resume, "run": api.run,
+        "run_set": api.run_set, "score": api.score, "scorer": core.scorer, "task": registry.task,
+    }
+    assert sorted(proseval.__all__) == sorted(expected)
+    assert {name: getattr(proseval, name) for name in proseval.__all__} == expected
+    assert all(isinstance(expected[name], type) for name in ("Run", "Sample", "Score", "State", "Task"))
+    assert issubclass(proseval.ProsevalError, Exception)
     with pytest.raises(AttributeError):
         proseval.no_such_name  # noqa: B018
 

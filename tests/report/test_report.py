@@ -136,13 +136,14 @@ def numbers_in(tree: Any) -> list[float]:
 
 def test_the_benchmarks_own_tables_show_numbers_from_results_json(runs, report):
     _, page = report
-    for index, data in enumerate(results_of(order(runs))):
-        known = numbers_in(data)
-        for table in (t for t in page.tables.values() if t.id.startswith(f"bench-{index}-")):
-            for row in table.body:
-                for cell in row.cells:
-                    for token in NUMBER.findall(cell.text):
-                        assert any(shown_as(v, token) == token for v in known), (table.id, cell.text)
+    results = results_of(order(runs))
+    own = [table for table in page.tables.values() if table.id.startswith("bench-")]
+    shown = [(int(t.id.split("-")[1]), t.id, cell.text, token) for t in own for row in t.body for cell in row.cells
+             for token in NUMBER.findall(cell.text)]
+    # every table of a benchmark's own shows numbers, and there are such tables (C3EBench's)
+    assert len({where for _, where, _, _ in shown}) == len(own) > 0
+    for index, where, text, token in shown:
+        assert any(shown_as(v, token) == token for v in numbers_in(results[index])), (where, text)
 
 
 def diff_texts(d) -> list[str]:

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from . import anthropic_messages as messages_api
 from .base import Completion, GenerateConfig, Message, ModelError, RetryableError
-from .batch import Answer, BatchExpiredError, Reader, result_lines, status_error, transport_error
+from .batch_parts import Answer, BatchExpiredError, Reader, result_lines, status_error, transport_error
 from .http import short
 
 ANTHROPIC_MAX_REQUESTS = 100_000  # requests in one Message Batch (Anthropic's documented limit)

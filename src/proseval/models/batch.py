@@ -1,5 +1,5 @@
-"""What a provider's batch API offers the run's batch engine (`proseval.runtime.batch`), and the
-pieces the providers' batch protocols share.
+"""What a provider's batch API offers the run's batch engine (`proseval.runtime.batch`), and opening
+one. The pieces the protocols share with it are in `batch_parts`, which imports no protocol.
 
 A provider's protocol (`openai_batch.OpenAIBatchAPI`, `anthropic_batch.AnthropicBatchAPI`) builds a
 request's line, *stages* lines (OpenAI: the file upload; Anthropic: nothing sent, the lines kept
@@ -10,22 +10,15 @@ waits; it knows nothing of a provider's endpoints or formats.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, Protocol
 
-from .base import Completion, GenerateConfig, Message, ModelError, RetryableError
-from .http import http_error, short
+from .base import GenerateConfig, Message, ModelError
+from .batch_parts import Answer, BatchExpiredError, Reader
+
+__all__ = ["BATCH_PROVIDERS", "Answer", "Batch", "BatchAPI", "BatchExpiredError", "Reader", "open_batch_api"]
 
 BATCH_PROVIDERS = ("openai", "openai-compatible", "anthropic")
-
-Answer = Completion | ModelError
-Reader = Callable[[Callable[[], Awaitable[str]], str], Awaitable[str]]
-"""Reads a text (a results file) with the run's retries: ``read(fetch, what)``."""
-
-
-class BatchExpiredError(RetryableError):
-    """A batch line not run before its batch expired (retried like any retryable line; counted apart)."""
 
 
 class Batch(Protocol):
@@ -90,30 +83,3 @@ def open_batch_api(provider: str, base_url: str, model: str) -> BatchAPI:
     from .openai_compat import resolve_api_key
 
     return OpenAIBatchAPI(base_url, resolve_api_key(provider))
-
-
-def result_lines(text: str, read: Callable[[dict[str, Any], float], Answer], latency: float) -> dict[str, Answer]:
-    """Each line of a results file, by its custom_id; lines that are not results are skipped (their
-    requests count as missing, and are retried)."""
-    results: dict[str, Answer] = {}
-    for raw in text.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
-            results[line["custom_id"]] = read(line, latency)
-    return results
-
-
-def status_error(status: int, detail: str, what: str, headers: Mapping[str, str] | None = None) -> ModelError:
-    """The error a real-time request with this HTTP status raises (same retry classes)."""
-    return http_error(status, f"{what}: HTTP {status}: {short(detail)}", detail, headers)
-
-
-def transport_error(exc: BaseException, what: str) -> ModelError:
-    """A `ModelError` as it is; any other exception as a retryable one."""
-    if isinstance(exc, ModelError):
-        return exc
-    cause = exc.__cause__ or exc
-    return RetryableError(f"{what}: {type(exc).__name__}: {short(str(cause) or type(cause).__name__)}")

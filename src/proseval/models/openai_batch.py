@@ -12,7 +12,7 @@ from typing import Any
 import openai
 
 from .base import Completion, GenerateConfig, Message, ModelError, RetryableError
-from .batch import Answer, BatchExpiredError, Reader, result_lines, status_error, transport_error
+from .batch_parts import Answer, BatchExpiredError, Reader, result_lines, status_error, transport_error
 from .http import short
 from .openai_compat import _to_completion
 

@@ -178,6 +178,20 @@ def _skip_reason(bench: SuiteBenchmark, error: Exception, download: bool) -> str
     return found + (f"; to get its data: {bench.get_data}" if bench.get_data else "")
 
 
+@dataclass(frozen=True)
+class _Bindings:
+    """Where a benchmark's roles are bound from, besides its suite entry: `--role BENCHMARK.ROLE=SPEC`
+    (`one`), `--role ROLE=SPEC` (`anywhere`), and `--judge` for a judging role named nowhere."""
+
+    anywhere: dict[str, str]
+    one: dict[tuple[str, str], str]
+    judge: str | None
+
+    def named(self, bench: str, role: str, entry_roles: Mapping[str, str]) -> str | None:
+        """The model `--role` or the suite entry's `roles` (`entry_roles`) names for `bench`'s `role`."""
+        return self.one.get((bench, role)) or self.anywhere.get(role) or entry_roles.get(role)
+
+
 def plan_profile(suite: Suite, size: Size, folder: Path, models: list[dict[str, Any]], *, judge: str | None,
                  overrides: dict[str, str], data: dict[str, str], download: bool, base_url: Sequence[str] = (),
                  role_urls: Mapping[str, list[str]] | None = None) -> ProfilePlan:
@@ -191,58 +205,99 @@ def plan_profile(suite: Suite, size: Size, folder: Path, models: list[dict[str, 
     _check_data(suite, data)
     role_urls = role_urls or {}
     profile = ProfilePlan(suite, size, folder, models)
-    anywhere, one = _parse_overrides(overrides)
+    bindings = _Bindings(*_parse_overrides(overrides), judge)
     known_roles: set[tuple[str, str]] = set()
     judged: dict[str, set[str]] = {}  # benchmark -> the roles `judge` bound
     for bench in suite.benchmarks:
-        params = _data_params(bench, data, download)
-        entry = bench.entry(size, **params)
-        if bench.drafts_from is not None and bench.drafts_from not in profile.entries:
-            profile.skipped.append(Skipped(bench.name, f"it measures the answers of {bench.drafts_from}, which "
-                                                       "does not run"))
-            continue
-        try:
-            shape = _drafts_shape(entry) if bench.drafts_from else _shape(entry)
-        except (ProsevalError, OSError, ValueError, KeyError, TypeError) as exc:
-            # the suite's options were checked when it was read (`suite.options_problem`): what is left is the data
-            profile.skipped.append(Skipped(bench.name, _skip_reason(bench, exc, download)))
-            continue
-        required = [r for r in shape.roles_required if r != CANDIDATE]
-        optional = [r for r in shape.optional_roles if r != CANDIDATE]
-        known_roles.update((bench.name, r) for r in (*required, *optional))
-        bound: dict[str, str] = {}
-        judged[bench.name] = set()
-        for role in (*required, *optional):
-            spec = one.get((bench.name, role)) or anywhere.get(role) or entry.role.get(role)
-            if spec is None and role in required and judge is not None:
-                spec = judge
-                judged[bench.name].add(role)
-            if spec is not None:
-                bound[role] = spec
-        unbound_required = [r for r in required if r not in bound]
-        if unbound_required:
-            raise UsageError(f"{bench.name} needs the role(s) {', '.join(unbound_required)}: give --judge SPEC "
-                             "(every judging role) or --role ROLE=SPEC")
-        profile.roles[bench.name] = bound
-        profile.judging[bench.name] = required
-        profile.unbound[bench.name] = [r for r in optional if r not in bound]
-        entry = entry.model_copy(update={"role": {**entry.role, **bound}})
-        (profile.later if bench.drafts_from else profile.entries)[bench.name] = entry
-    stray = sorted(role for role in anywhere if not any(role == r for _, r in known_roles))
-    stray += sorted(f"{b}.{r}" for b, r in one if (b, r) not in known_roles)
+        planned = _plan_benchmark(profile, bench, bindings, _data_params(bench, data, download), download)
+        if planned is not None:
+            roles, judged[bench.name] = planned
+            known_roles.update((bench.name, role) for role in roles)
+    _check_overrides_named(bindings, known_roles)
+    _check_role_urls_named(role_urls, known_roles)
+    _set_endpoints(profile, judged, base_url, role_urls)
+    return profile
+
+
+def _plan_benchmark(profile: ProfilePlan, bench: SuiteBenchmark, bindings: _Bindings, params: dict[str, Any],
+                    download: bool) -> tuple[list[str], set[str]] | None:
+    """Add `bench`'s entry, with its roles bound, to `profile`: its roles but the candidate and those
+    `--judge` bound; None when it is skipped (the reason added to `profile.skipped`)."""
+    entry = bench.entry(profile.size, **params)
+    shape = _benchmark_shape(profile, bench, entry, download)
+    if shape is None:
+        return None
+    required = [r for r in shape.roles_required if r != CANDIDATE]
+    optional = [r for r in shape.optional_roles if r != CANDIDATE]
+    bound, judged = _bind_roles(bench.name, required, optional, entry.role, bindings)
+    profile.roles[bench.name] = bound
+    profile.judging[bench.name] = required
+    profile.unbound[bench.name] = [r for r in optional if r not in bound]
+    entry = entry.model_copy(update={"role": {**entry.role, **bound}})
+    (profile.later if bench.drafts_from else profile.entries)[bench.name] = entry
+    return [*required, *optional], judged
+
+
+def _benchmark_shape(profile: ProfilePlan, bench: SuiteBenchmark, entry: SetTask, download: bool) -> Task | None:
+    """`bench`'s task built without roles; None, with the reason added to `profile.skipped`, when the
+    benchmark whose answers it measures does not run or its data is not there."""
+    if bench.drafts_from is not None and bench.drafts_from not in profile.entries:
+        profile.skipped.append(Skipped(bench.name, f"it measures the answers of {bench.drafts_from}, which "
+                                                   "does not run"))
+        return None
+    try:
+        return _drafts_shape(entry) if bench.drafts_from else _shape(entry)
+    except (ProsevalError, OSError, ValueError, KeyError, TypeError) as exc:
+        # the suite's options were checked when it was read (`suite.options_problem`): what is left is the data
+        profile.skipped.append(Skipped(bench.name, _skip_reason(bench, exc, download)))
+        return None
+
+
+def _bind_roles(bench: str, required: list[str], optional: list[str], entry_roles: Mapping[str, str],
+                bindings: _Bindings) -> tuple[dict[str, str], set[str]]:
+    """Each role's model (`entry_roles`: the suite entry's roles), and the roles `--judge` bound. Raises
+    UsageError for a required role left unbound."""
+    bound: dict[str, str] = {}
+    judged: set[str] = set()
+    for role in (*required, *optional):
+        spec = bindings.named(bench, role, entry_roles)
+        if spec is None and role in required and bindings.judge is not None:
+            spec = bindings.judge
+            judged.add(role)
+        if spec is not None:
+            bound[role] = spec
+    unbound_required = [r for r in required if r not in bound]
+    if unbound_required:
+        raise UsageError(f"{bench} needs the role(s) {', '.join(unbound_required)}: give --judge SPEC "
+                         "(every judging role) or --role ROLE=SPEC")
+    return bound, judged
+
+
+def _check_overrides_named(bindings: _Bindings, known_roles: set[tuple[str, str]]) -> None:
+    """Refuse a `--role` naming a role no benchmark that runs has."""
+    stray = sorted(role for role in bindings.anywhere if not any(role == r for _, r in known_roles))
+    stray += sorted(f"{b}.{r}" for b, r in bindings.one if (b, r) not in known_roles)
     if stray:
         listed = ", ".join(f"{b}.{r}" for b, r in sorted(known_roles))
         raise UsageError(f"--role {', '.join(stray)}: no benchmark that runs has that role (roles: {listed})")
+
+
+def _check_role_urls_named(role_urls: Mapping[str, list[str]], known_roles: set[tuple[str, str]]) -> None:
+    """Refuse a `--role-base-url` naming a role no benchmark of the profile has."""
     known = {CANDIDATE} | {r for _, r in known_roles}
     for role in role_urls:
         if role not in known:
             raise UsageError(f"--role-base-url {role}: no benchmark of the profile has that role "
                              f"(roles: {', '.join(sorted(known))})")
+
+
+def _set_endpoints(profile: ProfilePlan, judged: Mapping[str, set[str]], base_url: Sequence[str],
+                   role_urls: Mapping[str, list[str]]) -> None:
+    """Give every entry's bound roles their endpoints (`_role_urls`)."""
     for entries in (profile.entries, profile.later):
         for name, entry in entries.items():
             urls = _role_urls(name, profile.roles[name], judged[name], base_url, role_urls)
             entries[name] = entry.model_copy(update={"role_base_url": {**entry.role_base_url, **urls}})
-    return profile
 
 
 def _data_params(bench: SuiteBenchmark, data: dict[str, str], download: bool) -> dict[str, Any]:
