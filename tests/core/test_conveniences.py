@@ -69,3 +69,18 @@ def test_shell_completion_completes_commands_lazily_registered():
     assert set(done.stdout.split()) >= {"run", "run-set", "runs"}
     help_text = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}).output
     assert "--install-completion" in help_text and "--show-completion" in help_text
+
+
+def test_docs_come_from_the_packages_own_copy_when_installed(tmp_path, monkeypatch):
+    """A wheel carries docs/ as proseval/docs (pyproject's force-include): that copy wins over a checkout."""
+    from proseval.cli import docs as docs_module
+
+    shipped = tmp_path / "proseval" / "docs"
+    shipped.mkdir(parents=True)
+    (shipped / "models.md").write_text("# Models, the shipped copy\n", encoding="utf-8")
+    monkeypatch.setattr(docs_module.resources, "files", lambda package: tmp_path / "proseval")
+    assert docs_module.docs_folder() == shipped
+    result = runner.invoke(app, ["docs", "models", "--path"])
+    assert result.exit_code == 0 and Path(result.output.strip()) == shipped / "models.md"
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"docs" = "proseval/docs"' in pyproject
