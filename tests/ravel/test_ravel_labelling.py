@@ -87,7 +87,7 @@ def test_labels_saved_in_the_app_are_compared_with_the_judge_and_the_reviewer(ru
         else:
             is_b = "B-Water text." in page
             values = {"c0": str(human_judge[is_b])}
-            for index, title in re.findall(r'id="q(\d+)">\s*<legend>reviewer: section \d+</legend>\s*'
+            for index, title in re.findall(r'id="q(\d+)">\s*<legend>Section \d+, &#34;\w+&#34;: [^<]*</legend>\s*'
                                            r'<pre class="criterion">[^\n]*? section \d+, &#34;(\w+)&#34;', page):
                 values[f"c{index}"] = str(human_section[title, is_b])
             assert len(values) == 3, page

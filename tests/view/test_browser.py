@@ -144,3 +144,30 @@ def test_the_sample_table_filters_from_the_form(server, page, built_runs, shots)
     page.goto(f"{server}/runs/{built_runs['ravel'].name}")
     assert page.locator("figure.chart img").first.evaluate("img => img.naturalWidth") > 0  # the run's chart loads
     page.screenshot(path=str(shots / "run-ravel.png"), full_page=True)
+
+
+# what of a page is wider than the screen: its own width, and each table (or other box) that is not
+# inside a box that scrolls it, as "tag#id.class right-edge"
+OVERFLOW = """(width) => [document.documentElement.scrollWidth,
+    [...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right > width + 1
+        && !e.parentElement.closest('.wide, .rounds, pre, details:not([open])'))
+      .map(e => `${e.localName}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`)]"""
+
+
+def test_the_run_list_run_and_sample_pages_fit_a_phone(server, page, built_runs, shots):
+    page.set_viewport_size({"width": 390, "height": 844})
+    paths = ["/"] + [f"/runs/{path.name}{end}" for path in built_runs.values() for end in ("", "/samples/1")]
+    for path in paths:
+        page.goto(server + path)
+        width, overflowing = page.evaluate(OVERFLOW, 390)
+        assert (width, overflowing) == (390, []), path
+        for table in page.locator("table.grid").all():  # each table scrolls inside a box within the screen
+            box = table.evaluate("t => (t.closest('.rounds') || t.closest('.wide')).getBoundingClientRect().right")
+            assert box <= 390, path
+    page.goto(server + "/")
+    page.screenshot(path=str(shots / "runs-390.png"), full_page=True)
+    page.goto(f"{server}/runs/{built_runs['ravel'].name}")
+    page.screenshot(path=str(shots / "run-ravel-390.png"), full_page=True)
+    page.goto(f"{server}/runs/{built_runs['ravel'].name}/samples/1")
+    page.screenshot(path=str(shots / "sample-ravel-390.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})

@@ -343,3 +343,49 @@ def test_each_criterion_shows_its_whole_scale(browser, tmp_path, shots):
         page.evaluate("() => document.querySelectorAll('pre.criterion')"
                       ".forEach(e => Object.assign(e.style, {maxHeight: '12em', overflow: 'auto'}))")
         assert page.evaluate(CLIPPED) == [f"q{k} pre.criterion" for k in range(5)]
+
+
+def test_every_point_of_a_ravel_form_is_reached_by_keyboard_10_included(browser, tmp_path, shots):
+    """The End2End question (1-10: `0` gives 10), a section's (0-10: `t` gives 10) and the arrows."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from support.scripted import registered_scripts
+    from view.view_fixtures import ravel_run
+
+    def build(root: Path) -> Path:
+        with registered_scripts() as scripts:
+            ravel_run(root, scripts)
+        return root
+
+    with ThreadPoolExecutor(1) as pool:  # the run's event loop, away from Playwright's in this thread
+        root = pool.submit(build, tmp_path / "runs").result()
+    with serving(root, LabelOptions("ten", seed=1)) as url, tab(browser) as page:
+        join(page, url, "Kim")
+        legends = page.locator("fieldset.q legend").all_inner_texts()
+        assert legends[0].startswith("How good is the final manuscript") and legends[1].startswith("Section 1,")
+        page.keyboard.press("0")  # 10 on the 1-10 scale; the next question is highlighted
+        page.keyboard.press("t")  # 10 on the 0-10 scale
+        for key in ("ArrowRight", "ArrowRight", "ArrowRight", "ArrowLeft"):  # 0, 1, 2, back to 1
+            page.keyboard.press(key)
+        checked = [page.locator(f"#q{k} input:checked").get_attribute("value") for k in range(3)]
+        assert checked == ["10", "10", "1"]
+        page.screenshot(path=str(shots / "label-ravel-keys.png"), full_page=True)
+        with page.expect_navigation():
+            page.keyboard.press("Enter")
+    saved = {label["criterion"]: label["score"] for label in labels_in(root / "labels" / "ten.jsonl")}
+    assert saved == {"judge": 10, "reviewer: section 1": 10, "reviewer: section 2": 1}
+
+
+def test_a_pair_stacks_its_answers_on_a_phone(browser, runs, shots):
+    with serving(runs, LabelOptions("phone", seed=8, items="pairs")) as url, tab(browser) as page:
+        join(page, url, "Kim")
+        boxes = {}
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 844})
+            boxes[width] = [page.locator(f"#answer-{n}").bounding_box() for n in (1, 2)]
+            assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+            page.screenshot(path=str(shots / f"label-pair-{width}.png"), full_page=True)
+    (a, b) = boxes[1280]
+    assert a["y"] == b["y"] and a["x"] + a["width"] <= b["x"]  # side by side on a wide screen
+    (a, b) = boxes[390]
+    assert a["y"] + a["height"] <= b["y"] and a["width"] > 300 and b["width"] > 300  # one above the other

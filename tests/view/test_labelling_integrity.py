@@ -273,7 +273,7 @@ def test_people_join_an_open_session_under_a_name_no_one_else_can_take(tmp_path:
     # a session whose raters were named by whoever started it cannot be joined
     closed = client(root, session="named", seed=1, items="scores", raters=("Ben",))
     refused = closed.get("/label", params={"rater": "Cy"})
-    assert refused.status_code == 403 and "named by whoever started it" in refused.text
+    assert refused.status_code == 403 and "closed to joining" in refused.text
 
 
 LOOK_ALIKES = {"ann": "Ann", "ANN": "Ann", " aNN ": "Ann", "\uff21nn": "Ann", "bo   EK": "Bo Ek"}  # full width

@@ -37,7 +37,7 @@ def questions_on(page: str) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """Each question of an item page: its legend and its buttons (value, data-key, text shown)."""
     found = []
     for legend, body in re.findall(r'<legend>(.*?)</legend>(.*?)</fieldset>', page, re.S):
-        buttons = re.findall(r'<input type="radio" name="c\d+" value="(-?\d+)"(?: data-key="(\w)")?[^>]*>'
+        buttons = re.findall(r'<input type="radio" name="c\d+" value="(-?\d+)"(?: checked)?(?: data-key="(\w)")?[^>]*>'
                              r'<span>([^<]*)', body)
         found.append((html.unescape(legend), [(v, k, t.strip()) for v, k, t in buttons]))
     return found
@@ -108,16 +108,17 @@ def test_a_yes_no_question_shows_yes_and_no_and_saves_1_and_0(runs: Path):
     page = web.get(f"/label/{position}", params={"rater": "Bo"}).text
     assert '<span>No <kbd>n</kbd></span>' in page and '<span>Yes <kbd>y</kbd></span>' in page
     keys = " ".join(re.sub(r"<[^>]+>", "", re.search(r'<aside class="keys".*?</aside>', page, re.DOTALL)[0]).split())
-    assert keys == ("Keys n no / y yes answer the highlighted question · Enter save and go on · Backspace back one "
-                    "question · c comment (Esc leaves it, Ctrl+Enter saves) · skip: the skip link · p previous")
+    assert keys == ("Keys n no / y yes answer the highlighted question · ← → move along the highlighted scale · "
+                    "Enter save and go on · Backspace back one question · c comment (Esc leaves it, Ctrl+Enter saves) "
+                    "· skip: the skip link · p previous")
     assert re.search(r"data-next>skip →</a>", page)  # n answers here, so the link does not offer it
-    assert "<kbd>1</kbd>…<kbd>9</kbd>" not in page  # no numbered scale on this form
+    assert "digits score" not in page  # no numbered scale on this form
     assert post(web, position, "Bo", {"c0": "2", "c1": "1", "c2": "0", "c3": "1"}).status_code == 422
     assert post(web, position, "Bo", {"c0": "1", "c1": "0", "c2": "0", "c3": "1"}).status_code == 303
     assert [(label["criterion"], label["score"]) for label in labels_of(runs, "yesno")] == list(
         zip(MEESEEKS_JUDGED, [1, 0, 0, 1]))
     again = web.get(f"/label/{position}", params={"rater": "Bo"}).text
-    checked = re.findall(r'name="c(\d)" value="(\d)" data-key="\w" checked', again)
+    checked = re.findall(r'name="c(\d)" value="(\d)" checked data-key="\w"', again)
     assert checked == [("0", "1"), ("1", "0"), ("2", "0"), ("3", "1")]
     assert csrf_of(again)
 
@@ -126,8 +127,9 @@ def test_named_points_of_any_scale_and_their_keys():
     assert scale_points(LabelCriterion("pass", "", 0, 1)) == [Point(0, "No", "n"), Point(1, "Yes", "y")]
     assert scale_points(LabelCriterion("d", "", -1, 1, ("worse", "same", "better"))) == [
         Point(-1, "worse", "w"), Point(0, "same", "s"), Point(1, "better", "b")]
-    assert [p.key for p in scale_points(LabelCriterion("d", "", 1, 2, ("Yes", "Yeah")))] == ["", ""]  # one letter
-    assert scale_points(LabelCriterion("q", "", 1, 10)) == [Point(n, str(n)) for n in range(1, 11)]
+    # one letter for both: picked by their numbers instead
+    assert [p.key for p in scale_points(LabelCriterion("d", "", 1, 2, ("Yes", "Yeah")))] == ["1", "2"]
+    assert scale_points(LabelCriterion("q", "", 1, 10)) == [Point(n, str(n), str(n % 10)) for n in range(1, 11)]
     assert scale_points(LabelCriterion("wide", "", 0, 20)) is None  # a number field
     assert scale_points(LabelCriterion("wide", "", 0, 20, tuple(f"p{n}" for n in range(21))))[20].text == "p20"
     with pytest.raises(ValueError, match="2 point label"):

@@ -21,6 +21,7 @@ from . import blocks as views
 from .index import IndexCache, LineIndex, Summary, summarize
 from .labelling import LabelOptions, install_labelling
 from .runs import RunInfo, counts, find_runs, pretty, read_info
+from .units import Unit, definitions, metric_units, unit_of
 
 COOKIE = "proseval_view_token"
 PER_PAGE = 50
@@ -109,8 +110,20 @@ def _environment() -> Environment:
     env = Environment(loader=PackageLoader("proseval.view", "templates"), autoescape=True,
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["pretty"] = pretty
-    env.filters["num"] = lambda v: "–" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+    env.filters["num"] = _number
+    env.filters["in_unit"] = _in_unit
+    env.globals["unit_of"] = lambda task, metric: unit_of(metric, definitions(task), task)
     return env
+
+
+def _number(value: Any) -> str:
+    return "–" if value is None else (f"{value:.4g}" if isinstance(value, float) else str(value))
+
+
+def _in_unit(value: Any, unit: Unit | None) -> str:
+    """A figure with its unit's mark ("150 %"); the mark is left out where there is no figure."""
+    text = _number(value)
+    return f"{text} {unit.mark}" if unit is not None and unit.mark and value is not None else text
 
 
 def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = None,
@@ -177,7 +190,10 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
         table = [(n + 1, record, summarize(record) if record else None) for n, record in rows]
         slice_options = _slice_options(info, summaries if summaries is not None else index.summaries)
         columns = _score_columns(info, [s for _, _, s in table if s])
+        assert info.header is not None  # run_named refuses a run without one
+        units = metric_units(info.header.task, [*(info.results.metrics if info.results else ()), *columns])
         return page("run.html", info=info, counts=counts(info, cache), filters=filters, table=table, total=total,
+                    units=units,
                     pages=max(1, math.ceil(total / filters.per)), columns=columns, slice_options=slice_options,
                     charts=sorted(p.name for p in info.path.glob("*.png")), refresh=_refresh(request),
                     metrics=_metric_names(info, summaries))

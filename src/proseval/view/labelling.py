@@ -29,10 +29,11 @@ from starlette.routing import Route
 
 from .labelplan import LabellingError, LabelOptions, check_rater, scan_runs
 from .labelsession import Session, parse_values
-from .raters import same_name
+from .raters import COMPARED, same_name, spelled
 from .runs import pretty
 
-__all__ = ["LabelOptions", "LabellingError", "MAX_BODY", "install_labelling", "label_address", "rater_links"]
+__all__ = ["LabelOptions", "LabellingError", "MAX_BODY", "install_labelling", "joining_line", "label_address",
+           "rater_links"]
 
 MAX_BODY = 256 * 1024
 LOAD_TOKEN = re.compile(r"[0-9a-f]{16}")  # drawn for each form shown, recorded with its save
@@ -114,8 +115,8 @@ class _Pages:
         total = len(self.session.plan.items)
         if not self.session.joinable:
             return self.page("label_start.html", status=403, total=total, default=given,
-                        error="The raters of this session were named by whoever started it: "
-                              "open the link you were given.")
+                             error="This session is closed to joining: only its raters' own links let anyone "
+                                   "in. Open the link you were given.")
         fetch = request.headers.get("sec-fetch-site")
         if fetch is not None and fetch.lower() in ("cross-site", "same-site"):
             return self.problem("Refused: a session is joined from its own start page.", 403)
@@ -286,6 +287,15 @@ def rater_links(session: Session, url: str) -> list[str]:
             f"take {name} out of {session.keys.path})" for name in session.options.raters]
 
 
+def joining_line(session: Session) -> str:
+    """What the viewer says when it starts of who may label in the session."""
+    if session.joinable:
+        return (f"Session {session.name} is open: anyone who reaches /label joins it under a name no one in it has "
+                "(decided when it was planned, without --rater).")
+    return (f"Session {session.name} is closed to joining: only its raters' own links let anyone in (it was "
+            "planned with raters named); --rater NAME gives someone else a link.")
+
+
 def _with_position(handler: Callable[..., Any]) -> Callable[[Request], Any]:
     """A starlette endpoint calling `handler(position, request)`."""
     import inspect
@@ -300,10 +310,12 @@ def _with_position(handler: Callable[..., Any]) -> Callable[[Request], Any]:
 
 
 def _taken(name: str, holder: str) -> str:
-    """Why `name` cannot be joined under: it is `holder`'s name, or looks like it."""
-    return f"the name {name} is taken" if name == holder else (
-        f"the name {name} looks like {holder}, a rater of this session (names are compared ignoring case, "
-        "width and spacing)")
+    """Why `name` cannot be joined under: it is `holder`'s name, or looks like it (and what tells the
+    two apart, when a reader may not see it)."""
+    if name == holder:
+        return f"the name {name} is taken"
+    apart = spelled(name, holder)
+    return f"the name {name} looks like {holder}, a rater of this session ({COMPARED}{'; ' + apart if apart else ''})"
 
 
 def _refresh(request: Request) -> int | None:

@@ -36,14 +36,15 @@ from pydantic import ValidationError
 from ..reliability.labels import Label
 from ..runtime.records import RunHeader
 from ..runtime.runlog import RunFolder, RunFolderError
-from .raters import same_name
+from .raters import COMPARED, same_name, spelled
 from .runs import find_runs
 
-__all__ = ["FoundRun", "ITEM_KINDS", "LabelOptions", "LabellingError", "ORDERS", "Plan", "PlanItem", "RunSource",
+__all__ = ["FoundRun", "ITEM_KINDS", "JOINING", "LabelOptions", "LabellingError", "ORDERS", "Plan", "PlanItem", "RunSource",
            "check_rater", "check_session", "duplicate_runs", "plan_items", "scan_runs"]
 
 ITEM_KINDS = ("all", "scores", "pairs")
 ORDERS = ("plan", "shuffled")
+JOINING = ("open", "closed")  # whether people may join a session under a name of their own
 SESSION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 PLAN_FORMAT = 1
 
@@ -90,8 +91,9 @@ class LabelOptions:
         for number, name in enumerate(self.raters):
             other = same_name(name, self.raters[:number])
             if other not in (None, name):
-                raise LabellingError(f"raters {other!r} and {name!r} look alike (names are compared ignoring case, "
-                                     "width and spacing): give each person one name")
+                apart = spelled(other, name)
+                raise LabellingError(f"raters {other!r} and {name!r} look alike ({COMPARED}"
+                                     f"{'; ' + apart if apart else ''}): give each person one name")
         if self.items not in ITEM_KINDS:
             raise LabellingError(f"items must be one of {', '.join(ITEM_KINDS)}, not {self.items!r}")
         if self.order is not None and self.order not in ORDERS:
@@ -188,10 +190,12 @@ class Plan:
     runs: dict[str, str]  # run id -> folder name of every run seen when planning (re-scores too)
     items: list[PlanItem]
     order: str = "plan"  # "shuffled": each rater's own order, drawn from the seed and their name
+    joining: str | None = None  # `JOINING`, decided when the session is planned (None: a plan made before it was kept)
 
     def to_json(self) -> dict[str, Any]:
         return {"format": PLAN_FORMAT, "session": self.session, "seed": self.seed, "created_at": self.created_at,
-                "items_kind": self.kinds, "order": self.order, "runs": self.runs,
+                "items_kind": self.kinds, "order": self.order,
+                **({"joining": self.joining} if self.joining is not None else {}), "runs": self.runs,
                 "items": [item.to_json() for item in self.items]}
 
     def order_of(self, rater: str) -> list[int]:
@@ -207,9 +211,12 @@ class Plan:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("format") != PLAN_FORMAT:
                 raise ValueError(f"unknown plan format {data.get('format')!r}")
+            joining = data.get("joining")
+            if joining is not None and joining not in JOINING:
+                raise ValueError(f"joining is {joining!r}, not one of {', '.join(JOINING)}")
             return cls(str(data["session"]), int(data["seed"]), str(data["created_at"]), str(data["items_kind"]),
                        {str(k): str(v) for k, v in data["runs"].items()},
-                       [PlanItem.from_json(item) for item in data["items"]], str(data.get("order", "plan")))
+                       [PlanItem.from_json(item) for item in data["items"]], str(data.get("order", "plan")), joining)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise LabellingError(f"{path}: not a readable labelling plan ({exc}); move it away to plan the "
                                  "session afresh") from None

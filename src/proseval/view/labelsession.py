@@ -7,7 +7,8 @@ A task without a hook gets a default form: the first verdict its `ratings` read 
 item's labels as one record to the labels file (`reliability.labels`: the format `proseval
 agreement --labels` reads; `labelstore`: the index kept in memory), never to a run folder. A
 session's raters (`raters`) each have a secret key, from a link of their own or from joining an
-open session under a new name.
+open session under a new name; whether a session is open is decided once, when it is planned (no
+rater named then), and kept in its plan (`joinable`).
 """
 
 
@@ -46,8 +47,8 @@ from .labelstore import LabelStore
 from .raters import Raters
 from .runs import pretty
 
-__all__ = ["DEFAULT_CRITERION", "Forms", "Point", "Question", "Records", "Session", "Shown", "parse_values",
-           "scale_points"]
+__all__ = ["DEFAULT_CRITERION", "TEN_KEY", "Forms", "Point", "Question", "Records", "Session", "Shown", "joinable",
+           "number_key", "parse_values", "question_title", "scale_points"]
 
 MAX_POINTS = 11  # a scale of more points is a number field instead of buttons
 DEFAULT_CRITERION = LabelCriterion("overall", "The answer as a whole: how well it does what the task asks.", 1, 10)
@@ -138,6 +139,15 @@ class Forms:
                               f"{first.scale.describe()}", int(low), int(high))
 
 
+def joinable(plan: Plan, has_raters: bool) -> bool:
+    """Whether people may join the session under a name of their own: as decided when it was planned
+    (its raters named then or not), whatever later starts name; a plan made before that was kept
+    is open only while its session has no rater (naming raters always closed one)."""
+    if plan.joining is not None:
+        return plan.joining == "open"
+    return not has_raters
+
+
 def _check_form(task: str, form: LabelForm) -> None:
     names = [c.name for c in form.criteria]
     if len(set(names)) != len(names):
@@ -171,27 +181,57 @@ class Question:
 
 @dataclass(frozen=True)
 class Point:
-    """A button of a scale: the value it records, what it shows and the letter that picks it ("":
-    none; the digits pick numbered points by their value)."""
+    """A button of a scale: the value it records, what it shows and the key that picks it ("": none;
+    the arrow keys still reach it)."""
 
     value: int
     text: str
     key: str = ""
 
+    @property
+    def named(self) -> bool:
+        """Whether the button shows a name rather than its number."""
+        return self.text != str(self.value)
+
+    @property
+    def shown_key(self) -> str:
+        """The key to print on the button: its key, unless that is what the button says already."""
+        return "" if self.key == self.text else self.key
+
+
+TEN_KEY = "t"  # gives 10 on a scale from 0 (`0` gives 0 there; on a scale from 1, `0` gives 10)
+
+
+def number_key(value: int, low: int) -> str:
+    """The key that picks a numbered point: its digit; for 10, `0` on a scale that has no 0, else
+    `TEN_KEY`; "" for other values (the arrow keys reach those)."""
+    if 0 <= value <= 9:
+        return str(value)
+    if value == 10:
+        return "0" if low > 0 else TEN_KEY
+    return ""
+
 
 def scale_points(criterion: LabelCriterion) -> list[Point] | None:
     """The buttons of a criterion's scale: its named points (each picked by its name's first letter
-    when those differ: y / n), else its numbers when there are at most `MAX_POINTS`, else None."""
+    when those differ: y / n, else by `number_key`), else its numbers when there are at most
+    `MAX_POINTS` (picked by `number_key`), else None (a number field)."""
     values = range(criterion.low, criterion.high + 1)
     names = criterion.labels
     if names:
         initials = [name[:1].lower() for name in names]
         if not all(initial.isalpha() for initial in initials) or len(set(initials)) < len(initials):
-            initials = [""] * len(names)
+            initials = [number_key(value, criterion.low) for value in values]
         return [Point(value, name, key) for value, name, key in zip(values, names, initials)]
     if criterion.high - criterion.low < MAX_POINTS:
-        return [Point(value, str(value)) for value in values]
+        return [Point(value, str(value), number_key(value, criterion.low)) for value in values]
     return None
+
+
+def question_title(criterion: LabelCriterion) -> str:
+    """The words a criterion's question is shown under: its `title` where its form gives one (the
+    criterion's name is the judge's rating's, which may be an internal name), else its name."""
+    return getattr(criterion, "title", "") or criterion.name
 
 
 @dataclass
@@ -218,21 +258,23 @@ class Session:
         self.store = LabelStore(labels, self.name)
         self.plan_path = self.store.path.with_name(f"{self.name}.plan.json")
         self.keys = self._open_raters()
+        named = bool(self.keys) or bool(options.raters)  # a new session with raters named is closed to joining
         try:
             self.new_keys = self.keys.add(options.raters)  # shown once, in each new rater's link
         except ValueError as exc:  # a look-alike of a rater's name
             raise LabellingError(f"{exc}: give that rater's name as it is written, or another name") from None
-        self.joinable = not options.raters  # raters not named by whoever started it: people join by name
         self.records = Records()
         self.forms = Forms()
         self.secret = secrets.token_bytes(32)
         self._runs = scan_runs(self.root)
-        self.plan = self._open_plan()
+        self.plan = self._open_plan("closed" if named else "open")
+        self.joinable = joinable(self.plan, bool(self.keys))
         self.positions = {item.signature(): n for n, item in enumerate(self.plan.items, start=1)}
         self._orders: dict[str, tuple[list[int], dict[int, int]]] = {}
 
     # planning
-    def _open_plan(self) -> Plan:
+    def _open_plan(self, joining: str) -> Plan:
+        """The session's plan, read, or made now (`joining`: whether people may join it, kept in it)."""
         if self.plan_path.is_file():
             plan = Plan.read(self.plan_path)
             if plan.session != self.name:
@@ -255,7 +297,7 @@ class Session:
             raise LabellingError(f"nothing to label: no finished sample in the run folders under {self.root}")
         seen = {run_id: run.name for run_id, run in sorted(self._runs.items())}  # planned or not (re-scores)
         plan = Plan(self.name, seed, datetime.now(timezone.utc).isoformat(timespec="seconds"), self.options.items,
-                    seen, items, self.options.order or "plan")
+                    seen, items, self.options.order or "plan", joining)
         return plan.write(self.plan_path)
 
     def _open_raters(self) -> Raters:
@@ -366,11 +408,11 @@ class Session:
 
     @staticmethod
     def _question(index: int, criterion: LabelCriterion, item: PlanItem, form: LabelForm) -> Question:
-        several = len(form.criteria) > 1
         if item.kind == "score":
-            return Question(index, criterion, "score", criterion.name, scale_points(criterion))
-        title = f"{form.pairwise or 'Which is better?'} — {criterion.name}" if several else (
-            form.pairwise or "Which is better?")
+            return Question(index, criterion, "score", question_title(criterion), scale_points(criterion))
+        asked = form.criteria if item.kind == "compare" else [c for c in form.criteria if c.paired]
+        question = form.pairwise or "Which is better?"
+        title = f"{question} — {question_title(criterion)}" if len(asked) > 1 else question
         return Question(index, criterion, "choice", title)
 
     def _previous(self, item: PlanItem, form: LabelForm, rater: str) -> dict[int, str]:

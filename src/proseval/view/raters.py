@@ -2,12 +2,12 @@
 
 Whoever starts the session names its raters (``proseval view RUNS --label S --rater Ann --rater
 Ben``); each new rater gets a key, printed once in their own link (``/label?key=...``). A session
-started without ``--rater`` lets people join by giving a name no one has yet: they get a key the
+planned without ``--rater`` lets people join by giving a name no one has yet: they get a key the
 same way, shown once on the page that lets them in. Only a hash of each key is kept, in
 ``S.raters.json`` beside the labels file: the file gives no one a way in. A rater's link names
 them to the viewer (then a cookie does); a name already taken is never given to anyone else, nor
-is a look-alike of it (the same `canonical` form: "ann", "ANN" or "Ａnn" beside "Ann"), which would
-split one person into two raters.
+is a look-alike of it (`look_alike`: "ann", "ANN", "Ａnn" or a Cyrillic "Аnn" beside "Ann"), which
+would split one person into two raters, or let one pass for another.
 """
 
 from __future__ import annotations
@@ -21,30 +21,69 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["Raters", "canonical", "same_name"]
+import icu  # type: ignore[import-untyped]  # PyICU ships no type information
+
+__all__ = ["COMPARED", "Raters", "canonical", "look_alike", "same_name", "skeleton", "spelled"]
 
 RATERS_FORMAT = 1
+COMPARED = ("names are compared as they look: case, width and spacing aside, and letters of other alphabets that "
+            "look the same, as Unicode's confusables data has them")
+_SPOOF = icu.SpoofChecker()
+_SPOOF_LOCK = threading.Lock()  # one checker, shared by the server's threads
 
 
 def _digest(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
+def skeleton(text: str) -> str:
+    """The confusable skeleton of `text` (Unicode Technical Standard #39, through ICU): two texts
+    with the same skeleton look alike ("Аnn" with a Cyrillic А is "Ann"; "Kim" is "Kirn")."""
+    with _SPOOF_LOCK:
+        return _SPOOF.getSkeleton(0, text)  # the type argument is ignored since ICU 58
+
+
+def _spaced(name: str) -> str:
+    """`name` compatibility-normalised (NFKC: full-width letters as plain ones), each run of
+    whitespace one space, none at the ends."""
+    return " ".join(unicodedata.normalize("NFKC", name).split())
+
+
 def canonical(name: str) -> str:
-    """The form rater names are compared by: compatibility-normalised (NFKC: full-width letters as
-    plain ones), casefolded, and each run of whitespace one space, none at the ends."""
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-    return " ".join(folded.split())
+    """`name` with case, width and spacing folded (NFKC, casefolded, runs of whitespace one space)."""
+    return _spaced(_spaced(name).casefold())
+
+
+def _forms(name: str) -> tuple[str, str]:
+    """What names are compared by: the skeleton of the name as written, casefolded (so "AI" and
+    "al" meet), and the skeleton of its folded form (so "KIM" and "Kim" meet)."""
+    return canonical(skeleton(_spaced(name))), skeleton(canonical(name))
+
+
+def look_alike(name: str, other: str) -> bool:
+    """Whether two rater names look alike (`COMPARED`): either of their `_forms` is the same."""
+    return any(mine == theirs for mine, theirs in zip(_forms(name), _forms(other)))
 
 
 def same_name(name: str, names: Iterable[str]) -> str | None:
-    """The one of `names` that is `name` (preferred) or a look-alike of it (the same `canonical`
-    form); None: neither is among them."""
+    """The one of `names` that is `name` (preferred) or a look-alike of it; None: neither is among them."""
     names = list(names)
     if name in names:
         return name
-    form = canonical(name)
-    return next((other for other in names if canonical(other) == form), None)
+    forms = _forms(name)
+    return next((other for other in names if any(a == b for a, b in zip(forms, _forms(other)))), None)
+
+
+def spelled(name: str, other: str) -> str:
+    """What tells two look-alike names apart that a reader may not see: each character outside ASCII
+    that one has and the other lacks, by its code point and Unicode name ("" when there is none)."""
+    parts = []
+    for word, against in ((name, other), (other, name)):
+        odd = [c for c in dict.fromkeys(word) if not c.isascii() and c not in against]
+        if odd:
+            parts.append(f"{word} has " + ", ".join(f"{c} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed')})"
+                                                    for c in odd))
+    return "; ".join(parts)
 
 
 class Raters:
@@ -66,7 +105,8 @@ class Raters:
 
     def add(self, names: Iterable[str]) -> dict[str, str]:
         """Give each of `names` not yet a rater a new key; the new keys, by name (shown once). A
-        look-alike of a rater's name (`same_name`) is refused (ValueError naming both), none added."""
+        look-alike of a rater's name (`same_name`) is refused (ValueError naming both and what tells
+        them apart), none added."""
         with self._lock:
             new: list[str] = []
             for name in dict.fromkeys(names):
@@ -74,7 +114,9 @@ class Raters:
                 if holder is None:
                     new.append(name)
                 elif holder != name:
-                    raise ValueError(f"rater {name!r} looks like {holder!r}, a rater of this session ({self.path})")
+                    apart = spelled(name, holder)
+                    raise ValueError(f"rater {name!r} looks like {holder!r}, a rater of this session ({self.path}; "
+                                     f"{COMPARED}{'; ' + apart if apart else ''})")
             return self._give(new)
 
     def __contains__(self, name: str) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import ProsevalError
 from .app import create_app, is_loopback
-from .labelling import LabelOptions, label_address, rater_links
+from .labelling import LabelOptions, joining_line, label_address, rater_links
 
 
 def address(host: str, port: int, token: str | None) -> str:
@@ -75,6 +75,8 @@ def serve(runs_dir: Path, *, host: str = "127.0.0.1", port: int = 8765, token: s
     shown = url if labelling is None else label_address(url)
     private = "" if is_loopback(host) else "  (the token is needed once per browser; keep it private)"
     announce(f"proseval view: {runs_dir} at {shown}{private}")
+    if labelling is not None:
+        announce(joining_line(app.state.labelling))
     if labelling is not None and labelling.raters:
         announce("Each rater's own link (keep it private: it is their name in this session):")
         for line in rater_links(app.state.labelling, url):

@@ -29,7 +29,7 @@ def sample_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
         checks = turn.get("sub_questions") or []
         if checks:
             blocks.append(kit.views.ViewBlock("table", "", {
-                "columns": ["question", "result", "why"], "class": "checks",
+                "columns": ["question", "result (1 met, 0 not)", "why"], "class": "checks",
                 "rows": [[q.get("question"), {"text": q.get("result"), "small": q.get("status")},
                           {"text": q.get("reason") or "", "fold": q.get("method") or "why"}] for q in checks],
                 "row_class": [q.get("status") for q in checks]}))

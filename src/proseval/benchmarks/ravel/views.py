@@ -38,7 +38,7 @@ def _step(number: int, turn: dict[str, Any], states: list[st.Episode] | None) ->
             facts.append(("thought", decision["thought"]))
     if turn.get("error"):
         facts.append(("error", turn["error"], "problem"))
-    for key, label in (("score", "review score"), ("score_before", "score before")):
+    for key, label in (("score", "review score (0-10)"), ("score_before", "score before (0-10)")):
         if turn.get(key) is not None:
             facts.append((label, turn[key]))
     if turn.get("status_after"):

@@ -27,5 +27,5 @@ def sample_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
                                                                  "pre": True}]
                 for criterion, v in found.items()]
         blocks.append(kit.views.ViewBlock("table", f"Criteria ({name}): {len(rows)}", {
-            "columns": ["criterion", "score", "status", "reason"], "rows": rows, "class": "criteria"}))
+            "columns": ["criterion", "score (1-10)", "status", "reason"], "rows": rows, "class": "criteria"}))
     return blocks

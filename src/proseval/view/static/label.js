@@ -1,5 +1,6 @@
-// Keyboard labelling: digits score the highlighted criterion, a named point's letter picks it (y / n),
-// a/b/t choose A, B or tie, Enter saves.
+// Keyboard labelling: each point's key picks it on the highlighted question (its digit; 10 is 0 on a
+// scale without 0, t on one from 0; a named point's letter: y / n), the arrow keys move along the
+// scale (every point, a key of its own or not), a/b/t choose A, B or tie, Enter saves.
 // Without JavaScript the form works with the mouse; the server checks every value anyway.
 "use strict";
 (function () {
@@ -37,6 +38,15 @@
     advance();
     return true;
   }
+  function step(by) {  // the next point along the highlighted scale (from none: its first or last)
+    var q = questions[current];
+    var points = q ? Array.prototype.slice.call(q.querySelectorAll("input[type=radio]")) : [];
+    if (!points.length) return false;
+    var at = points.findIndex(function (p) { return p.checked; });
+    var next = at < 0 ? (by > 0 ? 0 : points.length - 1) : Math.max(0, Math.min(points.length - 1, at + by));
+    points[next].checked = true;
+    return true;
+  }
   function submit() {
     if (form.requestSubmit) form.requestSubmit(); else form.submit();
   }
@@ -65,15 +75,12 @@
     var q = questions[current];
     var kind = q ? q.getAttribute("data-kind") : "";
     var key = e.key;
-    var named = q && /^[a-z]$/i.test(key) ? q.querySelector("input[data-key='" + key.toLowerCase() + "']") : null;
-    if (named) {  // a named point's letter (y / n) answers the question, before the letters' other uses
-      choose(named.value);
+    var picked = q && /^[a-z0-9]$/i.test(key) ? q.querySelector("input[data-key='" + key.toLowerCase() + "']") : null;
+    if (picked) {  // a point's own key answers the question, before the letters' other uses
+      choose(picked.value);
       e.preventDefault();
-    } else if (/^[0-9]$/.test(key) && kind === "score") {
-      var low = Number(q.getAttribute("data-low")), high = Number(q.getAttribute("data-high"));
-      var value = Number(key);
-      if (value === 0 && high === 10 && low > 0) value = 10;
-      if (choose(String(value))) e.preventDefault();
+    } else if ((key === "ArrowLeft" || key === "ArrowRight") && kind === "score") {
+      if (step(key === "ArrowRight" ? 1 : -1)) e.preventDefault();
     } else if (kind === "choice" && (key === "a" || key === "b" || key === "t" || key === "A" || key === "B" || key === "T")) {
       choose({ a: "A", b: "B", t: "tie" }[key.toLowerCase()]);
       e.preventDefault();
