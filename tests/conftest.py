@@ -38,6 +38,13 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 
 
 @pytest.fixture(autouse=True)
+def strict_charts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every chart any test draws is checked: a legend over its data or a cut label raises
+    (`plots.layout_problems`), so each benchmark's, the report's and the viewer's charts are held to it."""
+    monkeypatch.setenv("PROSEVAL_STRICT_CHARTS", "1")
+
+
+@pytest.fixture(autouse=True)
 def unprobed() -> None:
     """Every test starts with no binding probed in this process (`runtime.probe` probes a binding
     once per process): what a test sends never depends on the tests before it."""

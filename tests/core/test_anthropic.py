@@ -350,16 +350,17 @@ def test_item_results_are_classified():
 async def test_the_batch_api_against_the_double():
     from proseval.models.anthropic_messages import request_body as body_of
 
-    async with FakeAnthropicServer(completion_delay=0.3, polls_to_complete=0) as server:
+    async with FakeAnthropicServer(polls_to_complete=0) as server:
         api = AnthropicBatchAPI(server.base_url + "/v1", KEY)
         await api.probe()
         lines = b"".join(api.line(f"pe-{i}", body_of("m", [{"role": "user", "content": f"q{i}"}], GenerateConfig()))
                          for i in range(3))
         submission = await api.stage(lines, "x.jsonl")
+        server.hold = True  # the batch stays in progress until the server lets it end
         batch = await api.create(submission, "24h")
         assert (batch.status, batch.total, batch.results_url) == ("in_progress", 3, None)
-        assert (await api.retrieve(batch.id)).status == "in_progress"  # before its completion delay
-        await asyncio.sleep(0.35)
+        assert (await api.retrieve(batch.id)).status == "in_progress"
+        server.hold = False
         ended = await api.retrieve(batch.id)
         assert ended.status == "ended" and ended.results_url.startswith(server.base_url)
 

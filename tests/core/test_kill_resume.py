@@ -1,4 +1,7 @@
-"""A run killed with SIGKILL and resumed has every sample exactly once."""
+"""A run killed with SIGKILL and resumed has every sample exactly once.
+
+The fake server holds its answers after the first 60 requests until the run is killed, so the run
+is killed in its middle on a machine of any speed."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -16,9 +20,11 @@ from support.core import make_task
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.options import RunOptions
 from proseval.runtime.resume import resume_run
-from proseval.testing.fake_openai import FakeOpenAIServer
+from proseval.testing.fake_openai import FakeOpenAIServer, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
+ANSWERED = 60  # requests answered before the server holds the others
+HANG_GUARD_S = 300  # only against a test that hangs: no outcome waits this long
 
 CHILD = textwrap.dedent(
     """
@@ -36,27 +42,36 @@ CHILD = textwrap.dedent(
 
 
 def test_sigkill_then_resume_gives_each_sample_once(tmp_path):
-    server = FakeOpenAIServer(latency=0.03).start_in_thread()
+    released = threading.Event()
+
+    def held(index: int, body: dict) -> Reply:
+        if index >= ANSWERED:
+            released.wait(HANG_GUARD_S)  # the server's event loop waits: no answer until released
+        return Reply()
+
+    server = FakeOpenAIServer(latency=0.03, behaviour=held).start_in_thread()
     try:
         run_dir = tmp_path / "run"
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")])}
         child = subprocess.Popen([sys.executable, "-c", CHILD, server.base_url, str(run_dir)], env=env)
         samples = run_dir / "samples.jsonl"
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if samples.exists() and samples.read_bytes().count(b"\n") >= 40:
-                break
+        deadline = time.monotonic() + HANG_GUARD_S
+        # 60 answers, of which at most 6 in flight when the server holds: at least 40 samples end
+        while not (samples.exists() and samples.read_bytes().count(b"\n") >= 40):
+            assert child.poll() is None and time.monotonic() < deadline, "the run never wrote 40 samples"
             time.sleep(0.02)
         os.kill(child.pid, signal.SIGKILL)
-        child.wait(10)
+        child.wait(HANG_GUARD_S)
+        released.set()
         killed_with = samples.read_bytes().count(b"\n")
-        assert 40 <= killed_with < 300, "the child must be killed mid-run"
+        assert 40 <= killed_with <= ANSWERED, "the child must be killed mid-run"
 
         folder = RunFolder(run_dir)
         results = __import__("asyncio").run(
             resume_run(folder, make_task(300), RunOptions(display="none", out_dir=tmp_path))
         )
     finally:
+        released.set()
         server.stop_thread()
     counted = Counter(r.id for r in folder.iter_scored())
     assert len(counted) == 300 and set(counted.values()) == {1}

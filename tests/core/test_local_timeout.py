@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 
 import pytest
 
@@ -21,14 +20,23 @@ from proseval.runtime.executor import RoleModel
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
-class StandIn:
-    """`_generate_sync` taking `seconds` of the worker thread; notes which generations were stopped."""
+HANG_GUARD_S = 60  # only against a test that hangs: no outcome waits this long
 
-    def __init__(self, seconds: float):
+
+class StandIn:
+    """`_generate_sync` taking `seconds` of the worker thread (after `held` is set, when given);
+    notes which generations were stopped. `started` is set as the first generation starts."""
+
+    def __init__(self, seconds: float, held: threading.Event | None = None):
         self.seconds = seconds
+        self.held = held
+        self.started = threading.Event()
         self.stopped: list[bool] = []
 
     def __call__(self, messages, config, cancelled: threading.Event) -> Completion:
+        self.started.set()
+        if self.held is not None:
+            self.held.wait(HANG_GUARD_S)
         stopped = cancelled.wait(self.seconds)  # True: told to stop before its time was up
         self.stopped.append(stopped)
         return Completion(text="done", model=EMBEDDED_NAME)
@@ -36,13 +44,13 @@ class StandIn:
 
 async def worker_idle() -> None:
     """Return once the model's worker thread has finished what it was given."""
-    await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(_WORKER, lambda: None), 60)
+    await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(_WORKER, lambda: None), HANG_GUARD_S)
 
 
 @pytest.fixture
 def models(monkeypatch):
-    def make(seconds: float, count: int = 1) -> tuple[list[LocalModel], StandIn]:
-        stand_in = StandIn(seconds)
+    def make(seconds: float, count: int = 1, held: threading.Event | None = None) -> tuple[list[LocalModel], StandIn]:
+        stand_in = StandIn(seconds, held)
         made = [LocalModel(EMBEDDED_NAME) for _ in range(count)]
         for model in made:
             monkeypatch.setattr(model, "_generate_sync", stand_in)
@@ -52,17 +60,23 @@ def models(monkeypatch):
 
 
 async def test_requests_queued_behind_others_do_not_time_out(models):
-    """Ten requests of 0.2 s each with a 0.6 s timeout: the last waits 1.8 s (more than the timeout
-    and the executor's 1 s of slack over it), and none fails."""
-    (candidate, judge), stand_in = models(0.2, count=2)  # two roles on one model share its one thread
-    config = GenerateConfig(timeout=0.6)
+    """Ten requests with a 1 s timeout, queued behind a generation that holds the model for 2.5 s
+    at least (more than their timeout and the executor's 1 s of slack over it): none fails."""
+    held = threading.Event()
+    (candidate, judge), stand_in = models(0.0, count=2, held=held)  # two roles on one model share its thread
+    holder = RoleModel("holder", candidate, GenerateConfig(timeout=HANG_GUARD_S), concurrency=1, max_attempts=1)
+    config = GenerateConfig(timeout=1.0)
     roles = [RoleModel(name, model, config, concurrency=5, max_attempts=1)
              for name, model in (("candidate", candidate), ("judge", judge))]
-    began = time.perf_counter()
-    done = await asyncio.gather(*(roles[i % 2].generate(MESSAGES, sample_id=str(i)) for i in range(10)))
-    assert [c.text for c in done] == ["done"] * 10 and stand_in.stopped == [False] * 10
-    assert time.perf_counter() - began >= 10 * 0.2  # one at a time: the later ones waited past the timeout
-    assert sum(role.stats.retries + role.stats.errors for role in roles) == 0
+    holding = asyncio.ensure_future(holder.generate(MESSAGES, sample_id="held"))
+    assert await asyncio.to_thread(stand_in.started.wait, HANG_GUARD_S)
+    queued = [asyncio.ensure_future(roles[i % 2].generate(MESSAGES, sample_id=str(i))) for i in range(10)]
+    await asyncio.sleep(2.5)  # at least this long: a busy machine only waits longer
+    assert not any(request.done() for request in queued)  # waiting for the model, not failing
+    held.set()
+    done = await asyncio.wait_for(asyncio.gather(holding, *queued), HANG_GUARD_S)
+    assert [c.text for c in done] == ["done"] * 11 and stand_in.stopped == [False] * 11
+    assert sum(role.stats.retries + role.stats.errors for role in (holder, *roles)) == 0
 
 
 async def test_a_generation_past_its_timeout_is_stopped_and_retryable(models):
@@ -76,7 +90,7 @@ async def test_a_generation_past_its_timeout_is_stopped_and_retryable(models):
 async def test_a_cancelled_request_stops_its_generation(models):
     (model,), stand_in = models(30.0)
     request = asyncio.ensure_future(model.generate(MESSAGES, GenerateConfig(timeout=60)))
-    await asyncio.sleep(0.2)
+    assert await asyncio.to_thread(stand_in.started.wait, HANG_GUARD_S)  # generating
     request.cancel()
     with pytest.raises(asyncio.CancelledError):
         await request

@@ -41,13 +41,31 @@ def slow_model():
     unregister_script("slow-usage")
 
 
-async def test_a_second_writer_is_refused_and_records_stay_unique(tmp_path, slow_model):
+@pytest.fixture
+def held_model():
+    """A model whose answers wait until `released` is set; `asked` is set at its first request
+    (the run then holds its folder's lock)."""
+    asked, released = asyncio.Event(), asyncio.Event()
+
+    async def held(messages):
+        asked.set()
+        await released.wait()
+        return Completion(text="a b c", usage=Usage(prompt_tokens=7, completion_tokens=3))
+
+    register_script("held-usage", held)
+    yield "scripted/held-usage", asked, released
+    unregister_script("held-usage")
+
+
+async def test_a_second_writer_is_refused_and_records_stay_unique(tmp_path, held_model):
+    spec, asked, released = held_model
     task = make_task(20)
-    bindings = {"candidate": binding(slow_model, concurrency=2)}
+    bindings = {"candidate": binding(spec, concurrency=2)}
     first = asyncio.create_task(start_run(task, bindings, options(tmp_path), run_dir=tmp_path / "r"))
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(asked.wait(), 60)  # 60 s: a hang guard
     with pytest.raises(RunLockedError, match="being written by another proseval process"):
         await resume_run(RunFolder(tmp_path / "r"), task, options(tmp_path))
+    released.set()
     folder, results = await first
     assert results.counts.finished == 20 and results.counts.duplicates == 0
     assert max(Counter((r.id, r.epoch) for r in folder.iter_scored()).values()) == 1

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,11 @@ from proseval.sandbox import SandboxLimits, isolation, run_function
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the OS boundary is Linux's")
 
-LIMITS = SandboxLimits(wall_seconds=5.0, cpu_seconds=2, memory_bytes=256 * 1024 * 1024)
+# The wall clock as a hang guard only: an attack is stopped by what it attacks, on a machine of any speed.
+LIMITS = SandboxLimits(wall_seconds=60.0, cpu_seconds=2, memory_bytes=256 * 1024 * 1024)
 PRELUDE = "import os, sys, ctypes, time\nlibc = ctypes.CDLL(None, use_errno=True)\n"
 SECRET = "sk-proseval-adversarial-0123456789"
+HANG_GUARD_S = 60  # only against a test that hangs: no outcome waits this long
 
 
 def attack(body: str, text: str = "", limits: SandboxLimits = LIMITS, **kwargs):
@@ -33,6 +36,23 @@ def attack(body: str, text: str = "", limits: SandboxLimits = LIMITS, **kwargs):
     start = time.monotonic()
     result = run_function(code, text, limits=limits, python_guards=False, **kwargs)
     return result, time.monotonic() - start
+
+
+def gone(pids: list[str]) -> bool:
+    """Whether none of these processes is running (gone, or a zombie left for its parent)."""
+    def running(pid: str) -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+        except (OSError, IndexError):
+            return False
+    return not any(running(pid) for pid in pids)
+
+
+def wait_until(done: Callable[[], bool]) -> None:
+    """Return once `done()`; `HANG_GUARD_S` at most (then the caller's assertion fails)."""
+    deadline = time.monotonic() + HANG_GUARD_S
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def sandbox_processes() -> list[int]:
@@ -55,9 +75,7 @@ def nothing_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     (tmp_path / "tmp").mkdir()
     monkeypatch.setenv("PROSEVAL_API_KEY", SECRET)
     yield
-    deadline = time.monotonic() + 2
-    while sandbox_processes() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: not sandbox_processes())  # a killed child may take a moment to be gone
     assert sandbox_processes() == []
     assert list((tmp_path / "tmp").iterdir()) == []
 
@@ -264,15 +282,14 @@ def test_allocate_8_gb():
 
 
 def test_loop_forever_is_stopped_by_the_cpu_limit():
-    result, seconds = attack("while True:\n    pass", limits=SandboxLimits(wall_seconds=10.0, cpu_seconds=1))
-    assert result.error_kind == "timeout", result
-    assert seconds < 4
+    # the wall clock only as a hang guard: the CPU second is spent first on any machine
+    result, _ = attack("while True:\n    pass", limits=SandboxLimits(wall_seconds=120.0, cpu_seconds=1))
+    assert result.error_kind == "timeout" and "CPU" in result.error, result
 
 
 def test_sleep_forever_is_stopped_by_the_wall_clock():
-    result, seconds = attack("while True:\n    time.sleep(1)", limits=SandboxLimits(wall_seconds=1.0, cpu_seconds=5))
-    assert result.error_kind == "timeout" and "wall-clock" in result.error
-    assert seconds < 3
+    result, _ = attack("while True:\n    time.sleep(1)", limits=SandboxLimits(wall_seconds=1.0, cpu_seconds=5))
+    assert result.error_kind == "timeout" and "wall-clock" in result.error  # sleeping spends no CPU
 
 
 def test_other_kernel_interfaces_are_closed():
@@ -303,18 +320,16 @@ def test_without_seccomp_code_is_refused_unless_allowed(weak):
 
 
 def test_a_grandchild_holding_the_pipe_does_not_hold_the_parent(weak):
-    result, seconds = attack("""
+    result, _ = attack("""
         pid = os.fork()
         if pid == 0:
-            time.sleep(30)
+            time.sleep(3600)
             os._exit(0)
         return [str(pid)]
     """, allow_weak=True)
-    assert result.ok, result.error
-    assert seconds < 3
-    grandchild = int(result.value[0])
-    time.sleep(0.2)
-    assert not Path(f"/proc/{grandchild}").exists() or "Z" in Path(f"/proc/{grandchild}/stat").read_text().split()[2]
+    assert result.ok, result.error  # not held until the wall-clock limit by the grandchild's pipe
+    wait_until(lambda: gone(result.value))  # the group was killed: it may take a moment to be gone
+    assert gone(result.value)
 
 
 def test_a_fork_bomb_leaves_no_process(weak):
@@ -329,10 +344,8 @@ def test_a_fork_bomb_leaves_no_process(weak):
         return pids
     """, allow_weak=True)
     assert result.ok and len(result.value) == 30
-    time.sleep(0.3)
-    alive = [p for p in result.value if Path(f"/proc/{p}").exists()
-             and Path(f"/proc/{p}/stat").read_text().split()[2] != "Z"]
-    assert alive == [], alive
+    wait_until(lambda: gone(result.value))  # the group was killed: it may take a moment to be gone
+    assert gone(result.value), result.value
 
 
 def test_the_child_refuses_to_run_when_the_filter_cannot_be_installed(monkeypatch: pytest.MonkeyPatch):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -72,10 +73,9 @@ def test_infinite_loop_hits_the_wall_clock_limit():
 
 
 def test_infinite_loop_hits_the_cpu_limit():
-    limits = SandboxLimits(wall_seconds=20.0, cpu_seconds=1)
+    limits = SandboxLimits(wall_seconds=120.0, cpu_seconds=1)  # the wall clock only as a hang guard
     result = run("x = 0\nwhile True:\n    x += 1", limits=limits)
-    assert result.error_kind == "timeout" and "CPU" in result.error
-    assert result.duration < 5
+    assert result.error_kind == "timeout" and "CPU" in result.error  # not the wall-clock limit
 
 
 def test_unbounded_allocation_is_a_memory_error_and_the_host_is_unaffected():
@@ -265,30 +265,17 @@ def test_folders_left_by_a_killed_evaluator_are_swept(tmp_path: Path, monkeypatc
 
 
 async def test_async_runs_do_not_block_the_event_loop():
-    limits = SandboxLimits(wall_seconds=1.0, cpu_seconds=30)
-    ticks = 0
-
-    async def ticker():
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.05)
-            ticks += 1
-
-    finished = []
-
-    async def run_named(name: str, body: str, value: str):
-        result = await run_function_async(extractor(body), value, limits=limits)
-        finished.append(name)
-        return result
-
-    ticking = asyncio.create_task(ticker())
-    slow, fast = await asyncio.gather(run_named("slow", "while True:\n    pass", ""),
-                                      run_named("fast", "return [model_response]", "hi"))
-    ticking.cancel()
-    assert slow.error_kind == "timeout"
+    """A quick run started beside a spinning one ends while the spinning one still runs (its limits
+    are hang guards only): the event loop is not held while a child runs."""
+    spinning = asyncio.create_task(run_function_async(
+        extractor("while True:\n    pass"), "", limits=SandboxLimits(wall_seconds=120.0, cpu_seconds=120)))
+    await asyncio.sleep(0)  # the spinning run starts first
+    fast = await run_function_async(extractor("return [model_response]"), "hi", limits=FAST)
     assert fast.value == ["hi"]
-    assert finished == ["fast", "slow"]  # the quick child did not wait for the spinning one
-    assert ticks >= 10  # the loop kept running through the spinning child's wall-clock second
+    assert not spinning.done()  # the quick child did not wait for the spinning one
+    spinning.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await spinning
 
 
 async def test_cancelling_an_async_run_kills_the_child():
@@ -298,8 +285,10 @@ async def test_cancelling_an_async_run_kills_the_child():
     task = asyncio.create_task(
         run_function_async(extractor("while True:\n    pass"), "", limits=limits)
     )
-    await asyncio.sleep(0.5)
-    assert set(psutil.Process().children(recursive=True)) - before
+    deadline = time.monotonic() + 60  # a hang guard
+    while not set(psutil.Process().children(recursive=True)) - before:  # until the child runs
+        assert not task.done() and time.monotonic() < deadline
+        await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -19,7 +19,7 @@ from ..runtime.records import Results
 from ..runtime.roles import RoleRequest
 from ..runtime.runlog import RunFolder
 from ..runtime.runner import start_run
-from .console import console, errors
+from .console import LogFriendlyConsole, console, errors
 from .cost import CostRequest
 from .requests import checked
 from .results import print_results
@@ -36,8 +36,19 @@ def run_in_loop(coro: Any) -> Any:
         message = "interrupted before any sample started" if run is None else (
             f"interrupted: {run.saved} of {run.total} samples are saved in {run.folder}; "
             f"continue with: proseval resume {shlex.quote(str(run.folder))}")
-    errors.print(message, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    last_words(stop, message)
     raise typer.Exit(stop.exit_status)
+
+
+def last_words(stop: SignalStop, message: str) -> None:
+    """Print an interrupted command's `message` on stderr: on the stderr the command started with
+    when a library points the process's elsewhere at this moment (`runtime.interrupts`)."""
+    kept = stop.stderr
+    if kept is None or not kept.moved():
+        errors.print(message, style="yellow", markup=False, highlight=False, soft_wrap=True)
+        return
+    with kept.opened() as stream:
+        LogFriendlyConsole(file=stream).print(message, style="yellow", markup=False, highlight=False, soft_wrap=True)
 
 
 def task_tables(task_name: str, results: Any) -> list[Any]:
