@@ -160,16 +160,18 @@ class _Rebuilt:
 
 
 def _replies(records: Sequence[SampleRecord]) -> tuple[str, bool]:
-    """The digest of the judges' replies of these records, and whether every one was a cache replay."""
+    """The digest of the judges' replies of these records, and whether every one was a cache replay.
+    A sample's calls are taken in a fixed order, not the order they finished in: a re-score that
+    replays the same replies has the same digest however its requests raced."""
     digest = hashlib.sha256()
     calls = 0
     cached = True
     for record in sorted(records, key=lambda r: (r.id, r.epoch)):
-        for call in record.calls:
-            calls += 1
-            cached = cached and call.cached
-            digest.update(canonical_json([record.id, record.epoch, call.role, call.turn, call.text, call.error])
-                          .encode())
+        for line in sorted(canonical_json([record.id, record.epoch, call.role, call.turn, call.text, call.error])
+                           for call in record.calls):
+            digest.update(line.encode())
+        calls += len(record.calls)
+        cached = cached and all(call.cached for call in record.calls)
     return digest.hexdigest(), calls > 0 and cached
 
 
