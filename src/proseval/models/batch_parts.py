@@ -47,4 +47,4 @@ def transport_error(exc: BaseException, what: str) -> ModelError:
     if isinstance(exc, ModelError):
         return exc
     cause = exc.__cause__ or exc
-    return RetryableError(f"{what}: {type(exc).__name__}: {short(str(cause) or type(cause).__name__)}")
+    return RetryableError(f"{what}: {short(str(cause) or str(exc) or 'the connection failed, with no detail')}")
