@@ -45,15 +45,17 @@ class MissingDataError(DataError, FileNotFoundError):
 _IN_TEXT = re.compile(r" at line \d+ column \d+")
 
 
-def describe_validation_error(error: ValidationError, *, task: str | None = None) -> str:
+def describe_validation_error(error: ValidationError, *, task: str | None = None, one_line: bool = False) -> str:
     """One-line summary of a pydantic error: ``field.path: message; ...`` (an unknown field says so;
     text that is not JSON says where the parser stopped). With `task`, the error is the task's
     parameters refusing its options: each field is named as its option (``--max-words``) and the
-    line names the task and the command that lists its options."""
+    line names the task and the command that lists its options. With `one_line` (the text was one
+    line of a JSON Lines file, which the caller names), JSON's position inside that line is left out."""
     parts = []
     for item in error.errors():
-        if item["type"] == "json_invalid":  # the position inside one line is not the file's: the caller names that
-            parts.append(f"not valid JSON ({_IN_TEXT.sub('', str(item['ctx']['error']))})")
+        if item["type"] == "json_invalid":
+            said = str(item["ctx"]["error"])  # a position inside one line contradicts the file line its reader names
+            parts.append(f"not valid JSON ({_IN_TEXT.sub('', said) if one_line else said})")
             continue
         parts.append(f"{_location(item['loc'], task)}: {_message(item, task)}")
     if task is None:

@@ -257,5 +257,7 @@ def test_json_errors_give_no_position_inside_a_line_that_reads_as_the_files():
 
     with pytest.raises(ValidationError) as caught:
         Line.model_validate_json('{"text": "a\nb"}')
-    said = describe_validation_error(caught.value)
+    said = describe_validation_error(caught.value, one_line=True)
     assert said.startswith("not valid JSON (control character") and "line 2" not in said and "column" not in said
+    whole = describe_validation_error(caught.value)  # a whole JSON file: the position is the file's
+    assert "at line 2 column" in whole

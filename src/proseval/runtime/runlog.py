@@ -364,7 +364,8 @@ class RunFolder:
                 raise self._damaged(line_number, exc) from None
 
     def _damaged(self, line_number: int, exc: ValidationError) -> RunFileError:
-        return RunFileError(f"{self.samples_path}:{line_number}: invalid record: {describe_validation_error(exc)}")
+        return RunFileError(f"{self.samples_path}:{line_number}: invalid record: "
+                            f"{describe_validation_error(exc, one_line=True)}")
 
     def unique_scored(self) -> tuple[list[ScoredSample], int]:
         """One record per (sample, epoch), and how many duplicates were set aside.
@@ -450,7 +451,8 @@ class RunFolder:
                     sessions.append(USAGE_LINE.validate_json(line))
                 except ValidationError as exc:
                     if any(error["type"] != "json_invalid" for error in exc.errors()):
-                        raise RunFileError(f"{file}:{number}: invalid line: {describe_validation_error(exc)}") from None
+                        raise RunFileError(f"{file}:{number}: invalid line: "
+                                           f"{describe_validation_error(exc, one_line=True)}") from None
         return sessions
 
     # results ----------------------------------------------------------------

@@ -171,7 +171,7 @@ def _parse_query_file(raw: bytes, source: str) -> ParsedFile:
         try:
             query = Query.model_validate({**fields, "checklist": obj[keys[0]]})
         except ValidationError as exc:
-            raise DataFormatError(f"{source}:{line}: {describe_validation_error(exc)}") from exc
+            raise DataFormatError(f"{source}:{line}: {describe_validation_error(exc, one_line=True)}") from exc
         if query.index in seen:
             raise DataFormatError(f"{source}:{line}: duplicate index {query.index}")
         seen.add(query.index)

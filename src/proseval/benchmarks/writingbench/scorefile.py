@@ -46,7 +46,7 @@ def _parse(raw: bytes, source: str, model: type[BaseModel]) -> list[Any]:
         try:
             records.append(model.model_validate(obj))
         except ValidationError as exc:
-            raise DataFormatError(f"{source}:{line}: {describe_validation_error(exc)}") from exc
+            raise DataFormatError(f"{source}:{line}: {describe_validation_error(exc, one_line=True)}") from exc
     return records
 
 
