@@ -18,7 +18,7 @@ app = typer.Typer()
 DEPTH = 3  # a profile keeps its runs two levels down (OUT/revision/MODEL/RUN)
 
 
-def run_folders(root: Path, depth: int = DEPTH) -> list[Path]:
+def runs_below(root: Path, depth: int = DEPTH) -> list[Path]:
     """The run folders at `root` and below it, `depth` levels at most, in name order; a run folder's
     own sub-folders (checkpoints) are not searched."""
     if (root / HEADER).is_file():
@@ -27,7 +27,7 @@ def run_folders(root: Path, depth: int = DEPTH) -> list[Path]:
         return []
     found: list[Path] = []
     for child in sorted(p for p in root.iterdir() if p.is_dir()):
-        found += run_folders(child, depth - 1)
+        found += runs_below(child, depth - 1)
     return found
 
 
@@ -62,7 +62,7 @@ def runs(folder: Path = typer.Argument(Path("runs"), help="Folder of run folders
     """List past runs: task, models, state, samples, headline, start time and folder."""
     if not folder.exists():
         fail(f"{folder}: no such folder (runs go to runs/ unless --out or --run-dir said otherwise)")
-    listed = [describe(read_info(path.name, path), folder) for path in run_folders(folder)]
+    listed = [describe(read_info(path.name, path), folder) for path in runs_below(folder)]
     if as_json:
         typer.echo(json.dumps(listed, indent=2, ensure_ascii=False))
         return
