@@ -434,7 +434,10 @@ class FakeOpenAIServer:
             self._loop = asyncio.new_event_loop()
             self._loop.run_until_complete(self.start())
             ready.set()
-            self._loop.run_forever()
+            try:
+                self._loop.run_forever()
+            finally:
+                self._loop.close()
 
         self._thread = threading.Thread(target=serve, daemon=True)
         self._thread.start()
