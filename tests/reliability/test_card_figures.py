@@ -16,11 +16,11 @@ import proseval
 from proseval.cli import app
 from proseval.core.ratings import Scale
 from proseval.errors import DataError
-from proseval.reliability import stats
 from proseval.reliability.analysis import analyse_judgements
 from proseval.reliability.collect import Judgements, JudgedRun, Verdict
 from proseval.reliability.labels import read_labels
 from proseval.reliability.render import DASH, card_cells, print_analysis
+from proseval.reliability.stats import alpha, length
 from proseval.runtime.records import RoleBinding, RunHeader
 from support.core import refusal_line
 
@@ -68,7 +68,7 @@ def test_group_alpha_is_on_the_items_two_judges_scored():
                         "c/three": quality(2, None, None, None)})
     group = analyse_judgements(found).groups[0]
     assert group.n_items == 2
-    assert group.alpha == pytest.approx(stats.krippendorff_alpha([[2, 4], [3, 5], [2, None]], "ordinal"))
+    assert group.alpha == pytest.approx(alpha.krippendorff_alpha([[2, 4], [3, 5], [2, None]], "ordinal"))
     ci = group.alpha_ci
     assert ci is not None and ci.low is not None and ci.low <= group.alpha <= ci.high  # resampling those 2 items
     assert f"= {group.alpha:.2f} [{ci.low:.2f}, {ci.high:.2f}] on 2 items scored by two or more" in printed(
@@ -125,7 +125,7 @@ def test_length_slope_within_a_run_with_criterion_fixed_effects():
     assert bias.n_within_run == 6 + 6 + 3
     assert bias.slope_per_doubling is None and bias.note.startswith("needs two or more answers per sample")
     items = list(values)
-    pooled = stats.length_slope([values[i] for i in items], [LENGTHS[s] for s, _ in items], ["run"] * len(items))
+    pooled = length.length_slope([values[i] for i in items], [LENGTHS[s] for s, _ in items], ["run"] * len(items))
     assert pooled.slope > 1.2  # without a level per criterion the style items pass for length bias
     card = analyse_judgements(judgements({"v/lengthy": values}, lengths=LENGTHS)).cards[0]
     # Every resample of exact data has the same slope: the interval is the point.

@@ -9,9 +9,10 @@ import math
 import pytest
 from reliability.test_card_figures import judgements
 
-from proseval.reliability import stats
-from proseval.reliability.analysis import MIN_LENGTH_ANSWERS, MIN_LENGTH_SPREAD, analyse_judgements, length_guard
+from proseval.reliability.analysis import analyse_judgements
+from proseval.reliability.biases import MIN_LENGTH_ANSWERS, MIN_LENGTH_SPREAD, length_guard
 from proseval.reliability.render import DASH, card_cells
+from proseval.reliability.stats import length
 
 
 def test_three_answers_ten_words_apart_get_no_slope_but_the_reason():
@@ -57,5 +58,5 @@ def test_the_guard_measures_spread_within_groups_in_doublings():
     # each group's answers are one length: however far apart the groups, nothing to learn a slope from
     assert length_guard([100, 100, 100, 800, 800, 800], list("aaabbb")).startswith("lengths too alike")
     # half the answers twice as long as the other half: a spread of half a doubling
-    assert stats.length_spread([100, 200] * 3, ["g"] * 6) == pytest.approx(0.5)
+    assert length.length_spread([100, 200] * 3, ["g"] * 6) == pytest.approx(0.5)
     assert length_guard([100, 200] * 3, ["g"] * 6) == "" and MIN_LENGTH_SPREAD < 0.5

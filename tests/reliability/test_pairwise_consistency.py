@@ -2,7 +2,7 @@
 
 import pytest
 
-from proseval.reliability.analysis import pairwise_consistency
+from proseval.reliability.humans import pairwise_consistency
 
 # Three instructions, three answers each. People score instruction "hard" low and "easy" high;
 # the judge orders every pair of answers to one instruction as people do, but uses its own level
@@ -39,8 +39,8 @@ def test_ties_missing_values_and_undefined():
 
 
 def test_its_interval_resamples_instructions_whole():
-    from proseval.reliability import stats
-    from proseval.reliability.analysis import pair_orders
+    from proseval.reliability.humans import pair_orders
+    from proseval.reliability.stats.bootstrap import ratio_interval
 
     # three instructions: one ordered fully alike (3 pairs), one fully reversed (3), one half (1 of 1)
     judge = [1, 2, 3, 3, 2, 1, 5, 6]
@@ -49,8 +49,8 @@ def test_its_interval_resamples_instructions_whole():
     same, total = pair_orders(judge, human, keys)
     assert sorted(zip(same.tolist(), total.tolist())) == [(0, 3), (1, 1), (3, 3)]
     assert pairwise_consistency(judge, human, keys) == pytest.approx(4 / 7)
-    found = stats.ratio_interval(same, total, seed=1)
+    found = ratio_interval(same, total, seed=1)
     # an instruction's pairs are never split: every resample's share is a ratio of whole clusters
     possible = {s / t for s, t in [(a, b) for a in range(0, 10) for b in range(1, 10)]}
     assert found.low in possible and found.high in possible and found.low <= 4 / 7 <= found.high
-    assert stats.ratio_interval([1.0], [2.0]).low is None  # one instruction: no interval
+    assert ratio_interval([1.0], [2.0]).low is None  # one instruction: no interval
