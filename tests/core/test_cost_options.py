@@ -12,34 +12,16 @@ import pytest
 import yaml
 from report.page import Page
 from support.cost import PRICES, two_member_set
+from support.priced_demo import LIMIT, demo_reply
 from typer.testing import CliRunner
 
 import proseval
 from proseval.core.prices import Prices
 from proseval.errors import UsageError
-from proseval.runtime.dryrun import filler
 from proseval.testing.fake_batch import FakeBatchServer
-from proseval.testing.fake_openai import FakeOpenAIServer
 
 ENV = {"COLUMNS": "400"}  # one line for each message naming long paths
 FREE = "models: {openai-compatible/cand: {input: 0, output: 0}, openai-compatible/judge: {input: 0, output: 0}}\n"
-# With these prices a demo sample costs about 0.04 (candidate) + 0.07 (judge); a role's requests
-# reserve their cost at max_tokens (about 0.17 and 0.21) until its first answer, then at the mean of
-# its answers, so a limit of 0.3 lets two samples of a run finish and stops at the third.
-LIMIT = 0.3
-
-
-def responder(body: dict) -> str:
-    if body["model"] == "judge":
-        return json.dumps({"score": 7, "reason": filler(20)})
-    return filler(100)
-
-
-@pytest.fixture
-def server():
-    fake = FakeOpenAIServer(responder=responder, usage="tokens").start_in_thread()
-    yield fake
-    fake.stop_thread()
 
 
 def invoke(*args: str):
@@ -72,7 +54,7 @@ def suggested(output: str) -> str:
 
 # --- the config file --------------------------------------------------------------------------------
 
-def test_a_config_files_cost_keys_record_the_spend_and_stop_at_its_limit_under_the_flags(tmp_path, server):
+def test_a_config_files_cost_keys_record_the_spend_and_stop_at_its_limit_under_the_flags(tmp_path, demo_server):
     folder = tmp_path / "conf"
     prices = write(folder / "prices.yaml", PRICES)
     free = write(tmp_path / "free.yaml", FREE)
@@ -80,7 +62,7 @@ def test_a_config_files_cost_keys_record_the_spend_and_stop_at_its_limit_under_t
 task: demo
 model: openai-compatible/cand
 role: {{judge: openai-compatible/judge}}
-base_url: {server.base_url}
+base_url: {demo_server.base_url}
 limit: 4
 concurrency: 1
 prices: prices.yaml          # beside this file, whatever the working directory
@@ -102,11 +84,11 @@ estimate_output: [judge=30]   # about the judge's real output: its first request
     assert results(tmp_path / "raised")["complete"] and spend(tmp_path / "raised") > LIMIT
 
     # --prices wins over prices: free models never reach the file's limit
-    sent = len(server.requests)
+    sent = len(demo_server.requests)
     priced_free = invoke("run", "--config", config, "--prices", free, "--no-cache", "--run-dir", tmp_path / "free",
                          "--display", "none")
     assert priced_free.exit_code == 0, priced_free.output
-    assert len(server.requests) == sent + 8 and spend(tmp_path / "free") == 0.0
+    assert len(demo_server.requests) == sent + 8 and spend(tmp_path / "free") == 0.0
 
     unpriced = write(folder / "limit-only.yaml", f"task: demo\nmax_cost: {LIMIT}\n")
     refused = invoke("run", "--config", unpriced, "--run-dir", tmp_path / "never")
@@ -116,10 +98,10 @@ estimate_output: [judge=30]   # about the judge's real output: its first request
 
 # --- the Python API -----------------------------------------------------------------------------------
 
-def test_the_python_api_prices_and_limits_a_run_and_its_resume(tmp_path, server):
+def test_the_python_api_prices_and_limits_a_run_and_its_resume(tmp_path, demo_server):
     prices = Prices.model_validate(yaml.safe_load(PRICES))
     models = {"model": "openai-compatible/cand", "roles": {"judge": "openai-compatible/judge"},
-              "base_url": server.base_url, "limit": 4, "concurrency": 1}
+              "base_url": demo_server.base_url, "limit": 4, "concurrency": 1}
     run = proseval.run("demo", **models, prices=prices, max_cost=LIMIT, out=tmp_path)
     assert not run.results.complete and run.results.final_outcome() == "stopped"
     assert 0 < spend(run.path) <= LIMIT and run.results.roles["judge"]["currency"] == "USD"
@@ -128,23 +110,23 @@ def test_the_python_api_prices_and_limits_a_run_and_its_resume(tmp_path, server)
     assert done.results.complete and sorted(sample_ids(run.path)) == sorted(set(sample_ids(run.path)))
     assert LIMIT < spend(run.path) <= 100
 
-    sent = len(server.requests)
+    sent = len(demo_server.requests)
     with pytest.raises(UsageError, match="max_cost needs prices"):
         proseval.run("demo", **models, max_cost=1, out=tmp_path / "no-prices")
     with pytest.raises(UsageError, match="has no price for openai-compatible/other"):
         proseval.run("demo", **{**models, "model": "openai-compatible/other"}, prices=prices, max_cost=1,
                      out=tmp_path / "unpriced")
-    assert len(server.requests) == sent
+    assert len(demo_server.requests) == sent
     assert not (tmp_path / "no-prices").exists() and not (tmp_path / "unpriced").exists()
 
 
 # --- proseval score -----------------------------------------------------------------------------------
 
-def test_a_rescore_is_priced_and_stopped_at_its_limit_and_resumed_to_the_end(tmp_path, server):
+def test_a_rescore_is_priced_and_stopped_at_its_limit_and_resumed_to_the_end(tmp_path, demo_server):
     prices = write(tmp_path / "prices.yaml", PRICES)
     source = tmp_path / "source"
     made = invoke("run", "demo", "-m", "openai-compatible/cand", "-r", "judge=openai-compatible/judge",
-                  "--base-url", server.base_url, "-n", "4", "-c", "1", "--run-dir", source, "--display", "none")
+                  "--base-url", demo_server.base_url, "-n", "4", "-c", "1", "--run-dir", source, "--display", "none")
     assert made.exit_code == 0, made.output
 
     # the run's own judge, one request at a time (~0.07 each; all four would cost ~0.27)
@@ -170,7 +152,7 @@ def test_a_rescores_judge_in_batch_mode_pays_the_batch_price(tmp_path):
     made = invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "3", "--run-dir", source,
                   "--display", "none")
     assert made.exit_code == 0, made.output
-    server = FakeBatchServer(responder=responder, polls_to_complete=0, usage="tokens").start_in_thread()
+    server = FakeBatchServer(responder=demo_reply, polls_to_complete=0, usage="tokens").start_in_thread()
     try:
         scored = invoke("score", source, "-r", "judge=openai-compatible/judge", "--role-base-url",
                         f"judge={server.base_url}", "--batch", "judge", "--prices", prices, "--max-cost", "100",
@@ -191,10 +173,10 @@ def test_a_rescores_judge_in_batch_mode_pays_the_batch_price(tmp_path):
 
 # --- an evaluation set ------------------------------------------------------------------------------------
 
-def test_a_set_files_cost_keys_and_the_usage_and_spend_of_every_member_with_the_totals(tmp_path, server):
+def test_a_set_files_cost_keys_and_the_usage_and_spend_of_every_member_with_the_totals(tmp_path, demo_server):
     write(tmp_path / "sets" / "prices.yaml", PRICES)
     set_file = write(tmp_path / "sets" / "set.yaml",
-                     two_member_set(server.base_url, 2, f"prices: prices.yaml\nmax_cost: {LIMIT}\n"))
+                     two_member_set(demo_server.base_url, 2, f"prices: prices.yaml\nmax_cost: {LIMIT}\n"))
     first = proseval.run_set(set_file)  # the file's prices and limit
     assert "stopped" in [m.state for m in first.members]
     stopped = invoke("run-set", set_file, "--display", "none")  # nothing more fits: said so, with the command

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support.children import HANG_GUARD_S, wait_for
 
 from proseval.core.prices import Prices
 from proseval.models import local_probe
@@ -47,18 +48,7 @@ PRICED = Prices.model_validate(yaml.safe_load(PRICES))
 SPECS = {"candidate": "openai-compatible/cand", "judge": "openai-compatible/judge"}
 ROLE_OF = {spec.split("/")[1]: role for role, spec in SPECS.items()}  # the model a request names -> its role
 EPOCHS = 10  # 80 samples of the demo task, two requests each
-HANG_GUARD_S = 300  # only against a test that hangs: no outcome waits this long
-
-
-@pytest.fixture(autouse=True)
-def signals_reach_children() -> Iterator[None]:
-    """A child inherits an ignored SIGINT (pytest started in the background by a shell), which
-    proseval then leaves ignored: the tests need it delivered."""
-    before = signal.getsignal(signal.SIGINT)
-    if before is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, before)
+pytestmark = pytest.mark.usefixtures("signals_reach_children")  # tests/core/conftest.py
 
 
 def responder(body: dict[str, Any]) -> str:
@@ -128,15 +118,6 @@ def proseval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*PROSEVAL, *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-def wait_for(ready: Callable[[], bool], child: subprocess.Popen[Any], what: str) -> None:
-    """Return once `ready()`; fail if the child ends first (or, as a hang guard, after `HANG_GUARD_S`)."""
-    deadline = time.monotonic() + HANG_GUARD_S
-    while not ready():
-        assert child.poll() is None, f"the run ended before {what}"
-        assert time.monotonic() < deadline, f"no {what} after {HANG_GUARD_S} s"
-        time.sleep(0.01)
-
-
 def interrupt(args: list[str], cwd: Path, signum: int, ready: Callable[[], bool]) -> tuple[int, str]:
     """Start `proseval ARGS`, send `signum` once `ready()`: the exit status and stderr."""
     err = cwd / f"stderr-{time.monotonic_ns()}.txt"
@@ -176,7 +157,7 @@ def tokens_of(saved: list[dict[str, Any]], role: str) -> tuple[int, int]:
 
 
 def price(role: str, prompt: int, completion: int) -> float:
-    return PRICED.of(SPECS[role]).cost(prompt, completion)  # type: ignore[union-attr]
+    return PRICED.of(SPECS[role]).cost(prompt, completion)  # type: ignore[union-attr]  # every role is priced
 
 
 def check_interrupted(status: int, stderr: str, run: Path, signum: int, total: int) -> list[dict[str, Any]]:

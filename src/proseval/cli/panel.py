@@ -6,16 +6,25 @@ concurrency options. Its endpoints: its own (`--panel ROLE=PROVIDER/MODEL@URL[,U
 when it has the provider of the run's judge, that judge's; else the run's `--base-url` for an
 openai-compatible judge; else its provider's default. Every panel judge is bound and its model
 built (keys, scripts, model files, endpoints, settings) before the run sends anything.
+
+A panel judge whose re-score did not complete — samples failed (every call of the judge failing
+leaves its scores unscored and the re-score `failed_samples`), or stopped at the cost limit — makes
+the command end with that outcome's exit status (4, or 3), saying which judge, why, and how to run
+it again; the panel's analysis is written first, over what was judged.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import typer
+from rich.markup import escape
+
 from ..api import rescore_setup
-from ..commandline.console import console
+from ..commandline.console import console, errors
 from ..errors import UsageError
 from ..commandline.running import report_run, run_in_loop
 from ..models.base import FatalError, ModelError
@@ -23,7 +32,8 @@ from ..models.spec import REMOTE_PROVIDERS, parse_model_spec
 from ..planning import Plan
 from ..runtime.loop import run_async
 from ..runtime.options import RunOptions
-from ..runtime.records import RoleBinding
+from ..runtime.outcome import exit_status, reasons_text
+from ..runtime.records import Results, RoleBinding
 from ..runtime.rescore import rebindable_roles, rescore_run
 from ..runtime.roles import RoleError, RoleRequest, check_base_url, concurrency_for, parse_assignments
 from ..runtime.runlog import RunFolder, write_json_atomic
@@ -109,17 +119,21 @@ async def _check_models(bound: list[tuple[PanelJudge, RoleBinding]]) -> None:
 
 def judge_panel(run_dir: Path, judges: list[tuple[PanelJudge, RoleBinding]], options: RunOptions,
                 aggregate: str = "mean") -> Path:
-    """Re-judge the run's answers with each bound panel judge (a re-score folder each, so every
-    judge's scores are kept), then write the panel's analysis to `<run>-panel/`; returns that folder."""
+    """Re-judge the run's answers with each bound panel judge (a re-score folder each beside the run,
+    so every judge's scores are kept), then write the panel's analysis to `<run>-panel/`; returns that
+    folder, or ends the command with the outcome of a re-score that did not complete (module text)."""
     source = RunFolder(run_dir)
     task, kept, _ = rescore_setup(source, RoleRequest())
     judged = [run_dir]
+    unfinished: list[tuple[PanelJudge, Path, Results]] = []
     for judge, binding in judges:
         console.print(f"[bold]panel: {judge.role}={judge.spec}[/]", highlight=False)
         folder, results = run_in_loop(rescore_run(source, task, {**kept, judge.role: binding},
-                                                  replace(options, repeat=0)))
-        report_run(folder, results, resumable=False)
+                                                  replace(options, repeat=0, out_dir=run_dir.parent)))
+        report_run(folder, results)
         judged.append(folder.path)
+        if results.final_outcome() != "complete":
+            unfinished.append((judge, folder.path, results))
     from ..reliability.analysis import analyse  # scipy: imported when a panel is read, not for every run
     from ..reliability.render import print_analysis
 
@@ -129,6 +143,25 @@ def judge_panel(run_dir: Path, judges: list[tuple[PanelJudge, RoleBinding]], opt
     out.mkdir(exist_ok=True)
     write_json_atomic(out / "results.json", analysis.model_dump_json(indent=2))
     write_json_atomic(out / "panel.jsonl", "".join(i.model_dump_json() + "\n" for i in analysis.panel_items))
-    console.print(f"panel: {out} (again with other options: proseval agreement "
-                  f"{' '.join(str(p) for p in judged)})", highlight=False)
+    again = f"proseval agreement {' '.join(shlex.quote(str(p)) for p in judged)}"
+    console.print(f"panel: {out} (again with other options: {again})", highlight=False)
+    if unfinished:
+        for judge, folder, results in unfinished:
+            errors.print(f"[bold red]{escape(panel_failure(judge, folder, results, again))}[/]", highlight=False,
+                         soft_wrap=True)
+        raise typer.Exit(min(exit_status(results.final_outcome()) for _, _, results in unfinished))
     return out
+
+
+def panel_failure(judge: PanelJudge, folder: Path, results: Results, again: str) -> str:
+    """Why a panel judge's re-score did not complete, and how to finish it."""
+    counts = results.counts
+    if results.final_outcome() == "stopped":
+        what = f"stopped before its end ({counts.finished} of {counts.total} samples judged)"
+        fix = f"proseval resume {shlex.quote(str(folder))} with a higher --max-cost"
+    else:
+        reasons = reasons_text(counts.failure_reasons)
+        what = f"{results.retryable_failures} of {counts.total} samples failed" + (f": {reasons}" if reasons else "")
+        fix = f"proseval resume {shlex.quote(str(folder))} --retry-failed"
+    return (f"panel judge {judge.flag}: {what}; the panel lacks its verdicts there. Judge them again with: {fix}, "
+            f"then: {again}")

@@ -22,6 +22,7 @@ from ..commandline.cost import (
     PricesOpt,
     cost_left,
     cost_request,
+    limit_reason,
     print_set_estimates,
     run_progress,
     suggested_limit,
@@ -29,14 +30,16 @@ from ..commandline.cost import (
 from ..commandline.envfile import load_env_file
 from ..commandline.options import DisplayOpt, NoCacheOpt, NoProbeOpt
 from ..commandline.requests import display_mode
+from ..commandline.running import last_words
 from ..commandline.sets import plan_set
 from ..errors import ProsevalError
-from ..report.runs import ReportRun, open_runs
+from ..report.runs import ReportRun
 from ..report.sections import HtmlTable, leaderboard
 from ..runtime.cost import CostMeter, money
 from ..runtime.interrupts import SignalStop
 from ..runtime.loop import run_async
 from ..runtime.outcome import EXIT_ENVIRONMENT, EXIT_FAILED_SAMPLES
+from ..runtime.progress import Display
 from ..runtime.runlog import RunFolder
 from ..runtime.sets import (
     MemberResult,
@@ -68,7 +71,8 @@ def leaderboards(result: SetResult) -> list[Leaderboard]:
     boards = []
     for ranking in result.rankings:
         shown = [*ranking.ranked, *ranking.unranked]
-        runs = [ReportRun(i, m.path, RunFolder(m.path).read_header(), m.results,  # type: ignore[arg-type]
+        runs = [ReportRun(i, m.path, RunFolder(m.path).read_header(),
+                          m.results,  # type: ignore[arg-type]  # a ranked or unranked member has results
                           RunFolder(m.path).unique_scored()[0]) for i, m in enumerate(shown)]
         table = leaderboard(ranking.task, runs, ranking.metric) if runs else None
         models = {run.header.run_id: member.model for run, member in zip(runs, shown)}
@@ -84,18 +88,19 @@ def finish_set(result: SetResult, *, report: bool) -> None:
 
 
 def write_set_report(result: SetResult) -> None:
-    """`report.html` in the set folder over every finished member (a note when it cannot be written)."""
-    paths = [m.path for m in result.members if m.finished]  # partial members too: shown, not ranked
-    if not paths:
+    """`report.html` in the set folder: every member with its state and usage, the runs that have results
+    (`report.sets`; a note when it cannot be written)."""
+    if not result.members:
         return
     try:
-        from ..report.html import ReportOptions, write_report
+        from ..report.html import write_report  # noqa: F401 - the report extra is installed
+        from ..report.sets import write_set_report as write
     except ImportError as exc:
         result.notes.append(f"no {REPORT}: it needs {exc.name} (pip install 'proseval[report]')")
         return
     try:
         output = result.path / REPORT
-        write_report(open_runs(paths), output, ReportOptions(title=f"proseval set: {result.file.stem}"))
+        write(result, output, f"proseval set: {result.file.stem}")
         result.report = output
     except (ProsevalError, OSError, ValueError) as exc:
         result.notes.append(f"no {REPORT}: {exc}")
@@ -274,7 +279,7 @@ def print_dry_run(setplan: SetPlan, cost: CostRequest, *, listing: bool, retry_f
     console.print(f"set folder: {setplan.folder}", highlight=False)
 
 
-def run_members(setplan: SetPlan, set_file: Path, *, mode: str, retry_failed: bool,
+def run_members(setplan: SetPlan, set_file: Path, *, mode: Display, retry_failed: bool,
                 meter: CostMeter | None) -> SetResult:
     """Run the set's members (notes on the terminal unless the display is none); on Ctrl-C or SIGTERM
     every member's run stops and keeps its usage (`runtime.interrupts`) and the command exits."""
@@ -285,13 +290,12 @@ def run_members(setplan: SetPlan, set_file: Path, *, mode: str, retry_failed: bo
 
     stop = SignalStop()
     try:
-        return run_async(stop.run(run_set_async(setplan, display=mode, retry_failed=retry_failed,  # type: ignore[arg-type]
+        return run_async(stop.run(run_set_async(setplan, display=mode, retry_failed=retry_failed,
                                                 notify=notify, report=partial(finish_set, report=setplan.report),
                                                 cost=meter)))
     except (asyncio.CancelledError, KeyboardInterrupt):
-        errors.print(f"interrupted: finished samples are saved in {setplan.folder}; run it again to continue: "
-                     f"proseval run-set {shlex.quote(str(set_file))}", style="yellow", markup=False, highlight=False,
-                     soft_wrap=True)
+        last_words(stop, f"interrupted: finished samples are saved in {setplan.folder}; run it again to continue: "
+                         f"proseval run-set {shlex.quote(str(set_file))}")
         raise typer.Exit(stop.exit_status) from None
 
 
@@ -310,11 +314,10 @@ def print_spend(setplan: SetPlan, meter: CostMeter, stopped: list[MemberResult],
                       highlight=False)
     if not stopped:
         return
-    suggestion = suggested_limit(meter, cost_left(run_progress(RunFolder(m.path), meter.prices, len(m.keys))
-                                                  for m in setplan.members))
-    errors.print(f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, meter.currency)} of "
-                 f"{money(meter.limit or 0.0, meter.currency)}; {len(stopped)} member(s) left unfinished; run "
-                 f"it again to continue: {again} --max-cost {suggestion:g}", highlight=False)
+    suggestion = suggested_limit(meter, cost_left(run_progress(RunFolder(m.path), meter.prices, len(m.keys),
+                                                               meter.estimates, m.task) for m in setplan.members))
+    errors.print(f"[bold yellow]stopped at the cost limit:[/] {limit_reason(meter)}; {len(stopped)} member(s) left "
+                 f"unfinished; run it again to continue: {again} --max-cost {suggestion:g}", highlight=False)
 
 
 def exit_for(result: SetResult, stopped: list[MemberResult], set_file: Path) -> None:

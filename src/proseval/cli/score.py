@@ -22,7 +22,7 @@ from ..commandline.cost import (
 from ..commandline.envfile import load_env_file
 from ..commandline.options import ROLE_DEFAULTS, BatchOpt, DisplayOpt, NoProbeOpt, RoleArgs, with_role_options
 from ..commandline.requests import checked, display_mode, prompt_files
-from ..commandline.running import report_run, run_in_loop
+from ..commandline.running import exit_if_failed, report_run, run_in_loop
 from ..core.task import Task
 from ..registry import scorer_plugins
 from ..runtime.cost import money
@@ -108,6 +108,7 @@ def score_cmd(
         errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
     meter = options.cost
     made = []
+    judged = []
     for repeat in range(1, repeats + 1) if repeats else (0,):
         if meter is not None and meter.full():  # the repeats before spent the limit
             errors.print(f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, meter.currency)} of "
@@ -119,9 +120,11 @@ def score_cmd(
         folder, results = run_in_loop(rescore_run(source, the_task, bindings, replace(options, repeat=repeat)))
         report_run(folder, results, resumable=False)
         made.append(folder.path)
+        judged.append(results)
         if repeat < repeats and not results.complete and meter is not None and meter.full():
             errors.print(not_started(repeat + 1, repeats), highlight=False)
         stop_if_limited(meter, folder, results, cost)  # a re-score folder is resumed like any run
     if repeats:
         listed = " ".join(str(p) for p in [run_dir, *made])
         console.print(f"consistency of the judge across repeats: proseval agreement {listed}", highlight=False)
+    exit_if_failed(*judged)  # a re-score with failed samples ends with status 4, as a run does

@@ -3,7 +3,8 @@ the message a run stopped at its cost limit ends with (the machinery: `runtime.c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, Optional
@@ -17,9 +18,11 @@ from ..runtime.cost import (
     CANDIDATE_OUTPUT,
     OTHER_OUTPUT,
     CostMeter,
+    Refusal,
     meter_for,
     missing_prices,
     money,
+    observed_outputs,
     previous_spend,
     round_up,
 )
@@ -33,7 +36,8 @@ from .console import console, errors, fail
 from .requests import checked, counts_by_role
 
 STOPPED_AT_COST_LIMIT = 3  # the exit status of a run stopped by --max-cost (resumable)
-MARGIN = 0.25  # a suggested limit's share on top of the expected cost of the samples left
+MARGIN = 0.25  # a suggested limit's share on top of what the samples left should cost
+ESTIMATED_PAIRS = 50  # the samples (left, and finished) whose requests a suggested limit estimates (spread over them)
 
 PricesOpt = typer.Option(None, "--prices", help="Prices file (YAML: currency, and per model input/output prices "
                          "per million tokens, optional batch_discount; see docs/many-models.md#cost): the spend is "
@@ -198,10 +202,10 @@ def _price_notes(estimates: list[Estimate], request: CostRequest) -> list[str]:
     if unpriced:
         notes.append(f"[yellow]prices missing[/] in {escape(str(request.prices_path))} for: "
                      f"{escape(', '.join(unpriced))} (their cost and the totals are shown as —)")
-    expected = [e.expected_cost() for e in estimates]
-    if None in expected:
+    expected = [cost for e in estimates if (cost := e.expected_cost()) is not None]
+    if len(expected) < len(estimates):
         return notes
-    total = sum(expected)  # type: ignore[arg-type]
+    total = sum(expected)
     if any(r.batch for e in estimates for r in e.roles.values()):
         notes.append(f"as configured (batch price for the roles in batch mode): {money(total, currency)}")
     if request.max_cost is not None:
@@ -256,14 +260,11 @@ def stop_if_limited(meter: CostMeter | None, folder: RunFolder, results: Any, re
     stopped(meter, folder, results, request)
 
 
-def run_progress(folder: RunFolder, prices: Prices, total: int) -> tuple[int, float | None]:
-    """A run's (sample, epoch) pairs left of its `total`, and the mean cost of a finished one: its
-    record's tokens at `prices` (the batch price for the run's roles in batch mode; cache hits
-    priced as if paid), None before any pair finished."""
-    if not folder.exists():
-        return total, None
+def pair_costs(folder: RunFolder, prices: Prices) -> dict[tuple[str, int], float]:
+    """What each finished (sample, epoch) pair of a run cost: its record's tokens at `prices` (the
+    batch price for the run's roles in batch mode; cache hits priced as if paid)."""
     header = folder.read_header()
-    costs = []
+    costs = {}
     for sample in folder.iter_scored():
         cost = 0.0
         for role, usage in sample.usage.items():
@@ -271,14 +272,81 @@ def run_progress(folder: RunFolder, prices: Prices, total: int) -> tuple[int, fl
             if price is not None:
                 cost += price.cost(usage.prompt_tokens, usage.completion_tokens, cached_tokens=usage.cached_tokens,
                                    batch=role in header.batch)
-        costs.append(cost)
-    return max(0, total - len(costs)), sum(costs) / len(costs) if costs else None
+        costs[(sample.id, sample.epoch)] = cost
+    return costs
+
+
+def reserved_outputs(folder: RunFolder, stated: Mapping[str, int] | None = None) -> dict[str, int]:
+    """The output tokens a resume of the run reserves per request of each role: the mean of the role's
+    answers so far (`usage.jsonl`), else the stated estimate (`--estimate-output`)."""
+    reserved = dict(stated or {})
+    for role, (answers, tokens) in observed_outputs(folder.read_usage()).items():
+        if answers:
+            reserved[role] = max(1, math.ceil(tokens / answers))
+    return reserved
+
+
+def spread(keys: list[tuple[str, int]], most: int = ESTIMATED_PAIRS) -> set[tuple[str, int]]:
+    """At most `most` of `keys`, spread evenly over them."""
+    step = max(1, math.ceil(len(keys) / most))
+    return set(keys[::step])
+
+
+def pair_estimate(folder: RunFolder, task: Task, prices: Prices,
+                  stated: Mapping[str, int] | None = None) -> float | None:
+    """What a (sample, epoch) pair left in the run of `task` should cost at most: the cost of its
+    requests at the reservations a resume makes for them (the dry run, `runtime.dryrun`, of up to
+    `ESTIMATED_PAIRS` pairs spread over those left: each request's input counted, its output at
+    `reserved_outputs`, a cache hit priced as if paid), scaled up by what the finished pairs cost beyond
+    the same estimate of them (the rounds and re-asks a dry run does not see), never down; per pair.
+    None when it cannot be told (no pair left, a role without a price)."""
+    from ..runtime.plan import SamplePlan
+
+    try:
+        header = folder.read_header()
+        paid = pair_costs(folder, prices)
+        plan = SamplePlan(task, header.limit)
+        keys = [(sample.id, epoch) for epoch in range(header.epochs) for sample in plan.samples()]
+        reserved = reserved_outputs(folder, stated)
+
+        def estimate(chosen: set[tuple[str, int]]) -> tuple[float | None, int]:
+            found = run_async(estimate_run(task, header.roles, limit=header.limit, epochs=header.epochs,
+                                           done=set(keys) - chosen, prices=prices, estimates=reserved,
+                                           batch_roles=header.batch))
+            return found.expected_cost(), found.samples
+
+        left, n_left = estimate(spread([key for key in keys if key not in paid]))
+        if left is None or not n_left:
+            return None
+        finished = spread([key for key in keys if key in paid])
+        scale = 1.0
+        if finished:
+            again, _ = estimate(finished)
+            if again:
+                scale = max(1.0, sum(paid[key] for key in finished) / again)
+    except Exception:  # noqa: BLE001 - a suggestion goes by what can be told; the stop itself stands
+        return None
+    return left / n_left * scale
+
+
+def run_progress(folder: RunFolder, prices: Prices, total: int, stated: Mapping[str, int] | None = None,
+                 task: Task | None = None) -> tuple[int, float | None]:
+    """A run's (sample, epoch) pairs left of its `total`, and what one of them should cost at most
+    (`pair_estimate`, given the run's `task`; without it, the mean cost of a finished pair); None when
+    neither can be told."""
+    if not folder.exists():
+        return total, None
+    paid = pair_costs(folder, prices)
+    left = max(0, total - len(paid))
+    per_pair = pair_estimate(folder, task, prices, stated) if left and task is not None else None
+    if per_pair is None and paid:
+        per_pair = sum(paid.values()) / len(paid)
+    return left, per_pair
 
 
 def cost_left(progress: Iterable[tuple[int, float | None]]) -> float | None:
-    """What the pairs left of some runs (their `run_progress`) should cost: each run's mean cost of
-    a finished pair × its pairs left, a run without one at the mean over the others; None when no
-    run has a finished pair."""
+    """What the pairs left of some runs (their `run_progress`) should cost at most: each run's cost of a
+    pair × its pairs left, a run without one at the mean over the others; None when no run has one."""
     progress = list(progress)
     means = [mean for _, mean in progress if mean is not None]
     if not means:
@@ -287,22 +355,80 @@ def cost_left(progress: Iterable[tuple[int, float | None]]) -> float | None:
     return sum(left * (fallback if mean is None else mean) for left, mean in progress)
 
 
+def one_request(meter: CostMeter) -> float:
+    """What one more request may need: the reservation the limit refused, the costliest request
+    recorded, or a hundredth of the limit, whichever is largest."""
+    refused = meter.refusal.amount if meter.refusal is not None else 0.0
+    return max(refused, meter.largest, 0.01 * (meter.limit or 1.0))
+
+
 def suggested_limit(meter: CostMeter, left: float | None) -> float:
-    """A --max-cost that should let the work finish in one go: the spend so far plus what the work
-    left should cost (`cost_left`) with `MARGIN` more (samples differ); at least the spend or limit
-    plus the costliest request; twice the limit with nothing to go by."""
-    floor = max(meter.spent, meter.limit or 0.0) + max(meter.largest, 0.01 * (meter.limit or 1.0))
-    guess = meter.spent + left * (1 + MARGIN) if left is not None else 2 * max(meter.limit or 0.0, meter.spent)
+    """A --max-cost with which one resume should finish the work, an upper estimate: the spend so far
+    plus what the work left should cost at most (`cost_left`) with `MARGIN` more; at least the spend
+    or the limit plus one more request (`one_request`); twice that with nothing to go by. Rounded up
+    to two significant digits."""
+    floor = max(meter.spent, meter.limit or 0.0) + one_request(meter)
+    guess = meter.spent + left * (1 + MARGIN) if left is not None else 2 * floor
     return round_up(max(guess, floor))
 
 
-def stopped(meter: CostMeter, folder: RunFolder, results: Any, request: CostRequest) -> NoReturn:
+SOURCES = {"max_tokens": "its max_tokens", "default": "the role's default", "stated": "--estimate-output",
+           "mean": "the mean of its answers so far"}
+
+
+def too_small(meter: CostMeter) -> Refusal | None:
+    """The refused request, when the limit left this command less room than that one request needs
+    (however the requests in flight had ended, it could not have been sent)."""
+    refusal = meter.refusal
+    if refusal is None or meter.limit is None or refusal.amount <= meter.limit - meter.previous:
+        return None
+    return refusal
+
+
+def resume_command(folder: RunFolder, request: CostRequest, limit: float) -> str:
+    """`proseval resume` with the run's prices file, its output estimates and `limit` (markup escaped)."""
+    stated = "".join(f" --estimate-output {role}={tokens}" for role, tokens in request.estimates.items())
+    return (f"proseval resume {escape(str(folder.path))} --prices {escape(str(request.prices_path))} "
+            f"--max-cost {limit:g}{stated}")
+
+
+def limit_reason(meter: CostMeter) -> str:
+    """Why the limit stopped the work, for the stop message: a limit too small for the request it
+    refused (`too_small`), with the ways to let it go; else the spend against the limit."""
     currency = meter.currency
+    limit = meter.limit or 0.0
+    refusal = too_small(meter)
+    if refusal is None:
+        return f"spent {money(meter.spent, currency)} of {money(limit, currency)}"
+    room = max(0.0, limit - meter.previous)
+    role = escape(refusal.role)
+    return (f"--max-cost {money(limit, currency)} is too small for one {role} request: it reserves "
+            f"{money(refusal.amount, currency)} (its input and {refusal.output_tokens:,} output tokens: "
+            f"{SOURCES.get(refusal.source, refusal.source)}), more than the {money(room, currency)} the limit leaves; "
+            f"lower the reservation with --estimate-output {role}=TOKENS (the output tokens one answer should need), "
+            f"or raise the limit (this request alone needs {money(meter.previous + refusal.amount, currency)})")
+
+
+def stopped(meter: CostMeter, folder: RunFolder, results: Any, request: CostRequest) -> NoReturn:
     counts = results.counts
-    suggestion = suggested_limit(meter, cost_left([run_progress(folder, meter.prices, counts.total)]))
-    errors.print(
-        f"[bold yellow]stopped at the cost limit:[/] spent {money(meter.spent, currency)} of "
-        f"{money(meter.limit or 0.0, currency)}; {counts.finished}/{counts.total} samples finished, the others "
-        f"are left to a resume: proseval resume {escape(str(folder.path))} --prices "
-        f"{escape(str(request.prices_path))} --max-cost {suggestion:g}", highlight=False)
+    left, per_pair = run_progress(folder, meter.prices, counts.total, meter.estimates, meter.task_in(folder.path))
+    rest = cost_left([(left, per_pair)])
+    resume = resume_command(folder, request, suggested_limit(meter, rest))
+    errors.print(f"[bold yellow]stopped at the cost limit:[/] {limit_reason(meter)}; {counts.finished}/{counts.total} "
+                 f"samples finished, the others are left to a resume: {resume}", highlight=False)
+    errors.print(how_suggested(meter, left, rest), highlight=False)
     raise typer.Exit(STOPPED_AT_COST_LIMIT)
+
+
+def how_suggested(meter: CostMeter, left: int, rest: float | None) -> str:
+    """How the suggested limit was reached (`suggested_limit`), in a line."""
+    currency = meter.currency
+    more = money(one_request(meter), currency)
+    if rest is None:
+        return (f"(the suggested limit: twice the larger of the spend and the limit plus one more request of {more}; "
+                "nothing to estimate the samples left by)")
+    return (f"(the suggested limit, an upper estimate: the {money(meter.spent, currency)} spent plus "
+            f"{money(rest, currency)} for the {left} sample(s) left — their requests at what a resume reserves for "
+            "them: input counted, output the mean of the role's answers so far, its output estimate before the "
+            "first; scaled up if the finished samples cost more than the same estimate of them — and a quarter "
+            f"more; at least the larger of the spend and the limit plus one more request of {more}; rounded up)")

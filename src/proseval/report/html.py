@@ -34,9 +34,13 @@ from .sections import (
     comparison_part,
     epochs_table,
     leaderboard,
+    members_table,
+    run_state,
+    set_usage_table,
     slice_tables,
     usage_table,
 )
+from .sets import SetMember
 
 
 @dataclass
@@ -75,8 +79,10 @@ class ReportOptions:
     prices: Path | None = None  # prices file for the judges' cost per 1,000 ratings
 
 
-def build(runs: Sequence[ReportRun], options: ReportOptions = ReportOptions()) -> str:
-    """The report as one HTML string."""
+def build(runs: Sequence[ReportRun], options: ReportOptions = ReportOptions(),
+          members: Sequence[SetMember] | None = None) -> str:
+    """The report as one HTML string; with `members`, an evaluation set's (`report.sets`): every member
+    with its state, and the usage and cost of every member."""
     by_task: dict[str, list[ReportRun]] = defaultdict(list)
     for run in runs:
         by_task[run.header.task].append(run)
@@ -87,8 +93,10 @@ def build(runs: Sequence[ReportRun], options: ReportOptions = ReportOptions()) -
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return env.get_template("report.html.j2").render(
-        title=options.title, runs=runs, usage=usage_table(runs), sections=sections, generated=generated,
-        version=__version__, demo=any(r.header.demo_models for r in runs), judges=_judges(runs, options))
+        title=options.title, runs=runs, usage=usage_table(runs) if members is None else set_usage_table(members),
+        members=None if members is None else members_table(members), states={r.index: run_state(r) for r in runs},
+        sections=sections, generated=generated, version=__version__, demo=any(r.header.demo_models for r in runs),
+        judges=_judges(runs, options))
 
 
 def judged_twice(runs: Sequence[ReportRun]) -> bool:
@@ -136,9 +144,10 @@ def _task_part(task: str, runs: list[ReportRun], baseline: ReportRun | None, opt
                     comparisons, parts)
 
 
-def write_report(runs: Sequence[ReportRun], output: Path, options: ReportOptions = ReportOptions()) -> int:
-    """Write the report to `output`; returns its size in bytes."""
-    text = build(runs, options)
+def write_report(runs: Sequence[ReportRun], output: Path, options: ReportOptions = ReportOptions(),
+                 members: Sequence[SetMember] | None = None) -> int:
+    """Write the report to `output` (with `members`: an evaluation set's); returns its size in bytes."""
+    text = build(runs, options, members)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")
     return len(text.encode("utf-8"))

@@ -43,7 +43,11 @@ again), whatever the benchmark does with a failed request.
 Each role counts what happened to its lines (`RoleBatcher.counts`, recorded with the session's
 usage; `BATCH_COUNTS`): the lines of its batches that ended, those that failed and those that
 expired there, the requests put into a next batch, and those sent in real time after failing in
-batches.
+batches. A request counts as sent (`executor.Sending`) once the batch holding it is created; one
+whose sample stops while it waits for a batch was never sent. The run is told when a batch is
+created (`BatchCoordinator.on_submitted`) and, before anything else happens, when a batch's
+results are read (`BatchCoordinator.on_results`: the answers are paid then), so that it keeps
+the session's usage and spend on disk.
 """
 
 from __future__ import annotations
@@ -220,9 +224,14 @@ class BatchTracker:
              missing: ModelError) -> dict[str, Completion | ModelError]:
         for cid in self.custom_ids:
             results.setdefault(cid, missing)
+        results = {cid: r.model_copy(update={"batched": True}) if isinstance(r, Completion) else r
+                   for cid, r in results.items()}
         self.status, self.results = status, results
         answered = sum(isinstance(r, Completion) for r in results.values())
         coordinator = self.batcher.coordinator
+        if coordinator.on_results is not None:  # paid now: recorded before the 'ended' line and any record
+            mine = (results[cid] for cid in self.custom_ids)
+            coordinator.on_results(self.batcher.role, [r for r in mine if isinstance(r, Completion)], not self.counted)
         coordinator.log.append(event="ended", role=self.batcher.role, batch_id=self.batch_id, status=status,
                                answered=answered, failed=len(results) - answered)
         if not self.counted:
@@ -254,9 +263,10 @@ class RoleBatcher:
         self.counts: Counter[str] = Counter()  # `BATCH_COUNTS` of this session
 
     async def generate(self, messages: list[Message], config: GenerateConfig, *, key: str,
-                       sample: Sample) -> Completion | None:
+                       sample: Sample, sending: Any = None) -> Completion | None:
         """The request's answer from a batch; None: send it in real time (it failed in batches);
-        raises `ModelError` for what a retry cannot fix, or when no batch could be submitted."""
+        raises `ModelError` for what a retry cannot fix, or when no batch could be submitted.
+        `sending` (`executor.Sending`) is told once a batch of this session holds the request."""
         cid = custom_id(key)
         body: dict[str, Any] | None = None
         while True:
@@ -267,12 +277,14 @@ class RoleBatcher:
                     return None
                 body = body or self.api.body(self.model_name, messages, config)
                 tracker = await self.coordinator.waiting(sample, self._enqueue(cid, body))
+                if sending is not None:
+                    sending.sent()
             results = await self.coordinator.waiting(sample, tracker.wait())
             result = results.get(cid)
             if result is None:
                 result = RetryableError(f"missing from the results of batch {tracker.batch_id}")
             if isinstance(result, Completion):
-                return result.model_copy(update={"batched": True})
+                return result  # marked `batched` as its batch's results were read
             if result.kind == "fatal":
                 raise _copy(result)
             if self.known.get(cid) is tracker:  # the first of its waiters to see it failed
@@ -370,6 +382,8 @@ class RoleBatcher:
         for pending in chunk.values():
             if not pending.future.done():
                 pending.future.set_result(tracker)
+        if coordinator.on_submitted is not None:  # after the waiters that count their requests as sent
+            asyncio.get_running_loop().call_soon(coordinator.on_submitted)
 
     async def _create(self, staged: str, uploaded: float, count: int) -> Any:
         """Create the batch; when the answer is lost, look the batch up before creating it again."""
@@ -410,6 +424,11 @@ class BatchCoordinator:
         self.started = 0  # batches followed (submitted here, or recorded by an earlier attempt)
         self.ended = 0
         self.on_change: Callable[[], None] | None = None  # the progress display's refresh
+        # The run's usage keeping (`runtime.runner`): told when a batch of requests was created, and
+        # when a batch's results are read, with the role, its answers and whether this session pays them
+        # (False: an earlier session saw the batch end and recorded them).
+        self.on_submitted: Callable[[], None] | None = None
+        self.on_results: Callable[[str, list[Completion], bool], None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Future[Any]] = set()
 
@@ -436,8 +455,8 @@ class BatchCoordinator:
         ended = {str(e.get("batch_id")) for e in entries  # seen to end by an earlier session: counted there
                  if e.get("event") == "ended" and e.get("status") != "unreachable"}
         recorded = {str(e["batch_id"]) for e in entries if e.get("event") == "created" and e.get("batch_id")}
-        for batcher in self.batchers.values():
-            batcher.api.claim(recorded)
+        for each in self.batchers.values():
+            each.api.claim(recorded)
         resumed = 0
         for staged, upload in _staged_lines(entries).items():
             batcher = self.batchers.get(str(upload.get("role")))

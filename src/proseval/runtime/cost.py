@@ -23,7 +23,13 @@ on a batch meanwhile, so the pending requests are sent, and a phase the limit wo
 in several batches. When the recorded spend alone leaves it no room it is not sent
 (`CostLimitReached`) and the meter is stopped: no new sample starts. Samples in flight go on
 while their requests fit; one whose request is refused is abandoned without a record (its
-finished requests stay in the response cache, so a resume gets them back for nothing).
+finished requests stay in the response cache, so a resume gets them back for nothing). The meter
+keeps the first refused request (`Refusal`: its role, reservation and output tokens), so that a
+limit too small for a single request is said to be so, with the way to lower the reservation.
+
+A batch's answers are paid when the batch ends: their cost is recorded the moment its results
+are read (`RunSpend.paid_in_batch`), before the samples waiting on them take them, so that a
+session killed after that keeps their spend; each answer's cost is then recorded once.
 
 Overshoot. Reservations are expectations, so the spend can pass the limit: by at most what the
 requests in flight when the last request was sent cost beyond their reservations (then the
@@ -48,9 +54,11 @@ import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from ..core.prices import ModelPrice, Prices
+from ..core.task import Task
 from ..errors import UsageError
 from ..models.base import Completion, FatalError, GenerateConfig, Message
 from ..tokens import count_tokens
@@ -100,6 +108,17 @@ def missing_prices(prices: Prices | None, specs: Iterable[str]) -> list[str]:
     return sorted({spec for spec in specs if prices is None or prices.of(spec) is None})
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A request the limit refused: its role, its reservation (`amount`), the output tokens reserved
+    and where that number came from (`output_source`'s, or "mean": the mean of the role's answers)."""
+
+    role: str
+    amount: float
+    output_tokens: int
+    source: str
+
+
 class CostLimitReached(FatalError):
     """A request not sent because its estimated cost would take the spend past `--max-cost`.
 
@@ -137,6 +156,10 @@ class CostMeter:
     refused: int = 0
     largest: float = 0.0  # the costliest single request recorded
     unreported: int = 0  # completions without reported usage (counted offline instead)
+    refusal: Refusal | None = None  # the first request the limit refused
+    # each run folder metered here, with the task its run ran (`runtime.runner`): what the samples a
+    # run left at the limit would cost is estimated with it (`commandline.cost`)
+    tasks: dict[Path, Task] = field(default_factory=dict, repr=False)
 
     @property
     def currency(self) -> str:
@@ -172,8 +195,8 @@ class CostMeter:
         try:
             return await (future if wait is None else wait(future))
         except asyncio.CancelledError:
-            if future.done() and not future.cancelled() and future.result() is not None:
-                self.release(future.result())  # reserved for it just before it was cancelled
+            if future.done() and not future.cancelled() and (reserved := future.result()) is not None:
+                self.release(reserved)  # reserved for it just before it was cancelled
             raise
 
     def _admit(self, amount: float) -> Literal["reserved", "wait", "refused"]:
@@ -206,6 +229,14 @@ class CostMeter:
         self.spent += amount
         self.largest = max(self.largest, amount)
 
+    def metered(self, folder: Path, task: Task) -> None:
+        """Keep the task a run in `folder` runs under this meter."""
+        self.tasks[folder.resolve()] = task
+
+    def task_in(self, folder: Path) -> Task | None:
+        """The task the last run in `folder` metered here ran, if any."""
+        return self.tasks.get(folder.resolve())
+
 
 @dataclass
 class RunSpend:
@@ -218,6 +249,8 @@ class RunSpend:
     by_role: dict[str, float] = field(default_factory=dict)  # this session's spend per role
     # role -> (answers, their output tokens) in the run: earlier sessions' (`observed_outputs`) and this one's
     outputs: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # answers whose cost `paid_in_batch` recorded, by identity: `after` records no cost for them
+    _prepaid: dict[int, Completion] = field(default_factory=dict, repr=False)
 
     def price(self, role: str) -> ModelPrice | None:
         spec = self.specs.get(role)
@@ -231,6 +264,13 @@ class RunSpend:
             return output_estimate(role, config, self.meter.estimates)
         mean = math.ceil(tokens / answers)
         return mean if config.max_tokens is None else min(mean, config.max_tokens)
+
+    def reserved_output(self, role: str, config: GenerateConfig | dict[str, Any] | None) -> tuple[int, str]:
+        """The output tokens a request of `role` reserves now, and where the number comes from: "mean"
+        (of the role's answers so far), else `output_source`'s."""
+        effective = self.configs.get(role, GenerateConfig()).merged(config)
+        source = "mean" if self.outputs.get(role, (0, 0))[0] else output_source(role, effective, self.meter.estimates)
+        return self.output_tokens(role, effective), source
 
     def expected(self, role: str, messages: list[Message],
                  config: GenerateConfig | dict[str, Any] | None) -> Callable[[], float]:
@@ -254,6 +294,8 @@ class RunSpend:
         expected = self.expected(role, messages, config)
         reserved = await meter.reserve(expected, wait)
         if reserved is None:
+            if meter.refusal is None:
+                meter.refusal = Refusal(role, expected(), *self.reserved_output(role, config))
             raise CostLimitReached(
                 f"not sent: its expected cost ({money(expected(), meter.currency)}) would take the spend "
                 f"({money(meter.spent, meter.currency)}) past --max-cost {money(meter.limit or 0.0, meter.currency)}")
@@ -279,12 +321,29 @@ class RunSpend:
         answers, tokens = self.outputs.get(role, (0, 0))
         self.outputs[role] = (answers + 1, tokens + output)
         price = self.price(role)
-        if completion.cached or price is None:
+        if self._prepaid.pop(id(completion), None) is completion or completion.cached or price is None:
             return
         self.meter.unreported += int(unreported)
         amount = price.cost(prompt, output, cached_tokens=completion.usage.cached_tokens, batch=completion.batched)
         self.meter.record(amount)
         self.by_role[role] = self.by_role.get(role, 0.0) + amount
+
+    def paid_in_batch(self, role: str, completions: Iterable[Completion], *, record: bool = True) -> None:
+        """Record what a batch's answers cost (at the batch price) as its results are read, before
+        the samples waiting on them take them; their `after` then records no cost again. `record`
+        False: an earlier session saw the batch end and recorded them. An answer without reported
+        usage is left to `after`, which counts it offline from its request."""
+        price = self.price(role)
+        for completion in completions:
+            usage = completion.usage
+            if completion.cached or price is None or (usage.prompt_tokens == 0 and usage.completion_tokens == 0):
+                continue
+            self._prepaid[id(completion)] = completion
+            if record:
+                amount = price.cost(usage.prompt_tokens, usage.completion_tokens, cached_tokens=usage.cached_tokens,
+                                    batch=True)
+                self.meter.record(amount)
+                self.by_role[role] = self.by_role.get(role, 0.0) + amount
 
     def session_usage(self, roles: Iterable[str]) -> dict[str, dict[str, Any]]:
         """What `usage.jsonl` keeps of this session's spend per priced role."""
@@ -305,7 +364,7 @@ def meter_for(prices: Prices, specs: Iterable[str], *, limit: float | None = Non
     return CostMeter(prices, limit=limit, estimates=dict(estimates or {}), previous=previous)
 
 
-def observed_outputs(sessions: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+def observed_outputs(sessions: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, int]]:
     """Per role, the answers (requests less errors, cache hits included) and their reported output
     tokens that earlier sessions of a run recorded in `usage.jsonl`: the start of `RunSpend.outputs`."""
     found: dict[str, tuple[int, int]] = {}
@@ -318,7 +377,7 @@ def observed_outputs(sessions: list[dict[str, Any]]) -> dict[str, tuple[int, int
     return found
 
 
-def previous_spend(sessions: list[dict[str, Any]]) -> float:
+def previous_spend(sessions: Iterable[Mapping[str, Any]]) -> float:
     """The spend earlier sessions of a run recorded in `usage.jsonl` (sessions without prices add 0)."""
     return sum(float(stats.get("cost") or 0.0) for session in sessions
                for stats in session.get("roles", {}).values() if isinstance(stats, dict))

@@ -7,6 +7,7 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +31,10 @@ from .limits import EndpointSlot
 
 @dataclass
 class RoleStats:
-    """Per-role accounting shown in the progress display and stored in results."""
+    """Per-role accounting shown in the progress display and stored in results.
+
+    A request counts once it is sent (`Sending`): one cancelled while it waited for a slot or for a
+    batch was never sent and is not counted; `retries` counts the attempts sent after the first."""
 
     requests: int = 0
     cache_hits: int = 0
@@ -41,9 +45,9 @@ class RoleStats:
     reasoning_tokens: int = 0  # of completion_tokens
     cached_tokens: int = 0  # of prompt_tokens
     latency_total: float = 0.0
+    timed: int = 0  # the answers in latency_total (a batch recorded by an earlier session is answered here)
 
     def as_dict(self) -> dict[str, Any]:
-        calls = self.requests - self.cache_hits
         return {
             "requests": self.requests,
             "cache_hits": self.cache_hits,
@@ -53,8 +57,25 @@ class RoleStats:
             "completion_tokens": self.completion_tokens,
             "reasoning_tokens": self.reasoning_tokens,
             "cached_tokens": self.cached_tokens,
-            "mean_latency_s": round(self.latency_total / calls, 4) if calls > 0 else None,
+            "mean_latency_s": round(self.latency_total / self.timed, 4) if self.timed else None,
         }
+
+
+class Sending:
+    """The sends of one request, counted as they happen: the first send counts the request, a
+    later real-time attempt a retry. A batch request is sent when the batch holding it is created;
+    a new batch, or real time, after it failed there adds no request (the batch counts say so)."""
+
+    def __init__(self, stats: RoleStats):
+        self.stats = stats
+        self.counted = False
+
+    def sent(self, *, retry: bool = False) -> None:
+        if not self.counted:
+            self.counted = True
+            self.stats.requests += 1
+        elif retry:
+            self.stats.retries += 1
 
 
 class WaitRetryAfter(wait_base):
@@ -121,6 +142,9 @@ class RoleModel:
     # --batch ROLE: a `runtime.batch.RoleBatcher` that sends this role's requests in provider batches
     # (None: each request is sent on its own).
     batcher: Any = None
+    # Told of every answer a provider sent (a cache hit is none), once it is counted: the runner
+    # keeps the session's usage on disk from it (`runtime.runner`).
+    on_answer: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         self._semaphore = asyncio.Semaphore(self.concurrency)
@@ -136,7 +160,6 @@ class RoleModel:
     ) -> Completion:
         """One completion; raises `ModelError` when every attempt failed."""
         effective = self.config.merged(config)
-        self.stats.requests += 1
         key = None
         if self.cache is not None or self.batcher is not None:  # a batch names each request by its key
             key = cache_key(
@@ -145,6 +168,7 @@ class RoleModel:
             )
         if self.cache is not None and key is not None:
             if (hit := self.cache.get(key)) is not None:
+                self.stats.requests += 1
                 self.stats.cache_hits += 1
                 self._account(hit)
                 return hit
@@ -153,12 +177,14 @@ class RoleModel:
                                                                           self.repeat)})
         elif self.repeat and effective.seed is not None:  # a remote judge's repeat: another seed
             effective = effective.model_copy(update={"seed": effective.seed + self.repeat})
+        sending = Sending(self.stats)
         try:
             completion = None
             if self.batcher is not None and key is not None:  # None: it failed in batches, sent in real time
-                completion = await self.batcher.generate(messages, effective, key=key, sample=(sample_id, epoch))
+                completion = await self.batcher.generate(messages, effective, key=key, sample=(sample_id, epoch),
+                                                         sending=sending)
             if completion is None:
-                completion = await self._call_with_retries(messages, effective)
+                completion = await self._call_with_retries(messages, effective, sending)
         except FatalError as exc:
             self.stats.errors += 1
             raise with_advice(exc, self.role) from None
@@ -166,6 +192,8 @@ class RoleModel:
             self.stats.errors += 1
             raise
         self._account(completion)
+        if self.on_answer is not None:
+            self.on_answer()
         unusable = unusable_answer(completion, self.role, effective.max_tokens)
         if unusable is not None:  # paid for and counted, but nothing to use: an error, never cached
             self.stats.errors += 1
@@ -174,15 +202,18 @@ class RoleModel:
             self.cache.put(key, completion)
         return completion
 
-    async def _call_once(self, messages: list[Message], config: GenerateConfig) -> Completion:
+    async def _call_once(self, messages: list[Message], config: GenerateConfig, sent: Callable[[], None]) -> Completion:
+        """One attempt: `sent()` once it holds its slots, just before it goes out."""
         async with self._semaphore:
             if not self.endpoint_slots:
+                sent()
                 return await self._send(messages, config)
             taken: list[EndpointSlot] = []
             try:
                 for slot in self.endpoint_slots:
                     await slot.acquire()
                     taken.append(slot)
+                sent()
                 return await self._send(messages, config)
             finally:
                 for slot in reversed(taken):
@@ -202,28 +233,25 @@ class RoleModel:
             completion.latency = time.perf_counter() - start
         return completion
 
-    async def _call_with_retries(self, messages: list[Message], config: GenerateConfig) -> Completion:
+    async def _call_with_retries(self, messages: list[Message], config: GenerateConfig,
+                                 sending: Sending | None = None) -> Completion:
+        sending = sending or Sending(self.stats)
         try:  # the common case needs none of the retry machinery
-            return await self._call_once(messages, config)
+            return await self._call_once(messages, config, sending.sent)
         except RetryableError as first:
             if self.max_attempts <= 1:
                 raise
-            self.stats.retries += 1
             await asyncio.sleep(WaitRetryAfter(self.backoff_initial, self.backoff_max).first(first))
         retrying = AsyncRetrying(
             retry=retry_if_exception_type(RetryableError),
             stop=stop_after_attempt(self.max_attempts - 1),
             wait=WaitRetryAfter(self.backoff_initial, self.backoff_max, offset=1),
-            before_sleep=self._count_retry,
             reraise=True,
         )
         async for attempt in retrying:
             with attempt:
-                completion = await self._call_once(messages, config)
+                completion = await self._call_once(messages, config, lambda: sending.sent(retry=True))
         return completion
-
-    def _count_retry(self, _state: Any) -> None:
-        self.stats.retries += 1
 
     def count_probe(self, completion: Completion) -> None:
         """Count a probe's answer (`runtime.probe`) with the role's requests and tokens."""
@@ -237,4 +265,5 @@ class RoleModel:
         stats.reasoning_tokens += usage.reasoning_tokens
         stats.cached_tokens += usage.cached_tokens
         if not completion.cached:
-            self.stats.latency_total += completion.latency
+            stats.latency_total += completion.latency
+            stats.timed += 1

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl off POSIX
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 from typing_extensions import TypedDict
@@ -39,6 +39,10 @@ PROMPTS = "prompts"
 CHECKPOINTS = "checkpoints"
 
 
+# What the viewer writes to RUNS/labels/: labels, and a session's plan and raters before any label.
+LABELS_FILES = ("*.jsonl", "*.ndjson", "*.plan.json", "*.raters.json")
+
+
 def not_a_run(path: Path) -> str | None:
     """What one of proseval's own outputs that is not a run is (a panel's analysis, the viewer's
     labels, an evaluation set's or a profile's summary, a file), or None for anything else. A glob
@@ -49,7 +53,7 @@ def not_a_run(path: Path) -> str | None:
         return None
     if (path / "panel.jsonl").is_file():
         return "a panel's analysis (run --panel)"
-    if path.name == "labels" and any(path.glob("*.jsonl")):
+    if path.name == "labels" and any(any(path.glob(pattern)) for pattern in LABELS_FILES):
         return "the viewer's labels"
     for marker, what in (("set.json", "an evaluation set's folder"), ("profile.json", "a profile's folder")):
         if (path / marker).is_file():
@@ -93,7 +97,7 @@ class UsageSession(TypedDict, total=False):
     `unfinished` marks the usage of a process killed before it wrote its own line, as it stood
     when its last record was written."""
 
-    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]  # read by pydantic, not a key
     at: str
     unfinished: bool
     roles: dict[str, dict[str, Any]]
@@ -439,7 +443,7 @@ class RunFolder:
         with naming(self.path / USAGE), (self.path / USAGE).open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
-    def read_usage(self) -> list[dict]:
+    def read_usage(self) -> list[UsageSession]:
         """The sessions of `usage.jsonl`, and the usage so far of a process still running or killed
         (`UsageSnapshot`); a line cut short (a process killed while writing it) is skipped."""
         sessions = []
@@ -500,13 +504,14 @@ class SampleWriter:
 
 
 class UsageSnapshot:
-    """The running process's usage so far, in `usage.session.json`, rewritten just before records
-    are written: a process killed before it writes its line of `usage.jsonl` loses only the usage
-    that came after its last record (`RunFolder.read_usage` counts the snapshot, and the next
-    writer makes it a line marked `unfinished`).
+    """The running process's usage so far, in `usage.session.json`, rewritten as answers come in
+    (`runtime.runner.SessionSnapshots`) and just before records are written: a process killed before
+    it writes its line of `usage.jsonl` loses only the usage of its requests in flight
+    (`RunFolder.read_usage` counts the snapshot, and the next writer makes it a line marked
+    `unfinished`).
 
-    One `pwrite` in place per write of records (writing a new file and renaming it costs 20 times
-    more); a text shorter than an earlier one is padded with spaces, so no tail of that one is left.
+    One `pwrite` in place per write (writing a new file and renaming it costs 20 times more); a text
+    shorter than an earlier one is padded with spaces, so no tail of that one is left.
     """
 
     def __init__(self, path: Path):

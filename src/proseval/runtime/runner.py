@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from ..core.scorer import declared_metrics, scorer_name
 from ..core.state import State
 from ..core.task import Task
 from ..errors import UsageError
-from ..models.base import ModelAPI, ModelError, RefusalError, error_text
+from ..models.base import Completion, ModelAPI, ModelError, RefusalError, error_text
 from ..models.spec import ModelSpec, build_model, parse_model_spec
 from .batch import BatchCoordinator, batch_problem, plain_notice
 from .cache import ResponseCache
@@ -30,7 +30,7 @@ from .plan import SamplePlan, check_run_size
 from .probe import probe_roles
 from .progress import RunProgress
 from .provenance import build_header, new_run_id
-from .records import Results, RoleBinding, SampleRecord
+from .records import ModelFailure, Results, RoleBinding, SampleRecord
 from .results import SessionRecords, aggregate_run
 from .errorlog import ERROR_LOG, note_log
 from .runlog import (
@@ -43,6 +43,55 @@ from .runlog import (
 )
 from .secrets import scrub
 from .turns import EndOfTurn
+
+
+SNAPSHOT_INTERVAL = 0.0  # seconds between two usage snapshots: none, every answer is on disk by the end of its loop step
+
+
+class SessionSnapshots:
+    """The session's usage kept on disk as it changes (`UsageSnapshot`, `usage.session.json`), so that
+    a process killed (kill -9, a crash) loses only the usage of its requests in flight.
+
+    Each answer a provider sent, and each batch created, asks for a write (`changed`), made at the
+    end of the current step of the event loop, so that the answer that asked for it is counted in it
+    (its spend is recorded after the request returns) and every answer of the same step shares one
+    write: a kill -9 loses only the answers of the step it interrupts, which are still in flight.
+    With `interval` > 0 the writes after the first are spaced by at least that many seconds. `write`
+    writes at once: before records are written, and when a batch's results are read (its answers
+    are paid then)."""
+
+    def __init__(self, snapshot: UsageSnapshot, usage: Callable[[], dict[str, dict[str, Any]]],
+                 interval: float = SNAPSHOT_INTERVAL):
+        self._snapshot = snapshot
+        self._usage = usage
+        self.interval = interval
+        self._due: asyncio.Handle | None = None
+        self._last: float | None = None  # when the last write was (time.monotonic)
+        self._closed = False
+
+    def changed(self) -> None:
+        if self._due is not None or self._closed:
+            return
+        loop = asyncio.get_running_loop()
+        wait = 0.0 if self._last is None else self._last + self.interval - time.monotonic()
+        self._due = loop.call_later(wait, self.write) if wait > 0 else loop.call_soon(self.write)
+
+    def write(self) -> None:
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
+        if self._closed:
+            return
+        self._last = time.monotonic()
+        self._snapshot.write(self._usage())
+
+    def close(self) -> None:
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
+        if not self._closed:
+            self._closed = True
+            self._snapshot.close()
 
 
 def _model_spec(binding: RoleBinding) -> ModelSpec:
@@ -93,8 +142,11 @@ class Runner:
             meter, {role: b.spec for role, b in bindings.items()}, {role: b.config for role, b in bindings.items()},
             batch_roles=frozenset(getattr(options, "batch_roles", None) or ()),
             outputs=observed_outputs(folder.read_usage()))
+        if meter is not None:
+            meter.metered(folder.path, task)
         self.abandoned: set[tuple[str, int]] = set()
         self.batches: BatchCoordinator | None = None  # --batch ROLE (`runtime.batch`)
+        self.snapshots: SessionSnapshots | None = None  # while `execute` runs: the session's usage on disk
 
     def build_roles(self, needed: Iterable[str]) -> None:
         """Build the model of each role in `needed` (once): a missing key, endpoint or model file
@@ -111,6 +163,8 @@ class Runner:
                 self.batches = BatchCoordinator(self.options.batch_settings, self.folder.path, say=say,
                                                 max_attempts=self.options.max_attempts,
                                                 backoff_initial=self.options.backoff_initial)
+                self.batches.on_submitted = self._usage_changed
+                self.batches.on_results = self._batch_results
             model = build_checked(binding, "--model" if role == "candidate" else f"--role {role}")
             shared = self.options.endpoint_limits
             self.roles[role] = RoleModel(
@@ -118,6 +172,7 @@ class Runner:
                 cache=self.cache, max_attempts=self.options.max_attempts,
                 backoff_initial=self.options.backoff_initial, repeat=self.options.repeat,
                 endpoint_slots=shared.for_binding(binding) if shared is not None else (),
+                on_answer=self._usage_changed,
             )
             if self.batches is not None and role in self.options.batch_roles:
                 self.roles[role].batcher = self.batches.add_role(role, model)
@@ -142,6 +197,17 @@ class Runner:
             return save_traceback(exc)
         except OSError:
             return "no file (it could not be written)"
+
+    def _usage_changed(self) -> None:
+        if self.snapshots is not None:
+            self.snapshots.changed()
+
+    def _batch_results(self, role: str, answers: list[Completion], paid_here: bool) -> None:
+        """A batch's results were read: its answers' spend is recorded and written at once (`runtime.cost`)."""
+        if self.spend is not None:
+            self.spend.paid_in_batch(role, answers, record=paid_here)
+            if self.snapshots is not None and paid_here:
+                self.snapshots.write()
 
     def _report_internal(self, where: str, detail: str,
                          effect: str = "the affected scores are recorded as unscored") -> None:
@@ -197,8 +263,8 @@ class Runner:
                 scores.update(produced)
             except ModelError as exc:
                 # a judge's refusal is its answer, unscored as such; any other failed request can be retried
-                status = "refused" if isinstance(exc, RefusalError) else "error"
-                scores[name] = Score.unscored(status, scrub(error_text(exc)))
+                refused = isinstance(exc, RefusalError)
+                scores[name] = Score.unscored("refused" if refused else "error", scrub(error_text(exc)))
             except Exception as exc:  # a scorer bug on one odd answer must not sink the run
                 where = self._log_bug(exc)
                 detail = f"{bug_text(exc)} (its traceback is in {where})"
@@ -273,7 +339,7 @@ class Runner:
 
         def write_finished(records: list[SampleRecord]) -> None:
             nonlocal written
-            snapshot.write(self.session_usage())  # first: what a kill -9 leaves counts every record's usage
+            snapshots.write()  # first: what a kill -9 leaves counts every record's usage
             lines = writer.append(*records)
             written += len(records)
             for record, line in zip(records, lines):
@@ -286,7 +352,8 @@ class Runner:
         fresh = not self.folder.samples_path.is_file() or self.folder.samples_path.stat().st_size == 0
         gathered = SessionRecords(self.task, epochs) if fresh else None
         writer = SampleWriter(self.folder.samples_path)
-        snapshot = UsageSnapshot(self.folder.path / SESSION_USAGE)
+        snapshots = self.snapshots = SessionSnapshots(UsageSnapshot(self.folder.path / SESSION_USAGE),
+                                                      self.session_usage)
         finished: EndOfTurn[SampleRecord] = EndOfTurn(write_finished)
         tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
         interrupted = False
@@ -305,7 +372,8 @@ class Runner:
                 finished.flush()  # the samples that finished as the workers were cancelled
             finally:
                 writer.close()
-                snapshot.close()
+                snapshots.close()
+                self.snapshots = None
                 await self.close()
         failures = [task.exception() for task in tasks if not task.cancelled()]
         if any(failures):  # a worker's error (writing the samples file) is the run's
@@ -346,7 +414,7 @@ class Runner:
         return results
 
 
-def model_failure(state: State) -> str | None:
+def model_failure(state: State) -> ModelFailure | None:
     """How the candidate failed on a finished sample, if it did (counted apart, scored by the task)."""
     if state.finish_reason == "content_filter":
         return "refusal"

@@ -48,7 +48,7 @@ from .resume import configuration_changes, resume_run
 from .roles import RoleRequest
 from .runlog import RunFolder, RunFolderError, write_json_atomic
 from .runner import start_run
-from .usage import run_usage, total_usage
+from .usage import folder_usage, total_usage
 
 SET_SUMMARY = "set.json"
 DEFAULT_MAX_RUNS = 4
@@ -306,18 +306,25 @@ class MemberResult:
         return self.results.headline, metric.mean if metric is not None else None
 
     def summary(self) -> dict[str, Any]:
+        """What `set.json`, the terminal and the report show of the member; its usage is its finished
+        run's, else what its run folder's sessions recorded (`runtime.usage.folder_usage`)."""
         counts = self.results.counts if self.results is not None else None
+        complete = self.results.complete if self.results is not None else None
         headline = self.headline()
+        try:
+            sessions = RunFolder(self.path).read_usage() if self.path.is_dir() else []
+        except RunFolderError:  # a damaged usage.jsonl: the results' usage, if any
+            sessions = []
         return {
             "member": self.name, "task": self.task, "model": self.model, "run_dir": self.path.name,
             "state": self.state, "reason": self.reason,
             "outcome": None if self.results is None else self.results.final_outcome(),
             "samples": None if counts is None else {"finished": counts.finished, "total": counts.total,
-                                                    "failed": counts.failed, "complete": self.results.complete,
+                                                    "failed": counts.failed, "complete": complete,
                                                     "scoring_failed": counts.scoring_failed,
                                                     "failure_reasons": counts.failure_reasons},
             "headline": None if headline is None else {"metric": headline[0], "mean": headline[1]},
-            "usage": None if self.results is None else run_usage(self.results.roles),
+            "usage": folder_usage(self.results, sessions),
         }
 
 
@@ -440,10 +447,11 @@ def rank(setplan: SetPlan, results: list[MemberResult]) -> list[Ranking]:
     for t, entry in enumerate(setplan.file.tasks):
         members = [r for m, r in zip(setplan.members, results) if m.task_index == t]
         finished = [r for r in members if r.rankable]
-        metric = next((r.results.headline for r in finished if r.results.headline), None)  # type: ignore[union-attr]
+        metric = next((r.results.headline for r in finished if r.results is not None and r.results.headline), None)
 
         def key(item: tuple[int, MemberResult]) -> tuple[bool, float, int]:
-            summary = item[1].results.metrics.get(metric) if metric else None  # type: ignore[union-attr]
+            member_results = item[1].results
+            summary = member_results.metrics.get(metric) if metric and member_results is not None else None
             mean = summary.mean if summary is not None else None
             return (mean is None, -(mean or 0.0), item[0])
 

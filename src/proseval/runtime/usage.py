@@ -1,5 +1,6 @@
 """What runs used, summed: a run's requests, tokens and recorded spend over its roles (from
-`results.json`'s `roles`), and the totals of several runs (an evaluation set's, a report's)."""
+`results.json`'s `roles`, or from the sessions of its `usage.jsonl`), and the totals of several
+runs (an evaluation set's, a report's)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,32 @@ def run_usage(roles: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     usage: dict[str, Any] = {key: sum(int(stats.get(key) or 0) for stats in roles.values()) for key in COUNTS}
     usage["cost"], usage["currency"] = _spend(roles.values())
     return usage
+
+
+def session_usage(sessions: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """What the sessions of a run (`usage.jsonl`, and the snapshot of a process running or killed)
+    recorded over every role: the requests sent (cache hits included), the tokens of every answer
+    received, the spend; None when no session recorded anything. Unlike `results.json`'s tokens (its
+    records'), this counts the answers of samples left without a record (abandoned at a cost limit,
+    interrupted), which were paid."""
+    roles = [stats for session in sessions for stats in (session.get("roles") or {}).values()
+             if isinstance(stats, Mapping)]
+    if not roles:
+        return None
+    usage: dict[str, Any] = {key: sum(int(stats.get(key) or 0) for stats in roles) for key in COUNTS}
+    usage["cost"], usage["currency"] = _spend(roles)
+    return usage
+
+
+def folder_usage(results: Any, sessions: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """A run folder's usage for a summary (a set's members): its `results.json`'s (`run_usage`) when
+    every sample has a record, else what its sessions recorded (`session_usage`), so that a run
+    stopped before its end shows the tokens behind its spend, and one without `results.json` (killed)
+    shows its usage at all."""
+    if results is not None and results.complete:
+        return run_usage(results.roles)
+    recorded = session_usage(sessions)
+    return recorded if recorded is not None or results is None else run_usage(results.roles)
 
 
 def total_usage(usages: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
