@@ -84,7 +84,7 @@ def test_the_leaderboard_has_a_row_per_run_with_cis_unscored_and_failed(runs, re
     text, page = report
     board = page.tables["leaderboard-demo"]
     assert board.header[:4] == ["tier", "model", "run", "other roles"]
-    assert {"quality", "length", "95% CI", "unscored", "failed", "finished / total"} <= set(board.header)
+    assert {"quality (1-10)", "length (0-1)", "95% CI", "unscored", "failed", "finished / total"} <= set(board.header)
     assert [row.cells[2].text for row in board.body] == ["demo-b", "demo-a"]  # by the headline metric
     failed = board.header.index("failed")
     assert [row.cells[failed].text for row in board.body] == ["1", "1"]  # the kettle prompt failed in both
@@ -251,7 +251,7 @@ def test_missing_charts_are_drawn_again_by_the_benchmark(runs, tmp_path):
     assert 'alt="writingbench domain1"' in text
     # a single run: one slice table per key, a column per metric, its numbers from results.json
     table = Page(text).tables["slice-writingbench-domain1"]
-    assert table.header == ["domain1", "writingbench", "n / unscored"]
+    assert table.header == ["domain1", "writingbench (1-10)", "n / unscored"]
     data = results_of([copy])
     # the numbers: each domain's mean and counts, and the interval of the domain with two queries
     # (Education, with one, shows "3.500 —": no interval)

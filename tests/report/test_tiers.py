@@ -94,7 +94,7 @@ def test_set_json_records_the_tiers_and_ranks_by_them(runs, tmp_path):
     assert result.rankings[0].tiers == {"plus2": 1, "bump": 2, "base": 2}
     (tmp_path / "set.yaml").write_text("tasks: []\n", encoding="utf-8")
     setplan = SimpleNamespace(path=tmp_path / "set.yaml", folder=tmp_path)
-    written = write_summary(setplan, result)  # type: ignore[arg-type]
+    written = write_summary(setplan, result)  # type: ignore[arg-type]  # a stand-in plan
     (ranking,) = json.loads(written.read_text(encoding="utf-8"))["rankings"]
     assert ranking["tiers"] == {"plus2": 1, "bump": 2, "base": 2}
     assert ranking["ranked"] == ["plus2", "bump", "base"]

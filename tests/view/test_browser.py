@@ -108,7 +108,7 @@ def test_a_ravel_trajectory_steps_forward_and_back_on_click(server, page, built_
     page.goto(f"{server}/runs/{built_runs['ravel'].name}/samples/1")
     steps = page.locator("#trajectory [data-step]")
     assert steps.count() == 8
-    visible = lambda: [i for i in range(steps.count()) if steps.nth(i).is_visible()]  # noqa: E731
+    visible = lambda: [i for i in range(steps.count()) if steps.nth(i).is_visible()]  # noqa: E731  # a one-line helper
     assert visible() == [0]
     assert page.locator("[data-position]").inner_text() == "step 1 of 8"
     assert page.locator("[data-prev]").is_disabled()

@@ -1,5 +1,5 @@
-"""What a rater and a reader see: every question titled in words (RAVEL's End2End question is not
-"judge"), every point of a scale reachable by a key or the arrows (10 on a 0-10 scale included),
+"""What a rater and a reader see: every question of every benchmark's form titled in words
+(`LabelCriterion.title`: RAVEL's End2End question is not "judge", LongWeave's not "fact 3: covered"), every point of a scale reachable by a key or the arrows (10 on a 0-10 scale included),
 Meeseeks' requirements in Chinese under English tasks said to be so, and every figure of the run
 list, run and sample pages with the unit its task's metric definitions give it."""
 
@@ -21,7 +21,7 @@ from proseval.core.views import LabelCriterion
 from proseval.registry import tasks
 from proseval.view import create_app
 from proseval.view.labelsession import TEN_KEY, number_key, question_title, scale_points
-from proseval.view.units import NOT_STATED, metric_units, unit_of
+from proseval.commandline.units import NOT_STATED, metric_units, unit_of
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -56,9 +56,7 @@ def test_ravel_questions_are_titled_in_words_a_rater_understands(ravel_pair: Pat
 
 
 def test_c3ebench_asks_its_question_in_words_not_by_its_metric():
-    item = {"input": "Fill the gap.", "target": {"task": "cloze", "language": "en", "instruction": "Fill the gap.",
-                                                 "input": {"context": "Before [GAP] after."}, "reference": "REF"}}
-    [criterion] = tasks()["c3ebench"].labelling(item).criteria
+    [criterion] = tasks()["c3ebench"].labelling(C3E_ITEM).criteria
     assert criterion.name == "c3e"  # the judge's rating, so agreement pairs them
     assert question_title(criterion) == "How good is the candidate text, on the rubric below (1-10)?"
     assert question_title(LabelCriterion("quality")) == "quality"  # a criterion without a title: its name
@@ -75,6 +73,58 @@ def test_every_point_of_a_ravel_item_has_a_key_and_the_form_says_which_gives_10(
     legend = html.unescape(re.sub(r"<[^>]+>", "", re.search(r'<aside class="keys".*?</aside>', page, re.S).group()))
     assert "0 gives 10 on a scale without 0" in legend and "t gives 10 on a scale from 0" in legend
     assert "← → move along the highlighted scale" in legend
+
+
+C3E_ITEM = {"input": "Fill the gap.", "target": {"task": "cloze", "language": "en", "instruction": "Fill the gap.",
+                                                "input": {"context": "Before [GAP] after."}, "reference": "REF"}}
+WB_RECORD = {"input": "Write a memo.", "target": {"checklist": [
+    {"name": "Clarity of the argument", "criteria_description": "Is it clear?", "1-2": "muddled", "9-10": "clear"}]}}
+LW_TARGETS = {"biog": {"target_sentences": ["Ada was born in 1815."]},
+              "sr": {"qa_pairs": [{"question": "Who sold most?", "answer": "Acme"}]},
+              "nw": {"statements": [{"id": 1, "statement": "Rates rose.", "category": "numbers", "reason": "spelled",
+                                     "correct": "Rates rose 5%."}]},
+              "cf": {}}
+def form_records() -> dict[str, list[dict]]:
+    """A record of each task whose form a rater may be shown (several for a task with several forms)."""
+    return {
+        "demo": [{"input": "Write a poem about rain."}],
+        "writingbench": [WB_RECORD], "writingbench-curate": [WB_RECORD],
+        "meeseeks": [meeseeks_record("en", ["Is the answer a poem?", "是否给出了作品的名字"])],
+        "longweave": [{"id": f"lw-{task}", "input": "Write.", "metadata": {"task": task}, "target": target}
+                      for task, target in LW_TARGETS.items()],
+        "c3ebench": [C3E_ITEM], "ravel": [C3E_ITEM],
+        "revision-distance": [{"input": "A note.", "target": {"instruction": "A note.", "draft": "Hi.",
+                                                              "rejected": "hi"}},
+                              {"input": "A note.", "target": {"instruction": "A note.", "draft": "Hi."}}],
+    }
+
+
+def test_every_benchmark_form_titles_each_question_in_words():
+    records_of = form_records()
+    labelled = sorted(name for name, entry in tasks().items() if entry.labelling is not None)
+    assert labelled == sorted(records_of)  # a new benchmark's form is checked here too
+    for task, records in records_of.items():
+        for record in records:
+            criteria = tasks()[task].labelling(record).criteria
+            assert criteria, (task, record)
+            for criterion in criteria:
+                assert criterion.title and " " in criterion.title.strip(), (task, criterion.name, criterion.title)
+                assert question_title(criterion) == criterion.title
+    titles = {task: [c.title for record in records for c in tasks()[task].labelling(record).criteria]
+              for task, records in records_of.items()}
+    assert titles["longweave"] == ["Fact 1: does the biography state it?", "Question 1: does the report answer it?",
+                                   "Question 1: is the report's answer right?", "Statement 1: does the article convey it?",
+                                   "Statement 1: does the article follow the AP rules there?",
+                                   "Is the answer a version of the whole given program?"]
+    assert titles["meeseeks"] == ["Requirement 1: Is the answer a poem?", "Requirement 2: 是否给出了作品的名字"]
+    assert titles["demo"] == ["How well does the answer fulfil the request (1-10)?"]
+
+
+def test_the_default_form_is_titled_in_words_too():
+    from proseval.view.labelsession import DEFAULT_CRITERION
+
+    assert DEFAULT_CRITERION.name == "overall" and question_title(DEFAULT_CRITERION) == \
+        "How good is the answer as a whole (1-10)?"
 
 
 @pytest.mark.parametrize(("low", "high", "keys"), [
@@ -148,7 +198,8 @@ def test_metric_units_come_from_the_tasks_definitions():
     assert rd["rouge.rougeL"].said.startswith("ROUGE-1/2/L F1") and rd["rouge"].said == rd["rouge.rougeL"].said
     assert rd["pair_tie"].said.startswith("pairs: the chosen text needs fewer")
     assert rd["revision_categories.add"].said.startswith("edits per category")
-    assert metric_units("demo", ["quality"])["quality"].said == NOT_STATED.format(task="demo")
+    assert metric_units("demo", ["made_up"])["made_up"].said == NOT_STATED.format(task="demo")
+    assert metric_units("demo", ["quality"])["quality"].said.startswith("the judge's rating of the answer, score 1-10")
 
 
 def cells(page: str, table: str) -> list[list[str]]:
@@ -173,9 +224,12 @@ def test_every_figure_of_a_ravel_run_has_its_unit(built_runs: dict[str, Path]):
     row = next(row for row in cells(sample, "scores") if row[0].startswith("reviews_per_section"))
     assert row[1] == "150 %" and row[0].endswith("% — rho (eq. 9 as printed): review actions / n, in %")
     run_list = web.get("/").text
-    assert "not stated" in cells(web.get(f"/runs/{demo.name}").text, "metrics")[0][6]
+    demo_metrics = {row[0]: row for row in cells(web.get(f"/runs/{demo.name}").text, "metrics")}
+    assert demo_metrics["quality (1-10)"][6].startswith("the judge's rating of the answer, score 1-10")
+    assert metrics["judge (1-10)"][1] == "7"  # a scale beside the metric's name, visible on a phone too
     headlines = [cell for row in cells(run_list, "runs") for cell in row[8:9]]
-    assert "judge 7" in headlines and any("(unit not stated)" in cell for cell in headlines)
+    assert "judge 7 (1-10)" in headlines and not any("unit not stated" in cell for cell in headlines)
+    assert any(cell.startswith("quality ") and cell.endswith(" (1-10)") for cell in headlines)  # demo's scale too
 
 
 def test_the_ravel_review_scores_of_the_trajectory_say_their_scale(built_runs: dict[str, Path]):

@@ -447,7 +447,7 @@ def test_a_task_without_a_hook_gets_a_default_form(tmp_path: Path):
     _jsonl(folder / "samples.jsonl", [record(n) for n in range(3)])
     web = client(root, seed=1, rater="Ann")
     page = web.get("/label/1", params={"rater": "Ann"}).text
-    assert "<legend>overall</legend>" in page and "Prompt " in page
+    assert "<legend>How good is the answer as a whole (1-10)?</legend>" in page and "Prompt " in page
     assert post(web, 1, "Ann", {"c0": "10"}).status_code == 303
     assert labels_of(root)[0]["criterion"] == "overall"
 

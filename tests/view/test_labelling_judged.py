@@ -18,7 +18,7 @@ from view.judged_fixtures import MEESEEKS_JUDGED, judged_runs
 from view.test_labelling import client, csrf_of, labels_of, plan_of, post
 
 from proseval.core.views import LabelCriterion
-from proseval.registry import get_task
+from proseval.registry import get_task, tasks
 from proseval.runtime.runlog import RunFolder
 from proseval.view.labelsession import Point, scale_points
 
@@ -43,6 +43,19 @@ def questions_on(page: str) -> list[tuple[str, list[tuple[str, str, str]]]]:
     return found
 
 
+def form_names_by_item(root: Path) -> dict[tuple[str, str], list[str]]:
+    """(run id, sample id) -> the criteria of the form its record is asked with, by name (the page
+    shows each under its title)."""
+    found = {}
+    for header_file in root.glob("*/header.json"):
+        folder = RunFolder(header_file.parent)
+        header = folder.read_header()
+        for line in (folder.path / "samples.jsonl").read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            found[header.run_id, record["id"]] = [c.name for c in tasks()[header.task].labelling(record).criteria]
+    return found
+
+
 def judge_ratings_by_item(root: Path) -> dict[tuple[str, str], tuple[str, dict[str, float | None]]]:
     """(run id, sample id) -> (task, the judge's verdicts by criterion), read with the task's ratings."""
     found = {}
@@ -59,16 +72,22 @@ def test_labels_saved_in_the_app_are_matched_with_the_judges_verdicts_by_agreeme
     web = client(runs, "judged", "Ann", seed=4)
     plan = plan_of(runs, "judged")["items"]
     assert [item["kind"] for item in plan] == ["score"] * 5  # no pairs: absolute verdicts only
-    judged = judge_ratings_by_item(runs)
+    judged, names = judge_ratings_by_item(runs), form_names_by_item(runs)
     sent: list[tuple[str, str, int, float | None, bool]] = []  # task, criterion, label, verdict, rated
     for position, item in enumerate(plan, start=1):
         task, verdicts = judged[item["runs"][0], item["id"]]
         asked = questions_on(web.get(f"/label/{position}", params={"rater": "Ann"}).text)
         assert asked and all(buttons == [("0", "n", "No"), ("1", "y", "Yes")] for _, buttons in asked)
+        criteria = names[item["runs"][0], item["id"]]  # asked in the form's order, each under its title
+        assert len(criteria) == len(asked) and not set(criteria) & {legend for legend, _ in asked}
         if task == "meeseeks":
-            assert [name for name, _ in asked] == list(verdicts) == MEESEEKS_JUDGED
+            assert criteria == list(verdicts) == MEESEEKS_JUDGED
+            assert [legend for legend, _ in asked] == ["Requirement 1: Is the answer a haiku?",
+                                                        "Requirement 2: Is it about autumn leaves?",
+                                                        "Requirement 4: Does the answer have a title?",
+                                                        "Requirement 6: Is the answer a haiku?"]
         values = {}
-        for index, (name, _) in enumerate(asked):
+        for index, name in enumerate(criteria):
             verdict = verdicts.get(name)
             label = 1 if verdict is None else int(verdict)
             if index % 4 == 3:

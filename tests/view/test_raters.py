@@ -1,5 +1,6 @@
 """Who may label in a session: whether people may join it is decided when it is planned and kept in
-its plan (a restart without ``--rater`` does not open a session whose raters were named), and rater
+its plan (a restart without ``--rater`` does not open a session whose raters were named; only
+``--reopen`` does, with a warning), and rater
 names are compared as they look (Unicode's confusable skeleton, so a Cyrillic "Аnn" is "Ann")."""
 
 from __future__ import annotations
@@ -38,6 +39,34 @@ def test_a_session_planned_with_raters_stays_closed_when_restarted_without_them(
         assert "Your name" not in restarted.get("/label").text  # no join form on the start page
     assert raters_in(root, "named") == ["Ann", "Ben"]
     assert "closed to joining" in joining_line(client(root, session="named").app.state.labelling)
+
+
+def test_reopen_opens_a_closed_session_says_so_on_stderr_and_the_plan_keeps_it(tmp_path: Path, monkeypatch):
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from proseval.cli import app
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    monkeypatch.setattr("proseval.view.server.listen", lambda host, port: [])
+    root = labelling_runs(tmp_path / "runs", samples=2)
+    client(root, session="named", seed=1, raters=("Ann",))
+    items = plan_of(root, "named")["items"]
+    assert plan_of(root, "named")["joining"] == "closed"
+    started = CliRunner().invoke(app, ["view", str(root), "--label", "named", "--reopen"])
+    assert started.exit_code == 0, started.output
+    warning = "warning: session named was closed to joining and is open now (--reopen"
+    assert warning in started.stderr and warning not in started.stdout
+    assert "Session named is open" in started.stdout
+    assert plan_of(root, "named")["joining"] == "open" and plan_of(root, "named")["items"] == items
+    restarted = client(root, session="named")  # later starts need no --reopen, and warn no more
+    assert restarted.app.state.labelling.joinable and not restarted.app.state.labelling.reopened
+    assert join(restarted.app, "Cy").status_code == 200
+    assert raters_in(root, "named") == ["Ann", "Cy"]
+    again = CliRunner().invoke(app, ["view", str(root), "--label", "named", "--reopen"])
+    assert again.exit_code == 0 and "warning" not in again.stderr  # open already: nothing to say
+    alone = CliRunner().invoke(app, ["view", str(root), "--reopen"])
+    assert alone.exit_code == 2 and "--reopen go with --label SESSION" in alone.output
 
 
 def test_an_open_session_stays_open_when_a_rater_is_named_later(tmp_path: Path):

@@ -41,6 +41,9 @@ def view(
                                               "rater in an order of their own, drawn from the seed and their name)."),
     label_only: bool = typer.Option(False, "--label-only", help="With --label: serve only the labelling pages "
                                     "(no run pages, no agreement page): a viewer for raters."),
+    reopen: bool = typer.Option(False, "--reopen", help="With --label: open a session closed to joining (planned "
+                                "with --rater) so that anyone who reaches /label can join it under a new name; "
+                                "kept in its plan, and said on stderr."),
 ) -> None:
     """Browse runs and their samples in a web browser, live while a run is written (needs the "view" extra)."""
     if not runs_dir.is_dir():
@@ -48,8 +51,9 @@ def view(
     if token is not None and len(token) < 8:
         fail("--token: use at least 8 characters")
     if label is None and (rater or labels is not None or seed is not None or label_items != "all"
-                          or label_order is not None or label_only):
-        fail("--rater, --labels, --seed, --label-items, --label-order and --label-only go with --label SESSION")
+                          or label_order is not None or label_only or reopen):
+        fail("--rater, --labels, --seed, --label-items, --label-order, --label-only and --reopen go with "
+             "--label SESSION")
     try:
         from ..view.labelling import LabellingError, LabelOptions
         from ..view.server import serve
@@ -58,8 +62,8 @@ def view(
     try:
         labelling = None if label is None else LabelOptions(label, raters=tuple(rater or ()), labels_file=labels,
                                                             seed=seed, items=label_items, only=label_only,
-                                                            order=label_order)
+                                                            order=label_order, reopen=reopen)
         serve(runs_dir, host=host, port=port, token=token, open_browser=open_browser, announce=typer.echo,
-              labelling=labelling)
+              warn=lambda line: typer.echo(line, err=True), labelling=labelling)
     except LabellingError as exc:
         fail(f"--label: {exc}")

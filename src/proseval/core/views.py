@@ -33,7 +33,9 @@ YES_NO = ("No", "Yes")
 @dataclass(frozen=True)
 class LabelCriterion:
     """One thing a rater scores: `name` is the criterion labels are recorded under (the same name
-    the task's `ratings` give the judge's verdict, so the two can be compared).
+    the task's `ratings` give the judge's verdict, so the two can be compared); `title` is the words
+    the rater reads above its question (a verdict's name is often an internal one: ``c3e``,
+    ``reviewer: section 2``, ``fact 3: covered``), the name itself when a form gives none.
 
     `point_labels` name the scale's points from `low` to `high` (one each): the buttons show them
     instead of the numbers, and the label still records the number. A 0-1 scale without them is
@@ -48,12 +50,18 @@ class LabelCriterion:
     high: int = 10
     point_labels: tuple[str, ...] = ()
     paired: bool = True
+    title: str = ""
 
     def __post_init__(self) -> None:
         points = self.high - self.low + 1 if isinstance(self.low, int) and isinstance(self.high, int) else None
         if self.point_labels and len(self.point_labels) != points:
             raise ValueError(f"criterion {self.name!r}: {len(self.point_labels)} point label(s) for the "
                              f"{points} points of {self.low!r}..{self.high!r}")
+
+    @property
+    def shown_title(self) -> str:
+        """What the rater reads above the question: its `title`, else its name."""
+        return self.title.strip() or self.name
 
     @property
     def labels(self) -> tuple[str, ...]:

@@ -69,22 +69,53 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
     for (task, role), verdicts in sorted(grouped.items()):
         table = VerdictTable(runs, verdicts)
         primaries = {j: table.primary(j) for j in sorted(table.judges)}
-        pairs, against = judge_pairs(task, role, primaries, table.scale(), context.candidates, seed)
+        against: dict[tuple[str, str], PairStats] = {}
+        for a, b in sharing_pairs(primaries):  # judges with no item in common have no agreement to show
+            pairs, pair_stats = judge_pairs(task, role, {a: primaries[a], b: primaries[b]}, table.scale(),
+                                            context.candidates, seed)
+            analysis.pairs += pairs
+            against.update(pair_stats)
         analysis.cards += [_evaluator_card(context, task, role, judge, table, primaries, against)
                            for judge in primaries]
-        analysis.pairs += pairs
-        group = group_agreement(task, role, primaries, table.scale(), seed)
-        if group is not None:
-            analysis.groups.append(group)
-        if len(primaries) > 1:
-            summary, items = panel_summary(task, role, primaries, context.candidates, panel)
-            analysis.panels.append(summary)
-            analysis.panel_items.extend(items)
+        for sharing in sharing_groups(primaries):  # a panel of the judges that scored the same items
+            group = group_agreement(task, role, sharing, table.scale(), seed)
+            if group is not None:
+                analysis.groups.append(group)
+            if len(sharing) > 1:
+                summary, items = panel_summary(task, role, sharing, context.candidates, panel)
+                analysis.panels.append(summary)
+                analysis.panel_items.extend(items)
     if human:
         item_scales = {(v.answer, v.criterion): v.scale for v in kept_verdicts}
         scales = {item_scales[item] for item in human}
         analysis.rater_agreement = rater_agreement(human, scales.pop() if len(scales) == 1 else None, seed)
     return analysis
+
+
+def sharing_pairs(primaries: Mapping[str, Mapping[Item, Verdict]]) -> list[tuple[str, str]]:
+    """Each two judges (in their order) that rated at least one item in common."""
+    judges = list(primaries)
+    return [(a, b) for i, a in enumerate(judges) for b in judges[i + 1:]
+            if not primaries[a].keys().isdisjoint(primaries[b].keys())]
+
+
+def sharing_groups(primaries: Mapping[str, Mapping[Item, Verdict]]) -> list[dict[str, Mapping[Item, Verdict]]]:
+    """The judges split into groups linked by items they rated in common (each judge in one group,
+    in their order): RAVEL's reviewer, run on each candidate's own model, makes one group per
+    candidate, never a panel of judges that rated different answers."""
+    group_of = {judge: judge for judge in primaries}
+
+    def root(judge: str) -> str:
+        while group_of[judge] != judge:
+            judge = group_of[judge]
+        return judge
+
+    for a, b in sharing_pairs(primaries):
+        group_of[root(b)] = root(a)
+    groups: dict[str, dict[str, Mapping[Item, Verdict]]] = {}
+    for judge, verdicts in primaries.items():
+        groups.setdefault(root(judge), {})[judge] = verdicts
+    return list(groups.values())
 
 
 def _evaluator_card(context: _Context, task: str, role: str, judge: str, table: VerdictTable,
@@ -111,7 +142,7 @@ def _evaluator_card(context: _Context, task: str, role: str, judge: str, table: 
         cost=_cost(judge_runs, role, given, context.prices),
     )
     for other in primaries:
-        if other != judge:
+        if (judge, other) in against:
             card.other_judges[other] = against[(judge, other)]
     if context.human or context.preferences:
         card.humans = human_agreement(primary, context.human, context.preferences, scale, seed)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..commandline.units import headed, metric_units
 from ..registry import get_task, tasks
 from ..plots import chart, ci_errors
 from .runs import ReportRun, metric_names
@@ -32,6 +33,7 @@ def slice_figures(runs: Sequence[ReportRun]) -> list[Figure]:
     figures = []
     for key in dict.fromkeys(k for run in runs for k in run.results.slices):
         labels = list(dict.fromkeys(label for run in runs for label in run.results.slices.get(key, {})))
+        units = metric_units(runs[0].header.task, metric_names(runs))  # the runs of one task
         for metric in metric_names(runs):
             series: list[tuple[str, list[Point]]] = []
             for run in runs:
@@ -43,7 +45,7 @@ def slice_figures(runs: Sequence[ReportRun]) -> list[Figure]:
             if all(mean is None for _, points in series for mean, _, _ in points):
                 continue
             width = min(12.0, max(5.0, 0.5 * len(labels) * len(runs) + 2))
-            png = chart(_bars(labels, series, metric), size=(width, 3.6))
+            png = chart(_bars(labels, series, headed(metric, units[metric])), size=(width, 3.6))
             if png is not None:
                 figures.append(Figure(f"{metric} by {key}", data_uri(png)))
     return figures

@@ -7,8 +7,9 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..commandline.units import headed, metric_units
 from ..registry import tasks
 from ..runtime.outcome import reasons_text
 from ..runtime.usage import COUNTS, run_usage, total_usage
@@ -18,6 +19,9 @@ from .fmt import DASH, ci_text, num
 from .richtable import plain_table
 from .runs import ReportRun, metric_names
 from .samples import anchor
+
+if TYPE_CHECKING:
+    from .sets import SetMember
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,17 @@ def unranked_reason(run: ReportRun) -> str | None:
     return None
 
 
+def run_state(run: ReportRun) -> str:
+    """A run's outcome for the runs table: complete, with failed samples, or stopped before its end."""
+    results, counts = run.results, run.results.counts
+    outcome = results.final_outcome()
+    if outcome == "stopped":
+        return f"stopped ({counts.finished} of {counts.total} samples)"
+    if outcome == "failed_samples":
+        return f"FAILED samples ({results.retryable_failures} of {counts.total})"
+    return "complete"
+
+
 def leaderboard_tiers(runs: Sequence[ReportRun], metric: str) -> dict[int, int]:
     """Each ranked run's tier on `metric`, higher being better (`runtime.paired`), by run index."""
     ranked = [run for run in runs if unranked_reason(run) is None]
@@ -85,16 +100,17 @@ def leaderboard(task: str, runs: Sequence[ReportRun], rank_by: str | None = None
     rank_by = rank_by or next((run.results.headline for run in runs if run.results.headline), None)
     ranked = rank_by in metrics
     reasons = {run.index: unranked_reason(run) for run in runs}
-    tier_of = leaderboard_tiers(runs, rank_by) if ranked else {}  # type: ignore[arg-type]
+    tier_of = leaderboard_tiers(runs, rank_by) if rank_by is not None and ranked else {}
 
     def rank(run: ReportRun) -> tuple[bool, int, bool, float, int]:
-        summary = run.results.metrics.get(rank_by) if ranked else None  # type: ignore[arg-type]
+        summary = run.results.metrics.get(rank_by) if rank_by is not None and ranked else None
         mean = summary.mean if summary is not None else None
         return (reasons[run.index] is not None, tier_of.get(run.index, 0), mean is None, -(mean or 0.0), run.index)
 
+    units = metric_units(task, metrics)
     columns = ["tier", "model", "run", "other roles"]
     for metric in metrics:
-        columns += [metric, "95% CI", "unscored"]
+        columns += [headed(metric, units[metric]), "95% CI", "unscored"]
     columns += ["failed", "finished / total", "model failures"]
     rows = []
     for run in sorted(runs, key=rank):
@@ -164,6 +180,65 @@ def usage_table(runs: Sequence[ReportRun]) -> HtmlTable:
     return HtmlTable("usage", "Usage and cost", columns, rows, caption)
 
 
+def _usage_cells(usage: dict[str, Any] | None, run: ReportRun | None, priced: bool, currency: str | None) -> list[Cell]:
+    """A member's requests, tokens in and out and (when `priced`) spend; traced to its run's
+    `results.json` when the figures are its finished run's (`runtime.usage.folder_usage`)."""
+    if usage is None:
+        return [Cell(DASH) for _ in range(len(COUNTS) + int(priced))]
+    finished = run if run is not None and run.results.complete else None
+    roles = finished.results.roles if finished is not None else {}
+    cells = [Cell(str(usage[key]), [[[finished.index, "roles", role, key] for role in roles]] if finished else None)
+             for key in COUNTS]
+    if priced:
+        terms = [[finished.index, "roles", role, "cost"] for role, stats in roles.items()
+                 if finished is not None and stats.get("cost") is not None]
+        cells.append(Cell(DASH) if usage["cost"] is None else
+                     Cell(num(usage["cost"], 4) + ("" if currency else f" {usage['currency']}"),
+                          [terms] if finished else None))
+    return cells
+
+
+def set_usage_table(members: Sequence[SetMember]) -> HtmlTable:
+    """A set's usage and cost: one row per member, its run finished or not (`report.sets`), and the
+    total over every member: the set's whole recorded spend."""
+    usages = [m.usage for m in members if m.usage is not None]
+    total = total_usage(usages)
+    priced = any(u["cost"] is not None for u in usages)
+    currency = total["currency"]
+    rows = [[Cell(m.name, href=f"#run-{m.run.index}" if m.run is not None else None, kind="label"),
+             Cell(m.model, kind="label"),  # the member's model label, as in the members table
+             *_usage_cells(m.usage, m.run, priced, currency)] for m in members]
+    if len(members) > 1:
+        rows.append([Cell("total", kind="label"), Cell("", kind="label"),
+                     *_usage_cells(total if usages else None, None, priced, currency)])
+    columns = ["run", "model", "requests", "tokens in", "tokens out"]
+    if priced:
+        columns.append(f"cost ({currency})" if currency else "cost")
+    caption = ("Every member of the set, its run finished or not: requests (cache hits included), prompt and "
+               "completion tokens" + (", and the spend recorded with a prices file (--prices)" if priced else "") +
+               ", over every role and every session that worked on it; a finished run's figures are its "
+               "results.json's, an unfinished one's what its sessions recorded (the answers of samples left "
+               "without a record, which were paid, included). The total is over every member.")
+    return HtmlTable("usage", "Usage and cost", columns, rows, caption)
+
+
+def members_table(members: Sequence[SetMember]) -> HtmlTable:
+    """A set's members: each one's task, model, state, samples and the reason for its state."""
+    rows = []
+    for m in members:
+        samples = m.samples
+        text = "" if samples is None else f"{samples['finished']}/{samples['total']}" + (
+            f", {samples['failed']} failed" if samples.get("failed") else "")
+        rows.append([Cell(m.name, href=f"#run-{m.run.index}" if m.run is not None else None, kind="label"),
+                     Cell(m.task, kind="label"), Cell(m.model, kind="label"), Cell(m.state, kind="label"),
+                     Cell(text, kind="label"), Cell(m.reason or "", kind="label")])
+    caption = ("Every member of the set and its state: done (finished now), skipped (finished before), resumed, "
+               "partial (finished with failed samples: not ranked), failed (no run: the reason says why), "
+               "stopped (at the set's cost limit; running the set again with a higher limit continues it). A "
+               "member with a run folder holding results has its run below, unfinished ones not ranked.")
+    return HtmlTable("members", "Members", ["member", "task", "model", "state", "samples", "reason"], rows, caption)
+
+
 def epochs_table(task: str, runs: Sequence[ReportRun]) -> HtmlTable | None:
     with_epochs = [run for run in runs if run.results.epochs]
     if not with_epochs:
@@ -193,12 +268,14 @@ def slice_tables(task: str, runs: Sequence[ReportRun]) -> list[HtmlTable]:
         labels = list(dict.fromkeys(label for run in runs for label in run.results.slices.get(key, {})))
         present = [m for m in metric_names(runs)
                    if any(m in g for run in runs for g in run.results.slices.get(key, {}).values())]
+        units = metric_units(task, present)
         if len(runs) == 1:
             tables.append(_slice_table(f"slice-{slug(task)}-{slug(key)}", f"By {key}", key, labels,
-                                       [(runs[0], metric, metric) for metric in present]))
+                                       [(runs[0], metric, headed(metric, units[metric])) for metric in present]))
             continue
         for metric in present:
-            tables.append(_slice_table(f"slice-{slug(task)}-{slug(key)}-{slug(metric)}", f"By {key}: {metric}",
+            tables.append(_slice_table(f"slice-{slug(task)}-{slug(key)}-{slug(metric)}",
+                                       f"By {key}: {headed(metric, units[metric])}",
                                        key, labels,
                                        [(run, metric, f"{run.model} ({run.header.run_id})") for run in runs]))
     return tables

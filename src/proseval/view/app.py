@@ -21,7 +21,7 @@ from . import blocks as views
 from .index import IndexCache, LineIndex, Summary, summarize
 from .labelling import LabelOptions, install_labelling
 from .runs import RunInfo, counts, find_runs, pretty, read_info
-from .units import Unit, definitions, metric_units, unit_of
+from ..commandline.units import Unit, definitions, metric_units, unit_of
 
 COOKIE = "proseval_view_token"
 PER_PAGE = 50

@@ -28,12 +28,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
 from .labelplan import LabellingError, LabelOptions, check_rater, scan_runs
-from .labelsession import Session, parse_values
+from .labelsession import Session, Shown, parse_values
 from .raters import COMPARED, same_name, spelled
 from .runs import pretty
 
 __all__ = ["LabelOptions", "LabellingError", "MAX_BODY", "install_labelling", "joining_line", "label_address",
-           "rater_links"]
+           "rater_links", "reopened_line"]
 
 MAX_BODY = 256 * 1024
 LOAD_TOKEN = re.compile(r"[0-9a-f]{16}")  # drawn for each form shown, recorded with its save
@@ -146,7 +146,7 @@ class _Pages:
         return key, (f"{_taken(name, holder)}: {holder} comes back through their own link; anyone else, "
                      "choose another name")
 
-    def located(self, position: int, rater: str) -> Any:
+    def located(self, position: int, rater: str) -> Shown | HTMLResponse:
         """What item `position` shows this rater, or the error page saying why it cannot be shown."""
         total = len(self.session.plan.items)
         if not 1 <= position <= total:
@@ -287,13 +287,19 @@ def rater_links(session: Session, url: str) -> list[str]:
             f"take {name} out of {session.keys.path})" for name in session.options.raters]
 
 
+def reopened_line(session: Session) -> str:
+    """The warning of a start that opened a session closed to joining (`--reopen`)."""
+    return (f"warning: session {session.name} was closed to joining and is open now (--reopen; kept in "
+            f"{session.plan_path}): anyone who reaches /label can join it under a name no one in it has")
+
+
 def joining_line(session: Session) -> str:
     """What the viewer says when it starts of who may label in the session."""
     if session.joinable:
         return (f"Session {session.name} is open: anyone who reaches /label joins it under a name no one in it has "
-                "(decided when it was planned, without --rater).")
+                "(kept in its plan: planned without --rater, or reopened with --reopen).")
     return (f"Session {session.name} is closed to joining: only its raters' own links let anyone in (it was "
-            "planned with raters named); --rater NAME gives someone else a link.")
+            "planned with raters named); --rater NAME gives someone else a link, --reopen lets anyone join.")
 
 
 def _with_position(handler: Callable[..., Any]) -> Callable[[Request], Any]:

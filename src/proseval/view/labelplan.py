@@ -74,8 +74,9 @@ def check_rater(name: str) -> str:
 class LabelOptions:
     """What `proseval view --label` asks for: the session, raters to give a link of their own (see
     `raters`), the labels file (default ``RUNS/labels/SESSION.jsonl``), the seed of a new plan, which
-    items it holds and whether the viewer serves the labelling pages only (no run pages and no
-    agreement page: for raters)."""
+    items it holds, whether the viewer serves the labelling pages only (no run pages and no
+    agreement page: for raters) and whether to open the session to joining though it was planned
+    closed (`reopen`)."""
 
     session: str
     raters: tuple[str, ...] = ()
@@ -84,6 +85,7 @@ class LabelOptions:
     items: str = "all"
     only: bool = False
     order: str | None = None  # a new session's order for each rater (`ORDERS`; default "plan")
+    reopen: bool = False  # open the session to joining, also one planned closed (kept in its plan)
 
     def __post_init__(self) -> None:
         check_session(self.session)
@@ -233,6 +235,15 @@ class Plan:
         finally:
             temporary.unlink(missing_ok=True)
         return self
+
+    def opened(self, path: Path) -> Plan:
+        """The plan with its session open to joining, written over the one at `path` (its items,
+        order and seed as they were): the one change a kept plan takes (`--reopen`)."""
+        plan = replace(self, joining="open")
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        temporary.write_text(json.dumps(plan.to_json(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        os.replace(temporary, path)
+        return plan
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ A task without a hook gets a default form: the first verdict its `ratings` read 
 item's labels as one record to the labels file (`reliability.labels`: the format `proseval
 agreement --labels` reads; `labelstore`: the index kept in memory), never to a run folder. A
 session's raters (`raters`) each have a secret key, from a link of their own or from joining an
-open session under a new name; whether a session is open is decided once, when it is planned (no
-rater named then), and kept in its plan (`joinable`).
+open session under a new name; whether a session is open is decided when it is planned (no
+rater named then) and kept in its plan (`joinable`): only an explicit reopen (`LabelOptions.reopen`,
+``proseval view --reopen``) opens a closed one, and the plan keeps that too.
 """
 
 
@@ -51,7 +52,8 @@ __all__ = ["DEFAULT_CRITERION", "TEN_KEY", "Forms", "Point", "Question", "Record
            "number_key", "parse_values", "question_title", "scale_points"]
 
 MAX_POINTS = 11  # a scale of more points is a number field instead of buttons
-DEFAULT_CRITERION = LabelCriterion("overall", "The answer as a whole: how well it does what the task asks.", 1, 10)
+DEFAULT_CRITERION = LabelCriterion("overall", "The answer as a whole: how well it does what the task asks.", 1, 10,
+                                   title="How good is the answer as a whole (1-10)?")
 
 
 
@@ -136,7 +138,15 @@ class Forms:
         if not (float(low).is_integer() and float(high).is_integer()):
             return DEFAULT_CRITERION
         return LabelCriterion(first.criterion, f"the judge's verdict {first.criterion!r}, "
-                              f"{first.scale.describe()}", int(low), int(high))
+                              f"{first.scale.describe()}", int(low), int(high),
+                              title=_fallback_title(int(low), int(high)))
+
+
+def _fallback_title(low: int, high: int) -> str:
+    """The question of a form made from a judge's first verdict: yes/no on a 0-1 scale."""
+    if (low, high) == (0, 1):
+        return "Does the answer meet what the judge checks here?"
+    return f"How good is the answer ({low}-{high})?"
 
 
 def joinable(plan: Plan, has_raters: bool) -> bool:
@@ -231,7 +241,7 @@ def scale_points(criterion: LabelCriterion) -> list[Point] | None:
 def question_title(criterion: LabelCriterion) -> str:
     """The words a criterion's question is shown under: its `title` where its form gives one (the
     criterion's name is the judge's rating's, which may be an internal name), else its name."""
-    return getattr(criterion, "title", "") or criterion.name
+    return criterion.shown_title
 
 
 @dataclass
@@ -268,6 +278,9 @@ class Session:
         self.secret = secrets.token_bytes(32)
         self._runs = scan_runs(self.root)
         self.plan = self._open_plan("closed" if named else "open")
+        self.reopened = options.reopen and not joinable(self.plan, bool(self.keys))  # this start opened it
+        if self.reopened:
+            self.plan = self.plan.opened(self.plan_path)
         self.joinable = joinable(self.plan, bool(self.keys))
         self.positions = {item.signature(): n for n, item in enumerate(self.plan.items, start=1)}
         self._orders: dict[str, tuple[list[int], dict[int, int]]] = {}
@@ -442,8 +455,8 @@ class Session:
     def labels_of(self, shown: Shown, rater: str, values: dict[int, str], comment: str | None) -> list[Label]:
         item = shown.item
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        common = {"sample_id": item.sample_id, "epoch": item.epoch, "rater": rater, "comment": comment,
-                  "labelled_at": now, "session": self.name}
+        common: dict[str, Any] = {"sample_id": item.sample_id, "epoch": item.epoch, "rater": rater,
+                                  "comment": comment, "labelled_at": now, "session": self.name}
         labels = []
         for question in shown.questions:
             value, criterion = values[question.index], question.criterion
@@ -451,7 +464,8 @@ class Session:
                 labels.append(Label(run=item.runs[0], criterion=criterion.name, score=int(value), **common))
             elif item.kind == "pair":
                 a, b = item.sides
-                labels.append(Label(a=a, b=b, criterion=criterion.name, preference=value, **common))
+                labels.append(Label.model_validate({"a": a, "b": b, "criterion": criterion.name, "preference": value,
+                                                    **common}))  # the answer as given: the label checks it
             else:
                 first = "B" if item.flipped else "A"  # the side the record's first text is on
                 score = (criterion.low + criterion.high) / 2 if value == "tie" else (

@@ -21,7 +21,7 @@ import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
-import icu  # type: ignore[import-untyped]  # PyICU ships no type information
+import icu  # PyICU ships no type information (pyproject.toml: [[tool.mypy.overrides]])
 
 __all__ = ["COMPARED", "Raters", "canonical", "look_alike", "same_name", "skeleton", "spelled"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import ProsevalError
 from .app import create_app, is_loopback
-from .labelling import LabelOptions, joining_line, label_address, rater_links
+from .labelling import LabelOptions, joining_line, label_address, rater_links, reopened_line
 
 
 def address(host: str, port: int, token: str | None) -> str:
@@ -56,10 +56,10 @@ def listen(host: str, port: int) -> list[socket.socket]:
 
 
 def serve(runs_dir: Path, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
-          open_browser: bool = False, announce=print, labelling: LabelOptions | None = None) -> None:
+          open_browser: bool = False, announce=print, warn=print, labelling: LabelOptions | None = None) -> None:
     """Run the viewer until interrupted. A host other than loopback gets a token (generated when
     not given); `create_app` refuses to serve one without. A port in use raises `ListenError`
-    before anything is announced."""
+    before anything is announced; `warn` says that a session closed to joining was reopened."""
     import uvicorn
 
     if not is_loopback(host) and not token:
@@ -76,6 +76,8 @@ def serve(runs_dir: Path, *, host: str = "127.0.0.1", port: int = 8765, token: s
     private = "" if is_loopback(host) else "  (the token is needed once per browser; keep it private)"
     announce(f"proseval view: {runs_dir} at {shown}{private}")
     if labelling is not None:
+        if app.state.labelling.reopened:
+            warn(reopened_line(app.state.labelling))
         announce(joining_line(app.state.labelling))
     if labelling is not None and labelling.raters:
         announce("Each rater's own link (keep it private: it is their name in this session):")

@@ -8,6 +8,7 @@ from proseval.benchmarks.c3ebench.params import C3EParams, ConstructParams
 @kit.task(
     "c3ebench",
     summary="C3EBench: 1,258 EN/ZH items (Cloze, Expand, Edit, End2End), judge scores 1-10 with the reference = 6",
+    metrics="proseval.benchmarks.c3ebench.definitions:METRICS",
     params=C3EParams,
     labelling="proseval.benchmarks.c3ebench.labelling:label_form",
     render="proseval.benchmarks.c3ebench.task:render",
@@ -24,6 +25,7 @@ def c3ebench(params: C3EParams):
 @kit.task(
     "c3ebench-construct",
     summary="build C3EBench items from your own texts (see: proseval c3ebench construct)",
+    metrics="proseval.benchmarks.c3ebench.definitions:CONSTRUCT_METRICS",
     params=ConstructParams,
     prompts="proseval.benchmarks.c3ebench.construct_task:BUILDER_PROMPTS",
 )

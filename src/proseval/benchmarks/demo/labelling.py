@@ -10,7 +10,7 @@ QUALITY = LabelCriterion(
     "quality",  # the name the task's ratings give the judge's verdict
     "How well the writing fulfils the request: its clarity, organisation and language. "
     "1 = very poor, 10 = excellent.",
-    1, 10)
+    1, 10, title="How well does the answer fulfil the request (1-10)?")
 
 
 def label_form(record: dict[str, Any]) -> LabelForm:

@@ -8,6 +8,7 @@ from proseval.benchmarks.meeseeks.params import MeeseeksParams
     "meeseeks",
     summary="Meeseeks: multi-constraint instruction following; rule checks + Yes/No judge, "
     "feedback over up to 20 rounds",
+    metrics="proseval.benchmarks.meeseeks.definitions:METRICS",
     params=MeeseeksParams,
     render="proseval.benchmarks.meeseeks.render:render",
     views="proseval.benchmarks.meeseeks.views:sample_views",

@@ -60,7 +60,8 @@ def judged_verdicts(record: dict[str, Any]) -> list[dict[str, Any]]:
 def label_form(record: dict[str, Any]) -> LabelForm:
     verdicts = judged_verdicts(record)
     language = str((record.get("metadata") or {}).get("language") or "")
-    # the name (the legend) is the requirement's text: the description says where it is in the item
-    criteria = [LabelCriterion(name, description(verdict["position"], verdict["question"], language), 0, 1)
+    # the name is the requirement's text (numbered when asked twice), the title it with its place in the item
+    criteria = [LabelCriterion(name, description(verdict["position"], verdict["question"], language), 0, 1,
+                               title=f"Requirement {verdict['position'] + 1}: {verdict['question']}")
                 for name, verdict in zip(requirement_names(verdicts), verdicts)]
     return LabelForm(question=str(record.get("input") or ""), criteria=criteria, pairwise="")

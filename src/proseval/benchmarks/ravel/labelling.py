@@ -16,13 +16,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from proseval.benchmarks._shared.c3e.labelling import TitledCriterion, judge_form
+from proseval.benchmarks._shared.c3e.labelling import judge_form
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.prompts import REVIEW_CHECK, REVIEW_SCALE
 from proseval.benchmarks.ravel.report import JUDGE
 from proseval.benchmarks.ravel.reviews import RECORDED, SectionReview, last_reviews
-from proseval.kit.views import LabelForm
+from proseval.kit.views import LabelCriterion, LabelForm
 
 
 def _reviews(record: dict[str, Any]) -> list[SectionReview]:
@@ -41,14 +41,14 @@ def _reviews(record: dict[str, Any]) -> list[SectionReview]:
     return [review for review in found if (review.section, review.step) in rated]
 
 
-def _criterion(review: SectionReview, tau: float, style: str) -> TitledCriterion:
+def _criterion(review: SectionReview, tau: float, style: str) -> LabelCriterion:
     points = "\n".join(f"- {point}" for point in review.points) or "- (none given)"
     ask = f"{REVIEW_CHECK} {REVIEW_SCALE.replace('{tau}', f'{tau:g}')}."
     description = (f"The reviewer's question about section {review.section + 1}, \"{review.title}\", as it read "
                    f"it:\n{ask}\n\nStyle and genre: {style}\nPoints it must cover:\n{points}\n\n"
                    f"Section text:\n{review.text}")
     title = f"Section {review.section + 1}, \"{review.title}\": how well does it stand as written (0-10)?"
-    return TitledCriterion(review.criterion, description, 0, 10, paired=False, title=title)
+    return LabelCriterion(review.criterion, description, 0, 10, paired=False, title=title)
 
 
 def label_form(record: dict[str, Any]) -> LabelForm:

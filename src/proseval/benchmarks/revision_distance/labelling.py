@@ -13,16 +13,16 @@ FEWER_EDITS = LabelCriterion(
     PREFERENCE,  # "chosen vs rejected": the name the task's pair ratings give the reviser's verdict
     "Pick the text you would have to edit less before you could use it for the instruction "
     "(t: as many edits).",
-    -1, 1)
+    -1, 1, title="Which text would you have to edit less?")
 DRAFT = LabelCriterion(
     "draft quality",
     "How little editing this draft needs before it does what the instruction asks "
     "(1 = rewrite it, 10 = use as it is). The task has no judge verdict to compare this with.",
-    1, 10)
+    1, 10, title="How little editing does this draft need (1-10)?")
 
 
 def label_form(record: dict[str, Any]) -> LabelForm:
-    target = record.get("target") if isinstance(record.get("target"), dict) else {}
+    target = found if isinstance(found := record.get("target"), dict) else {}
     instruction = str(target.get("instruction") or record.get("input") or "")
     reference = target.get("reference") or None
     if "rejected" in target:  # the pairs mode: the first text is the chosen one, as the scale says

@@ -19,7 +19,7 @@ def edit_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     """The edits of each score that keeps them (``metadata.edits``), marked in the text they edit:
     the target's text named by the score's suffix (``distance_rejected`` → ``target.rejected``),
     else the output, else the draft."""
-    target = record.get("target") if isinstance(record.get("target"), dict) else {}
+    target = found if isinstance(found := record.get("target"), dict) else {}
     output = ((record.get("state") or {}).get("output")) or ""
     blocks = []
     for name, score in (record.get("scores") or {}).items():

@@ -9,6 +9,7 @@ from proseval.benchmarks.writingbench.params import CriteriaParams, CurateParams
 @kit.task(
     "writingbench",
     summary="WritingBench v2: 1,000 queries x 5 query-specific criteria, judge scores 1-10",
+    metrics="proseval.benchmarks.writingbench.definitions:METRICS",
     params=WritingBenchParams,
     labelling="proseval.benchmarks.writingbench.labelling:label_form",
     render="proseval.benchmarks.writingbench.render:render",
@@ -25,6 +26,7 @@ def writingbench(params: WritingBenchParams):
 @kit.task(
     "writingbench-criteria",
     summary="write 5 WritingBench-style criteria for your own queries (see: proseval writingbench criteria)",
+    metrics="proseval.benchmarks.writingbench.definitions:CRITERIA_METRICS",
     params=CriteriaParams,
     prompts="proseval.benchmarks.writingbench.criteria:CRITERIA_PROMPTS",
 )
@@ -37,6 +39,7 @@ def writingbench_criteria(params: CriteriaParams):
 @kit.task(
     "writingbench-curate",
     summary="score instruction/response pairs with generated criteria (see: proseval writingbench curate)",
+    metrics="proseval.benchmarks.writingbench.definitions:METRICS",
     params=CurateParams,
     labelling="proseval.benchmarks.writingbench.labelling:label_form",
     views="proseval.benchmarks.writingbench.views:sample_views",

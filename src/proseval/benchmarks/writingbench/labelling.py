@@ -20,7 +20,8 @@ def _checklist(record: dict[str, Any]) -> list[dict[str, Any]]:
 def _criterion(entry: dict[str, Any]) -> LabelCriterion:
     lines = [str(entry.get("criteria_description", "")).strip()]
     lines += [f"{band}: {entry[band]}" for band in BAND_LABELS if entry.get(band)]
-    return LabelCriterion(str(entry["name"]), "\n".join(line for line in lines if line), 1, 10)
+    name = str(entry["name"])  # the query's criterion in words ("Clarity of the argument")
+    return LabelCriterion(name, "\n".join(line for line in lines if line), 1, 10, title=name)
 
 
 def label_form(record: dict[str, Any]) -> LabelForm:
@@ -28,7 +29,7 @@ def label_form(record: dict[str, Any]) -> LabelForm:
     if not criteria:  # no checklist stored: the criteria the judge scored, by name
         score = (record.get("scores") or {}).get("writingbench") or {}
         judged = (score.get("metadata") or {}).get("criteria") if isinstance(score, dict) else None
-        criteria = [LabelCriterion(str(name), "", 1, 10) for name in (judged or {})]
+        criteria = [LabelCriterion(str(name), "", 1, 10, title=str(name)) for name in (judged or {})]
     query = record.get("input")
     return LabelForm(question=query if isinstance(query, str) else str(query), criteria=criteria,
                      pairwise="Which response meets this criterion better?")

@@ -5,19 +5,10 @@ final manuscript (its End2End judge)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from proseval.benchmarks._shared.c3e.judge_prompts import JUDGE_PROMPTS
 from proseval.kit.views import LabelCriterion, LabelForm
-
-
-@dataclass(frozen=True)
-class TitledCriterion(LabelCriterion):
-    """A criterion whose question a rater reads under `title` (the viewer shows a criterion's `title`
-    where it has one): its `name` stays the judge's rating's, which is an internal name."""
-
-    title: str = ""
 
 FIELDS = {"context": "Context", "outline": "Outline", "draft": "Draft", "critique": "Critique"}
 
@@ -30,7 +21,7 @@ def _text(name: str) -> str:
 def judge_form(record: dict[str, Any], criterion: str, pairwise: str, title: str) -> LabelForm:
     """The judge's one 1-10 verdict as a form: `criterion` is the name the task's ratings give it,
     `title` the words its question is shown under."""
-    target = record.get("target") if isinstance(record.get("target"), dict) else {}
+    target = found if isinstance(found := record.get("target"), dict) else {}
     task, language = str(target.get("task", "")), str(target.get("language", "en"))
     parts = [str(target.get("instruction") or record.get("input") or "")]
     for key, value in (target.get("input") or {}).items():
@@ -41,5 +32,6 @@ def judge_form(record: dict[str, Any], criterion: str, pairwise: str, title: str
     if not reference:
         bands = _text(f"bands_noref_{language}")
     rubric = "\n\n".join(part for part in (traits, bands) if part)
-    return LabelForm(question="\n\n".join(p for p in parts if p), criteria=[TitledCriterion(criterion, rubric, 1, 10, title=title)],
+    return LabelForm(question="\n\n".join(p for p in parts if p),
+                     criteria=[LabelCriterion(criterion, rubric, 1, 10, title=title)],
                      reference=str(reference) if reference else None, pairwise=pairwise)
