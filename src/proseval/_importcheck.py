@@ -150,6 +150,8 @@ def _imports(tree: ast.Module, module: str, package: bool) -> tuple[Found, dict[
     found: Found = []
     bound: dict[str, str] = {}
     for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
         for path, local, stands_for in _aliases(node, module, package):
             if reason := _path_refusal(path, True, exempt):
                 found.append((node.lineno, reason))
@@ -257,22 +259,26 @@ def _discarded_compile(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
         parents.get(id(call)), ast.Expr)
 
 
-def _attribute_call(node: ast.AST, bound: dict[str, str]) -> bool:
-    """Whether `node` is `getattr(x, name, ...)`, `hasattr`, `setattr` or `delattr` (the built-in)."""
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_CALLS
-            and node.func.id not in bound and len(node.args) >= 2)
+def _attribute_call(node: ast.AST, bound: dict[str, str]) -> tuple[ast.Call, str] | None:
+    """`node` and the built-in's name when it is `getattr(x, name, ...)`, `hasattr`, `setattr` or `delattr`."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_CALLS
+            and node.func.id not in bound and len(node.args) >= 2):
+        return node, node.func.id
+    return None
 
 
 def _attribute_calls(tree: ast.Module, bound: dict[str, str]) -> Iterator[tuple[int, str]]:
     """`getattr(x, "name")` and its kin: a name refused as an attribute, or a name of a module an
     import bound (the kit, sys) that is computed or set."""
-    for node in ast.walk(tree):
-        if not _attribute_call(node, bound):
+    for any_node in ast.walk(tree):
+        if (found := _attribute_call(any_node, bound)) is None:
             continue
-        call, name = node.func.id, node.args[1]
-        constant = isinstance(name, ast.Constant) and isinstance(name.value, str)
-        if constant and name.value in FORBIDDEN_ATTRIBUTES:
-            yield node.lineno, f"{call}(..., {name.value!r}): {CONTRACTS}"
+        node, call = found
+        name = node.args[1]
+        attribute = name.value if isinstance(name, ast.Constant) and isinstance(name.value, str) else None
+        constant = attribute is not None
+        if attribute in FORBIDDEN_ATTRIBUTES:
+            yield node.lineno, f"{call}(..., {attribute!r}): {CONTRACTS}"
         root = _root(node.args[0])
         if isinstance(root, ast.Name) and root.id in bound and (not constant or call in ("setattr", "delattr")):
             yield node.lineno, f"{call}({root.id}, ...): a computed name of an imported module"

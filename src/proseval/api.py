@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .core.prices import Prices, read_prices
-from .core.prompt import PromptTemplate, override_prompts
+from .core.prompt import override_prompts
 from .core.task import Task
 from .errors import UsageError
 from .models.base import GenerateConfig, check_seed
@@ -22,6 +22,7 @@ from .runtime.records import Results, RoleBinding, RunHeader, SampleRecord
 from .runtime.roles import RoleRequest, resolve_roles
 from .runtime.runlog import RunFolder, RunFolderError
 from .runtime.options import RunOptions
+from .runtime.progress import Display
 from .runtime.rescore import replay_task, rescore_run
 from .runtime.resume import resume_run
 from .runtime.runner import start_run
@@ -96,7 +97,7 @@ def task_of(folder: RunFolder) -> Task:
     return replay_task(built, RunFolder(Path(header.rescored_from))) if header.rescored_from else built
 
 
-def rescore_setup(source: RunFolder, request: RoleRequest, *, prompts: Mapping[str, PromptTemplate] | None = None,
+def rescore_setup(source: RunFolder, request: RoleRequest, *, prompts: Mapping[str, Path] | None = None,
                   scorer: str | None = None, scorer_options: Mapping[str, Any] | None = None,
                   swap_order: bool = False) -> tuple[Task, dict[str, RoleBinding], list[str]]:
     """The task and role bindings of a re-score of `source`: its task (with `scorer` instead of the
@@ -138,7 +139,7 @@ def score(
     swap_order: bool = False,
     out: str | Path | None = None,
     cache: bool = True,
-    display: str = "none",
+    display: Display = "none",
 ) -> list[Run]:
     """Judge the answers stored in a run folder again (see `proseval score`): with other judges
     (`roles`), the same judge `repeats` more times (repeats 1..N, each with its own cache entries
@@ -148,7 +149,7 @@ def score(
                           generation=dict(gen or {}))
     task, bindings, _ = rescore_setup(source, request, swap_order=swap_order)
     options = RunOptions(out_dir=Path(out) if out is not None else source.path.parent, use_cache=cache,
-                         display=display)  # type: ignore[arg-type]
+                         display=display)
     made = []
     for repeat in range(1, repeats + 1) if repeats else (0,):
         folder, _ = asyncio.run(rescore_run(source, task, bindings, replace(options, repeat=repeat)))
@@ -208,7 +209,7 @@ def run(
     out: str | Path = "runs",
     run_dir: str | Path | None = None,
     cache: bool = True,
-    display: str = "none",
+    display: Display = "none",
     batch: Sequence[str] = (),
     prices: str | Path | Prices | None = None,
     max_cost: float | None = None,
@@ -243,7 +244,7 @@ def run(
     planned = plan(task, request, params=params, prompts=prompts, preset=preset)
     meter = _cost_meter(prices, max_cost, estimate_output, list(planned.bindings.values()))
     options = RunOptions(out_dir=Path(out), limit=limit, epochs=epochs, seed=seed, use_cache=cache,
-                         display=display, batch_roles=tuple(batch), cost=meter,  # type: ignore[arg-type]
+                         display=display, batch_roles=tuple(batch), cost=meter,
                          probe=probe)
     folder, _ = asyncio.run(start_run(planned.task, planned.bindings, options, demo=planned.demo,
                                       run_dir=Path(run_dir) if run_dir else None))
@@ -251,21 +252,21 @@ def run(
 
 
 def resume(path: str | Path, *, retry_failed: bool = False, limit: int | None = None, cache: bool = True,
-           display: str = "none", prices: str | Path | Prices | None = None, max_cost: float | None = None,
+           display: Display = "none", prices: str | Path | Prices | None = None, max_cost: float | None = None,
            estimate_output: Mapping[str, int] | None = None) -> Run:
     """Continue a run folder with the configuration it was started with (see `proseval resume`);
     `max_cost` limits the run's whole spend, its earlier sessions' included (see `run`)."""
     folder = RunFolder(Path(path))
     meter = _cost_meter(prices, max_cost, estimate_output, list(folder.read_header().roles.values()),
                         previous=previous_spend(folder.read_usage()))
-    options = RunOptions(out_dir=folder.path.parent, use_cache=cache, display=display,  # type: ignore[arg-type]
+    options = RunOptions(out_dir=folder.path.parent, use_cache=cache, display=display,
                          retry_failed=retry_failed, limit=limit, cost=meter)
     asyncio.run(resume_run(folder, task_of(folder), options))
     return read_run(folder.path)
 
 
 def run_set(path: str | Path, *, max_runs: int | None = None, retry_failed: bool = False, cache: bool | None = None,
-            display: str = "none", prices: str | Path | Prices | None = None, max_cost: float | None = None,
+            display: Display = "none", prices: str | Path | Prices | None = None, max_cost: float | None = None,
             estimate_output: Mapping[str, int] | None = None) -> Any:
     """Run the evaluation set declared in the YAML file `path` (see `proseval run-set` and
     proseval docs many-models): every missing run is started, finished ones are skipped, unfinished ones
@@ -287,5 +288,5 @@ def run_set(path: str | Path, *, max_runs: int | None = None, retry_failed: bool
                         max_cost if max_cost is not None else keys.max_cost,
                         estimate_output if estimate_output is not None else keys.estimate_output,
                         [b for m in setplan.members for b in m.bindings.values()], previous=recorded_spend(setplan))
-    return run_async(run_set_async(setplan, display=display, retry_failed=retry_failed,  # type: ignore[arg-type]
+    return run_async(run_set_async(setplan, display=display, retry_failed=retry_failed,
                                    cost=meter))

@@ -106,6 +106,9 @@ class ValueHook(Hook):
         return self.resolve()
 
 
+H = TypeVar("H", bound=Hook)
+
+
 def _within(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
@@ -136,7 +139,7 @@ def home_packages(module: str) -> tuple[str, ...]:
     return (parts[0],)
 
 
-def checked_hook(kind: type[Hook], role: str, target: str, registrant: str) -> Hook:
+def checked_hook(kind: type[H], role: str, target: str, registrant: str) -> H:
     """`target` as a hook of `kind`, or a `HookError` naming the hook, the string and `registrant`."""
     where = f"hook {role}={target!r} registered by {registrant}"
     if not HOOK_PATTERN.fullmatch(target):
@@ -387,7 +390,8 @@ def load_order(point: Any) -> tuple[bool, str]:
 def all_or_nothing() -> Iterator[None]:
     """Registrations that stand only if the block ends well: a plug-in that fails half-way through
     its module (a name refused, an import missing) leaves none of its names behind."""
-    tables = (_TASKS, _SCORERS, _COMMAND_GROUPS, _GENERATORS, _DOCTOR_CHECKS, _REGISTRANTS)
+    tables: tuple[dict[Any, Any], ...] = (_TASKS, _SCORERS, _COMMAND_GROUPS, _GENERATORS, _DOCTOR_CHECKS,
+                                          _REGISTRANTS)
     saved = [(table, dict(table)) for table in tables]
     try:
         yield

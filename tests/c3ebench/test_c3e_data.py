@@ -58,7 +58,9 @@ def test_a_missing_file_names_the_folder_and_the_option(tmp_path: Path):
 
 def test_selection_by_task_genre_language_and_reference_source(tiny_dir: Path):
     loaded = data.load_folder(tiny_dir, ["en", "zh"])
-    pick = lambda **kw: [i.id for i in select_items(loaded, C3EParams(data_dir=str(tiny_dir), **kw))]
+    def pick(**kw):
+        return [i.id for i in select_items(loaded, C3EParams(data_dir=str(tiny_dir), **kw))]
+
     assert pick(task="edit,cloze", order="file") == ["cloze_en_1", "edit_en_1", "cloze_cn_7", "edit_cn_900"]
     assert pick(genre="散文,speech", order="file") == ["condition_en_1", "cloze_cn_7"]
     assert pick(language="zh", reference_source="hybrid") == ["end2end_cn_1200"]

@@ -13,7 +13,7 @@ from proseval.benchmarks.c3ebench.prompts import PROMPTS
 
 
 def prompt_for(item: data.Item, compat: str = "fixed") -> tuple[str, str]:
-    return candidate_prompt(item, compat, PROMPTS.__getitem__, PROMPTS)  # type: ignore[arg-type]
+    return candidate_prompt(item, compat, PROMPTS.__getitem__, PROMPTS)  # type: ignore[arg-type]  # the compat as a plain string
 
 
 @pytest.fixture

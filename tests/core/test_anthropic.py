@@ -51,7 +51,7 @@ def anthropic_key(monkeypatch):
 
 
 def model_at(server: FakeAnthropicServer, name: str = "claude-test") -> AnthropicModel:
-    return build_model(parse_model_spec(f"anthropic/{name}", [server.base_url]))  # type: ignore[return-value]
+    return build_model(parse_model_spec(f"anthropic/{name}", [server.base_url]))  # type: ignore[return-value]  # an anthropic/ spec builds one
 
 
 # --- the provider ---------------------------------------------------------------------------------
@@ -140,7 +140,7 @@ async def test_failures_are_classified(reply, error, status):
 
 
 async def test_a_429_is_retried_after_retry_after_and_a_400_is_not():
-    behaviour = lambda i, body: Reply("status", 429, headers={"retry-after": "1"}) if i == 0 else Reply()  # noqa: E731
+    behaviour = lambda i, body: Reply("status", 429, headers={"retry-after": "1"}) if i == 0 else Reply()  # noqa: E731  # a one-line script
     async with FakeAnthropicServer(behaviour=behaviour) as server:
         role = RoleModel("judge", model_at(server), GenerateConfig(timeout=5), concurrency=1, backoff_initial=0.001)
         start = time.perf_counter()

@@ -53,7 +53,7 @@ def anthropic_key(monkeypatch):
 
 
 def model_at(*urls: str, name: str = "claude-test") -> AnthropicModel:
-    return build_model(parse_model_spec(f"anthropic/{name}", list(urls)))  # type: ignore[return-value]
+    return build_model(parse_model_spec(f"anthropic/{name}", list(urls)))  # type: ignore[return-value]  # an anthropic/ spec builds one
 
 
 def closed_port_url() -> str:
@@ -134,7 +134,7 @@ async def test_a_time_out_and_a_refused_connection_are_retryable():
 
 
 async def test_the_executor_retries_a_529_then_gets_the_answer():
-    behaviour = lambda i, body: Reply("status", 529) if i < 2 else Reply()  # noqa: E731
+    behaviour = lambda i, body: Reply("status", 529) if i < 2 else Reply()  # noqa: E731  # a one-line script
     async with FakeAnthropicServer(behaviour=behaviour) as server:
         role = RoleModel("judge", model_at(server.base_url), GenerateConfig(timeout=5), concurrency=1,
                          backoff_initial=0.001)

@@ -88,7 +88,7 @@ def scratch_registry(monkeypatch):
 
 def register_from(module: str, code: str) -> None:
     """Run `code` as if it were written in `module`: the registry takes the registering module from its caller."""
-    exec(compile("from proseval import kit\n" + code, f"<{module}>", "exec"), {"__name__": module})  # noqa: S102
+    exec(compile("from proseval import kit\n" + code, f"<{module}>", "exec"), {"__name__": module})  # noqa: S102  # a plug-in's source, run as its module
 
 
 RAVEL = "proseval.benchmarks.ravel"

@@ -121,7 +121,7 @@ def test_a_file_that_is_not_gguf_is_refused_before_the_run_folder_is_made(work):
 
 
 def sample(sample_id: str, status: str = "ok", error: str | None = None, **scores: Score) -> ScoredSample:
-    return ScoredSample(id=sample_id, status=status, error=error, scores=scores)  # type: ignore[arg-type]
+    return ScoredSample(id=sample_id, status=status, error=error, scores=scores)  # type: ignore[arg-type]  # the status as a plain string
 
 
 def test_counts_name_partly_scored_samples_and_count_reasons_per_sample():

@@ -57,7 +57,7 @@ def register_from(module: str, code: str, *, line: int = 2) -> None:
     """Run `code` as if written from line `line` of `module` (the registry takes the registering module
     from its caller)."""
     source = "from proseval import kit\n" + "\n" * (line - 2) + code
-    exec(compile(source, f"<{module}>", "exec"), {"__name__": module})  # noqa: S102
+    exec(compile(source, f"<{module}>", "exec"), {"__name__": module})  # noqa: S102  # a plug-in's source, run as its module
 
 
 def entry(kind: str) -> object:
@@ -202,7 +202,7 @@ def test_plugin_warnings_are_one_line_per_call_site_and_other_warnings_one_line_
         warnings.showwarning = lambda message, *rest, **kw: shown.append(str(message))
         show_plugin_warnings()
         show_plugin_warnings()  # again: nothing doubled
-        exec(code, {"__name__": "my_plugin.task"})  # noqa: S102
+        exec(code, {"__name__": "my_plugin.task"})  # noqa: S102  # a plug-in's source, run as its module
         warnings.warn("something else", UserWarning, stacklevel=1)
     assert capsys.readouterr().err.splitlines() == [
         f"warning: proseval.kit.ViewBlock is deprecated and goes in proseval {kit.REMOVED_IN}: use "
@@ -221,7 +221,7 @@ def test_the_users_own_warning_options_are_kept(monkeypatch):
         warnings.simplefilter("error", DeprecationWarning)
         show_plugin_warnings()
         with pytest.raises(DeprecationWarning, match="proseval.kit.ViewBlock is deprecated"):
-            kit.ViewBlock  # noqa: B018
+            kit.ViewBlock  # noqa: B018  # the look-up is what is tested
 
 
 def test_proseval_list_names_a_refused_plug_in_and_each_deprecated_use_once(tmp_path):

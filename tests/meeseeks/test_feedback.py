@@ -190,4 +190,4 @@ def test_feedback_without_failure_is_a_caller_error(mode):
 
 def test_unknown_mode():
     with pytest.raises(ValueError, match="unknown feedback mode"):
-        next_round_messages("email", first_round_messages("q"), "q", "a", [FAIL_COUNT])  # type: ignore[arg-type]
+        next_round_messages("email", first_round_messages("q"), "q", "a", [FAIL_COUNT])  # type: ignore[arg-type]  # an unknown mode, on purpose

@@ -29,7 +29,9 @@ ZH_RECORDS: list[dict[str, Any]] = [
 
 def write_data(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    lines = lambda rs: "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rs)
+    def lines(rs):
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rs)
+
     (folder / "english_dataset.jsonl").write_text(lines(RECORDS), encoding="utf-8")
     (folder / "chinese_dataset_v2.jsonl").write_text(lines(ZH_RECORDS), encoding="utf-8")
     return folder

@@ -128,6 +128,6 @@ def test_a_run_killed_mid_episode_resumes_it_from_its_last_step(tmp_path, data_d
     speech = next(r for r in result.records() if r.id == "end2end_en_2")
     assert speech.state.metadata["resumed_at_step"] == 4
     assert [Step.model_validate(t).step for t in speech.state.turns] == list(range(1, 9))
-    flood = lambda calls: [turn for topic, turn in calls if "flood" in topic]  # noqa: E731
+    flood = lambda calls: [turn for topic, turn in calls if "flood" in topic]  # noqa: E731  # a one-line helper
     assert flood(before) == [1, 2, 3, 4] and flood(after) == [5, 6, 7, 8]  # no decision asked twice
     assert speech.scores["success"].value == 1.0 and speech.scores["steps"].value == 8.0

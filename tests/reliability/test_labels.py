@@ -207,7 +207,7 @@ def test_the_last_of_duplicates_counts(tmp_path: Path) -> None:
     labels = read_labels(path)
     assert labels.replaced == 3
     assert labels.lines == [2, 3, 6, 7, 8, 9, 10]  # each kept label's own line
-    assert [(l.sample_id, l.rater, l.criterion, l.epoch, l.run, l.score, l.preference) for l in labels.labels] == [
+    assert [(x.sample_id, x.rater, x.criterion, x.epoch, x.run, x.score, x.preference) for x in labels.labels] == [
         ("s1", "ann", "quality", 0, "run-1", 4, None),
         ("s2", "ann", "quality", 0, None, 7, None),
         ("s1", "ann", "quality", 0, None, None, "B"),

@@ -145,7 +145,7 @@ def test_weighted_kappa_degenerate_cases():
 
 def test_weighted_kappa_rejects_programmer_errors():
     with pytest.raises(ValueError):
-        agreement.weighted_kappa([1, 2], [1, 2], 1, 10, weights="cubic")  # type: ignore[arg-type]
+        agreement.weighted_kappa([1, 2], [1, 2], 1, 10, weights="cubic")  # type: ignore[arg-type]  # a wrong value, on purpose
     with pytest.raises(ValueError):
         agreement.weighted_kappa([1, 11], [1, 2], 1, 10)  # outside the declared scale
     with pytest.raises(ValueError):
@@ -215,7 +215,7 @@ def test_pairable_units_are_those_rated_twice():
 
 def test_krippendorff_alpha_rejects_programmer_errors():
     with pytest.raises(ValueError):
-        alpha.krippendorff_alpha(KRIPPENDORFF_2011, "likert")  # type: ignore[arg-type]
+        alpha.krippendorff_alpha(KRIPPENDORFF_2011, "likert")  # type: ignore[arg-type]  # a wrong level, on purpose
     with pytest.raises(ValueError):
         alpha.krippendorff_alpha([[1, 2, 3], [1, 2]])  # ragged: which unit is missing?
     with pytest.raises(ValueError):

@@ -34,7 +34,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     def __init__(self) -> None:
         super().__init__()
         self._offset = 0.0
-        self._selector = _JumpingSelector(self, self._selector)  # type: ignore[assignment]
+        self._selector = _JumpingSelector(self, self._selector)  # type: ignore[assignment]  # a wrapping stand-in
 
     def advance(self, seconds: float) -> None:
         self._offset += seconds

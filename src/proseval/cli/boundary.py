@@ -27,8 +27,10 @@ try:  # recent typer releases carry their own copy of click
     from typer._click import Context
     from typer._click.exceptions import BadParameter, ClickException, MissingParameter, NoArgsIsHelpError
 except ImportError:  # pragma: no cover - older typer, on click itself
-    from click import Context
-    from click.exceptions import BadParameter, ClickException, MissingParameter, NoArgsIsHelpError
+    from click import Context  # type: ignore[assignment]  # the same classes, from click itself
+    from click.exceptions import (  # type: ignore[assignment]  # the same classes, from click itself
+        BadParameter, ClickException, MissingParameter, NoArgsIsHelpError,
+    )
 from pydantic import ValidationError
 
 from ..commandline.console import errors, print_error, terminal_size_variables

@@ -88,9 +88,9 @@ def requested_config(task: Optional[str], extra: list[str], param, config, model
                       preset: Optional[str] = None) -> tuple[Any, dict[str, Any]]:
     """The task and role bindings the options of `run --resume` describe, to compare with the run's."""
     header = RunFolder(resume).read_header()
-    for name, asked, kept in (("seed", seed, header.seed), ("epochs", epochs, header.epochs)):
-        if asked is not None and asked != kept:
-            fail(f"--{name} {asked}: {resume} was run with {name} {kept}, which a resume cannot change; "
+    for name, asked, recorded in (("seed", seed, header.seed), ("epochs", epochs, header.epochs)):
+        if asked is not None and asked != recorded:
+            fail(f"--{name} {asked}: {resume} was run with {name} {recorded}, which a resume cannot change; "
                   "start a new run")
     cfg = load_run_config(config)
     params = task_params_from(param or [], cfg, list(extra))

@@ -54,7 +54,7 @@ class LazyGroup(TyperGroup):
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         declared = dict(self.commands)
-        self.commands = {command.name: command for command in self.lazy_commands()} | declared
+        self.commands = {str(command.name): command for command in self.lazy_commands()} | declared
 
     def lazy_commands(self) -> list[LazyCommand]:
         return []

@@ -88,9 +88,10 @@ def describe_model(
     binding, notices = _binding(parsed, role, task, preset, settings, list(base_url or ()), params)
     rules = rules_for(parsed.provider, parsed.model)
     url, headers, body = request_preview(parsed, binding.config)
-    description = {"model": parsed.spec, "role": role, "task": task, "preset": preset, "url": url,
-                   "headers": headers, "body": body, "not_sent": binding.not_sent, "rules": rules.as_dict(),
-                   "families": [f.model_dump(by_alias=True, exclude_none=True) for f in rules.families]}
+    description: dict[str, Any] = {
+        "model": parsed.spec, "role": role, "task": task, "preset": preset, "url": url,
+        "headers": headers, "body": body, "not_sent": binding.not_sent, "rules": rules.as_dict(),
+        "families": [f.model_dump(by_alias=True, exclude_none=True) for f in rules.families]}
     if parsed.provider == "anthropic" and "max_tokens" not in binding.config.sent_params():
         description["notes"] = [f"max_tokens is required by the API: {DEFAULT_MAX_TOKENS} is sent when none is set"]
     if as_json:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from ..commandline.options import NoProbeOpt
+
+if TYPE_CHECKING:
+    from ..profile.suite import Size
 
 app = typer.Typer()  # this module's commands, mounted by name from cli/__init__.py
 
@@ -67,16 +70,17 @@ def profile_cmd(
 
     See proseval docs profile: what each size runs, the bindings, the report and the papers' figures."""
     from ..commandline.console import console, fail
-    from ..profile.suite import SIZES, bundled_text, load_suite
+    from ..profile.suite import SIZES, bundled_text, load_suite, size_named
 
     if show_suite:
         console.print(bundled_text(), markup=False, highlight=False, end="")
         return
     if not models:
         fail("name the model(s) to profile, e.g. proseval profile openai/gpt-4o-mini --judge openai/gpt-4o")
-    if size not in SIZES:
+    chosen = size_named(size)
+    if chosen is None:
         fail(f"--size {size}: choose one of {', '.join(SIZES)}")
-    run_profile(load_suite(suite_file), size, models, out=out, judge=judge, roles=role or [], base_url=base_url or [],
+    run_profile(load_suite(suite_file), chosen, models, out=out, judge=judge, roles=role or [], base_url=base_url or [],
                 role_base_url=role_base_url or [], concurrency=concurrency, data=data or [], download=download,
                 batch=batch or [], prices=prices, max_cost=max_cost, yes=yes, dry_run=dry_run, display=display,
                 probe=not no_probe,
@@ -184,13 +188,13 @@ def _run_set(path: Path, *, prices: Optional[Path], max_cost: Optional[float], s
         result = run_members(setplan, path, mode=display_mode(display), retry_failed=True, meter=meter)
     except typer.Exit as exc:
         return exc.exit_code
-    for member in result.members:
-        console.print(escape(_progress_line(member)), highlight=False, soft_wrap=True)
+    for finished in result.members:
+        console.print(escape(_progress_line(finished)), highlight=False, soft_wrap=True)
     if result.failed:
         return EXIT_ENVIRONMENT
-    if any(m.state == "stopped" for m in result.members):
+    if meter is not None and any(m.state == "stopped" for m in result.members):  # only a cost limit stops one
         console.print(f"stopped at --max-cost: {money(meter.spent, meter.currency)} recorded over the profile's run "
-                      f"folders; run the profile again with a higher --max-cost to continue",  # type: ignore[union-attr]
+                      f"folders; run the profile again with a higher --max-cost to continue",
                       highlight=False)
         return STOPPED_AT_COST_LIMIT
     return EXIT_FAILED_SAMPLES if result.partial else 0
@@ -235,7 +239,7 @@ def _run_later(plan: Any, entry: dict[str, Any], options: dict[str, Any], *, pri
     return 3 if why == "the cost limit is spent" else None
 
 
-def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: Optional[str], roles: list[str],
+def run_profile(suite: Any, size: Size, models: list[str], *, out: Path, judge: Optional[str], roles: list[str],
                 base_url: list[str], role_base_url: list[str], concurrency: Optional[int], data: list[str],
                 download: bool, batch: list[str],
                 prices: Optional[Path], max_cost: Optional[float], yes: bool, dry_run: bool,
@@ -262,7 +266,7 @@ def run_profile(suite: Any, size: str, models: list[str], *, out: Path, judge: O
     for url in base_url:
         checked(lambda: check_url(url, "--base-url"))
     entries = model_entries(models, base_url, endpoints)
-    plan = plan_profile(suite, size, out, entries, judge=judge, overrides=overrides,  # type: ignore[arg-type]
+    plan = plan_profile(suite, size, out, entries, judge=judge, overrides=overrides,
                         data=folders, download=download, base_url=base_url, role_urls=endpoints)
     for skipped in plan.skipped:
         errors.print(f"[bold yellow]skipped {escape(skipped.benchmark)}:[/] {escape(skipped.reason)}",

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from pydantic import BaseModel
 
 from ..commandline.console import console
 from ..reliability.card import Analysis
 from ..runtime.schema import SCHEMAS, export_schemas
 
-ALL_SCHEMAS = {**SCHEMAS, "agreement.schema.json": Analysis}
+ALL_SCHEMAS: dict[str, type[BaseModel]] = {**SCHEMAS, "agreement.schema.json": Analysis}
 
 
 app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import types
 import typing
+from collections.abc import Sequence
 from typing import Any, Optional
 
 import typer
@@ -89,7 +90,7 @@ def option_form(name: str, taken: frozenset[str]) -> str:
     return f"-T {name}=" if flag in taken else flag
 
 
-def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+def _print_table(title: str, columns: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
     from rich.table import Table
 
     if not rows:

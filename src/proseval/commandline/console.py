@@ -31,7 +31,7 @@ class LogFriendlyConsole(Console):
 
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
-        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]  # rich's own setter
 
 
 def terminal_size_variables() -> None:

@@ -83,5 +83,5 @@ def with_role_options(command: Command) -> Command:
         roles = RoleArgs(**{name: kwargs.pop(name, None) for name in ROLE_OPTIONS})
         return command(*args, roles=roles, **kwargs)
 
-    with_roles.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    return with_roles  # type: ignore[return-value]
+    with_roles.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]  # read by typer
+    return with_roles  # type: ignore[return-value]  # called as `command` is

@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from ..errors import ProsevalError, UsageError
 from ..runtime.config import RunConfig
+from ..runtime.progress import Display
 from ..runtime.roles import RoleError, RoleRequest, nest_generation, parse_assignments, parse_value
 from .console import fail
 
@@ -72,13 +73,15 @@ def prompt_files(prompt: Optional[list[str]], cfg: RunConfig | Mapping[str, Any]
     return files
 
 
-def display_mode(value: Optional[str]) -> str:
+def display_mode(value: Optional[str]) -> Display:
     """--display checked; unset, `rich` on a terminal and `plain` log lines otherwise."""
     if value is None:
         return "rich" if sys.stderr.isatty() else "plain"
-    if value not in ("rich", "plain", "none"):
-        fail(f"--display must be rich, plain or none (got {value!r})")
-    return value
+    modes: tuple[Display, ...] = ("rich", "plain", "none")
+    for mode in modes:
+        if value == mode:
+            return mode
+    fail(f"--display must be rich, plain or none (got {value!r})")
 
 
 def checked(build: Any) -> Any:

@@ -17,15 +17,15 @@ def scorer(name: str, *, metrics: Sequence[str] | None = None) -> Callable[[F], 
     """Mark `fn` as a scorer named `name` that returns the scores named in `metrics`."""
 
     def mark(fn: F) -> F:
-        fn.scorer_name = name  # type: ignore[attr-defined]
-        fn.scorer_metrics = tuple(metrics) if metrics is not None else (name,)  # type: ignore[attr-defined]
+        fn.scorer_name = name  # type: ignore[attr-defined]  # a mark set on the function itself
+        fn.scorer_metrics = tuple(metrics) if metrics is not None else (name,)  # type: ignore[attr-defined]  # likewise
         return fn
 
     return mark
 
 
 def scorer_name(fn: Any) -> str:
-    return getattr(fn, "scorer_name", None) or getattr(fn, "__name__", "score")
+    return str(getattr(fn, "scorer_name", None) or getattr(fn, "__name__", "score"))
 
 
 def declared_metrics(fn: Any) -> tuple[str, ...] | None:

@@ -10,6 +10,7 @@ JSON string may hold as they are).
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -124,7 +125,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _message(item: dict[str, Any]) -> str:
+def _message(item: Mapping[str, Any]) -> str:
     message = type_words(item)
     message = message[:1].lower() + message[1:]
     return message if item["type"] in ("missing", "value_error") else f"{message} (got {_shown(item.get('input'))})"

@@ -66,5 +66,5 @@ def show_plugin_warnings() -> None:
             pass
         return None
 
-    showwarning.plugin_lines = True  # type: ignore[attr-defined]
+    showwarning.plugin_lines = True  # type: ignore[attr-defined]  # a mark on the function
     warnings.showwarning = showwarning

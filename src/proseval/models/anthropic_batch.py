@@ -33,7 +33,7 @@ def anthropic_item_result(line: dict[str, Any], latency: float) -> Completion | 
     answer or the error of its request: `errored` with a retryable error type, `expired` and
     `canceled` can be retried (the next batch, then real time); `invalid_request_error` and the
     other errors no retry fixes fail as a real-time request would."""
-    result = line.get("result") if isinstance(line.get("result"), dict) else {}
+    result = found if isinstance(found := line.get("result"), dict) else {}
     kind = result.get("type")
     if kind == "succeeded":
         try:
@@ -45,7 +45,7 @@ def anthropic_item_result(line: dict[str, Any], latency: float) -> Completion | 
     if kind == "canceled":
         return RetryableError("batch item canceled: not run before the batch was canceled")
     if kind == "errored":
-        error = result.get("error") if isinstance(result.get("error"), dict) else {}
+        error = found if isinstance(found := result.get("error"), dict) else {}
         if isinstance(error.get("error"), dict):  # an error response: {"type": "error", "error": {...}}
             error = error["error"]
         error_type, message = str(error.get("type") or "error"), str(error.get("message") or "")
@@ -70,7 +70,7 @@ class AnthropicBatch:
     def of(cls, data: Any) -> AnthropicBatch:
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             raise RetryableError(f"malformed message batch: {short(str(data))}")
-        counts = data.get("request_counts") if isinstance(data.get("request_counts"), dict) else {}
+        counts = found if isinstance(found := data.get("request_counts"), dict) else {}
         return cls(data["id"], str(data.get("processing_status")), data.get("results_url"),
                    _timestamp(data.get("created_at")), sum(int(v or 0) for v in counts.values()))
 
@@ -95,7 +95,7 @@ class AnthropicBatchAPI:
     max_requests = ANTHROPIC_MAX_REQUESTS
     max_bytes = ANTHROPIC_MAX_BYTES - 64 * 1024  # the JSON around the requests, with room to spare
     staged_event, staged_field = "submitting", "submission"
-    terminal = ("ended",)
+    terminal: tuple[str, ...] = ("ended",)
     probe_path = "/v1/messages/batches"
 
     def __init__(self, base_url: str, key: str, api_version: str = messages_api.ANTHROPIC_VERSION):

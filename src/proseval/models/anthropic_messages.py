@@ -145,7 +145,7 @@ def to_completion(response: Any, latency: float) -> Completion:
     text = "".join(str(block.get("text") or "") for block in blocks if block.get("type") == "text")
     thoughts = [(str(block.get("thinking") or "") if block["type"] == "thinking" else "") or WITHHELD_REASONING
                 for block in blocks if block.get("type") in ("thinking", "redacted_thinking")]
-    usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+    usage = found if isinstance(found := response.get("usage"), dict) else {}
     prompt = sum(int(usage.get(name) or 0) for name in
                  ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
     reason = response.get("stop_reason")

@@ -122,6 +122,7 @@ class GenerateConfig(BaseModel):
         """The request body fields that change the output (timeout excluded), without unset ones (a
         new dict each call; worked out once per config, as every request of a role sends it twice)."""
         private = self.__pydantic_private__  # a slot: quicker than the attribute, read at every request
+        assert private is not None  # set by pydantic on every model with private attributes
         if private["_sent"] is None:
             params = {k: v for k, v in self.model_dump(exclude={"timeout", "extra"}).items() if v is not None}
             private["_sent"] = {**params, **(self.extra or {})}

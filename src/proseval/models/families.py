@@ -174,7 +174,8 @@ def _fold(provider: str, model: str, user_file: str | None) -> ModelRules:
     covering = [f for f in _families(user_file) if f.covers(provider, model)]
     version = next((f.api_version for f in reversed(covering) if f.api_version), None)
     applying = [f for f in covering if f.api_versions is None or version in f.api_versions]
-    token_limit, effort, effort_rule, values, with_effort = "max_tokens", None, None, None, ()
+    token_limit, effort, effort_rule, values = "max_tokens", None, None, None
+    with_effort: tuple[str, ...] = ()
     refuses: dict[str, Family] = {}
     default_only: dict[str, tuple[float, Family]] = {}
     one_of: list[tuple[tuple[str, ...], Family]] = []

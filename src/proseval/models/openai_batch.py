@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 import openai
@@ -18,7 +19,7 @@ from .openai_compat import _to_completion
 
 OPENAI_MAX_REQUESTS = 50_000  # requests in one batch (OpenAI's documented limit)
 OPENAI_MAX_BYTES = 200 * 1024 * 1024  # bytes of one batch input file (OpenAI's documented limit)
-TERMINAL = ("completed", "failed", "expired", "cancelled")
+TERMINAL: tuple[str, ...] = ("completed", "failed", "expired", "cancelled")
 
 
 def item_result(line: dict[str, Any], latency: float) -> Completion | ModelError:
@@ -78,7 +79,7 @@ class OpenAIBatchAPI:
             if not file_id:
                 continue
             try:
-                text = await read(lambda f=file_id: self.content(f), f"reading {what}'s file {file_id}")
+                text = await read(partial(self.content, file_id), f"reading {what}'s file {file_id}")
             except ModelError:
                 continue  # its requests count as missing: retried
             results.update(result_lines(text, item_result, latency))
@@ -107,7 +108,7 @@ class OpenAIBatchAPI:
 
     async def create(self, file_id: str, window: str) -> Any:
         return await self.client.batches.create(input_file_id=file_id, endpoint="/v1/chat/completions",
-                                                completion_window=window)  # type: ignore[arg-type]
+                                                completion_window=window)  # type: ignore[arg-type]  # SDK: "24h" only
 
     async def find(self, file_id: str, since: float, count: int = 0) -> Any | None:
         """The batch created from `file_id`, if any (newest first; none older than an hour before `since`)."""

@@ -185,7 +185,7 @@ def _error_detail(raw: bytes) -> str:
     return f"{message} (param: {error['param']})" if error.get("param") else message
 
 
-def make_endpoint(provider: str, name: str, base_urls: list[str] | None = None) -> _ChatEndpoint:
+def make_endpoint(provider: str, name: str, base_urls: list[str] | None = None) -> OpenAIModel | CompatModel:
     return (OpenAIModel if provider == "openai" else CompatModel)(provider, name, base_urls)
 
 
@@ -205,14 +205,15 @@ def _to_completion(response: Any, latency: float) -> Completion:
     with a null `content`) leaves `text` empty with finish_reason `content_filter`.
     """
     choices = response.get("choices") if isinstance(response, dict) else None
-    message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+    first: dict[str, Any] = choices[0] if choices and isinstance(choices[0], dict) else {}
+    message = first.get("message")
     if not isinstance(message, dict):
         raise RetryableError(f"malformed response: no choices in {short(str(response))}")
     refusal, reasoning = message.get("refusal"), message.get("reasoning_content") or message.get("reasoning")
     refusal = refusal if isinstance(refusal, str) and refusal else None
     return Completion(
         text="" if refusal else message.get("content") or "",
-        finish_reason="content_filter" if refusal else choices[0].get("finish_reason"),
+        finish_reason="content_filter" if refusal else first.get("finish_reason"),
         usage=_usage(response.get("usage")),
         latency=latency,
         raw=response,

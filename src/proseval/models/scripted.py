@@ -63,7 +63,7 @@ class ScriptedModel:
         if self._cycle is not None:
             response = next(self._cycle)
         else:
-            response = self._script(messages)  # type: ignore[operator]
+            response = self._script(messages)  # type: ignore[operator]  # callable when not a list
             if inspect.isawaitable(response):
                 response = await response
         if isinstance(response, BaseException):

@@ -79,9 +79,9 @@ def _crossed(model: str, run_dir: Path, headline: str, setting: PaperSetting, fa
             groups[(part, key, str(sample.metadata.get(key, "(none)")))].append(float(value))
     made = []
     order = list(labels)
-    for (part, key, value), values in sorted(groups.items(), key=lambda g: (order.index(g[0][0]), g[0][1:])):
+    for (part, key, level), values in sorted(groups.items(), key=lambda g: (order.index(g[0][0]), g[0][1:])):
         low, high = bootstrap_ci(values, seed=seed)
-        made.append(Figure(model=model, slice=labels[part], by={setting.by: part, key: value},
+        made.append(Figure(model=model, slice=labels[part], by={setting.by: part, key: level},
                            mean=math.fsum(values) / len(values) * factor, ci_low=_scaled(low, factor),
                            ci_high=_scaled(high, factor), n=len(values), unit=unit))
     return made

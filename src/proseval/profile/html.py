@@ -69,8 +69,7 @@ def strip(dimension: Dimension, rows: list[BenchmarkRow], models: list[str]) -> 
         return round(LEFT + (value - lo) / span * (WIDTH - LEFT - RIGHT), 1)
 
     marks = []
-    for i, row in enumerate(r for r in rows if r.mean is not None):
-        mean: float = row.mean  # type: ignore[assignment]
+    for i, (row, mean) in enumerate((r, r.mean) for r in rows if r.mean is not None):
         low = row.ci_low if row.ci_low is not None else mean
         high = row.ci_high if row.ci_high is not None else mean
         colour = COLOURS[models.index(row.model) % len(COLOURS)]

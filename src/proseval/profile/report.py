@@ -180,10 +180,10 @@ def ranking(rows: list[BenchmarkRow], values: dict[str, Values], lower_is_better
 def places(rows: list[BenchmarkRow], tier_of: dict[str, int], lower_is_better: bool) -> list[list[str]]:
     """The ranked models grouped by tier, best first; within a tier by mean (not shown to differ)."""
     sign = 1.0 if lower_is_better else -1.0
-    ordered = sorted((r for r in rows if r.model in tier_of),
-                     key=lambda r: (tier_of[r.model], sign * r.mean))  # type: ignore[operator]
+    ordered = sorted(((r, r.mean) for r in rows if r.model in tier_of and r.mean is not None),
+                     key=lambda pair: (tier_of[pair[0].model], sign * pair[1]))
     grouped: dict[int, list[str]] = {}
-    for row in ordered:
+    for row, _ in ordered:
         grouped.setdefault(tier_of[row.model], []).append(row.model)
     return list(grouped.values())
 

@@ -20,6 +20,11 @@ SIZES: tuple[Size, ...] = ("quick", "standard", "paper")
 BUNDLED = "suite.yaml"
 
 
+def size_named(name: str) -> Size | None:
+    """The size called `name`; None when there is none."""
+    return next((size for size in SIZES if size == name), None)
+
+
 class SuiteBenchmark(BaseModel):
     """One benchmark of the suite: its task, what it measures and its task entry at each size."""
 

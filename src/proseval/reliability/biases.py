@@ -176,7 +176,7 @@ def self_preference(judge: str, table: VerdictTable, primary: Mapping[Item, Verd
     for item, verdict in primary.items():
         if verdict.value is None:
             continue
-        rest = [p[item].value for p in other_primary if item in p and p[item].value is not None]
+        rest = [value for p in other_primary if item in p and (value := p[item].value) is not None]
         if rest:
             is_own = model_family(candidates.get(item[0][0], "?")) == family
             gaps[is_own].append(verdict.value - statistics.fmean(rest))
@@ -187,7 +187,7 @@ def self_preference(judge: str, table: VerdictTable, primary: Mapping[Item, Verd
         result.gap_other = statistics.fmean(gaps[False])
         result.n_other = len(gaps[False])
     if gaps[True] and gaps[False]:
-        result.difference = result.gap_own - result.gap_other
+        result.difference = statistics.fmean(gaps[True]) - statistics.fmean(gaps[False])
         found = gap_difference_interval(gaps[True] + gaps[False],
                                         [True] * len(gaps[True]) + [False] * len(gaps[False]), seed=seed)
         result.difference_ci = interval(found)

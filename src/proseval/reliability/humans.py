@@ -44,7 +44,7 @@ def human_values(labels: LabelSet | None, runs: Sequence[JudgedRun], verdicts: S
 
     matched = match_labels([resolved(label) for label in labels.labels], {(v.answer, v.criterion) for v in verdicts})
     scores: dict[Item, dict[str, float]] = defaultdict(dict)
-    preferences = []
+    preferences: list[Preference] = []
     for found in matched.matched:
         label = found.label
         if label.score is not None and found.run is not None:
@@ -139,8 +139,8 @@ def pair_orders(judge: Sequence[float | None], human: Sequence[float | None],
     j, h = floats(judge), floats(human)
     same, total = [], []
     for members in groups.values():
-        index = np.array(members)
-        a, b = paired(j[index], h[index])
+        rows = np.array(members)
+        a, b = paired(j[rows], h[rows])
         da, db = np.sign(a[:, None] - a[None, :]), np.sign(b[:, None] - b[None, :])
         upper = np.triu(np.ones(da.shape, dtype=bool), 1) & (db != 0)
         total.append(int(upper.sum()))

@@ -17,9 +17,9 @@ from .collect import Verdict
 from .stats import bootstrap as resampling
 from .stats.agreement import exact_agreement, weighted_kappa, within_one
 from .stats.alpha import alpha_interval as stats_alpha_interval
-from .stats.alpha import krippendorff_alpha, pairable_units
+from .stats.alpha import Level, krippendorff_alpha, pairable_units
 from .stats.correlation import kendall_tau_b, pearson, ranking, spearman, system_kendall, system_kendall_resampling
-from .stats.inputs import paired
+from .stats.inputs import Values, paired
 from .stats.pairs import TwoRaterResampling, table_statistics, two_rater_resampling
 from .table import Item, values_of
 
@@ -31,7 +31,7 @@ def interval(found: resampling.Interval) -> Interval:
     return Interval(low=found.low, high=found.high, resamples=found.valid, note=found.note)
 
 
-def level_of(scale: Scale | None) -> str:
+def level_of(scale: Scale | None) -> Level:
     """The level of measurement of Krippendorff's alpha on a scale."""
     if scale is None or scale.kind == "interval":
         return "interval"
@@ -45,7 +45,7 @@ def alpha_note(pairable: int, alpha: float | None, rated: str) -> str:
     return f"fewer than 2 items {rated}" if pairable < 2 else "the verdicts do not vary"
 
 
-def _kappa(a: Sequence[float], b: Sequence[float], scale: Scale) -> float | None:
+def _kappa(a: Values, b: Values, scale: Scale) -> float | None:
     """Quadratic-weighted kappa over the scale's points; None when a verdict is not one of them."""
     try:
         return weighted_kappa(a, b, int(scale.low), int(scale.high))
@@ -210,7 +210,7 @@ def judge_pairs(task: str, role: str, primaries: Mapping[str, Mapping[Item, Verd
     return found, against
 
 
-def alpha_interval(matrix: Sequence[Sequence[float | None]], level: str, seed: int) -> Interval | None:
+def alpha_interval(matrix: Sequence[Sequence[float | None]], level: Level, seed: int) -> Interval | None:
     """Bootstrap interval of Krippendorff's alpha of raters x units, over the pairable units (None
     with fewer than two)."""
     if pairable_units(matrix) < 2:

@@ -61,7 +61,7 @@ from ..errors import DataError, MissingDataError
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: appends are not locked
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl off POSIX
 
 __all__ = ["Label", "LabelSet", "MatchResult", "MatchedLabel", "append_item", "append_label", "check_labels_file",
            "check_scales", "match_labels", "read_labels"]

@@ -51,7 +51,8 @@ def compare_runs(samples_a: Iterable[ScoredSample], samples_b: Iterable[ScoredSa
         }
     paired = [d for d in comparison.metrics if d.paired]
     # by default the samples of the metric that changed most clearly (smallest p-value; the first on ties)
-    chosen = metric or (min(paired, key=lambda d: d.p_value).metric if paired else None)
+    chosen = metric or (min(paired, key=lambda d: d.p_value if d.p_value is not None else float("inf")).metric
+                        if paired else None)
     if chosen is not None:
         pairs = [SampleDiff(i, a[i][chosen], b[i][chosen]) for i in sorted(set(a) & set(b))
                  if chosen in a[i] and chosen in b[i]]

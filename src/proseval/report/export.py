@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.score import Score
 from ..runtime.records import MetricSummary, SampleRecord
 from .runs import ReportRun
+
+if TYPE_CHECKING:
+    from inspect_ai.model import StopReason
 
 SCORE_COLUMNS = ["run_id", "task", "id", "epoch", "status", "model_failure", "metric", "value", "parse_status",
                  "explanation", "error"]
@@ -101,7 +104,8 @@ def write_tables(run: ReportRun, output: Path, fmt: str) -> tuple[Path, Path]:
 
 
 # Inspect AI -----------------------------------------------------------------------------------
-STOP_REASONS = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter", "tool_calls": "tool_calls"}
+STOP_REASONS: dict[str, StopReason] = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter",
+                                       "tool_calls": "tool_calls"}
 GRADER_STATUSES = {"unparsable", "out_of_range", "refused", "partial"}
 
 
@@ -195,12 +199,12 @@ def inspect_log(run: ReportRun) -> Any:
         spec = header.roles[role].spec if role in header.roles else role
         before = model_tokens.get(spec, (0, 0))
         model_tokens[spec] = (before[0] + i, before[1] + o)
-    spec = EvalSpec(
+    eval_spec = EvalSpec(
         run_id=header.run_id, eval_id=header.run_id, task_id=header.run_id, created=header.started_at,
         task=header.task, task_version=header.task_version, task_args=header.task_params,
         dataset=EvalDataset(name=header.task, samples=results.counts.total),
         model=run.model,
-        model_roles={role: ModelConfig(model=b.spec, base_url=(b.base_urls or [None])[0])
+        model_roles={role: ModelConfig(model=b.spec, base_url=b.base_urls[0] if b.base_urls else None)
                      for role, b in header.roles.items() if role != main} or None,
         config=EvalConfig(epochs=header.epochs, limit=header.limit),
         packages={"proseval": header.package_version},
@@ -213,7 +217,7 @@ def inspect_log(run: ReportRun) -> Any:
     )
     return EvalLog(
         status="success" if results.complete else "started",
-        eval=spec,
+        eval=eval_spec,
         results=EvalResults(total_samples=results.counts.total, completed_samples=results.counts.finished,
                             scores=[_eval_score(name, s) for name, s in results.metrics.items()]),
         stats=EvalStats(started_at=header.started_at, completed_at=results.finished_at,

@@ -89,7 +89,7 @@ def _sample_row(run: ReportRun, record: SampleRecord, metrics: list[str], slice_
     prompt = record.input if isinstance(record.input, str) else "\n\n".join(
         f"[{m.get('role', '?')}] {m.get('content', '')}" for m in record.input or [] if isinstance(m, dict))
     calls = [(f"{call.role}, turn {call.turn}" + (" (cached)" if call.cached else ""),
-              clip(call.text if call.error is None else f"error: {call.error}", text_chars))
+              clip(call.text or "" if call.error is None else f"error: {call.error}", text_chars))
              for call in record.calls]
     return SampleRow(anchor(run, record.id, record.epoch), record.id, record.epoch, status,
                      [str(record.metadata.get(key, "")) for key in slice_keys], scores,

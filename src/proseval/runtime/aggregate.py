@@ -6,6 +6,7 @@ import math
 from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import TypeGuard
 
 import numpy as np
 
@@ -177,16 +178,17 @@ def mean_tree(trees: Sequence[object]) -> object:
     structures that differ) is taken from the first value.
     """
     first = trees[0]
-    if all(isinstance(t, dict) for t in trees):
-        keys = list(first)  # type: ignore[arg-type]
-        return {k: mean_tree([t[k] for t in trees if k in t]) for k in keys}  # type: ignore[index]
-    if all(isinstance(t, list) for t in trees) and len({len(t) for t in trees}) == 1:  # type: ignore[arg-type]
-        return [mean_tree([t[i] for t in trees]) for i in range(len(first))]  # type: ignore[arg-type,index]
+    dicts = [t for t in trees if isinstance(t, dict)]
+    if len(dicts) == len(trees):
+        return {k: mean_tree([t[k] for t in dicts if k in t]) for k in dicts[0]}
+    lists = [t for t in trees if isinstance(t, list)]
+    if len(lists) == len(trees) and len({len(t) for t in lists}) == 1:
+        return [mean_tree([t[i] for t in lists]) for i in range(len(lists[0]))]
     numbers = [t for t in trees if _is_number(t)]
     if numbers and all(t is None or _is_number(t) for t in trees):
         return float(np.mean(numbers))
     return first
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -245,11 +245,11 @@ class _DryRunner(Runner):
 
     def __init__(self, task: Task, bindings: dict[str, RoleBinding], roles: dict[str, StandIn]):
         options = RunOptions(use_cache=False, display="none")
-        super().__init__(task, bindings, _NoCheckpoints(), options)  # type: ignore[arg-type]
-        self.roles = roles  # type: ignore[assignment]
+        super().__init__(task, bindings, _NoCheckpoints(), options)  # type: ignore[arg-type]  # keeps nothing
+        self.roles = roles  # type: ignore[assignment]  # stand-ins answer for the models
         self.internal = 0
 
-    def _report_internal(self, where: str, detail: str) -> None:
+    def _report_internal(self, where: str, detail: str, effect: str = "") -> None:
         self.internal += 1
 
 

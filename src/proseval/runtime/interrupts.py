@@ -116,6 +116,7 @@ class SignalStop:
     async def run(self, coro: Coroutine[Any, Any, T]) -> T:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
+        assert task is not None  # a coroutine awaited in the running loop is always in a task
         kept = self.stderr = StartedStderr()
         previous = {signum: signal.getsignal(signum) for signum in SIGNALS}
         caught = [signum for signum, handler in previous.items() if handler is not signal.SIG_IGN]

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import Literal
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 
 Display = Literal["rich", "plain", "none"]
 
@@ -27,7 +28,7 @@ class RunProgress:
         self._start = time.monotonic()
         self._last_plain = 0.0
         self._progress: Progress | None = None
-        self._task_id = None
+        self._task_id: TaskID | None = None
         self._shared = shared  # a display several runs share (an evaluation set): one bar each, started by its owner
         self.note: Callable[[], str] | None = None  # more to show (batch mode's batches), see `refresh`
 
@@ -58,7 +59,7 @@ class RunProgress:
     def advance(self, *, failed: bool) -> None:
         self.done += 1
         self.errors += int(failed)
-        if self._progress is not None:
+        if self._progress is not None and self._task_id is not None:
             tokens, cache = self._stats()
             self._progress.update(self._task_id, advance=1, errors=self.errors, tokens=tokens, cache=cache)
         elif self.display == "plain":
@@ -66,7 +67,7 @@ class RunProgress:
 
     def refresh(self) -> None:
         """Show `note` again now (its numbers changed while no sample finished)."""
-        if self._progress is not None and self.note is not None:
+        if self._progress is not None and self._task_id is not None and self.note is not None:
             self._progress.update(self._task_id, description=f"{self.description} ({self.note()})")
         elif self.display == "plain":
             self._plain_line(force=True)

@@ -6,11 +6,11 @@ from dataclasses import replace
 import secrets
 from datetime import datetime
 
+from ..core.context import Context
 from ..core.sample import Sample
 from ..core.state import State
 from ..core.task import Task
 from ..models.base import ModelError
-from .context import SampleContext
 from .options import RunOptions
 from .plan import SamplePlan
 from .provenance import build_header
@@ -34,7 +34,7 @@ def replay_task(task: Task, source: RunFolder) -> Task:
         if record.state is not None:
             states[(record.id, record.epoch)] = record.state
 
-    async def replay(sample: Sample, ctx: SampleContext) -> State:
+    async def replay(sample: Sample, ctx: Context) -> State:
         state = states.get((sample.id, ctx.epoch))
         if state is None:
             raise ModelError("the candidate failed on this sample in the source run; nothing to score")

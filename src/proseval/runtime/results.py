@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.task import Task
@@ -21,7 +22,7 @@ def _add_tokens(tokens: dict[str, list[int]], sample: ScoredSample) -> None:
             counts[index] += getattr(usage, key)
 
 
-def role_usage(tokens: dict[str, list[int]], sessions: list[dict]) -> dict[str, dict[str, Any]]:
+def role_usage(tokens: dict[str, list[int]], sessions: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Per-role totals over the whole run, across every process that worked on it.
 
     Tokens (`TOKENS`: reasoning and cached tokens are parts of the completion and prompt tokens) are
@@ -148,7 +149,7 @@ def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, see
         headline=task.headline if task.headline in metrics else None,
         slices=headline.slice_tables(seed),
         roles=role_usage(tokens, folder.read_usage()),
-        extra=extra,  # type: ignore[arg-type]
+        extra=extra,  # type: ignore[arg-type]  # the mean of the epochs' dicts is a dict
         epochs=[accumulator.metrics(seed) for accumulator in per_epoch],
         extra_epochs=extra_epochs,
     )

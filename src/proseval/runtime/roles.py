@@ -205,8 +205,8 @@ def _generation(request: RoleRequest, role: str, config: GenerateConfig) -> Gene
         return config
     try:
         asked = dict(request.generation[role])
-        if isinstance(asked.get("extra"), dict) and config.extra:
-            asked["extra"] = {**config.extra, **asked["extra"]}
+        if isinstance(extra := asked.get("extra"), dict) and config.extra:
+            asked["extra"] = {**config.extra, **extra}
         return GenerateConfig.model_validate({**config.model_dump(), **asked}).checked()
     except ValueError as exc:  # a ValidationError, or a value out of range
         detail = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)

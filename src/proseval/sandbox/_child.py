@@ -78,7 +78,7 @@ class ForbiddenImport(ImportError):
     """An import outside the allowlist."""
 
 
-_violations = []
+_violations: list[str] = []
 
 
 def _forbid(message, exc_type=SandboxViolation):
@@ -166,7 +166,7 @@ def _restricted_builtins():
 def _block_sockets():
     """Make `socket`/`_socket` unimportable even through the real import machinery."""
     for name in ("socket", "_socket", "ssl", "_ssl", "select", "selectors"):
-        sys.modules[name] = None
+        sys.modules[name] = None  # type: ignore[assignment]  # None in sys.modules: the import fails
 
 
 # --- operating-system isolation (Linux) -------------------------------------------------------

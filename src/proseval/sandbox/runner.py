@@ -225,7 +225,7 @@ class _Supervisor:
         if self.in_fd is not None:
             self.loop.remove_writer(self.in_fd)
             self.in_fd = None
-            self.process.stdin.close()  # type: ignore[union-attr]
+            self.process.stdin.close()  # type: ignore[union-attr]  # started with a stdin pipe
 
     def _exited(self) -> None:
         if self.exited:

@@ -235,13 +235,14 @@ def _thinking_rule(body: dict[str, Any], family: ClaudeFamily, version: str) -> 
                 f"{', '.join(repr(known) for known in THINKING_TYPES)}")
     if kind not in family.thinking:
         return THINKING_REFUSED.get(kind, f'"thinking.type.{kind}" is not supported for this model.')
-    budget = body["thinking"].get("budget_tokens") if kind == "enabled" else None
-    if kind == "enabled" and not isinstance(budget, int):
-        return "thinking.enabled.budget_tokens: Field required"
-    if kind == "enabled" and budget < 1024:  # type: ignore[operator]
-        return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
-    if kind == "enabled" and budget >= body["max_tokens"]:  # type: ignore[operator]
-        return "`max_tokens` must be greater than `thinking.budget_tokens`."
+    if kind == "enabled":
+        budget = body["thinking"].get("budget_tokens")
+        if not isinstance(budget, int):
+            return "thinking.enabled.budget_tokens: Field required"
+        if budget < 1024:
+            return "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+        if budget >= body["max_tokens"]:
+            return "`max_tokens` must be greater than `thinking.budget_tokens`."
     if kind not in ("enabled", "adaptive"):
         return None
     if body.get("temperature") is not None and body["temperature"] != 1:
@@ -321,8 +322,8 @@ class FakeAnthropicServer(FakeOpenAIServer):
                  completion_delay: float = 0.0, item_fault: ItemFault | None = None, strict: bool = False,
                  api_key: str | None = None, thinking_text: str = REASONING_TEXT, cache_read_tokens: int = 0,
                  cache_creation_tokens: int = 0):
-        super().__init__(latency=latency, behaviour=behaviour, responder=responder, port=port,  # type: ignore[arg-type]
-                         strict=strict, api_key=api_key)
+        super().__init__(latency=latency, behaviour=behaviour, port=port, strict=strict, api_key=api_key,
+                         responder=responder)  # type: ignore[arg-type]  # it may give a stop reason too
         self.thinking_text = thinking_text  # strict: what a thinking block says (unless `Reply.reasoning` does)
         self.redact_thinking = False  # while set, thinking comes as `redacted_thinking` blocks
         self.cache_read_tokens = cache_read_tokens  # strict: reported as `usage.cache_read_input_tokens`
@@ -451,7 +452,7 @@ class FakeAnthropicServer(FakeOpenAIServer):
             return await self._json(writer, *refused)
         self.realtime += 1
         self.requests.append(body)
-        answer = reply.text if reply.text is not None else self.responder(body)
+        answer: str | tuple[str, str] = reply.text if reply.text is not None else self.responder(body)
         if reply.kind == "refusal":  # the API's "refusal" stop reason: the answer stopped for safety reasons
             answer = (answer if isinstance(answer, str) else answer[0], "refusal")
         return await self._json(writer, 200, self._message_for(body, answer, reply.reasoning), reply.headers)
@@ -494,7 +495,7 @@ class FakeAnthropicServer(FakeOpenAIServer):
             raise ValueError("requests: every request needs params")
         self.creates += 1
         batch = FakeMessageBatch(f"msgbatch_{next(self._ids):04d}", requests, time.time(), version)
-        self.submitted.update(ids)
+        self.submitted.update(str(cid) for cid in ids)  # each one a string, checked above
         self.model_requests.update(str(r["params"].get("model")) for r in requests)
         self.batches[batch.id] = batch
         return batch.info(self.base_url)

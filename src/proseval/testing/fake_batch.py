@@ -152,7 +152,8 @@ class FakeBatchServer(FakeOpenAIServer):
         fields: dict[str, tuple[bytes, str | None]] = {}
         for part in message.iter_parts():
             name = part.get_param("name", header="content-disposition")
-            fields[str(name)] = (part.get_payload(decode=True) or b"", part.get_filename())
+            payload = part.get_payload(decode=True)  # bytes, or None for a part without a body
+            fields[str(name)] = (payload if isinstance(payload, bytes) else b"", part.get_filename())
         if "file" not in fields:
             raise ValueError("no file in the upload")
         purpose = fields.get("purpose", (b"", None))[0].decode()

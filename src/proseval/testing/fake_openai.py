@@ -287,7 +287,7 @@ def strict_schema_problem(schema: Any, context: tuple[Any, ...] = ()) -> str | N
         if missing:
             return (f"In context={context!r}, 'required' is required to be supplied and to be an array including "
                     f"every key in properties. Missing '{missing[0]}'.")
-    children = [(("properties", key), sub) for key, sub in (properties or {}).items()]
+    children: list[tuple[tuple[Any, ...], Any]] = [(("properties", key), sub) for key, sub in (properties or {}).items()]
     children += [(("items",), schema["items"])] if "items" in schema else []
     children += [(("anyOf", index), sub) for index, sub in enumerate(schema.get("anyOf") or [])]
     for defs in ("$defs", "definitions"):
@@ -484,7 +484,8 @@ class FakeOpenAIServer:
         refused = model_problem(body, self.models)
         if refused:
             return refused
-        problem = request_problem(body, family_of(str(body["model"]), self.models))  # type: ignore[arg-type]
+        family = family_of(str(body["model"]), self.models)  # known: `model_problem` refuses an unknown one
+        problem = request_problem(body, family) if family is not None else None
         return (400, problem) if problem else None
 
     def _answer(self, body: dict[str, Any], reply: Reply) -> Answer:
@@ -549,7 +550,7 @@ class FakeOpenAIServer:
         if reply.kind == "no_choices":
             await self._send(writer, 200, b'{"id": "x", "object": "chat.completion", "choices": []}')
             return True
-        completion = render_completion(body, self._answer(body, reply), strict=self.strict,  # type: ignore[arg-type]
+        completion = render_completion(body, self._answer(body, reply), strict=self.strict,
                                        reasoning_field=self.reasoning_field, cached_tokens=self.cached_tokens)
         payload = json.dumps(completion).encode()
         if reply.kind == "truncated":

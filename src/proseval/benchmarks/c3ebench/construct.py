@@ -20,6 +20,7 @@ from proseval.benchmarks._shared.c3e.data import (
     BLANK_MARKER,
     LANGUAGES,
     OFFICIAL_TASK_TYPE,
+    TaskName,
 )
 from proseval.kit import DataFormatError, iter_json_objects
 
@@ -171,12 +172,13 @@ def check_brief(brief: Any, task: str, language: str) -> str | None:
 # --- items ------------------------------------------------------------------------------------------
 
 
-def item_id(task: str, text: SourceText) -> str:
-    return f"{OFFICIAL_TASK_TYPE[task]}_{text.language}_{text.id}"  # type: ignore[index]
+def item_id(task: TaskName, text: SourceText) -> str:
+    return f"{OFFICIAL_TASK_TYPE[task]}_{text.language}_{text.id}"
 
 
-def _record(task: str, text: SourceText, instruction: str, fields: Mapping[str, str], reference: str) -> dict[str, Any]:
-    task_type = OFFICIAL_TASK_TYPE[task]  # type: ignore[index]
+def _record(task: TaskName, text: SourceText, instruction: str, fields: Mapping[str, str],
+            reference: str) -> dict[str, Any]:
+    task_type = OFFICIAL_TASK_TYPE[task]
     return {"infer_id": item_id(task, text), "task_type": task_type, "sub_task": text.genre,
             "instruction": instruction, "input": dict(fields), "reference": reference, "language": text.language,
             "meta": {"source_id": text.id, "constructed": True}}
@@ -191,7 +193,7 @@ def edit_item(text: SourceText, draft: str, critique: str, passage: str) -> dict
                    passage)
 
 
-def brief_item(task: str, text: SourceText, brief: Mapping[str, Any]) -> dict[str, Any]:
+def brief_item(task: TaskName, text: SourceText, brief: Mapping[str, Any]) -> dict[str, Any]:
     fields = {key: str(brief[key]) for key in ("genre", "brief", "audience", "word")}
     if task == "expand":
         fields["condition"] = str(brief["structure"])

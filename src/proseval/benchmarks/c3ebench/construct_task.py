@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from proseval.benchmarks._shared.c3e.data import TaskName
 from proseval.benchmarks.c3ebench import construct as build
 from proseval.benchmarks.c3ebench.params import ConstructParams
 from proseval.kit import (
@@ -136,7 +137,8 @@ class _Builder:
         return asked.last
 
 
-async def _brief_item(builder: _Builder, task: str, text: build.SourceText) -> tuple[dict[str, Any] | None, str | None]:
+async def _brief_item(builder: _Builder, task: TaskName,
+                      text: build.SourceText) -> tuple[dict[str, Any] | None, str | None]:
     """The Expand or End2End item of `text`, or why it failed."""
     values = {"text": text.text, "language": LANGUAGE_NAMES[text.language], "limit": build.QUERY_LIMIT[task]}
     brief, reason = await builder.ask(f"builder_brief_{task}", values, _parse_brief(task, text.language))
@@ -183,7 +185,8 @@ def construct_task(params: ConstructParams) -> Task:
             else:
                 rejected.append({"task": task, "reason": str(reason)})
 
-        for task in ("expand", "end2end"):
+        brief_tasks: tuple[TaskName, ...] = ("expand", "end2end")
+        for task in brief_tasks:
             if task in text.tasks:
                 keep(task, *await _brief_item(builder, task, text))
         if {"cloze", "edit"} & set(text.tasks):

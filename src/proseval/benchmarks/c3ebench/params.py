@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from proseval.benchmarks._shared.c3e.data import DATA_ENV
+from proseval.benchmarks._shared.c3e.data import DATA_ENV, TaskName
 from proseval.kit import comma_list
 
-TASK_NAMES = ("cloze", "expand", "edit", "end2end")
+TASK_NAMES: tuple[TaskName, ...] = ("cloze", "expand", "edit", "end2end")
 
 
 class C3EParams(BaseModel):

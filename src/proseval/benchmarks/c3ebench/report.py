@@ -63,7 +63,9 @@ def _task_rank(task: str) -> int:
 
 def summarize(samples: list[ScoredSample]) -> dict[str, Any]:
     """The figures of `results.json` → extra → c3ebench."""
-    meta: Callable[[ScoredSample, str], str] = lambda s, k: str(s.metadata.get(k, "(none)"))
+    def meta(s: ScoredSample, k: str) -> str:
+        return str(s.metadata.get(k, "(none)"))
+
     cells = _grouped(samples, lambda s: (meta(s, "task"), meta(s, "language")), ("task", "language"))
     cells.sort(key=lambda r: (_task_rank(r["task"]), r["language"]))
     languages = _grouped(samples, lambda s: (meta(s, "language"),), ("language",))

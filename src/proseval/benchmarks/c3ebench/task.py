@@ -79,7 +79,7 @@ def dataset_source(data: c3e_data.C3EData, params: C3EParams, setup: JudgeSetup,
     if params.data_file:
         source = f"user items {params.data_file} (not official data)"
     else:
-        unverified = [f["path"] for f in files if not f["verified"]]
+        unverified = [str(f["path"]) for f in files if not f["verified"]]
         source = (f"{c3e_data.OFFICIAL_REPOSITORY}@{c3e_data.OFFICIAL_COMMIT}" if not unverified else
                   f"user-supplied copy, UNVERIFIED (SHA-256 differs from the official file): {', '.join(unverified)}")
     posing = ("official: the official code's posing reproduced, bugs included (ZH Cloze article omitted, ZH Edit "

@@ -126,7 +126,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def dataset_score(items: Sequence[ItemChecks | _ModelFailed | None]) -> DatasetScore:
     failed = sum(1 for checks in items if checks is MODEL_FAILED)
-    scores = [score_item(checks) for checks in items if checks is not None and checks is not MODEL_FAILED]
+    scores = [score_item(checks) for checks in items if checks is not None and not isinstance(checks, _ModelFailed)]
     values = [s.score for s in scores if s.score is not None]
     utilities = [s.utility for s in scores if s.utility is not None]
     return DatasetScore(

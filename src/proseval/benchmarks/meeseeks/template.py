@@ -175,7 +175,7 @@ def _call(node: ast.Call, bindings: Mapping[str, Value]) -> int | float:
                 f"round() takes a number and optionally a number of digits between "
                 f"-{MAX_ROUND_DIGITS} and {MAX_ROUND_DIGITS}"
             )
-        return round(*args)
+        return round(args[0], int(args[1])) if len(args) == 2 else round(args[0])
     if len(args) < 2:
         raise PlaceholderError(f"{node.func.id}() needs at least two numbers")
     return (min if node.func.id == "min" else max)(args)

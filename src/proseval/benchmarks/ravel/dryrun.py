@@ -60,9 +60,10 @@ def _room(frame: Any, tokens: int) -> int:
 
 def outline_reply(tokens: int, max_sections: int | None) -> str:
     n = OUTLINE_SECTIONS if max_sections is None else min(OUTLINE_SECTIONS, max_sections)
-    frame = {"title": "Dry run", "sections": [{"title": f"Section {i + 1}", "points": [""]} for i in range(n)]}
+    sections = [{"title": f"Section {i + 1}", "points": [""]} for i in range(n)]
+    frame = {"title": "Dry run", "sections": sections}
     share = max(1, _room(frame, tokens) // n)
-    for section in frame["sections"]:
+    for section in sections:
         section["points"] = [filler(share)]
     return _dumps(frame)
 

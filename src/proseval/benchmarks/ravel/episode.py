@@ -221,9 +221,10 @@ async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], 
         return episode, Step(**base, outcome="failed", failure="tool", error=str(exc), tool=call)
     section = after.section(decision.section_id) if decision.section_id is not None and after.n else None
     ran = outcome == "success"
+    reviewed = output.score if output is not None and decision.action == "review" else None
     return after, Step(**base, outcome=outcome, tool=call, diff=st.diff(episode, after),
                        error=CAPPED.format(cap=setup.settings.revision_cap) if outcome == "skipped" else "",
-                       score=output.score if ran and decision.action == "review" else None,  # type: ignore[union-attr]
+                       score=reviewed if ran else None,
                        score_before=before_score if ran and decision.action == "refine" else None,
                        status_after=section.status if section is not None else None)
 

@@ -47,6 +47,7 @@ def summary_row(samples: list[ScoredSample]) -> dict[str, Any]:
     ok = [s for s in samples if s.status == "ok"]
     successful = [s for s in ok if (s.scores.get("success") and s.scores["success"].value == 1.0)]
     judged = _values(ok, JUDGE)
+    row: dict[str, Any]  # counts, means and tables of figures
     row = {"episodes": len(samples), "failed": len(samples) - len(ok),
            "S": _mean(_values(ok, "success")), "S_all_completed": _mean(_values(ok, "success_all_completed")),
            "premature_finishes": int(sum(_values(ok, "premature_finish"))),

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 
 from proseval.benchmarks.ravel import state as st
-from proseval.benchmarks.ravel.actions import Decision
+from proseval.benchmarks.ravel.actions import ActionName, Decision
 
 SCRIPTED: tuple[str, ...] = ("fixed", "no_review", "no_refine")
 
 
-def _on(action: str, section: st.Section) -> Decision:
-    return Decision(action, {"section_id": section.id}, f"{action} section {section.id}")  # type: ignore[arg-type]
+def _on(action: ActionName, section: st.Section) -> Decision:
+    return Decision(action, {"section_id": section.id}, f"{action} section {section.id}")
 
 
 def next_decision(protocol: str, episode: st.Episode, outline_tried: bool) -> Decision:

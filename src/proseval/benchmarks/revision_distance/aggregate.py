@@ -41,7 +41,9 @@ def _value(sample: ScoredSample, name: str) -> Any:
 
 def _unscored(samples: Sequence[ScoredSample], metric: str) -> tuple[list[ScoredSample], dict[str, int], int]:
     """The samples with `metric` scored, unscored counts by status, and failed samples."""
-    scored, unscored, failed = [], Counter(), 0
+    scored: list[ScoredSample] = []
+    unscored: Counter[str] = Counter()
+    failed = 0
     for sample in samples:
         if sample.status != "ok":
             failed += 1
@@ -81,7 +83,7 @@ def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: s
     grounded = sum(float(_value(s, "grounded_edits") or 0) for s in scored)
     ungrounded = sum(float(_value(s, "ungrounded_edits") or 0) for s in scored)
     total_edits = sum(distances)
-    normalisation = Counter()
+    normalisation: Counter[str] = Counter()
     for sample in scored:
         meta = sample.scores["revision_distance"].metadata
         for key in ("raw_count", "split_added", "noops", "duplicates", "missing_fields", "template_echoes"):

@@ -30,7 +30,7 @@ def require_rouge_score() -> None:
     """Raise a `ValueError` naming the install command when ``rouge-score`` is missing (checked
     when a task is built, so the run stops before any request)."""
     try:
-        import rouge_score  # noqa: F401
+        import rouge_score  # noqa: F401  # only whether it is installed
     except ImportError:
         raise ValueError(INSTALL_HINT) from None
 

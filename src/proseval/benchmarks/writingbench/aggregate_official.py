@@ -71,8 +71,8 @@ def official_row(model: str, lines: Sequence[ScoreLine], bench: WritingBench) ->
     for label in DOMAIN1_LABELS:
         values = [per_query[i] for i in known if bench.query(i).domain1 == label]
         row[f"Domain1_{label}"] = mean_of(values) if values else None
-    for label in dict.fromkeys(bench.query(i).domain2 for i in known):
-        row[f"Domain2_{label}"] = mean_of([per_query[i] for i in known if bench.query(i).domain2 == label])
+    for domain2 in dict.fromkeys(bench.query(i).domain2 for i in known):
+        row[f"Domain2_{domain2}"] = mean_of([per_query[i] for i in known if bench.query(i).domain2 == domain2])
     for dim in REQUIREMENTS:
         subset = bench.requirements[dim]
         present = [index for index in subset.indices if index in per_query]

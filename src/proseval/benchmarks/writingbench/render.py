@@ -6,11 +6,11 @@ from typing import Any
 
 from rich.table import Table
 
-from proseval.benchmarks.writingbench.aggregate import Report, SliceResult
+from proseval.benchmarks.writingbench.aggregate import Report, SliceKind, SliceResult
 
-TITLES = {"overall": "Overall", "domain1": "By domain", "lang": "By language",
-          "requirement_R": "Requirement subsets (R: query means)",
-          "requirement_C": "Requirement subsets (C: requirement criteria)"}
+TITLES: dict[SliceKind, str] = {"overall": "Overall", "domain1": "By domain", "lang": "By language",
+                                "requirement_R": "Requirement subsets (R: query means)",
+                                "requirement_C": "Requirement subsets (C: requirement criteria)"}
 
 
 def ci_text(item: SliceResult, *, dash: str = "—", joiner: str = "–", digits: int = 2) -> str:

@@ -8,6 +8,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 
 Values = Sequence[float | None] | np.ndarray
+Labels = Sequence[Hashable] | np.ndarray
 
 # Scores are compared with a little slack so 7.0 and 7.000000000001 (float noise from averaging
 # or parsing) count as equal; far below any meaningful score difference.

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import sparse
 
 from .bootstrap import Block, Interval, Resampling, bootstrap_together
-from .inputs import EQUAL, Values, codes, floats, group_demean
+from .inputs import EQUAL, Labels, Values, codes, floats, group_demean
 
 # A resample's beta is solved from its weighted cross-products when they are well conditioned: the
 # system dummies' smallest eigenvalue at least this share of the largest, the length deviation's
@@ -26,7 +26,7 @@ _BETA_LEFT = 1e-3
 
 
 def _length_inputs(
-    scores: Values, lengths: Values, groups: Sequence[Hashable], *others: Sequence[Hashable]
+    scores: Values, lengths: Values, groups: Labels, *others: Labels
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
     """Complete items only: scores, log2 lengths (0 words counts as 1), group codes, other labels."""
     y, length = floats(scores), floats(lengths)
@@ -38,8 +38,8 @@ def _length_inputs(
     keep = ~(np.isnan(y) | np.isnan(length))
     index = np.flatnonzero(keep)
 
-    def kept(labels: Sequence[Hashable] | np.ndarray) -> np.ndarray | list[Hashable]:
-        return labels[index] if isinstance(labels, np.ndarray) else [labels[i] for i in index]
+    def kept(labels: Labels) -> np.ndarray | list[Hashable]:
+        return labels[index] if isinstance(labels, np.ndarray) else [labels[i] for i in index.tolist()]
 
     group, _ = codes(kept(groups))
     rest = [o[index] if isinstance(o, np.ndarray) else np.array(kept(o), dtype=object) for o in others]
@@ -59,7 +59,7 @@ class LengthSlope:
     n: int  # items in groups of two or more
 
 
-def length_slope(scores: Values, lengths: Values, groups: Sequence[Hashable]) -> LengthSlope:
+def length_slope(scores: Values, lengths: Values, groups: Labels) -> LengthSlope:
     """Within-group OLS slope of score on log2(length in words).
 
     Groups are prompts (or items): subtracting each group's mean from both score and log length
@@ -102,8 +102,8 @@ def _within(block_counts: np.ndarray, by_group: sparse.csr_array, products: np.n
     return total - np.einsum("igr,jgr->rij", scaled, grouped[1:])
 
 
-def length_slope_interval(scores: Values, lengths: Values, groups: Sequence[Hashable],
-                          units: Sequence[Hashable] | None = None, *, resamples: int = 1000, seed: int = 0,
+def length_slope_interval(scores: Values, lengths: Values, groups: Labels,
+                          units: Labels | None = None, *, resamples: int = 1000, seed: int = 0,
                           confidence: float = 0.95) -> Interval:
     """Bootstrap interval of `length_slope`, resampling `units` whole (default: each item its own): the
     verdicts on one answer share its length, so they are drawn together. Each resample's

@@ -65,7 +65,7 @@ def pair_resampling(x: Values, y: Values, *, low: int | None = None, high: int |
 
 
 def _table_statistic(a: np.ndarray, b: np.ndarray, values: np.ndarray, names: Sequence[str], low: int | None,
-                     high: int | None, level: str):
+                     high: int | None, level: Level):
     """Every statistic of a resample from its table of value pairs: counted from the drawn pairs, or,
     when the block's counts of each item are at hand, summed from them in ranges (the pairs are
     sorted, so the pairs of one cell of the table are consecutive items)."""
@@ -88,12 +88,12 @@ def _table_statistic(a: np.ndarray, b: np.ndarray, values: np.ndarray, names: Se
 
 
 def _of_tables(table: np.ndarray, values: np.ndarray, names: Sequence[str], low: int | None, high: int | None,
-               level: str) -> np.ndarray:
+               level: Level) -> np.ndarray:
     """The named statistics (columns) of each table of value pairs (rows, k, k) over `values`."""
     found = {"spearman": _table_spearman(table), "kendall_tau_b": _table_kendall(table),
              "pearson": _table_correlation(table, values, values),
              "alpha": coincidence_alpha(table + table.transpose(0, 2, 1), values, level)}
-    if "weighted_kappa" in names:
+    if "weighted_kappa" in names and low is not None and high is not None:  # the scale is known (`_kappa_applies`)
         found["weighted_kappa"] = _table_kappa(table, ((values[:, None] - values[None, :]) / max(high - low, 1)) ** 2)
     return np.stack([found[name] for name in names], axis=1)
 
@@ -116,9 +116,10 @@ def table_statistics(x: Values, y: Values, *, low: int | None = None, high: int 
 
 
 def _row_statistic(a: np.ndarray, b: np.ndarray, names: Sequence[str], low: int | None, high: int | None,
-                   level: str):
+                   level: Level):
     """Every statistic of a resample from its drawn pairs (many distinct values)."""
-    scalar = {"kendall_tau_b": kendall_tau_b, "weighted_kappa": lambda p, q: weighted_kappa(p, q, low, high),
+    scalar = {"kendall_tau_b": kendall_tau_b,
+              "weighted_kappa": lambda p, q: None if low is None or high is None else weighted_kappa(p, q, low, high),
               "alpha": lambda p, q: krippendorff_alpha([p, q], level)}
 
     def each(name: str, rows: np.ndarray) -> np.ndarray:

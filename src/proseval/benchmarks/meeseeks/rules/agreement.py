@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,15 +56,18 @@ class FamilyAgreement:
     errors: int = 0
 
 
-def family_agreement(cases: Iterable[dict]) -> list[FamilyAgreement]:
-    """Per-family agreement, sorted by dispatcher and family."""
+def family_agreement(
+    cases: Iterable[dict], judged: Callable[[dict, Compat], Verdict] = verdict
+) -> list[FamilyAgreement]:
+    """Per-family agreement, sorted by dispatcher and family. `judged` gives a case's verdict under
+    a profile (`verdict`; a caller holding the verdicts already passes a look-up)."""
     rows: dict[tuple[str, str], FamilyAgreement] = {}
     for case in cases:
         key = (case["checker_family"], case["family"])
         row = rows.setdefault(key, FamilyAgreement(*key))
         row.cases += 1
-        row.default += agrees(verdict(case, "fixed"), case)
-        row.head += agrees(verdict(case, "head"), case)
+        row.default += agrees(judged(case, "fixed"), case)
+        row.head += agrees(judged(case, "head"), case)
         row.errors += official_error(case)
     return [rows[k] for k in sorted(rows)]
 

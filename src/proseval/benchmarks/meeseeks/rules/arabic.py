@@ -396,7 +396,8 @@ def pronoun_measure(ws: list[Word]) -> tuple[int, str]:
 
 def ptm_measure(ws: list[Word]) -> tuple[int, str]:
     """Only verbs carrying their final vowel mark count; the others are reported."""
-    marked, unmarked = [], []
+    marked: list[str] = []
+    unmarked: list[str] = []
     for w in ws:
         verb, final = ptm_verb(w)
         if verb:

@@ -191,7 +191,8 @@ def fits_pattern(word: str, pattern: str) -> bool:
     """Same length and a one-to-one letter↔character correspondence."""
     if len(word) != len(pattern):
         return False
-    forward, backward = {}, {}
+    forward: dict[str, str] = {}
+    backward: dict[str, str] = {}
     for letter, ch in zip(pattern, word):
         if forward.setdefault(letter, ch) != ch or backward.setdefault(ch, letter) != letter:
             return False

@@ -105,7 +105,7 @@ def best_groups(options: Sequence[tuple[str, ...]]) -> list[str | None]:
     one, without the exponential search: the best size is, over groups, the number of lines
     with a reading in that group; lines then take their first reading that keeps it reachable.
     """
-    suffix = [Counter() for _ in range(len(options) + 1)]
+    suffix: list[Counter[str]] = [Counter() for _ in range(len(options) + 1)]
     for i in range(len(options) - 1, -1, -1):
         suffix[i] = suffix[i + 1] + Counter(options[i])
     best = max(suffix[0].values(), default=0)
@@ -203,9 +203,11 @@ FirstLine = Literal["入韵", "不入韵"]
 
 def _first_line_mode(label: str) -> FirstLine:
     mode = after_colon(label).strip()
-    if mode not in ("入韵", "不入韵"):
-        raise ParameterError(f"rule {label!r} needs 入韵 or 不入韵")
-    return mode  # type: ignore[return-value]
+    modes: tuple[FirstLine, ...] = ("入韵", "不入韵")
+    for known in modes:
+        if mode == known:
+            return known
+    raise ParameterError(f"rule {label!r} needs 入韵 or 不入韵")
 
 
 def check_first_line_rhyme(mode: FirstLine, items: Items, ctx: RuleContext) -> Verdict:

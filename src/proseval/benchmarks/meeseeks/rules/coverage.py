@@ -41,6 +41,7 @@ def rule_coverage(items: Iterable[MeeseeksItem]) -> list[CoverageRow]:
     rows = []
     for (dispatcher, label), n in counts.items():
         spec = find_spec(label, dispatcher)
+        status: CoverageStatus
         if spec is None:
             status, extra = "unsupported", None
         else:

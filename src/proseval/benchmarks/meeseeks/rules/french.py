@@ -222,7 +222,8 @@ def ne_usages(item: str, compat: str = "fixed") -> tuple[list[str], list[str]]:
     ``head`` reproduces the reference: expletive when a trigger is in the 25 characters
     before, unless rien/personne/aucun… occurs within a window that crosses sentences.
     """
-    expletive, negation = [], []
+    expletive: list[str] = []
+    negation: list[str] = []
     for m in _NE.finditer(item):
         start = max(item.rfind(c, 0, m.start()) for c in ".!?")
         stop = min((i for c in ".!?" if (i := item.find(c, m.end())) >= 0), default=len(item))

@@ -95,7 +95,7 @@ def _shares(label: str) -> tuple[int, int, int]:
     values = list_param(label)
     if len(values) != 3 or not all(isinstance(v, (int, float)) and v >= 0 for v in values) or sum(values) == 0:
         raise ParameterError(f"rule {label!r} needs [hiragana, katakana, kanji] weights")
-    return tuple(values)  # type: ignore[return-value]
+    return tuple(values)
 
 
 SHARE_TOLERANCE = Fraction(1, 10)

@@ -66,7 +66,7 @@ def check_kor_yayun(_: None, items: Items, ctx: RuleContext) -> Verdict:
             rhymes.append(last[1:])
     if not items or not rhymes:
         return Verdict.fail("no line ends in a Hangul syllable")
-    _, n = Counter(rhymes).most_common(1)[0]
+    n = Counter(rhymes).most_common(1)[0][1]
     return Verdict.of(Fraction(n, len(items)) > RHYME_SHARE, f"{n} of {len(items)} lines share the final rhyme")
 
 

@@ -510,7 +510,8 @@ def agreement_pairs(text: str, noun: str) -> tuple[list[str], list[str]]:
     subordinate clause, up to another pronoun subject. A verb right before the noun counts only when it agrees.
     """
     genders, number = _noun_features(noun)
-    good, bad = [], []
+    good: list[str] = []
+    bad: list[str] = []
     for sentence in _SENTENCE.findall(text):
         segments = [tokens(s) for s in sentence.split(",")]
         for si, seg in enumerate(segments):
@@ -641,7 +642,7 @@ def _parse_relation(label: str) -> str:
 def temporal_relation(text: str) -> str | None:
     """Gerund aspect, else explicit markers, else the aspect shared by the finite verbs."""
     low = text.lower()
-    aspects = {"GRND": set(), "VERB": set()}
+    aspects: dict[str, set[str]] = {"GRND": set(), "VERB": set()}
     for tok in tokens(text):
         p = parses(tok)[0]
         if p.tag.POS in aspects and p.tag.aspect:

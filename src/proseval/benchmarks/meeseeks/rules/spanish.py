@@ -87,14 +87,15 @@ def find_dates(item: str) -> Found:
     """
     correct, errors = [], []
     for m in _SLASH_DATE.finditer(item):
-        day, month, year = (int(g) for g in m.groups())
+        day, month, _ = (int(g) for g in m.groups())
         if 1 <= day <= 31 and 1 <= month <= 12:
             correct.append(m.group(0))
         elif day > 12:
             errors.append(f"'{m.group(0)}' → '{m.group(2)}/{m.group(1)}/{m.group(3)}' (month first: use DD/MM/YYYY)")
     for m in _ISO_DATE.finditer(item):
-        year, month, day = m.groups()
-        errors.append(f"'{m.group(0)}' → '{int(day):02d}/{int(month):02d}/{year}' (year first: use DD/MM/YYYY)")
+        iso_year, iso_month, iso_day = m.groups()
+        errors.append(f"'{m.group(0)}' → '{int(iso_day):02d}/{int(iso_month):02d}/{iso_year}' "
+                      "(year first: use DD/MM/YYYY)")
     correct += [m.group(0) for m in _LONG_DATE.finditer(item)]
     for m in _ENGLISH_LONG_DATE.finditer(item):
         errors.append(f"'{m.group(0)}' → '{m.group(2)} de {m.group(1).lower()} de {m.group(3)}' (English order)")
@@ -382,7 +383,7 @@ def find_article_agreement(item: str, compat: str = "fixed") -> Found:
 
 
 def _check_article_agreement(max_errors: int, items: Items, ctx: RuleContext) -> Verdict:
-    finder = lambda item: find_article_agreement(item, ctx.compat)  # noqa: E731
+    finder = lambda item: find_article_agreement(item, ctx.compat)  # noqa: E731  # one line, bound to this item's compat
     return error_budget_checker(finder, "article agreement")(max_errors, items, ctx)
 
 
