@@ -128,9 +128,12 @@ async def test_a_time_out_and_a_refused_connection_are_retryable():
     assert str(caught.value) == f"timed out after 0.3s ({server.base_url})"
     url = closed_port_url()
     model = model_at(url)
-    with pytest.raises(RetryableError, match=rf"^connection error \({url}\): "):
+    with pytest.raises(RetryableError, match=rf"^connection error \({url}\): ") as refused:
         await model.generate(MESSAGES, GenerateConfig(timeout=5))
     await model.aclose()
+    # in words: the host, the port and the system's reason, never the client library's phrasing
+    port = url.rsplit(":", 1)[1].split("/")[0]
+    assert str(refused.value) == f"connection error ({url}): cannot connect to 127.0.0.1:{port}: connection refused"
 
 
 async def test_the_executor_retries_a_529_then_gets_the_answer():
@@ -189,8 +192,9 @@ async def test_batch_calls_send_the_same_headers_and_map_errors_the_same_way():
     assert str(caught.value).startswith(f"HTTP 404 from polling message batch msgbatch_missing ({server.base_url}): "
                                         "not_found_error: no such message batch")
     api = AnthropicBatchAPI(closed_port_url(), KEY)
-    with pytest.raises(RetryableError, match=r"^listing message batches: connection error \(http://127\.0\.0\.1:"):
+    with pytest.raises(RetryableError, match=r"^listing message batches: connection error \(http://127\.0\.0\.1:") as refused:
         await api.probe()
+    assert str(refused.value).endswith(": connection refused") and "ssl:" not in str(refused.value)
     await api.aclose()
 
 

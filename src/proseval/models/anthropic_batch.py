@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from . import anthropic_messages as messages_api
 from .base import Completion, GenerateConfig, Message, ModelError, RetryableError
 from .batch_parts import Answer, BatchExpiredError, Reader, result_lines, status_error, transport_error
-from .http import short
+from .http import connection_words, short
 
 ANTHROPIC_MAX_REQUESTS = 100_000  # requests in one Message Batch (Anthropic's documented limit)
 ANTHROPIC_MAX_BYTES = 256 * 1024 * 1024  # bytes of one Message Batch create request (Anthropic's limit)
@@ -145,8 +145,7 @@ class AnthropicBatchAPI:
         except asyncio.TimeoutError:
             raise RetryableError(f"{what}: timed out ({self.base_url})") from None
         except aiohttp.ClientError as exc:
-            raise RetryableError(f"{what}: connection error ({self.base_url}): "
-                                 f"{short(str(exc) or type(exc).__name__)}") from None
+            raise RetryableError(f"{what}: connection error ({self.base_url}): {connection_words(exc)}") from None
 
     async def _json(self, method: str, path: str, *, data: bytes | None = None, what: str) -> Any:
         raw = await self._request(method, self.base_url + path, data=data, what=what)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import os
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -22,6 +24,22 @@ _RETRYABLE_STATUS = {408, 409, 425, 429}
 
 def short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def connection_words(exc: BaseException) -> str:
+    """What went wrong with a connection, in words: "cannot connect to 127.0.0.1:9: connection
+    refused", never the client library's own phrasing ("ssl:default", "Connect call failed (…)")."""
+    if isinstance(exc, aiohttp.ClientSSLError):  # a certificate or TLS failure: its errno means nothing here
+        cause = exc.os_error
+        detail = getattr(cause, "verify_message", None) or getattr(cause, "reason", None) or str(cause)
+        return f"cannot connect to {exc.host}:{exc.port}: the secure connection failed ({detail})"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        cause = exc.os_error
+        reason = (os.strerror(cause.errno) if cause.errno else cause.strerror or "") or "no connection"
+        return f"cannot connect to {exc.host}:{exc.port}: {reason.lower()}"
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "the server closed the connection before it answered"
+    return short(re.sub(r" ssl:\S+", "", str(exc)) or "the connection failed")
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -93,7 +111,7 @@ class JsonEndpoints:
         except asyncio.TimeoutError:
             raise RetryableError(f"timed out after {timeout:g}s ({url})") from None
         except aiohttp.ClientError as exc:
-            raise RetryableError(f"connection error ({url}): {short(str(exc) or type(exc).__name__)}") from None
+            raise RetryableError(f"connection error ({url}): {connection_words(exc)}") from None
         finally:
             self.in_flight[index] -= 1
         try:
