@@ -4,7 +4,8 @@ Three `proseval run demo` runs on the embedded model, each in its own process an
 response cache: one plain; one with four candidate requests queued at once, so that the
 requests reach llama.cpp in another order; one killed after its first finished sample and
 resumed in a new process. Every sample's answers, judge replies and scores, and the run's
-metrics, must be identical.
+metrics, must be identical. The three processes run side by side (each generates on one thread),
+so the cores are shared instead of taken in turns; none of them can see the others.
 """
 
 from __future__ import annotations
@@ -21,25 +22,45 @@ import pytest
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
-SETTINGS = ["--limit", "3", "--no-cache", "--display", "none",
-            "-g", "candidate.max_tokens=32", "-g", "judge.max_tokens=48"]
+SETTINGS = [
+    "--limit",
+    "3",
+    "--no-cache",
+    "--display",
+    "none",
+    "-g",
+    "candidate.max_tokens=32",
+    "-g",
+    "judge.max_tokens=48",
+]
 
 
 PROSEVAL = [sys.executable, "-m", "proseval"]
 
 
-def run(args: list[str], cwd: Path) -> None:
-    done = subprocess.run([*PROSEVAL, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+def start(args: list[str], cwd: Path, name: str) -> subprocess.Popen:
+    """`proseval ARGS` started in `cwd`, its output in `name`.log there."""
+    with (cwd / f"{name}.log").open("w") as log:
+        return subprocess.Popen([*PROSEVAL, *args], cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
+
+
+def finish(process: subprocess.Popen, cwd: Path, name: str) -> None:
+    returncode = process.wait(600)
+    assert returncode == 0, (cwd / f"{name}.log").read_text()[-4000:]
 
 
 def per_sample(run_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
     """What a sample's record says the models answered and how it was scored."""
     records = [json.loads(line) for line in (run_dir / "samples.jsonl").read_text().splitlines()]
-    return {(r["id"], r["epoch"]): {"output": r["state"]["output"],
-                                    "calls": sorted((c["role"], str(c["turn"]), c["text"]) for c in r["calls"]),
-                                    "scores": {name: s["value"] for name, s in r["scores"].items()}}
-            for r in records if r["status"] == "ok"}
+    return {
+        (r["id"], r["epoch"]): {
+            "output": r["state"]["output"],
+            "calls": sorted((c["role"], str(c["turn"]), c["text"]) for c in r["calls"]),
+            "scores": {name: s["value"] for name, s in r["scores"].items()},
+        }
+        for r in records
+        if r["status"] == "ok"
+    }
 
 
 def metrics(run_dir: Path) -> dict[str, Any]:
@@ -50,22 +71,36 @@ def metrics(run_dir: Path) -> dict[str, Any]:
 def runs(tmp_path_factory) -> dict[str, Path]:
     pytest.importorskip("llama_cpp", reason="the embedded model needs: pip install 'proseval[local]'")
     root = tmp_path_factory.mktemp("determinism")
-    run(["run", "demo", *SETTINGS, "--run-dir", str(root / "plain")], root)
-    run(["run", "demo", *SETTINGS, "--concurrency", "4", "--run-dir", str(root / "reordered")], root)
-
     killed = root / "killed"
-    child = subprocess.Popen([*PROSEVAL, "run", "demo", *SETTINGS, "--run-dir", str(killed)], cwd=root,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    samples, deadline = killed / "samples.jsonl", time.monotonic() + 300
-    while time.monotonic() < deadline and child.poll() is None:
-        if samples.exists() and samples.read_bytes().count(b"\n") >= 1:
-            break
-        time.sleep(0.02)
-    child.send_signal(signal.SIGKILL)
-    child.wait(30)
-    finished_before_kill = samples.read_bytes().count(b"\n")
-    assert 1 <= finished_before_kill < 3, "the run must be killed in the middle"
-    run(["resume", str(killed), "--no-cache", "--display", "none"], root)
+    running: dict[str, subprocess.Popen] = {}
+    try:
+        running["plain"] = start(["run", "demo", *SETTINGS, "--run-dir", str(root / "plain")], root, "plain")
+        running["reordered"] = start(
+            ["run", "demo", *SETTINGS, "--concurrency", "4", "--run-dir", str(root / "reordered")], root, "reordered"
+        )
+        child = subprocess.Popen(
+            [*PROSEVAL, "run", "demo", *SETTINGS, "--run-dir", str(killed)],
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        samples = killed / "samples.jsonl"
+        while child.poll() is None:  # until its first finished sample is written (or it ends)
+            if samples.exists() and samples.read_bytes().count(b"\n") >= 1:
+                break
+            time.sleep(0.02)
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+        finished_before_kill = samples.read_bytes().count(b"\n")
+        assert 1 <= finished_before_kill < 3, "the run must be killed in the middle"
+        running["resumed"] = start(["resume", str(killed), "--no-cache", "--display", "none"], root, "resumed")
+        for name, process in running.items():
+            finish(process, root, name)
+    finally:
+        for process in running.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait(30)
     return {"plain": root / "plain", "reordered": root / "reordered", "killed": killed}
 
 

@@ -45,8 +45,13 @@ def test_proseval_policy_scores_empty_as_zero_and_leaves_failed_calls_out():
 
 
 def test_one_good_sample_and_one_http_503_is_the_good_samples_score():
-    report = aggregate([{"task": "kvg", "length": "1k", "score": 1.0, "status": "ok"},
-                        {"task": "kvg", "length": "1k", "score": None, "status": "failed"}], n_bootstrap=0)
+    report = aggregate(
+        [
+            {"task": "kvg", "length": "1k", "score": 1.0, "status": "ok"},
+            {"task": "kvg", "length": "1k", "score": None, "status": "failed"},
+        ],
+        n_bootstrap=0,
+    )
     assert report.overall.mean == 1.0 and report.counts["failed"] == 1
 
 
@@ -72,7 +77,11 @@ def test_task_length_and_overall_averages():
     assert report.overall.mean == pytest.approx((0.5 + 0.2 + 0.8) / 3)
     assert report.overall.n_cells == 3 and report.overall.n_samples == 6
     assert report.counts == {
-        "samples": 8, "ok": 5, "empty": 1, "failed": 1, "unscored": 1,
+        "samples": 8,
+        "ok": 5,
+        "empty": 1,
+        "failed": 1,
+        "unscored": 1,
     }
 
 
@@ -123,9 +132,7 @@ def test_bootstrap_ci_is_seeded_and_brackets_the_mean():
 
 
 def test_bootstrap_of_constant_cells_is_exact():
-    data = [{"task": "kvg", "length": "1k", "score": 0.2}] * 4 + [
-        {"task": "kvg", "length": "2k", "score": 0.6}
-    ] * 3
+    data = [{"task": "kvg", "length": "1k", "score": 0.2}] * 4 + [{"task": "kvg", "length": "2k", "score": 0.6}] * 3
     report = aggregate(data, n_bootstrap=200)
     assert report.cell("kvg", "2k").ci_low == pytest.approx(0.6)
     # mean of the cells: (0.2 + 0.6) / 2 in every resample

@@ -64,8 +64,9 @@ def test_reference_answers_score_full_marks(length: str) -> None:
 
 def test_task_records_the_budget_and_respects_the_option() -> None:
     def first(options: dict) -> dict:
-        return next(iter(get_task("longweave", {"task": "pr", "length": "8k", "per_cell": 1, **options})
-                         .dataset())).metadata
+        return next(
+            iter(get_task("longweave", {"task": "pr", "length": "8k", "per_cell": 1, **options}).dataset())
+        ).metadata
 
     assert first({})["max_output_tokens"] == output_budget("pr", "8k") > OFFICIAL_MAX_TOKENS
     assert first({"output_budget": "12000"})["max_output_tokens"] == 12000
@@ -88,8 +89,11 @@ def budget_aware_script(monkeypatch):
         tokens = _encoding().encode(completion.text, disallowed_special=())
         limit = config.max_tokens or len(tokens)
         text = _encoding().decode(tokens[:limit])
-        return Completion(text=text, finish_reason="length" if len(tokens) > limit else "stop",
-                          usage=Usage(completion_tokens=min(limit, len(tokens))))
+        return Completion(
+            text=text,
+            finish_reason="length" if len(tokens) > limit else "stop",
+            usage=Usage(completion_tokens=min(limit, len(tokens))),
+        )
 
     monkeypatch.setattr(ScriptedModel, "generate", generate_with_limit)
     answers = {generate("pr", "8k", i).input: reference_answer(generate("pr", "8k", i)) for i in range(2)}
@@ -104,8 +108,23 @@ def _run_pr_8k(tmp_path, *extra: str) -> list:
 
     from proseval.cli import app
 
-    args = ["run", "longweave", "--task", "pr", "--length", "8k", "--per-cell", "2",
-            "--model", "scripted/lw-budget", "--out", str(tmp_path), "--display", "none", *extra]
+    args = [
+        "run",
+        "longweave",
+        "--task",
+        "pr",
+        "--length",
+        "8k",
+        "--per-cell",
+        "2",
+        "--model",
+        "scripted/lw-budget",
+        "--out",
+        str(tmp_path),
+        "--display",
+        "none",
+        *extra,
+    ]
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     (folder,) = tmp_path.iterdir()

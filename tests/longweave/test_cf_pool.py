@@ -61,8 +61,9 @@ def test_score_cf_with_a_pool_matches_the_in_process_score() -> None:
             assert score_cf(answer, original, config=config, pool=pool) == score_cf(answer, original, config=config)
             # What the run path does: the generated program's recorded count, no parse of it.
             known = sample.target["def_count"]
-            assert score_cf(answer, original, original_functions=known, config=config, pool=pool) == \
-                score_cf(answer, original, config=config)
+            assert score_cf(answer, original, original_functions=known, config=config, pool=pool) == score_cf(
+                answer, original, config=config
+            )
     finally:
         pool.close()
 
@@ -116,8 +117,7 @@ NOQA_SOURCES = {
     "specific.py": "import os  # NOQA: F401\nimport sys  # noqa: E501\nl = 1  # NoQa:E741\n",
     # A noqa comment after a multi-line string covers every line of it (flake8 maps each line
     # of a statement to the whole statement before looking for the comment).
-    "multiline.py": 'text = """\n' + "word " * 30 + '\n"""  # noqa: E501\nother = """\n' + "word " * 30
-    + '\n"""\n',
+    "multiline.py": 'text = """\n' + "word " * 30 + '\n"""  # noqa: E501\nother = """\n' + "word " * 30 + '\n"""\n',
     "noqa_in_a_string.py": 'note = "# noqa"\nimport os\n',
 }
 
@@ -130,7 +130,9 @@ def test_inline_noqa_is_honoured_as_plain_flake8_does(tmp_path) -> None:
         (tmp_path / name).write_text(source, encoding="utf-8")
     printed = subprocess.run(
         [sys.executable, "-m", "flake8", *settings.argv(), "--format=%(path)s %(code)s", *NOQA_SOURCES],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
     assert printed.returncode in (0, 1), printed.stderr
     expected: dict[str, Counter[str]] = {name: Counter() for name in NOQA_SOURCES}

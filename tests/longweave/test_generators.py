@@ -51,9 +51,7 @@ def test_same_arguments_same_json_and_new_index_new_sample(task: str) -> None:
 
 def test_generate_many_matches_generate() -> None:
     many = generate_many("sms", "4k", 3, seed=2)
-    assert [s.model_dump_json() for s in many] == [
-        generate("sms", "4k", i, seed=2).model_dump_json() for i in range(3)
-    ]
+    assert [s.model_dump_json() for s in many] == [generate("sms", "4k", i, seed=2).model_dump_json() for i in range(3)]
 
 
 def test_bad_arguments_are_named() -> None:
@@ -93,10 +91,7 @@ def _size(task: str, target: dict) -> float:
 
 @pytest.mark.parametrize("task", TASKS)
 def test_sizes_scale_with_length(task: str) -> None:
-    means = [
-        statistics.mean(_size(task, generate(task, length, i).target) for i in range(6))
-        for length in LENGTHS
-    ]
+    means = [statistics.mean(_size(task, generate(task, length, i).target) for i in range(6)) for length in LENGTHS]
     for shorter, longer in zip(means, means[1:]):
         assert 1.2 <= longer / shorter <= 2.6, (task, means)
 

@@ -29,7 +29,9 @@ def _flake8(tmp_path: Path, programs: dict[str, str]) -> dict[str, set[tuple[int
         pytest.skip(f"flake8 plugins not installed: {', '.join(missing)}")
     result = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", "--select=E,W,F,B,N,SIM,C4", *programs],
-        capture_output=True, text=True, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
     )
     reported: dict[str, set[tuple[int, str]]] = {name: set() for name in programs}
     for line in result.stdout.splitlines():
@@ -39,10 +41,7 @@ def _flake8(tmp_path: Path, programs: dict[str, str]) -> dict[str, set[tuple[int
 
 
 def test_unpolluted_programs_are_flake8_clean(tmp_path: Path) -> None:
-    programs = {
-        f"clean_{seed}.py": write_program(random.Random(seed), 25, 0.0, 4, 0.0).code
-        for seed in range(12)
-    }
+    programs = {f"clean_{seed}.py": write_program(random.Random(seed), 25, 0.0, 4, 0.0).code for seed in range(12)}
     assert _flake8(tmp_path, programs) == {name: set() for name in programs}
 
 

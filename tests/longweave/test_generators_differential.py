@@ -38,8 +38,7 @@ def _index(sample_id: str) -> int:
 def test_kvg_instances_equal_the_official_ones(shared_dir: Path) -> None:
     instances = _instances(shared_dir, "kvg")
     assert len(instances) >= 200
-    keys = ("target_key", "target_value", "target_index", "num_entries", "key_length",
-            "value_length")
+    keys = ("target_key", "target_value", "target_index", "num_entries", "key_length", "value_length")
     for length, inst in instances:
         target = generate("kvg", length, _index(inst["sample_id"])).target
         assert seed_of(inst["sample_id"]) == inst["seed"], inst["sample_id"]

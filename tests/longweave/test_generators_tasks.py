@@ -88,8 +88,7 @@ def test_pr_target_order_restores_the_article(length: str) -> None:
 
 def test_pr_doc_words_track_the_length() -> None:
     for length in LENGTHS:
-        words = [sum(len(s.split()) for s in generate("pr", length, i).target["segments"])
-                 for i in range(6)]
+        words = [sum(len(s.split()) for s in generate("pr", length, i).target["segments"]) for i in range(6)]
         target = params("pr", length)["doc_words"]
         assert 0.8 * target <= sum(words) / len(words) <= 1.25 * target, (length, words)
 
@@ -98,10 +97,7 @@ def test_pr_doc_words_track_the_length() -> None:
 
 
 def _top_level_functions(code: str) -> list[str]:
-    return [
-        node.name for node in ast.parse(code).body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    ]
+    return [node.name for node in ast.parse(code).body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
 @pytest.mark.parametrize("length", LENGTHS)
@@ -136,10 +132,7 @@ def test_cf_violation_rate_is_close_to_the_knob() -> None:
 
 
 def test_cf_compile_rate_falls_with_length() -> None:
-    rates = [
-        sum(not generate("cf", length, i).target["syntax_slips"] for i in range(40)) / 40
-        for length in LENGTHS
-    ]
+    rates = [sum(not generate("cf", length, i).target["syntax_slips"] for i in range(40)) / 40 for length in LENGTHS]
     assert rates[0] > 0.5 and rates[-1] < 0.2 and rates == sorted(rates, reverse=True)
 
 
@@ -238,7 +231,7 @@ def _argmax(d: dict) -> str:
 
 def _recompute(kind: str, params_: dict, rows, target_usd: int, previous_usd: int):
     """Independent computation of each question kind from the parsed CSV rows."""
-    amount = lambda r: _cents(r["TotalSaleAmount"])  # noqa: E731
+    amount = lambda r: _cents(r["TotalSaleAmount"])  # noqa: E731  # a one-line helper
     total = sum(amount(r) for r in rows)
     by_rep = _group(rows, "SalespersonID")
     rep_target = {r["SalespersonID"]: int(r["SalespersonTarget"]) * 100 for r in rows}
@@ -342,11 +335,13 @@ def test_sr_answers_recompute_from_the_csv(length: str) -> None:
         assert f"target for the month was USD {t['regional_target_usd']:,}" in sample.input
         for k, qa in enumerate(t["qa_pairs"], 1):
             assert f"{k}. {qa['question']}" in sample.input
-            expected = _recompute(qa["kind"], qa["params"], rows, t["regional_target_usd"],
-                                  t["previous_month_usd"])
+            expected = _recompute(qa["kind"], qa["params"], rows, t["regional_target_usd"], t["previous_month_usd"])
             _assert_close(expected, qa["value"], qa)
-            money = [v for v in ([qa["value"]] if not isinstance(qa["value"], dict)
-                                 else qa["value"].values()) if isinstance(v, int)]
+            money = [
+                v
+                for v in ([qa["value"]] if not isinstance(qa["value"], dict) else qa["value"].values())
+                if isinstance(v, int)
+            ]
             for number in money:
                 assert f"{number:,}" in qa["answer"] or str(number) in qa["answer"], qa
             kinds.add(qa["kind"])

@@ -33,7 +33,7 @@ OFFICIAL = JudgedConfig.official()
 
 
 def call(task: str, ids: tuple[int, ...]) -> JudgeCall:
-    return JudgeCall(task, ids, [])  # type: ignore[arg-type]
+    return JudgeCall(task, ids, [])  # type: ignore[arg-type]  # the task as a plain string
 
 
 def reply(items: list[dict]) -> str:
@@ -53,7 +53,9 @@ def user_text(judge_call: JudgeCall) -> str:
 
 def test_split_batches_keeps_order_and_ids():
     assert split_batches(list(range(1, 24)), 10) == [
-        tuple(range(1, 11)), tuple(range(11, 21)), (21, 22, 23),
+        tuple(range(1, 11)),
+        tuple(range(11, 21)),
+        (21, 22, 23),
     ]
     assert split_batches([], 5) == []
     with pytest.raises(ValueError, match="max_per_call"):
@@ -132,12 +134,21 @@ def test_config_rejects_bad_values():
 
 
 def test_parse_matches_by_id_in_any_order():
-    parsed = parse_reply(call("biog", (4, 5, 6)), reply([
-        {"id": 6, "covered": False}, {"id": 4, "covered": True}, {"id": 5, "covered": True},
-    ]))
+    parsed = parse_reply(
+        call("biog", (4, 5, 6)),
+        reply(
+            [
+                {"id": 6, "covered": False},
+                {"id": 4, "covered": True},
+                {"id": 5, "covered": True},
+            ]
+        ),
+    )
     assert parsed.status == "ok"
     assert [v.verdict for v in parsed.verdicts] == [
-        {"covered": True}, {"covered": True}, {"covered": False},
+        {"covered": True},
+        {"covered": True},
+        {"covered": False},
     ]
 
 
@@ -183,19 +194,33 @@ def test_failed_call_leaves_every_target_unscored():
 
 
 def test_partially_answered_batch():
-    parsed = parse_reply(call("biog", (1, 2, 3, 4, 5)), reply([
-        {"id": 1, "covered": True}, {"id": 2, "covered": False}, {"id": 4, "covered": True},
-    ]))
+    parsed = parse_reply(
+        call("biog", (1, 2, 3, 4, 5)),
+        reply(
+            [
+                {"id": 1, "covered": True},
+                {"id": 2, "covered": False},
+                {"id": 4, "covered": True},
+            ]
+        ),
+    )
     assert parsed.status == "partial"
     assert parsed.unscored_ids == (3, 5)
     assert parsed.verdicts[2].reason == "missing from the judge reply"
 
 
 def test_unknown_and_repeated_ids_are_ignored_first_wins():
-    parsed = parse_reply(call("biog", (1, 2)), reply([
-        {"id": 1, "covered": True}, {"id": 9, "covered": True}, {"id": 1, "covered": False},
-        {"id": "2", "covered": "no"},
-    ]))
+    parsed = parse_reply(
+        call("biog", (1, 2)),
+        reply(
+            [
+                {"id": 1, "covered": True},
+                {"id": 9, "covered": True},
+                {"id": 1, "covered": False},
+                {"id": "2", "covered": "no"},
+            ]
+        ),
+    )
     assert [v.verdict for v in parsed.verdicts] == [{"covered": True}, {"covered": False}]
     assert any("unknown id 9" in n for n in parsed.notes)
     assert any("repeated id 1" in n for n in parsed.notes)
@@ -204,7 +229,9 @@ def test_unknown_and_repeated_ids_are_ignored_first_wins():
 def test_positional_matching_only_when_counts_agree():
     booleans = parse_reply(call("biog", (7, 8, 9)), "[true, false, true]")
     assert [v.verdict for v in booleans.verdicts] == [
-        {"covered": True}, {"covered": False}, {"covered": True},
+        {"covered": True},
+        {"covered": False},
+        {"covered": True},
     ]
     assert booleans.notes == ("items matched by position (no ids)",)
     short = parse_reply(call("biog", (7, 8, 9)), "[true, false]")
@@ -212,29 +239,47 @@ def test_positional_matching_only_when_counts_agree():
 
 
 def test_invalid_field_value_unscored_with_reason():
-    parsed = parse_reply(call("biog", (1, 2)), reply([
-        {"id": 1, "covered": "maybe"}, {"id": 2, "covered": "YES"},
-    ]))
+    parsed = parse_reply(
+        call("biog", (1, 2)),
+        reply(
+            [
+                {"id": 1, "covered": "maybe"},
+                {"id": 2, "covered": "YES"},
+            ]
+        ),
+    )
     assert parsed.verdicts[0].verdict is None and "covered" in parsed.verdicts[0].reason
     assert parsed.verdicts[1].verdict == {"covered": True}
     assert parsed.status == "partial"
 
 
 def test_sr_correct_is_forced_false_when_not_answered():
-    parsed = parse_reply(call("sr", (1, 2, 3)), reply([
-        {"id": 1, "answered": False},
-        {"id": 2, "answered": False, "correct": True},
-        {"id": 3, "answered": True},
-    ]))
+    parsed = parse_reply(
+        call("sr", (1, 2, 3)),
+        reply(
+            [
+                {"id": 1, "answered": False},
+                {"id": 2, "answered": False, "correct": True},
+                {"id": 3, "answered": True},
+            ]
+        ),
+    )
     assert parsed.verdicts[0].verdict == {"answered": False, "correct": False}
     assert parsed.verdicts[1].verdict == {"answered": False, "correct": False}
     assert parsed.verdicts[2].verdict is None  # answered but no "correct": undecided
 
 
 def test_nw_accepts_official_key_names_and_keeps_evidence():
-    parsed = parse_reply(call("nw", (3,)), json.dumps({"verdicts": [
-        {"statement_id": 3, "exists_in_article": True, "follows_rules": False, "evidence": "b3"},
-    ]}))
+    parsed = parse_reply(
+        call("nw", (3,)),
+        json.dumps(
+            {
+                "verdicts": [
+                    {"statement_id": 3, "exists_in_article": True, "follows_rules": False, "evidence": "b3"},
+                ]
+            }
+        ),
+    )
     assert parsed.verdicts[0].verdict == {"exists": True, "follows_rules": False}
     assert parsed.verdicts[0].evidence == "b3"
 
@@ -276,9 +321,7 @@ def test_biog_official_counts_failed_batch_as_uncovered():
 
 
 def test_biog_sample_unscored_below_min_share():
-    score = score_biog(
-        "text", biog_target(10), biog_batches(), 1024, JudgedConfig(min_scored_share=0.7)
-    )
+    score = score_biog("text", biog_target(10), biog_batches(), 1024, JudgedConfig(min_scored_share=0.7))
     # 6 of 10 judged < 0.7
     assert score.value is None and score.metrics["sentence_coverage_rate"] is None
     assert "6 of 10" in score.reason
@@ -313,14 +356,25 @@ SR_TARGET = {"qa_pairs": [{"question": f"Q{i}", "answer": f"A{i}"} for i in rang
 def sr_batches() -> list[ParsedBatch]:
     """Five questions: (a, c) = (T, T), (T, F), (F, -), (T, T), unscored."""
     return [
-        parse_reply(call("sr", (1, 2, 3)), reply([
-            {"id": 1, "answered": True, "correct": True},
-            {"id": 2, "answered": True, "correct": False},
-            {"id": 3, "answered": False, "correct": False},
-        ])),
-        parse_reply(call("sr", (4, 5)), reply([
-            {"id": 4, "answered": True, "correct": True}, {"id": 5, "answered": "unsure"},
-        ])),
+        parse_reply(
+            call("sr", (1, 2, 3)),
+            reply(
+                [
+                    {"id": 1, "answered": True, "correct": True},
+                    {"id": 2, "answered": True, "correct": False},
+                    {"id": 3, "answered": False, "correct": False},
+                ]
+            ),
+        ),
+        parse_reply(
+            call("sr", (4, 5)),
+            reply(
+                [
+                    {"id": 4, "answered": True, "correct": True},
+                    {"id": 5, "answered": "unsure"},
+                ]
+            ),
+        ),
     ]
 
 
@@ -340,9 +394,11 @@ def test_sr_official_counts_unscored_as_unanswered():
 
 
 def test_sr_nothing_correct_gives_zero_total():
-    batches = [parse_reply(call("sr", (1, 2, 3, 4, 5)), reply([
-        {"id": i, "answered": True, "correct": False} for i in range(1, 6)
-    ]))]
+    batches = [
+        parse_reply(
+            call("sr", (1, 2, 3, 4, 5)), reply([{"id": i, "answered": True, "correct": False} for i in range(1, 6)])
+        )
+    ]
     score = score_sr("report", SR_TARGET, batches, 1024)
     assert score.metrics["answered_rate"] == 1.0 and score.value == 0.0
 
@@ -350,11 +406,16 @@ def test_sr_nothing_correct_gives_zero_total():
 def nw_batches(fifth: str) -> list[ParsedBatch]:
     """Beta: 1 found+AP, 3 found not AP, 4 missing; Alpha: statement 2 per ``fifth``."""
     return [
-        parse_reply(call("nw", (1, 3, 4)), reply([
-            {"id": 1, "exists": True, "follows_rules": True},
-            {"id": 3, "exists": True, "follows_rules": False},
-            {"id": 4, "exists": False, "follows_rules": True},
-        ])),
+        parse_reply(
+            call("nw", (1, 3, 4)),
+            reply(
+                [
+                    {"id": 1, "exists": True, "follows_rules": True},
+                    {"id": 3, "exists": True, "follows_rules": False},
+                    {"id": 4, "exists": False, "follows_rules": True},
+                ]
+            ),
+        ),
         parse_reply(call("nw", (2,)), fifth),
     ]
 
@@ -383,7 +444,11 @@ def test_empty_answer_scores_zero_everywhere():
     score = empty_answer_score("sr")
     assert score.value == 0.0
     assert set(score.metrics) == {
-        "answered_rate", "correctness_rate", "total_score", "words", "length_adherence",
+        "answered_rate",
+        "correctness_rate",
+        "total_score",
+        "words",
+        "length_adherence",
     }
     assert all(v == 0.0 for v in score.metrics.values())
 
@@ -401,8 +466,7 @@ def test_cf_messages_show_both_programs():
     ("text", "relevant", "statuses"),
     [
         ('{"relevant_and_complete": false}', False, {"ok"}),
-        ('<think>{"relevant_and_complete": false}</think> {"is_relevant_and_complete": true}',
-         True, {"ok"}),
+        ('<think>{"relevant_and_complete": false}</think> {"is_relevant_and_complete": true}', True, {"ok"}),
         ('Verdict: {"relevant_and_complete": True}', True, {"repaired", "text"}),
         ("relevant_and_complete: false", False, {"text"}),
     ],
@@ -435,14 +499,12 @@ def test_generated_sample_all_positive_judge_scores_one(task):
         "nw": lambda: nw_judge_calls("text", sample.target, words),
     }
     scorers = {"biog": score_biog, "sr": score_sr, "nw": score_nw}
-    fields = {"biog": ("covered",), "sr": ("answered", "correct"),
-              "nw": ("exists", "follows_rules")}
+    fields = {"biog": ("covered",), "sr": ("answered", "correct"), "nw": ("exists", "follows_rules")}
     calls = builders[task]()
     judged = [i for c in calls for i in c.target_ids]
     assert len(judged) == len(set(judged))  # every target in exactly one call
     batches = [
-        parse_reply(c, reply([{"id": i, **dict.fromkeys(fields[task], True)}
-                              for i in reversed(c.target_ids)]))
+        parse_reply(c, reply([{"id": i, **dict.fromkeys(fields[task], True)} for i in reversed(c.target_ids)]))
         for c in calls
     ]
     score = scorers[task]("text", sample.target, batches, words)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from longweave.test_ratings import as_score, batch
-
 from proseval.benchmarks.longweave.generators import generate
 from proseval.benchmarks.longweave.judging.ratings import ratings
 from proseval.benchmarks.longweave.judging.scores import score_biog, score_sr
@@ -18,8 +17,14 @@ from proseval.registry import tasks
 def record_of(task: str, index: int, answer: str, scorer=None, replies: dict[tuple[int, ...], str] | None = None):
     """A generated sample answered with `answer`, judged by `replies` (target ids -> the judge's reply)."""
     sample = generate(task, "1k", index, 0)
-    record = {"id": f"longweave/{task}@1k/{index}", "input": sample.input, "target": sample.target,
-              "metadata": sample.metadata, "state": {"output": answer}, "scores": {}}
+    record = {
+        "id": f"longweave/{task}@1k/{index}",
+        "input": sample.input,
+        "target": sample.target,
+        "metadata": sample.metadata,
+        "state": {"output": answer},
+        "scores": {},
+    }
     if scorer is not None:
         batches = [batch(task, ids, reply) for ids, reply in (replies or {}).items()]
         scores = as_score(scorer(answer, sample.target, batches, sample.metadata["target_words"]))

@@ -68,9 +68,7 @@ def test_cf_a_known_original_function_count_is_used_as_given():
 
 
 def test_cf_file_level_noqa_gives_full_marks():
-    score = score_cf(
-        fenced("# flake8: noqa\n" + CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION
-    )
+    score = score_cf(fenced("# flake8: noqa\n" + CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION)
     assert score.trace["violations"] == 0
     assert score.value == 1.0
 
@@ -122,9 +120,7 @@ def test_cf_naming_codes_can_be_left_out():
         "N802": 1,
         "W292": 1,
     }
-    without = score_cf(
-        fenced(code), ORIGINAL_ONE_FUNCTION, config=CFConfig(count_naming=False)
-    )
+    without = score_cf(fenced(code), ORIGINAL_ONE_FUNCTION, config=CFConfig(count_naming=False))
     assert without.trace["violation_codes"] == {"W292": 1}
 
 
@@ -145,8 +141,25 @@ def test_cf_extraction_finds_what_the_official_expression_finds():
     """The block is found with str.find; on random answers made of fences, tags, whitespace
     and code it must give the official expression's group, or no block when it finds none."""
     official = re.compile(r"```(?:python)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
-    pieces = ["```", "`", "``", "````", "python", "PyThOn", "py", "python3", " ", "\n", "\t",
-              "\u00a0", "x = 1", "def f():", "pass", "#", "é"]
+    pieces = [
+        "```",
+        "`",
+        "``",
+        "````",
+        "python",
+        "PyThOn",
+        "py",
+        "python3",
+        " ",
+        "\n",
+        "\t",
+        "\u00a0",
+        "x = 1",
+        "def f():",
+        "pass",
+        "#",
+        "é",
+    ]
     rng = random.Random(11)
     answers = ["```python```", "``````", "````", "```python \n```", "a```b```c```d"]
     answers += ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12))) for _ in range(3000)]
@@ -200,18 +213,12 @@ def test_cf_function_count_score_scale():
 
 def test_cf_flake8_failure_is_unscored_not_zero(monkeypatch):
     def failing(sources, settings, processes):
-        return [
-            CodeCheck(None, 1, flake8_error="RuntimeError: plugin crashed")
-            for _ in sources
-        ]
+        return [CodeCheck(None, 1, flake8_error="RuntimeError: plugin crashed") for _ in sources]
 
     monkeypatch.setattr(cf_module, "check_sources", failing)
     score = score_cf(fenced(CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION)
     assert score.value is None
-    assert (
-        score.metrics["style_quality_score"] is None
-        and score.metrics["total_score"] is None
-    )
+    assert score.metrics["style_quality_score"] is None and score.metrics["total_score"] is None
     assert score.metrics["runnable_ratio"] == 1.0
     assert "plugin crashed" in score.reason
 
@@ -233,9 +240,7 @@ def test_cf_batch_in_worker_processes_matches_in_process():
 
 def test_cf_bad_process_count_is_refused():
     with pytest.raises(ValueError, match="processes"):
-        score_cf_batch(
-            [(fenced(CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION)], processes=0
-        )
+        score_cf_batch([(fenced(CLEAN_ONE_FUNCTION), ORIGINAL_ONE_FUNCTION)], processes=0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -251,9 +256,7 @@ def filler(i: int) -> tuple[str, str]:
     return (chr(ord("A") + i) * 4, chr(ord("a") + i) * 4)
 
 
-SMALL = KVGInstance(
-    "TTTT", "tttt", target_index=2, num_entries=4, key_length=4, value_length=4
-)
+SMALL = KVGInstance("TTTT", "tttt", target_index=2, num_entries=4, key_length=4, value_length=4)
 
 
 def test_kvg_perfect_answer():
@@ -286,9 +289,7 @@ def test_kvg_reference_point_from_the_specification():
 
 def test_kvg_length_score_averages_keys_and_values():
     pairs = [("AA", "aaaa"), ("BB", "bbbb"), ("TT", "tttt"), ("CC", "cccc")]
-    instance = KVGInstance(
-        "TT", "tttt", target_index=2, num_entries=4, key_length=4, value_length=4
-    )
+    instance = KVGInstance("TT", "tttt", target_index=2, num_entries=4, key_length=4, value_length=4)
     score = score_kvg(kv_answer(pairs), instance)
     # keys: mean length 2 against 4, scale max(1, 1) = 1 -> 1 / (1 + 4) = 0.2; values exact -> 1
     assert score.metrics["avg_length_score"] == 0.6
@@ -307,9 +308,7 @@ def test_kvg_unpaired_target_passes_only_officially():
 def test_kvg_apostrophe_breaks_only_the_official_parser():
     answer = '{"AAAA": "it\'s", "BBBB": "bbbb", "TTTT": "tttt", "CCCC": "cccc"}'
     default = score_kvg(answer, SMALL)
-    assert (
-        default.metrics["key_existence"] == 1.0 and default.trace["parsing"] == "JSON"
-    )
+    assert default.metrics["key_existence"] == 1.0 and default.trace["parsing"] == "JSON"
     assert score_kvg(answer, SMALL, config=KVGConfig.official()).value == 0.0
 
 
@@ -350,9 +349,7 @@ def test_kvg_bad_instance_is_refused():
 # S0 -0-> S0 emits 0.
 MACHINE = SMSInstance("0120")
 ROWS = ["S0 | 0 | S0 | 0", "S0 | 1 | S1 | 1", "S1 | 2 | S0 | 0", "S0 | 0 | S0 | 0"]
-HEADER = (
-    "Current State | Input | Next State | Output Signal\n----------------------------"
-)
+HEADER = "Current State | Input | Next State | Output Signal\n----------------------------"
 
 
 def test_sms_expected_outputs():
@@ -388,10 +385,7 @@ def test_sms_truncated_table():
 
 
 def test_sms_comma_and_colon_separators_and_blank_lines():
-    assert (
-        score_sms("S0, 0, S0, 0\n\nS0: 1: S1: 1\nS1,2,S0,0\nS0|0|S0|0", MACHINE).value
-        == 1.0
-    )
+    assert score_sms("S0, 0, S0, 0\n\nS0: 1: S1: 1\nS1,2,S0,0\nS0|0|S0|0", MACHINE).value == 1.0
 
 
 @pytest.mark.parametrize(
@@ -430,9 +424,7 @@ def test_sms_invalid_machine_is_refused():
 DOC = ["alpha beta gamma", "delta epsilon zeta", "theta iota kappa"]
 
 
-def blocks(
-    labels_and_texts: list[tuple[int, str]], marker: str = "[[Segment {}]]\n"
-) -> str:
+def blocks(labels_and_texts: list[tuple[int, str]], marker: str = "[[Segment {}]]\n") -> str:
     return "\n\n".join(marker.format(label) + text for label, text in labels_and_texts)
 
 
@@ -530,8 +522,13 @@ def test_count_words_uses_word_tokens():
 def test_count_words_finds_the_official_word_tokens():
     """The official token is `\\b\\w+\\b`; ours must find exactly the same tokens."""
     official = re.compile(r"\b\w+\b")
-    texts = ["naïve café_au_lait 3.14 don't", "中文字符 and 日本語テキスト", "a__b--c  \n\t x1y2", "ümlaut-ß ½ ²",
-             "def f(x):\n    return x_1 + 2"]
+    texts = [
+        "naïve café_au_lait 3.14 don't",
+        "中文字符 and 日本語テキスト",
+        "a__b--c  \n\t x1y2",
+        "ümlaut-ß ½ ²",
+        "def f(x):\n    return x_1 + 2",
+    ]
     for text in texts:
         assert count_words(text) == len(official.findall(text))
         assert [m.span() for m in _WORD.finditer(text)] == [m.span() for m in official.finditer(text)]

@@ -11,8 +11,8 @@ from proseval.benchmarks.longweave.generators import generate
 from proseval.benchmarks.longweave.judging.calls import biog_judge_calls
 from proseval.models.scripted import register_script, unregister_script
 from proseval.registry import get_task
-from proseval.runtime.records import RoleBinding
 from proseval.runtime.options import RunOptions
+from proseval.runtime.records import RoleBinding
 from proseval.runtime.runner import start_run
 
 ITEM = re.compile(r"^\[(\d+)\]", re.MULTILINE)
@@ -33,8 +33,10 @@ def perfect_answer(prompt: str) -> str:
                 if task == "sms":
                     nexts = target["expected_states"]
                     currents = [target["initial_state"], *nexts[:-1]]
-                    rows = [f"{cur} | {c} | {nxt} | {o}" for cur, c, nxt, o in zip(
-                        currents, target["input_string"], nexts, target["expected_outputs"])]
+                    rows = [
+                        f"{cur} | {c} | {nxt} | {o}"
+                        for cur, c, nxt, o in zip(currents, target["input_string"], nexts, target["expected_outputs"])
+                    ]
                     return "Current State | Input | Next State | Output Signal\n" + "\n".join(rows)
                 if task == "pr":
                     return "\n\n".join(f"[[Segment {i}]]\n{seg}" for i, seg in enumerate(target["segments"]))
@@ -75,8 +77,10 @@ def scripts():
 
 
 def bindings(candidate_script: str, judge_script: str) -> dict[str, RoleBinding]:
-    return {"candidate": RoleBinding(spec=f"scripted/{candidate_script}", concurrency=4),
-            "judge": RoleBinding(spec=f"scripted/{judge_script}", concurrency=4)}
+    return {
+        "candidate": RoleBinding(spec=f"scripted/{candidate_script}", concurrency=4),
+        "judge": RoleBinding(spec=f"scripted/{judge_script}", concurrency=4),
+    }
 
 
 def cell(results, task, length="1k"):
@@ -85,8 +89,9 @@ def cell(results, task, length="1k"):
 
 async def test_every_task_scores_a_perfect_answer_fully(tmp_path, scripts):
     task = get_task("longweave", {"length": "1k", "per_cell": 2})
-    folder, results = await start_run(task, bindings("lw-candidate", "lw-judge"),
-                                      RunOptions(out_dir=tmp_path, display="none"))
+    folder, results = await start_run(
+        task, bindings("lw-candidate", "lw-judge"), RunOptions(out_dir=tmp_path, display="none")
+    )
     assert results.counts.finished == 14 and results.counts.failed == 0
     for name in ("kvg", "sms", "pr", "biog", "sr", "nw"):
         assert cell(results, name)["mean"] == pytest.approx(1.0), name
@@ -110,8 +115,9 @@ async def test_empty_answers_score_zero_and_are_counted(tmp_path, scripts):
 
 async def test_unparsable_judge_leaves_samples_unscored(tmp_path, scripts):
     task = get_task("longweave", {"task": "biog,cf", "length": "1k", "per_cell": 1, "judge_attempts": 2})
-    folder, results = await start_run(task, bindings("lw-candidate", "lw-garbage"),
-                                      RunOptions(out_dir=tmp_path, display="none"))
+    folder, results = await start_run(
+        task, bindings("lw-candidate", "lw-garbage"), RunOptions(out_dir=tmp_path, display="none")
+    )
     for name in ("biog", "cf"):
         c = cell(results, name)
         assert (c["mean"], c["n_unscored"], c["n_used"]) == (None, 1, 0)
@@ -124,8 +130,9 @@ async def test_unparsable_judge_leaves_samples_unscored(tmp_path, scripts):
 
 async def test_official_mode_counts_an_unreadable_gate_as_relevant(tmp_path, scripts):
     task = get_task("longweave", {"task": "cf", "length": "1k", "per_cell": 1, "official": True})
-    _, results = await start_run(task, bindings("lw-candidate", "lw-garbage"),
-                                 RunOptions(out_dir=tmp_path, display="none"))
+    _, results = await start_run(
+        task, bindings("lw-candidate", "lw-garbage"), RunOptions(out_dir=tmp_path, display="none")
+    )
     assert cell(results, "cf")["n_used"] == 1 and cell(results, "cf")["mean"] > 0
 
 
@@ -138,7 +145,8 @@ def test_limit_takes_a_balanced_share_of_cells():
     task = get_task("longweave", {"task": "cf,kvg", "length": "1k,2k", "per_cell": 10})
     first = [s.metadata for _, s in zip(range(8), task.dataset())]
     assert sorted((m["task"], m["length"]) for m in first) == sorted(
-        [(t, l) for t in ("cf", "kvg") for l in ("1k", "2k")] * 2)
+        [(t, size) for t in ("cf", "kvg") for size in ("1k", "2k")] * 2
+    )
 
 
 async def test_a_failed_candidate_call_is_left_out_and_counted_never_zero(tmp_path, scripts):
@@ -149,9 +157,11 @@ async def test_a_failed_candidate_call_is_left_out_and_counted_never_zero(tmp_pa
     async with FakeOpenAIServer(behaviour=lambda i, body: Reply(text=good) if i == 0 else Reply("status", 503)) as srv:
         task = get_task("longweave", {"task": "kvg", "length": "1k", "per_cell": 2})
         candidate = RoleBinding(spec="openai-compatible/fake", base_urls=[srv.base_url], concurrency=1)
-        _, results = await start_run(task, {"candidate": candidate},
-                                     RunOptions(out_dir=tmp_path, display="none", max_attempts=2,
-                                                backoff_initial=0.01))
+        _, results = await start_run(
+            task,
+            {"candidate": candidate},
+            RunOptions(out_dir=tmp_path, display="none", max_attempts=2, backoff_initial=0.01),
+        )
     c = cell(results, "kvg")
     assert (c["mean"], c["n_used"], c["n_failed"]) == (1.0, 1, 1)
     assert results.extra["longweave"]["overall"]["mean"] == 1.0
@@ -168,8 +178,9 @@ async def test_unscored_judge_targets_are_counted_in_the_results(tmp_path, scrip
     register_script("lw-half", half_judge)
     try:
         task = get_task("longweave", {"task": "biog", "length": "1k", "per_cell": 1, "judge_attempts": 1})
-        folder, results = await start_run(task, bindings("lw-candidate", "lw-half"),
-                                          RunOptions(out_dir=tmp_path, display="none"))
+        folder, results = await start_run(
+            task, bindings("lw-candidate", "lw-half"), RunOptions(out_dir=tmp_path, display="none")
+        )
     finally:
         unregister_script("lw-half")
     trace = next(folder.iter_records()).scores["longweave"].metadata["trace"]
@@ -185,8 +196,9 @@ async def test_a_prompt_too_long_for_the_candidate_scores_zero_like_an_empty_ans
     register_script("lw-overflow", [ContextOverflowError("maximum context length exceeded")])
     try:
         task = get_task("longweave", {"task": "kvg", "length": "1k", "per_cell": 2})
-        _, results = await start_run(task, {"candidate": RoleBinding(spec="scripted/lw-overflow")},
-                                     RunOptions(out_dir=tmp_path, display="none"))
+        _, results = await start_run(
+            task, {"candidate": RoleBinding(spec="scripted/lw-overflow")}, RunOptions(out_dir=tmp_path, display="none")
+        )
     finally:
         unregister_script("lw-overflow")
     c = cell(results, "kvg")

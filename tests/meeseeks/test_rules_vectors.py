@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from proseval.benchmarks.meeseeks.rules.agreement import (
     load_cases,
     verdict,
 )
+from proseval.benchmarks.meeseeks.rules.base import Verdict
 
 _OPTIONAL = ("simplemma", "jsonschema", "pyphen", "opencc", "strokes", "pinyin_order", "pypinyin")
 _MISSING = [m for m in _OPTIONAL if importlib.util.find_spec(m) is None]
@@ -45,18 +47,39 @@ class Round:
 
 ROUNDS = {
     "round1": Round(
-        "rule_vectors.jsonl", "vector_deviations.json", 23005, 22709, 23002, 293,
-        ("latin:arabic_feminine_definite_total", "latin:arabic_feminine_indefinite_total",
-         "latin:check_keyword_inflections_each", "latin:check_russian_derived_words",
-         "latin:check_russian_participle_usage", "latin:check_russian_verb_temporal_relation",
-         "latin:french_adverbial_y", "latin:has_correct_spanish_date_names_case",
-         "latin:has_spanish_abbreviation_count", "latin:russian_adjective_type_count"),
+        "rule_vectors.jsonl",
+        "vector_deviations.json",
+        23005,
+        22709,
+        23002,
+        293,
+        (
+            "latin:arabic_feminine_definite_total",
+            "latin:arabic_feminine_indefinite_total",
+            "latin:check_keyword_inflections_each",
+            "latin:check_russian_derived_words",
+            "latin:check_russian_participle_usage",
+            "latin:check_russian_verb_temporal_relation",
+            "latin:french_adverbial_y",
+            "latin:has_correct_spanish_date_names_case",
+            "latin:has_spanish_abbreviation_count",
+            "latin:russian_adjective_type_count",
+        ),
     ),
     "round2": Round(
-        "rule_vectors_round2.jsonl", "vector_deviations_round2.json", 810, 739, 808, 69,
-        ("cjk:jpn_yayun", "latin:detect_russian_multiple_plural_forms_enhanced",
-         "latin:has_correct_abbreviation_format_only", "latin:has_correct_compound_hyphen_usage",
-         "latin:has_correct_spanish_address_format"),
+        "rule_vectors_round2.jsonl",
+        "vector_deviations_round2.json",
+        810,
+        739,
+        808,
+        69,
+        (
+            "cjk:jpn_yayun",
+            "latin:detect_russian_multiple_plural_forms_enhanced",
+            "latin:has_correct_abbreviation_format_only",
+            "latin:has_correct_compound_hyphen_usage",
+            "latin:has_correct_spanish_address_format",
+        ),
     ),
 }
 
@@ -69,17 +92,38 @@ class Loaded:
     fixed_verdicts: dict
 
 
-@pytest.fixture(scope="module", params=sorted(ROUNDS))
-def data(request, shared_dir) -> Loaded:
-    spec = ROUNDS[request.param]
-    cases = load_cases(shared_dir / "vectors" / "meeseeks" / spec.vectors)
-    deviations = json.loads((FIXTURES / spec.deviations).read_text("utf-8"))
-    return Loaded(spec, cases, deviations, {c["id"]: verdict(c, "fixed") for c in cases})
+@pytest.fixture(scope="module")
+def round_cases(shared_dir) -> dict[str, list[dict]]:
+    return {name: load_cases(shared_dir / "vectors" / "meeseeks" / spec.vectors) for name, spec in ROUNDS.items()}
 
 
 @pytest.fixture(scope="module")
-def all_cases(shared_dir) -> list[dict]:
-    return [c for spec in ROUNDS.values() for c in load_cases(shared_dir / "vectors" / "meeseeks" / spec.vectors)]
+def verdicts(round_cases) -> dict[tuple[str, str], Verdict]:
+    """Every case's verdict under both profiles, computed once for all the tests: (case id, profile)
+    -> verdict (case ids are unique across the two vector files)."""
+    return {
+        (c["id"], profile): verdict(c, profile)
+        for cases in round_cases.values()
+        for c in cases
+        for profile in ("fixed", "head")
+    }
+
+
+def judged(verdicts: dict[tuple[str, str], Verdict]) -> Callable[[dict, str], Verdict]:
+    return lambda case, profile: verdicts[(case["id"], profile)]
+
+
+@pytest.fixture(scope="module", params=sorted(ROUNDS))
+def data(request, round_cases, verdicts) -> Loaded:
+    spec = ROUNDS[request.param]
+    cases = round_cases[request.param]
+    deviations = json.loads((FIXTURES / spec.deviations).read_text("utf-8"))
+    return Loaded(spec, cases, deviations, {c["id"]: verdicts[(c["id"], "fixed")] for c in cases})
+
+
+@pytest.fixture(scope="module")
+def all_cases(round_cases) -> list[dict]:
+    return [c for name in ROUNDS for c in round_cases[name]]
 
 
 def test_disagreements_are_exactly_the_documented_deviations(data):
@@ -101,14 +145,14 @@ def test_every_deviation_has_a_reason_naming_its_family(data):
         assert kind in ("fixed", "r11", "other") and family == families[case_id], case_id
 
 
-def test_fixed_defects_are_reproduced_under_the_head_profile(data):
+def test_fixed_defects_are_reproduced_under_the_head_profile(data, verdicts):
     fixed = [c for c in data.cases if data.deviations["cases"].get(c["id"], "").startswith("fixed:")]
     assert len(fixed) == data.spec.fixed
-    assert [c["id"] for c in fixed if not agrees(verdict(c, "head"), c)] == []
+    assert [c["id"] for c in fixed if not agrees(verdicts[(c["id"], "head")], c)] == []
 
 
-def test_agreement_over_all_cases_under_both_profiles(data):
-    rows = family_agreement(data.cases)
+def test_agreement_over_all_cases_under_both_profiles(data, verdicts):
+    rows = family_agreement(data.cases, judged(verdicts))
     assert sum(r.cases for r in rows) == data.spec.total
     assert sum(r.default for r in rows) == data.spec.agreeing_default
     assert sum(r.head for r in rows) == data.spec.agreeing_head
@@ -121,19 +165,41 @@ def test_families_where_the_official_code_always_errors(data):
 
 
 @pytest.mark.parametrize(
-    "family", ["hanzi_structure", "jpn_mixed_ratio", "has_complete_exclamations", "language_ratio", "any_keywords",
-               "non_word_freq", "check_hyphenated_words_count", "check_fronted_emphasis",
-               "check_informal_imperative_sentence", "check_keyword_inflections_each", "check_russian_derived_words",
-               "french_ne_usage", "french_adverbial_y", "portuguese_euro_format", "has_spanish_abbreviation_count",
-               "arabic_feminine_indefinite_total", "jpn_yayun", "detect_russian_multiple_plural_forms_enhanced",
-               "has_correct_abbreviation_format_only", "has_correct_compound_hyphen_usage",
-               "has_correct_spanish_address_format", "is_vigesimal_number", "french_seven_digit_number",
-               "german_clause_verb", "portuguese_address_abbreviation", "check_si_usage", "pingze"],
+    "family",
+    [
+        "hanzi_structure",
+        "jpn_mixed_ratio",
+        "has_complete_exclamations",
+        "language_ratio",
+        "any_keywords",
+        "non_word_freq",
+        "check_hyphenated_words_count",
+        "check_fronted_emphasis",
+        "check_informal_imperative_sentence",
+        "check_keyword_inflections_each",
+        "check_russian_derived_words",
+        "french_ne_usage",
+        "french_adverbial_y",
+        "portuguese_euro_format",
+        "has_spanish_abbreviation_count",
+        "arabic_feminine_indefinite_total",
+        "jpn_yayun",
+        "detect_russian_multiple_plural_forms_enhanced",
+        "has_correct_abbreviation_format_only",
+        "has_correct_compound_hyphen_usage",
+        "has_correct_spanish_address_format",
+        "is_vigesimal_number",
+        "french_seven_digit_number",
+        "german_clause_verb",
+        "portuguese_address_abbreviation",
+        "check_si_usage",
+        "pingze",
+    ],
 )
-def test_head_profile_matches_every_case_of_the_quirky_families(all_cases, family):
+def test_head_profile_matches_every_case_of_the_quirky_families(all_cases, verdicts, family):
     cases = [c for c in all_cases if c["family"] == family]
     assert cases
-    assert [c["id"] for c in cases if not agrees(verdict(c, "head"), c)] == []
+    assert [c["id"] for c in cases if not agrees(verdicts[(c["id"], "head")], c)] == []
 
 
 def test_agreement_table_and_erroring_families_on_synthetic_cases():
@@ -143,12 +209,20 @@ def test_agreement_table_and_erroring_families_on_synthetic_cases():
     cases = [
         {**base, "rule": "item_count:[1,1]", "items": ["a"], "official_result": 1},
         {**base, "rule": "item_count:[1,1]", "items": ["a", "b"], "official_result": 1},
-        {**base, "family": "x", "rule": "item_count:[1,1]", "items": ["a"], "official_result": "error: NameError",
-         "pipeline_score": 0},
+        {
+            **base,
+            "family": "x",
+            "rule": "item_count:[1,1]",
+            "items": ["a"],
+            "official_result": "error: NameError",
+            "pipeline_score": 0,
+        },
         {**base, "family": "x", "rule": "item_count:[1,1]", "items": [], "official_result": 0},
     ]
     rows = family_agreement(cases)
-    assert [(r.family, r.cases, r.default, r.head, r.errors) for r in rows] == [("item_count", 2, 1, 1, 0),
-                                                                               ("x", 2, 1, 1, 1)]
+    assert [(r.family, r.cases, r.default, r.head, r.errors) for r in rows] == [
+        ("item_count", 2, 1, 1, 0),
+        ("x", 2, 1, 1, 1),
+    ]
     assert always_erroring_families(cases) == ["latin:x"]
     assert "| **listed** | | 4 | 2 (50.0 %) | 2 (50.0 %) |" in format_table(rows)

@@ -40,9 +40,15 @@ def c3e_run(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("PROSEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-            yield proseval.run("c3ebench", model="scripted/cmp-cand", roles={"judge": JUDGE}, preset="official",
-                               params={"data_dir": str(data), "order": "interleaved"}, limit=LIMIT,
-                               run_dir=tmp_path_factory.mktemp("c3e") / "run").path
+            yield proseval.run(
+                "c3ebench",
+                model="scripted/cmp-cand",
+                roles={"judge": JUDGE},
+                preset="official",
+                params={"data_dir": str(data), "order": "interleaved"},
+                limit=LIMIT,
+                run_dir=tmp_path_factory.mktemp("c3e") / "run",
+            ).path
     finally:
         unregister_script("gpt-5.2-2025-12-11")
         unregister_script("cmp-cand")
@@ -65,17 +71,20 @@ def verdict(header: RunHeader, results: Results, judge: str = JUDGE, benchmark: 
     return run_comparability(benchmark, refs, header, results, {"judge": judge}, paper_unit(UNIT, refs), UNIT)
 
 
-@pytest.mark.parametrize("spec, printed, expected", [
-    ("openai/gpt-5.2-2025-12-11", "GPT-5.2-1120", True),
-    ("openai/GPT-5.2-1120", "GPT-5.2-1120", True),
-    ("openai/gpt-5.2-mini", "GPT-5.2-1120", False),
-    ("openai/gpt-5.2-pro", "GPT-5.2-1120", False),
-    ("openai/gpt-5.2", "GPT-5.2-1120", False),
-    ("openai-compatible/Qwen/Qwen2.5-72B-Instruct", "Qwen2-5-72B-Instruct", True),
-    ("openai-compatible/qwen2.5-72b-instruct", "Qwen2-5-72B-Instruct", True),
-    ("openai-compatible/Qwen2.5-72B-Instruct-Turbo", "Qwen2-5-72B-Instruct", False),
-    ("openai-compatible/j", "Qwen2-5-72B-Instruct", False),
-])
+@pytest.mark.parametrize(
+    "spec, printed, expected",
+    [
+        ("openai/gpt-5.2-2025-12-11", "GPT-5.2-1120", True),
+        ("openai/GPT-5.2-1120", "GPT-5.2-1120", True),
+        ("openai/gpt-5.2-mini", "GPT-5.2-1120", False),
+        ("openai/gpt-5.2-pro", "GPT-5.2-1120", False),
+        ("openai/gpt-5.2", "GPT-5.2-1120", False),
+        ("openai-compatible/Qwen/Qwen2.5-72B-Instruct", "Qwen2-5-72B-Instruct", True),
+        ("openai-compatible/qwen2.5-72b-instruct", "Qwen2-5-72B-Instruct", True),
+        ("openai-compatible/Qwen2.5-72B-Instruct-Turbo", "Qwen2-5-72B-Instruct", False),
+        ("openai-compatible/j", "Qwen2-5-72B-Instruct", False),
+    ],
+)
 def test_the_papers_judge_is_known_by_its_exact_identifiers_never_a_prefix(spec, printed, expected):
     assert is_paper_judge(spec, printed) is expected
 
@@ -96,8 +105,12 @@ def test_a_few_items_at_the_paper_preset_are_not_comparable(ran):
 def test_the_papers_items_settings_judge_and_measure_are_comparable_with_every_reason(ran):
     found = verdict(*as_full(*ran))
     assert found.comparable, found.why
-    assert [r.split(" ")[0:3] for r in found.reasons] == [["judged", "by", "the"], ["it", "ran", "the"],
-                                                          ["its", "settings", "are"], ["its", "headline", "converts"]]
+    assert [r.split(" ")[0:3] for r in found.reasons] == [
+        ["judged", "by", "the"],
+        ["it", "ran", "the"],
+        ["its", "settings", "are"],
+        ["its", "headline", "converts"],
+    ]
     assert "1,258 items" in found.why and "official preset's, every one sent" in found.why
     assert found.caveats and "language" in found.caveats[0]
 
@@ -106,20 +119,64 @@ def test_each_departure_from_the_paper_is_named(ran):
     header, results = as_full(*ran)
     judge = header.roles["judge"]
     cases = {
-        "other judge": (header, "openai/gpt-5.2-pro", "judged by judge=openai/gpt-5.2-pro, not the paper's GPT-5.2-1120"),
-        "other data": (header.model_copy(update={"dataset": {**header.dataset, "verified": False}}), JUDGE,
-                       "its data files are not the official ones"),
-        "a task setting": (header.model_copy(update={"task_params": {**header.task_params, "judge_order": "swapped"}}),
-                           JUDGE, "judge_order='swapped' (the preset's: 'as_given')"),
-        "a sampling setting": (header.model_copy(update={"roles": {**header.roles, "judge": judge.model_copy(update={
-            "config": judge.config.model_copy(update={"temperature": 1.0})})}}), JUDGE,
-            "judge.temperature=1.0 sent (the preset's: 0.0)"),
-        "a setting left out": (header.model_copy(update={"roles": {**header.roles, "judge": judge.model_copy(update={
-            "config": judge.config.model_copy(update={"temperature": None}),
-            "not_sent": [{"setting": "temperature", "value": 0.0, "reason": "only 1", "rule": "openai-reasoning"}]})}}),
-            JUDGE, "judge.temperature=0.0 not sent to scripted/gpt-5.2-2025-12-11"),
-        "another preset": (header.model_copy(update={"preset": {**(header.preset or {}), "name": "paper"}}), JUDGE,
-                           "it ran with preset paper, not official"),
+        "other judge": (
+            header,
+            "openai/gpt-5.2-pro",
+            "judged by judge=openai/gpt-5.2-pro, not the paper's GPT-5.2-1120",
+        ),
+        "other data": (
+            header.model_copy(update={"dataset": {**header.dataset, "verified": False}}),
+            JUDGE,
+            "its data files are not the official ones",
+        ),
+        "a task setting": (
+            header.model_copy(update={"task_params": {**header.task_params, "judge_order": "swapped"}}),
+            JUDGE,
+            "judge_order='swapped' (the preset's: 'as_given')",
+        ),
+        "a sampling setting": (
+            header.model_copy(
+                update={
+                    "roles": {
+                        **header.roles,
+                        "judge": judge.model_copy(
+                            update={"config": judge.config.model_copy(update={"temperature": 1.0})}
+                        ),
+                    }
+                }
+            ),
+            JUDGE,
+            "judge.temperature=1.0 sent (the preset's: 0.0)",
+        ),
+        "a setting left out": (
+            header.model_copy(
+                update={
+                    "roles": {
+                        **header.roles,
+                        "judge": judge.model_copy(
+                            update={
+                                "config": judge.config.model_copy(update={"temperature": None}),
+                                "not_sent": [
+                                    {
+                                        "setting": "temperature",
+                                        "value": 0.0,
+                                        "reason": "only 1",
+                                        "rule": "openai-reasoning",
+                                    }
+                                ],
+                            }
+                        ),
+                    }
+                }
+            ),
+            JUDGE,
+            "judge.temperature=0.0 not sent to scripted/gpt-5.2-2025-12-11",
+        ),
+        "another preset": (
+            header.model_copy(update={"preset": {**(header.preset or {}), "name": "paper"}}),
+            JUDGE,
+            "it ran with preset paper, not official",
+        ),
         "no preset": (header.model_copy(update={"preset": None}), JUDGE, "it ran without the official preset"),
         "epochs": (header.model_copy(update={"epochs": 3}), JUDGE, "each item 3 times"),
     }

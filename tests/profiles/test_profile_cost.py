@@ -24,9 +24,28 @@ def test_the_cost_limit_stops_the_profile_and_a_higher_one_finishes_it(tmp_path:
     def profile(limit: str):
         register_all()
         try:
-            return CliRunner().invoke(app, ["profile", "scripted/profile-long", "--judge", "scripted/profile-judge",
-                                            "--suite", str(suite), "-o", str(out), "--prices", str(prices),
-                                            "--max-cost", limit, "-c", "1", "--yes", "--display", "none"])
+            return CliRunner().invoke(
+                app,
+                [
+                    "profile",
+                    "scripted/profile-long",
+                    "--judge",
+                    "scripted/profile-judge",
+                    "--suite",
+                    str(suite),
+                    "-o",
+                    str(out),
+                    "--prices",
+                    str(prices),
+                    "--max-cost",
+                    limit,
+                    "-c",
+                    "1",
+                    "--yes",
+                    "--display",
+                    "none",
+                ],
+            )
         finally:
             unregister_all()
 

@@ -50,11 +50,29 @@ def _profile(tmp_path: Path, shared_dir: Path, limit: int, *more: str, fail_firs
     register_all()
     register_script("flaky", flaky)
     try:
-        return CliRunner().invoke(app, ["profile", "scripted/flaky", "--judge", "scripted/profile-judge",
-                                        "--suite", str(suite), "-o", str(tmp_path / "out"), "--data",
-                                        f"writingbench={shared_dir / 'data' / 'writingbench'}", "-c", "1",
-                                        "--prices", str(tmp_path / "prices.yaml"), "--yes", "--display", "none",
-                                        *more])
+        return CliRunner().invoke(
+            app,
+            [
+                "profile",
+                "scripted/flaky",
+                "--judge",
+                "scripted/profile-judge",
+                "--suite",
+                str(suite),
+                "-o",
+                str(tmp_path / "out"),
+                "--data",
+                f"writingbench={shared_dir / 'data' / 'writingbench'}",
+                "-c",
+                "1",
+                "--prices",
+                str(tmp_path / "prices.yaml"),
+                "--yes",
+                "--display",
+                "none",
+                *more,
+            ],
+        )
     finally:
         unregister_script("flaky")
         unregister_all()
@@ -91,7 +109,7 @@ def test_the_cost_limit_counts_the_revision_distance_spend_of_earlier_runs(tmp_p
     out = tmp_path / "out"
     assert _profile(tmp_path, shared_dir, 2).exit_code == 0
     rows = _rows(out)
-    spent = sum(r.cost for r in rows.values())  # type: ignore[misc]
+    spent = sum(r.cost for r in rows.values())  # type: ignore[misc]  # every row is priced here
     assert rows["revision-distance"].cost > 0
     # One more WritingBench sample, with a limit above the WritingBench spend but at the profile's spend
     stopped = _profile(tmp_path, shared_dir, 3, "--max-cost", f"{spent * 1.0001:.6f}")

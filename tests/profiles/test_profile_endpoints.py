@@ -44,8 +44,9 @@ def servers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[tuple[F
 
 
 def profile(suite_file: Path, out: Path, *args: str):
-    return CliRunner().invoke(app, ["profile", CANDIDATE, "--suite", str(suite_file), "-o", str(out), "--yes",
-                                    "--display", "none", *args])
+    return CliRunner().invoke(
+        app, ["profile", CANDIDATE, "--suite", str(suite_file), "-o", str(out), "--yes", "--display", "none", *args]
+    )
 
 
 def probes(server: FakeOpenAIServer) -> list[str]:
@@ -68,13 +69,17 @@ def test_base_url_serves_the_judges_of_every_benchmark_revision_distance_include
 def test_role_base_url_of_the_judge_reaches_every_role_the_judge_binds(servers, suite_file, tmp_path):
     models, judges = servers
     out = tmp_path / "out"
-    result = profile(suite_file, out, "--base-url", models.base_url, "--judge", JUDGE,
-                     "--role-base-url", f"judge={judges.base_url}")
+    result = profile(
+        suite_file, out, "--base-url", models.base_url, "--judge", JUDGE, "--role-base-url", f"judge={judges.base_url}"
+    )
     assert result.exit_code == 0, result.output
     assert set(models.model_requests) == {"writer"}
     assert set(judges.model_requests) == {"judge"}
-    reviser = [body for body in judges.requests if body["messages"] != PROBE_MESSAGES
-               and "revis" in str(body["messages"]).lower()]
+    reviser = [
+        body
+        for body in judges.requests
+        if body["messages"] != PROBE_MESSAGES and "revis" in str(body["messages"]).lower()
+    ]
     assert reviser  # Revision Distance's reviser went to the judges' endpoint
 
 
@@ -121,26 +126,50 @@ def test_the_dry_run_sends_nothing(servers, suite_file, tmp_path):
 def plan(tmp_path: Path, models: list[str], judge: str, base_url: list[str], role_urls: dict[str, list[str]]):
     suite = tmp_path / "suite.yaml"
     suite.write_text(SMALL_SUITE, encoding="utf-8")
-    return plan_profile(load_suite(suite), "quick", tmp_path / "out", model_entries(models, base_url, role_urls),
-                        judge=judge, overrides={}, data={}, download=False, base_url=base_url, role_urls=role_urls)
+    return plan_profile(
+        load_suite(suite),
+        "quick",
+        tmp_path / "out",
+        model_entries(models, base_url, role_urls),
+        judge=judge,
+        overrides={},
+        data={},
+        download=False,
+        base_url=base_url,
+        role_urls=role_urls,
+    )
 
 
 def test_base_url_goes_only_to_openai_and_openai_compatible_models(tmp_path, monkeypatch):
     monkeypatch.delenv("PROSEVAL_BASE_URL", raising=False)
-    made = plan(tmp_path, ["anthropic/claude-sonnet-4-5", "openrouter/openai/gpt-4o", CANDIDATE],
-                "anthropic/claude-opus-4-1", ["http://127.0.0.1:9/v1"], {})
-    assert made.models == [{"spec": "anthropic/claude-sonnet-4-5"}, {"spec": "openrouter/openai/gpt-4o"},
-                           {"spec": CANDIDATE, "base_url": ["http://127.0.0.1:9/v1"]}]
+    made = plan(
+        tmp_path,
+        ["anthropic/claude-sonnet-4-5", "openrouter/openai/gpt-4o", CANDIDATE],
+        "anthropic/claude-opus-4-1",
+        ["http://127.0.0.1:9/v1"],
+        {},
+    )
+    assert made.models == [
+        {"spec": "anthropic/claude-sonnet-4-5"},
+        {"spec": "openrouter/openai/gpt-4o"},
+        {"spec": CANDIDATE, "base_url": ["http://127.0.0.1:9/v1"]},
+    ]
     assert all(not entry.role_base_url for entry in (*made.entries.values(), *made.later.values()))
 
 
 def test_a_role_base_url_of_its_own_wins_over_the_judges(tmp_path, monkeypatch):
     monkeypatch.delenv("PROSEVAL_BASE_URL", raising=False)
-    made = plan(tmp_path, [CANDIDATE], JUDGE, ["http://127.0.0.1:9/v1"],
-                {"judge": ["http://127.0.0.1:10/v1"], "reviser": ["http://127.0.0.1:11/v1"]})
+    made = plan(
+        tmp_path,
+        [CANDIDATE],
+        JUDGE,
+        ["http://127.0.0.1:9/v1"],
+        {"judge": ["http://127.0.0.1:10/v1"], "reviser": ["http://127.0.0.1:11/v1"]},
+    )
     assert made.later["revision-distance"].role_base_url == {"reviser": ["http://127.0.0.1:11/v1"]}
-    assert made.entries["longweave"].role_base_url == {role: ["http://127.0.0.1:10/v1"]
-                                                       for role in made.roles["longweave"]}
+    assert made.entries["longweave"].role_base_url == {
+        role: ["http://127.0.0.1:10/v1"] for role in made.roles["longweave"]
+    }
 
 
 def test_a_missing_endpoint_names_the_option_that_sets_it(tmp_path, monkeypatch):

@@ -23,18 +23,31 @@ benchmarks:
       standard: {limit: 2}
       paper: {preset: official}
 """
-PRICES = Prices.model_validate({"currency": "USD", "models": {
-    "openai-compatible/writer": {"input": 1.0, "output": 2.0},
-    "openai-compatible/judge": {"input": 3.0, "output": 4.0}}})
+PRICES = Prices.model_validate(
+    {
+        "currency": "USD",
+        "models": {
+            "openai-compatible/writer": {"input": 1.0, "output": 2.0},
+            "openai-compatible/judge": {"input": 3.0, "output": 4.0},
+        },
+    }
+)
 
 
 def test_the_ravel_estimate_counts_its_judge_requests_tokens_and_cost(tmp_path: Path, shared_dir: Path):
     suite_file = tmp_path / "suite.yaml"
     suite_file.write_text(RAVEL_ONLY, encoding="utf-8")
-    plan = plan_profile(load_suite(suite_file), "quick", tmp_path / "out", [{"spec": "openai-compatible/writer"}],
-                        judge="openai-compatible/judge", overrides={},
-                        data={"c3ebench": str(shared_dir / "data" / "c3ebench")}, download=False,
-                        base_url=["http://127.0.0.1:9/v1"])
+    plan = plan_profile(
+        load_suite(suite_file),
+        "quick",
+        tmp_path / "out",
+        [{"spec": "openai-compatible/writer"}],
+        judge="openai-compatible/judge",
+        overrides={},
+        data={"c3ebench": str(shared_dir / "data" / "c3ebench")},
+        download=False,
+        base_url=["http://127.0.0.1:9/v1"],
+    )
     setplan = plan_set(write_first_set(plan, {}), report=False)
     ((_, decision, _, estimate),) = run_async(estimate_set(setplan, prices=PRICES))
     assert decision == "start" and estimate is not None and estimate.samples == 2
@@ -45,5 +58,5 @@ def test_the_ravel_estimate_counts_its_judge_requests_tokens_and_cost(tmp_path: 
     assert policy.requests == 2 * (4 + 4)
     assert judge.input_tokens > policy.output_tokens // 8  # the judged text is there, at the policy's size
     assert judge.output_tokens > 0
-    assert judge.cost() is not None and judge.cost() > 0  # type: ignore[operator]
-    assert estimate.cost() == judge.cost() + policy.cost()  # type: ignore[operator]
+    assert judge.cost() is not None and judge.cost() > 0  # type: ignore[operator]  # not None: asserted first
+    assert estimate.cost() == judge.cost() + policy.cost()  # type: ignore[operator]  # both priced here

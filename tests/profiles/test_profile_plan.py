@@ -13,6 +13,7 @@ from proseval.errors import UsageError
 from proseval.profile.plan import plan_profile
 from proseval.profile.suite import load_suite
 
+
 def plan(tmp_path: Path, **options):
     defaults = {"judge": "scripted/echo", "overrides": {}, "data": {}, "download": False}
     return plan_profile(load_suite(), "quick", tmp_path / "out", [{"spec": "scripted/echo"}], **{**defaults, **options})
@@ -28,8 +29,9 @@ def test_benchmarks_without_their_data_are_skipped_saying_how_to_get_it(tmp_path
 
 
 def test_the_dry_run_prints_the_skipped_benchmarks_the_bindings_and_the_estimate_and_sends_nothing(tmp_path, no_data):
-    result = CliRunner().invoke(app, ["profile", "scripted/echo", "--judge", "scripted/echo", "-o",
-                                      str(tmp_path / "out"), "--dry-run"])
+    result = CliRunner().invoke(
+        app, ["profile", "scripted/echo", "--judge", "scripted/echo", "-o", str(tmp_path / "out"), "--dry-run"]
+    )
     assert result.exit_code == 0, result.output
     for name in ("meeseeks", "writingbench", "c3ebench", "ravel", "revision-distance"):
         assert f"skipped {name}:" in result.output
@@ -41,19 +43,25 @@ def test_the_dry_run_prints_the_skipped_benchmarks_the_bindings_and_the_estimate
 
 
 def test_the_judge_binds_every_judging_role_and_role_wins_over_it_per_role_or_per_benchmark(tmp_path, no_data):
-    made = plan(tmp_path, data={"c3ebench": str(no_data)},
-                overrides={"judge": "scripted/strict", "longweave.judge": "scripted/lw"})
+    made = plan(
+        tmp_path,
+        data={"c3ebench": str(no_data)},
+        overrides={"judge": "scripted/strict", "longweave.judge": "scripted/lw"},
+    )
     assert made.roles["longweave"] == {"judge": "scripted/lw"}
     made = plan(tmp_path, overrides={"judge": "scripted/strict"})
     assert made.roles["longweave"] == {"judge": "scripted/strict"}
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"judge": None}, "needs the role(s) judge: give --judge"),
-    ({"overrides": {"critic": "scripted/x"}}, "--role critic: no benchmark that runs has that role"),
-    ({"overrides": {"ravel.judge": "scripted/x"}}, "--role ravel.judge"),
-    ({"data": {"nowhere": "/tmp"}}, "--data nowhere"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"judge": None}, "needs the role(s) judge: give --judge"),
+        ({"overrides": {"critic": "scripted/x"}}, "--role critic: no benchmark that runs has that role"),
+        ({"overrides": {"ravel.judge": "scripted/x"}}, "--role ravel.judge"),
+        ({"data": {"nowhere": "/tmp"}}, "--data nowhere"),
+    ],
+)
 def test_bindings_that_cannot_be_made_are_refused(tmp_path, no_data, options, message):
     with pytest.raises(UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
         plan(tmp_path, **options)
@@ -61,8 +69,9 @@ def test_bindings_that_cannot_be_made_are_refused(tmp_path, no_data, options, me
 
 def test_a_large_estimate_asks_and_without_a_terminal_needs_yes(tmp_path, no_data, monkeypatch):
     monkeypatch.setattr("proseval.cli.profile.CONFIRM_REQUESTS", 1)
-    result = CliRunner().invoke(app, ["profile", "scripted/echo", "--judge", "scripted/echo", "-o",
-                                      str(tmp_path / "out")])
+    result = CliRunner().invoke(
+        app, ["profile", "scripted/echo", "--judge", "scripted/echo", "-o", str(tmp_path / "out")]
+    )
     assert result.exit_code == 2 and "add --yes" in result.output
     assert not (tmp_path / "out" / "runs").exists()
 
@@ -73,8 +82,16 @@ def test_at_the_paper_size_nothing_is_comparable_before_a_run_has_finished(tmp_p
     from proseval.profile.report import build_profile
 
     data = {name: str(shared_dir / "data" / name) for name in ("c3ebench", "meeseeks", "writingbench")}
-    made = plan_profile(load_suite(), "paper", tmp_path / "out", [{"spec": "openai/gpt-4o"}],
-                        judge="openai/gpt-5.2-2025-12-11", overrides={}, data=data, download=False)
+    made = plan_profile(
+        load_suite(),
+        "paper",
+        tmp_path / "out",
+        [{"spec": "openai/gpt-4o"}],
+        judge="openai/gpt-5.2-2025-12-11",
+        overrides={},
+        data=data,
+        download=False,
+    )
     profile = build_profile(made)
     verdicts = {d.benchmark: d.comparability for d in profile.dimensions}
     assert not any(v.comparable for v in verdicts.values())
@@ -92,11 +109,18 @@ def test_a_suite_entrys_own_roles_sit_between_role_and_judge(tmp_path, no_data):
     own = "quick: {params: {per_cell: 1, length: [1k]}, roles: {judge: scripted/own}}"
     path.write_text(bundled_text().replace("quick: {params: {per_cell: 1, length: [1k, 2k]}}", own), encoding="utf-8")
     defaults = {"judge": "scripted/echo", "data": {}, "download": False}
-    made = plan_profile(load_suite(path), "quick", tmp_path / "out", [{"spec": "scripted/echo"}], overrides={},
-                        **defaults)
+    made = plan_profile(
+        load_suite(path), "quick", tmp_path / "out", [{"spec": "scripted/echo"}], overrides={}, **defaults
+    )
     assert made.roles["longweave"] == {"judge": "scripted/own"}
-    made = plan_profile(load_suite(path), "quick", tmp_path / "out", [{"spec": "scripted/echo"}],
-                        overrides={"judge": "scripted/mine"}, **defaults)
+    made = plan_profile(
+        load_suite(path),
+        "quick",
+        tmp_path / "out",
+        [{"spec": "scripted/echo"}],
+        overrides={"judge": "scripted/mine"},
+        **defaults,
+    )
     assert made.roles["longweave"] == {"judge": "scripted/mine"}
 
 
@@ -104,12 +128,15 @@ def test_a_role_on_an_endpoint_of_its_own_goes_to_every_set_and_an_unknown_role_
     import yaml
 
     args = ["profile", "scripted/echo", "--judge", "openai-compatible/judge", "-o", str(tmp_path / "out"), "--dry-run"]
-    result = CliRunner().invoke(app, [*args, "--role-base-url", "judge=http://127.0.0.1:9/v1",
-                                      "--role-base-url", "judge=http://127.0.0.1:10/v1"])
+    result = CliRunner().invoke(
+        app,
+        [*args, "--role-base-url", "judge=http://127.0.0.1:9/v1", "--role-base-url", "judge=http://127.0.0.1:10/v1"],
+    )
     assert result.exit_code == 0, result.output
     written = yaml.safe_load((tmp_path / "out" / "profile-set.yaml").read_text(encoding="utf-8"))
     assert [task["role_base_url"] for task in written["tasks"]] == [
-        {"judge": ["http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1"]}]  # longweave's: the other benchmarks lack data
+        {"judge": ["http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1"]}
+    ]  # longweave's: the other benchmarks lack data
     refused = CliRunner().invoke(app, [*args, "--role-base-url", "jugde=http://127.0.0.1:9/v1"])
     assert refused.exit_code == 2 and "jugde: no benchmark of the profile has that role" in refused.output
     assert CliRunner().invoke(app, [*args, "--role-base-url", "judge"]).exit_code == 2

@@ -14,9 +14,14 @@ from proseval.profile.comparable import PaperSetting, paper_settings
 from proseval.profile.figures import paper_figures
 from proseval.profile.references import Comparability, PaperUnit, paper_unit, read_references
 
-SOURCES = {"meeseeks": "meeseeks.csv", "longweave": "longweave.csv", "writingbench": "writingbench.csv",
-           "c3ebench": "ravel_c3ebench.csv", "ravel": "ravel_c3ebench.csv",
-           "revision-distance": "revision_distance.csv"}
+SOURCES = {
+    "meeseeks": "meeseeks.csv",
+    "longweave": "longweave.csv",
+    "writingbench": "writingbench.csv",
+    "c3ebench": "ravel_c3ebench.csv",
+    "ravel": "ravel_c3ebench.csv",
+    "revision-distance": "revision_distance.csv",
+}
 KEY = ("paper", "table", "model", "setting", "metric", "slice")
 
 
@@ -35,12 +40,15 @@ def test_every_shipped_figure_is_the_transcribed_one_with_its_unit_and_note(shar
         assert (ref.value, ref.unit, ref.note) == (row["value"], row["unit"], row["note"])
 
 
-@pytest.mark.parametrize("benchmark, table, metrics, models", [
-    ("longweave", "Table 3", {"Task score", "Overall Avg"}, 23),
-    ("writingbench", "Table 3", {"Score"}, 16),
-    ("c3ebench", "Table 2", {"Score"}, 14),
-    ("ravel", "Table 2", {"Judge", "S"}, 14),
-])
+@pytest.mark.parametrize(
+    "benchmark, table, metrics, models",
+    [
+        ("longweave", "Table 3", {"Task score", "Overall Avg"}, 23),
+        ("writingbench", "Table 3", {"Score"}, 16),
+        ("c3ebench", "Table 2", {"Score"}, 14),
+        ("ravel", "Table 2", {"Judge", "S"}, 14),
+    ],
+)
 def test_each_headline_table_is_carried_over_whole(shared_dir: Path, benchmark, table, metrics, models):
     shipped = [r for r in read_references() if r.benchmark == benchmark]
     rows = source_rows(shared_dir, SOURCES[benchmark]).values()
@@ -55,9 +63,9 @@ def test_longweave_overall_is_the_mean_of_its_seven_task_scores_within_rounding(
     overall: dict[str, float] = {}
     for ref in read_references():
         if ref.benchmark == "longweave" and ref.metric == "Task score":
-            tasks[ref.model].append(ref.number)  # type: ignore[arg-type]
+            tasks[ref.model].append(ref.number)  # type: ignore[arg-type]  # these figures are numbers
         elif ref.benchmark == "longweave" and ref.metric == "Overall Avg":
-            overall[ref.model] = ref.number  # type: ignore[assignment]
+            overall[ref.model] = ref.number  # type: ignore[assignment]  # likewise
     assert len(overall) == 23 and set(tasks) == set(overall)
     for model, scores in tasks.items():
         assert len(scores) == 7
@@ -68,7 +76,7 @@ def test_meeseeks_utility_never_falls_from_turn_1_to_turn_20():
     turns: dict[str, dict[str, float]] = defaultdict(dict)
     for ref in read_references():
         if ref.benchmark == "meeseeks":
-            turns[ref.model][ref.settings.split(";")[0]] = ref.number  # type: ignore[assignment]
+            turns[ref.model][ref.settings.split(";")[0]] = ref.number  # type: ignore[assignment]  # likewise
     assert len(turns) == 17
     for model, by_turn in turns.items():
         assert by_turn["turn 1"] <= by_turn["turn 20"], model
@@ -76,7 +84,7 @@ def test_meeseeks_utility_never_falls_from_turn_1_to_turn_20():
 
 def test_longweaves_fraction_is_shown_in_the_papers_0_100_unit_and_other_units_are_labelled_not_converted():
     from proseval.profile.html import reference_tables
-    from proseval.profile.report import BenchmarkRow, Dimension, Profile, units_text
+    from proseval.profile.report import Dimension, Profile, units_text
     from proseval.profile.suite import load_suite
 
     units = {b.name: b.unit for b in load_suite().benchmarks}
@@ -88,23 +96,49 @@ def test_longweaves_fraction_is_shown_in_the_papers_0_100_unit_and_other_units_a
     assert paper_unit(units["ravel"], ravel_refs) is None  # the Judge column's unit is not stated, S is in %
 
     def dimension(name: str, own: list) -> Dimension:
-        return Dimension(benchmark=name, dimension=name, metric=name, scale=None, unit=units[name],
-                         lower_is_better=False, roles={}, references=own, paper_unit=paper_unit(units[name], own),
-                         comparability=Comparability(comparable=False, why="for the test"))
+        return Dimension(
+            benchmark=name,
+            dimension=name,
+            metric=name,
+            scale=None,
+            unit=units[name],
+            lower_is_better=False,
+            roles={},
+            references=own,
+            paper_unit=paper_unit(units[name], own),
+            comparability=Comparability(comparable=False, why="for the test"),
+        )
 
     def results(metric: str, mean: float, slices: dict) -> Results:
-        return Results(run_id="r", task=metric, finished_at="2026-01-01T00:00:00+00:00", complete=True,
-                       counts=Counts(total=3, finished=3, ok=3, failed=0, unscored=0), headline=metric,
-                       metrics={metric: MetricSummary(mean=mean, n_scored=3)}, slices=slices)
+        return Results(
+            run_id="r",
+            task=metric,
+            finished_at="2026-01-01T00:00:00+00:00",
+            complete=True,
+            counts=Counts(total=3, finished=3, ok=3, failed=0, unscored=0),
+            headline=metric,
+            metrics={metric: MetricSummary(mean=mean, n_scored=3)},
+            slices=slices,
+        )
 
     lw = dimension("longweave", [r for r in refs if r.benchmark == "longweave"])
     rv = dimension("ravel", ravel_refs)
-    lw.figures = paper_figures("m", Path("."), results("longweave", 0.4, {"task": {
-        "cf": {"longweave": MetricSummary(mean=0.4321, ci_low=0.4, ci_high=0.5, n_scored=3)}}}),
-        paper_settings().benchmarks["longweave"], lw.paper_unit, lw.unit)
+    lw.figures = paper_figures(
+        "m",
+        Path("."),
+        results(
+            "longweave",
+            0.4,
+            {"task": {"cf": {"longweave": MetricSummary(mean=0.4321, ci_low=0.4, ci_high=0.5, n_scored=3)}}},
+        ),
+        paper_settings().benchmarks["longweave"],
+        lw.paper_unit,
+        lw.unit,
+    )
     rv.figures = paper_figures("m", Path("."), results("judge", 6.5, {}), PaperSetting(), rv.paper_unit, rv.unit)
-    assert [(f.slice, f.mean, f.ci_low, f.unit) for f in lw.figures] == [("CF", pytest.approx(43.21), 40.0,
-                                                                           "score (0-100)")]
+    assert [(f.slice, f.mean, f.ci_low, f.unit) for f in lw.figures] == [
+        ("CF", pytest.approx(43.21), 40.0, "score (0-100)")
+    ]
     profile = Profile(size="paper", folder="f", models=["m"], dimensions=[lw, rv], rows=[])
     (lw_tables, lw_why, _), (rv_tables, rv_why, _) = reference_tables(profile)
     (lw_table,) = lw_tables

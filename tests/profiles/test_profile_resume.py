@@ -37,10 +37,17 @@ def test_a_killed_profile_run_again_resumes_and_has_every_sample_once(tmp_path: 
     suite.write_text(SMALL_SUITE, encoding="utf-8")
     out = tmp_path / "out"
     samples = out / "runs" / "longweave--scripted-profile-long" / "samples.jsonl"
-    env = {**os.environ, "PROSEVAL_CACHE_DIR": str(tmp_path / "cache"),
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")])}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(suite), str(out)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "PROSEVAL_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")]),
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(suite), str(out)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and child.poll() is None:
         if samples.is_file() and samples.read_bytes().count(b"\n") >= 3:
@@ -54,8 +61,22 @@ def test_a_killed_profile_run_again_resumes_and_has_every_sample_once(tmp_path: 
 
     register_all()
     try:
-        result = CliRunner().invoke(app, ["profile", "scripted/profile-long", "--judge", "scripted/profile-judge",
-                                          "--suite", str(suite), "-o", str(out), "--yes", "--display", "none"])
+        result = CliRunner().invoke(
+            app,
+            [
+                "profile",
+                "scripted/profile-long",
+                "--judge",
+                "scripted/profile-judge",
+                "--suite",
+                str(suite),
+                "-o",
+                str(out),
+                "--yes",
+                "--display",
+                "none",
+            ],
+        )
     finally:
         unregister_all()
     assert result.exit_code == 0, result.output

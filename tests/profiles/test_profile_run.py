@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from report.page import Page
 from typer.testing import CliRunner
 
 from profiles.profile_support import CALLS, register_all, unregister_all
 from proseval.cli import app
 from proseval.profile.report import Profile
 from proseval.runtime.sets import member_name
+from report.page import Page
 
 MODELS = ["scripted/profile-long", "scripted/profile-brief"]
 QUICK = {"meeseeks": 12, "longweave": 14, "writingbench": 12, "c3ebench": 16, "ravel": 3, "revision-distance": 12}
@@ -27,8 +27,21 @@ def profiled(data_args: list[str], tmp_path_factory: pytest.TempPathFactory) -> 
         patch.setenv("PROSEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
         register_all()
         try:
-            result = CliRunner().invoke(app, ["profile", *MODELS, "--judge", "scripted/profile-judge", "-o",
-                                              str(folder), *data_args, "--yes", "--display", "none"])
+            result = CliRunner().invoke(
+                app,
+                [
+                    "profile",
+                    *MODELS,
+                    "--judge",
+                    "scripted/profile-judge",
+                    "-o",
+                    str(folder),
+                    *data_args,
+                    "--yes",
+                    "--display",
+                    "none",
+                ],
+            )
             assert result.exit_code == 0, result.output
             yield folder, result.output
         finally:
@@ -38,10 +51,15 @@ def profiled(data_args: list[str], tmp_path_factory: pytest.TempPathFactory) -> 
 def test_bindings_then_estimate_then_runs_then_the_profile(profiled):
     _, output = profiled
     lines = output.splitlines()
-    progress = [next(i for i, line in enumerate(lines) if line.startswith(f"{member_name(b, m)}: done, {n}/{n} samples"))
-                for b, n in QUICK.items() for m in MODELS]  # one line per benchmark and model
-    order = [next(i for i, line in enumerate(lines) if text in line)
-             for text in ("Profile bindings", "Estimate of the profile's requests and cost, before anything is sent")]
+    progress = [
+        next(i for i, line in enumerate(lines) if line.startswith(f"{member_name(b, m)}: done, {n}/{n} samples"))
+        for b, n in QUICK.items()
+        for m in MODELS
+    ]  # one line per benchmark and model
+    order = [
+        next(i for i, line in enumerate(lines) if text in line)
+        for text in ("Profile bindings", "Estimate of the profile's requests and cost, before anything is sent")
+    ]
     order += sorted(progress)
     assert "Dry run" not in output and "nothing written" not in output
     order.append(next(i for i, line in enumerate(lines) if "Writing profile" in line))
@@ -61,7 +79,7 @@ def test_profile_json_has_a_row_per_benchmark_and_model_with_its_counts(profiled
         assert row.samples == QUICK[row.benchmark], row
         assert row.n + row.unscored + row.failed >= row.samples or row.metric is not None
         assert row.requests > 0 and row.seconds is not None
-        assert Path(row.run_dir).is_dir()  # type: ignore[arg-type]
+        assert Path(row.run_dir).is_dir()  # type: ignore[arg-type]  # a finished row has one
     judges = {d.benchmark: d.roles for d in profile.dimensions}
     assert judges["meeseeks"] == {"extractor": "scripted/profile-judge", "judge": "scripted/profile-judge"}
     assert judges["revision-distance"] == {"reviser": "scripted/profile-judge"}
@@ -94,8 +112,21 @@ def test_running_again_sends_nothing(profiled, data_args):
     folder, _ = profiled
     register_all()
     try:
-        result = CliRunner().invoke(app, ["profile", *MODELS, "--judge", "scripted/profile-judge", "-o",
-                                          str(folder), *data_args, "--yes", "--display", "none"])
+        result = CliRunner().invoke(
+            app,
+            [
+                "profile",
+                *MODELS,
+                "--judge",
+                "scripted/profile-judge",
+                "-o",
+                str(folder),
+                *data_args,
+                "--yes",
+                "--display",
+                "none",
+            ],
+        )
     finally:
         unregister_all()
     assert result.exit_code == 0, result.output
@@ -128,8 +159,9 @@ def test_the_page_renders_in_chromium_without_errors(profiled, tmp_path):
             tab.goto((folder / "profile.html").as_uri())
             assert tab.locator("svg.strip").count() == len(QUICK)
             marks = tab.locator("svg.strip circle")
-            assert marks.count() == sum(1 for r in json.loads((folder / "profile.json").read_text())["rows"]
-                                        if r["mean"] is not None)
+            assert marks.count() == sum(
+                1 for r in json.loads((folder / "profile.json").read_text())["rows"] if r["mean"] is not None
+            )
             assert tab.locator("#strip-longweave circle").first.bounding_box()["width"] > 0
             tab.screenshot(path=str(tmp_path / "profile.png"), full_page=True)
             assert errors == [], errors

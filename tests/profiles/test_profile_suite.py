@@ -30,14 +30,22 @@ def test_quick_takes_a_fixed_balanced_subset_and_paper_the_papers_preset_at_full
             # a limit over an interleaved order, or LongWeave's per-cell count from its fixed seed
             assert quick.limit is not None or "per_cell" in quick.params, bench.name
             if quick.limit is not None and "order" in get_entry(bench.task).params.model_fields:
-                assert quick.params.get("order", get_entry(bench.task).params.model_fields["order"].default) \
-                    == "interleaved", bench.name
+                assert (
+                    quick.params.get("order", get_entry(bench.task).params.model_fields["order"].default)
+                    == "interleaved"
+                ), bench.name
         assert paper.limit is None, bench.name
         if paper.preset is not None:
             get_entry(bench.task).preset(paper.preset)  # the preset exists
     presets = {b.task: b.entry("paper").preset for b in suite.benchmarks}
-    assert presets == {"meeseeks": "paper", "longweave": "paper", "writingbench": "paper", "c3ebench": "official",
-                       "ravel": "official", "revision-distance": None}
+    assert presets == {
+        "meeseeks": "paper",
+        "longweave": "paper",
+        "writingbench": "paper",
+        "c3ebench": "official",
+        "ravel": "official",
+        "revision-distance": None,
+    }
 
 
 def test_show_suite_prints_the_bundled_file_which_loads_as_a_suite_file(tmp_path: Path):
@@ -49,11 +57,14 @@ def test_show_suite_prints_the_bundled_file_which_loads_as_a_suite_file(tmp_path
     assert load_suite(copy) == load_suite()
 
 
-@pytest.mark.parametrize("change, message", [
-    (("      quick: {params: {per_cell: 1, length: [1k, 2k]}}\n", ""), "quick"),
-    (("drafts_from: writingbench", "drafts_from: nowhere"), "nowhere"),
-    (("limit: 12}", "limit: 0}"), "limit"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("      quick: {params: {per_cell: 1, length: [1k, 2k]}}\n", ""), "quick"),
+        (("drafts_from: writingbench", "drafts_from: nowhere"), "nowhere"),
+        (("limit: 12}", "limit: 0}"), "limit"),
+    ],
+)
 def test_a_broken_suite_file_is_refused_naming_what_is_wrong(tmp_path: Path, change, message):
     text = bundled_text()
     assert change[0] in text

@@ -17,6 +17,7 @@ from proseval.errors import UsageError
 from proseval.profile.plan import plan_profile
 from proseval.profile.suite import load_suite
 
+
 def write_suite(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "suite.yaml"
     path.write_text(text, encoding="utf-8")
@@ -35,11 +36,14 @@ def test_an_unknown_task_is_refused_naming_the_file_and_line(tmp_path):
     assert "skipped" not in result.output and "Estimate" not in result.output
 
 
-@pytest.mark.parametrize("wrong, named", [
-    ("{params: {per_cel: 1, length: [1k, 2k]}}", "per_cel"),
-    ("{params: {per_cell: 1}, colour: red}", "colour"),
-    ("{preset: nope}", "nope"),
-])
+@pytest.mark.parametrize(
+    "wrong, named",
+    [
+        ("{params: {per_cel: 1, length: [1k, 2k]}}", "per_cel"),
+        ("{params: {per_cell: 1}, colour: red}", "colour"),
+        ("{preset: nope}", "nope"),
+    ],
+)
 def test_a_key_or_preset_the_task_refuses_is_refused_naming_the_file_and_line(tmp_path, wrong, named):
     text = SMALL_SUITE.replace("quick: {params: {per_cell: 1, length: [1k, 2k]}}", f"quick: {wrong}", 1)
     with pytest.raises(ConfigFileError, match=rf"{write_suite(tmp_path, text)}:\d+: .*{named}"):
@@ -55,8 +59,16 @@ def test_a_data_folder_that_is_not_there_is_refused(tmp_path):
 
 
 def plan(tmp_path: Path, download: bool):
-    return plan_profile(load_suite(), "quick", tmp_path / "out", [{"spec": "scripted/echo"}], judge="scripted/echo",
-                        overrides={}, data={}, download=download)
+    return plan_profile(
+        load_suite(),
+        "quick",
+        tmp_path / "out",
+        [{"spec": "scripted/echo"}],
+        judge="scripted/echo",
+        overrides={},
+        data={},
+        download=download,
+    )
 
 
 def test_skip_lines_give_only_the_options_of_profile(tmp_path, no_data):
@@ -81,5 +93,13 @@ def test_after_a_failed_download_the_skip_lines_do_not_suggest_it_again(tmp_path
 def test_the_bundled_suite_passes_the_checks():
     assert [b.name for b in load_suite().benchmarks][:2] == ["meeseeks", "longweave"]
     with pytest.raises(UsageError, match="no such folder"):
-        plan_profile(load_suite(), "quick", Path("out"), [{"spec": "scripted/echo"}], judge="scripted/echo",
-                     overrides={}, data={"c3ebench": "/nonexistent/c3e"}, download=False)
+        plan_profile(
+            load_suite(),
+            "quick",
+            Path("out"),
+            [{"spec": "scripted/echo"}],
+            judge="scripted/echo",
+            overrides={},
+            data={"c3ebench": "/nonexistent/c3e"},
+            download=False,
+        )

@@ -7,6 +7,7 @@ from proseval.benchmarks.longweave.params import LongWeaveParams
 @kit.task(
     "longweave",
     summary="LongWeave: 7 generated, verifiable long-writing tasks at 1k/2k/4k/8k words",
+    metrics="proseval.benchmarks.longweave.definitions:METRICS",
     params=LongWeaveParams,
     render="proseval.benchmarks.longweave.render:render",
     labelling="proseval.benchmarks.longweave.labelling:label_form",

@@ -69,8 +69,7 @@ def as_outcome(item: Outcome | Mapping[str, Any], position: int = 0) -> Outcome:
     if status not in STATUSES:
         raise ValueError(f"record {position}: status {status!r} is not one of {STATUSES}")
     if status == "ok":
-        number = isinstance(score, (int, float)) and not isinstance(score, bool)
-        if not number or not math.isfinite(score):
+        if not isinstance(score, (int, float)) or isinstance(score, bool) or not math.isfinite(score):
             raise ValueError(f"record {position}: status 'ok' needs a finite score, got {score!r}")
         score = float(score)
     else:
@@ -192,14 +191,22 @@ def aggregate(
             mean = float(values.mean()) if values.size else None
             low = high = None
             if values.size and n_bootstrap:
-                draws[task, length] = _resampled_means(
-                    values, n_bootstrap, seed, f"{task}@{length}"
-                )
+                draws[task, length] = _resampled_means(values, n_bootstrap, seed, f"{task}@{length}")
                 low, high = _interval(draws[task, length], confidence)
-            cells.append(Cell(
-                task, length, mean, low, high, values.size, count["ok"], count["empty"],
-                count["failed"], count["unscored"],
-            ))
+            cells.append(
+                Cell(
+                    task,
+                    length,
+                    mean,
+                    low,
+                    high,
+                    values.size,
+                    count["ok"],
+                    count["empty"],
+                    count["failed"],
+                    count["unscored"],
+                )
+            )
 
     by_key = {(c.task, c.length): c for c in cells}
 
@@ -233,9 +240,7 @@ def aggregate(
     )
 
 
-def aggregate_official_drop(
-    records: Iterable[Outcome | Mapping[str, Any]], **options: Any
-) -> LongWeaveReport:
+def aggregate_official_drop(records: Iterable[Outcome | Mapping[str, Any]], **options: Any) -> LongWeaveReport:
     """The official averaging: empty answers are dropped instead of scoring 0."""
     return aggregate(records, policy="official_drop", **options)
 
@@ -249,12 +254,20 @@ def score_by_length_png(report: LongWeaveReport, *, title: str = "LongWeave") ->
 
     def draw(axes) -> None:
         for task in report.tasks:
-            points = [(x, cell) for x, n in enumerate(lengths)
-                      if (cell := report.cell(task, n)) is not None and cell.mean is not None]
+            points = [
+                (x, cell)
+                for x, n in enumerate(lengths)
+                if (cell := report.cell(task, n)) is not None and cell.mean is not None
+            ]
             if points:
-                axes.errorbar([x for x, _ in points], [c.mean for _, c in points],
-                              yerr=ci_errors([(c.mean, c.ci_low, c.ci_high) for _, c in points]),
-                              marker="o", capsize=3, label=task)
+                axes.errorbar(
+                    [x for x, _ in points],
+                    [c.mean for _, c in points],
+                    yerr=ci_errors([(c.mean, c.ci_low, c.ci_high) for _, c in points]),
+                    marker="o",
+                    capsize=3,
+                    label=task,
+                )
         axes.set_xticks(range(len(lengths)), lengths)
         axes.set_ylim(0, 1.05)
         axes.set_xlabel("length")

@@ -87,8 +87,10 @@ def sms_table(target: dict) -> str:
     header = "Current State | Input | Next State | Output Signal"
     nexts = target["expected_states"]
     currents = [target["initial_state"], *nexts[:-1]]
-    rows = [f"{cur} | {symbol} | {nxt} | {out}" for cur, symbol, nxt, out in zip(
-        currents, target["input_string"], nexts, target["expected_outputs"])]
+    rows = [
+        f"{cur} | {symbol} | {nxt} | {out}"
+        for cur, symbol, nxt, out in zip(currents, target["input_string"], nexts, target["expected_outputs"])
+    ]
     return "\n".join([header, "-" * len(header), *rows])
 
 

@@ -14,7 +14,9 @@ from proseval.kit import describe_validation_error
 
 
 def generate(
-    task: str = typer.Option(..., "--task", "-t", help="cf, biog, sr, nw, kvg, sms or pr (comma-separated for several)."),
+    task: str = typer.Option(
+        ..., "--task", "-t", help="cf, biog, sr, nw, kvg, sms or pr (comma-separated for several)."
+    ),
     length: str = typer.Option(..., "--length", "-l", help="1k, 2k, 4k or 8k (comma-separated for several)."),
     n: int = typer.Option(200, "-n", "--samples", min=1, help="Samples per task x length."),
     seed: int = typer.Option(0, "--seed", help="Generator seed (0 reproduces the official KVG/SMS instances)."),
@@ -23,10 +25,11 @@ def generate(
 ) -> None:
     """Generate LongWeave samples: one JSON object per line (id, input, target, metadata)."""
     try:
-        params = LongWeaveParams(task=task, length=length)
+        params = LongWeaveParams.model_validate({"task": task, "length": length})  # comma lists, split by the model
     except ValidationError as exc:
-        Console(stderr=True).print(f"error: {describe_validation_error(exc, task='longweave')}", markup=False,
-                                   soft_wrap=True)
+        Console(stderr=True).print(
+            f"error: {describe_validation_error(exc, task='longweave')}", markup=False, soft_wrap=True
+        )
         raise typer.Exit(2) from None
     count = 0
     with output.open("w", encoding="utf-8") as handle:

@@ -36,31 +36,40 @@ Describe = Callable[[Any], str]  # a target -> the question on one of its fields
 
 
 def _fact(sentence: Any) -> str:
-    return ("Does the biography state this fact? Any wording counts; missing, only hinted at or contradicted "
-            f"(another year, place, role or name) does not.\nFact: {sentence}")
+    return (
+        "Does the biography state this fact? Any wording counts; missing, only hinted at or contradicted "
+        f"(another year, place, role or name) does not.\nFact: {sentence}"
+    )
 
 
 def _answered(pair: Any) -> str:
-    return ("Does the report take up this question and give an answer to it, right or wrong?\n"
-            f"Question: {pair['question']}")
+    return (
+        f"Does the report take up this question and give an answer to it, right or wrong?\nQuestion: {pair['question']}"
+    )
 
 
 def _correct(pair: Any) -> str:
-    return ("Does the report's answer agree with the reference answer: the same people, products or other entities, "
-            "and figures equal up to rounding? No when the report does not answer it.\n"
-            f"Question: {pair['question']}\nReference answer: {pair['answer']}")
+    return (
+        "Does the report's answer agree with the reference answer: the same people, products or other entities, "
+        "and figures equal up to rounding? No when the report does not answer it.\n"
+        f"Question: {pair['question']}\nReference answer: {pair['answer']}"
+    )
 
 
 def _exists(statement: Any) -> str:
-    return ("Does the article convey the information of this statement, verbatim or paraphrased?\n"
-            f"Statement: {statement['statement']}")
+    return (
+        "Does the article convey the information of this statement, verbatim or paraphrased?\n"
+        f"Statement: {statement['statement']}"
+    )
 
 
 def _follows_rules(statement: Any) -> str:  # the category's rules are in the task
-    return (f"Does the passage that conveys it follow the AP rules of {statement['category']} given in the task, "
-            "with the flaw fixed? No when the article does not convey it.\n"
-            f"Statement: {statement['statement']}\nIts flaw: {statement['reason']}\n"
-            f"In AP style: {statement['correct']}")
+    return (
+        f"Does the passage that conveys it follow the AP rules of {statement['category']} given in the task, "
+        "with the flaw fixed? No when the article does not convey it.\n"
+        f"Statement: {statement['statement']}\nIts flaw: {statement['reason']}\n"
+        f"In AP style: {statement['correct']}"
+    )
 
 
 DESCRIPTIONS: dict[str, dict[str, Describe]] = {
@@ -68,10 +77,24 @@ DESCRIPTIONS: dict[str, dict[str, Describe]] = {
     "sr": {"answered": _answered, "correct": _correct},
     "nw": {"exists": _exists, "follows_rules": _follows_rules},
 }
+# What a rater reads above each field's question, by task and field ({n}: the target's number).
+TITLES: dict[str, dict[str, str]] = {
+    "biog": {"covered": "Fact {n}: does the biography state it?"},
+    "sr": {
+        "answered": "Question {n}: does the report answer it?",
+        "correct": "Question {n}: is the report's answer right?",
+    },
+    "nw": {
+        "exists": "Statement {n}: does the article convey it?",
+        "follows_rules": "Statement {n}: does the article follow the AP rules there?",
+    },
+}
+RELEVANCE_TITLE = "Is the answer a version of the whole given program?"
 RELEVANCE_QUESTION = (
     "Is the code in the answer a version of the given program (edited, reformatted or corrected; not a refusal, an "
     "explanation, or unrelated or generic code) and the whole program (not a fragment, an outline, a diff or "
-    "instructions)? Whether the fixes are good does not matter.")
+    "instructions)? Whether the fixes are good does not matter."
+)
 
 
 def targets(task: str, target: Mapping[str, Any]) -> dict[int, Any]:
@@ -97,8 +120,9 @@ def where_the_judge_stops(record: Mapping[str, Any]) -> str:
     if not isinstance(words, int) or count_words(answer) <= words:
         return ""
     ending = " ".join(truncate_to_words(answer, words).split()[-CUT_WORDS_SHOWN:])
-    return (f"[The judge read only the first {words:,} words of the answer, up to “…{ending}”: judge that part "
-            "alone.]\n\n")
+    return (
+        f"[The judge read only the first {words:,} words of the answer, up to “…{ending}”: judge that part alone.]\n\n"
+    )
 
 
 def label_form(record: dict[str, Any]) -> LabelForm:
@@ -109,11 +133,18 @@ def label_form(record: dict[str, Any]) -> LabelForm:
     if task in TARGET_KIND:
         by_id = targets(task, target)
         for target_id in asked_ids(str(record.get("id", "")), sorted(by_id)):
-            criteria += [LabelCriterion(field_name(task, target_id, field),
-                                        DESCRIPTIONS[task][field](by_id[target_id]), 0, 1)
-                         for field in VERDICT_FIELDS[task]]
+            criteria += [
+                LabelCriterion(
+                    field_name(task, target_id, field),
+                    DESCRIPTIONS[task][field](by_id[target_id]),
+                    0,
+                    1,
+                    title=TITLES[task][field].format(n=target_id),
+                )
+                for field in VERDICT_FIELDS[task]
+            ]
         if task in CUT_TASKS:
             question = where_the_judge_stops(record) + question
     elif task == "cf":
-        criteria = [LabelCriterion(RELEVANCE, RELEVANCE_QUESTION, 0, 1)]
+        criteria = [LabelCriterion(RELEVANCE, RELEVANCE_QUESTION, 0, 1, title=RELEVANCE_TITLE)]
     return LabelForm(question=question, criteria=criteria, pairwise="")

@@ -31,12 +31,16 @@ class LongWeaveParams(BaseModel):
     judge_attempts: int = Field(3, ge=1, le=10, description="judge calls per batch while targets stay unjudged")
     official: bool = Field(False, description="score with the official behaviours (documented bugs included)")
     output_budget: str = Field(
-        "auto", description="candidate max_tokens per sample: auto (measured per task x length so that a "
+        "auto",
+        description="candidate max_tokens per sample: auto (measured per task x length so that a "
         "correct answer fits; at least the official 8192), role (the candidate role's setting, "
-        "-g candidate.max_tokens), or a number of tokens")
+        "-g candidate.max_tokens), or a number of tokens",
+    )
     sms_leaky_example: bool = Field(
-        False, description="SMS worked example built from the first symbols of the real input, as the "
-        "official prompt does (shows the first 3 answer rows); false: an independent example")
+        False,
+        description="SMS worked example built from the first symbols of the real input, as the "
+        "official prompt does (shows the first 3 answer rows); false: an independent example",
+    )
 
     @field_validator("output_budget", mode="before")
     @classmethod

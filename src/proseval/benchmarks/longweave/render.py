@@ -31,8 +31,11 @@ def _cell_text(cell: Cell | None) -> str:
     if cell is None:
         return ""
     text = "—" if cell.mean is None else f"{cell.mean:.3f}"
-    notes = [f"{n} {what}" for n, what in ((cell.n_empty, "empty"), (cell.n_failed, "failed"),
-                                           (cell.n_unscored, "unscored")) if n]
+    notes = [
+        f"{n} {what}"
+        for n, what in ((cell.n_empty, "empty"), (cell.n_failed, "failed"), (cell.n_unscored, "unscored"))
+        if n
+    ]
     return f"{text} (n={cell.n_used}{'; ' + ', '.join(notes) if notes else ''})"
 
 
@@ -44,8 +47,10 @@ def rows(report: LongWeaveReport) -> tuple[list[str], list[list[str]]]:
     tasks = _ordered({c.task for c in report.cells}, TASK_NAMES)
     lengths = _ordered({c.length for c in report.cells}, LENGTH_NAMES)
     header = ["task", *lengths, "Avg"]
-    body = [[task, *(_cell_text(report.cell(task, length)) for length in lengths), _avg(report.tasks.get(task))]
-            for task in tasks]
+    body = [
+        [task, *(_cell_text(report.cell(task, length)) for length in lengths), _avg(report.tasks.get(task))]
+        for task in tasks
+    ]
     body.append(["Overall", *(_avg(report.lengths.get(length)) for length in lengths), _avg(report.overall)])
     return header, body
 
@@ -64,8 +69,9 @@ def render(results: Any) -> list[Table]:
         return []
     report = report_from_dict(data)
     header, body = rows(report)
-    table = Table(title="LongWeave (task x length; Avg = mean over lengths, Overall = mean over cells)",
-                  title_justify="left")
+    table = Table(
+        title="LongWeave (task x length; Avg = mean over lengths, Overall = mean over cells)", title_justify="left"
+    )
     for column in header:
         table.add_column(column, justify="left" if column == "task" else "right")
     for row in body:

@@ -21,8 +21,8 @@ from proseval.benchmarks.longweave.judging.calls import (
     sr_judge_calls,
 )
 from proseval.benchmarks.longweave.judging.config import JudgedConfig
-from proseval.benchmarks.longweave.judging.ratings import ratings as judged_ratings
 from proseval.benchmarks.longweave.judging.prompts import PROMPTS as JUDGE_PROMPTS
+from proseval.benchmarks.longweave.judging.ratings import ratings as judged_ratings
 from proseval.benchmarks.longweave.judging.replies import ParsedBatch, parse_cf_relevance, parse_reply
 from proseval.benchmarks.longweave.judging.scores import empty_answer_score, score_biog, score_nw, score_sr
 from proseval.benchmarks.longweave.params import JUDGED_TASKS, LongWeaveParams
@@ -68,7 +68,9 @@ BUDGET_KEY = "max_output_tokens"
 
 def dataset_order(params: LongWeaveParams) -> list[tuple[str, str, int]]:
     """Index-major order, so that `--limit N` takes a balanced share of every cell."""
-    return [(task, length, index) for index in range(params.per_cell) for task in params.task for length in params.length]
+    return [
+        (task, length, index) for index in range(params.per_cell) for task in params.task for length in params.length
+    ]
 
 
 def sample_budget(params: LongWeaveParams, task: str, length: str) -> int | None:
@@ -97,8 +99,11 @@ async def candidate_turn(sample: Sample, ctx: SampleContext) -> State:
     budget = sample.metadata.get(BUDGET_KEY)
     config = None if budget is None else {"max_tokens": int(budget)}
     completion = await ctx.generate("candidate", messages, config)
-    return State(messages=[*messages, {"role": "assistant", "content": completion.text}],
-                 output=completion.text, finish_reason=completion.finish_reason)
+    return State(
+        messages=[*messages, {"role": "assistant", "content": completion.text}],
+        output=completion.text,
+        finish_reason=completion.finish_reason,
+    )
 
 
 class Scorers:
@@ -118,8 +123,15 @@ class Scorers:
 
         async def ask(call: JudgeCall) -> list[ParsedBatch]:
             key = f"{call.label}:{','.join(map(str, call.target_ids))}"
-            asked = await ask_until(ctx, "judge", call.messages, lambda reply: parse_reply(call, reply),
-                                    lambda batch: not batch.unscored_ids, attempts=self.params.judge_attempts, turn=key)
+            asked = await ask_until(
+                ctx,
+                "judge",
+                call.messages,
+                lambda reply: parse_reply(call, reply),
+                lambda batch: not batch.unscored_ids,
+                attempts=self.params.judge_attempts,
+                turn=key,
+            )
             return asked.replies + ([parse_reply(call, None)] if asked.error is not None else [])
 
         return [batch for batches in await asyncio.gather(*(ask(c) for c in calls)) for batch in batches]
@@ -160,20 +172,28 @@ class Scorers:
         pool = shared_pool(self.cf.flake8_settings())
         # A generated program records how many functions it has (by either count): no parse.
         known = sample.target.get("def_count")
-        rule = await asyncio.to_thread(score_cf, response, original, relevant=relevant, original_functions=known,
-                                       config=self.cf, pool=pool)
+        rule = await asyncio.to_thread(
+            score_cf, response, original, relevant=relevant, original_functions=known, config=self.cf, pool=pool
+        )
         return replace(rule, trace={**rule.trace, "relevance_status": verdict.status})
 
     def rules(self, task: str, response: str, sample: Sample) -> RuleScore:
         target = sample.target
         if task == "kvg":
-            instance = KVGInstance(target["target_key"], target["target_value"], target["target_index"],
-                                   target["num_entries"], target["key_length"], target["value_length"])
+            instance = KVGInstance(
+                target["target_key"],
+                target["target_value"],
+                target["target_index"],
+                target["num_entries"],
+                target["key_length"],
+                target["value_length"],
+            )
             return score_kvg(response, instance, config=self.kvg)
         if task == "sms":
-            instance = SMSInstance(target["input_string"], target["num_states"], target["output_size"],
-                                   target["initial_state"])
-            return score_sms(response, instance, config=self.sms)
+            machine = SMSInstance(
+                target["input_string"], target["num_states"], target["output_size"], target["initial_state"]
+            )
+            return score_sms(response, machine, config=self.sms)
         return score_pr(response, target["segments"], config=self.pr)
 
     async def __call__(self, sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
@@ -185,8 +205,12 @@ class Scorers:
         meta: dict[str, Any] = {"reasoning_removed": cleaned.stripped}
         if not response.strip():
             rule = empty_answer_score(task) if task in ("biog", "sr", "nw") else RuleScore(0.0, {}, {}, "empty answer")
-            scores[SCORE] = Score(value=0.0, parse_status="empty", explanation="empty answer scores 0",
-                                  metadata={**meta, "outcome": "empty", "metrics": rule.metrics})
+            scores[SCORE] = Score(
+                value=0.0,
+                parse_status="empty",
+                explanation="empty answer scores 0",
+                metadata={**meta, "outcome": "empty", "metrics": rule.metrics},
+            )
             return scores
         if task == "cf":
             rule = await self.code_fixing(response, sample, ctx)
@@ -196,11 +220,16 @@ class Scorers:
             rule = self.rules(task, response, sample)
         meta.update(metrics=rule.metrics, trace=rule.trace)
         if rule.value is None:
-            scores[SCORE] = Score(value=None, parse_status="unparsable", explanation=rule.reason or "unscored",
-                                  metadata={**meta, "outcome": "unscored"})
+            scores[SCORE] = Score(
+                value=None,
+                parse_status="unparsable",
+                explanation=rule.reason or "unscored",
+                metadata={**meta, "outcome": "unscored"},
+            )
         else:
-            scores[SCORE] = Score(value=float(rule.value), explanation=rule.reason or "",
-                                  metadata={**meta, "outcome": "ok"})
+            scores[SCORE] = Score(
+                value=float(rule.value), explanation=rule.reason or "", metadata={**meta, "outcome": "ok"}
+            )
         return scores
 
 
@@ -214,8 +243,14 @@ def outcomes(samples: list[ScoredSample]) -> list[dict[str, Any]]:
         elif sample.status != "ok" or score is None:
             rows.append({"task": task, "length": length, "score": None, "status": "failed"})
         else:
-            rows.append({"task": task, "length": length, "score": score.value,
-                         "status": score.metadata.get("outcome", "ok" if score.value is not None else "unscored")})
+            rows.append(
+                {
+                    "task": task,
+                    "length": length,
+                    "score": score.value,
+                    "status": score.metadata.get("outcome", "ok" if score.value is not None else "unscored"),
+                }
+            )
     return rows
 
 
@@ -241,8 +276,11 @@ def make_task(params: LongWeaveParams) -> Task:
 
     def aggregate_run(samples: list[ScoredSample]) -> dict[str, Any]:
         rows = outcomes(samples)
-        return {"longweave": aggregate(rows).to_dict(), "longweave_official_drop": aggregate_official_drop(rows).to_dict(),
-                "longweave_targets": target_counts(samples)}
+        return {
+            "longweave": aggregate(rows).to_dict(),
+            "longweave_official_drop": aggregate_official_drop(rows).to_dict(),
+            "longweave_targets": target_counts(samples),
+        }
 
     def artifacts(results: Results) -> dict[str, str | bytes]:
         from proseval.benchmarks.longweave.render import (
@@ -268,8 +306,12 @@ def make_task(params: LongWeaveParams) -> Task:
         role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
         slice_keys=("task", "length"),
         headline="longweave",
-        dataset_source={"source": "proseval LongWeave generators", "generator_version": "1",
-                        "per_cell": params.per_cell, "seed": params.seed},
+        dataset_source={
+            "source": "proseval LongWeave generators",
+            "generator_version": "1",
+            "per_cell": params.per_cell,
+            "seed": params.seed,
+        },
         aggregate=aggregate_run,
         artifacts=artifacts,
         prompts=dict(JUDGE_PROMPTS),

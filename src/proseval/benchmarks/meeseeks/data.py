@@ -9,6 +9,7 @@ selects the rule dispatcher (zh/ja/ko → CJK checkers, the rest → non-CJK che
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,7 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from proseval.benchmarks._shared.parsed import parse_once
 from proseval.kit import DataError
+
 from .rules.base import Dispatcher
 
 LANGUAGES = ("zh", "ja", "ko", "en", "de", "fr", "es", "pt", "ru", "ar", "id")
@@ -127,35 +130,42 @@ def parse_item(raw: Any, *, source_file: str, index: int, language: str) -> Mees
         subs = raw.get("sub_questions")
         if not isinstance(subs, list):
             raise ValueError("'sub_questions' must be a list")
-        return MeeseeksItem(
-            id=f"{Path(source_file).stem}#{index}",
-            source_file=source_file,
-            index=index,
-            language=language,
-            category=raw.get("category"),
-            question=raw.get("question"),
-            sub_questions=[_sub_question(s, i) for i, s in enumerate(subs)],
-            corresponding_parts=raw.get("corresponding_parts") or {},
-            json_schema=raw.get("json_schema"),
-            official_runner=selected_by_official_runner(Path(source_file).name),
+        return MeeseeksItem.model_validate(
+            {  # the file's values as they are: pydantic checks them
+                "id": f"{Path(source_file).stem}#{index}",
+                "source_file": source_file,
+                "index": index,
+                "language": language,
+                "category": raw.get("category"),
+                "question": raw.get("question"),
+                "sub_questions": [_sub_question(s, i) for i, s in enumerate(subs)],
+                "corresponding_parts": raw.get("corresponding_parts") or {},
+                "json_schema": raw.get("json_schema"),
+                "official_runner": selected_by_official_runner(Path(source_file).name),
+            }
         )
     except (ValidationError, ValueError, TypeError) as exc:
         raise MeeseeksDataError(f"{source_file}: item {index}: {exc}") from exc
 
 
 def load_file(path: Path, source_name: str | None = None) -> list[MeeseeksItem]:
-    """All items of one data file."""
+    """All items of one data file (parsed once per content in a process: `parse_once`)."""
     name = source_name or path.name
     language = language_of(path.name)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+    content = path.read_bytes()
+    return list(parse_once(("meeseeks", name, language), lambda: _parse_file(content, name, language), content))
+
+
+def _parse_file(content: bytes, name: str, language: str) -> tuple[MeeseeksItem, ...]:
+    try:  # decoded as `Path.read_text` decodes (newlines translated)
+        raw = json.loads(io.TextIOWrapper(io.BytesIO(content), encoding="utf-8").read())
     except json.JSONDecodeError as exc:
         raise MeeseeksDataError(f"{name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
     except UnicodeDecodeError as exc:
         raise MeeseeksDataError(f"{name}: not UTF-8 text ({exc})") from exc
     if not isinstance(raw, list):
         raise MeeseeksDataError(f"{name}: expected a JSON array of items, got {type(raw).__name__}")
-    return [parse_item(item, source_file=name, index=i, language=language) for i, item in enumerate(raw)]
+    return tuple(parse_item(item, source_file=name, index=i, language=language) for i, item in enumerate(raw))
 
 
 def input_root(data_dir: Path) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections import Counter
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proseval.benchmarks._shared.samples import SampleList
 from proseval.benchmarks.meeseeks.data import CJK_LANGUAGES, MeeseeksItem, load_items
 from proseval.benchmarks.meeseeks.deps import DependencyGraph
 from proseval.benchmarks.meeseeks.download import (
@@ -58,7 +60,8 @@ def resolve_items(params: MeeseeksParams) -> tuple[list[MeeseeksItem], DataCheck
             raise ValueError(
                 f"no Meeseeks data in {folder}: pass --data-dir PATH (the official input_data/ folder or the "
                 f"repository holding it), set ${DATA_ENV}, run `proseval meeseeks download` once, or add "
-                f"--download to fetch the official files")
+                f"--download to fetch the official files"
+            )
         try:
             download(folder)
         except OSError as exc:  # network and disk errors become a clear message, like data errors
@@ -70,14 +73,29 @@ def resolve_items(params: MeeseeksParams) -> tuple[list[MeeseeksItem], DataCheck
 
 def dependency_graph(item: MeeseeksItem) -> DependencyGraph:
     where = f"{item.source_file}: item {item.index}"
-    return DependencyGraph.build([sq.point_id for sq in item.sub_questions], [sq.dep for sq in item.sub_questions],
-                                 where=where)
+    return _graph(
+        tuple(sq.point_id for sq in item.sub_questions), tuple(tuple(sq.dep) for sq in item.sub_questions), where
+    )
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _graph(point_ids: tuple[int, ...], deps: tuple[tuple[int, ...], ...], where: str) -> DependencyGraph:
+    """Built (and checked) once per item in a process: a task is built several times per profile or run set."""
+    return DependencyGraph.build(point_ids, deps, where=where)
 
 
 def to_sample(item: MeeseeksItem) -> Sample:
-    return Sample(id=f"meeseeks/{item.id}", input=item.question, target=item.model_dump(mode="json"),
-                  metadata={"language": item.language, "category": item.category, "source_file": item.source_file,
-                            "official_runner": item.official_runner})
+    return Sample(
+        id=f"meeseeks/{item.id}",
+        input=item.question,
+        target=item.model_dump(mode="json"),
+        metadata={
+            "language": item.language,
+            "category": item.category,
+            "source_file": item.source_file,
+            "official_runner": item.official_runner,
+        },
+    )
 
 
 # --- per-item scores ---------------------------------------------------------------------------
@@ -109,10 +127,16 @@ def judge_verdicts(turns: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     if not evaluated:
         return None
     last = evaluated[-1]
-    verdicts = [{"position": r["position"], "question": r["question"],
-                 "result": None if r.get("defaulted") else r["result"],
-                 "status": "defaulted" if r.get("defaulted") else r["status"]}
-                for r in last["sub_questions"] if r.get("method") == "judge"]
+    verdicts = [
+        {
+            "position": r["position"],
+            "question": r["question"],
+            "result": None if r.get("defaulted") else r["result"],
+            "status": "defaulted" if r.get("defaulted") else r["status"],
+        }
+        for r in last["sub_questions"]
+        if r.get("method") == "judge"
+    ]
     return {"round": last["round"], "verdicts": verdicts}
 
 
@@ -124,8 +148,7 @@ def requirement_names(verdicts: Sequence[Mapping[str, Any]]) -> list[str]:
     its requirement, with its position in the item (``(#k)``, from 1) when the same question is
     asked twice."""
     asked = Counter(v["question"] for v in verdicts)
-    return [v["question"] if asked[v["question"]] == 1 else f"{v['question']} (#{v['position'] + 1})"
-            for v in verdicts]
+    return [v["question"] if asked[v["question"]] == 1 else f"{v['question']} (#{v['position'] + 1})" for v in verdicts]
 
 
 def judge_ratings(scores: Mapping[str, Score]) -> list[Rating]:
@@ -137,8 +160,10 @@ def judge_ratings(scores: Mapping[str, Score]) -> list[Rating]:
     if not judged:
         return []
     verdicts = judged["verdicts"]
-    return [Rating(name, None if v["result"] is None else float(v["result"]), JUDGE_SCALE)
-            for name, v in zip(requirement_names(verdicts), verdicts)]
+    return [
+        Rating(name, None if v["result"] is None else float(v["result"]), JUDGE_SCALE)
+        for name, v in zip(requirement_names(verdicts), verdicts)
+    ]
 
 
 def score_state(state: State) -> dict[str, Score]:
@@ -146,31 +171,61 @@ def score_state(state: State) -> dict[str, Score]:
     rounds, per_round = [], []
     for turn in state.turns:
         counted = counted_checks(turn)
-        rounds.append({"round": turn["round"], "checks": counted, "undecided": turn.get("undecided", 0),
-                       "unsupported": turn.get("unsupported", 0), "candidate_error": turn.get("candidate_error"),
-                       "candidate_overflow": bool(turn.get("candidate_overflow")),
-                       "not_counted": turn["checks"] is not None and counted is None,
-                       "uncounted_checks": turn["checks"] if counted is None else None})
+        rounds.append(
+            {
+                "round": turn["round"],
+                "checks": counted,
+                "undecided": turn.get("undecided", 0),
+                "unsupported": turn.get("unsupported", 0),
+                "candidate_error": turn.get("candidate_error"),
+                "candidate_overflow": bool(turn.get("candidate_overflow")),
+                "not_counted": turn["checks"] is not None and counted is None,
+                "uncounted_checks": turn["checks"] if counted is None else None,
+            }
+        )
         if counted is not None:
             item = score_item(_checks(turn["checks"]))
-            per_round.append({"round": turn["round"], "score": item.score, "utility": item.utility,
-                              "failed": turn["failed"], "undecided": turn["undecided"],
-                              "unsupported": turn["unsupported"]})
+            per_round.append(
+                {
+                    "round": turn["round"],
+                    "score": item.score,
+                    "utility": item.utility,
+                    "failed": turn["failed"],
+                    "undecided": turn["undecided"],
+                    "unsupported": turn["unsupported"],
+                }
+            )
     final = per_round[-1]
-    metadata = {"final_round": final["round"], "per_round": per_round, "rounds": rounds,
-                "undecided": final["undecided"], "unsupported": final["unsupported"],
-                "judge_verdicts": judge_verdicts(state.turns)}
-    explanation = (f"round {final['round']}: {final['failed']} sub-question(s) failed, "
-                   f"{final['undecided']} undecided")
+    metadata = {
+        "final_round": final["round"],
+        "per_round": per_round,
+        "rounds": rounds,
+        "undecided": final["undecided"],
+        "unsupported": final["unsupported"],
+        "judge_verdicts": judge_verdicts(state.turns),
+    }
+    explanation = f"round {final['round']}: {final['failed']} sub-question(s) failed, {final['undecided']} undecided"
     if final["score"] is None:
-        score = Score(value=None, parse_status="not_applicable", metadata=metadata,
-                      explanation=f"{explanation}; no check could be decided")
+        score = Score(
+            value=None,
+            parse_status="not_applicable",
+            metadata=metadata,
+            explanation=f"{explanation}; no check could be decided",
+        )
     else:
-        score = Score(value=final["score"], parse_status="partial" if final["undecided"] else "ok",
-                      explanation=explanation, metadata=metadata)
-    utility = Score(value=final["utility"], parse_status="ok" if final["utility"] is not None else "partial",
-                    explanation="1 if every sub-question passed" if final["utility"] is not None
-                    else "no failure, but some sub-question is undecided")
+        score = Score(
+            value=final["score"],
+            parse_status="partial" if final["undecided"] else "ok",
+            explanation=explanation,
+            metadata=metadata,
+        )
+    utility = Score(
+        value=final["utility"],
+        parse_status="ok" if final["utility"] is not None else "partial",
+        explanation="1 if every sub-question passed"
+        if final["utility"] is not None
+        else "no failure, but some sub-question is undecided",
+    )
     return {SCORE: score, UTILITY: utility}
 
 
@@ -238,14 +293,20 @@ def aggregate_rounds(samples: Sequence[ScoredSample]) -> dict[str, Any]:
     for number, (entry, state, as_official) in enumerate(zip(report, carried, official)):
         decided_counts = [c for c in state.values() if c is not None]
         counted_officially = official_counting([as_official[item_id] for item_id in ids])
-        rounds.append({**entry["summary"],
-                       "undecided_checks": sum(c[0] for c in decided_counts),
-                       "unsupported_checks": sum(c[1] for c in decided_counts),
-                       "candidate_errors": inputs.errors[number],
-                       "model_failed_this_round": inputs.model_failed[number],
-                       "not_counted_items": inputs.not_counted[number],
-                       "official_counting": {"meeseeks_score": counted_officially.meeseeks_score,
-                                             "utility_score": counted_officially.utility_score}})
+        rounds.append(
+            {
+                **entry["summary"],
+                "undecided_checks": sum(c[0] for c in decided_counts),
+                "unsupported_checks": sum(c[1] for c in decided_counts),
+                "candidate_errors": inputs.errors[number],
+                "model_failed_this_round": inputs.model_failed[number],
+                "not_counted_items": inputs.not_counted[number],
+                "official_counting": {
+                    "meeseeks_score": counted_officially.meeseeks_score,
+                    "utility_score": counted_officially.utility_score,
+                },
+            }
+        )
     return {
         "rounds": rounds,
         "round_stats": {f"round_{e['official']['round']}_stats": e["official"] for e in report},
@@ -259,8 +320,11 @@ def utility_plot_png(rounds: Sequence[dict[str, Any]]) -> bytes | None:
     numbers = [r["round"] for r in rounds]
 
     def draw(axes) -> None:
-        for key, label in (("utility_score", "Utility Rate"), ("meeseeks_score", "Meeseeks Score"),
-                           ("capability_mean_level1", "mean of level-1 capabilities")):
+        for key, label in (
+            ("utility_score", "Utility Rate"),
+            ("meeseeks_score", "Meeseeks Score"),
+            ("capability_mean_level1", "mean of level-1 capabilities"),
+        ):
             points = [(n, r[key]) for n, r in zip(numbers, rounds) if r[key] is not None]
             if points:
                 axes.plot(*zip(*points), marker="o", label=label)
@@ -296,8 +360,7 @@ def sandbox_record(params: MeeseeksParams) -> dict[str, Any]:
     missing = isolation.missing_for_strong_isolation(layers)
     if missing and not params.allow_weak_sandbox:
         raise ValueError(isolation.refusal_message(missing))
-    return {"used": True, "layers": [name for name, on in layers.items() if on],
-            "weak_accepted": bool(missing)}
+    return {"used": True, "layers": [name for name, on in layers.items() if on], "weak_accepted": bool(missing)}
 
 
 def make_task(params: MeeseeksParams) -> Task:
@@ -307,8 +370,8 @@ def make_task(params: MeeseeksParams) -> Task:
         items = round_robin(items, lambda item: item.source_file)
     graphs = {f"meeseeks/{item.id}": dependency_graph(item) for item in items}  # fails early on bad data
 
-    def dataset() -> list[Sample]:
-        return [to_sample(item) for item in items]
+    def dataset() -> Sequence[Sample]:
+        return SampleList(items, to_sample)
 
     async def protocol(sample: Sample, ctx: SampleContext) -> State:
         return await run_item(MeeseeksItem.model_validate(sample.target), graphs[sample.id], ctx, params)
@@ -332,10 +395,15 @@ def make_task(params: MeeseeksParams) -> Task:
         role_configs={role: ROLE_CONFIG for role in ("candidate", "extractor", "judge")},
         slice_keys=("language",),
         headline="meeseeks",
-        dataset_source={"source": "meituan-longcat/Meeseeks input_data" if check.official_file_set
-                        else "user-supplied Meeseeks item files", **check.as_source(),
-                        "languages": languages, "n_items": len(items),
-                        "extraction_sandbox": sandbox},
+        dataset_source={
+            "source": "meituan-longcat/Meeseeks input_data"
+            if check.official_file_set
+            else "user-supplied Meeseeks item files",
+            **check.as_source(),
+            "languages": languages,
+            "n_items": len(items),
+            "extraction_sandbox": sandbox,
+        },
         aggregate=lambda samples: {SCORE: aggregate_rounds(samples)},
         artifacts=artifacts,
         reevaluate=reevaluate,

@@ -18,11 +18,12 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from proseval.benchmarks._shared.parsed import parse_once
 from proseval.benchmarks.writingbench.criteria import Criterion, validate_checklist
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, describe_validation_error, iter_json_objects
 from proseval.kit import DataError, MissingDataError, round_robin
@@ -31,17 +32,18 @@ OFFICIAL_REPOSITORY = "X-PLUG/WritingBench"
 OFFICIAL_COMMIT = "ae2d5176449b7b769815482641d35926f26793eb"
 RAW_URL = "https://raw.githubusercontent.com/{repository}/{commit}/benchmark_query/{path}"
 
-DOMAIN1_LABELS = (
+Domain1 = Literal[
     "Academic & Engineering",
     "Finance & Business",
     "Politics & Law",
     "Literature & Arts",
     "Education",
     "Advertising & Marketing",
-)
+]
+DOMAIN1_LABELS: tuple[Domain1, ...] = get_args(Domain1)
 LANGUAGES = ("en", "zh")
-REQUIREMENTS = ("style", "format", "length")
 Requirement = Literal["style", "format", "length"]
+REQUIREMENTS: tuple[Requirement, ...] = get_args(Requirement)
 Version = Literal["v1", "v2"]
 
 ALL_FILE = "benchmark_all.jsonl"
@@ -90,7 +92,7 @@ class Query(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     index: int = Field(ge=1)
-    domain1: Literal[DOMAIN1_LABELS]  # type: ignore[valid-type]
+    domain1: Domain1
     domain2: str = Field(min_length=1)
     lang: Literal["en", "zh"] | None = None
     query: str = Field(min_length=1)
@@ -160,9 +162,7 @@ def _parse_query_file(raw: bytes, source: str) -> ParsedFile:
             raise DataFormatError(f"{source}:{line}: expected exactly one of 'checklist' (v2) or 'criteria' (v1)")
         line_version = _CRITERIA_KEYS[keys[0]]
         if version is not None and line_version != version:
-            raise DataIntegrityError(
-                f"{source}:{line}: mixes v1 ('criteria') and v2 ('checklist') records in one file"
-            )
+            raise DataIntegrityError(f"{source}:{line}: mixes v1 ('criteria') and v2 ('checklist') records in one file")
         version = line_version
         unknown = set(obj) - _RECORD_KEYS - {keys[0]}
         if unknown:
@@ -192,7 +192,8 @@ def build_benchmark(raw_files: Mapping[str, bytes], *, verify: bool = True, sour
         raise MissingDataError(
             f"missing WritingBench files under {source_prefix or '.'}: {', '.join(missing)}; the data folder must "
             f"hold all {len(DATA_FILES)} files of the official benchmark_query/ folder (proseval writingbench "
-            "download fetches them)")
+            "download fetches them)"
+        )
     sha256 = {name: hashlib.sha256(raw_files[name]).hexdigest() for name in DATA_FILES}
     parsed = {name: _parse_query_file(raw_files[name], source_prefix + name) for name in DATA_FILES}
     versions = {name: file.version for name, file in parsed.items()}
@@ -213,7 +214,7 @@ def build_benchmark(raw_files: Mapping[str, bytes], *, verify: bool = True, sour
         if len(query.checklist) != 5:
             raise DataFormatError(f"{source_prefix}{ALL_FILE}:{line}: expected 5 criteria, got {len(query.checklist)}")
     by_index = {query.index: query for _, query in full.records}
-    requirements = {
+    requirements: dict[str, RequirementSubset] = {
         dim: _requirement_subset(dim, parsed[r_file(dim)], parsed[c_file(dim)], by_index, source_prefix)
         for dim in REQUIREMENTS
     }
@@ -240,9 +241,7 @@ def _requirement_subset(
                 raise DataFormatError(f"{prefix}{name}:{line}: index {query.index} is not in {ALL_FILE}")
             unknown = set(query.criterion_names) - set(full.criterion_names)
             if unknown or (name == r_file(dim) and query.criterion_names != full.criterion_names):
-                raise DataFormatError(
-                    f"{prefix}{name}:{line}: criteria of index {query.index} do not match {ALL_FILE}"
-                )
+                raise DataFormatError(f"{prefix}{name}:{line}: criteria of index {query.index} do not match {ALL_FILE}")
     return RequirementSubset(
         requirement=dim,
         indices=tuple(r_indices),
@@ -263,7 +262,13 @@ def load_benchmark(data_dir: str | os.PathLike[str], *, verify: bool = True) -> 
     """Load and validate the query files under ``data_dir`` (see :func:`build_benchmark`)."""
     root = resolve_data_dir(data_dir)
     raw = {name: (root / name).read_bytes() for name in DATA_FILES if (root / name).is_file()}
-    return build_benchmark(raw, verify=verify, source_prefix=f"{root}{os.sep}")
+    prefix = f"{root}{os.sep}"
+    names = tuple(raw)  # built once per content in a process (`parse_once`)
+    return parse_once(
+        ("writingbench", verify, prefix, names),
+        lambda: build_benchmark(raw, verify=verify, source_prefix=prefix),
+        *raw.values(),
+    )
 
 
 def download(dest: str | os.PathLike[str], *, client: httpx.Client | None = None, timeout: float = 60.0) -> Path:

@@ -67,8 +67,7 @@ def resolve_data(params: WritingBenchParams) -> wb_data.WritingBench:
 def select_queries(bench: wb_data.WritingBench, params: WritingBenchParams) -> list[wb_data.Query]:
     domain1 = params.domain if params.domain in wb_data.DOMAIN1_LABELS else None
     domain2 = params.domain if params.domain and domain1 is None else None
-    queries = wb_data.select(bench, domain1=domain1, domain2=domain2, lang=params.lang,
-                             requirement=params.requirement)
+    queries = wb_data.select(bench, domain1=domain1, domain2=domain2, lang=params.lang, requirement=params.requirement)
     return wb_data.interleave(queries, "domain1") if params.order == "interleaved" else queries
 
 
@@ -78,8 +77,13 @@ def to_sample(query: wb_data.Query, bench: wb_data.WritingBench) -> Sample:
         id=f"writingbench/{query.index}",
         input=query.query,
         target={"index": query.index, "checklist": [c.to_official_dict() for c in query.checklist]},
-        metadata={"index": query.index, "domain1": query.domain1, "domain2": query.domain2,
-                  "lang": query.lang or "unknown", "requirements": requirements},
+        metadata={
+            "index": query.index,
+            "domain1": query.domain1,
+            "domain2": query.domain2,
+            "lang": query.lang or "unknown",
+            "requirements": requirements,
+        },
     )
 
 
@@ -87,8 +91,7 @@ def to_sample(query: wb_data.Query, bench: wb_data.WritingBench) -> Sample:
 
 
 def _verdict_record(verdict: JudgeVerdict, **extra: Any) -> dict[str, Any]:
-    return {"score": verdict.score, "reason": verdict.reason, "status": verdict.status, "error": verdict.error,
-            **extra}
+    return {"score": verdict.score, "reason": verdict.reason, "status": verdict.status, "error": verdict.error, **extra}
 
 
 def _fit(messages_for: Any, response: str, limit: int | None) -> tuple[str | None, dict[str, Any]]:
@@ -98,34 +101,52 @@ def _fit(messages_for: Any, response: str, limit: int | None) -> tuple[str | Non
     empty = messages_for("")
     prompt_tokens = sum(count_tokens(m["content"]) for m in empty)
     fitted = fit_response(response, max_input_tokens=limit, prompt_tokens=prompt_tokens, count_tokens=count_tokens)
-    info = {"truncated": fitted.truncated, "response_tokens": fitted.original_tokens}
+    info: dict[str, Any] = {"truncated": fitted.truncated, "response_tokens": fitted.original_tokens}
     if fitted.error:
         info["error"] = fitted.error
     return fitted.text, info
 
 
-async def judge_criterion(ctx: SampleContext, query: str, response: str, criterion: Criterion,
-                          params: WritingBenchParams) -> dict[str, Any]:
+async def judge_criterion(
+    ctx: SampleContext, query: str, response: str, criterion: Criterion, params: WritingBenchParams
+) -> dict[str, Any]:
     def messages(r: str) -> list[dict[str, str]]:
         return judge_messages(query, r, criterion, ctx.prompt("judge"), ctx.prompt("judge_system"))
 
     text, info = _fit(messages, response, params.judge_max_input_tokens)
     if text is None:
-        return {"score": None, "status": "context_overflow",
-                "error": "the judge prompt exceeds --judge-max-input-tokens even without the response", **info}
+        return {
+            "score": None,
+            "status": "context_overflow",
+            "error": "the judge prompt exceeds --judge-max-input-tokens even without the response",
+            **info,
+        }
     structured = {"response_format": json_schema_format("criterion_score", score_schema())}
-    asked = await ask_until(ctx, "judge", messages(text), parse_judge_reply,
-                            lambda verdict: verdict.scored, attempts=params.judge_attempts, turn=criterion.name,
-                            config=structured if params.judge_structured else None)
+    asked = await ask_until(
+        ctx,
+        "judge",
+        messages(text),
+        parse_judge_reply,
+        lambda verdict: verdict.scored,
+        attempts=params.judge_attempts,
+        turn=criterion.name,
+        config=structured if params.judge_structured else None,
+    )
     if asked.error is not None:
-        return {"score": None, "status": "error", "error": f"{type(asked.error).__name__}: {asked.error}",
-                "attempts": asked.attempts, **info}
+        return {
+            "score": None,
+            "status": "error",
+            "error": f"{type(asked.error).__name__}: {asked.error}",
+            "attempts": asked.attempts,
+            **info,
+        }
     assert asked.last is not None
     return _verdict_record(asked.last, attempts=asked.attempts, **info)
 
 
-async def judge_batched(ctx: SampleContext, query: str, response: str, criteria: tuple[Criterion, ...],
-                        params: WritingBenchParams) -> dict[str, dict[str, Any]]:
+async def judge_batched(
+    ctx: SampleContext, query: str, response: str, criteria: tuple[Criterion, ...], params: WritingBenchParams
+) -> dict[str, dict[str, Any]]:
     def messages(r: str) -> list[dict[str, str]]:
         return batched_judge_messages(query, r, criteria, ctx.prompt("judge_batched"), ctx.prompt("judge_system"))
 
@@ -146,12 +167,21 @@ async def judge_batched(ctx: SampleContext, query: str, response: str, criteria:
         return all(results[name]["score"] is not None for name in names)
 
     structured = {"response_format": json_schema_format("criteria_scores", named_scores_schema())}
-    asked = await ask_until(ctx, "judge", messages(text), merge, bool, attempts=params.judge_attempts,
-                            turn="batched", config=structured if params.judge_structured else None)
+    asked = await ask_until(
+        ctx,
+        "judge",
+        messages(text),
+        merge,
+        bool,
+        attempts=params.judge_attempts,
+        turn="batched",
+        config=structured if params.judge_structured else None,
+    )
     if asked.error is not None:
         for name in names:
-            results.setdefault(name, {"score": None, "status": "error",
-                                      "error": f"{type(asked.error).__name__}: {asked.error}"})
+            results.setdefault(
+                name, {"score": None, "status": "error", "error": f"{type(asked.error).__name__}: {asked.error}"}
+            )
     return results
 
 
@@ -174,11 +204,20 @@ def make_scorer(params: WritingBenchParams) -> Any:
         metadata = {"criteria": per_criterion, "reasoning_removed": cleaned.stripped}
         if not scored:
             statuses = sorted({v["status"] for v in per_criterion.values()})
-            return {SCORE: Score(value=None, parse_status="error" if "error" in statuses else "unparsable",
-                                 explanation=f"no criterion scored ({', '.join(statuses)})", metadata=metadata)}
+            return {
+                SCORE: Score(
+                    value=None,
+                    parse_status="error" if "error" in statuses else "unparsable",
+                    explanation=f"no criterion scored ({', '.join(statuses)})",
+                    metadata=metadata,
+                )
+            }
         status = "ok" if unscored == 0 else "partial"
-        return {SCORE: Score(value=sum(scored) / len(scored), explanation=explanation, parse_status=status,
-                             metadata=metadata)}
+        return {
+            SCORE: Score(
+                value=sum(scored) / len(scored), explanation=explanation, parse_status=status, metadata=metadata
+            )
+        }
 
     return writingbench
 
@@ -194,8 +233,12 @@ def query_scores(samples: list[ScoredSample]) -> list[QueryScores]:
         if sample.status != "ok" or score is None:
             continue
         criteria = score.metadata.get("criteria", {})
-        records.append(QueryScores(index=int(sample.metadata["index"]),
-                                   scores={name: (entry.get("score"),) for name, entry in criteria.items()}))
+        records.append(
+            QueryScores(
+                index=int(sample.metadata["index"]),
+                scores={name: (entry.get("score"),) for name, entry in criteria.items()},
+            )
+        )
     return records
 
 
@@ -205,21 +248,38 @@ def custom_task(params: WritingBenchParams) -> Task:
     rows = read_lines(path, need_checklist=True)
 
     def dataset() -> list[Sample]:
-        return [Sample(id=f"queries/{key}", input=request_text(record),
-                       target={"checklist": record["checklist"]},
-                       metadata={"index": key, **{k: record[k] for k in ("domain1", "domain2", "lang") if k in record}})
-                for key, record in rows]
+        return [
+            Sample(
+                id=f"queries/{key}",
+                input=request_text(record),
+                target={"checklist": record["checklist"]},
+                metadata={"index": key, **{k: record[k] for k in ("domain1", "domain2", "lang") if k in record}},
+            )
+            for key, record in rows
+        ]
 
     def aggregate_run(samples: list[ScoredSample]) -> dict[str, Any]:
-        scores = [entry.get("score") for s in samples if s.status == "ok" and SCORE in s.scores
-                  for entry in s.scores[SCORE].metadata.get("criteria", {}).values()]
+        scores = [
+            entry.get("score")
+            for s in samples
+            if s.status == "ok" and SCORE in s.scores
+            for entry in s.scores[SCORE].metadata.get("criteria", {}).values()
+        ]
         scored = [v for v in scores if v is not None]
-        return {"overall": sum(scored) / len(scored) if scored else None, "criteria_scored": len(scored),
-                "criteria_unscored": len(scores) - len(scored)}
+        return {
+            "overall": sum(scored) / len(scored) if scored else None,
+            "criteria_scored": len(scored),
+            "criteria_unscored": len(scores) - len(scored),
+        }
 
     return Task(
-        name="writingbench", version="2", dataset=dataset, protocol=single_turn, scorers=[make_scorer(params)],
-        roles_required=("candidate", "judge"), role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
+        name="writingbench",
+        version="2",
+        dataset=dataset,
+        protocol=single_turn,
+        scorers=[make_scorer(params)],
+        roles_required=("candidate", "judge"),
+        role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
         slice_keys=tuple(k for k in ("domain1", "lang") if any(k in r for _, r in rows)),
         headline=SCORE,
         dataset_source={"source": str(path)},
@@ -247,8 +307,10 @@ def make_task(params: WritingBenchParams) -> Task:
         report = Report.model_validate(results.extra["writingbench"])
         failed = results.extra.get("failed_samples", 0)
         note = f"\n{failed} sample(s) failed before judging (e.g. generation errors) and are not in this table.\n"
-        files: dict[str, str | bytes] = {"writingbench.csv": report_to_csv(report),
-                                          "writingbench.md": report_to_markdown(report) + (note if failed else "")}
+        files: dict[str, str | bytes] = {
+            "writingbench.csv": report_to_csv(report),
+            "writingbench.md": report_to_markdown(report) + (note if failed else ""),
+        }
         chart = domain_chart_png(report)
         if chart is not None:
             files["writingbench_domain1.png"] = chart
@@ -265,8 +327,13 @@ def make_task(params: WritingBenchParams) -> Task:
         role_configs={"candidate": CANDIDATE_CONFIG, "judge": JUDGE_CONFIG},
         slice_keys=("domain1", "lang"),
         headline=SCORE,
-        dataset_source={"source": "X-PLUG/WritingBench benchmark_query (v2)", "commit": wb_data.OFFICIAL_COMMIT,
-                        "sha256": bench.sha256, "verified": bench.verified, "n_selected": len(queries)},
+        dataset_source={
+            "source": "X-PLUG/WritingBench benchmark_query (v2)",
+            "commit": wb_data.OFFICIAL_COMMIT,
+            "sha256": bench.sha256,
+            "verified": bench.verified,
+            "n_selected": len(queries),
+        },
         aggregate=aggregate_run,
         artifacts=artifacts,
         prompts=dict(JUDGE_PROMPTS),

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import platformdirs
 
+from proseval.benchmarks._shared.parsed import parse_once
 from proseval.kit import DataFormatError, iter_json_objects
 
 Language = Literal["en", "zh"]
@@ -101,7 +102,7 @@ def language_of(record: Mapping[str, Any], default: Language | None) -> Language
     """The record's `language` field, else its ID's marker (``_en_`` / ``_cn_``), else `default`."""
     language = record.get("language")
     if language in LANGUAGES:
-        return language  # type: ignore[return-value]
+        return language
     item_id = str(record.get("infer_id", ""))
     if "_en_" in item_id:
         return "en"
@@ -120,9 +121,11 @@ def item_flags(task: TaskName, language: Language, fields: Mapping[str, str]) ->
     return tuple(flags)
 
 
-def parse_record(record: Mapping[str, Any], source: str, default_language: Language | None,
-                 sources: Mapping[str, str]) -> Item:
+def parse_record(
+    record: Mapping[str, Any], source: str, default_language: Language | None, sources: Mapping[str, str]
+) -> Item:
     """One record as an `Item`; any missing or mistyped field is a `DataFormatError` at `source`."""
+
     def need_text(key: str, container: Mapping[str, Any], where: str, *, empty_ok: bool = False) -> str:
         value = container.get(key)
         if not isinstance(value, str):
@@ -138,7 +141,7 @@ def parse_record(record: Mapping[str, Any], source: str, default_language: Langu
     task = TASK_TYPES[task_type]
     language = language_of(record, default_language)
     if language is None:
-        raise DataFormatError(f"{source}: no language: add \"language\": \"en\" or \"zh\"")
+        raise DataFormatError(f'{source}: no language: add "language": "en" or "zh"')
     raw_input = record.get("input")
     if not isinstance(raw_input, dict):
         raise DataFormatError(f"{source}: 'input' must be an object")
@@ -148,15 +151,22 @@ def parse_record(record: Mapping[str, Any], source: str, default_language: Langu
         wanted = " or ".join("{" + ", ".join(shape) + "}" for shape in shapes if shape)
         raise DataFormatError(f"{source}: a {task_type} item needs input fields {wanted}")
     return Item(
-        id=item_id, task=task, language=language, genre=need_text("sub_task", record, ""),
-        instruction=need_text("instruction", record, ""), input=fields,
-        reference=need_text("reference", record, ""), reference_source=sources.get(item_id, "unknown"),
-        flags=item_flags(task, language, fields), source=source,
+        id=item_id,
+        task=task,
+        language=language,
+        genre=need_text("sub_task", record, ""),
+        instruction=need_text("instruction", record, ""),
+        input=fields,
+        reference=need_text("reference", record, ""),
+        reference_source=sources.get(item_id, "unknown"),
+        flags=item_flags(task, language, fields),
+        source=source,
     )
 
 
-def parse_file(raw: bytes, source: str, language: Language | None,
-               sources: Mapping[str, str] | None = None) -> list[Item]:
+def parse_file(
+    raw: bytes, source: str, language: Language | None, sources: Mapping[str, str] | None = None
+) -> list[Item]:
     """Every item of one JSON Lines file; IDs must be unique."""
     items: list[Item] = []
     seen: set[str] = set()
@@ -205,19 +215,27 @@ def load_folder(folder: Path, languages: Sequence[Language]) -> C3EData:
         human_path, hybrid_path = folder / HUMAN_IDS_FILE, folder / HYBRID_IDS_FILE
         if human_path.is_file() and hybrid_path.is_file():
             human_raw, hybrid_raw = human_path.read_bytes(), hybrid_path.read_bytes()
-            sources = reference_sources(parse_id_list(human_raw.decode("utf-8")),
-                                        parse_id_list(hybrid_raw.decode("utf-8")))
+            sources = reference_sources(
+                parse_id_list(human_raw.decode("utf-8")), parse_id_list(hybrid_raw.decode("utf-8"))
+            )
             lists = {HUMAN_IDS_FILE: sha256_of(human_raw), HYBRID_IDS_FILE: sha256_of(hybrid_raw)}
     files = []
     for language in languages:
         path = folder / FILES[language]
         if not path.is_file():
-            raise FileNotFoundError(f"no {FILES[language]} in {folder}: pass --data-dir with the C3EBench files "
-                                    f"(from {OFFICIAL_REPOSITORY}), or --language to choose the other language")
+            raise FileNotFoundError(
+                f"no {FILES[language]} in {folder}: pass --data-dir with the C3EBench files "
+                f"(from {OFFICIAL_REPOSITORY}), or --language to choose the other language"
+            )
         raw = path.read_bytes()
         digest = sha256_of(raw)
-        items = parse_file(raw, str(path), language, sources)
-        files.append(DataFile(str(path.resolve()), language, tuple(items), digest, digest == PINNED_SHA256[language]))
+        # parsed once per content in a process (`parse_once`), with the reference lists it was given
+        items = parse_once(
+            ("c3e", str(path), language, tuple(sorted(lists.items()))),
+            lambda: tuple(parse_file(raw, str(path), language, sources)),
+            raw,
+        )
+        files.append(DataFile(str(path.resolve()), language, items, digest, digest == PINNED_SHA256[language]))
     return C3EData(tuple(files), lists)
 
 
@@ -237,15 +255,24 @@ def load_data(data_file: str | None, data_dir: str | None, languages: Sequence[L
     return load_folder(folder, languages)
 
 
-def select(items: Iterable[Item], *, tasks: Sequence[str] | None = None, genres: Sequence[str] | None = None,
-           reference_source: str | None = None, per_task: int | None = None) -> list[Item]:
+def select(
+    items: Iterable[Item],
+    *,
+    tasks: Sequence[str] | None = None,
+    genres: Sequence[str] | None = None,
+    reference_source: str | None = None,
+    per_task: int | None = None,
+) -> list[Item]:
     """The items of the given tasks, genres (``sub_task``) and reference source (None: all), at most
     `per_task` of each language x task (the first ones, in the given order)."""
     chosen: list[Item] = []
     taken: dict[tuple[str, str], int] = {}
     for item in items:
-        if ((tasks and item.task not in tasks) or (genres and item.genre not in genres)
-                or (reference_source is not None and item.reference_source != reference_source)):
+        if (
+            (tasks and item.task not in tasks)
+            or (genres and item.genre not in genres)
+            or (reference_source is not None and item.reference_source != reference_source)
+        ):
             continue
         group = (item.language, item.task)
         if per_task is not None and taken.get(group, 0) >= per_task:
@@ -266,13 +293,29 @@ def counts(items: Iterable[Item]) -> dict[str, dict[str, int]]:
 
 def to_target(item: Item) -> dict[str, Any]:
     """The item as a sample's JSON target (stored in the run folder)."""
-    return {"id": item.id, "task": item.task, "language": item.language, "genre": item.genre,
-            "instruction": item.instruction, "input": dict(item.input), "reference": item.reference,
-            "reference_source": item.reference_source, "flags": list(item.flags)}
+    return {
+        "id": item.id,
+        "task": item.task,
+        "language": item.language,
+        "genre": item.genre,
+        "instruction": item.instruction,
+        "input": dict(item.input),
+        "reference": item.reference,
+        "reference_source": item.reference_source,
+        "flags": list(item.flags),
+    }
 
 
 def from_target(target: dict[str, Any]) -> Item:
     """The item a sample's target holds."""
-    return Item(id=target["id"], task=target["task"], language=target["language"], genre=target["genre"],
-                instruction=target["instruction"], input=target["input"], reference=target["reference"],
-                reference_source=target.get("reference_source", "unknown"), flags=tuple(target.get("flags", ())))
+    return Item(
+        id=target["id"],
+        task=target["task"],
+        language=target["language"],
+        genre=target["genre"],
+        instruction=target["instruction"],
+        input=target["input"],
+        reference=target["reference"],
+        reference_source=target.get("reference_source", "unknown"),
+        flags=tuple(target.get("flags", ())),
+    )

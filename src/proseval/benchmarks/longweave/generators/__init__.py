@@ -29,9 +29,7 @@ _BUILDERS = {
 __all__ = ["LENGTHS", "TASKS", "generate", "generate_many"]
 
 
-def generate(
-    task: str, length: str, index: int, seed: int = 0, *, sms_leaky_example: bool = False
-) -> Sample:
+def generate(task: str, length: str, index: int, seed: int = 0, *, sms_leaky_example: bool = False) -> Sample:
     """The ``index``-th instance of ``task`` at ``length`` (``"1k"`` ... ``"8k"``).
 
     ``sms_leaky_example`` builds the SMS worked example from the first input symbols, as the
@@ -41,9 +39,7 @@ def generate(
     if task not in _BUILDERS:
         raise ValueError(f"unknown LongWeave task {task!r}; expected one of {', '.join(TASKS)}")
     if length not in LENGTHS:
-        raise ValueError(
-            f"unknown LongWeave length {length!r}; expected one of {', '.join(LENGTHS)}"
-        )
+        raise ValueError(f"unknown LongWeave length {length!r}; expected one of {', '.join(LENGTHS)}")
     if isinstance(index, bool) or not isinstance(index, int) or index < 0:
         raise ValueError(f"sample index must be a non-negative integer, got {index!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):

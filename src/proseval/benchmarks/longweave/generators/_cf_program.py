@@ -20,22 +20,66 @@ INDENT = "    "
 MAX_LINE = 79
 
 NOUNS = (
-    "order", "invoice", "sensor", "reading", "ticket", "shipment", "account", "booking",
-    "sample", "parcel", "payment", "visit", "batch", "entry", "job", "review", "claim", "trip",
-    "device", "member",
+    "order",
+    "invoice",
+    "sensor",
+    "reading",
+    "ticket",
+    "shipment",
+    "account",
+    "booking",
+    "sample",
+    "parcel",
+    "payment",
+    "visit",
+    "batch",
+    "entry",
+    "job",
+    "review",
+    "claim",
+    "trip",
+    "device",
+    "member",
 )
 ATTRIBUTES = (
-    "amount", "weight", "score", "price", "level", "duration", "rating", "volume", "distance",
-    "quantity", "cost", "speed",
+    "amount",
+    "weight",
+    "score",
+    "price",
+    "level",
+    "duration",
+    "rating",
+    "volume",
+    "distance",
+    "quantity",
+    "cost",
+    "speed",
 )
 STATUSES = ("active", "pending", "closed", "failed", "ready", "queued")
 GROUPS = ("region", "owner", "channel", "category", "team", "source")
 COMMENTS = (
-    "keep order", "quick check", "see notes", "fast path", "tidy later", "edge case",
-    "main step", "safe value", "rarely used", "from config",
+    "keep order",
+    "quick check",
+    "see notes",
+    "fast path",
+    "tidy later",
+    "edge case",
+    "main step",
+    "safe value",
+    "rarely used",
+    "from config",
 )
 UNUSED_MODULES = (
-    "os", "sys", "random", "re", "csv", "shutil", "string", "itertools", "pathlib", "textwrap",
+    "os",
+    "sys",
+    "random",
+    "re",
+    "csv",
+    "shutil",
+    "string",
+    "itertools",
+    "pathlib",
+    "textwrap",
 )
 USED_MODULES = ("json", "math", "time")
 FILLER_WORDS = ("details", "follow", "for", "the", "current", "batch", "of", "records", "now")
@@ -85,9 +129,7 @@ class _Writer:
 def _generic_variants(rng: random.Random, text: str) -> list[tuple[str, str]]:
     """Violations that fit any code line of this shape."""
     comment = rng.choice(COMMENTS)
-    variants = [
-        ("W291", text + "  "), ("E261", f"{text} # {comment}"), ("E262", f"{text}  #{comment}")
-    ]
+    variants = [("W291", text + "  "), ("E261", f"{text} # {comment}"), ("E262", f"{text}  #{comment}")]
     if text.startswith('"""'):  # docstring: punctuation inside it is not code
         return variants + [("E703", text + ";")]
     if ", " in text:
@@ -95,7 +137,7 @@ def _generic_variants(rng: random.Random, text: str) -> list[tuple[str, str]]:
     if not text.endswith(":") and text not in ("break", "continue", "pass"):
         variants.append(("E703", text + ";"))
     if text.startswith("return "):
-        variants.append(("E271", "return  " + text[len("return "):]))
+        variants.append(("E271", "return  " + text[len("return ") :]))
     match = _ASSIGN.match(text)
     if match:
         left, op, right = match.groups()
@@ -106,7 +148,7 @@ def _generic_variants(rng: random.Random, text: str) -> list[tuple[str, str]]:
         ]
     call = _CALL_OPEN.search(text)
     if call:
-        variants.append(("E201", text[: call.end()] + " " + text[call.end():]))
+        variants.append(("E201", text[: call.end()] + " " + text[call.end() :]))
     close = text.rfind(")")
     if close > 0 and text[close - 1] not in "( ":
         variants.append(("E202", text[:close] + " " + text[close:]))
@@ -148,7 +190,7 @@ def _total(w: _Writer, n: dict[str, str]) -> None:
     w.line(1, f"{n['total']} = 0")
     w.line(1, f"{n['count']} = 0")
     w.line(1, f"for {n['item']} in {n['items']}:")
-    w.line(2, f"{n['value']} = {n['item']}.get(\"{n['attr']}\", 0)")
+    w.line(2, f'{n["value"]} = {n["item"]}.get("{n["attr"]}", 0)')
     w.line(2, f"if {n['value']} > {n['limit']}:")
     w.line(3, f"{n['total']} += {n['value']}")
     w.line(3, f"{n['count']} += 1")
@@ -158,7 +200,7 @@ def _total(w: _Writer, n: dict[str, str]) -> None:
 def _select(w: _Writer, n: dict[str, str]) -> None:
     w.line(1, f"{n['chosen']} = []")
     w.line(1, f"for {n['item']} in {n['items']}:")
-    w.line(2, f"if {n['item']}.get(\"status\") == \"{n['status']}\":")
+    w.line(2, f'if {n["item"]}.get("status") == "{n["status"]}":')
     w.line(3, f"{n['chosen']}.append({n['item']})")
     w.line(1, f"return {n['chosen']}[:{n['limit']}]")
 
@@ -166,11 +208,11 @@ def _select(w: _Writer, n: dict[str, str]) -> None:
 def _find(w: _Writer, n: dict[str, str]) -> None:
     w.line(1, f"{n['found']} = None")
     w.line(1, f"for {n['item']} in {n['items']}:")
-    w.line(2, f"if {n['item']}.get(\"id\") == {n['key']}:")
+    w.line(2, f'if {n["item"]}.get("id") == {n["key"]}:')
     w.line(3, f"{n['found']} = {n['item']}")
     w.line(3, "break")
     w.line(1, f"if {n['found']} is None:", (("E711", f"if {n['found']} == None:"),))
-    w.line(2, f"print(\"No {n['item']} for\", {n['key']})")
+    w.line(2, f'print("No {n["item"]} for", {n["key"]})')
     w.line(1, f"return {n['found']}")
 
 
@@ -185,34 +227,31 @@ def _label(w: _Writer, n: dict[str, str]) -> None:
         w.raw(2, f"{n['label']} = 1")
     else:  # kept short: flake8-simplify skips SIM108 when its message exceeds 79 chars
         w.line(1, f"{n['label']} = 2 if {n['big']} else 1")
-    w.line(1, f"return {{\"size\": {n['size']}, \"tier\": {n['label']}}}")
+    w.line(1, f'return {{"size": {n["size"]}, "tier": {n["label"]}}}')
 
 
 def _count(w: _Writer, n: dict[str, str]) -> None:
     w.line(1, f"{n['counts']} = {{}}", (("C408", f"{n['counts']} = dict()"),))
     w.line(1, f"for {n['item']} in {n['items']}:")
-    w.line(2, f"{n['key']} = {n['item']}.get(\"{n['group']}\", \"unknown\")")
+    w.line(2, f'{n["key"]} = {n["item"]}.get("{n["group"]}", "unknown")')
     w.line(2, f"{n['counts']}[{n['key']}] = {n['counts']}.get({n['key']}, 0) + 1")
     w.line(1, f"return {n['counts']}")
 
 
 def _report(w: _Writer, n: dict[str, str]) -> None:
-    w.line(1, f"print(\"Summary:\", {n['title']})")
+    w.line(1, f'print("Summary:", {n["title"]})')
     w.line(1, f"for {n['key']} in sorted({n['stats']}):")
     w.line(2, f"print({n['key']}, {n['stats']}[{n['key']}])")
-    w.line(1, f"if \"total\" in {n['stats']}:",
-           (("SIM118", f"if \"total\" in {n['stats']}.keys():"),))
-    w.line(2, f"print(\"Total:\", {n['stats']}[\"total\"])")
+    w.line(1, f'if "total" in {n["stats"]}:', (("SIM118", f'if "total" in {n["stats"]}.keys():'),))
+    w.line(2, f'print("Total:", {n["stats"]}["total"])')
     message = f"End of {n['item']} summary"
-    w.line(1, f"print(\"{message}\")",
-           (("F541", f"print(f\"{message}\")"), ("E501", _long_print(1, message))))
+    w.line(1, f'print("{message}")', (("F541", f'print(f"{message}")'), ("E501", _long_print(1, message))))
     w.line(1, f"return len({n['stats']})")
 
 
 def _repeat(w: _Writer, n: dict[str, str]) -> None:
     w.line(1, f"{n['misses']} = 0")
-    w.line(1, f"for _ in range({n['rounds']}):",
-           (("B007", f"for {n['step']} in range({n['rounds']}):"),))
+    w.line(1, f"for _ in range({n['rounds']}):", (("B007", f"for {n['step']} in range({n['rounds']}):"),))
     w.line(2, f"{n['misses']} += sum(1 for {n['item']} in {n['items']} if not {n['item']})")
     w.line(1, f"return {n['misses']}")
 
@@ -238,67 +277,141 @@ def _stats(w: _Writer, n: dict[str, str]) -> None:
 def _validate(w: _Writer, n: dict[str, str]) -> None:
     w.line(1, f"{n['passed']} = []")
     w.line(1, f"for {n['item']} in {n['items']}:")
-    w.line(2, f"{n['ok']} = {n['item']}.get(\"valid\", False)")
-    w.line(2, f"if {n['ok']} or not {n['strict']}:",
-           (("E712", f"if {n['ok']} == True or not {n['strict']}:"),))
+    w.line(2, f'{n["ok"]} = {n["item"]}.get("valid", False)')
+    w.line(2, f"if {n['ok']} or not {n['strict']}:", (("E712", f"if {n['ok']} == True or not {n['strict']}:"),))
     w.line(3, f"{n['passed']}.append({n['item']})")
     w.line(1, f"return {n['passed']}")
 
 
 def _merge(w: _Writer, n: dict[str, str]) -> None:
     comprehension = f"{{k: v for k, v in {n['first']}.items()}}"
-    w.line(1, f"{n['merged']} = dict({n['first']})",
-           (("C416", f"{n['merged']} = {comprehension}"),))
+    w.line(1, f"{n['merged']} = dict({n['first']})", (("C416", f"{n['merged']} = {comprehension}"),))
     w.line(1, f"for {n['key']}, {n['value']} in {n['second']}.items():")
     w.line(2, f"{n['merged']}[{n['key']}] = {n['merged']}.get({n['key']}, 0) + {n['value']}")
     w.line(1, f"return {n['merged']}")
 
 
 TEMPLATES: tuple[Template, ...] = (
-    Template(("total", "sum"), ("items", "limit"),
-             {"total": ("total", "subtotal", "running_total"),
-              "count": ("count", "hits", "matched"),
-              "value": ("value", "current", "measured"),
-              "limit": ("threshold", "minimum", "floor_value")},
-             "Return the total {attr} of {items} above a threshold.", _total,
-             ("total", "count", "value")),
-    Template(("select", "pick"), ("items", "limit"),
-             {"chosen": ("chosen", "selected", "kept"), "limit": ("limit", "max_items", "cap")},
-             "Return up to a limit of {items} with status {status}.", _select, ("chosen",)),
-    Template(("find", "lookup"), ("items", "key"),
-             {"found": ("found", "match", "result"), "key": ("key", "wanted_id", "target_id")},
-             "Return the {item} with the given id or None.", _find, ("found",)),
-    Template(("label", "classify"), ("batch", "limit"),
-             {"size": ("size", "batch_size", "length"), "label": ("rank", "tier", "grade"),
-              "big": ("big", "over", "high"), "limit": ("threshold", "cutoff", "boundary")},
-             "Rank a batch of {items} by size.", _label, ("size", "big")),
-    Template(("count", "tally"), ("items",),
-             {"counts": ("counts", "totals", "per_group"), "key": ("group_key", "bucket", "slot")},
-             "Count {items} per {group}.", _count, ("counts", "key")),
-    Template(("print", "show"), ("stats", "title"),
-             {"key": ("key", "name", "field"), "title": ("title", "heading", "caption")},
-             "Print every entry of a {item} summary.", _report, ()),
-    Template(("recount", "scan"), ("items", "rounds"),
-             {"misses": ("misses", "empty_count", "blanks"),
-              "rounds": ("rounds", "passes", "repeats"),
-              "step": ("step", "attempt", "pass_no")},
-             "Count empty {items} over several passes.", _repeat, ("misses",)),
-    Template(("scale", "normalize"), ("values",),
-             {"low": ("low", "smallest", "lower"), "high": ("high", "largest", "upper"),
-              "span": ("span", "width", "extent"), "v": ("v", "x", "point")},
-             "Scale {attr} values to the range 0 to 1.", _scale, ("low", "high", "span")),
-    Template(("describe", "measure"), ("values",),
-             {"size": ("size", "n_values", "how_many"), "mean": ("mean", "average", "centre"),
-              "spread": ("spread", "squares", "deviation"), "v": ("v", "x", "point")},
-             "Return the mean and spread of {attr} values.", _stats, ("size", "mean", "spread")),
-    Template(("validate", "check"), ("items", "strict"),
-             {"passed": ("passed", "accepted", "good"), "ok": ("ok", "is_valid", "flag"),
-              "strict": ("strict", "enforce", "careful")},
-             "Return the {items} that passed validation.", _validate, ("passed", "ok")),
-    Template(("merge", "combine"), ("first", "second"),
-             {"merged": ("merged", "combined", "joined"), "key": ("key", "name", "label"),
-              "value": ("value", "amount_in", "extra")},
-             "Merge two {item} mappings and add shared keys.", _merge, ("merged",)),
+    Template(
+        ("total", "sum"),
+        ("items", "limit"),
+        {
+            "total": ("total", "subtotal", "running_total"),
+            "count": ("count", "hits", "matched"),
+            "value": ("value", "current", "measured"),
+            "limit": ("threshold", "minimum", "floor_value"),
+        },
+        "Return the total {attr} of {items} above a threshold.",
+        _total,
+        ("total", "count", "value"),
+    ),
+    Template(
+        ("select", "pick"),
+        ("items", "limit"),
+        {"chosen": ("chosen", "selected", "kept"), "limit": ("limit", "max_items", "cap")},
+        "Return up to a limit of {items} with status {status}.",
+        _select,
+        ("chosen",),
+    ),
+    Template(
+        ("find", "lookup"),
+        ("items", "key"),
+        {"found": ("found", "match", "result"), "key": ("key", "wanted_id", "target_id")},
+        "Return the {item} with the given id or None.",
+        _find,
+        ("found",),
+    ),
+    Template(
+        ("label", "classify"),
+        ("batch", "limit"),
+        {
+            "size": ("size", "batch_size", "length"),
+            "label": ("rank", "tier", "grade"),
+            "big": ("big", "over", "high"),
+            "limit": ("threshold", "cutoff", "boundary"),
+        },
+        "Rank a batch of {items} by size.",
+        _label,
+        ("size", "big"),
+    ),
+    Template(
+        ("count", "tally"),
+        ("items",),
+        {"counts": ("counts", "totals", "per_group"), "key": ("group_key", "bucket", "slot")},
+        "Count {items} per {group}.",
+        _count,
+        ("counts", "key"),
+    ),
+    Template(
+        ("print", "show"),
+        ("stats", "title"),
+        {"key": ("key", "name", "field"), "title": ("title", "heading", "caption")},
+        "Print every entry of a {item} summary.",
+        _report,
+        (),
+    ),
+    Template(
+        ("recount", "scan"),
+        ("items", "rounds"),
+        {
+            "misses": ("misses", "empty_count", "blanks"),
+            "rounds": ("rounds", "passes", "repeats"),
+            "step": ("step", "attempt", "pass_no"),
+        },
+        "Count empty {items} over several passes.",
+        _repeat,
+        ("misses",),
+    ),
+    Template(
+        ("scale", "normalize"),
+        ("values",),
+        {
+            "low": ("low", "smallest", "lower"),
+            "high": ("high", "largest", "upper"),
+            "span": ("span", "width", "extent"),
+            "v": ("v", "x", "point"),
+        },
+        "Scale {attr} values to the range 0 to 1.",
+        _scale,
+        ("low", "high", "span"),
+    ),
+    Template(
+        ("describe", "measure"),
+        ("values",),
+        {
+            "size": ("size", "n_values", "how_many"),
+            "mean": ("mean", "average", "centre"),
+            "spread": ("spread", "squares", "deviation"),
+            "v": ("v", "x", "point"),
+        },
+        "Return the mean and spread of {attr} values.",
+        _stats,
+        ("size", "mean", "spread"),
+    ),
+    Template(
+        ("validate", "check"),
+        ("items", "strict"),
+        {
+            "passed": ("passed", "accepted", "good"),
+            "ok": ("ok", "is_valid", "flag"),
+            "strict": ("strict", "enforce", "careful"),
+        },
+        "Return the {items} that passed validation.",
+        _validate,
+        ("passed", "ok"),
+    ),
+    Template(
+        ("merge", "combine"),
+        ("first", "second"),
+        {
+            "merged": ("merged", "combined", "joined"),
+            "key": ("key", "name", "label"),
+            "value": ("value", "amount_in", "extra"),
+        },
+        "Merge two {item} mappings and add shared keys.",
+        _merge,
+        ("merged",),
+    ),
 )
 
 
@@ -306,18 +419,23 @@ def _identifiers(rng: random.Random, template: Template) -> dict[str, str]:
     noun = rng.choice(NOUNS)
     attr = rng.choice(ATTRIBUTES)
     names = {
-        "item": noun, "items": noun + "s", "batch": noun + "_batch", "attr": attr,
-        "values": attr + "_values", "stats": noun + "_stats", "status": rng.choice(STATUSES),
-        "group": rng.choice(GROUPS), "first": "first_" + noun, "second": "second_" + noun,
+        "item": noun,
+        "items": noun + "s",
+        "batch": noun + "_batch",
+        "attr": attr,
+        "values": attr + "_values",
+        "stats": noun + "_stats",
+        "status": rng.choice(STATUSES),
+        "group": rng.choice(GROUPS),
+        "first": "first_" + noun,
+        "second": "second_" + noun,
     }
     for placeholder, options in template.local_names.items():
         names[placeholder] = rng.choice(options)
     return names
 
 
-def _function(
-    w: _Writer, template: Template, used_names: set[str], slip_rate: float
-) -> tuple[str, int | None]:
+def _function(w: _Writer, template: Template, used_names: set[str], slip_rate: float) -> tuple[str, int | None]:
     """Write one helper function; return its final name and the line of its syntax slip."""
     rng = w.rng
     n = _identifiers(rng, template)

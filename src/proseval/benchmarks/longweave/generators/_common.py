@@ -10,9 +10,7 @@ from ._rng import official_sample_id
 from .params import GENERATOR_VERSION, TARGET_WORDS
 
 
-def build_sample(
-    task: str, length: str, index: int, seed: int, prompt: str, target: dict[str, Any]
-) -> Sample:
+def build_sample(task: str, length: str, index: int, seed: int, prompt: str, target: dict[str, Any]) -> Sample:
     """Wrap one generated instance in a :class:`Sample` with the standard metadata."""
     return Sample(
         id=f"longweave/{task}@{length}/{index}",

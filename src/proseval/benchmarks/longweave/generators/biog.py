@@ -18,57 +18,136 @@ from ._common import words_request
 from ._words import ADJECTIVES, COUNTRIES, FIRST_NAMES, LAST_NAMES, NOUNS, town_name, unique
 
 TITLES = (
-    "Professor", "Doctor", "Madame", "Monsieur", "Sir", "Dame", "Lady", "Lord", "Mr", "Mrs",
-    "Ms", "Mx", "Captain",
+    "Professor",
+    "Doctor",
+    "Madame",
+    "Monsieur",
+    "Sir",
+    "Dame",
+    "Lady",
+    "Lord",
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Mx",
+    "Captain",
 )
 BACKGROUNDS = ("working-class", "farming", "merchant", "professional", "aristocratic")
 FIELDS = (
-    "chemistry", "botany", "geology", "music", "law", "medicine", "history", "engineering",
-    "economics", "astronomy", "literature", "education",
+    "chemistry",
+    "botany",
+    "geology",
+    "music",
+    "law",
+    "medicine",
+    "history",
+    "engineering",
+    "economics",
+    "astronomy",
+    "literature",
+    "education",
 )
 MONTHS = (
-    "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 )
 SETTLEMENTS = ("market town", "port city", "mountain village", "industrial town", "capital city")
 ROLES = (
-    "keynote speaker", "organiser", "delegate", "expedition leader", "guest of honour", "judge",
+    "keynote speaker",
+    "organiser",
+    "delegate",
+    "expedition leader",
+    "guest of honour",
+    "judge",
 )
 POSITIONS = (
-    "director", "senior partner", "chief editor", "head of research", "treasurer", "adviser",
+    "director",
+    "senior partner",
+    "chief editor",
+    "head of research",
+    "treasurer",
+    "adviser",
 )
 DEGREES = ("bachelor's degree", "master's degree", "doctorate", "diploma")
 
 # archetype: (occupations, birth-year range, relation weight boosts)
 ARCHETYPES: dict[str, tuple[tuple[str, ...], tuple[int, int], dict[str, float]]] = {
-    "Scientist": (("physicist", "chemist", "botanist", "geologist"), (1900, 1975),
-                  {"authored": 2.0, "educated_at": 1.5, "participated_in": 1.5}),
-    "Artist": (("painter", "sculptor", "composer", "photographer"), (1905, 1980),
-               {"created": 3.0, "participated_in": 1.5}),
-    "Entrepreneur": (("industrialist", "banker", "shipowner", "publisher"), (1910, 1980),
-                     {"founded": 3.0, "worked_at": 1.5}),
-    "Politician": (("senator", "diplomat", "minister", "councillor"), (1900, 1975),
-                   {"member_of": 2.0, "participated_in": 2.0}),
-    "Doctor_Healer": (("surgeon", "physician", "pharmacist", "midwife"), (1905, 1980),
-                      {"worked_at": 2.0, "authored": 1.5}),
-    "Lawyer_Judge": (("judge", "barrister", "magistrate", "notary"), (1900, 1975),
-                     {"worked_at": 1.5, "member_of": 1.5}),
-    "Teacher_Educator": (("schoolteacher", "lecturer", "tutor", "librarian"), (1905, 1980),
-                         {"mentored": 2.5, "worked_at": 1.5}),
-    "Journalist_Reporter": (("reporter", "editor", "columnist", "broadcaster"), (1910, 1980),
-                            {"authored": 2.5, "worked_at": 1.5}),
-    "Explorer_Adventurer": (("explorer", "mountaineer", "navigator", "cartographer"), (1900, 1975),
-                            {"visited": 3.0, "participated_in": 2.0}),
+    "Scientist": (
+        ("physicist", "chemist", "botanist", "geologist"),
+        (1900, 1975),
+        {"authored": 2.0, "educated_at": 1.5, "participated_in": 1.5},
+    ),
+    "Artist": (
+        ("painter", "sculptor", "composer", "photographer"),
+        (1905, 1980),
+        {"created": 3.0, "participated_in": 1.5},
+    ),
+    "Entrepreneur": (
+        ("industrialist", "banker", "shipowner", "publisher"),
+        (1910, 1980),
+        {"founded": 3.0, "worked_at": 1.5},
+    ),
+    "Politician": (
+        ("senator", "diplomat", "minister", "councillor"),
+        (1900, 1975),
+        {"member_of": 2.0, "participated_in": 2.0},
+    ),
+    "Doctor_Healer": (
+        ("surgeon", "physician", "pharmacist", "midwife"),
+        (1905, 1980),
+        {"worked_at": 2.0, "authored": 1.5},
+    ),
+    "Lawyer_Judge": (
+        ("judge", "barrister", "magistrate", "notary"),
+        (1900, 1975),
+        {"worked_at": 1.5, "member_of": 1.5},
+    ),
+    "Teacher_Educator": (
+        ("schoolteacher", "lecturer", "tutor", "librarian"),
+        (1905, 1980),
+        {"mentored": 2.5, "worked_at": 1.5},
+    ),
+    "Journalist_Reporter": (
+        ("reporter", "editor", "columnist", "broadcaster"),
+        (1910, 1980),
+        {"authored": 2.5, "worked_at": 1.5},
+    ),
+    "Explorer_Adventurer": (
+        ("explorer", "mountaineer", "navigator", "cartographer"),
+        (1900, 1975),
+        {"visited": 3.0, "participated_in": 2.0},
+    ),
 }
 OTHER_JOBS = ("farmer", "clerk", "engineer", "nurse", "carpenter", "teacher", "merchant", "tailor")
 
 # relation: (base weight, cap on how often it may occur)
 RELATIONS: dict[str, tuple[float, int]] = {
-    "sibling_of": (0.6, 3), "married_to": (0.4, 2), "parent_of": (0.7, 5),
-    "educated_at": (0.6, 4), "worked_at": (1.2, 40), "member_of": (0.8, 30), "founded": (0.5, 20),
-    "authored": (1.0, 80), "created": (0.6, 60), "participated_in": (1.0, 60),
-    "received_award": (0.6, 30), "lived_in": (0.6, 20), "visited": (0.8, 60),
-    "mentored": (0.6, 30), "influenced_by": (0.4, 10), "collaborated_with": (0.8, 40),
+    "sibling_of": (0.6, 3),
+    "married_to": (0.4, 2),
+    "parent_of": (0.7, 5),
+    "educated_at": (0.6, 4),
+    "worked_at": (1.2, 40),
+    "member_of": (0.8, 30),
+    "founded": (0.5, 20),
+    "authored": (1.0, 80),
+    "created": (0.6, 60),
+    "participated_in": (1.0, 60),
+    "received_award": (0.6, 30),
+    "lived_in": (0.6, 20),
+    "visited": (0.8, 60),
+    "mentored": (0.6, 30),
+    "influenced_by": (0.4, 10),
+    "collaborated_with": (0.8, 40),
 }
 
 
@@ -109,15 +188,15 @@ class _Graph:
         self.fact(other, "year of birth", born, f"{other} was born in {born}.")
         return other
 
-    def organisation(
-        self, kinds: tuple[tuple[str, str], ...], with_founding_year: bool = True
-    ) -> str:
+    def organisation(self, kinds: tuple[tuple[str, str], ...], with_founding_year: bool = True) -> str:
         rng = self.rng
         pattern, kind = rng.choice(kinds)
 
         def make(r: random.Random) -> str:
             return pattern.format(
-                town=town_name(r), field=r.choice(FIELDS).title(), noun=r.choice(NOUNS).title(),
+                town=town_name(r),
+                field=r.choice(FIELDS).title(),
+                noun=r.choice(NOUNS).title(),
                 adj=r.choice(ADJECTIVES).title(),
             )
 
@@ -131,13 +210,20 @@ class _Graph:
         return org
 
 
-ORG_WORK = (("{town} General Hospital", "hospital"), ("{town} {noun} Company", "company"),
-            ("The {town} Courier", "newspaper"), ("{town} District Court", "court"),
-            ("{town} Grammar School", "school"),
-            ("{town} Institute of {field}", "research institute"))
+ORG_WORK = (
+    ("{town} General Hospital", "hospital"),
+    ("{town} {noun} Company", "company"),
+    ("The {town} Courier", "newspaper"),
+    ("{town} District Court", "court"),
+    ("{town} Grammar School", "school"),
+    ("{town} Institute of {field}", "research institute"),
+)
 ORG_SCHOOL = (("University of {town}", "university"), ("{town} College of {field}", "college"))
-ORG_CLUB = (("{adj} {noun} Society", "learned society"), ("{town} {noun} Club", "club"),
-            ("{adj} {noun} Guild", "guild"))
+ORG_CLUB = (
+    ("{adj} {noun} Society", "learned society"),
+    ("{town} {noun} Club", "club"),
+    ("{adj} {noun} Guild", "guild"),
+)
 
 
 def _add_relation(g: _Graph, relation: str) -> None:
@@ -180,11 +266,12 @@ def _add_relation(g: _Graph, relation: str) -> None:
             year = g.year(*active)
             g.fact(p, f"year founded {org}", year, f"{p} founded {org} in {year}.")
     elif relation in ("authored", "created"):
-        work = unique(
-            rng, lambda r: f"The {r.choice(ADJECTIVES).title()} {r.choice(NOUNS).title()}", g.taken
+        work = unique(rng, lambda r: f"The {r.choice(ADJECTIVES).title()} {r.choice(NOUNS).title()}", g.taken)
+        kind = rng.choice(
+            ("book", "essay collection", "report")
+            if relation == "authored"
+            else ("painting", "symphony", "sculpture", "photograph series")
         )
-        kind = rng.choice(("book", "essay collection", "report") if relation == "authored"
-                          else ("painting", "symphony", "sculpture", "photograph series"))
         verb = "wrote" if relation == "authored" else "created"
         g.fact(p, relation, work, f"{p} {verb} {work}.")
         g.fact(work, "work type", kind, f"{work} is a {kind}.")
@@ -207,9 +294,7 @@ def _add_relation(g: _Graph, relation: str) -> None:
         place = town_name(rng)
         g.fact(event, "held in", place, f"The {event} was held in {place}.")
     elif relation == "received_award":
-        award = unique(
-            rng, lambda r: f"{town_name(r)} Medal for {r.choice(FIELDS).title()}", g.taken
-        )
+        award = unique(rng, lambda r: f"{town_name(r)} Medal for {r.choice(FIELDS).title()}", g.taken)
         g.fact(p, "award received", award, f"{p} received the {award}.")
         year = g.year(g.born + 25, g.end - 1)
         g.fact(p, f"year received {award}", year, f"{p} received the {award} in {year}.")
@@ -234,8 +319,7 @@ def _add_relation(g: _Graph, relation: str) -> None:
         other = g.relative(None, g.year(g.born - 10, g.born + 10))
         g.fact(p, "collaborator", other, f"{p} collaborated with {other}.")
         year = g.year(*active)
-        g.fact(p, f"year began working with {other}", year,
-               f"{p} began working with {other} in {year}.")
+        g.fact(p, f"year began working with {other}", year, f"{p} began working with {other} in {year}.")
 
 
 def build_graph(rng: random.Random, num_facts: int, reference_year: int) -> dict[str, Any]:
@@ -246,9 +330,7 @@ def build_graph(rng: random.Random, num_facts: int, reference_year: int) -> dict
     person = f"{title} {first} {surname}"
     born = rng.randint(low, high)
     died = rng.randint(born + 60, min(born + 95, reference_year - 1)) if born < 1935 else None
-    g = _Graph(
-        rng, person, surname, born, died or reference_year, taken={person, f"{first} {surname}"}
-    )
+    g = _Graph(rng, person, surname, born, died or reference_year, taken={person, f"{first} {surname}"})
     birth_date = f"{rng.randint(1, 28)} {rng.choice(MONTHS)} {born}"
     g.fact(person, "date of birth", birth_date, f"{person} was born on {birth_date}.")
     birthplace = g.town()
@@ -301,8 +383,7 @@ Write the biography of {person} now, {words}."""
         "archetype": graph["archetype"],
         "triples": [list(t) for t in triples],
         "facts": [
-            {"subject": s, "predicate": pr, "object": o, "sentence": sentence}
-            for s, pr, o, sentence in graph["facts"]
+            {"subject": s, "predicate": pr, "object": o, "sentence": sentence} for s, pr, o, sentence in graph["facts"]
         ],
         "target_sentences": [sentence for *_, sentence in graph["facts"]],
     }

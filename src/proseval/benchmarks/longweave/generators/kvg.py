@@ -36,7 +36,7 @@ def reference_dictionary(
     """A correct answer: ``n`` pairs with the target pair at its index (keys distinct)."""
     key, value, index = target
     taken = {key}
-    pairs = []
+    pairs: list[list[str]] = []
     while len(pairs) < n - 1:
         filler = "".join(rng.choices(FILLER_KEY_ALPHABET, k=key_length))
         if filler not in taken:

@@ -36,17 +36,13 @@ def _same(value: Any, source: str, meaning: str) -> Knob:
 
 KNOBS: dict[str, dict[str, Knob]] = {
     "cf": {
-        "violation_probability": _same(
-            0.85, "paper", "probability that each violation site is polluted"
-        ),
+        "violation_probability": _same(0.85, "paper", "probability that each violation site is polluted"),
         "num_functions": Knob(
             ((7, 9), (16, 19), (34, 38), (70, 76)),
             "proseval",
             "helper functions before `main` (inclusive range); the anchor counts them plus `main`",
         ),
-        "unused_import_sites": Knob(
-            (2, 3, 4, 6), "proseval", "sites where an unused import (F401) may be added"
-        ),
+        "unused_import_sites": Knob((2, 3, 4, 6), "proseval", "sites where an unused import (F401) may be added"),
         "syntax_slip_rate": _same(
             0.04,
             "proseval",
@@ -65,37 +61,27 @@ KNOBS: dict[str, dict[str, Knob]] = {
         "num_records": Knob((60, 120, 240, 480), "proseval", "transactions (CSV rows)"),
         "num_reps": Knob((8, 12, 16, 20), "proseval", "sales representatives"),
         "num_customers": Knob((40, 70, 130, 250), "proseval", "customer pool"),
-        "num_questions": Knob(
-            (10, 20, 40, 60), "proseval", "questions the report must answer"
-        ),
+        "num_questions": Knob((10, 20, 40, 60), "proseval", "questions the report must answer"),
         "num_products": _same(20, "official", "products in the catalogue"),
         "top_weight": _same(3.5, "official", "draw weight of the top rep and top product"),
         "bottom_weight": _same(0.2, "official", "draw weight of the bottom rep"),
     },
     "nw": {
-        "num_categories": Knob(
-            (2, 5, 8, 10), "official", "AP rule categories (all ten, in list order, at 8k)"
-        ),
-        "statements_per_category": Knob(
-            (4, 4, 5, 7), "proseval", "rule-breaking statements per selected category"
-        ),
+        "num_categories": Knob((2, 5, 8, 10), "official", "AP rule categories (all ten, in list order, at 8k)"),
+        "statements_per_category": Knob((4, 4, 5, 7), "proseval", "rule-breaking statements per selected category"),
     },
     "kvg": {
         "num_entries": Knob((20, 40, 80, 160), "official", "entries of the dictionary"),
         "key_length": _same(32, "paper", "characters per key"),
         "value_length": _same(32, "paper", "characters per value"),
-        "index_percentiles": _same(
-            "5, 10, ..., 95", "official", "target index = round(p/100 * (N-1))"
-        ),
+        "index_percentiles": _same("5, 10, ..., 95", "official", "target index = round(p/100 * (N-1))"),
     },
     "sms": {
         "input_length": Knob((55, 110, 220, 440), "official", "input symbols = table rows"),
         "num_states": _same(3, "paper", "states S0..S2; start state S0"),
         "input_size": _same(3, "paper", "input symbols 0..2"),
         "output_size": _same(3, "paper", "output symbols 0..2"),
-        "example_length": _same(
-            3, "official", "symbols in the worked example (drawn independently of the input)"
-        ),
+        "example_length": _same(3, "official", "symbols in the worked example (drawn independently of the input)"),
     },
     "pr": {
         "num_segments": Knob(

@@ -90,9 +90,7 @@ def _fill(rng: random.Random, template: str, name: str) -> str:
     )
 
 
-def _paragraph(
-    rng: random.Random, opening: str, pool: tuple[str, ...], name: str, words: int
-) -> str:
+def _paragraph(rng: random.Random, opening: str, pool: tuple[str, ...], name: str, words: int) -> str:
     sentences = [opening]
     count = len(opening.split())
     while count < words:
@@ -110,10 +108,7 @@ def write_document(rng: random.Random, num_segments: int, doc_words: int) -> lis
     budget = doc_words / num_segments
     year = rng.randint(1820, 1900)
     founder = person_name(rng)
-    intro = (
-        f"The {name} is {description} in {town}, {rng.choice(COUNTRIES)}. "
-        f"It was founded in {year} by {founder}."
-    )
+    intro = f"The {name} is {description} in {town}, {rng.choice(COUNTRIES)}. It was founded in {year} by {founder}."
     segments = [_paragraph(rng, intro, FILLERS, name, int(budget * rng.uniform(0.75, 1.25)))]
     events = rng.sample(EVENTS, len(EVENTS))  # each event once before any repeats
     for k in range(num_segments - 2):

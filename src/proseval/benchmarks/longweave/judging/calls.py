@@ -45,9 +45,7 @@ def _messages(user: str, prompts: Mapping[str, PromptTemplate]) -> Messages:
     return [{"role": "system", "content": prompts["judge_system"].render()}, {"role": "user", "content": user}]
 
 
-def _reply_instructions(
-    ids: tuple[int, ...], fields: Sequence[str], text_fields: Sequence[str] = ()
-) -> str:
+def _reply_instructions(ids: tuple[int, ...], fields: Sequence[str], text_fields: Sequence[str] = ()) -> str:
     """The output format: one object per id with boolean ``fields`` (and string
     ``text_fields``), and a valid JSON example built from the first (at most two) ids."""
     example = []
@@ -59,15 +57,18 @@ def _reply_instructions(
     names = ", ".join(f'"{name}"' for name in (*fields, *text_fields))
     return (
         f"Reply with JSON only: an array with exactly one object per item ({len(ids)} in "
-        f"all), in the order listed, each with the item's number as \"id\" and the fields "
+        f'all), in the order listed, each with the item\'s number as "id" and the fields '
         f"{names}. Write true and false without quotes. Example of the form (the values are "
         f"placeholders): {json.dumps(example)}"
     )
 
 
 def biog_judge_calls(
-    response: str, target: Mapping[str, Any], target_words: int,
-    config: JudgedConfig = JudgedConfig(), prompts: Mapping[str, PromptTemplate] = PROMPTS,
+    response: str,
+    target: Mapping[str, Any],
+    target_words: int,
+    config: JudgedConfig = JudgedConfig(),
+    prompts: Mapping[str, PromptTemplate] = PROMPTS,
 ) -> list[JudgeCall]:
     """Judge calls for a BioG answer: which target sentences (facts) the biography states.
 
@@ -79,14 +80,15 @@ def biog_judge_calls(
     calls = []
     for ids in split_batches(range(1, len(sentences) + 1), config.biog_batch_size):
         facts = "\n".join(f"[{i}] {sentences[i - 1]}" for i in ids)
-        user = prompts["judge_biog"].render(text=text, facts=facts,
-                                             reply_format=_reply_instructions(ids, ("covered",)))
+        user = prompts["judge_biog"].render(text=text, facts=facts, reply_format=_reply_instructions(ids, ("covered",)))
         calls.append(JudgeCall("biog", ids, _messages(user, prompts)))
     return calls
 
 
 def sr_judge_calls(
-    response: str, target: Mapping[str, Any], config: JudgedConfig = JudgedConfig(),
+    response: str,
+    target: Mapping[str, Any],
+    config: JudgedConfig = JudgedConfig(),
     prompts: Mapping[str, PromptTemplate] = PROMPTS,
 ) -> list[JudgeCall]:
     """Judge calls for an SR report: is each question answered, and answered correctly.
@@ -98,19 +100,21 @@ def sr_judge_calls(
     calls = []
     for ids in split_batches(range(1, len(pairs) + 1), config.sr_batch_size):
         items = "\n\n".join(
-            f"[{i}] Question: {pairs[i - 1]['question']}\n"
-            f"    Reference answer: {pairs[i - 1]['answer']}"
-            for i in ids
+            f"[{i}] Question: {pairs[i - 1]['question']}\n    Reference answer: {pairs[i - 1]['answer']}" for i in ids
         )
-        user = prompts["judge_sr"].render(report=response, items=items,
-                                          reply_format=_reply_instructions(ids, ("answered", "correct")))
+        user = prompts["judge_sr"].render(
+            report=response, items=items, reply_format=_reply_instructions(ids, ("answered", "correct"))
+        )
         calls.append(JudgeCall("sr", ids, _messages(user, prompts)))
     return calls
 
 
 def nw_judge_calls(
-    response: str, target: Mapping[str, Any], target_words: int,
-    config: JudgedConfig = JudgedConfig(), prompts: Mapping[str, PromptTemplate] = PROMPTS,
+    response: str,
+    target: Mapping[str, Any],
+    target_words: int,
+    config: JudgedConfig = JudgedConfig(),
+    prompts: Mapping[str, PromptTemplate] = PROMPTS,
 ) -> list[JudgeCall]:
     """Judge calls for an NW article: per category, is each statement present and in AP style.
 
@@ -137,14 +141,19 @@ def nw_judge_calls(
                 for i in ids
             )
             user = prompts["judge_nw"].render(
-                category=category, rules=rules, article=text, items=items,
-                reply_format=_reply_instructions(ids, ("exists", "follows_rules"), ("evidence",)))
+                category=category,
+                rules=rules,
+                article=text,
+                items=items,
+                reply_format=_reply_instructions(ids, ("exists", "follows_rules"), ("evidence",)),
+            )
             calls.append(JudgeCall("nw", ids, _messages(user, prompts), label=category))
     return calls
 
 
-def cf_relevance_messages(original_code: str, fixed_code: str,
-                          prompts: Mapping[str, PromptTemplate] = PROMPTS) -> Messages:
+def cf_relevance_messages(
+    original_code: str, fixed_code: str, prompts: Mapping[str, PromptTemplate] = PROMPTS
+) -> Messages:
     """One judge call: is the candidate's code a relevant and complete version of the original.
 
     ``original_code`` is ``Sample.target["original_code"]``; ``fixed_code`` is the code

@@ -39,9 +39,7 @@ class JudgedConfig:
             if value is not None and value < 1:
                 raise ValueError(f"JudgedConfig.{name} must be >= 1, got {value}")
         if not 0.0 <= self.min_scored_share <= 1.0:
-            raise ValueError(
-                f"JudgedConfig.min_scored_share must be in [0, 1], got {self.min_scored_share}"
-            )
+            raise ValueError(f"JudgedConfig.min_scored_share must be in [0, 1], got {self.min_scored_share}")
 
     @classmethod
     def official(cls) -> JudgedConfig:

@@ -12,7 +12,9 @@ SYSTEM_PROMPT = PromptTemplate(
     description="the judge's system message (every LongWeave judge call)",
 )
 
-BIOG_PROMPT = PromptTemplate("judge_biog", """Decide, for each numbered fact below, whether the biography states it.
+BIOG_PROMPT = PromptTemplate(
+    "judge_biog",
+    """Decide, for each numbered fact below, whether the biography states it.
 
 A fact counts as stated when the biography conveys the same information in any wording: \
 paraphrase, another sentence order or several facts merged into one sentence are fine. It \
@@ -27,10 +29,14 @@ judge only what is there.
 Facts to check:
 {facts}
 
-{reply_format}""", ("text", "facts", "reply_format"),
-                             description="BioG: which numbered facts the biography states")
+{reply_format}""",
+    ("text", "facts", "reply_format"),
+    description="BioG: which numbered facts the biography states",
+)
 
-SR_PROMPT = PromptTemplate("judge_sr", """Check a sales report against numbered questions with reference answers.
+SR_PROMPT = PromptTemplate(
+    "judge_sr",
+    """Check a sales report against numbered questions with reference answers.
 
 For each item give two verdicts:
 - "answered": true if the report addresses the question and gives an answer to it (right or \
@@ -47,10 +53,14 @@ USD 7,009 reported as about USD 7,000, or 12.35% as 12.4%). Larger differences a
 Items:
 {items}
 
-{reply_format}""", ("report", "items", "reply_format"),
-                           description="SR: is each question answered, and correctly")
+{reply_format}""",
+    ("report", "items", "reply_format"),
+    description="SR: is each question answered, and correctly",
+)
 
-NW_PROMPT = PromptTemplate("judge_nw", """Check a news article for required statements and for AP style in the \
+NW_PROMPT = PromptTemplate(
+    "judge_nw",
+    """Check a news article for required statements and for AP style in the \
 category "{category}".
 
 Each item below is a statement that the article had to include, rewritten in AP style. For \
@@ -74,10 +84,14 @@ AP rules for {category}:
 Items:
 {items}
 
-{reply_format}""", ("category", "rules", "article", "items", "reply_format"),
-                           description="NW: is each statement present, and in AP style, for one category")
+{reply_format}""",
+    ("category", "rules", "article", "items", "reply_format"),
+    description="NW: is each statement present, and in AP style, for one category",
+)
 
-CF_PROMPT = PromptTemplate("judge_cf", """A developer was given the Python program below and asked to fix its syntax \
+CF_PROMPT = PromptTemplate(
+    "judge_cf",
+    """A developer was given the Python program below and asked to fix its syntax \
 errors and style problems while keeping its behaviour and its functions. Decide whether the \
 developer's output is relevant and complete:
 - relevant: it is a version of the given program (edited, reformatted or corrected), not a \
@@ -94,7 +108,9 @@ Whether the fixes are good does not matter here.
 <<<DEVELOPER OUTPUT END>>>
 
 Reply with JSON only, one object: {"relevant_and_complete": true} or \
-{"relevant_and_complete": false}.""", ("original", "output"),
-                           description="CF gate: is the output a relevant and complete version of the program")
+{"relevant_and_complete": false}.""",
+    ("original", "output"),
+    description="CF gate: is the output a relevant and complete version of the program",
+)
 
 PROMPTS = {t.name: t for t in (SYSTEM_PROMPT, BIOG_PROMPT, SR_PROMPT, NW_PROMPT, CF_PROMPT)}

@@ -10,8 +10,7 @@ from typing import Any, Literal
 
 from proseval.benchmarks.longweave.judging.calls import JudgeCall
 from proseval.benchmarks.longweave.judging.config import JudgedConfig
-from proseval.kit import find_json_values, repair_json_value
-from proseval.kit import strip_reasoning
+from proseval.kit import find_json_values, repair_json_value, strip_reasoning
 
 BatchStatus = Literal["ok", "repaired", "partial", "unparsable", "no_reply"]
 
@@ -201,9 +200,7 @@ def parse_reply(call: JudgeCall, reply: str | None) -> ParsedBatch:
                 notes.append(f"item {position} ignored: repeated id {item_id}")
             else:
                 found[item_id] = _read_verdict(item_id, item, schema)
-    verdicts = tuple(
-        found.get(i, TargetVerdict(i, None, "missing from the judge reply")) for i in ids
-    )
+    verdicts = tuple(found.get(i, TargetVerdict(i, None, "missing from the judge reply")) for i in ids)
     if not any(v.scored for v in verdicts):
         status: BatchStatus = "unparsable"
     elif not all(v.scored for v in verdicts):
@@ -235,14 +232,13 @@ def _cf_value(value: Any) -> bool | None:
     return None
 
 
-def parse_cf_relevance(
-    reply: str | None, config: JudgedConfig = JudgedConfig()
-) -> RelevanceVerdict:
+def parse_cf_relevance(reply: str | None, config: JudgedConfig = JudgedConfig()) -> RelevanceVerdict:
     """The gate verdict from a judge reply (None = the call failed).
 
     JSON object first, then repaired JSON, then a ``relevant_and_complete: true|false``
     pattern in the text. Without a verdict: unscored, or relevant under the official config.
     """
+    failure: Literal["no_reply", "unparsable"]
     if reply is None:
         failure, reason = "no_reply", "judge call failed"
     else:

@@ -11,9 +11,7 @@ from proseval.benchmarks.longweave.scorers.length import count_words, length_adh
 from proseval.benchmarks.longweave.scorers.result import RuleScore, gated_harmonic_mean
 
 
-def collect_verdicts(
-    target_ids: Sequence[int], batches: Sequence[ParsedBatch]
-) -> dict[int, TargetVerdict]:
+def collect_verdicts(target_ids: Sequence[int], batches: Sequence[ParsedBatch]) -> dict[int, TargetVerdict]:
     """One verdict per target: the first scored one over all batches (retries included),
     else the first unscored one, else unscored as never judged."""
     chosen: dict[int, TargetVerdict] = {}
@@ -22,13 +20,13 @@ def collect_verdicts(
             current = chosen.get(verdict.target_id)
             if current is None or (verdict.scored and not current.scored):
                 chosen[verdict.target_id] = verdict
-    return {
-        i: chosen.get(i, TargetVerdict(i, None, "not judged")) for i in target_ids
-    }
+    return {i: chosen.get(i, TargetVerdict(i, None, "not judged")) for i in target_ids}
 
 
 def _counted(
-    verdicts: Mapping[int, TargetVerdict], ids: Sequence[int], negative: dict[str, bool],
+    verdicts: Mapping[int, TargetVerdict],
+    ids: Sequence[int],
+    negative: dict[str, bool],
     config: JudgedConfig,
 ) -> list[dict[str, bool]]:
     """The verdicts of ``ids`` that enter the rates: the judged ones, plus the unscored ones
@@ -68,14 +66,11 @@ def _sample_gate(trace: dict[str, Any], config: JudgedConfig) -> str | None:
     if judged == 0:
         return "no target could be judged"
     if judged / total < config.min_scored_share:
-        return (
-            f"only {judged} of {total} targets judged "
-            f"(below the minimum share {config.min_scored_share:g})"
-        )
+        return f"only {judged} of {total} targets judged (below the minimum share {config.min_scored_share:g})"
     return None
 
 
-def _length_metrics(response: str, target_words: int) -> dict[str, float]:
+def _length_metrics(response: str, target_words: int) -> dict[str, float | None]:
     return {
         "words": float(count_words(response)),
         "length_adherence": length_adherence(response, target_words).value,
@@ -96,8 +91,11 @@ NW_METRICS = ("ap_total_score", "recall_rate", "total_score")
 
 
 def score_biog(
-    response: str, target: Mapping[str, Any], batches: Sequence[ParsedBatch],
-    target_words: int, config: JudgedConfig = JudgedConfig(),
+    response: str,
+    target: Mapping[str, Any],
+    batches: Sequence[ParsedBatch],
+    target_words: int,
+    config: JudgedConfig = JudgedConfig(),
 ) -> RuleScore:
     """``sentence_coverage_rate`` = covered / judged target sentences (+ words, length).
 
@@ -118,8 +116,11 @@ def score_biog(
 
 
 def score_sr(
-    response: str, target: Mapping[str, Any], batches: Sequence[ParsedBatch],
-    target_words: int, config: JudgedConfig = JudgedConfig(),
+    response: str,
+    target: Mapping[str, Any],
+    batches: Sequence[ParsedBatch],
+    target_words: int,
+    config: JudgedConfig = JudgedConfig(),
 ) -> RuleScore:
     """``total_score`` = harmonic mean of answered and correct rates over judged questions."""
     ids = range(1, len(target["qa_pairs"]) + 1)
@@ -135,15 +136,20 @@ def score_sr(
     total = gated_harmonic_mean([a, c])
     trace.update(answered_count=answered, correct_count=correct, total_questions=len(ids))
     metrics = {
-        "answered_rate": a, "correctness_rate": c, "total_score": total,
+        "answered_rate": a,
+        "correctness_rate": c,
+        "total_score": total,
         **_length_metrics(response, target_words),
     }
     return RuleScore(total, metrics, trace)
 
 
 def score_nw(
-    response: str, target: Mapping[str, Any], batches: Sequence[ParsedBatch],
-    target_words: int, config: JudgedConfig = JudgedConfig(),
+    response: str,
+    target: Mapping[str, Any],
+    batches: Sequence[ParsedBatch],
+    target_words: int,
+    config: JudgedConfig = JudgedConfig(),
 ) -> RuleScore:
     """``total_score`` = harmonic mean of AP compliance and recall, both macro-averaged over
     categories; per category, rates are over its judged statements. A category none of whose
@@ -168,17 +174,15 @@ def score_nw(
         recalls[category] = sum(v["exists"] for v in counted) / n if n else 0.0
         aps[category] = sum(v["exists"] and v["follows_rules"] for v in counted) / n if n else 0.0
     if not recalls:
-        return _unscored_score(
-            NW_METRICS, response, target_words, trace, "no category could be judged"
-        )
+        return _unscored_score(NW_METRICS, response, target_words, trace, "no category could be judged")
     recall = sum(recalls.values()) / len(recalls)
     ap = sum(aps.values()) / len(aps)
     total = gated_harmonic_mean([ap, recall])
-    trace.update(
-        recall_by_category=recalls, ap_by_category=aps, unscored_categories=unscored_categories
-    )
+    trace.update(recall_by_category=recalls, ap_by_category=aps, unscored_categories=unscored_categories)
     metrics = {
-        "ap_total_score": ap, "recall_rate": recall, "total_score": total,
+        "ap_total_score": ap,
+        "recall_rate": recall,
+        "total_score": total,
         **_length_metrics(response, target_words),
     }
     return RuleScore(total, metrics, trace)

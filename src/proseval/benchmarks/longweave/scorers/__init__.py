@@ -7,6 +7,7 @@ from proseval.benchmarks.longweave.scorers.cf import (
     CFConfig,
     score_cf,
     score_cf_batch,
+    score_cf_configs,
 )
 from proseval.benchmarks.longweave.scorers.kvg import KVGConfig, KVGInstance, score_kvg
 from proseval.benchmarks.longweave.scorers.length import (
@@ -31,6 +32,7 @@ __all__ = [
     "length_adherence",
     "score_cf",
     "score_cf_batch",
+    "score_cf_configs",
     "score_kvg",
     "score_pr",
     "score_sms",

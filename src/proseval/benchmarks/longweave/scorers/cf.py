@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from proseval.benchmarks.longweave.scorers.code_checks import (
@@ -28,6 +28,7 @@ from proseval.benchmarks.longweave.scorers.code_checks import (
     CodeCheck,
     Flake8Settings,
     check_sources,
+    check_sources_under,
     parse_and_compile,
     parse_module,
     top_level_functions,
@@ -80,9 +81,7 @@ class CFConfig:
         )
 
     def flake8_settings(self) -> Flake8Settings:
-        select = (
-            CF_SELECT if self.count_naming else tuple(c for c in CF_SELECT if c != "N")
-        )
+        select = CF_SELECT if self.count_naming else tuple(c for c in CF_SELECT if c != "N")
         ignore = FLAKE8_DEFAULT_EXTEND_IGNORE if self.default_extend_ignore else ()
         return Flake8Settings(select=select, extend_ignore=ignore)
 
@@ -175,9 +174,7 @@ def score_cf(
 
 
 def score_cf_batch(
-    answers_and_instances: Iterable[
-        CFCase | tuple[str, str] | tuple[str, str, bool | None]
-    ],
+    answers_and_instances: Iterable[CFCase | tuple[str, str] | tuple[str, str, bool | None]],
     *,
     processes: int = 1,
     config: CFConfig = CFConfig(),
@@ -190,34 +187,66 @@ def score_cf_batch(
 
     Items are `CFCase`s or ``(answer, original_code[, relevant])`` tuples.
     """
-    cases = [
-        item if isinstance(item, CFCase) else CFCase(*item)
-        for item in answers_and_instances
-    ]
-    extracted = [
-        extract_code(case.answer, strip_lone_fence=config.strip_lone_fence)
-        for case in cases
-    ]
-    to_check = [
-        i
-        for i, case in enumerate(cases)
-        if extracted[i][0] and case.relevant is not False
-    ]
+    cases = _cases(answers_and_instances)
+    extracted, to_check = _to_check(cases, config)
     sources = [extracted[i][0] for i in to_check]
     if pool is not None:
         if pool.settings != config.flake8_settings():
             raise ValueError("the pool's flake8 settings are not this configuration's")
         # The workers count an original's functions too, unless the case already knows them.
         counted = config.ast_function_count
-        checks = [pool.check(source, cases[i].original_code
-                             if counted and cases[i].original_functions is None else None)
-                  for i, source in zip(to_check, sources)]
+        checks = [
+            pool.check(source, cases[i].original_code if counted and cases[i].original_functions is None else None)
+            for i, source in zip(to_check, sources)
+        ]
     else:
         checks = check_sources(sources, config.flake8_settings(), processes=processes)
-    by_case = dict(zip(to_check, checks))
+    return _scores(cases, extracted, dict(zip(to_check, checks)), config)
+
+
+def score_cf_configs(
+    answers_and_instances: Iterable[CFCase | tuple[str, str] | tuple[str, str, bool | None]],
+    configs: Sequence[CFConfig],
+    *,
+    processes: int = 1,
+) -> list[list[RuleScore]]:
+    """The scores of the same answers under each of `configs` (the official scorer beside the
+    fixed one, say): one list per configuration, each as `score_cf_batch` gives it. A code
+    string the configurations extract alike is checked once for all of them (see
+    `check_sources_under`), so two configurations cost little more than one."""
+    cases = _cases(answers_and_instances)
+    selected = [_to_check(cases, config) for config in configs]
+    sources = [extracted[i][0] for extracted, to_check in selected for i in to_check]
+    checks = check_sources_under(sources, [c.flake8_settings() for c in configs], processes=processes)
+    scores, start = [], 0
+    for k, (config, (extracted, to_check)) in enumerate(zip(configs, selected)):
+        own = checks[k][start : start + len(to_check)]  # this configuration's sources, its settings
+        scores.append(_scores(cases, extracted, dict(zip(to_check, own)), config))
+        start += len(to_check)
+    return scores
+
+
+def _cases(
+    items: Iterable[CFCase | tuple[str, str] | tuple[str, str, bool | None]],
+) -> list[CFCase]:
+    return [item if isinstance(item, CFCase) else CFCase(*item) for item in items]
+
+
+def _to_check(cases: list[CFCase], config: CFConfig) -> tuple[list[tuple[str, str]], list[int]]:
+    """Each case's extracted code and how it was found, and the cases whose code is checked."""
+    extracted = [extract_code(case.answer, strip_lone_fence=config.strip_lone_fence) for case in cases]
+    to_check = [i for i, case in enumerate(cases) if extracted[i][0] and case.relevant is not False]
+    return extracted, to_check
+
+
+def _scores(
+    cases: list[CFCase],
+    extracted: list[tuple[str, str]],
+    by_case: dict[int, CodeCheck],
+    config: CFConfig,
+) -> list[RuleScore]:
     return [
-        _score(case, code, how, by_case.get(i), config)
-        for i, (case, (code, how)) in enumerate(zip(cases, extracted))
+        _score(case, code, how, by_case.get(i), config) for i, (case, (code, how)) in enumerate(zip(cases, extracted))
     ]
 
 
@@ -227,9 +256,7 @@ def _original_functions(original_code: str, ast_count: bool) -> int:
     return count_functions(original_code, ast_count=ast_count)
 
 
-def _score(
-    case: CFCase, code: str, how: str, check: CodeCheck | None, config: CFConfig
-) -> RuleScore:
+def _score(case: CFCase, code: str, how: str, check: CodeCheck | None, config: CFConfig) -> RuleScore:
     trace: dict[str, object] = {
         "relevance": _RELEVANCE[case.relevant],
         "extraction": how,
@@ -237,9 +264,7 @@ def _score(
     }
     if check is None:  # judged irrelevant, or nothing to score
         return RuleScore(0.0, dict.fromkeys(METRICS, 0.0), trace)
-    answer_functions = (
-        check.functions if config.ast_function_count else code.count("def ")
-    )
+    answer_functions = check.functions if config.ast_function_count else code.count("def ")
     if case.original_functions is not None:
         original_functions = case.original_functions
     elif check.original_functions is not None:
@@ -265,9 +290,10 @@ def _score(
         trace["flake8_error"] = check.flake8_error
         return RuleScore(None, metrics, trace, f"flake8 failed: {check.flake8_error}")
     else:
-        trace["violations"] = sum(check.violations.values())
+        violations = sum(check.violations.values())
+        trace["violations"] = violations
         trace["violation_codes"] = dict(sorted(check.violations.items()))
-        style = style_quality_score(trace["violations"])
+        style = style_quality_score(violations)
     total = gated_harmonic_mean([runnable, style, func])
     metrics = {
         "runnable_ratio": runnable,

@@ -11,10 +11,16 @@ With one process everything runs here. With more, worker subprocesses (this modu
 script: it imports only the standard library and flake8) take one file at a time as soon as
 they are free, so a batch costs about as much as one parallel ``flake8`` run over the same
 files. Nothing is forked from the caller: callers need no main-module guard.
+
+A batch checks each distinct code string once, and can check it under several settings at once
+(`check_sources_under`): flake8's checkers run once per distinct selection, and settings that
+differ only in the codes they ignore share that run (which violations count is decided after it,
+by each settings' own style guide), so the official and the fixed settings cost about one check.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import atexit
 import itertools
@@ -33,6 +39,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from importlib import metadata
+from typing import Any
 
 from flake8.checker import FileChecker
 from flake8.formatting.base import BaseFormatter
@@ -78,8 +85,17 @@ class Flake8Settings:
     def argv(self) -> list[str]:
         args = ["--isolated", "--jobs=1", "--select=" + ",".join(self.select)]
         if self.extend_ignore:
-            args.append("--extend-ignore=" + ",".join(self.extend_ignore))
+            args.append(_EXTEND_IGNORE + ",".join(self.extend_ignore))
         return args
+
+
+_EXTEND_IGNORE = "--extend-ignore="
+
+
+def _run_key(argv: Sequence[str]) -> tuple[str, ...]:
+    """What flake8's checkers see of a command line: all of it but the ignore list, which only
+    the style guide reads (to decide which of the checkers' violations count)."""
+    return tuple(arg for arg in argv if not arg.startswith(_EXTEND_IGNORE))
 
 
 @dataclass(frozen=True)
@@ -147,9 +163,7 @@ def top_level_functions(code: str, tree: ast.Module | None) -> int:
     """Top-level function definitions of `tree`, or column-0 def lines of `code` without one."""
     if tree is None:
         return len(_TOP_LEVEL_DEF_LINE.findall(code))
-    return sum(
-        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in tree.body
-    )
+    return sum(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in tree.body)
 
 
 def check_sources(
@@ -159,35 +173,51 @@ def check_sources(
     processes: int = 1,
 ) -> list[CodeCheck]:
     """`CodeCheck`s for `sources`, in order, using `processes` processes."""
+    return check_sources_under(sources, [settings], processes=processes)[0]
+
+
+def check_sources_under(
+    sources: Sequence[str],
+    settings: Sequence[Flake8Settings],
+    *,
+    processes: int = 1,
+) -> list[list[CodeCheck]]:
+    """`CodeCheck`s for `sources` under each of `settings`: one list per settings, each in the
+    order of `sources`. Each distinct source is checked once, using `processes` processes."""
     if processes < 1:
         raise ValueError(f"processes must be >= 1, got {processes}")
+    if not settings:
+        raise ValueError("no flake8 settings to check under")
+    argvs = tuple(tuple(each.argv()) for each in settings)
+    distinct = list(dict.fromkeys(sources))
     with tempfile.TemporaryDirectory(prefix="proseval_cf_") as folder:
         paths = []
-        for index, source in enumerate(sources):
+        for index, source in enumerate(distinct):
             # A lower-case identifier as the module name, so that pep8-naming's N999 stays quiet.
             path = os.path.join(folder, f"answer_{index}.py")
-            with open(
-                path, "w", encoding="utf-8", errors="surrogatepass", newline=""
-            ) as handle:
+            with open(path, "w", encoding="utf-8", errors="surrogatepass", newline="") as handle:
                 handle.write(source)
             paths.append(path)
         if processes == 1 or len(paths) <= 1:
-            checker = _checker_for(tuple(settings.argv()))
-            return [checker.check(source, path) for source, path in zip(sources, paths)]
-        return _check_in_workers(paths, settings, min(processes, len(paths)), folder)
+            checker = _checker_for(argvs)
+            checks = [checker.check(source, path) for source, path in zip(distinct, paths)]
+        else:
+            checks = _check_in_workers(paths, argvs, min(processes, len(paths)), folder)
+    by_source = dict(zip(distinct, checks))
+    return [[by_source[source][k] for source in sources] for k in range(len(argvs))]
 
 
 def _check_in_workers(
-    paths: list[str], settings: Flake8Settings, processes: int, folder: str
-) -> list[CodeCheck]:
+    paths: list[str], argvs: tuple[tuple[str, ...], ...], processes: int, folder: str
+) -> list[list[CodeCheck]]:
     pending: queue.SimpleQueue[int] = queue.SimpleQueue()
     for index in range(len(paths)):
         pending.put(index)
-    checks: dict[int, CodeCheck] = {}
+    checks: dict[int, list[CodeCheck]] = {}
 
     def serve(number: int) -> None:
         """Feed files to one worker; a worker that dies fails its current file and is replaced."""
-        worker = _Worker(settings, os.path.join(folder, f"worker_{number}.err"))
+        worker = _Worker(argvs, os.path.join(folder, f"worker_{number}.err"))
         try:
             while True:
                 try:
@@ -196,8 +226,8 @@ def _check_in_workers(
                     return
                 check = worker.check([paths[index]])
                 if check is None:
-                    checks[index] = CodeCheck(f"check failed: {worker.close()}", 0)
-                    worker = _Worker(settings, worker.error_path)
+                    checks[index] = [CodeCheck(f"check failed: {worker.close()}", 0)] * len(argvs)
+                    worker = _Worker(argvs, worker.error_path)
                 else:
                     checks[index] = check
         finally:
@@ -243,10 +273,12 @@ class CheckerPool:
         try:
             with self._slots:
                 worker = self._take()
-                check = worker.check(paths)
-                if check is None:
+                checks = worker.check(paths)
+                if checks is None:
                     check = CodeCheck(f"check failed: {worker.close()}", 0)
                     worker = self._replace(worker)
+                else:
+                    (check,) = checks
                 self._free.put(worker)
         finally:
             for target in paths:
@@ -258,14 +290,16 @@ class CheckerPool:
             return self._free.get_nowait()
         except queue.Empty:
             with self._lock:
-                worker = _Worker(self.settings, os.path.join(self._folder, f"worker_{len(self._workers)}.err"))
+                worker = _Worker(
+                    (tuple(self.settings.argv()),), os.path.join(self._folder, f"worker_{len(self._workers)}.err")
+                )
                 self._workers.append(worker)
             return worker
 
     def _replace(self, dead: _Worker) -> _Worker:
         with self._lock:
             self._workers.remove(dead)
-            worker = _Worker(self.settings, dead.error_path)
+            worker = _Worker((tuple(self.settings.argv()),), dead.error_path)
             self._workers.append(worker)
         return worker
 
@@ -304,13 +338,13 @@ def close_shared_pools() -> None:
 
 
 class _Worker:
-    """One worker subprocess: this module run as a script."""
+    """One worker subprocess: this module run as a script, checking under each of `argvs`."""
 
-    def __init__(self, settings: Flake8Settings, error_path: str) -> None:
+    def __init__(self, argvs: tuple[tuple[str, ...], ...], error_path: str) -> None:
         self.error_path = error_path
         with open(error_path, "w", encoding="utf-8") as error_log:
             self._process = subprocess.Popen(
-                [sys.executable, os.path.abspath(__file__), *settings.argv()],
+                [sys.executable, os.path.abspath(__file__), json.dumps(argvs)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=error_log,
@@ -318,9 +352,9 @@ class _Worker:
                 encoding="utf-8",
             )
 
-    def check(self, paths: list[str]) -> CodeCheck | None:
-        """The check of the file at ``paths[0]`` (and the function count of ``paths[1]``, the
-        original, when given), or None if the worker died."""
+    def check(self, paths: list[str]) -> list[CodeCheck] | None:
+        """The checks of the file at ``paths[0]``, one per command line (and the function count
+        of ``paths[1]``, the original, when given), or None if the worker died."""
         assert self._process.stdin is not None and self._process.stdout is not None
         try:
             self._process.stdin.write("\t".join(paths) + "\n")
@@ -328,7 +362,7 @@ class _Worker:
             reply = self._process.stdout.readline()
         except OSError:
             return None
-        return CodeCheck(**json.loads(reply)) if reply else None
+        return [CodeCheck(**fields) for fields in json.loads(reply)] if reply else None
 
     def end_input(self) -> None:
         """Tell the worker there is no more work (it exits once its current file is done)."""
@@ -358,69 +392,87 @@ class _CountingFormatter(BaseFormatter):
         self.codes[error.code] += 1
 
 
+@dataclass
+class _Run:
+    """One run of flake8's checkers (plugins loaded once) and the command lines that share it,
+    each with its own options and its select/ignore decisions (made once per code, not per file)."""
+
+    plugins: Any
+    options: argparse.Namespace
+    guides: list[tuple[int, argparse.Namespace, DecisionEngine]]
+
+
 class _Checker:
-    """Compile check, function count and flake8 (plugins loaded once) for one file at a time."""
+    """Compile check, function count and flake8 for one file at a time, under each of `argvs`."""
 
-    def __init__(self, argv: tuple[str, ...]) -> None:
-        plugins, self._options = parse_args(list(argv))
-        self._plugins = plugins.checkers
-        # Shared so that each code's select/ignore decision is made once, not once per file.
-        self._decider = DecisionEngine(self._options)
+    def __init__(self, argvs: tuple[tuple[str, ...], ...]) -> None:
+        self._count = len(argvs)
+        self._runs: dict[tuple[str, ...], _Run] = {}
+        for index, argv in enumerate(argvs):
+            plugins, options = parse_args(list(argv))
+            run = self._runs.setdefault(_run_key(argv), _Run(plugins.checkers, options, []))
+            run.guides.append((index, options, DecisionEngine(options)))
 
-    def check(self, source: str, path: str) -> CodeCheck:
+    def check(self, source: str, path: str) -> list[CodeCheck]:
+        """One check per command line, in their order."""
         tree, error = parse_and_compile(source)
         functions = top_level_functions(source, tree)
         if error is not None:
-            return CodeCheck(error, functions)
-        try:
-            return CodeCheck(None, functions, violations=self._violations(path, tree))
-        except Exception as exc:  # noqa: BLE001 - a flake8 plugin failing on this file
-            return CodeCheck(
-                None, functions, flake8_error=f"{type(exc).__name__}: {exc}"
-            )
+            return [CodeCheck(error, functions)] * self._count
+        checks: list[CodeCheck | None] = [None] * self._count
+        for run in self._runs.values():
+            try:
+                for index, violations in self._violations(run, path, tree):
+                    checks[index] = CodeCheck(None, functions, violations=violations)
+            except Exception as exc:  # noqa: BLE001 - a flake8 plugin failing on this file
+                for index, _, _ in run.guides:
+                    checks[index] = CodeCheck(None, functions, flake8_error=f"{type(exc).__name__}: {exc}")
+        return [check for check in checks if check is not None]  # every command line is in a run
 
-    def _violations(self, path: str, tree: ast.Module | None) -> dict[str, int]:
-        formatter = _CountingFormatter(self._options)
-        guide = StyleGuideManager(self._options, formatter, self._decider)
-        checker = FileChecker(
-            filename=path, plugins=self._plugins, options=self._options
-        )
+    def _violations(self, run: _Run, path: str, tree: ast.Module | None) -> list[tuple[int, dict[str, int]]]:
+        checker = FileChecker(filename=path, plugins=run.plugins, options=run.options)
         if checker.processor is not None:
             if tree is not None:
                 # flake8 would parse the same source again; hand its AST plugins our tree.
-                checker.processor.build_ast = lambda: tree  # type: ignore[method-assign]
+                checker.processor.build_ast = lambda: tree
             if not any(_NOQA.search(line) for line in checker.processor.lines):
                 # flake8 tokenizes the whole file a second time to find the line a noqa comment
                 # would be on. Without one no violation can be suppressed, so any line will do.
-                checker.processor.noqa_line_for = lambda line_number: ""  # type: ignore[method-assign]
+                checker.processor.noqa_line_for = lambda line_number: ""
         filename, results, _ = checker.run_checks()
         results.sort(key=operator.itemgetter(1, 2))
-        with guide.processing_file(filename):
-            for code, line, column, text, physical_line in results:
-                guide.handle_error(code, filename, line, column, text, physical_line)
-        return dict(formatter.codes)
+        counted = []
+        for index, options, decider in run.guides:
+            formatter = _CountingFormatter(options)
+            guide = StyleGuideManager(options, formatter, decider)
+            with guide.processing_file(filename):
+                for code, line, column, text, physical_line in results:
+                    guide.handle_error(code, filename, line, column, text, physical_line)
+            counted.append((index, dict(formatter.codes)))
+        return counted
 
 
-_CHECKERS: dict[tuple[str, ...], _Checker] = {}
+_CHECKERS: dict[tuple[tuple[str, ...], ...], _Checker] = {}
 
 
-def _checker_for(argv: tuple[str, ...]) -> _Checker:
-    if argv not in _CHECKERS:
-        _CHECKERS[argv] = _Checker(argv)
-    return _CHECKERS[argv]
+def _checker_for(argvs: tuple[tuple[str, ...], ...]) -> _Checker:
+    if argvs not in _CHECKERS:
+        _CHECKERS[argvs] = _Checker(argvs)
+    return _CHECKERS[argvs]
 
 
-def _worker_main(argv: list[str]) -> None:
-    """Check the file named on each stdin line; answer each with one JSON line on stdout."""
-    checker = _checker_for(tuple(argv))
+def _worker_main(argvs: str) -> None:
+    """Check the file named on each stdin line under each command line of `argvs` (JSON); answer
+    each file with one JSON line on stdout."""
+    checker = _checker_for(tuple(tuple(argv) for argv in json.loads(argvs)))
     while line := sys.stdin.readline().rstrip("\n"):
         path, _, original_path = line.partition("\t")
-        check = checker.check(_read(path), path)
+        checks = checker.check(_read(path), path)
         if original_path:
             original = _read(original_path)
             counted = top_level_functions(original, parse_module(original)) if original.strip() else 0
-            check = replace(check, original_functions=counted)
-        sys.stdout.write(json.dumps(asdict(check)) + "\n")
+            checks = [replace(check, original_functions=counted) for check in checks]
+        sys.stdout.write(json.dumps([asdict(check) for check in checks]) + "\n")
         sys.stdout.flush()
     # Nothing is left to clean up; skipping the interpreter's teardown of the plugins' objects
     # saves a few tenths of a second per worker (multiprocessing's workers exit the same way).
@@ -434,4 +486,4 @@ def _read(path: str) -> str:
 
 
 if __name__ == "__main__":
-    _worker_main(sys.argv[1:])
+    _worker_main(sys.argv[1])

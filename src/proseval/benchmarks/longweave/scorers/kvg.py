@@ -66,14 +66,10 @@ class KVGInstance:
 
     def __post_init__(self) -> None:
         if self.num_entries < 1 or self.key_length < 1 or self.value_length < 1:
-            raise ValueError(
-                f"KVG instance needs positive entry count and lengths: {self}"
-            )
+            raise ValueError(f"KVG instance needs positive entry count and lengths: {self}")
 
 
-def parse_dictionary(
-    answer: str, *, lenient: bool = True
-) -> tuple[dict[str, str] | None, str]:
+def parse_dictionary(answer: str, *, lenient: bool = True) -> tuple[dict[str, str] | None, str]:
     """The answer's dictionary (keys and values as strings) and how it was read, or None."""
     start, end = answer.find("{"), answer.rfind("}")
     if start < 0 or end < start:
@@ -88,9 +84,7 @@ def parse_dictionary(
     return None, "the {...} span is not a dictionary"
 
 
-def score_kvg(
-    answer: str, instance: KVGInstance, *, config: KVGConfig = KVGConfig()
-) -> RuleScore:
+def score_kvg(answer: str, instance: KVGInstance, *, config: KVGConfig = KVGConfig()) -> RuleScore:
     """Score one KVG answer."""
     parsed, how = parse_dictionary(answer, lenient=config.lenient_parsing)
     trace: dict[str, Any] = {"parsing": how}
@@ -105,9 +99,7 @@ def score_kvg(
         present = instance.target_key in parsed and instance.target_value in values
         problem = "the target key or the target value is missing"
     if not present:
-        return RuleScore(
-            0.0, dict.fromkeys(_METRICS, 0.0), {**trace, "problem": problem}
-        )
+        return RuleScore(0.0, dict.fromkeys(_METRICS, 0.0), {**trace, "problem": problem})
 
     n = instance.num_entries
     trace["target_position"] = keys.index(instance.target_key)

@@ -24,9 +24,7 @@ def truncate_to_words(text: str, limit: int, *, keep_layout: bool = True) -> str
     if limit < 0:
         raise ValueError(f"word limit must be >= 0, got {limit}")
     if not keep_layout:
-        return " ".join(
-            match.group() for _, match in zip(range(limit), word_matches(text))
-        )
+        return " ".join(match.group() for _, match in zip(range(limit), word_matches(text)))
     if limit == 0:
         return ""
     for count, match in enumerate(word_matches(text), start=1):

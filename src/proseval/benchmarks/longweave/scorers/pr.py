@@ -22,9 +22,7 @@ from typing import Any
 from proseval.benchmarks.longweave.scorers.result import RuleScore
 
 _EMPHASIS = r"(?:\*\*|__|\*|_)?"
-_OFFICIAL_SEGMENT = re.compile(
-    r"\[\[Segment\s*(\d+)\]\]\s*\n(.*?)(?=\n\[\[Segment|\Z)", re.DOTALL
-)
+_OFFICIAL_SEGMENT = re.compile(r"\[\[Segment\s*(\d+)\]\]\s*\n(.*?)(?=\n\[\[Segment|\Z)", re.DOTALL)
 _TOLERANT_SEGMENT = re.compile(
     rf"{_EMPHASIS}\[\[Segment\s*(\d+)\]\]{_EMPHASIS}[^\S\n]*\n?(.*?)"
     rf"(?=\n[^\S\n]*{_EMPHASIS}\[\[Segment|\Z)",
@@ -50,9 +48,7 @@ class PRConfig:
         return cls(tolerant_markers=False)
 
 
-def extract_segments(
-    answer: str, n: int, *, tolerant: bool = True
-) -> list[tuple[int, str]]:
+def extract_segments(answer: str, n: int, *, tolerant: bool = True) -> list[tuple[int, str]]:
     """(label, text) of the answer's segments with labels in 0..n-1, first occurrence only."""
     pattern = _TOLERANT_SEGMENT if tolerant else _OFFICIAL_SEGMENT
     kept: dict[int, str] = {}
@@ -63,9 +59,7 @@ def extract_segments(
     return list(kept.items())
 
 
-def align_to_originals(
-    answer_paragraphs: Sequence[str], originals: Sequence[str]
-) -> list[int]:
+def align_to_originals(answer_paragraphs: Sequence[str], originals: Sequence[str]) -> list[int]:
     """For each answer paragraph, the index of the most similar original (TF-IDF cosine)."""
     vectors = _tfidf_vectors([*originals, *answer_paragraphs])
     postings: dict[str, list[tuple[int, float]]] = {}
@@ -97,9 +91,7 @@ def kendall_tau_b(ranking: Sequence[int]) -> float | None:
     return balance / math.sqrt(pairs * (pairs - tied))
 
 
-def score_pr(
-    answer: str, segments: Sequence[str], *, config: PRConfig = PRConfig()
-) -> RuleScore:
+def score_pr(answer: str, segments: Sequence[str], *, config: PRConfig = PRConfig()) -> RuleScore:
     """Score one PR answer against the document's paragraphs in their original order."""
     n = len(segments)
     if n < 2:
@@ -130,10 +122,7 @@ def _tfidf_vectors(documents: Sequence[str]) -> list[dict[str, float]]:
     frequency: Counter[str] = Counter()
     for count in counts:
         frequency.update(count.keys())
-    idf = {
-        term: math.log((1 + len(documents)) / (1 + df)) + 1.0
-        for term, df in frequency.items()
-    }
+    idf = {term: math.log((1 + len(documents)) / (1 + df)) + 1.0 for term, df in frequency.items()}
     vectors = []
     for count in counts:
         weights = {term: tf * idf[term] for term, tf in count.items()}

@@ -56,9 +56,7 @@ class SMSInstance:
         state, outputs = int(match.group(1)), []
         for position, symbol in enumerate(self.input_string, start=1):
             if not symbol.isdigit():
-                raise ValueError(
-                    f"SMS input symbol {symbol!r} at position {position} is not a digit"
-                )
+                raise ValueError(f"SMS input symbol {symbol!r} at position {position} is not a digit")
             combined = state + int(symbol)
             outputs.append(str(combined % self.output_size))
             state = combined % self.num_states
@@ -69,26 +67,16 @@ def table_rows(answer: str, steps: int, *, tolerant: bool = True) -> list[str]:
     """The lines read as steps, at most `steps` of them."""
     lines = [line.strip() for line in answer.strip().splitlines()]
     if tolerant:
-        lines = [
-            line.strip("|").strip() for line in lines if not line.startswith("```")
-        ]
+        lines = [line.strip("|").strip() for line in lines if not line.startswith("```")]
         lines = [line for line in lines if not _MARKDOWN_SEPARATOR.match(line)]
-    rows = [
-        line
-        for line in lines
-        if line and not _HEADER.match(line) and not _DASHES.match(line)
-    ]
+    rows = [line for line in lines if line and not _HEADER.match(line) and not _DASHES.match(line)]
     if tolerant:
-        first = next(
-            (i for i, row in enumerate(rows) if _starts_with_state(row)), len(rows)
-        )
+        first = next((i for i, row in enumerate(rows) if _starts_with_state(row)), len(rows))
         rows = rows[first:]
     return rows[:steps]
 
 
-def score_sms(
-    answer: str, instance: SMSInstance, *, config: SMSConfig = SMSConfig()
-) -> RuleScore:
+def score_sms(answer: str, instance: SMSInstance, *, config: SMSConfig = SMSConfig()) -> RuleScore:
     """Score one SMS answer."""
     expected = instance.expected_outputs()
     total = len(expected)
