@@ -35,7 +35,8 @@ class FakeServerProcess:
         extra = ["--responder", responder] if responder is not None else []
         self.proc = subprocess.Popen(
             [sys.executable, "-m", f"proseval.testing.{module}", "--latency", str(latency), *extra],
-            stdout=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            text=True,
             env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT / "bench")])},
         )
         line = self.proc.stdout.readline().strip()  # "listening on URL", maybe followed by a note
@@ -52,9 +53,14 @@ def add_sources(parser) -> None:
 
     root = Path(__file__).resolve().parents[1]
     parser.add_argument("--src", type=Path, default=root / "src", help="the sources measured (default: this checkout)")
-    parser.add_argument("--compare-src", type=Path, action="append", default=[],
-                        help="other sources (e.g. a clone of the previous version), measured in the same rounds; "
-                        "may be given more than once")
+    parser.add_argument(
+        "--compare-src",
+        type=Path,
+        action="append",
+        default=[],
+        help="other sources (e.g. a clone of the previous version), measured in the same rounds; "
+        "may be given more than once",
+    )
 
 
 def sources_of(args) -> dict:

@@ -25,14 +25,17 @@ import tempfile
 from pathlib import Path
 
 from _common import ROOT, machine
-
 from proseval.testing.fake_batch import FakeBatchServer
 from proseval.testing.fake_openai import FakeOpenAIServer
 from proseval.testing.replies import writing_reply
 
-PRICES = {"currency": "USD", "models": {
-    "openai-compatible/cand": {"input": 2.0, "output": 8.0},  # 16,000 tokens out: 0.128 USD
-    "openai-compatible/judge": {"input": 2.5, "output": 10.0, "batch_discount": 0.5}}}
+PRICES = {
+    "currency": "USD",
+    "models": {
+        "openai-compatible/cand": {"input": 2.0, "output": 8.0},  # 16,000 tokens out: 0.128 USD
+        "openai-compatible/judge": {"input": 2.5, "output": 10.0, "batch_discount": 0.5},
+    },
+}
 
 
 def proseval(src: Path, cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -44,8 +47,11 @@ def proseval(src: Path, cache: Path, *args: str) -> subprocess.CompletedProcess[
 def spend(run: Path) -> tuple[float, int, int]:
     """A run folder's recorded spend, finished samples and total samples."""
     results = json.loads((run / "results.json").read_text())
-    return (sum(stats.get("cost") or 0.0 for stats in results["roles"].values()), results["counts"]["finished"],
-            results["counts"]["total"])
+    return (
+        sum(stats.get("cost") or 0.0 for stats in results["roles"].values()),
+        results["counts"]["finished"],
+        results["counts"]["total"],
+    )
 
 
 def batches(run: Path) -> int:
@@ -80,41 +86,91 @@ def main() -> None:
             work = Path(tmp)
             prices = work / "prices.yaml"
             prices.write_text(json.dumps(PRICES))
-            common = ["--data-dir", args.data_dir, "-n", str(args.samples), "-m", "openai-compatible/cand",
-                      "-r", "judge=openai-compatible/judge", "--base-url", server.base_url, "--prices", str(prices),
-                      "-c", str(args.concurrency), "--display", "none"]
+            common = [
+                "--data-dir",
+                args.data_dir,
+                "-n",
+                str(args.samples),
+                "-m",
+                "openai-compatible/cand",
+                "-r",
+                "judge=openai-compatible/judge",
+                "--base-url",
+                server.base_url,
+                "--prices",
+                str(prices),
+                "-c",
+                str(args.concurrency),
+                "--display",
+                "none",
+            ]
             if args.batch:
                 common += ["--batch", "candidate", "--batch", "judge"]
-            reference = proseval(args.src, work / "cache-reference", "run", "writingbench", *common, "--no-cache",
-                                 "--run-dir", str(work / "reference"))
+            reference = proseval(
+                args.src,
+                work / "cache-reference",
+                "run",
+                "writingbench",
+                *common,
+                "--no-cache",
+                "--run-dir",
+                str(work / "reference"),
+            )
             if reference.returncode != 0:
                 sys.exit(f"the unlimited run failed ({reference.returncode}):\n{reference.stderr}")
             full, _, total = spend(work / "reference")
             limit = round(full * args.share, 4)
-            print(f"{total} samples, {'batch mode' if args.batch else 'real time'}, -c {args.concurrency}: "
-                  f"full cost {full:.4f} USD; --max-cost {limit:g} ({args.share:.0%} of it)")
+            print(
+                f"{total} samples, {'batch mode' if args.batch else 'real time'}, -c {args.concurrency}: "
+                f"full cost {full:.4f} USD; --max-cost {limit:g} ({args.share:.0%} of it)"
+            )
 
             run = work / "limited"
-            step = proseval(args.src, work / "cache", "run", "writingbench", *common, "--max-cost", str(limit),
-                            "--run-dir", str(run))
+            step = proseval(
+                args.src,
+                work / "cache",
+                "run",
+                "writingbench",
+                *common,
+                "--max-cost",
+                str(limit),
+                "--run-dir",
+                str(run),
+            )
             spent, finished, _ = spend(run)
-            print(f"stopped (exit {step.returncode}): spent {spent:.4f} = {spent / limit:.1%} of the limit, "
-                  f"{finished}/{total} samples" + (f", {batches(run)} batches" if args.batch else ""))
+            print(
+                f"stopped (exit {step.returncode}): spent {spent:.4f} = {spent / limit:.1%} of the limit, "
+                f"{finished}/{total} samples" + (f", {batches(run)} batches" if args.batch else "")
+            )
             resumes = 0
             while step.returncode == 3 and resumes < args.resumes:
                 suggested = suggestion(step.stderr)
                 resumes += 1
-                step = proseval(args.src, work / "cache", "resume", str(run), "--prices", str(prices),
-                                "--max-cost", str(suggested), "--display", "none")
+                step = proseval(
+                    args.src,
+                    work / "cache",
+                    "resume",
+                    str(run),
+                    "--prices",
+                    str(prices),
+                    "--max-cost",
+                    str(suggested),
+                    "--display",
+                    "none",
+                )
                 spent, finished, _ = spend(run)
-                print(f"resume {resumes} with the suggested --max-cost {suggested:g} ({suggested / full:.2f} × the "
-                      f"full cost): exit {step.returncode}, spent {spent:.4f} = {spent / suggested:.1%} of it, "
-                      f"{finished}/{total} samples")
+                print(
+                    f"resume {resumes} with the suggested --max-cost {suggested:g} ({suggested / full:.2f} × the "
+                    f"full cost): exit {step.returncode}, spent {spent:.4f} = {spent / suggested:.1%} of it, "
+                    f"{finished}/{total} samples"
+                )
             if step.returncode not in (0, 3):
                 sys.exit(f"the run failed ({step.returncode}):\n{step.stderr}")
             verdict = "yes" if resumes == 1 and step.returncode == 0 else "no"
-            print(f"one resume with the suggested limit finished the run: {verdict} "
-                  f"({resumes} resume(s); spend in all {spent:.4f} USD, {spent / full:.3f} × the unlimited run's)")
+            print(
+                f"one resume with the suggested limit finished the run: {verdict} "
+                f"({resumes} resume(s); spend in all {spent:.4f} USD, {spent / full:.3f} × the unlimited run's)"
+            )
     finally:
         server.stop_thread()
 

@@ -29,17 +29,37 @@ from _common import ROOT, add_sources, machine, sources_of
 
 def start(src: Path, limit: int, out: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(src)}
-    return subprocess.Popen([sys.executable, "-m", "proseval", "run", "demo", "--limit", str(limit), "--no-cache",
-                             "--display", "none", "--out", str(out)],
-                            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "proseval",
+            "run",
+            "demo",
+            "--limit",
+            str(limit),
+            "--no-cache",
+            "--display",
+            "none",
+            "--out",
+            str(out),
+        ],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def answers(out: Path) -> list[tuple[str, list[str], dict[str, float]]]:
     """Each sample's model replies (candidate and judge) and scores, from the run folder in `out`."""
     lines = next(out.glob("*/samples.jsonl")).read_text(encoding="utf-8").splitlines()
     records = sorted((json.loads(line) for line in lines), key=lambda record: record["id"])
-    return [(r["id"], [call["text"] for call in r["calls"]], {k: v["value"] for k, v in r["scores"].items()})
-            for r in records]
+    return [
+        (r["id"], [call["text"] for call in r["calls"]], {k: v["value"] for k, v in r["scores"].items()})
+        for r in records
+    ]
 
 
 def wall_times(src: Path, limit: int, at_once: int, seen: list) -> list[float]:
@@ -68,15 +88,20 @@ def main() -> None:
     alone: dict[str, list[float]] = {name: [] for name in sources}
     paired: dict[str, list[float]] = {name: [] for name in sources}
     for round_ in range(args.repeats):
-        order = list(sources.items())[::1 if round_ % 2 == 0 else -1]  # neither source always goes first
+        order = list(sources.items())[:: 1 if round_ % 2 == 0 else -1]  # neither source always goes first
         for name, src in order:
             alone[name] += wall_times(src, args.limit, 1, seen[name])
             paired[name] += wall_times(src, args.limit, 2, seen[name])
-            print(f"round {round_ + 1}, {name}: alone {alone[name][-1]:.1f} s, two at once "
-                  f"{', '.join(f'{t:.1f}' for t in paired[name][-2:])} s (load {os.getloadavg()[0]:.1f})", flush=True)
-    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.2f} at the end; "
-          f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}; "
-          f"PROSEVAL_LOCAL_THREADS={os.environ.get('PROSEVAL_LOCAL_THREADS', '(unset)')}")
+            print(
+                f"round {round_ + 1}, {name}: alone {alone[name][-1]:.1f} s, two at once "
+                f"{', '.join(f'{t:.1f}' for t in paired[name][-2:])} s (load {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
+    print(
+        f"machine: {machine()}; load average {os.getloadavg()[0]:.2f} at the end; "
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}; "
+        f"PROSEVAL_LOCAL_THREADS={os.environ.get('PROSEVAL_LOCAL_THREADS', '(unset)')}"
+    )
     print(f"proseval run demo --limit {args.limit} --no-cache; median of {args.repeats} rounds")
     for name, src in sources.items():
         one, two = statistics.median(alone[name]), statistics.median(paired[name])
@@ -86,8 +111,10 @@ def main() -> None:
         print(f"{name}: answers and scores identical in all {len(runs)} runs: {'yes' if same else 'NO'}")
     if len(seen) > 1:
         first = [runs[0] for runs in seen.values()]
-        print(f"the sources give the same answers: {'yes' if all(r == first[0] for r in first) else 'no'}"
-              " (llama.cpp's arithmetic may differ with the number of threads generating)")
+        print(
+            f"the sources give the same answers: {'yes' if all(r == first[0] for r in first) else 'no'}"
+            " (llama.cpp's arithmetic may differ with the number of threads generating)"
+        )
 
 
 if __name__ == "__main__":

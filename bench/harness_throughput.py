@@ -50,8 +50,9 @@ class Provider:
 
 PROVIDERS = {
     "openai-compatible": Provider("openai-compatible/fake", "fake_openai", "/chat/completions"),
-    "anthropic": Provider("anthropic/fake", "fake_anthropic", "/v1/messages",
-                          {"x-api-key": BENCH_KEY, "anthropic-version": "2026-10-21"}),
+    "anthropic": Provider(
+        "anthropic/fake", "fake_anthropic", "/v1/messages", {"x-api-key": BENCH_KEY, "anthropic-version": "2026-10-21"}
+    ),
 }
 
 # Where a function's own time is counted, by the file it is defined in (first match wins).
@@ -89,8 +90,14 @@ def child(provider: Provider, url: str, n: int, concurrency: int, workdir: Path,
         return (Sample(id=f"b{i:06d}", input=f"Write sentence number {i}.") for i in range(n))
 
     task = Task(name="bench", version="1", dataset=dataset, protocol=single_turn, scorers=[])
-    bindings = {"candidate": RoleBinding(spec=provider.spec, base_urls=[url], concurrency=concurrency,
-                                         config=GenerateConfig(max_tokens=32, timeout=30))}
+    bindings = {
+        "candidate": RoleBinding(
+            spec=provider.spec,
+            base_urls=[url],
+            concurrency=concurrency,
+            config=GenerateConfig(max_tokens=32, timeout=30),
+        )
+    }
     options = RunOptions(out_dir=workdir, display="none", cache_path=workdir / "cache.sqlite")
     timings, cpu_times = [], []
     for attempt, name in enumerate(("cold", "cached")):
@@ -110,9 +117,18 @@ def child(provider: Provider, url: str, n: int, concurrency: int, workdir: Path,
         assert results.counts.ok == n, results.counts
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"cold_s": timings[0], "cached_s": timings[1], "peak_rss_mib": peak_kib / 1024,
-                      "cpu_s": cpu.ru_utime + cpu.ru_stime, "cold_cpu_s": cpu_times[0],
-                      "cache_hits_second": results.roles["candidate"]["cache_hits"]}))
+    print(
+        json.dumps(
+            {
+                "cold_s": timings[0],
+                "cached_s": timings[1],
+                "peak_rss_mib": peak_kib / 1024,
+                "cpu_s": cpu.ru_utime + cpu.ru_stime,
+                "cold_cpu_s": cpu_times[0],
+                "cache_hits_second": results.roles["candidate"]["cache_hits"],
+            }
+        )
+    )
 
 
 def bare_child(provider: Provider, url: str, n: int, concurrency: int) -> None:
@@ -131,10 +147,16 @@ def bare_child(provider: Provider, url: str, n: int, concurrency: int) -> None:
 
             async def one(i: int) -> None:
                 async with slots:
-                    body = json.dumps({"model": "fake", "max_tokens": 32,
-                                       "messages": [{"role": "user", "content": f"Write sentence number {i}."}]})
-                    async with session.post(target, data=body.encode(), headers=headers,
-                                            timeout=aiohttp.ClientTimeout(total=30)) as reply:
+                    body = json.dumps(
+                        {
+                            "model": "fake",
+                            "max_tokens": 32,
+                            "messages": [{"role": "user", "content": f"Write sentence number {i}."}],
+                        }
+                    )
+                    async with session.post(
+                        target, data=body.encode(), headers=headers, timeout=aiohttp.ClientTimeout(total=30)
+                    ) as reply:
                         json.loads(await reply.read())
 
             start = time.perf_counter()
@@ -145,18 +167,32 @@ def bare_child(provider: Provider, url: str, n: int, concurrency: int) -> None:
     cold = run_async(post_all())
     cold_cpu = time.process_time() - cpu_start
     cpu = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"cold_s": cold, "cpu_s": cpu.ru_utime + cpu.ru_stime, "cold_cpu_s": cold_cpu,
-                      "peak_rss_mib": cpu.ru_maxrss / 1024}))
+    print(
+        json.dumps(
+            {
+                "cold_s": cold,
+                "cpu_s": cpu.ru_utime + cpu.ru_stime,
+                "cold_cpu_s": cold_cpu,
+                "peak_rss_mib": cpu.ru_maxrss / 1024,
+            }
+        )
+    )
 
 
 def measure(provider: str, src: Path, url: str, n: int, concurrency: int, profile: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        child_args = ["--child", url, str(n), str(concurrency), tmp, str(profile or "")] if src != BARE else \
-            ["--bare-child", url, str(n), str(concurrency)]
+        child_args = (
+            ["--child", url, str(n), str(concurrency), tmp, str(profile or "")]
+            if src != BARE
+            else ["--bare-child", url, str(n), str(concurrency)]
+        )
         out = subprocess.run(
-            [sys.executable, __file__, "--provider", provider, *child_args], capture_output=True, text=True,
-            check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "src" if src == BARE else src),
-                                       "ANTHROPIC_API_KEY": BENCH_KEY},
+            [sys.executable, __file__, "--provider", provider, *child_args],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src" if src == BARE else src), "ANTHROPIC_API_KEY": BENCH_KEY},
         )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -196,15 +232,26 @@ def parse_point(text: str) -> tuple[int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.2)
-    parser.add_argument("--points", type=parse_point, nargs="+", default=[(64, 2000), (256, 8000), (1024, 20000)],
-                        metavar="C:N", help="concurrency and number of samples of each measurement")
+    parser.add_argument(
+        "--points",
+        type=parse_point,
+        nargs="+",
+        default=[(64, 2000), (256, 8000), (1024, 20000)],
+        metavar="C:N",
+        help="concurrency and number of samples of each measurement",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="rounds per point; medians are reported")
-    parser.add_argument("--profile", action="store_true",
-                        help="profile one more cold and cached run of each point (cProfile, CPU time)")
+    parser.add_argument(
+        "--profile", action="store_true", help="profile one more cold and cached run of each point (cProfile, CPU time)"
+    )
     add_sources(parser)
     parser.add_argument("--no-bare", action="store_true", help="leave out the bare aiohttp client's row")
-    parser.add_argument("--provider", choices=sorted(PROVIDERS), default="openai-compatible",
-                        help="the provider the runs bind, against its fake server")
+    parser.add_argument(
+        "--provider",
+        choices=sorted(PROVIDERS),
+        default="openai-compatible",
+        help="the provider the runs bind, against its fake server",
+    )
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     parser.add_argument("--bare-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -220,16 +267,20 @@ def main() -> None:
     if not args.no_bare:
         sources["bare"] = BARE
     print(f"machine: {machine()}")
-    print(f"provider {args.provider}; latency L={args.latency}s; medians of {args.repeats} rounds; sources: "
-          + ", ".join(f"{name}={src}" for name, src in sources.items()))
+    print(
+        f"provider {args.provider}; latency L={args.latency}s; medians of {args.repeats} rounds; sources: "
+        + ", ".join(f"{name}={src}" for name, src in sources.items())
+    )
     server = FakeServerProcess(args.latency, module=provider.fake)
     try:
-        print(f"{'source':>9} {'C':>5} {'N':>6} {'ideal s':>8} {'median s':>9} {'% of ideal':>10} {'cached s':>9} "
-              f"{'cached %':>9} {'CPU s':>7} {'CPU µs/req':>10} {'peak RSS MiB':>13}")
+        print(
+            f"{'source':>9} {'C':>5} {'N':>6} {'ideal s':>8} {'median s':>9} {'% of ideal':>10} {'cached s':>9} "
+            f"{'cached %':>9} {'CPU s':>7} {'CPU µs/req':>10} {'peak RSS MiB':>13}"
+        )
         for concurrency, n in args.points:
             runs: dict[str, list[dict]] = {name: [] for name in sources}
             for round_ in range(args.repeats):
-                order = list(sources.items())[::1 if round_ % 2 == 0 else -1]  # neither source always goes first
+                order = list(sources.items())[:: 1 if round_ % 2 == 0 else -1]  # neither source always goes first
                 for name, src in order:
                     runs[name].append(measure(args.provider, src, server.base_url, n, concurrency))
             ideal = n * args.latency / concurrency
@@ -243,8 +294,11 @@ def main() -> None:
                 else:
                     cached = statistics.median(r["cached_s"] for r in measured)
                     cached_cols = f"{cached:>9.2f} {100 * cached / cold:>8.1f}%"
-                print(f"{name:>9} {concurrency:>5} {n:>6} {ideal:>8.2f} {cold:>9.2f} {100 * ideal / cold:>9.1f}% "
-                      f"{cached_cols} {cpu:>7.1f} {per_request:>10.0f} {rss:>13.1f}", flush=True)
+                print(
+                    f"{name:>9} {concurrency:>5} {n:>6} {ideal:>8.2f} {cold:>9.2f} {100 * ideal / cold:>9.1f}% "
+                    f"{cached_cols} {cpu:>7.1f} {per_request:>10.0f} {rss:>13.1f}",
+                    flush=True,
+                )
             if args.profile:
                 with tempfile.TemporaryDirectory() as tmp:
                     measure(args.provider, sources["this"], server.base_url, n, concurrency, Path(tmp))

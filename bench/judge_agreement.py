@@ -45,33 +45,64 @@ from pathlib import Path
 from _common import ROOT, machine
 
 # Candidates: (model, quality shift, median answer words); the first shares the first judge's family.
-CANDIDATES = [("openai/gpt-4o-2024-08-06", 0.0, 600), ("mistral/mistral-large-2411", -0.5, 450),
-              ("deepseek/deepseek-chat-v3", 0.4, 900)]
+CANDIDATES = [
+    ("openai/gpt-4o-2024-08-06", 0.0, 600),
+    ("mistral/mistral-large-2411", -0.5, 450),
+    ("deepseek/deepseek-chat-v3", 0.4, 900),
+]
 # (judge, its leniency in points, sd of its noise, points per doubling of length): one source judge
 # and the re-score judges; the first shares the candidate's family (self-preference is computed).
-JUDGES = [("openai/gpt-4o-mini", 0.3, 0.8, 0.4), ("anthropic/claude-sonnet-4-5", -0.4, 0.6, 0.1),
-          ("qwen/qwen3-235b-a22b-instruct-2507", 0.0, 1.0, 0.2), ("google/gemini-2.5-flash", 0.2, 0.9, 0.3)]
-CRITERION_NAMES = ("Task Fulfilment", "Structure and Organisation", "Factual Accuracy", "Use of Provided Materials",
-                   "Tone and Register", "Audience Fit", "Depth of Analysis", "Clarity of Language",
-                   "Formatting Requirements", "Length Compliance", "Originality", "Persuasiveness",
-                   "Domain Terminology", "Coherence", "Actionable Recommendations", "Citation Practice")
-DOMAINS = ("Academic & Engineering", "Finance & Business", "Politics & Law", "Literature & Arts", "Education",
-           "Advertising & Marketing")
-WORDS = ("the report analysis market policy student design data result model growth risk section narrative "
-         "strategy evidence outline argument figure summary plan customer product brand research method "
-         "teacher lesson contract clause value trend budget quarter impact proposal chapter character").split()
+JUDGES = [
+    ("openai/gpt-4o-mini", 0.3, 0.8, 0.4),
+    ("anthropic/claude-sonnet-4-5", -0.4, 0.6, 0.1),
+    ("qwen/qwen3-235b-a22b-instruct-2507", 0.0, 1.0, 0.2),
+    ("google/gemini-2.5-flash", 0.2, 0.9, 0.3),
+]
+CRITERION_NAMES = (
+    "Task Fulfilment",
+    "Structure and Organisation",
+    "Factual Accuracy",
+    "Use of Provided Materials",
+    "Tone and Register",
+    "Audience Fit",
+    "Depth of Analysis",
+    "Clarity of Language",
+    "Formatting Requirements",
+    "Length Compliance",
+    "Originality",
+    "Persuasiveness",
+    "Domain Terminology",
+    "Coherence",
+    "Actionable Recommendations",
+    "Citation Practice",
+)
+DOMAINS = (
+    "Academic & Engineering",
+    "Finance & Business",
+    "Politics & Law",
+    "Literature & Arts",
+    "Education",
+    "Advertising & Marketing",
+)
+WORDS = (
+    "the report analysis market policy student design data result model growth risk section narrative "
+    "strategy evidence outline argument figure summary plan customer product brand research method "
+    "teacher lesson contract clause value trend budget quarter impact proposal chapter character"
+).split()
 UNPARSABLE = 0.01
 
 
 def criterion(name: str, topic: str) -> dict[str, str]:
-    return {"name": name,
-            "criteria_description": f"How well the response handles {name.lower()} for the {topic} request, "
-                                    "judged against what the request and its materials ask for.",
-            "1-2": f"Ignores {name.lower()}; essential parts are missing or wrong.",
-            "3-4": f"Attempts {name.lower()} with serious gaps or errors.",
-            "5-6": f"Meets {name.lower()} at an ordinary level with visible weaknesses.",
-            "7-8": f"Meets {name.lower()} well; only minor refinements remain.",
-            "9-10": f"Meets {name.lower()} exceptionally; hard to improve."}
+    return {
+        "name": name,
+        "criteria_description": f"How well the response handles {name.lower()} for the {topic} request, "
+        "judged against what the request and its materials ask for.",
+        "1-2": f"Ignores {name.lower()}; essential parts are missing or wrong.",
+        "3-4": f"Attempts {name.lower()} with serious gaps or errors.",
+        "5-6": f"Meets {name.lower()} at an ordinary level with visible weaknesses.",
+        "7-8": f"Meets {name.lower()} well; only minor refinements remain.",
+        "9-10": f"Meets {name.lower()} exceptionally; hard to improve.",
+    }
 
 
 def write_queries(path: Path, samples: int, rng: random.Random) -> list[dict]:
@@ -79,9 +110,15 @@ def write_queries(path: Path, samples: int, rng: random.Random) -> list[dict]:
     for index in range(1, samples + 1):
         topic = f"{DOMAINS[index % len(DOMAINS)].lower()} piece {index}"
         body = " ".join(rng.choices(WORDS, k=rng.randint(60, 400)))
-        rows.append({"index": index, "domain1": DOMAINS[index % len(DOMAINS)], "lang": "en" if index % 2 else "zh",
-                     "query": f"Write a {topic}. Materials: {body}",
-                     "checklist": [criterion(n, topic) for n in rng.sample(CRITERION_NAMES, 5)]})
+        rows.append(
+            {
+                "index": index,
+                "domain1": DOMAINS[index % len(DOMAINS)],
+                "lang": "en" if index % 2 else "zh",
+                "query": f"Write a {topic}. Materials: {body}",
+                "checklist": [criterion(n, topic) for n in rng.sample(CRITERION_NAMES, 5)],
+            }
+        )
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return rows
 
@@ -92,12 +129,22 @@ def official_queries(data_dir: Path, samples: int) -> list[dict]:
     bench = load_benchmark(data_dir)
     if samples > len(bench.queries):
         raise SystemExit(f"the official data has {len(bench.queries)} queries; --samples {samples} is too many")
-    return [{"index": q.index, "domain1": q.domain1, "domain2": q.domain2, "lang": q.lang, "query": q.query,
-             "checklist": [c.to_official_dict() for c in q.checklist]} for q in bench.queries[:samples]]
+    return [
+        {
+            "index": q.index,
+            "domain1": q.domain1,
+            "domain2": q.domain2,
+            "lang": q.lang,
+            "query": q.query,
+            "checklist": [c.to_official_dict() for c in q.checklist],
+        }
+        for q in bench.queries[:samples]
+    ]
 
 
-def make_runs(root: Path, runs: int, samples: int, data_dir: Path | None, candidates: int = 1,
-              seed: int = 0) -> list[Path]:
+def make_runs(
+    root: Path, runs: int, samples: int, data_dir: Path | None, candidates: int = 1, seed: int = 0
+) -> list[Path]:
     from proseval.benchmarks.writingbench.params import WritingBenchParams
     from proseval.registry import get_task
 
@@ -150,8 +197,15 @@ def _candidate_runs(root, k, runs, queries, difficulty, task, prefix, started, r
         run_id = f"writingbench-2026010{k + 1}-000000-{k:04x}" if r == 0 else f"{paths[0].name}-rescore-{r}"
         folder = RunFolder(root / run_id)
         options = RunOptions(out_dir=root, display="none")
-        header = build_header(task, bindings, options, run_id, demo=False, n_samples=len(queries),
-                              rescored_from=str(paths[0]) if r else None)
+        header = build_header(
+            task,
+            bindings,
+            options,
+            run_id,
+            demo=False,
+            n_samples=len(queries),
+            rescored_from=str(paths[0]) if r else None,
+        )
         at = started + timedelta(days=k, hours=r)
         folder.write_header(header.model_copy(update={"started_at": at.isoformat()}))
         writer = SampleWriter(folder.samples_path)
@@ -164,12 +218,22 @@ def _candidate_runs(root, k, runs, queries, difficulty, task, prefix, started, r
                     name = item["name"]
                     if judge_rng.random() < UNPARSABLE:
                         reply = "I cannot grade this response against the criterion."
-                        entry = {"score": None, "reason": None, "status": "unparsable",
-                                 "error": "no JSON object with a 'score' key in the reply", "attempts": 3}
+                        entry = {
+                            "score": None,
+                            "reason": None,
+                            "status": "unparsable",
+                            "error": "no JSON object with a 'score' key in the reply",
+                            "attempts": 3,
+                        }
                         totals["unscored"] += 1
                     else:
-                        value = (quality + leniency + (number - 2) * 0.2 + slope * math.log2(words / 600)
-                                 + judge_rng.gauss(0, noise))
+                        value = (
+                            quality
+                            + leniency
+                            + (number - 2) * 0.2
+                            + slope * math.log2(words / 600)
+                            + judge_rng.gauss(0, noise)
+                        )
                         score = max(1, min(10, round(value)))
                         reason = f"The response covers {name.lower()} with {rng.choice(WORDS)} detail; " * 3
                         reply = json.dumps({"score": score, "reason": reason.strip()})
@@ -184,41 +248,85 @@ def _candidate_runs(root, k, runs, queries, difficulty, task, prefix, started, r
                 totals["completion"] += completion_tokens
                 usage = {"judge": Usage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)}
                 if r == 0:
-                    usage = {"candidate": Usage(prompt_tokens=len(query["query"]) // 4,
-                                                completion_tokens=words * 4 // 3), **usage}
-                score = Score(value=sum(scored) / len(scored) if scored else None,
-                              explanation=f"{len(scored)} of {len(per_criterion)} criteria scored",
-                              parse_status="ok" if len(scored) == len(per_criterion) else "partial" if scored
-                              else "unparsable",
-                              metadata={"criteria": per_criterion, "reasoning_removed": False})
-                writer.append(SampleRecord(
-                    id=f"{prefix}/{query['index']}", status="ok", input=query["query"],
-                    target={"index": query["index"], "checklist": query["checklist"]} if prefix == "writingbench"
-                    else {"checklist": query["checklist"]},
-                    metadata={k: query[k] for k in ("index", "domain1", "domain2", "lang") if k in query},
-                    state=State(messages=[{"role": "user", "content": query["query"]},
-                                          {"role": "assistant", "content": text}], output=text, finish_reason="stop"),
-                    scores={"writingbench": score}, usage=usage, calls=calls, duration_s=round(rng.uniform(2, 9), 3),
-                    ratings=task.ratings({"writingbench": score})))  # as the runner records them
+                    usage = {
+                        "candidate": Usage(prompt_tokens=len(query["query"]) // 4, completion_tokens=words * 4 // 3),
+                        **usage,
+                    }
+                score = Score(
+                    value=sum(scored) / len(scored) if scored else None,
+                    explanation=f"{len(scored)} of {len(per_criterion)} criteria scored",
+                    parse_status="ok" if len(scored) == len(per_criterion) else "partial" if scored else "unparsable",
+                    metadata={"criteria": per_criterion, "reasoning_removed": False},
+                )
+                writer.append(
+                    SampleRecord(
+                        id=f"{prefix}/{query['index']}",
+                        status="ok",
+                        input=query["query"],
+                        target={"index": query["index"], "checklist": query["checklist"]}
+                        if prefix == "writingbench"
+                        else {"checklist": query["checklist"]},
+                        metadata={k: query[k] for k in ("index", "domain1", "domain2", "lang") if k in query},
+                        state=State(
+                            messages=[
+                                {"role": "user", "content": query["query"]},
+                                {"role": "assistant", "content": text},
+                            ],
+                            output=text,
+                            finish_reason="stop",
+                        ),
+                        scores={"writingbench": score},
+                        usage=usage,
+                        calls=calls,
+                        duration_s=round(rng.uniform(2, 9), 3),
+                        ratings=task.ratings({"writingbench": score}),
+                    )
+                )  # as the runner records them
         finally:
             writer.close()
         values = totals["scored"]
-        roles = {"judge": {"requests": 5 * len(queries), "cache_hits": 0, "retries": 0, "errors": 0,
-                           "prompt_tokens": totals["prompt"], "completion_tokens": totals["completion"],
-                           "mean_latency_s": 1.8, "sessions": 1}}
+        roles = {
+            "judge": {
+                "requests": 5 * len(queries),
+                "cache_hits": 0,
+                "retries": 0,
+                "errors": 0,
+                "prompt_tokens": totals["prompt"],
+                "completion_tokens": totals["completion"],
+                "mean_latency_s": 1.8,
+                "sessions": 1,
+            }
+        }
         if r == 0:
-            roles["candidate"] = {"requests": len(queries), "cache_hits": 0, "retries": 0, "errors": 0,
-                                  "prompt_tokens": sum(len(q["query"]) // 4 for q in queries),
-                                  "completion_tokens": sum(a[1] * 4 // 3 for a in answers),
-                                  "mean_latency_s": 14.0, "sessions": 1}
-        folder.write_results(Results(
-            run_id=run_id, task="writingbench", finished_at=(at + timedelta(minutes=50)).isoformat(),
-            complete=True, counts=Counts(total=len(queries), finished=len(queries), ok=len(queries), failed=0,
-                                         unscored=totals["unscored"]),
-            metrics={"writingbench": MetricSummary(mean=statistics.fmean(values), n_scored=len(queries))},
-            headline="writingbench", roles=roles,
-            extra={"overall": statistics.fmean(values), "criteria_scored": len(values),
-                   "criteria_unscored": totals["unscored"]}))
+            roles["candidate"] = {
+                "requests": len(queries),
+                "cache_hits": 0,
+                "retries": 0,
+                "errors": 0,
+                "prompt_tokens": sum(len(q["query"]) // 4 for q in queries),
+                "completion_tokens": sum(a[1] * 4 // 3 for a in answers),
+                "mean_latency_s": 14.0,
+                "sessions": 1,
+            }
+        folder.write_results(
+            Results(
+                run_id=run_id,
+                task="writingbench",
+                finished_at=(at + timedelta(minutes=50)).isoformat(),
+                complete=True,
+                counts=Counts(
+                    total=len(queries), finished=len(queries), ok=len(queries), failed=0, unscored=totals["unscored"]
+                ),
+                metrics={"writingbench": MetricSummary(mean=statistics.fmean(values), n_scored=len(queries))},
+                headline="writingbench",
+                roles=roles,
+                extra={
+                    "overall": statistics.fmean(values),
+                    "criteria_scored": len(values),
+                    "criteria_unscored": totals["unscored"],
+                },
+            )
+        )
         paths.append(folder.path)
     return paths
 
@@ -250,8 +358,10 @@ def breakdown(paths: list[Path], repeats: int) -> dict[str, float]:
         start = time.perf_counter()
         analyse_judgements(found)
         computed.append(time.perf_counter() - start)
-    return {"read the run folders (collect)": statistics.median(read),
-            "statistics, pairs and panel (analyse_judgements)": statistics.median(computed)}
+    return {
+        "read the run folders (collect)": statistics.median(read),
+        "statistics, pairs and panel (analyse_judgements)": statistics.median(computed),
+    }
 
 
 def traced_peak(paths: list[Path]) -> int:
@@ -295,10 +405,19 @@ def rss_child(paths: list[Path]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3, help="per candidate: one source run and RUNS-1 re-scores "
-                        "with other judges (2..4)")
-    parser.add_argument("--candidates", type=int, default=1, help="candidates (1..3), each with its own runs: "
-                        "2 or more exercise length bias and the system-level comparison")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=3,
+        help="per candidate: one source run and RUNS-1 re-scores with other judges (2..4)",
+    )
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=1,
+        help="candidates (1..3), each with its own runs: "
+        "2 or more exercise length bias and the system-level comparison",
+    )
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--data-dir", type=Path, help="take the queries from the official WritingBench data")
@@ -319,21 +438,32 @@ def main() -> None:
         command = " ".join([str(python), "bench/judge_agreement.py", *sys.argv[1:]])
         print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
         print(f"command: {command}")
-        print(f"made {len(paths)} runs ({args.candidates} candidate(s) × {args.runs} judges) × {args.samples} "
-              f"samples × 5 criteria in {made:.1f} s ({size:.1f} MiB of samples.jsonl; "
-              f"{len(paths) * args.samples * 5:,} verdicts)")
+        print(
+            f"made {len(paths)} runs ({args.candidates} candidate(s) × {args.runs} judges) × {args.samples} "
+            f"samples × 5 criteria in {made:.1f} s ({size:.1f} MiB of samples.jsonl; "
+            f"{len(paths) * args.samples * 5:,} verdicts)"
+        )
         first, timings = time_calls(paths, args.repeats)
-        print(f"proseval.agreement: median {statistics.median(timings):.2f} s over {args.repeats} "
-              f"(min {min(timings):.2f}, max {max(timings):.2f}); first call {first:.2f} s (imports included)")
+        print(
+            f"proseval.agreement: median {statistics.median(timings):.2f} s over {args.repeats} "
+            f"(min {min(timings):.2f}, max {max(timings):.2f}); first call {first:.2f} s (imports included)"
+        )
         for stage, seconds in breakdown(paths, args.repeats).items():
             print(f"  {stage}: median {seconds:.2f} s")
         print(f"tracemalloc peak of one call: {traced_peak(paths) / 2**20:.1f} MiB (Python and numpy allocations)")
-        child = subprocess.run([sys.executable, __file__, "--rss-child", *map(str, paths)], check=True,
-                               capture_output=True, text=True, cwd=ROOT)
+        child = subprocess.run(
+            [sys.executable, __file__, "--rss-child", *map(str, paths)],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
         rss = json.loads(child.stdout.strip().splitlines()[-1])
         grown = (rss["after_kib"] - rss["before_kib"]) / 1024
-        print(f"peak RSS growth across one call in a fresh process: {grown:.1f} MiB "
-              f"(peak RSS {rss['before_kib'] / 1024:.0f} MiB after imports -> {rss['after_kib'] / 1024:.0f} MiB)")
+        print(
+            f"peak RSS growth across one call in a fresh process: {grown:.1f} MiB "
+            f"(peak RSS {rss['before_kib'] / 1024:.0f} MiB after imports -> {rss['after_kib'] / 1024:.0f} MiB)"
+        )
         print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 

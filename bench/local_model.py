@@ -17,7 +17,6 @@ import statistics
 import time
 
 from _common import machine
-
 from proseval.models.base import GenerateConfig
 from proseval.models.local import LocalModel, clear_state, load_llama
 from proseval.runtime.executor import RoleModel
@@ -63,8 +62,10 @@ def main() -> None:
         asyncio.run(through_proseval(role, args.max_tokens, -1 - block))  # warm-up of proseval's worker
         asyncio.run(proseval_block(block * args.block_size))
     print(f"machine: {machine()}")
-    print(f"model: {model.path.name}, {args.blocks} alternating blocks of {args.block_size} runs per side, "
-          f"up to {args.max_tokens} tokens each")
+    print(
+        f"model: {model.path.name}, {args.blocks} alternating blocks of {args.block_size} runs per side, "
+        f"up to {args.max_tokens} tokens each"
+    )
     print(f"llama.cpp direct : median {statistics.median(theirs):8.1f} tokens/s  {[round(x, 1) for x in theirs]}")
     print(f"through proseval : median {statistics.median(ours):8.1f} tokens/s  {[round(x, 1) for x in ours]}")
     print(f"ratio            : {100 * statistics.median(ours) / statistics.median(theirs):.1f} %")

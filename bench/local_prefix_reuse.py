@@ -28,9 +28,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import machine
-
 import proseval
+from _common import machine
 from proseval.models import local
 from proseval.models.scripted import register_script
 
@@ -58,21 +57,36 @@ def demo(out: Path) -> Callable[[], proseval.Run]:
     return lambda: proseval.run("demo", cache=False, out=out)
 
 
-def writingbench_judging(out: Path, data_dir: str, limit: int, judge_tokens: int,
-                         answer_tokens: int) -> Callable[[], proseval.Run]:
+def writingbench_judging(
+    out: Path, data_dir: str, limit: int, judge_tokens: int, answer_tokens: int
+) -> Callable[[], proseval.Run]:
     """Replay the embedded model's own answers as the candidate; the embedded model judges, one
     call per criterion (no re-asks, so both sides send the same requests)."""
     params = {"data_dir": data_dir, "lang": "en"}
     register_script("bench-judge", ['{"score": 5, "reason": "not timed"}'])
-    written = proseval.run("writingbench", params=params, limit=limit, out=out, roles={"judge": "scripted/bench-judge"},
-                           model="local/smollm2-135m", gen={"candidate": {"max_tokens": answer_tokens}})
+    written = proseval.run(
+        "writingbench",
+        params=params,
+        limit=limit,
+        out=out,
+        roles={"judge": "scripted/bench-judge"},
+        model="local/smollm2-135m",
+        gen={"candidate": {"max_tokens": answer_tokens}},
+    )
     # A query too long for the embedded model's context has no answer: replayed as empty, it is
     # scored without the judge.
     by_query = {record.input: record.state.output for record in written.records() if record.state}
     register_script("bench-answers", lambda messages: by_query.get(messages[-1]["content"], ""))
-    return lambda: proseval.run("writingbench", params={**params, "judge_attempts": 1}, limit=limit, out=out,
-                                model="scripted/bench-answers", roles={"judge": "local/smollm2-135m"},
-                                gen={"judge": {"max_tokens": judge_tokens}}, cache=False)
+    return lambda: proseval.run(
+        "writingbench",
+        params={**params, "judge_attempts": 1},
+        limit=limit,
+        out=out,
+        model="scripted/bench-answers",
+        roles={"judge": "local/smollm2-135m"},
+        gen={"judge": {"max_tokens": judge_tokens}},
+        cache=False,
+    )
 
 
 def main() -> None:
@@ -91,9 +105,10 @@ def main() -> None:
         if args.only in (None, "demo"):
             workloads["demo (8 samples, candidate + judge)"] = demo(out)
         if args.only in (None, "writingbench"):
-            workloads[f"WritingBench judging ({args.limit} English queries x 5 criteria, one call each, "
-                      f"judge max_tokens {args.judge_tokens})"] = \
-                writingbench_judging(out, args.data_dir, args.limit, args.judge_tokens, args.answer_tokens)
+            workloads[
+                f"WritingBench judging ({args.limit} English queries x 5 criteria, one call each, "
+                f"judge max_tokens {args.judge_tokens})"
+            ] = writingbench_judging(out, args.data_dir, args.limit, args.judge_tokens, args.answer_tokens)
         print(f"machine: {machine()}", flush=True)
         proseval.run("demo", cache=False, out=out, limit=1)  # warm-up: model loaded, pages in memory
         for name, work in workloads.items():
@@ -111,12 +126,16 @@ def main() -> None:
             for side in (SCRATCH, REUSE):
                 runs = ", ".join(f"{s:.1f}" for s in seconds[side])
                 same = all(t == texts[side][0] for t in texts[side])
-                print(f"  {side:13s}: median {statistics.median(seconds[side]):7.1f} s  [{runs}]  "
-                      f"answers identical across repeats: {same}")
+                print(
+                    f"  {side:13s}: median {statistics.median(seconds[side]):7.1f} s  [{runs}]  "
+                    f"answers identical across repeats: {same}"
+                )
             changed = sum(a != b for a, b in zip(texts[SCRATCH][0], texts[REUSE][0], strict=True))
-            print(f"  from scratch / prefix reuse: {100 * scratch / reuse:.1f} % of the time "
-                  f"({scratch - reuse:+.1f} s per run); answers that differ between the sides: "
-                  f"{changed} of {len(texts[SCRATCH][0])}")
+            print(
+                f"  from scratch / prefix reuse: {100 * scratch / reuse:.1f} % of the time "
+                f"({scratch - reuse:+.1f} s per run); answers that differ between the sides: "
+                f"{changed} of {len(texts[SCRATCH][0])}"
+            )
 
 
 if __name__ == "__main__":

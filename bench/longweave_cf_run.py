@@ -25,15 +25,14 @@ from pathlib import Path
 
 from _common import ROOT, machine  # noqa: F401  (puts src/ on the path)
 from longweave_score import DEFAULT_VECTORS, Timing, cpu_seconds, flake8_command, time_flake8
-
 from proseval.benchmarks.longweave.generators import LENGTHS, generate
 from proseval.benchmarks.longweave.scorers.cf import CFConfig, compile_error, extract_code
 from proseval.benchmarks.longweave.scorers.code_checks import close_shared_pools
 from proseval.core.sample import Sample
 from proseval.models.scripted import register_script
 from proseval.registry import get_task
-from proseval.runtime.records import RoleBinding
 from proseval.runtime.options import RunOptions
+from proseval.runtime.records import RoleBinding
 from proseval.runtime.runner import start_run
 
 
@@ -56,8 +55,10 @@ def time_run(samples: list[Sample], answers: list[str], out: Path) -> tuple[Timi
     register_script("bench-cf-judge", ['{"relevant_and_complete": true}'])
     task = get_task("longweave", {"task": "cf", "per_cell": len(samples)})
     task.dataset = lambda: iter(samples)
-    roles = {"candidate": RoleBinding(spec="scripted/bench-cf-candidate", concurrency=64),
-             "judge": RoleBinding(spec="scripted/bench-cf-judge", concurrency=64)}
+    roles = {
+        "candidate": RoleBinding(spec="scripted/bench-cf-candidate", concurrency=64),
+        "judge": RoleBinding(spec="scripted/bench-cf-judge", concurrency=64),
+    }
     start, cpu = time.perf_counter(), cpu_seconds()
     _, results = asyncio.run(start_run(task, roles, RunOptions(out_dir=out, display="none")))
     close_shared_pools()  # every run starts its flake8 workers, as a new `proseval run` does
@@ -89,10 +90,13 @@ def main() -> None:
                 raise SystemExit(f"only {scored} of {len(samples)} samples finished")
             runs.append(timing)
             plain.append(time_flake8(command))
-            print(f"run {run}: proseval run {runs[-1].wall:6.2f} s wall {runs[-1].cpu:6.2f} s CPU   "
-                  f"plain flake8 {plain[-1].wall:6.2f} s wall {plain[-1].cpu:6.2f} s CPU   "
-                  f"throughput {100 * plain[-1].wall / runs[-1].wall:5.1f} % wall "
-                  f"(load {os.getloadavg()[0]:.1f})", flush=True)
+            print(
+                f"run {run}: proseval run {runs[-1].wall:6.2f} s wall {runs[-1].cpu:6.2f} s CPU   "
+                f"plain flake8 {plain[-1].wall:6.2f} s wall {plain[-1].cpu:6.2f} s CPU   "
+                f"throughput {100 * plain[-1].wall / runs[-1].wall:5.1f} % wall "
+                f"(load {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
     print(f"{'median':10}{'proseval run':>14}{'plain flake8':>14}{'throughput':>12}")
     for field in ("wall", "cpu"):
         ours = statistics.median(getattr(t, field) for t in runs)

@@ -48,17 +48,20 @@ def main() -> None:
             total += seconds
         totals.append(total)
     n = args.samples * len(LENGTHS)
-    print(f"samples per task: {n} ({args.samples} x {len(LENGTHS)} lengths); "
-          f"repeats: {args.repeats}; Python {sys.version.split()[0]}")
+    print(
+        f"samples per task: {n} ({args.samples} x {len(LENGTHS)} lengths); "
+        f"repeats: {args.repeats}; Python {sys.version.split()[0]}"
+    )
     print("| task | median s | ms/sample | mean prompt chars | mean prompt words |")
     print("|---|---:|---:|---:|---:|")
     for task in TASKS:
         median = statistics.median(runs[task])
         chars, words = sizes[task]
-        print(f"| {task} | {median:.2f} | {1000 * median / n:.2f} | {chars // n:,} "
-              f"| {words // n:,} |")
-    print(f"| total ({n * len(TASKS):,} samples) | {statistics.median(totals):.2f} | "
-          f"{1000 * statistics.median(totals) / (n * len(TASKS)):.2f} | | |")
+        print(f"| {task} | {median:.2f} | {1000 * median / n:.2f} | {chars // n:,} | {words // n:,} |")
+    print(
+        f"| total ({n * len(TASKS):,} samples) | {statistics.median(totals):.2f} | "
+        f"{1000 * statistics.median(totals) / (n * len(TASKS)):.2f} | | |"
+    )
 
 
 if __name__ == "__main__":

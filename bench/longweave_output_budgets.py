@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 from _common import ROOT, machine  # noqa: F401  (puts src/ on the path)
-
 from proseval.benchmarks.longweave.budgets import (
     budget_from_measure,
     output_budget,
@@ -65,8 +64,13 @@ def measure_cell(task: str, length: str, samples: int) -> dict[str, float | int]
     median = round(statistics.median(sizes))
     # The rule's basis: the largest correct answer; for prose, the typical rate (there is no
     # correct answer, and one reference text's dense rate is not a model's prose).
-    return {"min": min(sizes), "median": median, "max": max(sizes),
-            "tokens_per_target_word": round(rate, 3), "basis": median if task in PROSE else max(sizes)}
+    return {
+        "min": min(sizes),
+        "median": median,
+        "max": max(sizes),
+        "tokens_per_target_word": round(rate, 3),
+        "basis": median if task in PROSE else max(sizes),
+    }
 
 
 def main() -> None:
@@ -78,15 +82,19 @@ def main() -> None:
     print(f"samples per cell: {args.samples} (seed 0); tokens: cl100k_base")
     start = time.perf_counter()
     table: dict[str, dict[str, dict]] = {}
-    print(f"{'task':5} {'len':4} {'min':>7} {'median':>7} {'max':>7} {'tok/word':>9} "
-          f"{'basis':>7} {'rule':>7} {'in use':>7}")
+    print(
+        f"{'task':5} {'len':4} {'min':>7} {'median':>7} {'max':>7} {'tok/word':>9} "
+        f"{'basis':>7} {'rule':>7} {'in use':>7}"
+    )
     for task in TASKS:
         for length in LENGTHS:
             cell = measure_cell(task, length, args.samples)
             table.setdefault(task, {})[length] = cell
-            print(f"{task:5} {length:4} {cell['min']:7} {cell['median']:7} {cell['max']:7} "
-                  f"{cell['tokens_per_target_word']:9.3f} {cell['basis']:7} {budget_from_measure(int(cell['basis'])):7} "
-                  f"{output_budget(task, length):7}")
+            print(
+                f"{task:5} {length:4} {cell['min']:7} {cell['median']:7} {cell['max']:7} "
+                f"{cell['tokens_per_target_word']:9.3f} {cell['basis']:7} {budget_from_measure(int(cell['basis'])):7} "
+                f"{output_budget(task, length):7}"
+            )
     print(f"done in {time.perf_counter() - start:.1f} s")
     if args.json:
         args.json.write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")

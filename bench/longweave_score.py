@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _common import ROOT  # noqa: F401  (puts src/ on the path when proseval is not installed)
-
 from proseval.benchmarks.longweave.scorers.cf import (
     CFCase,
     CFConfig,
@@ -36,13 +35,7 @@ from proseval.benchmarks.longweave.scorers.cf import (
 )
 from proseval.benchmarks.longweave.scorers.code_checks import installed_versions
 
-DEFAULT_VECTORS = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "vectors"
-    / "longweave"
-    / "cf.jsonl"
-)
+DEFAULT_VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors" / "longweave" / "cf.jsonl"
 
 
 def cpu_model() -> str:

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 from _common import machine
-
 from proseval.benchmarks.meeseeks.extract import code_from_answer
 from proseval.sandbox import run_function_async
 
@@ -62,8 +61,10 @@ def main() -> None:
     recorded = programs(args.shared)
     jobs = recorded * args.repeats
     print(machine())
-    print(f"{len(recorded)} recorded programs x {args.repeats} = {len(jobs)} sandbox runs per measurement, "
-          f"concurrency {args.concurrency}")
+    print(
+        f"{len(recorded)} recorded programs x {args.repeats} = {len(jobs)} sandbox runs per measurement, "
+        f"concurrency {args.concurrency}"
+    )
     rates = []
     for i in range(args.runs):
         seconds, ok, agree = asyncio.run(one_run(jobs, args.concurrency))

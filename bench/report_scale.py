@@ -35,8 +35,8 @@ def make_runs(root: Path, runs: int, samples: int) -> list[Path]:
     from proseval.models.base import FatalError
     from proseval.models.scripted import register_script
     from proseval.runtime.loop import run_async
-    from proseval.runtime.records import RoleBinding
     from proseval.runtime.options import RunOptions
+    from proseval.runtime.records import RoleBinding
     from proseval.runtime.runner import start_run
 
     def unit(*parts: object) -> float:
@@ -44,13 +44,20 @@ def make_runs(root: Path, runs: int, samples: int) -> list[Path]:
         return int(hashlib.sha256(repr(parts).encode()).hexdigest()[:8], 16) / 2**32
 
     def dataset():
-        return [Sample(id=f"item-{i:05d}", input=f"Write a short piece number {i} about {DOMAINS[i % 8]}.",
-                       metadata={"domain": DOMAINS[i % 8], "lang": "en" if i % 3 else "zh"}) for i in range(samples)]
+        return [
+            Sample(
+                id=f"item-{i:05d}",
+                input=f"Write a short piece number {i} about {DOMAINS[i % 8]}.",
+                metadata={"domain": DOMAINS[i % 8], "lang": "en" if i % 3 else "zh"},
+            )
+            for i in range(samples)
+        ]
 
     @scorer("quality")
     async def quality(sample, state, ctx):
-        reply = (await ctx.generate("judge", [{"role": "user", "content": f"Rate 1-10: {state.output}"}],
-                                    turn="judge")).text
+        reply = (
+            await ctx.generate("judge", [{"role": "user", "content": f"Rate 1-10: {state.output}"}], turn="judge")
+        ).text
         if not reply.startswith("{"):
             return {"quality": Score.unscored("unparsable", "the judge's reply holds no JSON")}
         return {"quality": Score(value=float(json.loads(reply)["score"]), explanation="judged")}
@@ -59,10 +66,18 @@ def make_runs(root: Path, runs: int, samples: int) -> list[Path]:
     async def length(sample, state, ctx):
         return {"length": Score(value=min(1.0, len(state.output) / 1500))}
 
-    task = Task(name="synthetic", version="1", dataset=dataset, protocol=single_turn, scorers=[quality, length],
-                roles_required=("candidate", "judge"), slice_keys=("domain", "lang"))
+    task = Task(
+        name="synthetic",
+        version="1",
+        dataset=dataset,
+        protocol=single_turn,
+        scorers=[quality, length],
+        roles_required=("candidate", "judge"),
+        slice_keys=("domain", "lang"),
+    )
     paths = []
     for r in range(runs):
+
         def candidate(messages, r=r):
             prompt = messages[-1]["content"]
             if unit("fail", r, prompt) < 0.01:
@@ -78,8 +93,10 @@ def make_runs(root: Path, runs: int, samples: int) -> list[Path]:
 
         register_script(f"scale-cand-{r}", candidate)
         register_script(f"scale-judge-{r}", judge)
-        bindings = {"candidate": RoleBinding(spec=f"scripted/scale-cand-{r}", concurrency=64),
-                    "judge": RoleBinding(spec=f"scripted/scale-judge-{r}", concurrency=64)}
+        bindings = {
+            "candidate": RoleBinding(spec=f"scripted/scale-cand-{r}", concurrency=64),
+            "judge": RoleBinding(spec=f"scripted/scale-judge-{r}", concurrency=64),
+        }
         options = RunOptions(out_dir=root, display="none", use_cache=False, max_attempts=1)
         folder, _ = run_async(start_run(task, bindings, options, run_dir=root / f"model-{r}"))
         paths.append(folder.path)
@@ -90,8 +107,12 @@ def time_report(paths: list[Path], out: Path, repeats: int, extra: list[str]) ->
     timings = []
     for _ in range(repeats):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "proseval", "report", *map(str, paths), "-o", str(out), *extra],
-                       check=True, cwd=ROOT, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "proseval", "report", *map(str, paths), "-o", str(out), *extra],
+            check=True,
+            cwd=ROOT,
+            capture_output=True,
+        )
         timings.append(time.perf_counter() - start)
     return timings, out.stat().st_size
 
@@ -133,12 +154,16 @@ def main() -> None:
         start = time.perf_counter()
         paths = make_runs(root / "runs", args.runs, args.samples)
         print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
-        print(f"made {args.runs} runs × {args.samples} samples in {time.perf_counter() - start:.1f} s "
-              f"({sum((p / 'samples.jsonl').stat().st_size for p in paths) / 2**20:.1f} MiB of samples.jsonl)")
+        print(
+            f"made {args.runs} runs × {args.samples} samples in {time.perf_counter() - start:.1f} s "
+            f"({sum((p / 'samples.jsonl').stat().st_size for p in paths) / 2**20:.1f} MiB of samples.jsonl)"
+        )
         for label, extra in (("default (200 samples listed per run)", []), ("--all-samples", ["--all-samples"])):
             timings, size = time_report(paths, root / "report.html", args.repeats, extra)
-            print(f"report, {label}: median {statistics.median(timings):.2f} s over {args.repeats} "
-                  f"(min {min(timings):.2f}, max {max(timings):.2f}); {size / 2**20:.2f} MiB")
+            print(
+                f"report, {label}: median {statistics.median(timings):.2f} s over {args.repeats} "
+                f"(min {min(timings):.2f}, max {max(timings):.2f}); {size / 2**20:.2f} MiB"
+            )
         print("one build in this process:")
         for stage, seconds in stages(paths).items():
             print(f"  {stage}: {seconds:.2f} s")

@@ -36,6 +36,7 @@ MODES = ("runs", "set-serial", "set")
 
 # --- the server: the fake OpenAI-compatible server, counting requests in flight ----------------
 
+
 def serve(latency: float) -> None:
     import asyncio
 
@@ -70,14 +71,21 @@ def serve(latency: float) -> None:
 
 class Server:
     def __init__(self, latency: float):
-        self.proc = subprocess.Popen([sys.executable, __file__, "--serve", str(latency)], stdout=subprocess.PIPE,
-                                     text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(latency)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        )
         self.base_url = self.proc.stdout.readline().strip().rsplit(" ", 1)[-1]
 
     def ask(self, model: str) -> dict:
-        request = urllib.request.Request(self.base_url + "/chat/completions", method="POST",
-                                         data=json.dumps({"model": model, "messages": []}).encode(),
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.base_url + "/chat/completions",
+            method="POST",
+            data=json.dumps({"model": model, "messages": []}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         with urllib.request.urlopen(request, timeout=10) as reply:
             return json.loads(json.loads(reply.read())["choices"][0]["message"]["content"])
 
@@ -88,7 +96,10 @@ class Server:
 
 # --- one measurement, in a child process ----------------------------------------------------------
 
+
 def child(mode: str, url: str, n: int, concurrency: int, runs: int, workdir: Path) -> None:
+    from pydantic import BaseModel, ConfigDict
+
     import proseval.models.openai_compat  # noqa: F401  (a one-time import, not part of throughput)
     import proseval.runtime.provenance as provenance
     from proseval import registry
@@ -99,7 +110,6 @@ def child(mode: str, url: str, n: int, concurrency: int, runs: int, workdir: Pat
     from proseval.runtime.options import RunOptions
     from proseval.runtime.records import RoleBinding
     from proseval.runtime.runner import start_run
-    from pydantic import BaseModel, ConfigDict
 
     provenance.git_commit = lambda: None  # not part of throughput
 
@@ -111,8 +121,14 @@ def child(mode: str, url: str, n: int, concurrency: int, runs: int, workdir: Pat
         def dataset():
             return (Sample(id=f"b{i:06d}", input=f"Write sentence number {i}.") for i in range(params.n))
 
-        return Task(name="bench-echo", version="1", dataset=dataset, protocol=single_turn, scorers=[],
-                    role_configs={"candidate": GenerateConfig(max_tokens=32, timeout=30)})
+        return Task(
+            name="bench-echo",
+            version="1",
+            dataset=dataset,
+            protocol=single_turn,
+            scorers=[],
+            role_configs={"candidate": GenerateConfig(max_tokens=32, timeout=30)},
+        )
 
     registry.task("bench-echo", summary="N single-turn samples (bench)", params=Params)(make)
     models = [f"openai-compatible/m{i}" for i in range(1, runs + 1)]
@@ -120,8 +136,11 @@ def child(mode: str, url: str, n: int, concurrency: int, runs: int, workdir: Pat
     if mode == "runs":
         for model in models:
             task = registry.get_task("bench-echo", {"n": n})
-            bindings = {"candidate": RoleBinding(spec=model, base_urls=[url], concurrency=concurrency,
-                                                 config=task.role_configs["candidate"])}
+            bindings = {
+                "candidate": RoleBinding(
+                    spec=model, base_urls=[url], concurrency=concurrency, config=task.role_configs["candidate"]
+                )
+            }
             options = RunOptions(out_dir=workdir, display="none", use_cache=False)
             _, results = run_async(start_run(task, bindings, options))
             assert results.counts.ok == n, results.counts
@@ -131,11 +150,20 @@ def child(mode: str, url: str, n: int, concurrency: int, runs: int, workdir: Pat
         from proseval.runtime.sets import run_set_async
 
         path = workdir / "set.yaml"
-        path.write_text(json.dumps({  # JSON is YAML
-            "folder": "set", "models": [{"spec": m, "base_url": url} for m in models],
-            "tasks": [{"task": "bench-echo", "params": {"n": n}}], "concurrency": concurrency,
-            "endpoints": {url: concurrency}, "no_cache": True, "report": False,
-            "max_runs": 1 if mode == "set-serial" else runs}))
+        path.write_text(
+            json.dumps(
+                {  # JSON is YAML
+                    "folder": "set",
+                    "models": [{"spec": m, "base_url": url} for m in models],
+                    "tasks": [{"task": "bench-echo", "params": {"n": n}}],
+                    "concurrency": concurrency,
+                    "endpoints": {url: concurrency},
+                    "no_cache": True,
+                    "report": False,
+                    "max_runs": 1 if mode == "set-serial" else runs,
+                }
+            )
+        )
         result = run_async(run_set_async(plan_set(path)))
         assert not result.failed and all(m.results.counts.ok == n for m in result.members), result.members
         peaks = result.endpoints[url]["peak_in_flight"]
@@ -145,9 +173,13 @@ def child(mode: str, url: str, n: int, concurrency: int, runs: int, workdir: Pat
 def measure(server: Server, mode: str, n: int, concurrency: int, runs: int) -> dict:
     server.ask("__reset__")
     with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run([sys.executable, __file__, "--child", mode, server.base_url, str(n), str(concurrency),
-                              str(runs), tmp], capture_output=True, text=True, cwd=ROOT,
-                             env={**os.environ, "PROSEVAL_CACHE_DIR": tmp})
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", mode, server.base_url, str(n), str(concurrency), str(runs), tmp],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PROSEVAL_CACHE_DIR": tmp},
+        )
     if out.returncode != 0:
         raise SystemExit(f"{mode} failed:\n{out.stderr[-3000:]}")
     measured = json.loads(out.stdout.strip().splitlines()[-1])
@@ -187,10 +219,12 @@ def main() -> None:
                 assert measured["requests"] == runs * n, measured
                 walls[mode].append(measured["wall_s"])
                 peaks[mode] = max(peaks[mode], measured["server_peak"])
-                print(f"  repeat {repeat + 1} {mode:<10} {measured['wall_s']:7.2f}s, at most "
-                      f"{measured['server_peak']} in flight at the server"
-                      + (f" ({measured['limiter_peak']} at the limiter)" if measured["limiter_peak"] else ""),
-                      flush=True)
+                print(
+                    f"  repeat {repeat + 1} {mode:<10} {measured['wall_s']:7.2f}s, at most "
+                    f"{measured['server_peak']} in flight at the server"
+                    + (f" ({measured['limiter_peak']} at the limiter)" if measured["limiter_peak"] else ""),
+                    flush=True,
+                )
     finally:
         server.close()
     base = statistics.median(walls["runs"])
@@ -200,8 +234,10 @@ def main() -> None:
         print(f"{mode:<11} {wall:>9.2f} {100 * ideal / wall:>9.1f}% {wall / base:>7.2f}x {peaks[mode]:>14}")
     ratio = statistics.median(walls["set"]) / statistics.median(walls["set-serial"])
     verdict = "not slower" if ratio <= 1.05 else "SLOWER"
-    print(f"\nset / set one after another: {ratio:.2f} ({verdict}); max in flight at the server {max(peaks.values())} "
-          f"(limit {c}: {'never exceeded' if max(peaks.values()) <= c else 'EXCEEDED'})")
+    print(
+        f"\nset / set one after another: {ratio:.2f} ({verdict}); max in flight at the server {max(peaks.values())} "
+        f"(limit {c}: {'never exceeded' if max(peaks.values()) <= c else 'EXCEEDED'})"
+    )
 
 
 if __name__ == "__main__":

@@ -20,11 +20,10 @@ import time
 from pathlib import Path
 
 from _common import ROOT, FakeServerProcess, machine
-
 from proseval.benchmarks.writingbench.judging import batched_judge_messages, judge_messages
 from proseval.registry import get_task
-from proseval.runtime.records import RoleBinding
 from proseval.runtime.options import RunOptions
+from proseval.runtime.records import RoleBinding
 from proseval.runtime.runner import start_run
 from proseval.tokens import count_tokens
 
@@ -43,9 +42,15 @@ def responder(body: dict) -> str:
 
 def run_mode(url: str, data_dir: str, mode: str, concurrency: int, workdir: Path, limit: int | None):
     task = get_task("writingbench", {"data_dir": data_dir, "judge_mode": mode})
-    bindings = {role: RoleBinding(spec="openai-compatible/fake", base_urls=[url], concurrency=concurrency,
-                                  config=task.role_configs[role].model_copy(update={"timeout": 60}))
-                for role in ("candidate", "judge")}
+    bindings = {
+        role: RoleBinding(
+            spec="openai-compatible/fake",
+            base_urls=[url],
+            concurrency=concurrency,
+            config=task.role_configs[role].model_copy(update={"timeout": 60}),
+        )
+        for role in ("candidate", "judge")
+    }
     options = RunOptions(out_dir=workdir, display="none", use_cache=False, limit=limit)
     start = time.perf_counter()
     _, results = asyncio.run(start_run(task, bindings, options))
@@ -79,21 +84,27 @@ def main() -> None:
     server = FakeServerProcess(args.latency, responder="writingbench_e2e:responder")
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            seconds, results, task = run_mode(server.base_url, args.data_dir, "per-criterion", args.concurrency,
-                                              Path(tmp), args.limit)
+            seconds, results, task = run_mode(
+                server.base_url, args.data_dir, "per-criterion", args.concurrency, Path(tmp), args.limit
+            )
             n = results.counts.finished
             judge_calls = results.roles["judge"]["requests"]
             ideal = (n + judge_calls) * args.latency / args.concurrency
-            print(f"per-criterion: {n} queries, {judge_calls} judge calls, {seconds:.1f} s; ideal {ideal:.1f} s; "
-                  f"ratio {seconds / ideal:.2f}x (target <= 1.3x); failed {results.counts.failed}, "
-                  f"unscored {results.counts.unscored}")
-            b_seconds, b_results, _ = run_mode(server.base_url, args.data_dir, "batched", args.concurrency,
-                                               Path(tmp), args.limit)
+            print(
+                f"per-criterion: {n} queries, {judge_calls} judge calls, {seconds:.1f} s; ideal {ideal:.1f} s; "
+                f"ratio {seconds / ideal:.2f}x (target <= 1.3x); failed {results.counts.failed}, "
+                f"unscored {results.counts.unscored}"
+            )
+            b_seconds, b_results, _ = run_mode(
+                server.base_url, args.data_dir, "batched", args.concurrency, Path(tmp), args.limit
+            )
             print(f"batched: {b_results.roles['judge']['requests']} judge calls, {b_seconds:.1f} s")
             served = b_results.roles["judge"]["prompt_tokens"] / results.roles["judge"]["prompt_tokens"]
             counted = prompt_tokens(task, "batched") / prompt_tokens(task, "per-criterion")
-            print(f"judge prompt tokens batched / per-criterion: {served:.3f} (server count), "
-                  f"{counted:.3f} (cl100k_base on the prompts)")
+            print(
+                f"judge prompt tokens batched / per-criterion: {served:.3f} (server count), "
+                f"{counted:.3f} (cl100k_base on the prompts)"
+            )
     finally:
         server.close()
 

@@ -10,15 +10,40 @@ Everything else is internal and may change.
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["PromptTemplate", "ProsevalError", "Run", "Sample", "Score", "State", "Task", "agreement", "read_run",
-           "resume", "run", "run_set", "score", "scorer", "task"]
+__all__ = [
+    "PromptTemplate",
+    "ProsevalError",
+    "Run",
+    "Sample",
+    "Score",
+    "State",
+    "Task",
+    "agreement",
+    "read_run",
+    "resume",
+    "run",
+    "run_set",
+    "score",
+    "scorer",
+    "task",
+]
 
 _EXPORTS = {
-    "Run": "proseval.api", "read_run": "proseval.api", "run": "proseval.api", "resume": "proseval.api",
-    "score": "proseval.api", "agreement": "proseval.api", "run_set": "proseval.api",
-    "PromptTemplate": "proseval.core", "ProsevalError": "proseval.errors",
-    "Sample": "proseval.core", "Score": "proseval.core", "State": "proseval.core", "Task": "proseval.core",
-    "scorer": "proseval.core", "task": "proseval.registry",
+    "Run": "proseval.api",
+    "read_run": "proseval.api",
+    "run": "proseval.api",
+    "resume": "proseval.api",
+    "score": "proseval.api",
+    "agreement": "proseval.api",
+    "run_set": "proseval.api",
+    "PromptTemplate": "proseval.core",
+    "ProsevalError": "proseval.errors",
+    "Sample": "proseval.core",
+    "Score": "proseval.core",
+    "State": "proseval.core",
+    "Task": "proseval.core",
+    "scorer": "proseval.core",
+    "task": "proseval.registry",
 }
 
 

@@ -26,42 +26,118 @@ Found = list[tuple[int, str]]
 
 CONTRACTS = "imports a module the import contracts cannot see"
 # Modules a benchmark may not import at all: each imports modules named by a string (or runs code).
-FORBIDDEN_MODULES = frozenset({
-    "builtins", "code", "codeop", "ctypes", "imp", "importlib_metadata", "importlib_resources", "marshal",
-    "pickle", "pkg_resources", "pkgutil", "pydoc", "runpy", "shelve", "zipimport",
-})
+FORBIDDEN_MODULES = frozenset(
+    {
+        "builtins",
+        "code",
+        "codeop",
+        "ctypes",
+        "imp",
+        "importlib_metadata",
+        "importlib_resources",
+        "marshal",
+        "pickle",
+        "pkg_resources",
+        "pkgutil",
+        "pydoc",
+        "runpy",
+        "shelve",
+        "zipimport",
+    }
+)
 # Names of importlib a benchmark may use: none of them imports a module.
-IMPORTLIB_ALLOWED = frozenset({
-    "importlib.metadata.version", "importlib.metadata.PackageNotFoundError", "importlib.resources.files",
-    "importlib.resources.abc.Traversable",
-})
+IMPORTLIB_ALLOWED = frozenset(
+    {
+        "importlib.metadata.version",
+        "importlib.metadata.PackageNotFoundError",
+        "importlib.resources.files",
+        "importlib.resources.abc.Traversable",
+    }
+)
 # Names in other modules that import or run code named by a string, or reach a module's globals.
-FORBIDDEN_PATHS = frozenset({
-    "sys.modules", "sys._getframe", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache",
-    "types.CodeType", "types.FunctionType", "types.LambdaType", "operator.attrgetter", "operator.methodcaller",
-    "pydantic.ImportString", "pydantic.types.ImportString", "logging.config", "unittest.mock", "inspect.getmodule",
-})
+FORBIDDEN_PATHS = frozenset(
+    {
+        "sys.modules",
+        "sys._getframe",
+        "sys.meta_path",
+        "sys.path_hooks",
+        "sys.path_importer_cache",
+        "types.CodeType",
+        "types.FunctionType",
+        "types.LambdaType",
+        "operator.attrgetter",
+        "operator.methodcaller",
+        "pydantic.ImportString",
+        "pydantic.types.ImportString",
+        "logging.config",
+        "unittest.mock",
+        "inspect.getmodule",
+    }
+)
 # Built-in names that import, run code or hand out a module's namespace.
-FORBIDDEN_NAMES = frozenset({
-    "__import__", "exec", "eval", "compile", "globals", "vars", "__builtins__", "__loader__", "__spec__",
-})
+FORBIDDEN_NAMES = frozenset(
+    {
+        "__import__",
+        "exec",
+        "eval",
+        "compile",
+        "globals",
+        "vars",
+        "__builtins__",
+        "__loader__",
+        "__spec__",
+    }
+)
 # Attributes refused on anything: importing by name, a module's namespace, a frame's globals.
-FORBIDDEN_ATTRIBUTES = frozenset({
-    "__import__", "import_module", "importlib", "pkgutil", "runpy", "resolve_name", "run_module", "run_path",
-    "find_spec", "module_from_spec", "spec_from_file_location", "spec_from_loader", "exec_module", "load_module",
-    "EntryPoint", "entry_points", "modules", "_getframe", "meta_path", "path_hooks",
-    "__globals__", "__builtins__", "__dict__", "__subclasses__", "__bases__", "__base__", "__mro__", "__loader__",
-    "__spec__", "__code__", "__getattribute__", "f_globals", "f_locals", "f_builtins",
-})
+FORBIDDEN_ATTRIBUTES = frozenset(
+    {
+        "__import__",
+        "import_module",
+        "importlib",
+        "pkgutil",
+        "runpy",
+        "resolve_name",
+        "run_module",
+        "run_path",
+        "find_spec",
+        "module_from_spec",
+        "spec_from_file_location",
+        "spec_from_loader",
+        "exec_module",
+        "load_module",
+        "EntryPoint",
+        "entry_points",
+        "modules",
+        "_getframe",
+        "meta_path",
+        "path_hooks",
+        "__globals__",
+        "__builtins__",
+        "__dict__",
+        "__subclasses__",
+        "__bases__",
+        "__base__",
+        "__mro__",
+        "__loader__",
+        "__spec__",
+        "__code__",
+        "__getattribute__",
+        "f_globals",
+        "f_locals",
+        "f_builtins",
+    }
+)
 # A module's own globals that say which module it is: the registry reads `__name__` to check hooks.
 MODULE_GLOBALS = frozenset({"__name__", "__package__", "__path__", "__spec__", "__loader__", "__builtins__"})
 OWN_PACKAGE = ("__package__", "__name__")  # what `importlib.resources.files` may be given
 ATTRIBUTE_CALLS = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 # (module, call as written): reviewed calls that the rules above would refuse, and why each is safe.
 EXEMPT = {
-    ("proseval.benchmarks.meeseeks.rules.registry", "importlib.util.find_spec(name)"):
-        "asks whether a rule's optional package is installed; its names are top-level packages, which "
-        "find_spec looks up without importing",
+    (
+        "proseval.benchmarks.meeseeks.rules.registry",
+        "importlib.util.find_spec(name)",
+    ): "asks whether a rule's optional package is installed; its names are top-level packages, which "
+    "find_spec looks up without importing",
 }
 
 
@@ -80,7 +156,7 @@ def _kit_refusal(parts: list[str]) -> str | None:
     """Why `proseval.kit...` (split at its dots) is refused: a name the kit, or its namespace, does not lend."""
     names = kit_names()
     for depth in (3, 4):
-        space = ".".join(parts[:depth - 1])
+        space = ".".join(parts[: depth - 1])
         if len(parts) < depth or space not in names:
             return None
         if parts[depth - 1] not in names[space]:
@@ -126,7 +202,7 @@ def _absolute(node: ast.ImportFrom, module: str, package: bool) -> str:
     """The module a `from ... import` names, relative ones resolved against `module`."""
     if not node.level:
         return node.module or ""
-    base = module.split(".")[:len(module.split(".")) - node.level + package]
+    base = module.split(".")[: len(module.split(".")) - node.level + package]
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
@@ -174,8 +250,12 @@ def _root(node: ast.expr) -> ast.expr:
     while True:
         if isinstance(node, ast.Attribute):
             node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_CALLS \
-                and node.args:
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ATTRIBUTE_CALLS
+            and node.args
+        ):
             node = node.args[0]
         else:
             return node
@@ -188,15 +268,24 @@ def _is_module(path: str) -> bool:
         return True
     if parts[0] == "importlib":
         return path not in IMPORTLIB_ALLOWED
-    return parts[0] == "proseval" and (len(parts) == 1 or parts[1] != "benchmarks") and (
-        len(parts) <= 2 or path in kit_names())
+    return (
+        parts[0] == "proseval"
+        and (len(parts) == 1 or parts[1] != "benchmarks")
+        and (len(parts) <= 2 or path in kit_names())
+    )
 
 
 def _own_package_files(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     """Whether `node` is the function of a call `files(__package__)` or `files(__name__)`."""
     call = parents.get(id(node))
-    return (isinstance(call, ast.Call) and call.func is node and not call.keywords and len(call.args) == 1
-            and isinstance(call.args[0], ast.Name) and call.args[0].id in OWN_PACKAGE)
+    return (
+        isinstance(call, ast.Call)
+        and call.func is node
+        and not call.keywords
+        and len(call.args) == 1
+        and isinstance(call.args[0], ast.Name)
+        and call.args[0].id in OWN_PACKAGE
+    )
 
 
 def _use_refusal(path: str, node: ast.AST, parents: dict[int, ast.AST], value: bool) -> str | None:
@@ -208,8 +297,9 @@ def _use_refusal(path: str, node: ast.AST, parents: dict[int, ast.AST], value: b
     return f"{path} as a value: {CONTRACTS} through it" if value and _is_module(path) else None
 
 
-def _names_used(tree: ast.Module, bound: dict[str, str], parents: dict[int, ast.AST],
-                exempt: set[int]) -> Iterator[tuple[int, str]]:
+def _names_used(
+    tree: ast.Module, bound: dict[str, str], parents: dict[int, ast.AST], exempt: set[int]
+) -> Iterator[tuple[int, str]]:
     """Uses of a name an import bound, and of the built-ins and attributes that import or run code
     (but in `exempt` nodes)."""
     bases = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
@@ -222,8 +312,9 @@ def _names_used(tree: ast.Module, bound: dict[str, str], parents: dict[int, ast.
             yield from _name_refusals(node, bound, parents)
 
 
-def _attribute_refusals(node: ast.Attribute, bound: dict[str, str], parents: dict[int, ast.AST],
-                        outermost: bool) -> Iterator[tuple[int, str]]:
+def _attribute_refusals(
+    node: ast.Attribute, bound: dict[str, str], parents: dict[int, ast.AST], outermost: bool
+) -> Iterator[tuple[int, str]]:
     """An attribute refused on anything; the whole `a.b.c` (`outermost`) of a name an import bound."""
     if node.attr in FORBIDDEN_ATTRIBUTES:
         yield node.lineno, f".{node.attr}: {CONTRACTS}"
@@ -255,14 +346,23 @@ def _data_files(tree: ast.Module, bound: dict[str, str], parents: dict[int, ast.
 def _discarded_compile(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
     """`compile(...)` as a statement of its own: a syntax check whose code object nothing can run."""
     call = parents.get(id(node))
-    return node.id == "compile" and isinstance(call, ast.Call) and call.func is node and isinstance(
-        parents.get(id(call)), ast.Expr)
+    return (
+        node.id == "compile"
+        and isinstance(call, ast.Call)
+        and call.func is node
+        and isinstance(parents.get(id(call)), ast.Expr)
+    )
 
 
 def _attribute_call(node: ast.AST, bound: dict[str, str]) -> tuple[ast.Call, str] | None:
     """`node` and the built-in's name when it is `getattr(x, name, ...)`, `hasattr`, `setattr` or `delattr`."""
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ATTRIBUTE_CALLS
-            and node.func.id not in bound and len(node.args) >= 2):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ATTRIBUTE_CALLS
+        and node.func.id not in bound
+        and len(node.args) >= 2
+    ):
         return node, node.func.id
     return None
 

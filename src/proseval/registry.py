@@ -147,8 +147,10 @@ def checked_hook(kind: type[H], role: str, target: str, registrant: str) -> H:
     module = target.partition(":")[0]
     homes = home_packages(registrant)
     if not any(_within(module, home) for home in homes):
-        raise HookError(f"{where}: {module} is outside {' and '.join(homes)}; a hook names a module of the "
-                        "package that registers it")
+        raise HookError(
+            f"{where}: {module} is outside {' and '.join(homes)}; a hook names a module of the "
+            "package that registers it"
+        )
     return kind(target)
 
 
@@ -182,8 +184,9 @@ class TaskEntry:
     def preset(self, name: str) -> Preset:
         known = dict(self.presets()) if self.presets is not None else {}
         if name not in known:
-            raise UnknownNameError(f"task {self.name} has no preset {name!r} "
-                                   f"(its presets: {', '.join(known) or 'none'})")
+            raise UnknownNameError(
+                f"task {self.name} has no preset {name!r} (its presets: {', '.join(known) or 'none'})"
+            )
         return known[name]
 
 
@@ -242,8 +245,7 @@ def _identity(value: Any) -> Any:
 
 def entry_point_of(module: str) -> Any | None:
     """The entry point of the benchmark group that loads `module` (the deepest one), if any."""
-    found = [point for point in entry_points(group=ENTRY_POINT_GROUP)
-             if _within(module, point.value.partition(":")[0])]
+    found = [point for point in entry_points(group=ENTRY_POINT_GROUP) if _within(module, point.value.partition(":")[0])]
     return max(found, key=lambda point: len(point.value), default=None)
 
 
@@ -262,8 +264,7 @@ def registrant_of(kind: str, name: str) -> str:
     return _REGISTRANTS.get((kind, name), "an unknown module")
 
 
-def claim(kind: str, table: dict[str, Any], name: str, entry: Any, *, registrant: str,
-          replace: bool = False) -> None:
+def claim(kind: str, table: dict[str, Any], name: str, entry: Any, *, registrant: str, replace: bool = False) -> None:
     """Put `entry` in `table` under `name` for `registrant`: a name another registration holds is
     refused, unless `replace` (then a warning says who replaced whom); the same registration again
     replaces itself quietly."""
@@ -273,9 +274,11 @@ def claim(kind: str, table: dict[str, Any], name: str, entry: Any, *, registrant
         if not replace:
             raise DuplicateRegistrationError(
                 f"{kind} {name!r} is registered twice: by {holder} and by {describe_registrant(registrant)}; "
-                "rename one, or remove one of the two packages (an override on purpose passes replace=True)")
-        _warn_from_registrant(f"{kind} {name!r} of {holder} is replaced on purpose by "
-                              f"{describe_registrant(registrant)}")
+                "rename one, or remove one of the two packages (an override on purpose passes replace=True)"
+            )
+        _warn_from_registrant(
+            f"{kind} {name!r} of {holder} is replaced on purpose by {describe_registrant(registrant)}"
+        )
     table[name] = entry
     _REGISTRANTS[key] = registrant
 
@@ -287,18 +290,30 @@ def _warn_from_registrant(message: str) -> None:
         warnings.warn(message, RegistrationReplacedWarning, stacklevel=3)
         return
     where = frame.f_globals
-    warnings.warn_explicit(message, RegistrationReplacedWarning, frame.f_code.co_filename, frame.f_lineno,
-                           module=where.get("__name__"), registry=where.setdefault("__warningregistry__", {}),
-                           module_globals=where)
+    warnings.warn_explicit(
+        message,
+        RegistrationReplacedWarning,
+        frame.f_code.co_filename,
+        frame.f_lineno,
+        module=where.get("__name__"),
+        registry=where.setdefault("__warningregistry__", {}),
+        module_globals=where,
+    )
 
 
-def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
-         render: Callable[[Any], list[Any]] | str | None = None,
-         prompts: Mapping[str, PromptTemplate] | str | None = None,
-         presets: Mapping[str, Preset] | str | None = None,
-         metrics: Mapping[str, str] | str | None = None,
-         views: SampleViews | str | None = None,
-         labelling: Labelling | str | None = None, replace: bool = False) -> Callable[[F], F]:
+def task(
+    name: str,
+    *,
+    summary: str,
+    params: type[BaseModel] = NoParams,
+    render: Callable[[Any], list[Any]] | str | None = None,
+    prompts: Mapping[str, PromptTemplate] | str | None = None,
+    presets: Mapping[str, Preset] | str | None = None,
+    metrics: Mapping[str, str] | str | None = None,
+    views: SampleViews | str | None = None,
+    labelling: Labelling | str | None = None,
+    replace: bool = False,
+) -> Callable[[F], F]:
     """Register a task factory: ``@task("mybench", summary=..., params=MyParams)``.
 
     The factory takes the validated parameters and returns a `Task`; import heavy modules inside
@@ -312,31 +327,53 @@ def task(name: str, *, summary: str, params: type[BaseModel] = NoParams,
     second registration is refused otherwise).
     """
     registrant = registering_module()
-    hooks = {"prompts": _declared("prompts", prompts, registrant),
-             "presets": _declared("presets", presets, registrant),
-             "metrics": _declared("metrics", metrics, registrant),
-             "render": _hook(FunctionHook, "render", render, registrant),
-             "views": _hook(FunctionHook, "views", views, registrant),
-             "labelling": _hook(FunctionHook, "labelling", labelling, registrant)}
+    hooks = {
+        "prompts": _declared("prompts", prompts, registrant),
+        "presets": _declared("presets", presets, registrant),
+        "metrics": _declared("metrics", metrics, registrant),
+        "render": _hook(FunctionHook, "render", render, registrant),
+        "views": _hook(FunctionHook, "views", views, registrant),
+        "labelling": _hook(FunctionHook, "labelling", labelling, registrant),
+    }
 
     def register(factory: F) -> F:
-        claim("task", _TASKS, name, TaskEntry(name, summary, factory, params, **hooks),
-              registrant=registrant, replace=replace)
+        claim(
+            "task",
+            _TASKS,
+            name,
+            TaskEntry(name, summary, factory, params, **hooks),
+            registrant=registrant,
+            replace=replace,
+        )
         return factory
 
     return register
 
 
-def scorer_plugin(name: str, *, summary: str, roles: tuple[str, ...], factory: str,
-                  prompts: str | None = None, role_configs: Mapping[str, Mapping[str, Any]] | None = None,
-                  views: SampleViews | str | None = None, replace: bool = False) -> None:
+def scorer_plugin(
+    name: str,
+    *,
+    summary: str,
+    roles: tuple[str, ...],
+    factory: str,
+    prompts: str | None = None,
+    role_configs: Mapping[str, Mapping[str, Any]] | None = None,
+    views: SampleViews | str | None = None,
+    replace: bool = False,
+) -> None:
     """Register a scorer for `proseval score RUN --scorer NAME` (``"module:attribute"`` targets,
     imported only when used): ``factory(**options)`` returns a `@scorer` function; `views`, like a
     task's, draws what its scores keep in the viewer; `replace`, like a task's, overrides."""
     registrant = registering_module()
-    entry = ScorerEntry(name, summary, roles, checked_hook(ValueHook, "factory", factory, registrant),
-                        _declared("prompts", prompts, registrant), dict(role_configs or {}),
-                        _hook(FunctionHook, "views", views, registrant))
+    entry = ScorerEntry(
+        name,
+        summary,
+        roles,
+        checked_hook(ValueHook, "factory", factory, registrant),
+        _declared("prompts", prompts, registrant),
+        dict(role_configs or {}),
+        _hook(FunctionHook, "views", views, registrant),
+    )
     claim("scorer", _SCORERS, name, entry, registrant=registrant, replace=replace)
 
 
@@ -352,24 +389,36 @@ def get_scorer_plugin(name: str) -> ScorerEntry:
     return known[name]
 
 
-def command_group(name: str, load: str | Callable[[], Any], *, summary: str | None = None,
-                  replace: bool = False) -> None:
+def command_group(
+    name: str, load: str | Callable[[], Any], *, summary: str | None = None, replace: bool = False
+) -> None:
     """Register `proseval NAME ...`: `load` is the benchmark's typer app as ``"module:attribute"``
     (or a function returning it), imported only when one of its commands runs. `summary` is its line
     in `proseval --help` and its help, unless the app has its own (without a summary, `--help` imports
     the app to read its help). `replace`, like a task's, overrides."""
     registrant = registering_module()
-    claim("command group", _COMMAND_GROUPS, name,
-          CommandGroup(_hook(ValueHook, "command_group", load, registrant), summary),
-          registrant=registrant, replace=replace)
+    claim(
+        "command group",
+        _COMMAND_GROUPS,
+        name,
+        CommandGroup(_hook(ValueHook, "command_group", load, registrant), summary),
+        registrant=registrant,
+        replace=replace,
+    )
 
 
 def generate_command(name: str, load: str | Callable[[], Callable[..., Any]], *, replace: bool = False) -> None:
     """Register `proseval generate NAME ...`: `load` is the typer command function as
     ``"module:attribute"`` (or a function returning it). `replace`, like a task's, overrides."""
     registrant = registering_module()
-    claim("generate command", _GENERATORS, name, _hook(ValueHook, "generate_command", load, registrant),
-          registrant=registrant, replace=replace)
+    claim(
+        "generate command",
+        _GENERATORS,
+        name,
+        _hook(ValueHook, "generate_command", load, registrant),
+        registrant=registrant,
+        replace=replace,
+    )
 
 
 def doctor_check(component: str, checks: Callable[[], list[Check]] | str, *, replace: bool = False) -> None:
@@ -377,8 +426,14 @@ def doctor_check(component: str, checks: Callable[[], list[Check]] | str, *, rep
     (or ``"module:attribute"``, imported only when the doctor runs) returns its `Check`s; an exception
     is reported as a failed check. `replace`, like a task's, overrides."""
     registrant = registering_module()
-    claim("doctor check", _DOCTOR_CHECKS, component, _hook(FunctionHook, "doctor_check", checks, registrant),
-          registrant=registrant, replace=replace)
+    claim(
+        "doctor check",
+        _DOCTOR_CHECKS,
+        component,
+        _hook(FunctionHook, "doctor_check", checks, registrant),
+        registrant=registrant,
+        replace=replace,
+    )
 
 
 def load_order(point: Any) -> tuple[bool, str]:
@@ -390,8 +445,7 @@ def load_order(point: Any) -> tuple[bool, str]:
 def all_or_nothing() -> Iterator[None]:
     """Registrations that stand only if the block ends well: a plug-in that fails half-way through
     its module (a name refused, an import missing) leaves none of its names behind."""
-    tables: tuple[dict[Any, Any], ...] = (_TASKS, _SCORERS, _COMMAND_GROUPS, _GENERATORS, _DOCTOR_CHECKS,
-                                          _REGISTRANTS)
+    tables: tuple[dict[Any, Any], ...] = (_TASKS, _SCORERS, _COMMAND_GROUPS, _GENERATORS, _DOCTOR_CHECKS, _REGISTRANTS)
     saved = [(table, dict(table)) for table in tables]
     try:
         yield
@@ -417,8 +471,11 @@ def load_benchmarks() -> None:
             reason = str(exc) if isinstance(exc, ProsevalError) else f"{type(exc).__name__}: {exc}"
             load_errors.append(f"benchmark plug-in {point.name!r} ({point.value}) failed to load: {reason}")
     if not _TASKS:
-        print("warning: no benchmark is registered; reinstall proseval (pip install -e .) so that its "
-              f"entry points ({ENTRY_POINT_GROUP}) are known", file=sys.stderr)
+        print(
+            "warning: no benchmark is registered; reinstall proseval (pip install -e .) so that its "
+            f"entry points ({ENTRY_POINT_GROUP}) are known",
+            file=sys.stderr,
+        )
 
 
 def tasks() -> dict[str, TaskEntry]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from c3ebench.c3e_fixtures import write_tiny
 
 

@@ -9,15 +9,17 @@ import pytest
 from typer.testing import CliRunner
 
 import proseval
-from proseval.benchmarks.c3ebench import construct as build
 from proseval.benchmarks._shared.c3e import data
+from proseval.benchmarks.c3ebench import construct as build
 from proseval.cli import app
 from proseval.models.base import FatalError
 from proseval.models.scripted import register_script, unregister_script
 
-TEXT = ("Rivers shape the towns along them. Every spring the water rises and the fields turn to mud. "
-        "The old farmers read the sky and move their herds before the flood arrives, long before any warning. "
-        "By summer the river is calm again, and the town forgets until the next spring.")
+TEXT = (
+    "Rivers shape the towns along them. Every spring the water rises and the fields turn to mud. "
+    "The old farmers read the sky and move their herds before the flood arrives, long before any warning. "
+    "By summer the river is calm again, and the town forgets until the next spring."
+)
 PASSAGE = "The old farmers read the sky and move their herds before the flood arrives, long before any warning."
 
 
@@ -40,13 +42,17 @@ def test_the_split_reassembles_to_the_original_text():
 
 def test_a_critique_that_reveals_the_hidden_passage_is_rejected():
     draft = "The farmers waited for the flood."
-    assert build.check_critique("Show how the farmers anticipate the flood; add a concrete sign.", PASSAGE, draft,
-                                "en") is None
+    assert (
+        build.check_critique("Show how the farmers anticipate the flood; add a concrete sign.", PASSAGE, draft, "en")
+        is None
+    )
     quoting = "Write: read the sky and move their herds before the flood arrives."
     assert "quotes the hidden passage" in build.check_critique(quoting, PASSAGE, draft, "en")
     named = build.check_critique("Compare with the original text.", PASSAGE, draft, "en")
     assert "refers to the hidden passage" in named
-    assert "quotes" in build.check_critique("参考：老农看天色赶着牛群在洪水来临之前离开。", "老农看天色赶着牛群在洪水来临之前离开村庄。", "初稿", "zh")
+    assert "quotes" in build.check_critique(
+        "参考：老农看天色赶着牛群在洪水来临之前离开。", "老农看天色赶着牛群在洪水来临之前离开村庄。", "初稿", "zh"
+    )
 
 
 def test_a_brief_needs_every_field_and_a_short_request():
@@ -57,8 +63,13 @@ def test_a_brief_needs_every_field_and_a_short_request():
     assert build.check_brief("not an object", "end2end", "en") == "no JSON object in the builder's answer"
 
 
-BRIEF = {"genre": "essay", "brief": "How a river town lives with floods.", "audience": "general readers",
-         "word": 60, "query": "Write a short essay on how a river town lives with its spring floods."}
+BRIEF = {
+    "genre": "essay",
+    "brief": "How a river town lives with floods.",
+    "audience": "general readers",
+    "word": 60,
+    "query": "Write a short essay on how a river town lives with its spring floods.",
+}
 
 
 def builder(messages):
@@ -85,17 +96,40 @@ def scripts():
 
 def test_construct_builds_loadable_items_and_reports_rejections(tmp_path: Path):
     texts = tmp_path / "texts.jsonl"
-    texts.write_text(json.dumps({"id": "river", "text": TEXT, "genre": "essay"}) + "\n"
-                     + json.dumps({"id": "other", "text": TEXT.replace("Rivers shape", "Streams shape"),
-                                   "tasks": ["cloze"]}) + "\n", encoding="utf-8")
+    texts.write_text(
+        json.dumps({"id": "river", "text": TEXT, "genre": "essay"})
+        + "\n"
+        + json.dumps({"id": "other", "text": TEXT.replace("Rivers shape", "Streams shape"), "tasks": ["cloze"]})
+        + "\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "items.jsonl"
-    result = CliRunner().invoke(app, ["c3ebench", "construct", "--in", str(texts), "-r", "builder=scripted/c3e-builder",
-                                      "-o", str(out), "--runs", str(tmp_path / "runs"), "--display", "none"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "c3ebench",
+            "construct",
+            "--in",
+            str(texts),
+            "-r",
+            "builder=scripted/c3e-builder",
+            "-o",
+            str(out),
+            "--runs",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "rejected other cloze: the passage does not occur verbatim in the text" in result.output
     items = [json.loads(line) for line in out.read_text().splitlines()]
-    assert sorted(i["infer_id"] for i in items) == ["cloze_en_river", "condition_en_river", "edit_en_river",
-                                                    "end2end_en_river"]
+    assert sorted(i["infer_id"] for i in items) == [
+        "cloze_en_river",
+        "condition_en_river",
+        "edit_en_river",
+        "end2end_en_river",
+    ]
     by_task = {i["task_type"]: i for i in items}
     cloze = by_task["cloze"]
     assert cloze["input"]["prefix"] + cloze["reference"] + cloze["input"]["suffix"] == TEXT
@@ -103,15 +137,21 @@ def test_construct_builds_loadable_items_and_reports_rejections(tmp_path: Path):
     assert by_task["condition"]["input"]["condition"].startswith("1. the river")
     assert by_task["end2end"]["input"]["word"] == "60" and by_task["end2end"]["reference"] == TEXT
     rejected = [json.loads(line) for line in (tmp_path / "items.jsonl.rejected.jsonl").read_text().splitlines()]
-    assert rejected == [{"text_id": "other", "task": "cloze",
-                         "reason": "the passage does not occur verbatim in the text"}]
+    assert rejected == [
+        {"text_id": "other", "task": "cloze", "reason": "the passage does not occur verbatim in the text"}
+    ]
 
     loaded = data.load_data_file(out)  # the output is a C3EBench data file
     assert data.counts(loaded.items) == {"en": {"expand": 1, "end2end": 1, "cloze": 1, "edit": 1}}
     register_script("c3e-any", lambda messages: '{"score": 6}' if messages[0]["role"] == "system" else "A text.")
     try:
-        run = proseval.run("c3ebench", model="scripted/c3e-any", roles={"judge": "scripted/c3e-any"},
-                           params={"data_file": str(out)}, out=tmp_path / "eval")
+        run = proseval.run(
+            "c3ebench",
+            model="scripted/c3e-any",
+            roles={"judge": "scripted/c3e-any"},
+            params={"data_file": str(out)},
+            out=tmp_path / "eval",
+        )
     finally:
         unregister_script("c3e-any")
     assert run.results.metrics["c3e"].mean == 6.0 and run.results.counts.ok == 4
@@ -122,9 +162,23 @@ def test_a_failed_builder_request_is_reported_not_dropped(tmp_path: Path):
     texts = tmp_path / "texts.jsonl"
     texts.write_text(json.dumps({"id": "river", "text": TEXT}) + "\n", encoding="utf-8")
     out = tmp_path / "items.jsonl"
-    result = CliRunner().invoke(app, ["c3ebench", "construct", "--in", str(texts), "-r",
-                                      "builder=scripted/c3e-builder-down", "-o", str(out), "--runs",
-                                      str(tmp_path / "runs"), "--display", "none"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "c3ebench",
+            "construct",
+            "--in",
+            str(texts),
+            "-r",
+            "builder=scripted/c3e-builder-down",
+            "-o",
+            str(out),
+            "--runs",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 4, result.output  # a failed request is retryable, never a success
     said = " ".join(result.output.split())
     assert "rejected river *: request failed" in said and out.read_text() == ""
@@ -133,11 +187,28 @@ def test_a_failed_builder_request_is_reported_not_dropped(tmp_path: Path):
 
 def test_no_item_passing_its_checks_is_a_failure_not_an_empty_success(tmp_path: Path):
     texts = tmp_path / "texts.jsonl"
-    texts.write_text(json.dumps({"id": "other", "text": TEXT.replace("Rivers shape", "Streams shape"),
-                                 "tasks": ["cloze"]}) + "\n", encoding="utf-8")
+    texts.write_text(
+        json.dumps({"id": "other", "text": TEXT.replace("Rivers shape", "Streams shape"), "tasks": ["cloze"]}) + "\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "items.jsonl"
-    result = CliRunner().invoke(app, ["c3ebench", "construct", "--in", str(texts), "-r", "builder=scripted/c3e-builder",
-                                      "-o", str(out), "--runs", str(tmp_path / "runs"), "--display", "none"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "c3ebench",
+            "construct",
+            "--in",
+            str(texts),
+            "-r",
+            "builder=scripted/c3e-builder",
+            "-o",
+            str(out),
+            "--runs",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 1, result.output
     assert "no item passed its checks" in " ".join(result.output.split()) and out.read_text() == ""
 
@@ -157,14 +228,32 @@ def test_structured_construction_asks_for_a_schema_where_a_step_answers_in_json(
     texts.write_text(json.dumps({"id": "river", "text": TEXT}) + "\n", encoding="utf-8")
     server = FakeOpenAIServer(responder=lambda body: builder(body["messages"])).start_in_thread()
     try:
-        result = CliRunner().invoke(app, ["c3ebench", "construct", "--in", str(texts), "--structured", "-r",
-                                          "builder=openai-compatible/b", "--base-url", server.base_url, "-o",
-                                          str(tmp_path / "items.jsonl"), "--runs", str(tmp_path / "runs"),
-                                          "--display", "none"])
+        result = CliRunner().invoke(
+            app,
+            [
+                "c3ebench",
+                "construct",
+                "--in",
+                str(texts),
+                "--structured",
+                "-r",
+                "builder=openai-compatible/b",
+                "--base-url",
+                server.base_url,
+                "-o",
+                str(tmp_path / "items.jsonl"),
+                "--runs",
+                str(tmp_path / "runs"),
+                "--display",
+                "none",
+            ],
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output
-    schemas = [body["response_format"]["json_schema"]["schema"] if body.get("response_format") else None
-               for body in server.requests]
+    schemas = [
+        body["response_format"]["json_schema"]["schema"] if body.get("response_format") else None
+        for body in server.requests
+    ]
     assert sorted(map(str, schemas)) == sorted(map(str, [*SCHEMAS.values(), None, None]))  # fill, critique: text
     assert len((tmp_path / "items.jsonl").read_text().splitlines()) == 4

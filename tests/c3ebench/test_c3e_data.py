@@ -8,8 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from c3ebench.c3e_fixtures import EN_RECORDS, jsonl
 
+from c3ebench.c3e_fixtures import EN_RECORDS, jsonl
 from proseval.benchmarks._shared.c3e import data
 from proseval.benchmarks.c3ebench.params import C3EParams
 from proseval.benchmarks.c3ebench.task import select_items
@@ -17,8 +17,10 @@ from proseval.benchmarks.c3ebench.task import select_items
 
 def test_tiny_folder_loads_both_languages_with_reference_sources(tiny_dir: Path):
     loaded = data.load_folder(tiny_dir, ["en", "zh"])
-    assert data.counts(loaded.items) == {"en": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1},
-                                         "zh": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1}}
+    assert data.counts(loaded.items) == {
+        "en": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1},
+        "zh": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1},
+    }
     by_id = {item.id: item for item in loaded.items}
     assert by_id["end2end_cn_1200"].reference_source == "hybrid"
     assert by_id["cloze_cn_7"].reference_source == "human"
@@ -28,15 +30,18 @@ def test_tiny_folder_loads_both_languages_with_reference_sources(tiny_dir: Path)
     assert set(loaded.reference_lists) == {"human_ids_zh.txt", "hybrid_ids_zh.txt"}
 
 
-@pytest.mark.parametrize("line, message", [
-    ("{not json", "invalid JSON"),
-    ('["a list"]', "expected a JSON object"),
-    (json.dumps({**EN_RECORDS[0], "task_type": "rewrite"}), "task_type 'rewrite'"),
-    (json.dumps({**EN_RECORDS[0], "reference": ""}), "'reference' is empty"),
-    (json.dumps({**EN_RECORDS[0], "input": {"prefix": "a"}}), "needs input fields"),
-    (json.dumps({**EN_RECORDS[2], "input": {"content": 3, "critique": "x"}}), "input.'content' must be a string"),
-    (json.dumps(EN_RECORDS[0]), "duplicate infer_id"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("{not json", "invalid JSON"),
+        ('["a list"]', "expected a JSON object"),
+        (json.dumps({**EN_RECORDS[0], "task_type": "rewrite"}), "task_type 'rewrite'"),
+        (json.dumps({**EN_RECORDS[0], "reference": ""}), "'reference' is empty"),
+        (json.dumps({**EN_RECORDS[0], "input": {"prefix": "a"}}), "needs input fields"),
+        (json.dumps({**EN_RECORDS[2], "input": {"content": 3, "critique": "x"}}), "input.'content' must be a string"),
+        (json.dumps(EN_RECORDS[0]), "duplicate infer_id"),
+    ],
+)
 def test_a_malformed_line_is_reported_with_file_and_line(tiny_dir: Path, line: str, message: str):
     path = tiny_dir / "english_dataset.jsonl"
     path.write_text(jsonl(EN_RECORDS[:2]) + line + "\n", encoding="utf-8")
@@ -58,6 +63,7 @@ def test_a_missing_file_names_the_folder_and_the_option(tmp_path: Path):
 
 def test_selection_by_task_genre_language_and_reference_source(tiny_dir: Path):
     loaded = data.load_folder(tiny_dir, ["en", "zh"])
+
     def pick(**kw):
         return [i.id for i in select_items(loaded, C3EParams(data_dir=str(tiny_dir), **kw))]
 
@@ -71,8 +77,10 @@ def test_selection_by_task_genre_language_and_reference_source(tiny_dir: Path):
 def test_official_files_are_verified_with_the_published_counts(official_dir: Path):
     loaded = data.load_folder(official_dir, ["en", "zh"])
     assert all(f.verified for f in loaded.files)
-    assert data.counts(loaded.items) == {"en": {"cloze": 150, "expand": 99, "edit": 110, "end2end": 99},
-                                         "zh": {"cloze": 200, "expand": 200, "edit": 200, "end2end": 200}}
+    assert data.counts(loaded.items) == {
+        "en": {"cloze": 150, "expand": 99, "edit": 110, "end2end": 99},
+        "zh": {"cloze": 200, "expand": 200, "edit": 200, "end2end": 200},
+    }
     en_genres = Counter(i.genre for i in loaded.items if i.language == "en")
     assert en_genres == {"essay": 193, "academic_writing": 174, "speech": 35, "fiction": 25, "poetry": 21, "story": 10}
     zh_edit = Counter(i.genre for i in loaded.items if i.language == "zh" and i.task == "edit")

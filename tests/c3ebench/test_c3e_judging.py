@@ -18,19 +18,22 @@ from proseval.benchmarks._shared.c3e.judge import (
 from proseval.benchmarks.c3ebench.prompts import PROMPTS
 
 
-@pytest.mark.parametrize("text, score, status", [
-    ('{"score": 7, "verdict": "good"}', 7, "ok"),
-    ('Here: {"analysis": {"x": 1}, "score": [7]}', 7, "coerced"),
-    ('{"score": "8"}', 8, "coerced"),
-    ('{"score": 6.0}', 6, "ok"),
-    ('{"score": 3} and then {"score": 9}', 9, "ok"),  # the last object with a score
-    ('<think>{"score": 2}</think>{"score": 5}', 5, "ok"),
-    ('{"score": 11}', None, "out_of_range"),
-    ('{"score": 6.5}', None, "unparsable"),
-    ('{"score": [1-10]}', None, "unparsable"),
-    ("I would give it a seven.", None, "unparsable"),
-    ("", None, "empty"),
-])
+@pytest.mark.parametrize(
+    "text, score, status",
+    [
+        ('{"score": 7, "verdict": "good"}', 7, "ok"),
+        ('Here: {"analysis": {"x": 1}, "score": [7]}', 7, "coerced"),
+        ('{"score": "8"}', 8, "coerced"),
+        ('{"score": 6.0}', 6, "ok"),
+        ('{"score": 3} and then {"score": 9}', 9, "ok"),  # the last object with a score
+        ('<think>{"score": 2}</think>{"score": 5}', 5, "ok"),
+        ('{"score": 11}', None, "out_of_range"),
+        ('{"score": 6.5}', None, "unparsable"),
+        ('{"score": [1-10]}', None, "unparsable"),
+        ("I would give it a seven.", None, "unparsable"),
+        ("", None, "empty"),
+    ],
+)
 def test_parse_verdict(text, score, status):
     verdict = parse_verdict(text)
     assert (verdict.score, verdict.status) == (score, status)
@@ -100,8 +103,11 @@ def _shape(value):
 
 
 def _schema_shape(schema):
-    return ({key: _schema_shape(sub) for key, sub in schema["properties"].items()}
-            if schema.get("type") == "object" else None)
+    return (
+        {key: _schema_shape(sub) for key, sub in schema["properties"].items()}
+        if schema.get("type") == "object"
+        else None
+    )
 
 
 @pytest.mark.parametrize("task", ["cloze", "expand", "edit", "end2end"])
@@ -110,7 +116,7 @@ def test_the_structured_schema_has_the_rubric_example_keys_with_the_score_first(
     import json
 
     text = PROMPTS[f"judge_{task}_{lang}"].text
-    example = json.loads(text[text.rindex("\n{") + 1:])
+    example = json.loads(text[text.rindex("\n{") + 1 :])
     schema = judge_schema(task)
     assert _schema_shape(schema) == _shape(example)
     assert list(schema["properties"])[0] == "score" and schema["properties"]["score"] == {"type": "integer"}

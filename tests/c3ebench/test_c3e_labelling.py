@@ -9,10 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from view.test_labelling import client, kind_of, post
 
 import proseval
 from proseval.registry import tasks
+from view.test_labelling import client, kind_of, post
 
 PHRASES = ("The river rose overnight", "thanking volunteers", "Floods are bad.", "river management")  # EN items
 # By candidate, for the items in PHRASES' order: the judge's scores and the rater's.
@@ -25,6 +25,7 @@ def candidate(name: str):
     def answer(messages):
         prompt = messages[-1]["content"]
         return f"{name} answer {next(k for k, phrase in enumerate(PHRASES) if phrase in prompt)}"
+
     return answer
 
 
@@ -38,8 +39,14 @@ def runs(tmp_path: Path, tiny_dir: Path, scripts) -> Path:
     root = tmp_path / "runs"
     judged_by = scripts("c3e-label-judge", judge)
     for name in JUDGE:
-        proseval.run("c3ebench", model=scripts(f"c3e-{name.lower()}", candidate(name)), roles={"judge": judged_by},
-                     params={"data_dir": str(tiny_dir), "language": "en"}, out=root, cache=False)
+        proseval.run(
+            "c3ebench",
+            model=scripts(f"c3e-{name.lower()}", candidate(name)),
+            roles={"judge": judged_by},
+            params={"data_dir": str(tiny_dir), "language": "en"},
+            out=root,
+            cache=False,
+        )
     return root
 
 
@@ -78,8 +85,10 @@ def test_pairs_and_scores_labelled_in_the_app_are_compared_with_the_judge(runs: 
     assert humans.n_items == 8 and humans.per_rater["Ann"].n == 8
     # The A/B/tie choices against the order the judge's scores imply: items 1 and 3 agree; on item 2 the
     # judge ties where the rater prefers BETA, on item 4 the rater ties where the judge prefers ALPHA.
-    implied = ["ALPHA" if JUDGE["ALPHA"][k] > JUDGE["BETA"][k] else "BETA" if JUDGE["ALPHA"][k] < JUDGE["BETA"][k]
-               else None for k in range(4)]
+    implied = [
+        "ALPHA" if JUDGE["ALPHA"][k] > JUDGE["BETA"][k] else "BETA" if JUDGE["ALPHA"][k] < JUDGE["BETA"][k] else None
+        for k in range(4)
+    ]
     agreed = sum(judge_order == rater for judge_order, rater in zip(implied, PREFERRED))
     assert (humans.n_preferences, humans.preference_agreement) == (4, agreed / 4) == (4, 0.5)
     # Pairs of answers to the same instruction the rater scores differently (items 1-3; item 4 is a tie),

@@ -49,7 +49,9 @@ def test_zh_edit_official_posing_swaps_the_labels(items):
     item = items["edit_cn_900"]
     _, text = prompt_for(item, "official")
     assert text.startswith(item.instruction)  # the data's instruction, "reference" and all
-    assert text.index("【原文背景材料】") < text.index("桥很老了。") < text.index("【初稿材料】") < text.index("意象单薄")
+    assert (
+        text.index("【原文背景材料】") < text.index("桥很老了。") < text.index("【初稿材料】") < text.index("意象单薄")
+    )
 
 
 def test_en_edit_labels_the_draft_as_the_draft(items):
@@ -83,5 +85,6 @@ def test_every_official_zh_cloze_prompt_contains_its_article(official_dir: Path)
     assert all(i.input["content"] in prompt_for(i)[1] for i in zh)
     assert not any(i.input["content"] in prompt_for(i, "official")[1] for i in zh)
     edits = [i for i in data.load_folder(official_dir, ["zh"]).items if i.task == "edit"]
-    assert all("reference" not in prompt_for(i)[1] or "reference" in i.input["content"] + i.input["critique"]
-               for i in edits)
+    assert all(
+        "reference" not in prompt_for(i)[1] or "reference" in i.input["content"] + i.input["critique"] for i in edits
+    )

@@ -20,20 +20,21 @@ ANSWER = "Floods wreck crops.\n\nA second paragraph."
 # The judge's user messages before the order became a parameter (captured from the code before the change).
 BEFORE = {
     "cloze_en_1": "[Context]\nThe river rose overnight.\n[fill in the blanks]\nBy noon the water had gone.\n\n"
-                  "[Reference]\nFarmers moved their animals to the hills.\n\n[Candidate]\n" + ANSWER,
+    "[Reference]\nFarmers moved their animals to the hills.\n\n[Candidate]\n" + ANSWER,
     "condition_en_1": "[Instruction]\nWrite a short speech thanking volunteers, in three parts.\n\n[Outline]\n"
-                      "1. Opening 2. Stories 3. Thanks\n\n[Reference]\nFriends, neighbours, volunteers: thank you."
-                      "\n\n[Candidate]\n" + ANSWER,
+    "1. Opening 2. Stories 3. Thanks\n\n[Reference]\nFriends, neighbours, volunteers: thank you."
+    "\n\n[Candidate]\n" + ANSWER,
     "edit_en_1": "[Draft]\nFloods are bad.\n\n[Critique]\nToo vague: name a concrete consequence.\n\n[Reference]\n"
-                 "Floods ruin harvests and homes within hours.\n\n[Candidate]\n" + ANSWER,
+    "Floods ruin harvests and homes within hours.\n\n[Candidate]\n" + ANSWER,
     "end2end_en_1": "[Instruction]\nWrite an essay on river management.\n\n[Reference]\nRiver management balances "
-                    "farming, housing and nature.\n\n[Candidate]\n" + ANSWER,
+    "farming, housing and nature.\n\n[Candidate]\n" + ANSWER,
 }
 SWAPPED = {
     "cloze_en_1": "[Context]\nThe river rose overnight.\n[fill in the blanks]\nBy noon the water had gone.\n\n"
-                  "[Candidate]\n" + ANSWER + "\n\n[Reference]\nFarmers moved their animals to the hills.",
-    "end2end_en_1": "[Instruction]\nWrite an essay on river management.\n\n[Candidate]\n" + ANSWER +
-                    "\n\n[Reference]\nRiver management balances farming, housing and nature.",
+    "[Candidate]\n" + ANSWER + "\n\n[Reference]\nFarmers moved their animals to the hills.",
+    "end2end_en_1": "[Instruction]\nWrite an essay on river management.\n\n[Candidate]\n"
+    + ANSWER
+    + "\n\n[Reference]\nRiver management balances farming, housing and nature.",
 }
 
 
@@ -87,30 +88,48 @@ def test_the_builtin_user_templates_swap_their_two_blocks():
         template = PROMPTS[f"judge_user_{task}"]
         swapped = swap_blocks(template.text, template.placeholders)
         assert swapped.endswith("\n\n[Candidate]\n{candidate}\n\n[Reference]\n{reference}")
-        assert swapped.replace("[Candidate]\n{candidate}\n\n[Reference]\n{reference}",
-                               "[Reference]\n{reference}\n\n[Candidate]\n{candidate}") == template.text
+        assert (
+            swapped.replace(
+                "[Candidate]\n{candidate}\n\n[Reference]\n{reference}",
+                "[Reference]\n{reference}\n\n[Candidate]\n{candidate}",
+            )
+            == template.text
+        )
         assert "_noref" not in template.name
     assert PROMPTS["judge_user_cloze_noref"].placeholders == ("context", "candidate")  # nothing to swap there
 
 
-@pytest.mark.parametrize("text, expected", [
-    # a label on its own paragraph above the text moves with it
-    ("Grade it.\n\nReference:\n\n{reference}\n\nCandidate:\n\n{candidate}\n\nAnswer in JSON {\"score\": 6}.",
-     "Grade it.\n\nCandidate:\n\n{candidate}\n\nReference:\n\n{reference}\n\nAnswer in JSON {\"score\": 6}."),
-    # tags around the text, in its paragraph, move with it
-    ("<reference>\n{reference}\n</reference>\n\n<candidate>\n{candidate}\n</candidate>",
-     "<candidate>\n{candidate}\n</candidate>\n\n<reference>\n{reference}\n</reference>"),
-    # a block never reaches past another placeholder
-    ("{instruction}\nReference: {reference}\n\n{candidate}", "{instruction}\n{candidate}\n\nReference: {reference}"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a label on its own paragraph above the text moves with it
+        (
+            'Grade it.\n\nReference:\n\n{reference}\n\nCandidate:\n\n{candidate}\n\nAnswer in JSON {"score": 6}.',
+            'Grade it.\n\nCandidate:\n\n{candidate}\n\nReference:\n\n{reference}\n\nAnswer in JSON {"score": 6}.',
+        ),
+        # tags around the text, in its paragraph, move with it
+        (
+            "<reference>\n{reference}\n</reference>\n\n<candidate>\n{candidate}\n</candidate>",
+            "<candidate>\n{candidate}\n</candidate>\n\n<reference>\n{reference}\n</reference>",
+        ),
+        # a block never reaches past another placeholder
+        (
+            "{instruction}\nReference: {reference}\n\n{candidate}",
+            "{instruction}\n{candidate}\n\nReference: {reference}",
+        ),
+    ],
+)
 def test_a_users_template_swaps_its_paragraphs(text, expected):
     assert swap_blocks(text, ("instruction", "reference", "candidate")) == expected
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("[Reference]\n{reference}\n[Candidate]\n{candidate}", "are in one paragraph"),
-    ("{reference}\n\n{candidate}\n\n(again: {candidate})", "appears 2 times"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("[Reference]\n{reference}\n[Candidate]\n{candidate}", "are in one paragraph"),
+        ("{reference}\n\n{candidate}\n\n(again: {candidate})", "appears 2 times"),
+    ],
+)
 def test_a_template_whose_blocks_cannot_change_places_is_refused_when_loaded(text, problem):
     with pytest.raises(ValueError, match=problem):
         swap_blocks(text, ("reference", "candidate"))
@@ -167,17 +186,22 @@ def neutral_judge(messages):
 
 
 @pytest.mark.parametrize("judge, flips, shift", [(biased_judge, PLANTED, 2 * PLANTED), (neutral_judge, 0.0, 0.0)])
-def test_a_swapped_rescore_measures_the_judges_position_bias(tiny_dir: Path, tmp_path: Path, scripts, judge,
-                                                             flips, shift):
+def test_a_swapped_rescore_measures_the_judges_position_bias(
+    tiny_dir: Path, tmp_path: Path, scripts, judge, flips, shift
+):
     seen: list[bool] = []
 
     def judging(messages):
         seen.append(shown(messages)[1])
         return judge(messages)
 
-    run = proseval.run("c3ebench", model=scripts("pos-candidate", candidate),
-                       roles={"judge": scripts("pos-judge", judging)},
-                       params={"data_dir": str(tiny_dir), "judge_attempts": 1}, out=tmp_path)
+    run = proseval.run(
+        "c3ebench",
+        model=scripts("pos-candidate", candidate),
+        roles={"judge": scripts("pos-judge", judging)},
+        params={"data_dir": str(tiny_dir), "judge_attempts": 1},
+        out=tmp_path,
+    )
     assert run.results.counts.finished == 8 and seen == [False] * 8  # as given: the reference first
     swapped = proseval.score(run.path, swap_order=True)
     assert len(swapped) == 1 and swapped[0].header.task_params["judge_order"] == "swapped"
@@ -200,17 +224,25 @@ def test_a_users_judge_template_is_swapped_too(tiny_dir: Path, tmp_path: Path, s
         return '{"score": 6}'
 
     mine = tmp_path / "user.txt"
-    mine.write_text("Task: {instruction}\n\n<reference>\n{reference}\n</reference>\n\n<answer>\n{candidate}\n"
-                    "</answer>", encoding="utf-8")
-    run = proseval.run("c3ebench", model=scripts("pos-candidate", candidate),
-                       roles={"judge": scripts("pos-judge", judging)},
-                       params={"data_dir": str(tiny_dir), "language": "en", "task": "end2end"},
-                       prompts={"judge_user_end2end": mine}, out=tmp_path / "runs")
+    mine.write_text(
+        "Task: {instruction}\n\n<reference>\n{reference}\n</reference>\n\n<answer>\n{candidate}\n</answer>",
+        encoding="utf-8",
+    )
+    run = proseval.run(
+        "c3ebench",
+        model=scripts("pos-candidate", candidate),
+        roles={"judge": scripts("pos-judge", judging)},
+        params={"data_dir": str(tiny_dir), "language": "en", "task": "end2end"},
+        prompts={"judge_user_end2end": mine},
+        out=tmp_path / "runs",
+    )
     swapped = proseval.score(run.path, swap_order=True)[0]
-    assert seen == ["Task: Write an essay on river management.\n\n<reference>\nRiver management balances farming, "
-                    "housing and nature.\n</reference>\n\n<answer>\nAn essay.\n</answer>",
-                    "Task: Write an essay on river management.\n\n<answer>\nAn essay.\n</answer>\n\n<reference>\n"
-                    "River management balances farming, housing and nature.\n</reference>"]
+    assert seen == [
+        "Task: Write an essay on river management.\n\n<reference>\nRiver management balances farming, "
+        "housing and nature.\n</reference>\n\n<answer>\nAn essay.\n</answer>",
+        "Task: Write an essay on river management.\n\n<answer>\nAn essay.\n</answer>\n\n<reference>\n"
+        "River management balances farming, housing and nature.\n</reference>",
+    ]
     assert swapped.header.prompts["judge_user_end2end"].sha256 == run.header.prompts["judge_user_end2end"].sha256
 
 
@@ -224,10 +256,14 @@ def test_a_users_template_that_cannot_be_swapped_stops_before_any_request(tiny_d
     mine = tmp_path / "user.txt"
     mine.write_text("{instruction}\n[Reference] {reference}\n[Candidate] {candidate}", encoding="utf-8")
     out = tmp_path / "runs"
-    run = proseval.run("c3ebench", model=scripts("pos-candidate", candidate),
-                       roles={"judge": scripts("pos-judge", judging)},
-                       params={"data_dir": str(tiny_dir), "language": "en", "task": "end2end"},
-                       prompts={"judge_user_end2end": mine}, out=out)
+    run = proseval.run(
+        "c3ebench",
+        model=scripts("pos-candidate", candidate),
+        roles={"judge": scripts("pos-judge", judging)},
+        params={"data_dir": str(tiny_dir), "language": "en", "task": "end2end"},
+        prompts={"judge_user_end2end": mine},
+        out=out,
+    )
     assert calls == [1]  # as given, the template is fine
     with pytest.raises(PromptError, match="cannot show the judge its two texts in the other order"):
         proseval.score(run.path, swap_order=True)
@@ -235,10 +271,13 @@ def test_a_users_template_that_cannot_be_swapped_stops_before_any_request(tiny_d
 
 
 def test_without_the_reference_there_is_no_order_to_swap(tiny_dir: Path, tmp_path: Path, scripts):
-    run = proseval.run("c3ebench", model=scripts("pos-candidate", candidate),
-                       roles={"judge": scripts("pos-judge", neutral_judge_noref)},
-                       params={"data_dir": str(tiny_dir), "language": "en", "task": "end2end",
-                               "judge_no_reference": True}, out=tmp_path)
+    run = proseval.run(
+        "c3ebench",
+        model=scripts("pos-candidate", candidate),
+        roles={"judge": scripts("pos-judge", neutral_judge_noref)},
+        params={"data_dir": str(tiny_dir), "language": "en", "task": "end2end", "judge_no_reference": True},
+        out=tmp_path,
+    )
     with pytest.raises(UsageError, match="no two texts"):
         proseval.score(run.path, swap_order=True)
 

@@ -42,10 +42,17 @@ def test_the_empty_answers_lowest_score_is_not_a_rating(ratings):
     assert ratings({}) == []
 
 
-CANDIDATE = {"The river rose overnight": "Farmers fled.", "Floods are bad.": "", "thanking volunteers": "Thanks.",
-             "river management": "An essay."}
-JUDGE = {"Farmers fled.": '{"score": 7, "verdict": "good"}', "Thanks.": FatalError("judge endpoint refused"),
-         "An essay.": ""}
+CANDIDATE = {
+    "The river rose overnight": "Farmers fled.",
+    "Floods are bad.": "",
+    "thanking volunteers": "Thanks.",
+    "river management": "An essay.",
+}
+JUDGE = {
+    "Farmers fled.": '{"score": 7, "verdict": "good"}',
+    "Thanks.": FatalError("judge endpoint refused"),
+    "An essay.": "",
+}
 
 
 @pytest.fixture
@@ -59,14 +66,18 @@ def scripts():
 
 async def test_a_run_rates_each_judged_item(tiny_dir: Path, tmp_path: Path, scripts):
     task = get_task("c3ebench", {"data_dir": str(tiny_dir), "language": "en", "judge_attempts": 1})
-    bindings = {"candidate": RoleBinding(spec="scripted/c3er-candidate"),
-                "judge": RoleBinding(spec="scripted/c3er-judge")}
+    bindings = {
+        "candidate": RoleBinding(spec="scripted/c3er-candidate"),
+        "judge": RoleBinding(spec="scripted/c3er-judge"),
+    }
     folder, _ = await start_run(task, bindings, RunOptions(out_dir=tmp_path, display="none"))
     records = {r.id: r for r in folder.iter_records()}
     # both unscored "empty": the judge's empty reply has no value, the empty answer the rule-set 1
     assert records["end2end_en_1"].scores["c3e"].parse_status == records["edit_en_1"].scores["c3e"].parse_status
     found = {key: task.ratings(r.scores) for key, r in records.items()}
-    assert found == {"cloze_en_1": [Rating("c3e", 7.0, SCALE)],
-                     "edit_en_1": [],  # empty answer: lowest score, no judge call
-                     "condition_en_1": [Rating("c3e", None, SCALE)],  # the judge call failed
-                     "end2end_en_1": [Rating("c3e", None, SCALE)]}  # the judge replied nothing
+    assert found == {
+        "cloze_en_1": [Rating("c3e", 7.0, SCALE)],
+        "edit_en_1": [],  # empty answer: lowest score, no judge call
+        "condition_en_1": [Rating("c3e", None, SCALE)],  # the judge call failed
+        "end2end_en_1": [Rating("c3e", None, SCALE)],
+    }  # the judge replied nothing

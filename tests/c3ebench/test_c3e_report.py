@@ -8,8 +8,12 @@ from proseval.kit.runs import ScoredSample
 
 
 def item(sample_id: str, task: str, value: float) -> ScoredSample:
-    return ScoredSample(id=sample_id, status="ok", metadata={"task": task, "language": "en", "genre": "essay"},
-                        scores={"c3e": Score(value=value)})
+    return ScoredSample(
+        id=sample_id,
+        status="ok",
+        metadata={"task": task, "language": "en", "genre": "essay"},
+        scores={"c3e": Score(value=value)},
+    )
 
 
 def test_a_cell_with_one_item_shows_a_dash_and_n_1_instead_of_an_interval():

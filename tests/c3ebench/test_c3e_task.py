@@ -13,8 +13,8 @@ from proseval.cli import app
 from proseval.models.base import FatalError, RetryableError
 from proseval.models.scripted import register_script, unregister_script
 from proseval.registry import get_task
-from proseval.runtime.records import RoleBinding
 from proseval.runtime.options import RunOptions
+from proseval.runtime.records import RoleBinding
 from proseval.runtime.runner import start_run
 from support.core import sample_requests
 
@@ -69,12 +69,20 @@ BINDINGS = {"candidate": RoleBinding(spec="scripted/c3e-candidate"), "judge": Ro
 
 async def test_a_run_scores_counts_and_tabulates(tiny_dir: Path, tmp_path: Path):
     task = get_task("c3ebench", {"data_dir": str(tiny_dir)})
-    folder, _ = await start_run(task, BINDINGS, RunOptions(out_dir=tmp_path, display="none", max_attempts=2,
-                                                                 backoff_initial=0.0))
+    folder, _ = await start_run(
+        task, BINDINGS, RunOptions(out_dir=tmp_path, display="none", max_attempts=2, backoff_initial=0.0)
+    )
     records = {r.id: r for r in folder.iter_records()}
     saved = json.loads((folder.path / "results.json").read_text())
-    assert saved["counts"] == {**saved["counts"], "total": 8, "finished": 8, "ok": 6, "failed": 2, "unscored": 2,
-                               "model_failures": {"empty": 1}}
+    assert saved["counts"] == {
+        **saved["counts"],
+        "total": 8,
+        "finished": 8,
+        "ok": 6,
+        "failed": 2,
+        "unscored": 2,
+        "model_failures": {"empty": 1},
+    }
     assert {k for k, r in records.items() if r.status == "error"} == {"condition_en_1", "condition_cn_400"}
     scores = {k: r.scores["c3e"] for k, r in records.items() if r.status == "ok"}
     assert scores["cloze_en_1"].value == 7.0
@@ -109,8 +117,10 @@ async def test_a_run_scores_counts_and_tabulates(tiny_dir: Path, tmp_path: Path)
     assert "| Cloze | en | 7.00 |" in (folder.path / "c3ebench.md").read_text()
     header = json.loads((folder.path / "header.json").read_text())
     assert header["dataset"]["posing"].startswith("fixed") and header["dataset"]["verified"] is False
-    assert header["dataset"]["counts"] == {"en": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1},
-                                           "zh": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1}}
+    assert header["dataset"]["counts"] == {
+        "en": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1},
+        "zh": {"cloze": 1, "expand": 1, "edit": 1, "end2end": 1},
+    }
     assert saved["roles"]["judge"]["requests"] == 8
     cost = {(c["task"], c["language"]): c for c in saved["extra"]["c3ebench"]["cost_per_item"]}
     assert cost[("all", "all")]["n"] == 8 and cost[("all", "all")]["judge_calls"] == 1.0  # 8 judge calls, 8 items
@@ -120,9 +130,27 @@ async def test_a_run_scores_counts_and_tabulates(tiny_dir: Path, tmp_path: Path)
 
 
 def test_cli_run_prints_the_task_language_table(tiny_dir: Path, tmp_path: Path):
-    result = CliRunner().invoke(app, ["run", "c3ebench", "--data-dir", str(tiny_dir), "--language", "en", "--task",
-                                      "cloze,edit", "-m", "scripted/c3e-candidate", "-r", "judge=scripted/c3e-judge",
-                                      "--out", str(tmp_path / "runs"), "--display", "none"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "c3ebench",
+            "--data-dir",
+            str(tiny_dir),
+            "--language",
+            "en",
+            "--task",
+            "cloze,edit",
+            "-m",
+            "scripted/c3e-candidate",
+            "-r",
+            "judge=scripted/c3e-judge",
+            "--out",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "By task and language" in result.output and "By genre" in result.output
     run_dir = next((tmp_path / "runs").iterdir())
@@ -131,9 +159,14 @@ def test_cli_run_prints_the_task_language_table(tiny_dir: Path, tmp_path: Path):
 
 
 def test_official_preset_poses_officially_and_sets_the_official_settings(tiny_dir: Path, tmp_path: Path):
-    run = proseval.run("c3ebench", model="scripted/c3e-candidate", roles={"judge": "scripted/c3e-judge"},
-                       params={"data_dir": str(tiny_dir), "language": "zh", "task": "cloze"}, preset="official",
-                       out=tmp_path)
+    run = proseval.run(
+        "c3ebench",
+        model="scripted/c3e-candidate",
+        roles={"judge": "scripted/c3e-judge"},
+        params={"data_dir": str(tiny_dir), "language": "zh", "task": "cloze"},
+        preset="official",
+        out=tmp_path,
+    )
     assert run.header.preset["name"] == "official"
     assert run.header.task_params["compat"] == "official" and run.header.task_params["judge_attempts"] == 1
     assert run.header.dataset["posing"].startswith("official")
@@ -147,9 +180,14 @@ def test_official_preset_poses_officially_and_sets_the_official_settings(tiny_di
 def test_a_candidate_prompt_file_replaces_the_builtin(tiny_dir: Path, tmp_path: Path):
     mine = tmp_path / "cloze_zh.txt"
     mine.write_text("MY POSING\n{instruction}\n{content}", encoding="utf-8")
-    run = proseval.run("c3ebench", model="scripted/c3e-candidate", roles={"judge": "scripted/c3e-judge"},
-                       params={"data_dir": str(tiny_dir), "language": "zh", "task": "cloze"},
-                       prompts={"candidate_cloze_zh": mine}, out=tmp_path / "runs")
+    run = proseval.run(
+        "c3ebench",
+        model="scripted/c3e-candidate",
+        roles={"judge": "scripted/c3e-judge"},
+        params={"data_dir": str(tiny_dir), "language": "zh", "task": "cloze"},
+        prompts={"candidate_cloze_zh": mine},
+        out=tmp_path / "runs",
+    )
     record = next(run.records())
     sent = record.state.messages[0]["content"]
     assert sent.startswith("MY POSING\n") and "清晨的西湖" in sent
@@ -157,9 +195,19 @@ def test_a_candidate_prompt_file_replaces_the_builtin(tiny_dir: Path, tmp_path: 
 
 
 def test_ablation_options_reach_the_judge(tiny_dir: Path, tmp_path: Path):
-    proseval.run("c3ebench", model="scripted/c3e-candidate", roles={"judge": "scripted/c3e-judge"},
-                 params={"data_dir": str(tiny_dir), "language": "en", "task": "cloze", "judge_no_reference": True,
-                         "judge_no_traits": True}, out=tmp_path)
+    proseval.run(
+        "c3ebench",
+        model="scripted/c3e-candidate",
+        roles={"judge": "scripted/c3e-judge"},
+        params={
+            "data_dir": str(tiny_dir),
+            "language": "en",
+            "task": "cloze",
+            "judge_no_reference": True,
+            "judge_no_traits": True,
+        },
+        out=tmp_path,
+    )
     assert judge_seen and "[Reference]" not in judge_seen[0] and "Farmers moved their animals" not in judge_seen[0]
     assert "Judge the candidate as a whole." in judge_seen[0]
 
@@ -180,9 +228,14 @@ def test_no_matching_item_is_a_clear_error(tiny_dir: Path):
 def test_a_rubric_file_without_slots_replaces_the_judge_system_message(tiny_dir: Path, tmp_path: Path):
     rubric = tmp_path / "rubric.txt"
     rubric.write_text('OFFICIAL-STYLE RUBRIC. Answer {"score": 1-10}.', encoding="utf-8")
-    run = proseval.run("c3ebench", model="scripted/c3e-candidate", roles={"judge": "scripted/c3e-judge"},
-                       params={"data_dir": str(tiny_dir), "language": "en", "task": "cloze"},
-                       prompts={"judge_cloze_en": rubric}, out=tmp_path / "runs")
+    run = proseval.run(
+        "c3ebench",
+        model="scripted/c3e-candidate",
+        roles={"judge": "scripted/c3e-judge"},
+        params={"data_dir": str(tiny_dir), "language": "en", "task": "cloze"},
+        prompts={"judge_cloze_en": rubric},
+        out=tmp_path / "runs",
+    )
     assert judge_seen[0].startswith('OFFICIAL-STYLE RUBRIC. Answer {"score": 1-10}.\n[Context]')
     assert run.results.metrics["c3e"].mean == 7.0
 
@@ -194,8 +247,12 @@ async def test_a_rescore_with_another_judge_replays_the_stored_answers(tiny_dir:
     source, before = await start_run(task, BINDINGS, RunOptions(out_dir=tmp_path, display="none"))
     register_script("c3e-judge-9", lambda messages: '{"score": 9}')
     try:
-        _, after = await rescore_run(source, task, {"judge": RoleBinding(spec="scripted/c3e-judge-9")},
-                                     RunOptions(out_dir=tmp_path, display="none"))
+        _, after = await rescore_run(
+            source,
+            task,
+            {"judge": RoleBinding(spec="scripted/c3e-judge-9")},
+            RunOptions(out_dir=tmp_path, display="none"),
+        )
     finally:
         unregister_script("c3e-judge-9")
     assert before.metrics["c3e"].mean == pytest.approx(4.0)  # 7 judged, 1 for the empty answer
@@ -205,8 +262,13 @@ async def test_a_rescore_with_another_judge_replays_the_stored_answers(tiny_dir:
 def test_an_answer_that_is_all_reasoning_counts_as_empty(tiny_dir: Path, tmp_path: Path):
     register_script("c3e-thinker", lambda messages: "<think>I cannot decide.</think>")
     try:
-        run = proseval.run("c3ebench", model="scripted/c3e-thinker", roles={"judge": "scripted/c3e-judge"},
-                           params={"data_dir": str(tiny_dir), "language": "en", "task": "cloze"}, out=tmp_path)
+        run = proseval.run(
+            "c3ebench",
+            model="scripted/c3e-thinker",
+            roles={"judge": "scripted/c3e-judge"},
+            params={"data_dir": str(tiny_dir), "language": "en", "task": "cloze"},
+            out=tmp_path,
+        )
     finally:
         unregister_script("c3e-thinker")
     record = next(run.records())
@@ -223,16 +285,35 @@ def test_judge_structured_asks_for_the_rubric_schema(tiny_dir: Path, tmp_path: P
     reply = '{"score": 8, "analysis": {"x": "cut here'  # score first, cut at the token limit
     server = FakeOpenAIServer(responder=lambda body: reply).start_in_thread()
     try:
-        result = CliRunner().invoke(app, ["run", "c3ebench", "--data-dir", str(tiny_dir), "--language", "en",
-                                          *(["--judge-structured"] if structured else []), "-m",
-                                          "scripted/c3e-candidate", "-r", "judge=openai-compatible/j",
-                                          "--role-base-url", f"judge={server.base_url}", "--out",
-                                          str(tmp_path / "runs"), "--display", "none", "--no-cache"])
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                "c3ebench",
+                "--data-dir",
+                str(tiny_dir),
+                "--language",
+                "en",
+                *(["--judge-structured"] if structured else []),
+                "-m",
+                "scripted/c3e-candidate",
+                "-r",
+                "judge=openai-compatible/j",
+                "--role-base-url",
+                f"judge={server.base_url}",
+                "--out",
+                str(tmp_path / "runs"),
+                "--display",
+                "none",
+                "--no-cache",
+            ],
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 4, result.output  # the expand item's candidate fails: a run with a failed sample
-    asked = {body["messages"][1]["content"].split("]", 1)[0]: body.get("response_format")
-             for body in sample_requests(server)}
+    asked = {
+        body["messages"][1]["content"].split("]", 1)[0]: body.get("response_format") for body in sample_requests(server)
+    }
     assert len(sample_requests(server)) == 2  # cloze and end2end (edit: empty answer; expand: failed candidate)
     for label, task in (("[Context", "cloze"), ("[Instruction", "end2end")):
         assert (asked[label]["json_schema"]["schema"] == judge_schema(task)) if structured else asked[label] is None
@@ -254,10 +335,21 @@ def test_a_reasoning_allowance_adds_to_the_reference_budget(tiny_dir: Path, tmp_
         return await original(self, messages, config)
 
     monkeypatch.setattr(ScriptedModel, "generate", recording)
-    params = {"data_dir": str(tiny_dir), "language": "en", "task": "cloze", "budget": "reference",
-              "reasoning_allowance": 100}
-    run = proseval.run("c3ebench", model="scripted/c3e-candidate", roles={"judge": "scripted/c3e-judge"},
-                       params=params, out=tmp_path, cache=False)
+    params = {
+        "data_dir": str(tiny_dir),
+        "language": "en",
+        "task": "cloze",
+        "budget": "reference",
+        "reasoning_allowance": 100,
+    }
+    run = proseval.run(
+        "c3ebench",
+        model="scripted/c3e-candidate",
+        roles={"judge": "scripted/c3e-judge"},
+        params=params,
+        out=tmp_path,
+        cache=False,
+    )
     chosen = C3EParams(**params)
     items = select_items(load(chosen), chosen)
     assert sorted(sent) == sorted(official_budget(item) + 100 for item in items) and sent

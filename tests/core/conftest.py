@@ -7,9 +7,9 @@ import signal
 from collections.abc import Iterator
 
 import pytest
-from support.priced_demo import demo_reply
 
 from proseval.testing.fake_openai import FakeOpenAIServer
+from support.priced_demo import demo_reply
 
 
 @pytest.fixture

@@ -40,8 +40,12 @@ async def checks() -> dict:
     sampled_sequence = [(await model.generate(messages, sampled)).text for messages in (colour, other, colour)]
     structured = await model.generate(
         [{"role": "user", "content": "Rate the sentence 'The cat sat.' from 1 to 10."}],
-        GenerateConfig(temperature=0.0, max_tokens=32, seed=1,
-                       response_format=json_schema_format("score", score_schema(reason=False))),
+        GenerateConfig(
+            temperature=0.0,
+            max_tokens=32,
+            seed=1,
+            response_format=json_schema_format("score", score_schema(reason=False)),
+        ),
     )
     llama, _ = load_llama(model.path, model.n_ctx)
     return {

@@ -12,10 +12,10 @@ from collections import Counter
 from dataclasses import replace
 
 from pydantic import BaseModel, ConfigDict
-from support.core import make_task
 
 from proseval import registry
 from proseval.models.scripted import register_script, unregister_script
+from support.core import make_task
 
 CANDIDATES = ("set-m1", "set-m2", "set-m3", "set-m4")
 JUDGE = "set-judge"

@@ -63,14 +63,18 @@ def test_bootstrap_ci_does_not_depend_on_the_order_samples_finished_in():
 
 def test_epoch_means_average_each_sample_over_its_epochs():
     samples = [ScoredSample(id="a", epoch=e, status="ok", scores={"q": Score(value=v)}) for e, v in enumerate([1, 3])]
-    samples += [ScoredSample(id="b", epoch=0, status="ok", scores={"q": Score(value=None)}),
-                ScoredSample(id="b", epoch=1, status="error")]
+    samples += [
+        ScoredSample(id="b", epoch=0, status="ok", scores={"q": Score(value=None)}),
+        ScoredSample(id="b", epoch=1, status="error"),
+    ]
     means = {s.id: s for s in epoch_means(samples)}
     assert means["a"].scores["q"].value == 2.0
     assert means["b"].status == "ok" and means["b"].scores["q"].value is None
 
 
 def test_mean_tree_averages_numbers_and_keeps_the_rest():
-    trees = [{"x": 1, "label": "a", "flag": True, "rows": [{"v": 2}], "gap": None},
-             {"x": 3, "label": "b", "flag": False, "rows": [{"v": 4}], "gap": 5}]
+    trees = [
+        {"x": 1, "label": "a", "flag": True, "rows": [{"v": 2}], "gap": None},
+        {"x": 3, "label": "b", "flag": False, "rows": [{"v": 4}], "gap": 5},
+    ]
     assert mean_tree(trees) == {"x": 2.0, "label": "a", "flag": True, "rows": [{"v": 3.0}], "gap": 5.0}

@@ -15,7 +15,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from support.batching import FAST, _digest, kill_while_polling, metrics, records, wb_judge, write_queries
 from typer.testing import CliRunner
 
 from proseval.cli import app
@@ -31,13 +30,13 @@ from proseval.planning import plan
 from proseval.runtime.batch import BATCH_LOG, AnthropicBatchAPI, BatchExpiredError, anthropic_item_result
 from proseval.runtime.executor import RoleModel
 from proseval.runtime.options import RunOptions
-from proseval.runtime.records import RoleBinding
 from proseval.runtime.resume import resume_run
 from proseval.runtime.roles import RoleRequest
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import start_run
 from proseval.testing.fake_anthropic import FakeAnthropicServer
 from proseval.testing.fake_openai import Reply
+from support.batching import FAST, _digest, kill_while_polling, metrics, records, wb_judge, write_queries
 
 KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
 MESSAGES = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hi"}]
@@ -56,36 +55,53 @@ def model_at(server: FakeAnthropicServer, name: str = "claude-test") -> Anthropi
 
 # --- the provider ---------------------------------------------------------------------------------
 
+
 async def test_request_and_response_are_translated():
     async with FakeAnthropicServer(latency=0.05) as server:
         model = model_at(server)
-        completion = await model.generate(MESSAGES, GenerateConfig(temperature=0.2, top_k=5, max_tokens=50,
-                                                                   stop=["x"], seed=3))
+        completion = await model.generate(
+            MESSAGES, GenerateConfig(temperature=0.2, top_k=5, max_tokens=50, stop=["x"], seed=3)
+        )
         await model.aclose()
     assert completion.text == "echo: Say hi" and completion.finish_reason == "stop"
     assert completion.usage.prompt_tokens == 3 + 2 and completion.usage.completion_tokens == 3
     assert completion.latency >= 0.05
     sent = server.requests[0]
     # no seed (the API has none); no temperature or top_k: API version 2026-10-21 removed them
-    assert sent == {"model": "claude-test", "max_tokens": 50, "system": "You are terse.",
-                    "messages": [{"role": "user", "content": "Say hi"}], "stop_sequences": ["x"]}
+    assert sent == {
+        "model": "claude-test",
+        "max_tokens": 50,
+        "system": "You are terse.",
+        "messages": [{"role": "user", "content": "Say hi"}],
+        "stop_sequences": ["x"],
+    }
     assert server.api_keys == [KEY]  # sent as x-api-key (the double checks anthropic-version too)
 
 
 def test_the_body_mapping(monkeypatch, tmp_path):
-    turns = [{"role": "system", "content": "A"}, {"role": "system", "content": "B"},
-             {"role": "user", "content": "u", "name": "x"}, {"role": "assistant", "content": "a"}]
+    turns = [
+        {"role": "system", "content": "A"},
+        {"role": "system", "content": "B"},
+        {"role": "user", "content": "u", "name": "x"},
+        {"role": "assistant", "content": "a"},
+    ]
     config = GenerateConfig(top_p=0.9, min_p=0.1, presence_penalty=0.5, extra={"metadata": {"user_id": "u1"}})
-    base = {"model": "m", "max_tokens": DEFAULT_MAX_TOKENS, "system": "A\n\nB",
-            "messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}],
-            "metadata": {"user_id": "u1"}}
+    base = {
+        "model": "m",
+        "max_tokens": DEFAULT_MAX_TOKENS,
+        "system": "A\n\nB",
+        "messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}],
+        "metadata": {"user_id": "u1"},
+    }
     assert request_body("m", turns, config) == base  # what the model's family refuses is never sent
-    (tmp_path / "rules.yaml").write_text("families:\n  - {name: old, provider: anthropic, models: ['*'], "
-                                         "api_version: '2023-06-01'}\n", encoding="utf-8")
+    (tmp_path / "rules.yaml").write_text(
+        "families:\n  - {name: old, provider: anthropic, models: ['*'], api_version: '2023-06-01'}\n", encoding="utf-8"
+    )
     monkeypatch.setenv("PROSEVAL_MODEL_RULES", str(tmp_path / "rules.yaml"))
     assert request_body("m", turns, config) == {**base, "top_p": 0.9}  # the older version takes top_p
     assert request_body("claude-sonnet-4-6", turns, GenerateConfig(reasoning_effort="low"))["output_config"] == {
-        "effort": "low"}
+        "effort": "low"
+    }
     assert "system" not in request_body("m", [{"role": "user", "content": "u"}], GenerateConfig())
     with pytest.raises(FatalError, match="system message after"):
         request_body("m", [{"role": "user", "content": "u"}, {"role": "system", "content": "s"}], GenerateConfig())
@@ -100,9 +116,17 @@ def test_a_benchmark_response_format_is_not_sent_and_a_role_one_is_refused():
         AnthropicModel("m", ["http://127.0.0.1:9"]).check_config(structured)
 
 
-@pytest.mark.parametrize(("stop_reason", "finish"), [("end_turn", "stop"), ("stop_sequence", "stop"),
-                                                     ("max_tokens", "length"), ("refusal", "content_filter"),
-                                                     ("tool_use", "tool_calls"), ("pause_turn", "pause_turn")])
+@pytest.mark.parametrize(
+    ("stop_reason", "finish"),
+    [
+        ("end_turn", "stop"),
+        ("stop_sequence", "stop"),
+        ("max_tokens", "length"),
+        ("refusal", "content_filter"),
+        ("tool_use", "tool_calls"),
+        ("pause_turn", "pause_turn"),
+    ],
+)
 async def test_finish_reasons(stop_reason, finish):
     async with FakeAnthropicServer(responder=lambda body: ("cut", stop_reason)) as server:
         model = model_at(server)
@@ -179,8 +203,11 @@ def test_keys_base_urls_and_the_spec(monkeypatch):
     assert spec.base_urls == ("http://proxy:9000/v1/",)
     model = build_model(spec)
     assert model.base_urls == ["http://proxy:9000"]  # /v1 belongs to the paths, not the root
-    assert model.cache_identity() == {"provider": "anthropic", "model": "claude-sonnet-4-5",
-                                      "base_url": ["http://proxy:9000"]}
+    assert model.cache_identity() == {
+        "provider": "anthropic",
+        "model": "claude-sonnet-4-5",
+        "base_url": ["http://proxy:9000"],
+    }
     assert KEY not in json.dumps(model.cache_identity())
     assert build_model(parse_model_spec("anthropic/c")).base_urls == ["https://api.anthropic.com"]
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://other:1")
@@ -194,8 +221,9 @@ def test_the_shared_base_url_is_not_an_anthropic_roles():
     """`--base-url` is for OpenAI-compatible servers: the Anthropic key must not go there."""
     from proseval.runtime.roles import resolve_roles
 
-    request = RoleRequest(model="openai-compatible/qwen", roles={"judge": "anthropic/claude-judge"},
-                          base_urls=["http://gpu1:8000/v1"])
+    request = RoleRequest(
+        model="openai-compatible/qwen", roles={"judge": "anthropic/claude-judge"}, base_urls=["http://gpu1:8000/v1"]
+    )
     bindings, _, _ = resolve_roles(request, ("candidate", "judge"), {})
     assert bindings["candidate"].base_urls == ["http://gpu1:8000/v1"] and bindings["judge"].base_urls == []
     request = replace(request, role_base_urls={"judge": ["http://proxy:9000"]})
@@ -204,16 +232,19 @@ def test_the_shared_base_url_is_not_an_anthropic_roles():
 
 # --- runs -------------------------------------------------------------------------------------------
 
+
 def wb_plan(queries: Path, url: str):
-    request = RoleRequest(model="scripted/echo", roles={"judge": "anthropic/claude-judge"},
-                          role_base_urls={"judge": [url]})
+    request = RoleRequest(
+        model="scripted/echo", roles={"judge": "anthropic/claude-judge"}, role_base_urls={"judge": [url]}
+    )
     return plan("writingbench", request, params={"queries": str(queries)})
 
 
 def options(tmp_path: Path, name: str, **kwargs) -> RunOptions:
     kwargs.setdefault("batch_settings", FAST)
-    return RunOptions(out_dir=tmp_path, display="none", backoff_initial=0.01, cache_path=tmp_path / f"{name}.sqlite",
-                      **kwargs)
+    return RunOptions(
+        out_dir=tmp_path, display="none", backoff_initial=0.01, cache_path=tmp_path / f"{name}.sqlite", **kwargs
+    )
 
 
 def log_of(folder: RunFolder) -> list[dict]:
@@ -233,11 +264,16 @@ def test_writingbench_judge_in_batch_mode_gives_the_real_time_results(tmp_path, 
     async def both():
         async with FakeAnthropicServer(responder=wb_judge, polls_to_complete=2) as server:
             planned = wb_plan(queries, server.base_url)
-            live, _ = await start_run(planned.task, planned.bindings, options(tmp_path, "live"),
-                                      run_dir=tmp_path / "live")
+            live, _ = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "live"), run_dir=tmp_path / "live"
+            )
             realtime = server.realtime
-            batched, _ = await start_run(planned.task, planned.bindings,
-                                         options(tmp_path, "batch", batch_roles=("judge",)), run_dir=tmp_path / "batch")
+            batched, _ = await start_run(
+                planned.task,
+                planned.bindings,
+                options(tmp_path, "batch", batch_roles=("judge",)),
+                run_dir=tmp_path / "batch",
+            )
             return server, live, batched, realtime
 
     server, live, batched, realtime = asyncio.run(both())
@@ -246,7 +282,8 @@ def test_writingbench_judge_in_batch_mode_gives_the_real_time_results(tmp_path, 
     assert server.creates == 1 and server.lists == 1  # one batch for the phase; the probe's list
     assert set(server.submitted.values()) == {1} and len(server.submitted) == 20
     assert server.requests[:20] == server.requests[20:] or sorted(map(json.dumps, server.requests[:20])) == sorted(
-        map(json.dumps, server.requests[20:]))  # the same Messages bodies in both modes
+        map(json.dumps, server.requests[20:])
+    )  # the same Messages bodies in both modes
     assert server.requests[0]["system"] and server.requests[0]["max_tokens"] == 2048
     assert records(batched) == records(live)
     assert metrics(batched) == metrics(live)
@@ -292,12 +329,17 @@ def test_expired_and_errored_items_go_into_the_next_batch_then_real_time(tmp_pat
     async def go():
         async with FakeAnthropicServer(responder=wb_judge, item_fault=fault) as server:
             planned = wb_plan(queries, server.base_url)
-            live, _ = await start_run(planned.task, planned.bindings, options(tmp_path, "live"),
-                                      run_dir=tmp_path / "live")
+            live, _ = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "live"), run_dir=tmp_path / "live"
+            )
             server.requests.clear()
             server.realtime = 0
-            batched, _ = await start_run(planned.task, planned.bindings,
-                                         options(tmp_path, "batch", batch_roles=("judge",)), run_dir=tmp_path / "batch")
+            batched, _ = await start_run(
+                planned.task,
+                planned.bindings,
+                options(tmp_path, "batch", batch_roles=("judge",)),
+                run_dir=tmp_path / "batch",
+            )
             return server, live, batched
 
     server, live, batched = asyncio.run(go())
@@ -317,8 +359,9 @@ def test_an_invalid_request_fails_at_once(tmp_path):
     async def go():
         async with FakeAnthropicServer(responder=wb_judge, item_fault=fault) as server:
             planned = wb_plan(queries, server.base_url)
-            folder, _ = await start_run(planned.task, planned.bindings, options(tmp_path, "b", batch_roles=("judge",)),
-                                        run_dir=tmp_path / "run")
+            folder, _ = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "b", batch_roles=("judge",)), run_dir=tmp_path / "run"
+            )
             return server, folder
 
     server, folder = asyncio.run(go())
@@ -329,14 +372,30 @@ def test_an_invalid_request_fails_at_once(tmp_path):
 
 
 def test_item_results_are_classified():
-    ok = anthropic_item_result({"custom_id": "a", "result": {"type": "succeeded", "message": {
-        "content": [{"type": "text", "text": "hi"}], "stop_reason": "max_tokens",
-        "usage": {"input_tokens": 3, "output_tokens": 1}}}}, 2.0)
+    ok = anthropic_item_result(
+        {
+            "custom_id": "a",
+            "result": {
+                "type": "succeeded",
+                "message": {
+                    "content": [{"type": "text", "text": "hi"}],
+                    "stop_reason": "max_tokens",
+                    "usage": {"input_tokens": 3, "output_tokens": 1},
+                },
+            },
+        },
+        2.0,
+    )
     assert (ok.text, ok.finish_reason, ok.usage.prompt_tokens, ok.latency, ok.raw) == ("hi", "length", 3, 2.0, None)
 
     def errored(kind, message="m"):
-        return anthropic_item_result({"custom_id": "a", "result": {"type": "errored", "error": {
-            "type": "error", "error": {"type": kind, "message": message}}}}, 0)
+        return anthropic_item_result(
+            {
+                "custom_id": "a",
+                "result": {"type": "errored", "error": {"type": "error", "error": {"type": kind, "message": message}}},
+            },
+            0,
+        )
 
     assert type(errored("invalid_request_error")) is FatalError
     assert type(errored("invalid_request_error", "prompt is too long: 300000 tokens")) is ContextOverflowError
@@ -353,8 +412,10 @@ async def test_the_batch_api_against_the_double():
     async with FakeAnthropicServer(polls_to_complete=0) as server:
         api = AnthropicBatchAPI(server.base_url + "/v1", KEY)
         await api.probe()
-        lines = b"".join(api.line(f"pe-{i}", body_of("m", [{"role": "user", "content": f"q{i}"}], GenerateConfig()))
-                         for i in range(3))
+        lines = b"".join(
+            api.line(f"pe-{i}", body_of("m", [{"role": "user", "content": f"q{i}"}], GenerateConfig()))
+            for i in range(3)
+        )
         submission = await api.stage(lines, "x.jsonl")
         server.hold = True  # the batch stays in progress until the server lets it end
         batch = await api.create(submission, "24h")
@@ -386,8 +447,9 @@ def test_a_lost_answer_to_a_create_is_looked_up_not_created_again(tmp_path):
         async with FakeAnthropicServer(responder=wb_judge) as server:
             server.lose_create_answers = 1
             planned = wb_plan(queries, server.base_url)
-            folder, results = await start_run(planned.task, planned.bindings,
-                                              options(tmp_path, "b", batch_roles=("judge",)), run_dir=tmp_path / "run")
+            folder, results = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "b", batch_roles=("judge",)), run_dir=tmp_path / "run"
+            )
             return server, folder, results
 
     server, folder, results = asyncio.run(go())
@@ -403,8 +465,9 @@ def test_a_submission_without_a_recorded_batch_is_found_at_the_provider(tmp_path
     async def go():
         async with FakeAnthropicServer(responder=wb_judge) as server:
             planned = wb_plan(queries, server.base_url)
-            folder, _ = await start_run(planned.task, planned.bindings,
-                                        options(tmp_path, "c", batch_roles=("judge",)), run_dir=tmp_path / "run")
+            folder, _ = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "c", batch_roles=("judge",)), run_dir=tmp_path / "run"
+            )
             log = folder.path / BATCH_LOG
             log.write_text(log.read_text().splitlines()[0] + "\n")  # only `submitting`
             folder.samples_path.write_text("")
@@ -440,6 +503,7 @@ def test_a_run_killed_while_polling_resumes_the_same_batches(tmp_path):
 
 # --- refusals and secrets -------------------------------------------------------------------------
 
+
 async def test_a_server_echoing_the_key_leaves_it_in_no_file(tmp_path):
     async with FakeAnthropicServer(behaviour=lambda i, body: Reply("echo_headers", 400)) as server:
         queries = write_queries(tmp_path / "q.jsonl", n=1)
@@ -452,10 +516,16 @@ async def test_a_server_echoing_the_key_leaves_it_in_no_file(tmp_path):
 
 def test_a_role_setting_the_api_cannot_take_is_a_usage_error_before_the_run(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl", n=1)
-    request = RoleRequest(model="scripted/echo", roles={"judge": "anthropic/claude-judge"},
-                          generation={"judge": {"presence_penalty": 0.5}})
-    with pytest.raises(UsageError, match="--role judge anthropic/claude-judge: presence_penalty=0.5 cannot be sent: "
-                       "the model takes no presence_penalty .* -g judge.presence_penalty=null"):
+    request = RoleRequest(
+        model="scripted/echo",
+        roles={"judge": "anthropic/claude-judge"},
+        generation={"judge": {"presence_penalty": 0.5}},
+    )
+    with pytest.raises(
+        UsageError,
+        match="--role judge anthropic/claude-judge: presence_penalty=0.5 cannot be sent: "
+        "the model takes no presence_penalty .* -g judge.presence_penalty=null",
+    ):
         plan("writingbench", request, params={"queries": str(queries)})
 
 
@@ -463,9 +533,27 @@ def test_the_command_line_runs_the_anthropic_judge_in_batch_mode(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl", n=2)
     server = FakeAnthropicServer(responder=wb_judge, polls_to_complete=0).start_in_thread()
     try:
-        result = cli.invoke(app, ["run", "writingbench", "--queries", str(queries), "-m", "scripted/echo",
-                                  "-r", "judge=anthropic/claude-judge", "--role-base-url", f"judge={server.base_url}",
-                                  "--batch", "judge", "--out", str(tmp_path / "runs"), "--display", "plain"])
+        result = cli.invoke(
+            app,
+            [
+                "run",
+                "writingbench",
+                "--queries",
+                str(queries),
+                "-m",
+                "scripted/echo",
+                "-r",
+                "judge=anthropic/claude-judge",
+                "--role-base-url",
+                f"judge={server.base_url}",
+                "--batch",
+                "judge",
+                "--out",
+                str(tmp_path / "runs"),
+                "--display",
+                "plain",
+            ],
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output
@@ -480,9 +568,27 @@ def test_batch_is_refused_for_an_endpoint_without_message_batches(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl", n=1)
     server = FakeOpenAIServer().start_in_thread()  # no /v1/messages/batches: 404
     try:
-        result = cli.invoke(app, ["run", "writingbench", "--queries", str(queries), "-m", "scripted/echo",
-                                  "-r", "judge=anthropic/j", "--role-base-url", f"judge={server.base_url}",
-                                  "--batch", "judge", "--out", str(tmp_path / "runs"), "--display", "none"])
+        result = cli.invoke(
+            app,
+            [
+                "run",
+                "writingbench",
+                "--queries",
+                str(queries),
+                "-m",
+                "scripted/echo",
+                "-r",
+                "judge=anthropic/j",
+                "--role-base-url",
+                f"judge={server.base_url}",
+                "--batch",
+                "judge",
+                "--out",
+                str(tmp_path / "runs"),
+                "--display",
+                "none",
+            ],
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 1 and "offers no batch API" in result.output

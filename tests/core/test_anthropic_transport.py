@@ -10,10 +10,9 @@ import socket
 from typing import Any
 
 import pytest
-from support.batching import write_queries
 
-from proseval.models.anthropic_batch import AnthropicBatchAPI
 from proseval.cli.models import request_preview
+from proseval.models.anthropic_batch import AnthropicBatchAPI
 from proseval.models.anthropic_messages import ANTHROPIC_VERSION, AnthropicModel
 from proseval.models.base import FatalError, GenerateConfig, RetryableError
 from proseval.models.batch import open_batch_api
@@ -26,6 +25,7 @@ from proseval.runtime.roles import RoleRequest
 from proseval.runtime.runner import start_run
 from proseval.testing.fake_anthropic import FakeAnthropicServer
 from proseval.testing.fake_openai import Reply
+from support.batching import write_queries
 from support.core import OLDER_ANTHROPIC_API
 
 KEY = "sk-ant-transport-DO-NOT-LEAK-9876543210"
@@ -66,6 +66,7 @@ def closed_port_url() -> str:
 
 # --- headers ----------------------------------------------------------------------------------------
 
+
 async def test_the_key_goes_as_x_api_key_with_the_rules_api_version():
     async with RecordingServer() as server:
         model = model_at(server.base_url)
@@ -76,7 +77,8 @@ async def test_the_key_goes_as_x_api_key_with_the_rules_api_version():
         await api.aclose()
     assert completion.text == "echo: Say hi"
     assert [(h["x-api-key"], h["anthropic-version"], "authorization" in h) for h in server.seen] == [
-        (KEY, "2026-10-21", False)] * 2  # a message, then a batch call
+        (KEY, "2026-10-21", False)
+    ] * 2  # a message, then a batch call
     assert rules_for("anthropic", "claude-test").api_version == "2026-10-21" != ANTHROPIC_VERSION  # not the fallback
     preview = request_preview(parse_model_spec("anthropic/claude-test", [server.base_url]), GenerateConfig())
     assert preview[1] == {"anthropic-version": "2026-10-21"}  # describe-model shows what is sent
@@ -99,14 +101,21 @@ async def test_a_rules_file_chooses_the_api_version_for_real_time_and_batches(tm
 
 # --- errors -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("reply", "kind", "message"), [
-    (Reply("status", 429, text="slow down", headers={"retry-after-ms": "1500"}), RetryableError,
-     "HTTP 429 from {url}: rate_limit_error: slow down"),
-    (Reply("status", 529, text="busy"), RetryableError, "HTTP 529 from {url}: overloaded_error: busy"),
-    (Reply("status", 404, text="no such model"), FatalError, "HTTP 404 from {url}: not_found_error: no such model"),
-    (Reply("malformed"), RetryableError, "malformed response body: "),
-    (Reply("close"), RetryableError, "connection error ({url}): "),
-])
+
+@pytest.mark.parametrize(
+    ("reply", "kind", "message"),
+    [
+        (
+            Reply("status", 429, text="slow down", headers={"retry-after-ms": "1500"}),
+            RetryableError,
+            "HTTP 429 from {url}: rate_limit_error: slow down",
+        ),
+        (Reply("status", 529, text="busy"), RetryableError, "HTTP 529 from {url}: overloaded_error: busy"),
+        (Reply("status", 404, text="no such model"), FatalError, "HTTP 404 from {url}: not_found_error: no such model"),
+        (Reply("malformed"), RetryableError, "malformed response body: "),
+        (Reply("close"), RetryableError, "connection error ({url}): "),
+    ],
+)
 async def test_each_outcome_is_the_executors_error_with_the_usual_wording(reply, kind, message):
     async with FakeAnthropicServer(behaviour=lambda i, body: reply) as server:
         model = model_at(server.base_url)
@@ -139,8 +148,9 @@ async def test_a_time_out_and_a_refused_connection_are_retryable():
 async def test_the_executor_retries_a_529_then_gets_the_answer():
     behaviour = lambda i, body: Reply("status", 529) if i < 2 else Reply()  # noqa: E731  # a one-line script
     async with FakeAnthropicServer(behaviour=behaviour) as server:
-        role = RoleModel("judge", model_at(server.base_url), GenerateConfig(timeout=5), concurrency=1,
-                         backoff_initial=0.001)
+        role = RoleModel(
+            "judge", model_at(server.base_url), GenerateConfig(timeout=5), concurrency=1, backoff_initial=0.001
+        )
         completion = await role.generate(MESSAGES, sample_id="a")
         await role.model.aclose()
     assert completion.text == "echo: Say hi" and role.stats.retries == 2 and server._count == 3
@@ -148,22 +158,29 @@ async def test_the_executor_retries_a_529_then_gets_the_answer():
 
 # --- replicas and base URLs --------------------------------------------------------------------------
 
+
 async def test_requests_go_to_the_replica_with_the_fewest_in_flight():
     async with FakeAnthropicServer(latency=0.3) as first, FakeAnthropicServer(latency=0.3) as second:
         model = model_at(first.base_url, second.base_url + "/v1")
-        answers = await asyncio.gather(*(model.generate([{"role": "user", "content": f"q{i}"}], GenerateConfig())
-                                         for i in range(6)))
+        answers = await asyncio.gather(
+            *(model.generate([{"role": "user", "content": f"q{i}"}], GenerateConfig()) for i in range(6))
+        )
         await model.aclose()
     assert sorted(a.text for a in answers) == [f"echo: q{i}" for i in range(6)]
     assert (first.realtime, second.realtime) == (3, 3)
 
 
 async def test_a_failing_replica_is_named_in_the_error():
-    async with FakeAnthropicServer(latency=0.2) as good, \
-            FakeAnthropicServer(behaviour=lambda i, body: Reply("status", 500)) as bad:
+    async with (
+        FakeAnthropicServer(latency=0.2) as good,
+        FakeAnthropicServer(behaviour=lambda i, body: Reply("status", 500)) as bad,
+    ):
         model = model_at(good.base_url, bad.base_url)
-        results = await asyncio.gather(model.generate(MESSAGES, GenerateConfig()),
-                                       model.generate(MESSAGES, GenerateConfig()), return_exceptions=True)
+        results = await asyncio.gather(
+            model.generate(MESSAGES, GenerateConfig()),
+            model.generate(MESSAGES, GenerateConfig()),
+            return_exceptions=True,
+        )
         await model.aclose()
     errors = [r for r in results if isinstance(r, Exception)]
     assert len(errors) == 1 and f"HTTP 500 from {bad.base_url}:" in str(errors[0])
@@ -180,6 +197,7 @@ async def test_anthropic_base_url_is_where_requests_go(monkeypatch):
 
 # --- Message Batches -------------------------------------------------------------------------------
 
+
 async def test_batch_calls_send_the_same_headers_and_map_errors_the_same_way():
     async with RecordingServer() as server:
         api = AnthropicBatchAPI(server.base_url, KEY, "2026-10-21")
@@ -188,11 +206,16 @@ async def test_batch_calls_send_the_same_headers_and_map_errors_the_same_way():
             await api.retrieve("msgbatch_missing")
         await api.aclose()
     assert [(h["x-api-key"], h["anthropic-version"], "authorization" in h) for h in server.seen] == [
-        (KEY, "2026-10-21", False)] * 2
-    assert str(caught.value).startswith(f"HTTP 404 from polling message batch msgbatch_missing ({server.base_url}): "
-                                        "not_found_error: no such message batch")
+        (KEY, "2026-10-21", False)
+    ] * 2
+    assert str(caught.value).startswith(
+        f"HTTP 404 from polling message batch msgbatch_missing ({server.base_url}): "
+        "not_found_error: no such message batch"
+    )
     api = AnthropicBatchAPI(closed_port_url(), KEY)
-    with pytest.raises(RetryableError, match=r"^listing message batches: connection error \(http://127\.0\.0\.1:") as refused:
+    with pytest.raises(
+        RetryableError, match=r"^listing message batches: connection error \(http://127\.0\.0\.1:"
+    ) as refused:
         await api.probe()
     assert str(refused.value).endswith(": connection refused") and "ssl:" not in str(refused.value)
     await api.aclose()
@@ -200,16 +223,26 @@ async def test_batch_calls_send_the_same_headers_and_map_errors_the_same_way():
 
 # --- secrets ---------------------------------------------------------------------------
 
+
 async def test_a_server_repeating_the_key_leaves_it_redacted_and_in_no_file(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl", n=1)
     # A careless server repeating the key at the start of its error message.
     async with FakeAnthropicServer(behaviour=lambda i, body: Reply("status", 400, text=f"bad key {KEY}")) as server:
-        planned = plan("writingbench", RoleRequest(model="scripted/echo", roles={"judge": "anthropic/claude-judge"},
-                                                   role_base_urls={"judge": [server.base_url]}),
-                       params={"queries": str(queries)})
-        folder, _ = await start_run(planned.task, planned.bindings,
-                                    RunOptions(out_dir=tmp_path, display="none", cache_path=tmp_path / "c.sqlite"),
-                                    run_dir=tmp_path / "run")
+        planned = plan(
+            "writingbench",
+            RoleRequest(
+                model="scripted/echo",
+                roles={"judge": "anthropic/claude-judge"},
+                role_base_urls={"judge": [server.base_url]},
+            ),
+            params={"queries": str(queries)},
+        )
+        folder, _ = await start_run(
+            planned.task,
+            planned.bindings,
+            RunOptions(out_dir=tmp_path, display="none", cache_path=tmp_path / "c.sqlite"),
+            run_dir=tmp_path / "run",
+        )
     criteria = next(folder.iter_records()).scores["writingbench"].metadata["criteria"]
     assert criteria and all("bad key [redacted]" in c["error"] for c in criteria.values())
     assert not [f for f in folder.path.rglob("*") if f.is_file() and KEY.encode() in f.read_bytes()]

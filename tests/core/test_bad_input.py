@@ -50,20 +50,37 @@ def config_file(folder: Path, content: str | bytes, name: str = "eval.yaml") -> 
         (["--epochs", "0"], 2, "error: --epochs must be at least 1 (got 0)"),
         (["-c", "0"], 2, "error: --concurrency must be at least 1 (got 0)"),
         (["-r", "grader=scripted/echo"], 2, "error: this task has no role(s) grader; its roles: candidate, judge"),
-        (["-g", "candidate.max_tokens=abc"], 2, "error: generation settings for candidate (-g candidate.PARAM=VALUE): "
-                                                "max_tokens: Input should be a valid integer"),
-        (["-g", "candidate.temprature=1"], 2, "error: generation settings for candidate (-g candidate.PARAM=VALUE): "
-                                             "temprature: unknown field"),
+        (
+            ["-g", "candidate.max_tokens=abc"],
+            2,
+            "error: generation settings for candidate (-g candidate.PARAM=VALUE): "
+            "max_tokens: Input should be a valid integer",
+        ),
+        (
+            ["-g", "candidate.temprature=1"],
+            2,
+            "error: generation settings for candidate (-g candidate.PARAM=VALUE): temprature: unknown field",
+        ),
         (["-g", "max_tokens"], 2, "error: --gen 'max_tokens' must look like NAME=VALUE"),
         (["--role-concurrency", "judge=many"], 2, "error: --role-concurrency judge=many: N must be a whole number"),
         (["--display", "fancy"], 2, "error: --display must be rich, plain or none (got 'fancy')"),
         (["--prompt", "judge=missing.txt"], 2, "error: --prompt judge=missing.txt: no such file"),
-        (["-r", "judge=scripted/empty"], 2, "error: --role judge is given twice (--role judge=scripted/echo, --role "
-                                            "judge=scripted/empty): give it once"),
-        (["-g", "judge.temperature=0", "-g", "judge.temperature=1"], 2, "error: --gen judge.temperature is given "
-                                                                        "twice"),
-        (["--run-dir", "elsewhere"], 2, "error: give --out (the folder that holds run folders) or --run-dir (the "
-                                        "exact run folder), not both"),
+        (
+            ["-r", "judge=scripted/empty"],
+            2,
+            "error: --role judge is given twice (--role judge=scripted/echo, --role "
+            "judge=scripted/empty): give it once",
+        ),
+        (
+            ["-g", "judge.temperature=0", "-g", "judge.temperature=1"],
+            2,
+            "error: --gen judge.temperature is given twice",
+        ),
+        (
+            ["--run-dir", "elsewhere"],
+            2,
+            "error: give --out (the folder that holds run folders) or --run-dir (the exact run folder), not both",
+        ),
     ],
 )
 def test_bad_run_options(work, args, code, message):
@@ -72,8 +89,11 @@ def test_bad_run_options(work, args, code, message):
 
 
 def test_a_task_option_given_as_flag_and_as_dash_t_with_two_values_is_refused(work):
-    line = refused(["run", "longweave", *SCRIPTED, "--out", str(work / "out"), "-T", "per_cell=3", "--per-cell", "2"],
-                   work / "out", 2)
+    line = refused(
+        ["run", "longweave", *SCRIPTED, "--out", str(work / "out"), "-T", "per_cell=3", "--per-cell", "2"],
+        work / "out",
+        2,
+    )
     assert line == "error: per_cell is given twice (-T per_cell=3, --per-cell 2): give it once"
 
 
@@ -94,11 +114,15 @@ def test_unknown_task(work):
         ("task: demo\nmodle: scripted/echo\n", ":2: unknown key modle (did you mean model?); known keys: base_url,"),
         ("- task: demo\n- limit: 2\n", ":1: expected a mapping of keys to values, got a list"),
         ("task: demo\nlimit: 1\nlimit: 2\n", ":3: limit: given twice (also on line 2)"),
-        ("task: demo\ngen:\n  judge:\n    temperature: hot\n",
-         ":4: gen.judge.temperature: input should be a valid number, unable to parse string as a number (got 'hot')"),
+        (
+            "task: demo\ngen:\n  judge:\n    temperature: hot\n",
+            ":4: gen.judge.temperature: input should be a valid number, unable to parse string as a number (got 'hot')",
+        ),
         ("task: demo\ngen: [judge.temperature]\n", ":2: gen: item 'judge.temperature' must look like NAME=VALUE"),
-        ("task: demo\nrole_concurrency: {judge: 0}\n",
-         ":2: role_concurrency.judge: input should be greater than or equal to 1 (got 0)"),
+        (
+            "task: demo\nrole_concurrency: {judge: 0}\n",
+            ":2: role_concurrency.judge: input should be greater than or equal to 1 (got 0)",
+        ),
         ("task: demo\nmodel: [unclosed\n", ":3:1: invalid YAML: expected ',' or ']', but got '<stream end>'"),
         (b"task: demo\nmodel: \xff\xfe\n", ":2: not UTF-8 text (byte 0xff); save the file as UTF-8"),
     ],
@@ -112,9 +136,11 @@ def test_bad_config_file_names_file_line_and_key(work, content, message):
 def test_config_file_lists_every_problem_in_line_order(work):
     config = config_file(work, "limit: 0\ntask: demo\nepochs: two\nseed: 1.5\n")
     line = refused(["run", "--config", str(config), *SCRIPTED, "--out", str(work / "out")], work / "out", 2)
-    assert line == (f"error: {config}:1: limit: input should be greater than or equal to 1 (got 0); "
-                    f"{config}:3: epochs: input should be a valid integer (got 'two'); "
-                    f"{config}:4: seed: input should be a valid integer (got 1.5)")
+    assert line == (
+        f"error: {config}:1: limit: input should be greater than or equal to 1 (got 0); "
+        f"{config}:3: epochs: input should be a valid integer (got 'two'); "
+        f"{config}:4: seed: input should be a valid integer (got 1.5)"
+    )
 
 
 def test_missing_config_file(work):
@@ -128,8 +154,9 @@ def test_writingbench_data_without_requirement_folder(work):
     data = work / "wb"
     data.mkdir()
     (data / "benchmark_all.jsonl").write_bytes(tiny_files()["benchmark_all.jsonl"])
-    line = refused(["run", "writingbench", "--data-dir", str(data), *SCRIPTED, "--out", str(work / "out")],
-                   work / "out", 1)
+    line = refused(
+        ["run", "writingbench", "--data-dir", str(data), *SCRIPTED, "--out", str(work / "out")], work / "out", 1
+    )
     assert line.startswith(f"error: missing WritingBench files under {data}/: requirement/style/style_subset.jsonl, ")
     assert "proseval writingbench download fetches them" in line
 
@@ -141,8 +168,22 @@ def no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_missing_key_is_refused_before_the_run_folder_is_made(work, no_keys):
-    line = refused(["run", "demo", "--model", "openai/gpt-4o-mini", "--role", "judge=openai/gpt-4o", "--display",
-                    "none", "--out", str(work / "out")], work / "out", 1)
+    line = refused(
+        [
+            "run",
+            "demo",
+            "--model",
+            "openai/gpt-4o-mini",
+            "--role",
+            "judge=openai/gpt-4o",
+            "--display",
+            "none",
+            "--out",
+            str(work / "out"),
+        ],
+        work / "out",
+        1,
+    )
     assert line == "error: OPENAI_API_KEY is not set: export it, or add it to a .env file in the current folder"
     assert not (work / "out").exists()
 
@@ -161,8 +202,22 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def test_missing_key_on_resume_and_rescore_changes_nothing(work, no_keys):
     run_dir = finished_run(work / "runs")
     before = snapshot(work / "runs")
-    resumed = runner.invoke(app, ["run", "demo", "--resume", str(run_dir), "--force", "-m", "openai/gpt-4o-mini",
-                                  "-r", "judge=scripted/echo", "--display", "none"])
+    resumed = runner.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "--resume",
+            str(run_dir),
+            "--force",
+            "-m",
+            "openai/gpt-4o-mini",
+            "-r",
+            "judge=scripted/echo",
+            "--display",
+            "none",
+        ],
+    )
     rescored = runner.invoke(app, ["score", str(run_dir), "-r", "judge=openai/gpt-4o", "--display", "none"])
     for result in (resumed, rescored):
         assert result.exit_code == 1 and "error: OPENAI_API_KEY is not set" in result.output, result.output
@@ -173,16 +228,30 @@ def test_missing_key_on_resume_and_rescore_changes_nothing(work, no_keys):
 @pytest.mark.parametrize("command", [["run", "demo", "--resume"], ["resume"], ["score"], ["show"]])
 def test_a_folder_that_is_not_a_run(work, command):
     missing = work / "out" / "nope"
-    line = refused([*command, str(missing), *(["-r", "judge=scripted/echo"] if command == ["score"] else [])],
-                   work / "out", 2)
+    line = refused(
+        [*command, str(missing), *(["-r", "judge=scripted/echo"] if command == ["score"] else [])], work / "out", 2
+    )
     assert line == f"error: {missing} is not a run folder (no header.json)"
 
 
 def test_a_refused_resume_leaves_the_run_as_it_was(work):
     run_dir = finished_run(work / "runs")
     before = snapshot(work / "runs")
-    result = runner.invoke(app, ["run", "demo", "--resume", str(run_dir), "-m", "scripted/empty",
-                                 "-r", "judge=scripted/echo", "--display", "none"])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "--resume",
+            str(run_dir),
+            "-m",
+            "scripted/empty",
+            "-r",
+            "judge=scripted/echo",
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 2 and "pass --force to continue with the new one" in result.output
     assert snapshot(work / "runs") == before
 
@@ -206,8 +275,9 @@ def test_an_unexpected_error_during_a_run_names_the_run_folders_log(work, monkey
     assert "Traceback" not in result.output
     (run_dir,) = (work / "out").iterdir()
     log = run_dir / "error.log"
-    assert (f"error: a bug in proseval: boom — please report it; its traceback is in {log} "
-            "(--debug prints it here)") in result.output
+    assert (
+        f"error: a bug in proseval: boom — please report it; its traceback is in {log} (--debug prints it here)"
+    ) in result.output
     assert "RuntimeError" not in result.output  # the project's words; the class is in the log
     text = log.read_text(encoding="utf-8")
     assert "Traceback (most recent call last)" in text and "RuntimeError: boom" in text and "in boom" in text
@@ -216,30 +286,40 @@ def test_an_unexpected_error_during_a_run_names_the_run_folders_log(work, monkey
 def test_a_bug_in_a_tasks_protocol_or_scorer_is_recorded_in_the_projects_words(work, monkeypatch):
     """The sample fails (protocol) or its score is unscored (scorer), the record says it is a bug and
     where its traceback went: no exception class, no Python type."""
+
     def broken_scorer(sample, state, ctx):
         raise ValueError("odd answer")
 
     async def broken_protocol(sample, ctx):
         raise KeyError("missing key")
 
-    from support.core import binding, make_task
-
+    from proseval.runtime.loop import run_async
     from proseval.runtime.options import RunOptions
     from proseval.runtime.runner import start_run
-    from proseval.runtime.loop import run_async
+    from support.core import binding, make_task
 
     task = make_task(2)
     task.scorers = [broken_scorer]
-    folder, _ = run_async(start_run(task, {"candidate": binding("scripted/echo")},
-                                    RunOptions(out_dir=work / "a", display="none", use_cache=False)))
+    folder, _ = run_async(
+        start_run(
+            task,
+            {"candidate": binding("scripted/echo")},
+            RunOptions(out_dir=work / "a", display="none", use_cache=False),
+        )
+    )
     (first, *_) = folder.iter_records()
     (score,) = first.scores.values()
     assert score.explanation.startswith("a bug in scorer broken_scorer: odd answer (its traceback is in ")
     assert "ValueError" not in score.explanation and (folder.path / "error.log").is_file()
     task = make_task(2)
     task.protocol = broken_protocol
-    folder, _ = run_async(start_run(task, {"candidate": binding("scripted/echo")},
-                                    RunOptions(out_dir=work / "b", display="none", use_cache=False)))
+    folder, _ = run_async(
+        start_run(
+            task,
+            {"candidate": binding("scripted/echo")},
+            RunOptions(out_dir=work / "b", display="none", use_cache=False),
+        )
+    )
     (first, *_) = folder.iter_records()
     assert first.error.startswith("a bug in the unit task: 'missing key' (its traceback is in ")
     assert "KeyError" not in first.error and "KeyError: 'missing key'" in (folder.path / "error.log").read_text()
@@ -283,8 +363,13 @@ def test_a_missing_file_from_a_loader_is_a_user_error(work, monkeypatch):
 
 def test_the_installed_command_has_the_boundary(work):
     """The real entry point (not the test runner): stderr holds the one line, and no traceback."""
-    done = subprocess.run([sys.executable, "-m", "proseval", "run", "demo", *SCRIPTED, "-T", "foo"],
-                          capture_output=True, text=True, timeout=300, cwd=work)
+    done = subprocess.run(
+        [sys.executable, "-m", "proseval", "run", "demo", *SCRIPTED, "-T", "foo"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=work,
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip() == "error: -T 'foo' must look like NAME=VALUE" and done.stdout == ""
     assert files_under(work) == []

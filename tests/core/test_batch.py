@@ -31,18 +31,21 @@ cli = CliRunner()
 
 
 def wb_plan(queries: Path, url: str):
-    request = RoleRequest(model="scripted/echo", roles={"judge": "openai-compatible/judge"},
-                          role_base_urls={"judge": [url]})
+    request = RoleRequest(
+        model="scripted/echo", roles={"judge": "openai-compatible/judge"}, role_base_urls={"judge": [url]}
+    )
     return plan("writingbench", request, params={"queries": str(queries)})
 
 
 def options(tmp_path: Path, name: str, **kwargs) -> RunOptions:
     kwargs.setdefault("batch_settings", FAST)
-    return RunOptions(out_dir=tmp_path, display="none", backoff_initial=0.01, cache_path=tmp_path / f"{name}.sqlite",
-                      **kwargs)
+    return RunOptions(
+        out_dir=tmp_path, display="none", backoff_initial=0.01, cache_path=tmp_path / f"{name}.sqlite", **kwargs
+    )
 
 
 # --- WritingBench: the judge in batch mode -------------------------------------------------------
+
 
 def test_writingbench_judge_in_batch_mode_gives_the_real_time_results(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl")
@@ -50,11 +53,16 @@ def test_writingbench_judge_in_batch_mode_gives_the_real_time_results(tmp_path):
     async def both():
         async with FakeBatchServer(responder=wb_judge, polls_to_complete=2) as server:
             planned = wb_plan(queries, server.base_url)
-            live, _ = await start_run(planned.task, planned.bindings, options(tmp_path, "live"),
-                                      run_dir=tmp_path / "live")
+            live, _ = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "live"), run_dir=tmp_path / "live"
+            )
             live_requests = len(server.requests)
-            batched, _ = await start_run(planned.task, planned.bindings,
-                                         options(tmp_path, "batch", batch_roles=("judge",)), run_dir=tmp_path / "batch")
+            batched, _ = await start_run(
+                planned.task,
+                planned.bindings,
+                options(tmp_path, "batch", batch_roles=("judge",)),
+                run_dir=tmp_path / "batch",
+            )
             return server, live, batched, live_requests
 
     server, live, batched, live_requests = asyncio.run(both())
@@ -114,8 +122,10 @@ def ms_responder(body: dict) -> str:
 def ms_extractor(messages):
     prompt = messages[-1]["content"]
     if "extract_info_list" in prompt:
-        return ("```python\ndef extract_info_list(model_response):\n"
-                "    return re.findall(r'^\\d+\\. .*$', model_response, re.M)\n```")
+        return (
+            "```python\ndef extract_info_list(model_response):\n"
+            "    return re.findall(r'^\\d+\\. .*$', model_response, re.M)\n```"
+        )
     return "ALL"
 
 
@@ -129,13 +139,19 @@ def test_meeseeks_two_rounds_in_batch_mode_give_the_real_time_results(tmp_path, 
 
     async def both():
         async with FakeBatchServer(responder=ms_responder) as server:
-            bindings = {"candidate": RoleBinding(spec="openai-compatible/candidate", base_urls=[server.base_url]),
-                        "judge": RoleBinding(spec="openai-compatible/judge", base_urls=[server.base_url]),
-                        "extractor": RoleBinding(spec=extractor)}
+            bindings = {
+                "candidate": RoleBinding(spec="openai-compatible/candidate", base_urls=[server.base_url]),
+                "judge": RoleBinding(spec="openai-compatible/judge", base_urls=[server.base_url]),
+                "extractor": RoleBinding(spec=extractor),
+            }
             live, _ = await start_run(task, bindings, options(tmp_path, "live"), run_dir=tmp_path / "live")
             live_requests = len(server.requests)
-            batched, _ = await start_run(task, bindings, options(tmp_path, "batch", batch_roles=("candidate", "judge")),
-                                         run_dir=tmp_path / "batch")
+            batched, _ = await start_run(
+                task,
+                bindings,
+                options(tmp_path, "batch", batch_roles=("candidate", "judge")),
+                run_dir=tmp_path / "batch",
+            )
             return server, live, batched, live_requests
 
     server, live, batched, live_requests = asyncio.run(both())
@@ -152,6 +168,7 @@ def test_meeseeks_two_rounds_in_batch_mode_give_the_real_time_results(tmp_path, 
 
 
 # --- kill while polling, then resume ------------------------------------------------------------
+
 
 def test_a_run_killed_while_polling_resumes_the_same_batches(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl")
@@ -178,8 +195,9 @@ def test_an_upload_without_a_recorded_batch_is_found_at_the_provider(tmp_path):
     async def go():
         async with FakeBatchServer(responder=wb_judge) as server:
             planned = wb_plan(queries, server.base_url)
-            folder, _ = await start_run(planned.task, planned.bindings,
-                                        options(tmp_path, "c", batch_roles=("judge",)), run_dir=tmp_path / "run")
+            folder, _ = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "c", batch_roles=("judge",)), run_dir=tmp_path / "run"
+            )
             # as if killed between `batches.create` and the record of its answer, before any sample was written
             log = folder.path / BATCH_LOG
             log.write_text(log.read_text().splitlines()[0] + "\n")
@@ -197,6 +215,7 @@ def test_an_upload_without_a_recorded_batch_is_found_at_the_provider(tmp_path):
 
 # --- failures: the next batch, then real time, then unscored ------------------------------------
 
+
 def test_expired_items_go_into_the_next_batch(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl", n=2)
 
@@ -206,11 +225,16 @@ def test_expired_items_go_into_the_next_batch(tmp_path):
     async def go():
         async with FakeBatchServer(responder=wb_judge, item_fault=fault) as server:
             planned = wb_plan(queries, server.base_url)
-            live, _ = await start_run(planned.task, planned.bindings, options(tmp_path, "live"),
-                                      run_dir=tmp_path / "live")
+            live, _ = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "live"), run_dir=tmp_path / "live"
+            )
             server.requests.clear()
-            batched, _ = await start_run(planned.task, planned.bindings,
-                                         options(tmp_path, "batch", batch_roles=("judge",)), run_dir=tmp_path / "batch")
+            batched, _ = await start_run(
+                planned.task,
+                planned.bindings,
+                options(tmp_path, "batch", batch_roles=("judge",)),
+                run_dir=tmp_path / "batch",
+            )
             return server, live, batched
 
     server, live, batched = asyncio.run(go())
@@ -230,14 +254,18 @@ def test_an_item_failing_everywhere_ends_unscored_never_zero(tmp_path):
 
     def realtime(index, body):
         from proseval.testing.fake_openai import Reply
+
         return Reply(kind="status", status=500) if "criterion 3" in body["messages"][-1]["content"] else Reply()
 
     async def go():
         async with FakeBatchServer(responder=wb_judge, item_fault=fault, behaviour=realtime) as server:
             planned = wb_plan(queries, server.base_url)
-            folder, results = await start_run(planned.task, planned.bindings,
-                                              options(tmp_path, "b", batch_roles=("judge",), max_attempts=2),
-                                              run_dir=tmp_path / "run")
+            folder, results = await start_run(
+                planned.task,
+                planned.bindings,
+                options(tmp_path, "b", batch_roles=("judge",), max_attempts=2),
+                run_dir=tmp_path / "run",
+            )
             return server, folder, results
 
     server, folder, results = asyncio.run(go())
@@ -254,10 +282,21 @@ def test_an_item_failing_everywhere_ends_unscored_never_zero(tmp_path):
 
 # --- refusals and the command line --------------------------------------------------------------
 
+
 def test_batch_is_refused_for_providers_without_a_batch_api(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl", n=1)
-    base = ["run", "writingbench", "--queries", str(queries), "-m", "scripted/echo", "--out", str(tmp_path / "runs"),
-            "--display", "none"]
+    base = [
+        "run",
+        "writingbench",
+        "--queries",
+        str(queries),
+        "-m",
+        "scripted/echo",
+        "--out",
+        str(tmp_path / "runs"),
+        "--display",
+        "none",
+    ]
     refused = cli.invoke(app, [*base, "-r", "judge=scripted/echo", "--batch", "judge"])
     assert refused.exit_code == 2 and "scripted/echo has no batch API" in refused.output
     unknown = cli.invoke(app, [*base, "-r", "judge=scripted/echo", "--batch", "critic"])
@@ -271,9 +310,27 @@ def test_batch_is_refused_for_an_endpoint_without_a_batch_api(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl", n=1)
     server = FakeOpenAIServer().start_in_thread()  # chat completions only: /batches answers 404
     try:
-        result = cli.invoke(app, ["run", "writingbench", "--queries", str(queries), "-m", "scripted/echo",
-                                  "-r", "judge=openai-compatible/j", "--role-base-url", f"judge={server.base_url}",
-                                  "--batch", "judge", "--out", str(tmp_path / "runs"), "--display", "none"])
+        result = cli.invoke(
+            app,
+            [
+                "run",
+                "writingbench",
+                "--queries",
+                str(queries),
+                "-m",
+                "scripted/echo",
+                "-r",
+                "judge=openai-compatible/j",
+                "--role-base-url",
+                f"judge={server.base_url}",
+                "--batch",
+                "judge",
+                "--out",
+                str(tmp_path / "runs"),
+                "--display",
+                "none",
+            ],
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 1 and "offers no batch API" in result.output
@@ -285,9 +342,27 @@ def test_the_command_line_runs_a_role_in_batch_mode(tmp_path):
     queries = write_queries(tmp_path / "q.jsonl", n=2)
     server = FakeBatchServer(responder=wb_judge, polls_to_complete=0).start_in_thread()
     try:
-        result = cli.invoke(app, ["run", "writingbench", "--queries", str(queries), "-m", "scripted/echo",
-                                  "-r", "judge=openai-compatible/j", "--role-base-url", f"judge={server.base_url}",
-                                  "--batch", "judge", "--out", str(tmp_path / "runs"), "--display", "plain"])
+        result = cli.invoke(
+            app,
+            [
+                "run",
+                "writingbench",
+                "--queries",
+                str(queries),
+                "-m",
+                "scripted/echo",
+                "-r",
+                "judge=openai-compatible/j",
+                "--role-base-url",
+                f"judge={server.base_url}",
+                "--batch",
+                "judge",
+                "--out",
+                str(tmp_path / "runs"),
+                "--display",
+                "plain",
+            ],
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output
@@ -339,8 +414,9 @@ def test_a_lost_answer_to_a_create_is_looked_up_not_created_again(tmp_path):
         async with FakeBatchServer(responder=wb_judge) as server:
             server.lose_create_answers = 1
             planned = wb_plan(queries, server.base_url)
-            _, results = await start_run(planned.task, planned.bindings, options(tmp_path, "b", batch_roles=("judge",)),
-                                         run_dir=tmp_path / "run")
+            _, results = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "b", batch_roles=("judge",)), run_dir=tmp_path / "run"
+            )
             return server, results
 
     server, results = asyncio.run(go())
@@ -354,12 +430,17 @@ def test_failed_batches_are_retried_once_then_sent_in_real_time(tmp_path):
     async def go():
         async with FakeBatchServer(responder=wb_judge) as server:
             planned = wb_plan(queries, server.base_url)
-            live, _ = await start_run(planned.task, planned.bindings, options(tmp_path, "live"),
-                                      run_dir=tmp_path / "live")
+            live, _ = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "live"), run_dir=tmp_path / "live"
+            )
             server.requests.clear()
             server.fail_batches = True
-            batched, _ = await start_run(planned.task, planned.bindings,
-                                         options(tmp_path, "batch", batch_roles=("judge",)), run_dir=tmp_path / "batch")
+            batched, _ = await start_run(
+                planned.task,
+                planned.bindings,
+                options(tmp_path, "batch", batch_roles=("judge",)),
+                run_dir=tmp_path / "batch",
+            )
             return server, live, batched
 
     server, live, batched = asyncio.run(go())
@@ -377,8 +458,9 @@ def test_an_item_refused_for_good_is_not_retried(tmp_path):
     async def go():
         async with FakeBatchServer(responder=wb_judge, item_fault=fault) as server:
             planned = wb_plan(queries, server.base_url)
-            folder, _ = await start_run(planned.task, planned.bindings, options(tmp_path, "b", batch_roles=("judge",)),
-                                        run_dir=tmp_path / "run")
+            folder, _ = await start_run(
+                planned.task, planned.bindings, options(tmp_path, "b", batch_roles=("judge",)), run_dir=tmp_path / "run"
+            )
             return server, folder
 
     server, folder = asyncio.run(go())

@@ -31,14 +31,22 @@ KEY = "sk-batch-outcomes-secret-0123456789"
 
 
 def wb_plan(queries: Path, url: str):
-    request = RoleRequest(model="scripted/echo", roles={"judge": "openai-compatible/judge"},
-                          role_base_urls={"judge": [url]})
+    request = RoleRequest(
+        model="scripted/echo", roles={"judge": "openai-compatible/judge"}, role_base_urls={"judge": [url]}
+    )
     return plan("writingbench", request, params={"queries": str(queries)})
 
 
 def batch_options(tmp_path: Path, **kwargs) -> RunOptions:
-    return RunOptions(out_dir=tmp_path, display="none", backoff_initial=0.01, batch_settings=FAST,
-                      batch_roles=("judge",), cache_path=tmp_path / "cache.sqlite", **kwargs)
+    return RunOptions(
+        out_dir=tmp_path,
+        display="none",
+        backoff_initial=0.01,
+        batch_settings=FAST,
+        batch_roles=("judge",),
+        cache_path=tmp_path / "cache.sqlite",
+        **kwargs,
+    )
 
 
 def unused_port() -> int:
@@ -67,23 +75,35 @@ def test_lines_expired_everywhere_are_counted_and_sent_in_real_time(tmp_path):
     async def go():
         async with FakeBatchServer(responder=wb_judge, item_fault=lambda body, seen: "expired") as server:
             planned = wb_plan(queries, server.base_url)
-            folder, results = await start_run(planned.task, planned.bindings, batch_options(tmp_path),
-                                              run_dir=tmp_path / "run")
+            folder, results = await start_run(
+                planned.task, planned.bindings, batch_options(tmp_path), run_dir=tmp_path / "run"
+            )
             return server, folder, results
 
     server, folder, results = asyncio.run(go())
     assert [b.status for b in server.batches.values()] == ["expired", "expired"]  # each line in two batches...
     assert len(server.requests) == 10  # ...then in real time
     assert results.counts.ok == 2 and results.extra["criteria_unscored"] == 0
-    assert judge_counts(folder) == {"batch_lines": 20, "batch_failed": 0, "batch_expired": 20, "rebatched": 10,
-                                    "realtime_fallbacks": 10}
+    assert judge_counts(folder) == {
+        "batch_lines": 20,
+        "batch_failed": 0,
+        "batch_expired": 20,
+        "rebatched": 10,
+        "realtime_fallbacks": 10,
+    }
     session = json.loads((folder.path / "usage.jsonl").read_text().splitlines()[-1])["roles"]
     assert session["judge"]["batch_expired"] == 20 and "batch_lines" not in session["candidate"]
     rows = usage_rows(results)
-    assert {k: rows["judge"][k] for k in ("batch lines", "batch failed", "batch expired", "rebatched",
-                                          "real-time fallbacks")} == {
-        "batch lines": "20", "batch failed": "0", "batch expired": "20", "rebatched": "10",
-        "real-time fallbacks": "10"}
+    assert {
+        k: rows["judge"][k]
+        for k in ("batch lines", "batch failed", "batch expired", "rebatched", "real-time fallbacks")
+    } == {
+        "batch lines": "20",
+        "batch failed": "0",
+        "batch expired": "20",
+        "rebatched": "10",
+        "real-time fallbacks": "10",
+    }
     assert rows["candidate"]["batch lines"] == "—"  # a role in real time has no batch counts
     shown = cli.invoke(app, ["show", str(folder.path)], env={"COLUMNS": "250"})
     assert shown.exit_code == 0, shown.output
@@ -104,14 +124,20 @@ def test_some_failed_lines_are_counted(tmp_path):
     async def go():
         async with FakeBatchServer(responder=wb_judge, item_fault=fault) as server:
             planned = wb_plan(queries, server.base_url)
-            folder, _ = await start_run(planned.task, planned.bindings, batch_options(tmp_path),
-                                        run_dir=tmp_path / "run")
+            folder, _ = await start_run(
+                planned.task, planned.bindings, batch_options(tmp_path), run_dir=tmp_path / "run"
+            )
             return server, folder
 
     server, folder = asyncio.run(go())
     assert server.creates == 2 and len(server.requests) == 4  # 3 answered, then 1 in the next batch; none real-time
-    assert judge_counts(folder) == {"batch_lines": 6, "batch_failed": 2, "batch_expired": 0, "rebatched": 1,
-                                    "realtime_fallbacks": 0}
+    assert judge_counts(folder) == {
+        "batch_lines": 6,
+        "batch_failed": 2,
+        "batch_expired": 0,
+        "rebatched": 1,
+        "realtime_fallbacks": 0,
+    }
 
 
 def test_a_batch_seen_to_end_is_counted_once_across_sessions(tmp_path):
@@ -120,8 +146,9 @@ def test_a_batch_seen_to_end_is_counted_once_across_sessions(tmp_path):
     async def go():
         async with FakeBatchServer(responder=wb_judge) as server:
             planned = wb_plan(queries, server.base_url)
-            folder, _ = await start_run(planned.task, planned.bindings, batch_options(tmp_path),
-                                        run_dir=tmp_path / "run")
+            folder, _ = await start_run(
+                planned.task, planned.bindings, batch_options(tmp_path), run_dir=tmp_path / "run"
+            )
             folder.samples_path.write_text("")  # as if its records were lost: the resume asks again
             (folder.path / "results.json").unlink()
             resumed = replace(batch_options(tmp_path), cache_path=tmp_path / "fresh.sqlite")
@@ -152,8 +179,10 @@ def test_an_unreachable_batch_endpoint_fails_samples_that_retry_failed_runs_agai
     failed = {r.id: r.error for r in folder.iter_records() if r.status == "error"}
     assert set(failed) == {"queries/q1", "queries/q2"}
     for error in failed.values():  # the endpoint, the step and why
-        assert error.startswith(f"the request failed after its retries: batch for judge failed at {url}: "
-                                "uploading a batch file of 10 judge requests: ")
+        assert error.startswith(
+            f"the request failed after its retries: batch for judge failed at {url}: "
+            "uploading a batch file of 10 judge requests: "
+        )
         assert "Error:" not in error  # the project's words, no exception class
     assert down.roles["judge"]["errors"] == 10
     assert KEY not in (run_dir / "samples.jsonl").read_text() and KEY not in json.dumps(down.model_dump())
@@ -175,8 +204,15 @@ def test_an_unreachable_batch_endpoint_fails_samples_that_retry_failed_runs_agai
 
 def test_a_run_without_batch_roles_keeps_its_usage_columns():
     counts = Counts(total=1, finished=1, ok=1, failed=0, unscored=0)
-    results = Results(run_id="r", task="t", finished_at="now", complete=True, counts=counts, metrics={},
-                      roles={"candidate": {"requests": 1, "cache_hits": 0, "retries": 0, "errors": 0}})
+    results = Results(
+        run_id="r",
+        task="t",
+        finished_at="now",
+        complete=True,
+        counts=counts,
+        metrics={},
+        roles={"candidate": {"requests": 1, "cache_hits": 0, "retries": 0, "errors": 0}},
+    )
     headers = [str(column.header) for column in usage_table(results).columns]
     assert headers == ["role", "calls", "cached", "retries", "errors", "tok in", "tok out", "latency s"]
     batched = results.model_copy(update={"roles": {"judge": {"requests": 1, **{key: 0 for key in BATCH_COUNTS}}}})

@@ -224,8 +224,23 @@ def test_a_damaged_cache_says_to_delete_it_and_cache_clear_deletes_it(tmp_path, 
     damaged = tmp_path / "responses.sqlite"
     damaged.write_bytes(b"not a database, " * 64)
     runner = CliRunner()
-    for args in (["cache", "stats"], ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "1",
-                                      "-o", str(tmp_path / "runs"), "--display", "none"]):
+    for args in (
+        ["cache", "stats"],
+        [
+            "run",
+            "demo",
+            "-m",
+            "scripted/echo",
+            "-r",
+            "judge=scripted/echo",
+            "-n",
+            "1",
+            "-o",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+    ):
         result = runner.invoke(app, args)
         said = " ".join(result.output.split())
         assert result.exit_code == 1, (args, result.output)

@@ -38,8 +38,14 @@ def test_a_legend_inside_the_plot_and_a_cut_label_are_found():
     assert any("has text outside the figure" in p for p in layout_problems(figure))
 
 
-@pytest.mark.parametrize("label", ["short", "a long legend label that goes on and on: Δ_med = 4 (median completion "
-                                            "12 − median first draft 8; 7 drafted sections, 1 at T_max)"])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "short",
+        "a long legend label that goes on and on: Δ_med = 4 (median completion "
+        "12 − median first draft 8; 7 drafted sections, 1 at T_max)",
+    ],
+)
 def test_the_legend_is_placed_beside_or_below_the_data_and_nothing_is_cut(label):
     def draw(axes):
         bars(axes)

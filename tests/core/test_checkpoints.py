@@ -8,10 +8,10 @@ import json
 import pytest
 
 from proseval.core import Sample, Score, State, Task
-from proseval.runtime.records import RoleBinding
-from proseval.runtime.runlog import RunFolder, RunFolderError
 from proseval.runtime.options import RunOptions
+from proseval.runtime.records import RoleBinding
 from proseval.runtime.resume import resume_run
+from proseval.runtime.runlog import RunFolder, RunFolderError
 from proseval.runtime.runner import start_run
 
 STEPS = 5
@@ -29,8 +29,9 @@ def make_task(log: list[tuple[str, int]], kill_at: dict[str, int]) -> Task:
             if kill_at.get(sample.id) == step:
                 kill_at.pop(sample.id)
                 raise Killed
-            completion = await ctx.generate("candidate", [{"role": "user", "content": f"{sample.input} {step}"}],
-                                            turn=step)
+            completion = await ctx.generate(
+                "candidate", [{"role": "user", "content": f"{sample.input} {step}"}], turn=step
+            )
             step, text = step + 1, text + completion.text[:1]
             log.append((sample.id, step))
             ctx.save_checkpoint({"step": step, "text": text})
@@ -39,8 +40,13 @@ def make_task(log: list[tuple[str, int]], kill_at: dict[str, int]) -> Task:
     async def steps(sample, state, ctx):
         return {"length": Score(value=float(len(state.output)))}
 
-    return Task(name="episodes", version="1", dataset=lambda: [Sample(id=f"e{i}", input=f"topic {i}") for i in range(3)],
-                protocol=protocol, scorers=[steps])
+    return Task(
+        name="episodes",
+        version="1",
+        dataset=lambda: [Sample(id=f"e{i}", input=f"topic {i}") for i in range(3)],
+        protocol=protocol,
+        scorers=[steps],
+    )
 
 
 BINDINGS = {"candidate": RoleBinding(spec="scripted/echo")}

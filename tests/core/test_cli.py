@@ -63,8 +63,20 @@ def test_describes_list_of_runs_options_is_runs_own():
 
 
 def test_run_show_and_rescore(tmp_path):
-    result = invoke("run", "demo", "--model", "scripted/echo", "--role", "judge=scripted/echo",
-                    "--out", str(tmp_path), "--display", "none", "--limit", "3")
+    result = invoke(
+        "run",
+        "demo",
+        "--model",
+        "scripted/echo",
+        "--role",
+        "judge=scripted/echo",
+        "--out",
+        str(tmp_path),
+        "--display",
+        "none",
+        "--limit",
+        "3",
+    )
     assert result.exit_code == 0, result.output
     assert "quality" in result.output and "By genre" in result.output
     (run_dir,) = tmp_path.iterdir()
@@ -90,8 +102,20 @@ def test_missing_role_is_an_error_before_any_call(tmp_path):
 
 
 def test_judge_equal_to_candidate_warns(tmp_path):
-    result = invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "--out", str(tmp_path),
-                    "--display", "none", "-n", "1")
+    result = invoke(
+        "run",
+        "demo",
+        "-m",
+        "scripted/echo",
+        "-r",
+        "judge=scripted/echo",
+        "--out",
+        str(tmp_path),
+        "--display",
+        "none",
+        "-n",
+        "1",
+    )
     assert "self-judging" in result.output
 
 
@@ -137,8 +161,20 @@ def test_config_file_errors_name_file_and_line(tmp_path):
 
 
 def test_resume_refuses_a_changed_configuration(tmp_path):
-    invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "--out", str(tmp_path),
-           "--display", "none", "-n", "2")
+    invoke(
+        "run",
+        "demo",
+        "-m",
+        "scripted/echo",
+        "-r",
+        "judge=scripted/echo",
+        "--out",
+        str(tmp_path),
+        "--display",
+        "none",
+        "-n",
+        "2",
+    )
     (run_dir,) = tmp_path.iterdir()
     header_file = run_dir / "header.json"
     header = json.loads(header_file.read_text())
@@ -160,8 +196,20 @@ def test_exported_schemas_are_up_to_date():
 
 
 def test_cache_stats_and_clear(tmp_path, isolated_cache):
-    invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "--out", str(tmp_path),
-           "--display", "none", "-n", "2")
+    invoke(
+        "run",
+        "demo",
+        "-m",
+        "scripted/echo",
+        "-r",
+        "judge=scripted/echo",
+        "--out",
+        str(tmp_path),
+        "--display",
+        "none",
+        "-n",
+        "2",
+    )
     stats = invoke("cache", "stats")
     assert stats.exit_code == 0 and "entries: 4" in stats.output and str(isolated_cache) in stats.output
     cleared = invoke("cache", "clear", "--yes")
@@ -170,8 +218,21 @@ def test_cache_stats_and_clear(tmp_path, isolated_cache):
 
 
 def test_no_cache_flag_leaves_the_cache_empty(tmp_path):
-    invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "--out", str(tmp_path),
-           "--display", "none", "-n", "2", "--no-cache")
+    invoke(
+        "run",
+        "demo",
+        "-m",
+        "scripted/echo",
+        "-r",
+        "judge=scripted/echo",
+        "--out",
+        str(tmp_path),
+        "--display",
+        "none",
+        "-n",
+        "2",
+        "--no-cache",
+    )
     assert "entries: 0" in invoke("cache", "stats").output
 
 

@@ -7,12 +7,12 @@ import gc
 from pathlib import Path
 
 import pytest
-from support.core import binding, make_task
 
 from proseval.core.protocols import single_turn
 from proseval.runtime.collector import YOUNG_THRESHOLD, fewer_collections
 from proseval.runtime.options import RunOptions
 from proseval.runtime.runner import start_run
+from support.core import binding, make_task
 
 
 @pytest.fixture
@@ -42,7 +42,8 @@ def test_a_higher_threshold_of_the_process_is_kept(default_thresholds):
 
 
 async def test_runs_in_flight_collect_less_often_and_leave_the_process_as_they_found_it(
-        tmp_path: Path, default_thresholds):
+    tmp_path: Path, default_thresholds
+):
     seen = []
 
     async def protocol(sample, ctx):

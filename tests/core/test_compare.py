@@ -20,8 +20,9 @@ cli = CliRunner()
 
 
 def sample(i: int, value: float | None, *, status: str = "ok", epoch: int = 0, group: str = "x") -> ScoredSample:
-    return ScoredSample(id=f"s{i}", epoch=epoch, status=status, metadata={"group": group},
-                        scores={"q": Score(value=value)})
+    return ScoredSample(
+        id=f"s{i}", epoch=epoch, status=status, metadata={"group": group}, scores={"q": Score(value=value)}
+    )
 
 
 def test_a_constant_improvement_is_found_with_a_tight_interval():
@@ -36,8 +37,10 @@ def test_noise_without_a_shift_is_not_significant():
     rng = np.random.default_rng(7)
     values = rng.normal(size=60)
     noise = rng.normal(scale=0.5, size=60)
-    (diff,) = compare_runs([sample(i, v) for i, v in enumerate(values)],
-                           [sample(i, v + n - noise.mean()) for i, (v, n) in enumerate(zip(values, noise))]).metrics
+    (diff,) = compare_runs(
+        [sample(i, v) for i, v in enumerate(values)],
+        [sample(i, v + n - noise.mean()) for i, (v, n) in enumerate(zip(values, noise))],
+    ).metrics
     assert abs(diff.diff) < 1e-9 and diff.ci_low < 0 < diff.ci_high and diff.p_value > 0.5
 
 
@@ -70,8 +73,10 @@ def test_the_interval_does_not_depend_on_record_order():
 @pytest.fixture
 def two_runs(tmp_path):
     register_script("cmp-judge-a", lambda m: '{"score": 4, "reason": "x"}')
-    register_script("cmp-judge-b", lambda m: '{"score": 7, "reason": "x"}' if "bicycle" not in m[-1]["content"]
-                    else '{"score": 4, "reason": "x"}')
+    register_script(
+        "cmp-judge-b",
+        lambda m: '{"score": 7, "reason": "x"}' if "bicycle" not in m[-1]["content"] else '{"score": 4, "reason": "x"}',
+    )
     try:
         a = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/cmp-judge-a"}, out=tmp_path / "a")
         b = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/cmp-judge-b"}, out=tmp_path / "b")
@@ -97,8 +102,11 @@ def test_compare_two_scripted_runs_with_a_known_difference(tmp_path, two_runs):
 
 def test_runs_of_different_tasks_are_refused(tmp_path, two_runs):
     a, _ = two_runs
-    other = proseval.run("haiku", model="scripted/echo", roles={"judge": "scripted/echo"}, out=tmp_path / "h") \
-        if "haiku" in proseval.registry.tasks() else None
+    other = (
+        proseval.run("haiku", model="scripted/echo", roles={"judge": "scripted/echo"}, out=tmp_path / "h")
+        if "haiku" in proseval.registry.tasks()
+        else None
+    )
     if other is None:  # compare with a run folder whose header names another task
         header = json.loads((a.path / "header.json").read_text())
         fake = tmp_path / "other"

@@ -18,10 +18,16 @@ SCRIPTED = ["-m", "scripted/echo", "-r", "judge=scripted/echo", "--display", "no
 
 
 def test_runs_lists_every_run_below_a_folder_with_its_state_and_headline(tmp_path):
-    assert runner.invoke(app, ["run", "demo", *SCRIPTED, "-n", "2", "--run-dir", str(tmp_path / "runs" / "a")]
-                         ).exit_code == 0
-    assert runner.invoke(app, ["run", "demo", *SCRIPTED, "-n", "1", "--run-dir",
-                               str(tmp_path / "runs" / "nested" / "deeper" / "b")]).exit_code == 0
+    assert (
+        runner.invoke(app, ["run", "demo", *SCRIPTED, "-n", "2", "--run-dir", str(tmp_path / "runs" / "a")]).exit_code
+        == 0
+    )
+    assert (
+        runner.invoke(
+            app, ["run", "demo", *SCRIPTED, "-n", "1", "--run-dir", str(tmp_path / "runs" / "nested" / "deeper" / "b")]
+        ).exit_code
+        == 0
+    )
     (tmp_path / "runs" / "a" / "results.json").unlink()  # as a run killed before its end leaves it
     listed = runner.invoke(app, ["runs", str(tmp_path / "runs"), "--json"])
     assert listed.exit_code == 0, listed.output
@@ -58,8 +64,11 @@ def test_every_page_the_source_points_to_exists():
     source = Path(__file__).resolve().parents[2] / "src" / "proseval"
     import re
 
-    named = {m for path in source.rglob("*.py") for m in re.findall(r"proseval docs ([a-z-]+)",
-                                                                     path.read_text(encoding="utf-8"))}
+    named = {
+        m
+        for path in source.rglob("*.py")
+        for m in re.findall(r"proseval docs ([a-z-]+)", path.read_text(encoding="utf-8"))
+    }
     assert named and named <= set(pages), named - set(pages)
 
 

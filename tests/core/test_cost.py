@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support.cost import PRICES, two_member_set
 from typer.testing import CliRunner
 
 from proseval.benchmarks.demo.task import JUDGE_TEXT
@@ -21,6 +20,7 @@ from proseval.runtime.dryrun import estimate_run, filler, is_reask, synthetic_re
 from proseval.runtime.roles import RoleRequest
 from proseval.testing.fake_openai import FakeOpenAIServer
 from proseval.tokens import count_tokens
+from support.cost import PRICES, two_member_set
 
 ENV = {"COLUMNS": "200"}
 CANDIDATE_REPLY = 300  # tokens of every candidate answer the fake gives (max_tokens is 400)
@@ -51,8 +51,15 @@ def prices(tmp_path: Path) -> Path:
 def models(url: str) -> list[str]:
     """The bindings of these tests' runs; not probed, so that every request counted is a sample's
     (the probe's own cost is tested in test_probe.py)."""
-    return ["--model", "openai-compatible/cand", "--role", "judge=openai-compatible/judge", "--base-url", url,
-            "--no-probe"]
+    return [
+        "--model",
+        "openai-compatible/cand",
+        "--role",
+        "judge=openai-compatible/judge",
+        "--base-url",
+        url,
+        "--no-probe",
+    ]
 
 
 def invoke(*args: str):
@@ -71,6 +78,7 @@ def spend(run: Path) -> dict[str, float]:
 
 
 # --- counting -------------------------------------------------------------------------------------
+
 
 def test_a_request_is_counted_in_openais_chat_format():
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "word word word"}]
@@ -102,11 +110,24 @@ def test_synthetic_replies_parse_as_json_and_have_the_estimated_size():
 
 # --- the dry run ----------------------------------------------------------------------------------
 
+
 def test_dry_run_of_the_demo_counts_every_request_with_hand_checked_tokens():
-    planned = plan("demo", RoleRequest(model="openai-compatible/cand", roles={"judge": "openai-compatible/judge"},
-                                       base_urls=["http://127.0.0.1:9/v1"]))
-    prices = Prices.model_validate({"models": {"openai-compatible/cand": {"input": 100, "output": 400},
-                                               "judge": {"input": 200, "output": 800, "batch_discount": 0.5}}})
+    planned = plan(
+        "demo",
+        RoleRequest(
+            model="openai-compatible/cand",
+            roles={"judge": "openai-compatible/judge"},
+            base_urls=["http://127.0.0.1:9/v1"],
+        ),
+    )
+    prices = Prices.model_validate(
+        {
+            "models": {
+                "openai-compatible/cand": {"input": 100, "output": 400},
+                "judge": {"input": 200, "output": 800, "batch_discount": 0.5},
+            }
+        }
+    )
     whole = asyncio.run(estimate_run(planned.task, planned.bindings, prices=prices))
     assert whole.samples == 8 and whole.errors == 0
     assert whole.roles["candidate"].requests == 8 and whole.roles["judge"].requests == 8
@@ -114,9 +135,11 @@ def test_dry_run_of_the_demo_counts_every_request_with_hand_checked_tokens():
 
     one = asyncio.run(estimate_run(planned.task, planned.bindings, limit=1, prices=prices))
     sample = planned.task.dataset()[0]
-    assert sample.input == ("Write a short email to a customer explaining that their order will arrive three "
-                            "days late because of a storm, and offer a 10% discount on their next purchase. "
-                            "Aim for about 120 words.")
+    assert sample.input == (
+        "Write a short email to a customer explaining that their order will arrive three "
+        "days late because of a storm, and offer a 10% discount on their next purchase. "
+        "Aim for about 120 words."
+    )
     # Counted by hand: the request is 40 cl100k tokens (33 words, each one token with its space, and
     # ",", " ", "10", "%", ".", " ", "120", "."); one user message adds 3 + 1 ("user"), the reply's
     # priming 3: 47. The judge's prompt: its template (81 tokens with both fields empty), the request
@@ -157,7 +180,8 @@ def test_dry_run_sends_nothing_and_writes_no_run_folder_or_cache(tmp_path, serve
 
 def test_run_set_dry_run_lists_every_member_and_sends_nothing(tmp_path, server, prices):
     set_file = tmp_path / "set.yaml"
-    set_file.write_text(f"""\
+    set_file.write_text(
+        f"""\
 folder: out
 models:
   - {{spec: openai-compatible/cand, base_url: {server.base_url}}}
@@ -169,11 +193,17 @@ tasks:
     limit: 3
 roles: {{judge: openai-compatible/judge}}
 role_base_url: {{judge: [{server.base_url}]}}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     result = invoke("run-set", str(set_file), "--dry-run", "--prices", str(prices))
     assert result.exit_code == 0, result.output
-    for member in ("demo--openai-compatible-cand", "demo--openai-compatible-other",
-                   "demo-short--openai-compatible-cand", "demo-short--openai-compatible-other"):
+    for member in (
+        "demo--openai-compatible-cand",
+        "demo--openai-compatible-other",
+        "demo-short--openai-compatible-cand",
+        "demo-short--openai-compatible-other",
+    ):
         assert f"{member} (start)" in result.output
     assert "prices missing in" in result.output and "openai-compatible/other" in result.output
     total = next(line for line in result.output.splitlines() if line.strip("│ ").startswith("total"))
@@ -184,12 +214,24 @@ role_base_url: {{judge: [{server.base_url}]}}
 
 # --- spend and --max-cost -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("concurrency", [1, 4])
-def test_max_cost_stops_within_one_request_and_a_resume_finishes_every_sample_once(tmp_path, server, prices,
-                                                                                   concurrency):
+def test_max_cost_stops_within_one_request_and_a_resume_finishes_every_sample_once(
+    tmp_path, server, prices, concurrency
+):
     # The whole run's real cost, without the cache (so the runs below start cold).
-    reference = invoke("run", "demo", *models(server.base_url), "--prices", str(prices), "--no-cache",
-                       "--run-dir", str(tmp_path / "reference"), "--display", "none")
+    reference = invoke(
+        "run",
+        "demo",
+        *models(server.base_url),
+        "--prices",
+        str(prices),
+        "--no-cache",
+        "--run-dir",
+        str(tmp_path / "reference"),
+        "--display",
+        "none",
+    )
     assert reference.exit_code == 0, reference.output
     full = sum(spend(tmp_path / "reference").values())
     sent = len(server.requests)
@@ -197,8 +239,21 @@ def test_max_cost_stops_within_one_request_and_a_resume_finishes_every_sample_on
 
     limit = round(full * 0.4, 4)
     run = tmp_path / "limited"
-    stopped = invoke("run", "demo", *models(server.base_url), "--prices", str(prices), "--max-cost", str(limit),
-                     "-c", str(concurrency), "--run-dir", str(run), "--display", "none")
+    stopped = invoke(
+        "run",
+        "demo",
+        *models(server.base_url),
+        "--prices",
+        str(prices),
+        "--max-cost",
+        str(limit),
+        "-c",
+        str(concurrency),
+        "--run-dir",
+        str(run),
+        "--display",
+        "none",
+    )
     assert stopped.exit_code == 3, stopped.output
     assert "stopped at the cost limit: spent" in stopped.output and f"proseval resume {run}" in stopped.output
     results = json.loads((run / "results.json").read_text())
@@ -225,8 +280,9 @@ def test_max_cost_stops_within_one_request_and_a_resume_finishes_every_sample_on
     # resume with the limit the message suggests: it finishes; every sample exactly once
     suggested = float(stopped.output.split("--max-cost ")[-1].split()[0])
     assert suggested > limit
-    resumed = invoke("resume", str(run), "--prices", str(prices), "--max-cost", str(suggested), "--display", "none",
-                     "--no-probe")
+    resumed = invoke(
+        "resume", str(run), "--prices", str(prices), "--max-cost", str(suggested), "--display", "none", "--no-probe"
+    )
     assert resumed.exit_code == 0, resumed.output
     records = samples(run)
     assert sorted(r["id"] for r in records) == sorted(s.id for s in _demo_samples())
@@ -240,8 +296,22 @@ def test_max_cost_is_checked_before_anything_is_written(tmp_path, server, prices
     run = tmp_path / "never"
     no_prices = invoke("run", "demo", *models(server.base_url), "--max-cost", "1", "--run-dir", str(run))
     assert no_prices.exit_code == 2 and "--max-cost needs --prices" in no_prices.output
-    unpriced = invoke("run", "demo", "--model", "openai-compatible/unlisted", "--role", "judge=openai-compatible/judge",
-                      "--base-url", server.base_url, "--prices", str(prices), "--max-cost", "1", "--run-dir", str(run))
+    unpriced = invoke(
+        "run",
+        "demo",
+        "--model",
+        "openai-compatible/unlisted",
+        "--role",
+        "judge=openai-compatible/judge",
+        "--base-url",
+        server.base_url,
+        "--prices",
+        str(prices),
+        "--max-cost",
+        "1",
+        "--run-dir",
+        str(run),
+    )
     assert unpriced.exit_code == 2 and "has no price for openai-compatible/unlisted" in unpriced.output
     assert not run.exists() and server.requests == []
 
@@ -264,8 +334,9 @@ def test_a_meter_refuses_what_does_not_fit_and_counts_reservations():
     assert round_up(1.234) == 1.3 and round_up(0.0123) == 0.013
 
     # an answer from a batch pays the batch price; a cache hit nothing; a reply without usage is counted
-    discounted = Prices.model_validate({"models": {"m/x": {"input": 1_000_000, "output": 1_000_000,
-                                                           "batch_discount": 0.5}}})
+    discounted = Prices.model_validate(
+        {"models": {"m/x": {"input": 1_000_000, "output": 1_000_000, "batch_discount": 0.5}}}
+    )
     batch = RunSpend(CostMeter(discounted), {"judge": "m/x"}, batch_roles=frozenset({"judge"}))
     batch.after("judge", 0.0, Completion(text="ok", usage=Usage(prompt_tokens=17, completion_tokens=3), batched=True))
     batch.after("judge", 0.0, Completion(text="ok", usage=Usage(prompt_tokens=17, completion_tokens=3), cached=True))
@@ -276,6 +347,7 @@ def test_a_meter_refuses_what_does_not_fit_and_counts_reservations():
 
 # --- estimate against real usage -----------------------------------------------------------------
 
+
 def _demo_samples():
     from proseval.benchmarks.demo.task import dataset
 
@@ -283,15 +355,28 @@ def _demo_samples():
 
 
 def _estimate(server: FakeOpenAIServer, estimates: dict[str, int] | None = None):
-    planned = plan("demo", RoleRequest(model="openai-compatible/cand", roles={"judge": "openai-compatible/judge"},
-                                       base_urls=[server.base_url]))
+    planned = plan(
+        "demo",
+        RoleRequest(
+            model="openai-compatible/cand", roles={"judge": "openai-compatible/judge"}, base_urls=[server.base_url]
+        ),
+    )
     prices = Prices.model_validate(yaml.safe_load(PRICES))
     return asyncio.run(estimate_run(planned.task, planned.bindings, prices=prices, estimates=estimates))
 
 
 def test_the_estimate_against_the_real_usage_side_by_side(tmp_path, server, prices):
-    result = invoke("run", "demo", *models(server.base_url), "--prices", str(prices),
-                    "--run-dir", str(tmp_path / "real"), "--display", "none")
+    result = invoke(
+        "run",
+        "demo",
+        *models(server.base_url),
+        "--prices",
+        str(prices),
+        "--run-dir",
+        str(tmp_path / "real"),
+        "--display",
+        "none",
+    )
     assert result.exit_code == 0, result.output
     real = json.loads((tmp_path / "real" / "results.json").read_text())["roles"]
     bound = _estimate(server)  # output at max_tokens: an upper bound

@@ -26,10 +26,14 @@ from proseval.testing.replies import ANSWER_TOKENS, REASON_TOKENS, verdict, writ
 from proseval.tokens import count_tokens
 from support.batching import FAST, write_queries
 
-PRICES = {"currency": "USD", "models": {
-    "openai-compatible/cand": {"input": 2.0, "output": 8.0},
-    "openai-compatible/judge": {"input": 2.5, "output": 10.0, "batch_discount": 0.5},
-    "scripted/echo": {"input": 0, "output": 0}}}
+PRICES = {
+    "currency": "USD",
+    "models": {
+        "openai-compatible/cand": {"input": 2.0, "output": 8.0},
+        "openai-compatible/judge": {"input": 2.5, "output": 10.0, "batch_discount": 0.5},
+        "scripted/echo": {"input": 0, "output": 0},
+    },
+}
 CONCURRENCY = 4
 
 
@@ -54,10 +58,28 @@ def test_a_limit_is_spent_to_four_fifths_and_one_resume_with_the_suggestion_fini
     queries = write_queries(tmp_path / "q.jsonl", n=20)  # 20 samples: 1 answer and 5 judge calls each
     server = FakeOpenAIServer(responder=writing_reply, usage="tokens").start_in_thread()
     try:
+
         def run(*args: str):
-            return invoke("run", "writingbench", "--queries", str(queries), "-m", "openai-compatible/cand",
-                          "-r", "judge=openai-compatible/judge", "--base-url", server.base_url, "--prices",
-                          str(prices), "-c", str(CONCURRENCY), "--display", "none", "--no-probe", *args)
+            return invoke(
+                "run",
+                "writingbench",
+                "--queries",
+                str(queries),
+                "-m",
+                "openai-compatible/cand",
+                "-r",
+                "judge=openai-compatible/judge",
+                "--base-url",
+                server.base_url,
+                "--prices",
+                str(prices),
+                "-c",
+                str(CONCURRENCY),
+                "--display",
+                "none",
+                "--no-probe",
+                *args,
+            )
 
         reference = run("--no-cache", "--run-dir", str(tmp_path / "reference"))
         assert reference.exit_code == 0, reference.output
@@ -66,8 +88,17 @@ def test_a_limit_is_spent_to_four_fifths_and_one_resume_with_the_suggestion_fini
         stopped = run("--max-cost", str(limit), "--run-dir", str(tmp_path / "limited"))
         at_stop = spent(tmp_path / "limited")
         suggested = float(stopped.output.split("--max-cost ")[-1].split()[0])
-        resumed = invoke("resume", str(tmp_path / "limited"), "--prices", str(prices), "--max-cost", str(suggested),
-                         "--display", "none", "--no-probe")
+        resumed = invoke(
+            "resume",
+            str(tmp_path / "limited"),
+            "--prices",
+            str(prices),
+            "--max-cost",
+            str(suggested),
+            "--display",
+            "none",
+            "--no-probe",
+        )
     finally:
         server.stop_thread()
 
@@ -108,8 +139,10 @@ def test_a_request_waits_for_room_and_then_reserves_its_roles_mean():
     assert (meter.spent, meter.reserved, meter.stopped) == (6.0, 6.0, False)
 
     # earlier sessions' answers count (requests less errors, cache hits included), from usage.jsonl
-    sessions = [{"roles": {"candidate": {"requests": 4, "errors": 1, "completion_tokens": 30}}},
-                {"roles": {"candidate": {"requests": 2, "errors": 0, "completion_tokens": 18}}}]
+    sessions = [
+        {"roles": {"candidate": {"requests": 4, "errors": 1, "completion_tokens": 30}}},
+        {"roles": {"candidate": {"requests": 2, "errors": 0, "completion_tokens": 18}}},
+    ]
     resumed = RunSpend(CostMeter(prices), {"candidate": "m/x"}, outputs=observed_outputs(sessions))
     assert resumed.outputs == {"candidate": (5, 48)}
     assert resumed.expected("candidate", messages, {"max_tokens": 40})() == 10.0  # ceil(48 / 5)
@@ -117,8 +150,9 @@ def test_a_request_waits_for_room_and_then_reserves_its_roles_mean():
 
 
 def wb_plan(queries: Path, url: str):
-    request = RoleRequest(model="scripted/echo", roles={"judge": "openai-compatible/judge"},
-                          role_base_urls={"judge": [url]})
+    request = RoleRequest(
+        model="scripted/echo", roles={"judge": "openai-compatible/judge"}, role_base_urls={"judge": [url]}
+    )
     return plan("writingbench", request, params={"queries": str(queries)})
 
 
@@ -131,15 +165,25 @@ def test_a_batch_phase_the_limit_would_cut_goes_out_in_chunks(tmp_path):
     async def go():
         async with FakeBatchServer(responder=writing_reply, usage="tokens") as server:
             planned = wb_plan(queries, server.base_url)
-            options = RunOptions(display="none", backoff_initial=0.01, batch_roles=("judge",), cost=meter,
-                                 batch_settings=FAST, cache_path=tmp_path / "cache.sqlite")
+            options = RunOptions(
+                display="none",
+                backoff_initial=0.01,
+                batch_roles=("judge",),
+                cost=meter,
+                batch_settings=FAST,
+                cache_path=tmp_path / "cache.sqlite",
+            )
             _, results = await start_run(planned.task, planned.bindings, options, run_dir=tmp_path / "run")
             return server, results
 
     server, results = asyncio.run(go())
     judge = prices.of("openai-compatible/judge")
-    bodies = [json.loads(line)["body"] for f in server.files.values() if f.purpose == "batch"
-              for line in f.data.decode().splitlines()]
+    bodies = [
+        json.loads(line)["body"]
+        for f in server.files.values()
+        if f.purpose == "batch"
+        for line in f.data.decode().splitlines()
+    ]
     cheapest = min(judge.cost(message_tokens(body["messages"]), 2048, batch=True) for body in bodies)
     assert 20 * cheapest > limit  # the phase at max_tokens does not fit the limit (it was refused past it)
     sizes = [batch.counts["total"] for batch in server.batches.values()]  # in the order they were created
@@ -157,8 +201,14 @@ def test_requests_sent_in_real_time_after_failing_in_batches_pay_the_full_price(
     async def go(name: str, fault):
         async with FakeBatchServer(responder=writing_reply, usage="tokens", item_fault=fault) as server:
             planned = wb_plan(queries, server.base_url)
-            options = RunOptions(display="none", backoff_initial=0.01, batch_roles=("judge",),
-                                 cost=CostMeter(prices), batch_settings=FAST, cache_path=tmp_path / f"{name}.sqlite")
+            options = RunOptions(
+                display="none",
+                backoff_initial=0.01,
+                batch_roles=("judge",),
+                cost=CostMeter(prices),
+                batch_settings=FAST,
+                cache_path=tmp_path / f"{name}.sqlite",
+            )
             _, results = await start_run(planned.task, planned.bindings, options, run_dir=tmp_path / name)
             return results.roles["judge"]
 
@@ -169,6 +219,7 @@ def test_requests_sent_in_real_time_after_failing_in_batches_pay_the_full_price(
 
     batched = asyncio.run(go("batched", None))
     assert batched["batch_lines"] == 5 and batched["realtime_fallbacks"] == 0
-    assert batched["cost"] == pytest.approx(judge.cost(batched["prompt_tokens"], batched["completion_tokens"],
-                                                       batch=True), rel=1e-9)
+    assert batched["cost"] == pytest.approx(
+        judge.cost(batched["prompt_tokens"], batched["completion_tokens"], batch=True), rel=1e-9
+    )
     assert batched["cost"] == pytest.approx(by_hand / 2, rel=1e-3)  # the same requests, the same answers

@@ -12,17 +12,21 @@ import json
 from pathlib import Path
 
 import pytest
-from support.batching import write_queries
-from support.cost import PRICES as DEMO_PRICES
-from support.cost import two_member_set
 from typer.testing import CliRunner
 
 from proseval.testing.fake_batch import FakeBatchServer
 from proseval.testing.replies import writing_reply
+from support.batching import write_queries
+from support.cost import PRICES as DEMO_PRICES
+from support.cost import two_member_set
 
-PRICES = {"currency": "USD", "models": {
-    "openai-compatible/cand": {"input": 2.0, "output": 8.0},  # 16,000 tokens out (max_tokens): 0.128 USD
-    "openai-compatible/judge": {"input": 2.5, "output": 10.0, "batch_discount": 0.5}}}
+PRICES = {
+    "currency": "USD",
+    "models": {
+        "openai-compatible/cand": {"input": 2.0, "output": 8.0},  # 16,000 tokens out (max_tokens): 0.128 USD
+        "openai-compatible/judge": {"input": 2.5, "output": 10.0, "batch_discount": 0.5},
+    },
+}
 BATCH = ("--batch", "candidate", "--batch", "judge")
 
 
@@ -47,9 +51,26 @@ def invoke(*args: object):
 
 
 def run_wb(server: FakeBatchServer, queries: Path, prices: Path, run_dir: Path, *args: object):
-    return invoke("run", "writingbench", "--queries", queries, "-m", "openai-compatible/cand", "-r",
-                  "judge=openai-compatible/judge", "--base-url", server.base_url, "--prices", prices, "--display",
-                  "none", "--no-probe", "--run-dir", run_dir, *args)
+    return invoke(
+        "run",
+        "writingbench",
+        "--queries",
+        queries,
+        "-m",
+        "openai-compatible/cand",
+        "-r",
+        "judge=openai-compatible/judge",
+        "--base-url",
+        server.base_url,
+        "--prices",
+        prices,
+        "--display",
+        "none",
+        "--no-probe",
+        "--run-dir",
+        run_dir,
+        *args,
+    )
 
 
 def suggested(output: str) -> str:
@@ -74,21 +95,23 @@ def test_a_limit_too_small_for_one_request_says_so_and_the_limit_it_suggests_sen
     assert not server.model_requests and server.creates == 0  # nothing could be sent
     text = " ".join(stopped.output.split())
     # a candidate request reserves its 16,000 max_tokens at the full price (no batch discount for it)
-    assert ("--max-cost 0.1000 USD is too small for one candidate request: it reserves 0.1280 USD (its input and "
-            "16,000 output tokens: its max_tokens), more than the 0.1000 USD the limit leaves; lower the "
-            "reservation with --estimate-output candidate=TOKENS (the output tokens one answer should need), or raise "
-            "the limit (this request alone needs 0.1280 USD)") in text
+    assert (
+        "--max-cost 0.1000 USD is too small for one candidate request: it reserves 0.1280 USD (its input and "
+        "16,000 output tokens: its max_tokens), more than the 0.1000 USD the limit leaves; lower the "
+        "reservation with --estimate-output candidate=TOKENS (the output tokens one answer should need), or raise "
+        "the limit (this request alone needs 0.1280 USD)"
+    ) in text
     limit = float(suggested(stopped.output))
     assert limit > 0.1 + 0.128  # room for the spend and one more such request at least
 
-    resumed = invoke("resume", tmp_path / "run", "--prices", prices, "--max-cost", limit, "--display", "none",
-                     "--no-probe")
+    resumed = invoke(
+        "resume", tmp_path / "run", "--prices", prices, "--max-cost", limit, "--display", "none", "--no-probe"
+    )
     assert resumed.exit_code == 0, resumed.output
     assert results(tmp_path / "run")["counts"]["finished"] == 2
 
 
-def test_the_suggested_limit_is_an_upper_estimate_one_resume_finishes_with_no_sample_finished(tmp_path, prices,
-                                                                                          server):
+def test_the_suggested_limit_is_an_upper_estimate_one_resume_finishes_with_no_sample_finished(tmp_path, prices, server):
     queries = write_queries(tmp_path / "q.jsonl", n=10)
     reference = run_wb(server, queries, prices, tmp_path / "reference", "--no-cache")
     assert reference.exit_code == 0, reference.output
@@ -97,15 +120,36 @@ def test_the_suggested_limit_is_an_upper_estimate_one_resume_finishes_with_no_sa
     # Every candidate fits (700 tokens reserved each), every judge request (2,048 tokens reserved until the
     # judge's first answer) is refused after them: all ten samples abandoned, none finished; the spend
     # the candidates' answers.
-    stopped = run_wb(server, queries, prices, tmp_path / "run", "-c", "16", "--estimate-output", "candidate=700",
-                     "--max-cost", "0.06")
+    stopped = run_wb(
+        server,
+        queries,
+        prices,
+        tmp_path / "run",
+        "-c",
+        "16",
+        "--estimate-output",
+        "candidate=700",
+        "--max-cost",
+        "0.06",
+    )
     assert stopped.exit_code == 3, stopped.output
     assert results(tmp_path / "run")["counts"]["finished"] == 0
     limit = float(suggested(stopped.output))
     assert limit >= full  # the samples left at what a resume reserves for their requests, and a quarter more
 
-    resumed = invoke("resume", tmp_path / "run", "--prices", prices, "--max-cost", limit, "--estimate-output",
-                     "candidate=700", "--display", "none", "--no-probe")
+    resumed = invoke(
+        "resume",
+        tmp_path / "run",
+        "--prices",
+        prices,
+        "--max-cost",
+        limit,
+        "--estimate-output",
+        "candidate=700",
+        "--display",
+        "none",
+        "--no-probe",
+    )
     assert resumed.exit_code == 0, resumed.output  # one resume with the suggestion finishes
     assert results(tmp_path / "run")["counts"]["finished"] == 10
     assert spent(tmp_path / "run") == pytest.approx(full)  # the candidates' answers came back from the cache
@@ -114,19 +158,22 @@ def test_the_suggested_limit_is_an_upper_estimate_one_resume_finishes_with_no_sa
     assert "--estimate-output candidate=700" in text.rsplit("--max-cost ", 1)[-1]  # the resume keeps the estimate
 
 
-def test_a_sets_limit_too_small_for_one_request_says_so_and_the_limit_it_suggests_finishes_the_set(tmp_path,
-                                                                                                  demo_server):
+def test_a_sets_limit_too_small_for_one_request_says_so_and_the_limit_it_suggests_finishes_the_set(
+    tmp_path, demo_server
+):
     (tmp_path / "prices.yaml").write_text(DEMO_PRICES, encoding="utf-8")
     set_file = tmp_path / "set.yaml"
-    set_file.write_text(two_member_set(demo_server.base_url, 2, "prices: prices.yaml\nmax_cost: 0.1\n"),
-                        encoding="utf-8")
+    set_file.write_text(
+        two_member_set(demo_server.base_url, 2, "prices: prices.yaml\nmax_cost: 0.1\n"), encoding="utf-8"
+    )
     stopped = invoke("run-set", set_file, "--display", "none", "--no-probe")
 
     assert stopped.exit_code == 3, stopped.output
     assert not demo_server.requests  # nothing could be sent
     text = " ".join(stopped.output.split())
-    assert "stopped at the cost limit: --max-cost 0.1000 USD is too small for one candidate request: it reserves " \
-        in text
+    assert (
+        "stopped at the cost limit: --max-cost 0.1000 USD is too small for one candidate request: it reserves " in text
+    )
     assert "lower the reservation with --estimate-output candidate=TOKENS" in text
     assert "2 member(s) left unfinished" in text
 

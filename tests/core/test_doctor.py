@@ -14,9 +14,23 @@ runner = CliRunner()
 def test_the_report_names_versions_cpu_extras_and_sandbox_without_running_the_model():
     result = runner.invoke(app, ["doctor", "--no-model"])
     assert result.exit_code == 0, result.output
-    for line in ("python", "proseval", "cpu flags", "amx", "packages", "cache", "key variables set",
-                 "meeseeks checkers", "longweave code scoring", "extra revision-distance", "extra report",
-                 "extra view", "extra inspect", "sandbox", "llama.cpp threads"):
+    for line in (
+        "python",
+        "proseval",
+        "cpu flags",
+        "amx",
+        "packages",
+        "cache",
+        "key variables set",
+        "meeseeks checkers",
+        "longweave code scoring",
+        "extra revision-distance",
+        "extra report",
+        "extra view",
+        "extra inspect",
+        "sandbox",
+        "llama.cpp threads",
+    ):
         assert line in result.output
     assert "not run (--no-model)" in result.output
 

@@ -57,8 +57,9 @@ def finished_run(work: Path) -> Path:
 
 def proseval(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """The installed command line in a process of its own."""
-    return subprocess.run([sys.executable, "-m", "proseval", *args], capture_output=True, text=True, timeout=300,
-                          cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "proseval", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
 
 
 @pytest.mark.parametrize(
@@ -67,8 +68,9 @@ def proseval(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         (["run", "demo", *SCRIPTED, "--out", "{file}"], "error: {file}/demo-*: {file} is a file, not a folder"),
         (["run", "demo", *SCRIPTED, "--run-dir", "{file}"], "error: {file}: is a file, not a folder"),
         pytest.param(["run", "demo", *SCRIPTED, "--out", f"{UNWRITABLE}"], f"error: {UNWRITABLE}: *", marks=LINUX),
-        pytest.param(["export", "{run}", "-f", "csv", "-o", f"{UNWRITABLE}.csv"], f"error: {UNWRITABLE}.csv: *",
-                     marks=LINUX),
+        pytest.param(
+            ["export", "{run}", "-f", "csv", "-o", f"{UNWRITABLE}.csv"], f"error: {UNWRITABLE}.csv: *", marks=LINUX
+        ),
         (["report", "{run}", "-o", "{folder}"], "error: {folder}: is a folder, not a file"),
         (["agreement", "{run}", "-o", "{file}"], "error: {file}: is a file, not a folder"),
     ],
@@ -101,8 +103,10 @@ def test_a_cache_folder_that_cannot_be_used_refuses_the_run_before_anything_is_s
     blocked.write_text("mine\n", encoding="utf-8")
     monkeypatch.setenv("PROSEVAL_CACHE_DIR", str(blocked))
     line = refused(["run", "demo", *SCRIPTED, "--out", str(work / "runs")], 1)
-    assert line == (f"error: cannot use the response cache: {blocked}: is a file, not a folder (set "
-                    "PROSEVAL_CACHE_DIR to a folder you can write, or run with --no-cache)")
+    assert line == (
+        f"error: cannot use the response cache: {blocked}: is a file, not a folder (set "
+        "PROSEVAL_CACHE_DIR to a folder you can write, or run with --no-cache)"
+    )
     assert not (work / "runs").exists()
     result = runner.invoke(app, ["run", "demo", *SCRIPTED, "-n", "1", "--out", str(work / "runs"), "--no-cache"])
     assert result.exit_code == 0, result.output
@@ -111,13 +115,21 @@ def test_a_cache_folder_that_cannot_be_used_refuses_the_run_before_anything_is_s
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["run", "demo", "--limit", "abc"], "error: --limit 'abc': input should be a valid integer, unable to parse "
-                                            "string as an integer (see: proseval run --help)"),
-        (["run", "demo", "--max-cost", "abc"], "error: --max-cost 'abc': input should be a valid number, unable to "
-                                               "parse string as a number (see: proseval run --help)"),
+        (
+            ["run", "demo", "--limit", "abc"],
+            "error: --limit 'abc': input should be a valid integer, unable to parse "
+            "string as an integer (see: proseval run --help)",
+        ),
+        (
+            ["run", "demo", "--max-cost", "abc"],
+            "error: --max-cost 'abc': input should be a valid number, unable to "
+            "parse string as a number (see: proseval run --help)",
+        ),
         (["export"], "error: proseval export needs RUN_DIR: run folder (see: proseval export --help)"),
-        (["compare", "a"], "error: proseval compare needs RUN_B: run folder compared with it (B) (see: proseval "
-                           "compare --help)"),
+        (
+            ["compare", "a"],
+            "error: proseval compare needs RUN_B: run folder compared with it (B) (see: proseval compare --help)",
+        ),
         (["nosuchcommand"], "error: no such command 'nosuchcommand' (see: proseval --help)"),
         (["show", "x", "--bogus"], "error: no such option: --bogus (see: proseval show --help)"),
         (["--bogus"], "error: no such option: --bogus (see: proseval --help)"),
@@ -135,7 +147,8 @@ def test_a_bad_value_from_the_environment_names_the_variable(work, monkeypatch):
     result = runner.invoke(app, ["list"], prog_name="proseval")
     assert result.exit_code == 2
     assert error_line(result.stderr, result.output).startswith(
-        "error: PROSEVAL_DEBUG (the environment's --debug) 'maybe': input should be a valid boolean")
+        "error: PROSEVAL_DEBUG (the environment's --debug) 'maybe': input should be a valid boolean"
+    )
 
 
 def test_help_is_still_the_full_page(work):
@@ -155,22 +168,43 @@ def append(line: str):
     def damage(file: Path) -> None:
         with file.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
+
     return damage
 
 
 @pytest.mark.parametrize(
     ("name", "damage", "command", "message"),
     [
-        ("header.json", truncate, ["resume", "{run}"],
-         "error: {run}/header.json: invalid header: not valid JSON (EOF while parsing * at line * column *)"),
-        ("header.json", retype_seed, ["resume", "{run}"],
-         "error: {run}/header.json: invalid header: seed: Input should be a valid integer*"),
-        ("results.json", truncate, ["show", "{run}"],
-         "error: {run}/results.json: invalid results: not valid JSON (EOF while parsing * at line * column *)"),
-        ("samples.jsonl", append('{"id": 5}'), ["compare", "{run}", "{run}"],
-         "error: {run}/samples.jsonl:2: invalid record: id: Input should be a valid string; status: Field required"),
-        ("usage.jsonl", append('{"roles": {"judge": 5}}'), ["resume", "{run}"],
-         "error: {run}/usage.jsonl:2: invalid line: roles.judge: Input should be an object"),
+        (
+            "header.json",
+            truncate,
+            ["resume", "{run}"],
+            "error: {run}/header.json: invalid header: not valid JSON (EOF while parsing * at line * column *)",
+        ),
+        (
+            "header.json",
+            retype_seed,
+            ["resume", "{run}"],
+            "error: {run}/header.json: invalid header: seed: Input should be a valid integer*",
+        ),
+        (
+            "results.json",
+            truncate,
+            ["show", "{run}"],
+            "error: {run}/results.json: invalid results: not valid JSON (EOF while parsing * at line * column *)",
+        ),
+        (
+            "samples.jsonl",
+            append('{"id": 5}'),
+            ["compare", "{run}", "{run}"],
+            "error: {run}/samples.jsonl:2: invalid record: id: Input should be a valid string; status: Field required",
+        ),
+        (
+            "usage.jsonl",
+            append('{"roles": {"judge": 5}}'),
+            ["resume", "{run}"],
+            "error: {run}/usage.jsonl:2: invalid line: roles.judge: Input should be an object",
+        ),
     ],
 )
 def test_a_damaged_run_folder_file_is_named_with_its_line_or_field(work, name, damage, command, message):
@@ -194,8 +228,10 @@ def test_a_busy_port_is_refused_before_the_viewer_says_it_serves(work):
     assert fnmatch(line, f"error: port {port} on 127.0.0.1 is in use (*); choose another with --port"), line
 
 
-@pytest.mark.parametrize("group", [[], ["cache"], ["generate"], ["writingbench"], ["meeseeks"], ["ravel"],
-                                   ["c3ebench"], ["revision-distance"]])
+@pytest.mark.parametrize(
+    "group",
+    [[], ["cache"], ["generate"], ["writingbench"], ["meeseeks"], ["ravel"], ["c3ebench"], ["revision-distance"]],
+)
 def test_a_group_without_a_command_prints_its_help(work, group):
     result = runner.invoke(app, group, prog_name="proseval")
     assert "bug in proseval" not in result.output and "error:" not in result.output, result.output

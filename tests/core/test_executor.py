@@ -85,8 +85,13 @@ async def test_a_hung_model_times_out_and_is_retried():
             await asyncio.sleep(60)
         return "late but fine"
 
-    role = RoleModel("candidate", ScriptedModel("hang", hang_once), GenerateConfig(timeout=0.05),
-                     concurrency=1, backoff_initial=0.001)
+    role = RoleModel(
+        "candidate",
+        ScriptedModel("hang", hang_once),
+        GenerateConfig(timeout=0.05),
+        concurrency=1,
+        backoff_initial=0.001,
+    )
     assert (await role.generate(MESSAGES, sample_id="x")).text == "late but fine"
     assert role.stats.retries == 1  # the first call was abandoned at its timeout, not waited out
 
@@ -118,8 +123,7 @@ async def _seeds(role: RoleModel, requests: list[tuple[str, int, str | int]]) ->
 async def test_in_process_models_get_a_seed_per_request_that_does_not_depend_on_order():
     requests = [("a", 0, 0), ("a", 1, 0), ("b", 0, 0), ("a", 0, "judge")]
     forward = await _seeds(RoleModel("c", SeededScript("s", ["x"]), GenerateConfig(), concurrency=1), requests)
-    backward = await _seeds(RoleModel("c", SeededScript("s", ["x"]), GenerateConfig(), concurrency=1),
-                            requests[::-1])
+    backward = await _seeds(RoleModel("c", SeededScript("s", ["x"]), GenerateConfig(), concurrency=1), requests[::-1])
     assert forward == backward
     assert len(set(forward.values())) == len(requests)  # epochs, samples and turns draw apart
     assert all(0 <= seed < 2**31 - 1 for seed in forward.values())

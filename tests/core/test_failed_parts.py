@@ -10,13 +10,13 @@ import json
 from pathlib import Path
 
 import pytest
-from report.page import Page
-from support.cost import PRICES
-from support.priced_demo import LIMIT
 from typer.testing import CliRunner
 
 from proseval.models.base import FatalError
 from proseval.runtime.runlog import RunFolder
+from report.page import Page
+from support.cost import PRICES
+from support.priced_demo import LIMIT
 
 
 def recorded(run: Path) -> dict:
@@ -36,7 +36,8 @@ def test_a_sets_report_has_every_member_with_its_state_and_every_members_spend(t
     broken = scripts("broken", [FatalError("the model is down", status=503)])
     (tmp_path / "prices.yaml").write_text(PRICES + "  scripted/broken: {input: 0, output: 0}\n", encoding="utf-8")
     set_file = tmp_path / "set.yaml"
-    set_file.write_text(f"""\
+    set_file.write_text(
+        f"""\
 folder: out
 models:
   - {{spec: {broken}, name: broken}}
@@ -50,7 +51,9 @@ concurrency: 1
 max_runs: 1
 prices: prices.yaml
 max_cost: {LIMIT}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     result = invoke("run-set", set_file, "--display", "none", "--no-probe")
     assert result.exit_code == 3, result.output
 
@@ -63,7 +66,8 @@ max_cost: {LIMIT}
     stopped = recorded(out / "demo--one")
     assert members["demo--one"]["usage"] == stopped
     assert stopped["prompt_tokens"] > 0 and stopped["completion_tokens"] > sum(  # more than its records hold
-        u["completion_tokens"] for u in RunFolder(out / "demo--one").read_results().roles.values())
+        u["completion_tokens"] for u in RunFolder(out / "demo--one").read_results().roles.values()
+    )
     line = next(row for row in result.output.splitlines() if "demo--one" in row)
     assert f"{stopped['prompt_tokens']:,}" in line and f"{stopped['completion_tokens']:,}" in line
 
@@ -77,8 +81,12 @@ max_cost: {LIMIT}
     labels = {row.cells[0].text: row.cells[1].text for row in page.tables["usage"].body}
     assert labels == {"demo--broken": "broken", "demo--one": "one", "total": ""}  # as in the members table
     total = summary["usage"]
-    assert usage["total"] == [str(total["requests"]), str(total["prompt_tokens"]), str(total["completion_tokens"]),
-                              f"{total['cost']:.4f}"]
+    assert usage["total"] == [
+        str(total["requests"]),
+        str(total["prompt_tokens"]),
+        str(total["completion_tokens"]),
+        f"{total['cost']:.4f}",
+    ]
     every = sum(recorded(out / name)["cost"].expected for name in members)
     assert total["cost"] == pytest.approx(every)  # the set's whole recorded spend
     assert f"spend recorded in the set's run folders: {every:.4f}" in result.output
@@ -86,8 +94,22 @@ max_cost: {LIMIT}
 
 def test_run_with_a_panel_judge_that_failed_every_call_exits_4_saying_which(tmp_path, scripts):
     down = scripts("down", [FatalError("the judge is down", status=503)])
-    result = invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "--panel",
-                    f"judge={down}", "-n", "2", "--display", "none", "--run-dir", tmp_path / "run")
+    result = invoke(
+        "run",
+        "demo",
+        "-m",
+        "scripted/echo",
+        "-r",
+        "judge=scripted/echo",
+        "--panel",
+        f"judge={down}",
+        "-n",
+        "2",
+        "--display",
+        "none",
+        "--run-dir",
+        tmp_path / "run",
+    )
     assert result.exit_code == 4, result.output
     text = " ".join(result.output.split())
     rescore = next(p for p in tmp_path.iterdir() if "-rescore-" in p.name)
@@ -99,8 +121,20 @@ def test_run_with_a_panel_judge_that_failed_every_call_exits_4_saying_which(tmp_
 
 def test_score_with_a_judge_that_failed_exits_4(tmp_path, scripts):
     down = scripts("down", [FatalError("the judge is down", status=503)])
-    ran = invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "2", "--display", "none",
-                 "--run-dir", tmp_path / "run")
+    ran = invoke(
+        "run",
+        "demo",
+        "-m",
+        "scripted/echo",
+        "-r",
+        "judge=scripted/echo",
+        "-n",
+        "2",
+        "--display",
+        "none",
+        "--run-dir",
+        tmp_path / "run",
+    )
     assert ran.exit_code == 0, ran.output
     scored = invoke("score", tmp_path / "run", "-r", f"judge={down}", "--display", "none")
     assert scored.exit_code == 4, scored.output

@@ -8,14 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-from support.core import binding, make_task
-from support.scripted import registered_scripts
 
 from proseval.models.base import RetryableError
 from proseval.runtime.options import RunOptions
 from proseval.runtime.results import aggregate_run
 from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import start_run
+from support.core import binding, make_task
+from support.scripted import registered_scripts
 
 SECRET = "sk-test-0123456789abcdefghijkl"
 

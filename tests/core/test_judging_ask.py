@@ -34,8 +34,9 @@ async def test_gives_up_after_the_bound():
 
 
 async def test_a_failed_call_ends_the_asking_and_is_returned():
-    asked = await ask_until(Context(["no", FatalError("HTTP 400")]), "extractor", [], lambda r: r, str.isdigit,
-                            attempts=3, turn="x")
+    asked = await ask_until(
+        Context(["no", FatalError("HTTP 400")]), "extractor", [], lambda r: r, str.isdigit, attempts=3, turn="x"
+    )
     assert asked.replies == ["no"] and isinstance(asked.error, FatalError) and asked.attempts == 2
 
 

@@ -30,11 +30,20 @@ def test_extract_json(text, value, status):
 @pytest.mark.parametrize(
     ("raw", "value", "status"),
     [
-        (7, 7, "ok"), (7.0, 7, "ok"), ("8", 8, "coerced"), ("8/10", None, "unparsable"), (" 10 ", 10, "coerced"),
+        (7, 7, "ok"),
+        (7.0, 7, "ok"),
+        ("8", 8, "coerced"),
+        ("8/10", None, "unparsable"),
+        (" 10 ", 10, "coerced"),
         (1, 1, "ok"),
-        (0, None, "out_of_range"), (11, None, "out_of_range"), ("42", None, "out_of_range"),
-        (7.5, None, "unparsable"), ("seven", None, "unparsable"), (None, None, "unparsable"),
-        (True, None, "unparsable"), ([7], None, "unparsable"),
+        (0, None, "out_of_range"),
+        (11, None, "out_of_range"),
+        ("42", None, "out_of_range"),
+        (7.5, None, "unparsable"),
+        ("seven", None, "unparsable"),
+        (None, None, "unparsable"),
+        (True, None, "unparsable"),
+        ([7], None, "unparsable"),
     ],
 )
 def test_parse_score(raw, value, status):

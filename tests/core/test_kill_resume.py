@@ -15,12 +15,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from support.core import make_task
-
-from proseval.runtime.runlog import RunFolder
 from proseval.runtime.options import RunOptions
 from proseval.runtime.resume import resume_run
+from proseval.runtime.runlog import RunFolder
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
+from support.core import make_task
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWERED = 60  # requests answered before the server holds the others

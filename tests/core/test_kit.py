@@ -12,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from proseval import kit, registry
 
-MOVED = sorted({(name, space) for space in kit.NAMESPACES for name in getattr(kit, space).__all__
-                if name not in kit.__all__})
+MOVED = sorted(
+    {(name, space) for space in kit.NAMESPACES for name in getattr(kit, space).__all__ if name not in kit.__all__}
+)
 
 
 def test_dir_lists_the_core_and_the_namespaces_only():
@@ -43,9 +44,11 @@ def test_the_task_options_formatter_is_a_deprecated_alias_of_the_one_formatter()
     assert old("mybench", caught.value) == kit.describe_validation_error(caught.value, task="mybench")
     assert kit.describe_validation_error(caught.value, task="mybench") == (
         "task mybench: --max-words: Input should be a valid integer, unable to parse string as an integer; "
-        "--colour: unknown parameter (see: proseval describe mybench)")
+        "--colour: unknown parameter (see: proseval describe mybench)"
+    )
     assert kit.describe_validation_error(caught.value) == (
-        "max_words: Input should be a valid integer, unable to parse string as an integer; colour: unknown field")
+        "max_words: Input should be a valid integer, unable to parse string as an integer; colour: unknown field"
+    )
 
 
 def test_an_unknown_name_is_an_attribute_error_without_a_warning():
@@ -58,17 +61,26 @@ def test_an_unknown_name_is_an_attribute_error_without_a_warning():
 
 
 def test_the_built_in_benchmarks_use_no_deprecated_name():
-    code = ("import importlib, pkgutil, proseval.benchmarks as b\n"
-            "for m in pkgutil.walk_packages(b.__path__, 'proseval.benchmarks.'): importlib.import_module(m.name)\n")
-    done = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c", code],
-                          capture_output=True, text=True, timeout=300, check=False)
+    code = (
+        "import importlib, pkgutil, proseval.benchmarks as b\n"
+        "for m in pkgutil.walk_packages(b.__path__, 'proseval.benchmarks.'): importlib.import_module(m.name)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
 
 
 def test_importing_the_kit_and_its_namespaces_imports_nothing_heavy():
-    code = ("import sys, proseval.kit\n"
-            "for space in proseval.kit.NAMESPACES: getattr(proseval.kit, space)\n"
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith('proseval.'))))")
+    code = (
+        "import sys, proseval.kit\n"
+        "for space in proseval.kit.NAMESPACES: getattr(proseval.kit, space)\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('proseval.'))))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     loaded = set(done.stdout.split())
     assert {f"proseval.kit.{space}" for space in kit.NAMESPACES} <= loaded

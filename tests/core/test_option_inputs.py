@@ -9,7 +9,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from support.core import refusal_line
 from typer.testing import CliRunner
 
 from proseval.core.prices import read_prices
@@ -19,12 +18,15 @@ from proseval.models.spec import parse_model_spec
 from proseval.models.urls import EndpointError, check_url
 from proseval.runtime.config import load_run_config
 from proseval.runtime.sets import load_set
+from support.core import refusal_line
 
 SECRET = "hunter2-very-secret"
 CREDENTIALS = f"http://alice:{SECRET}@localhost:8000/v1"
-OUT_OF_RANGE = [("http://localhost:70000/v1", "port 70000, out of range"),
-                ("http://localhost:-5/v1", "port that is not a number ('-5')"),
-                ("http://localhost:0/v1", "port 0, out of range")]
+OUT_OF_RANGE = [
+    ("http://localhost:70000/v1", "port 70000, out of range"),
+    ("http://localhost:-5/v1", "port that is not a number ('-5')"),
+    ("http://localhost:0/v1", "port 0, out of range"),
+]
 
 
 def invoke(*args: str):
@@ -41,14 +43,18 @@ def write(tmp_path: Path, text: str, name: str = "options.yaml") -> Path:
 
 # --- URLs ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("url", "problem"), [
-    *OUT_OF_RANGE,
-    ("http://localhost:8000:9/v1", "port that is not a number"),
-    (CREDENTIALS, "holds a user name or password"),
-    (f"https://{SECRET}@api.example.com/v1", "holds a user name or password"),
-    ("http://[::1/v1", "is not a URL"),
-    ("http://local host/v1", "has a space"),
-])
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        *OUT_OF_RANGE,
+        ("http://localhost:8000:9/v1", "port that is not a number"),
+        (CREDENTIALS, "holds a user name or password"),
+        (f"https://{SECRET}@api.example.com/v1", "holds a user name or password"),
+        ("http://[::1/v1", "is not a URL"),
+        ("http://local host/v1", "has a space"),
+    ],
+)
 def test_a_url_no_request_could_be_sent_to_is_refused_by_name_without_its_password(url, problem):
     with pytest.raises(EndpointError) as caught:
         check_url(url, "--base-url")
@@ -58,8 +64,16 @@ def test_a_url_no_request_could_be_sent_to_is_refused_by_name_without_its_passwo
     assert caught.value.exit_code == 2
 
 
-@pytest.mark.parametrize("url", ["http://localhost:8000/v1", "https://api.example.com/v1/", "http://[::1]:65535/v1",
-                                 "HTTPS://Example.com", "http://gpu1:1/v1?api-version=2024"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://localhost:8000/v1",
+        "https://api.example.com/v1/",
+        "http://[::1]:65535/v1",
+        "HTTPS://Example.com",
+        "http://gpu1:1/v1?api-version=2024",
+    ],
+)
 def test_an_http_url_with_a_host_and_a_port_in_range_passes_as_given(url):
     assert check_url(url, "--base-url") == url
 
@@ -68,8 +82,22 @@ def test_an_http_url_with_a_host_and_a_port_in_range_passes_as_given(url):
 def test_run_refuses_a_bad_base_url_before_a_run_folder_is_made(tmp_path, monkeypatch, url, problem):
     monkeypatch.chdir(tmp_path)
     for option in (["--base-url", url], ["--role-base-url", f"candidate={url}"]):
-        result = invoke("run", "demo", "--model", "openai-compatible/cand", "--role", "judge=scripted/echo", "-n", "1",
-                        "--no-probe", "--display", "none", "--out", tmp_path / "runs", *option)
+        result = invoke(
+            "run",
+            "demo",
+            "--model",
+            "openai-compatible/cand",
+            "--role",
+            "judge=scripted/echo",
+            "-n",
+            "1",
+            "--no-probe",
+            "--display",
+            "none",
+            "--out",
+            tmp_path / "runs",
+            *option,
+        )
         line = refusal_line(result, 2)
         assert option[0] in line and problem in line
         assert SECRET not in result.output
@@ -85,10 +113,16 @@ def test_config_and_set_files_refuse_a_bad_url_at_its_line(tmp_path):
         load_run_config(config)
     assert SECRET not in str(caught.value)
     for text, line, key in [
-        ("models:\n  - spec: openai-compatible/m\n    base_url: http://gpu1:-5/v1\ntasks: [{task: demo}]\n",
-         3, "models.0.base_url.0"),
-        (f"models: [scripted/m]\ntasks:\n  - task: demo\n    role_base_url: {{judge: '{CREDENTIALS}'}}\n",
-         4, "tasks.0.role_base_url.judge.0"),
+        (
+            "models:\n  - spec: openai-compatible/m\n    base_url: http://gpu1:-5/v1\ntasks: [{task: demo}]\n",
+            3,
+            "models.0.base_url.0",
+        ),
+        (
+            f"models: [scripted/m]\ntasks:\n  - task: demo\n    role_base_url: {{judge: '{CREDENTIALS}'}}\n",
+            4,
+            "tasks.0.role_base_url.judge.0",
+        ),
         ("models: [scripted/m]\ntasks: [{task: demo}]\nendpoints:\n  'http://gpu1:99999/v1': 4\n", 3, "endpoints"),
     ]:
         path = write(tmp_path, text, "set.yaml")
@@ -97,10 +131,15 @@ def test_config_and_set_files_refuse_a_bad_url_at_its_line(tmp_path):
         assert SECRET not in str(caught.value)
 
 
-@pytest.mark.parametrize(("variable", "spec"), [("PROSEVAL_BASE_URL", "openai-compatible/m"),
-                                                ("OPENAI_BASE_URL", "openai/m"),
-                                                ("ANTHROPIC_BASE_URL", "anthropic/m"),
-                                                ("PROSEVAL_GROQ_BASE_URL", "groq/m")])
+@pytest.mark.parametrize(
+    ("variable", "spec"),
+    [
+        ("PROSEVAL_BASE_URL", "openai-compatible/m"),
+        ("OPENAI_BASE_URL", "openai/m"),
+        ("ANTHROPIC_BASE_URL", "anthropic/m"),
+        ("PROSEVAL_GROQ_BASE_URL", "groq/m"),
+    ],
+)
 def test_an_endpoint_from_the_environment_is_checked_naming_its_variable(monkeypatch, variable, spec):
     monkeypatch.setenv(variable, f"http://alice:{SECRET}@localhost:70000/v1")
     with pytest.raises(EndpointError) as caught:
@@ -112,16 +151,33 @@ def test_an_endpoint_from_the_environment_is_checked_naming_its_variable(monkeyp
 def test_run_refuses_a_bad_proseval_base_url_and_a_set_model_with_its_own_url_does_not_read_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PROSEVAL_BASE_URL", "http://localhost:70000/v1")
-    result = invoke("run", "demo", "--model", "openai-compatible/cand", "--role", "judge=scripted/echo", "-n", "1",
-                    "--no-probe", "--display", "none", "--out", tmp_path / "runs")
+    result = invoke(
+        "run",
+        "demo",
+        "--model",
+        "openai-compatible/cand",
+        "--role",
+        "judge=scripted/echo",
+        "-n",
+        "1",
+        "--no-probe",
+        "--display",
+        "none",
+        "--out",
+        tmp_path / "runs",
+    )
     assert "PROSEVAL_BASE_URL 'http://localhost:70000/v1' has port 70000" in refusal_line(result, 2)
     assert not (tmp_path / "runs").exists()
-    path = write(tmp_path, "models:\n  - {spec: openai-compatible/m, base_url: http://localhost:8000/v1}\n"
-                           "tasks: [{task: demo}]\n", "set.yaml")
+    path = write(
+        tmp_path,
+        "models:\n  - {spec: openai-compatible/m, base_url: http://localhost:8000/v1}\ntasks: [{task: demo}]\n",
+        "set.yaml",
+    )
     assert load_set(path).models[0].base_url == ["http://localhost:8000/v1"]
 
 
 # --- option files: one reader, of limited size ---------------------------------------------------
+
 
 def test_a_device_is_refused_unread_wherever_an_option_file_is_read(tmp_path):
     for read in (load_run_config, load_set, read_prices):
@@ -160,6 +216,7 @@ def test_a_pipe_is_read_up_to_the_limit(tmp_path):
 
 # --- prices and limits: finite numbers, in the same words everywhere ------------------------------
 
+
 @pytest.mark.parametrize("value", [".inf", ".nan", "-.inf"])
 def test_prices_and_cost_limits_must_be_finite_in_the_same_words(tmp_path, monkeypatch, value):
     shown = {".inf": "inf", ".nan": "nan", "-.inf": "-inf"}[value]
@@ -178,16 +235,28 @@ def test_prices_and_cost_limits_must_be_finite_in_the_same_words(tmp_path, monke
         load_set(set_file)
     monkeypatch.chdir(tmp_path)
     write(tmp_path, "models:\n  scripted/echo: {input: 1, output: 2}\n", "ok-prices.yaml")
-    result = invoke("run", "demo", "--model", "scripted/echo", "--role", "judge=scripted/echo", "--prices",
-                    "ok-prices.yaml", f"--max-cost={shown}", "--dry-run")
+    result = invoke(
+        "run",
+        "demo",
+        "--model",
+        "scripted/echo",
+        "--role",
+        "judge=scripted/echo",
+        "--prices",
+        "ok-prices.yaml",
+        f"--max-cost={shown}",
+        "--dry-run",
+    )
     assert refusal_line(result, 2) == f"error: --max-cost {words}"
 
 
 # --- parse errors at the user's line -------------------------------------------------------------
 
+
 def test_a_json_option_file_with_a_control_character_names_its_own_line(tmp_path):
-    path = write(tmp_path, '{\n  "task": "demo",\n  "model": "scripted/m",\n\n\n\n\n\n  "out": "runs\x02x"\n}\n',
-                 "run.json")
+    path = write(
+        tmp_path, '{\n  "task": "demo",\n  "model": "scripted/m",\n\n\n\n\n\n  "out": "runs\x02x"\n}\n', "run.json"
+    )
     with pytest.raises(ConfigFileError, match=rf"^{path}:9:15: character U\+0002 cannot stand as it is"):
         load_run_config(path)
 
@@ -209,16 +278,47 @@ def test_every_command_taking_an_endpoint_or_a_limit_checks_it_the_same_way(tmp_
     """profile's --base-url and --role-base-url, score's --base-url (through the roles' check), and
     --max-cost on resume: the same refusal as run's, before anything is made."""
     monkeypatch.chdir(tmp_path)
-    bad_port = invoke("profile", "openai-compatible/x", "--judge", "openai-compatible/j", "--base-url",
-                      "http://localhost:70000/v1", "-o", str(tmp_path / "p"), "--dry-run")
+    bad_port = invoke(
+        "profile",
+        "openai-compatible/x",
+        "--judge",
+        "openai-compatible/j",
+        "--base-url",
+        "http://localhost:70000/v1",
+        "-o",
+        str(tmp_path / "p"),
+        "--dry-run",
+    )
     assert bad_port.exit_code == 2 and "has port 70000, out of range" in bad_port.output
-    password = invoke("profile", "openai-compatible/x", "--judge", "openai-compatible/j", "--base-url",
-                      "http://localhost:8000/v1", "--role-base-url", "judge=http://ann:secret@h:1/v1",
-                      "-o", str(tmp_path / "p"), "--dry-run")
+    password = invoke(
+        "profile",
+        "openai-compatible/x",
+        "--judge",
+        "openai-compatible/j",
+        "--base-url",
+        "http://localhost:8000/v1",
+        "--role-base-url",
+        "judge=http://ann:secret@h:1/v1",
+        "-o",
+        str(tmp_path / "p"),
+        "--dry-run",
+    )
     assert password.exit_code == 2 and "user name or password" in password.output and "secret" not in password.output
     assert not (tmp_path / "p").exists()
-    run = invoke("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "1", "-o",
-                 str(tmp_path / "runs"), "--display", "none")
+    run = invoke(
+        "run",
+        "demo",
+        "-m",
+        "scripted/echo",
+        "-r",
+        "judge=scripted/echo",
+        "-n",
+        "1",
+        "-o",
+        str(tmp_path / "runs"),
+        "--display",
+        "none",
+    )
     assert run.exit_code == 0, run.output
     (folder,) = (tmp_path / "runs").iterdir()
     score = invoke("score", str(folder), "-r", "judge=openai-compatible/j", "--base-url", "http://h:0/v1")

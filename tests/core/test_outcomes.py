@@ -54,9 +54,25 @@ def only_run(out: Path) -> Path:
 def test_a_run_whose_candidate_endpoint_is_down_exits_4_naming_the_reason_and_the_retry(work):
     out = work / "out"
     # --no-probe: the endpoint is down while the run is under way (the probe would stop it at the start)
-    result = run_cli("run", "demo", "-m", "openai-compatible/a", "--base-url", dead_url(), "-r",
-                     "judge=scripted/echo", "-n", "2", "--display", "none", "--config", "once.yaml", "-o", str(out),
-                     "--no-probe")
+    result = run_cli(
+        "run",
+        "demo",
+        "-m",
+        "openai-compatible/a",
+        "--base-url",
+        dead_url(),
+        "-r",
+        "judge=scripted/echo",
+        "-n",
+        "2",
+        "--display",
+        "none",
+        "--config",
+        "once.yaml",
+        "-o",
+        str(out),
+        "--no-probe",
+    )
     assert result.exit_code == EXIT_FAILED_SAMPLES, result.output
     folder = only_run(out)
     assert "(complete with FAILED samples)" in result.output
@@ -72,8 +88,25 @@ def test_a_run_whose_candidate_endpoint_is_down_exits_4_naming_the_reason_and_th
 def test_retry_failed_against_a_working_endpoint_completes_the_run_and_exits_0(work):
     out = work / "out"
     dead = dead_url()
-    run_cli("run", "demo", "-m", "openai-compatible/a", "--base-url", dead, "-r", "judge=scripted/echo", "-n", "2",
-            "--display", "none", "--config", "once.yaml", "-o", str(out), "--no-probe")
+    run_cli(
+        "run",
+        "demo",
+        "-m",
+        "openai-compatible/a",
+        "--base-url",
+        dead,
+        "-r",
+        "judge=scripted/echo",
+        "-n",
+        "2",
+        "--display",
+        "none",
+        "--config",
+        "once.yaml",
+        "-o",
+        str(out),
+        "--no-probe",
+    )
     folder = only_run(out)
     header = json.loads((folder / "header.json").read_text())
     server = FakeOpenAIServer(port=int(dead.rsplit(":", 1)[1].split("/")[0])).start_in_thread()
@@ -90,9 +123,25 @@ def test_retry_failed_against_a_working_endpoint_completes_the_run_and_exits_0(w
 
 def test_a_judge_whose_endpoint_is_down_makes_failed_scores_that_retry_failed_runs_again(work):
     out = work / "out"
-    result = run_cli("run", "demo", "-m", "scripted/echo", "-r", "judge=openai-compatible/j", "--role-base-url",
-                     f"judge={dead_url()}", "-n", "3", "--display", "none", "--config", "once.yaml", "-o", str(out),
-                     "--no-probe")
+    result = run_cli(
+        "run",
+        "demo",
+        "-m",
+        "scripted/echo",
+        "-r",
+        "judge=openai-compatible/j",
+        "--role-base-url",
+        f"judge={dead_url()}",
+        "-n",
+        "3",
+        "--display",
+        "none",
+        "--config",
+        "once.yaml",
+        "-o",
+        str(out),
+        "--no-probe",
+    )
     assert result.exit_code == EXIT_FAILED_SAMPLES, result.output
     folder = only_run(out)
     results = json.loads((folder / "results.json").read_text())
@@ -103,8 +152,20 @@ def test_a_judge_whose_endpoint_is_down_makes_failed_scores_that_retry_failed_ru
 
 
 def test_a_complete_run_exits_0_and_says_complete(work):
-    result = run_cli("run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "2", "--display",
-                     "none", "-o", str(work / "out"))
+    result = run_cli(
+        "run",
+        "demo",
+        "-m",
+        "scripted/echo",
+        "-r",
+        "judge=scripted/echo",
+        "-n",
+        "2",
+        "--display",
+        "none",
+        "-o",
+        str(work / "out"),
+    )
     assert result.exit_code == 0, result.output
     assert "finished (complete);" in result.output and "failed: " not in result.output
     assert json.loads((only_run(work / "out") / "results.json").read_text())["outcome"] == "complete"
@@ -112,8 +173,18 @@ def test_a_complete_run_exits_0_and_says_complete(work):
 
 def test_a_file_that_is_not_gguf_is_refused_before_the_run_folder_is_made(work):
     (work / "model.gguf").write_text("hello\n", encoding="utf-8")
-    result = run_cli("run", "demo", "-m", "local/model.gguf", "-r", "judge=scripted/echo", "--display", "none",
-                     "-o", str(work / "out"))
+    result = run_cli(
+        "run",
+        "demo",
+        "-m",
+        "local/model.gguf",
+        "-r",
+        "judge=scripted/echo",
+        "--display",
+        "none",
+        "-o",
+        str(work / "out"),
+    )
     assert result.exit_code == 1, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: local model file ") and "not a GGUF model" in lines[0]
@@ -165,7 +236,8 @@ def test_tables_keep_every_column_when_the_output_is_not_a_terminal(monkeypatch)
 
 
 def test_a_set_member_whose_endpoint_is_down_is_partial_not_ranked_and_the_set_exits_4(work):
-    (work / "set.yaml").write_text(f"""\
+    (work / "set.yaml").write_text(
+        f"""\
 folder: out
 max_attempts: 1
 report: true
@@ -176,7 +248,9 @@ tasks:
   - task: demo
     limit: 2
 roles: {{judge: scripted/echo}}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     result = run_cli("run-set", "set.yaml", "--display", "none", "--no-probe")
     assert result.exit_code == EXIT_FAILED_SAMPLES, result.output
     text = " ".join(result.output.split())

@@ -13,8 +13,12 @@ from proseval.runtime.probe import PROBE_MESSAGES
 from proseval.testing.fake_openai import FakeOpenAIServer
 
 cli = CliRunner()
-PAPER = Preset("paper", "test", params={"rounds": 20, "feedback": "chat"},
-               gen={"candidate": {"temperature": 0.7, "top_k": 20}, "critic": {"temperature": 0.1}})
+PAPER = Preset(
+    "paper",
+    "test",
+    params={"rounds": 20, "feedback": "chat"},
+    gen={"candidate": {"temperature": 0.7, "top_k": 20}, "critic": {"temperature": 0.1}},
+)
 
 
 def test_the_user_choices_win_over_the_preset_and_are_recorded_as_overridden():
@@ -37,14 +41,24 @@ def test_every_registered_preset_names_real_options_and_settings():
                 GenerateConfig.model_validate(values)
             checked.add((name, preset.name))
     # the papers' and official setups the docs name, each among them
-    assert {("writingbench", "paper"), ("writingbench", "official"), ("meeseeks", "paper"), ("meeseeks", "official"),
-            ("longweave", "paper"), ("longweave", "official"), ("c3ebench", "official"), ("ravel", "official"),
-            ("ravel", "january")} <= checked
+    assert {
+        ("writingbench", "paper"),
+        ("writingbench", "official"),
+        ("meeseeks", "paper"),
+        ("meeseeks", "official"),
+        ("longweave", "paper"),
+        ("longweave", "official"),
+        ("c3ebench", "official"),
+        ("ravel", "official"),
+        ("ravel", "january"),
+    } <= checked
 
 
 def _checklist() -> list[dict[str, str]]:
-    return [{"name": f"C{i}", "criteria_description": "d", "1-2": "a", "3-4": "b", "5-6": "c", "7-8": "d",
-             "9-10": "e"} for i in range(1, 6)]
+    return [
+        {"name": f"C{i}", "criteria_description": "d", "1-2": "a", "3-4": "b", "5-6": "c", "7-8": "d", "9-10": "e"}
+        for i in range(1, 6)
+    ]
 
 
 def test_a_preset_sets_the_judge_sampling_and_the_header_records_it(tmp_path):
@@ -52,15 +66,38 @@ def test_a_preset_sets_the_judge_sampling_and_the_header_records_it(tmp_path):
     queries.write_text(json.dumps({"id": "q1", "query": "Write a note.", "checklist": _checklist()}) + "\n")
     server = FakeOpenAIServer(responder=lambda body: '{"score": 6, "reason": "fine"}').start_in_thread()
     try:
-        result = cli.invoke(app, ["run", "writingbench", "--queries", str(queries), "--preset", "official",
-                                  "-m", "scripted/echo", "-r", "judge=openai-compatible/j",
-                                  "--role-base-url", f"judge={server.base_url}", "-g", "judge.temperature=null",
-                                  "--out", str(tmp_path / "runs"), "--display", "none", "--no-cache"])
+        result = cli.invoke(
+            app,
+            [
+                "run",
+                "writingbench",
+                "--queries",
+                str(queries),
+                "--preset",
+                "official",
+                "-m",
+                "scripted/echo",
+                "-r",
+                "judge=openai-compatible/j",
+                "--role-base-url",
+                f"judge={server.base_url}",
+                "-g",
+                "judge.temperature=null",
+                "--out",
+                str(tmp_path / "runs"),
+                "--display",
+                "none",
+                "--no-cache",
+            ],
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output
-    bodies = [{k: v for k, v in b.items() if k not in ("model", "messages")} for b in server.requests
-              if b["messages"] != PROBE_MESSAGES]  # the samples' requests
+    bodies = [
+        {k: v for k, v in b.items() if k not in ("model", "messages")}
+        for b in server.requests
+        if b["messages"] != PROBE_MESSAGES
+    ]  # the samples' requests
     assert len(bodies) == 5 and all(b == {"top_p": 0.95, "max_tokens": 2048} for b in bodies)
     header = json.loads(next((tmp_path / "runs").iterdir()).joinpath("header.json").read_text())
     assert header["preset"]["name"] == "official" and header["preset"]["overridden"] == ["judge.temperature"]
@@ -69,8 +106,23 @@ def test_a_preset_sets_the_judge_sampling_and_the_header_records_it(tmp_path):
 
 
 def test_an_unknown_preset_is_refused_before_any_request(tmp_path):
-    result = cli.invoke(app, ["run", "writingbench", "--queries", str(tmp_path / "none.jsonl"), "--preset", "leaderboard",
-                              "-m", "scripted/echo", "-r", "judge=scripted/echo", "--out", str(tmp_path / "runs")])
+    result = cli.invoke(
+        app,
+        [
+            "run",
+            "writingbench",
+            "--queries",
+            str(tmp_path / "none.jsonl"),
+            "--preset",
+            "leaderboard",
+            "-m",
+            "scripted/echo",
+            "-r",
+            "judge=scripted/echo",
+            "--out",
+            str(tmp_path / "runs"),
+        ],
+    )
     assert result.exit_code == 2 and "no preset 'leaderboard' (its presets: paper, official)" in result.output
 
 

@@ -23,8 +23,9 @@ runner = CliRunner()
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
 FORMAT = {"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": SCHEMA, "strict": True}}}
 VERDICT = '{"ok": true, "score": 7, "reason": "clear"}'
-LLAMA_REFUSAL = ("1 validation error: body -> response_format -> type: Input should be 'text' or 'json_object' "
-                 "(type=literal_error)")
+LLAMA_REFUSAL = (
+    "1 validation error: body -> response_format -> type: Input should be 'text' or 'json_object' (type=literal_error)"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -38,11 +39,13 @@ def fresh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def refuses_json_schema(also_json_object: bool = False):
     """A server that refuses `json_schema` as llama-cpp-python's does (and, optionally, `json_object`)."""
+
     def behaviour(_n: int, body: dict) -> Reply:
         kind = (body.get("response_format") or {}).get("type")
         if kind == "json_schema" or (also_json_object and kind == "json_object"):
             return Reply("status", 500, text=LLAMA_REFUSAL if kind == "json_schema" else "response_format unsupported")
         return Reply("ok", text=VERDICT if kind else default_text(body))
+
     return behaviour
 
 
@@ -64,9 +67,16 @@ async def test_an_endpoint_that_refuses_the_format_is_asked_in_the_next_form(als
         first = await model.generate([{"role": "user", "content": "Rate it."}], GenerateConfig(**FORMAT))
         again = await model.generate([{"role": "user", "content": "Rate it."}], GenerateConfig(**FORMAT))
         await model.aclose()
-    assert first.text == again.text == (VERDICT if mode == "json_object" else "echo: Rate it.\n\nAnswer with "
-                                        "one JSON object and nothing else. It must follow this JSON Schema:\n"
-                                        + json.dumps(SCHEMA))
+    assert (
+        first.text
+        == again.text
+        == (
+            VERDICT
+            if mode == "json_object"
+            else "echo: Rate it.\n\nAnswer with "
+            "one JSON object and nothing else. It must follow this JSON Schema:\n" + json.dumps(SCHEMA)
+        )
+    )
     assert model.structured == mode
     kinds = [(body.get("response_format") or {}).get("type") for body in server.requests]
     learned = ["json_object"] if mode == "json_object" else [None]
@@ -101,16 +111,38 @@ def judge_server():
         if body.get("model") == "nosuch-judge":
             return Reply("status", 404, text="The model `nosuch-judge` does not exist or you do not have access to it.")
         if body.get("model") == "reasoner" and body.get("temperature") not in (None, 1):
-            return Reply("status", 400, text="Unsupported value: 'temperature' does not support 0.3 with this model. "
-                         "Only the default (1) value is supported.")
+            return Reply(
+                "status",
+                400,
+                text="Unsupported value: 'temperature' does not support 0.3 with this model. "
+                "Only the default (1) value is supported.",
+            )
         return refuses_json_schema()(_n, body)
+
     yield from serve(behaviour)
 
 
 def run_demo(candidate: FakeOpenAIServer, judge: FakeOpenAIServer, judge_model: str, *extra: str):
-    return runner.invoke(app, ["run", "demo", "-m", "openai-compatible/writer", "--base-url", candidate.base_url,
-                               "-r", f"judge=openai-compatible/{judge_model}", "--role-base-url",
-                               f"judge={judge.base_url}", "--limit", "3", "--display", "none", *extra])
+    return runner.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "-m",
+            "openai-compatible/writer",
+            "--base-url",
+            candidate.base_url,
+            "-r",
+            f"judge=openai-compatible/{judge_model}",
+            "--role-base-url",
+            f"judge={judge.base_url}",
+            "--limit",
+            "3",
+            "--display",
+            "none",
+            *extra,
+        ],
+    )
 
 
 def test_a_wrong_judge_model_ends_the_command_before_any_candidate_request(candidate_server, judge_server):
@@ -161,8 +193,23 @@ def test_an_endpoint_that_does_not_answer_ends_the_command_at_the_probe(judge_se
     dead = FakeOpenAIServer().start_in_thread()
     url = dead.base_url
     dead.stop_thread()
-    result = runner.invoke(app, ["run", "demo", "-m", "openai-compatible/writer", "--base-url", url, "-r",
-                                 "judge=scripted/echo", "--limit", "3", "--display", "none"])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "-m",
+            "openai-compatible/writer",
+            "--base-url",
+            url,
+            "-r",
+            "judge=scripted/echo",
+            "--limit",
+            "3",
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 1, result.output
     assert "--model openai-compatible/writer: no answer after 3 tries" in result.output
     assert "--no-probe" in result.output and not Path("runs").exists()

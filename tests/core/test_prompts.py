@@ -28,10 +28,16 @@ def test_render_needs_every_placeholder():
         template.render(a=1)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("Grade this: {response}", r"judge\.txt.*missing placeholder\(s\) \{request\}"),
-    ("{request} {response} {reponse}", r"judge\.txt.*unknown placeholder\(s\) \{reponse\} \(this prompt takes \{request\}"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("Grade this: {response}", r"judge\.txt.*missing placeholder\(s\) \{request\}"),
+        (
+            "{request} {response} {reponse}",
+            r"judge\.txt.*unknown placeholder\(s\) \{reponse\} \(this prompt takes \{request\}",
+        ),
+    ],
+)
 def test_a_replacement_with_wrong_placeholders_is_refused_with_the_file_name(tmp_path, text, message):
     path = tmp_path / "judge.txt"
     path.write_text(text, encoding="utf-8")
@@ -43,8 +49,23 @@ def test_a_replacement_with_wrong_placeholders_is_refused_with_the_file_name(tmp
 def test_an_unknown_prompt_name_lists_the_task_prompts(tmp_path):
     path = tmp_path / "x.txt"
     path.write_text("x", encoding="utf-8")
-    result = cli.invoke(app, ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "--prompt",
-                              f"grader={path}", "--out", str(tmp_path / "runs"), "--display", "none"])
+    result = cli.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "-m",
+            "scripted/echo",
+            "-r",
+            "judge=scripted/echo",
+            "--prompt",
+            f"grader={path}",
+            "--out",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 2
     assert "has no prompt of that name (its prompts: judge)" in result.output
     assert not (tmp_path / "runs").exists()
@@ -56,8 +77,23 @@ def test_a_bad_prompt_file_stops_the_run_before_any_request(tmp_path):
     calls = []
     register_script("count-calls", lambda messages: calls.append(messages) or "x")
     try:
-        result = cli.invoke(app, ["run", "demo", "-m", "scripted/count-calls", "-r", "judge=scripted/count-calls",
-                                  "--prompt", f"judge={path}", "--out", str(tmp_path / "runs"), "--display", "none"])
+        result = cli.invoke(
+            app,
+            [
+                "run",
+                "demo",
+                "-m",
+                "scripted/count-calls",
+                "-r",
+                "judge=scripted/count-calls",
+                "--prompt",
+                f"judge={path}",
+                "--out",
+                str(tmp_path / "runs"),
+                "--display",
+                "none",
+            ],
+        )
     finally:
         unregister_script("count-calls")
     assert result.exit_code == 2 and "missing placeholder(s) {request}" in result.output
@@ -76,8 +112,14 @@ def test_a_prompt_file_reaches_the_judge_and_is_recorded_and_kept_for_resume(tmp
 
     register_script("prompt-judge", judge)
     try:
-        run = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/prompt-judge"}, limit=2,
-                           out=tmp_path / "runs", prompts={"judge": path})
+        run = proseval.run(
+            "demo",
+            model="scripted/echo",
+            roles={"judge": "scripted/prompt-judge"},
+            limit=2,
+            out=tmp_path / "runs",
+            prompts={"judge": path},
+        )
     finally:
         unregister_script("prompt-judge")
     assert len(seen) == 2 and all(s.startswith("CUSTOM JUDGE. Request: ") and '{"score": 7}' in s for s in seen)
@@ -99,8 +141,14 @@ def test_resume_sends_the_run_own_prompt_file_and_refuses_an_edited_copy(tmp_pat
     seen = []
     register_script("resume-judge", lambda messages: seen.append(messages[-1]["content"]) or '{"score": 5}')
     try:
-        run = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/resume-judge"}, limit=1,
-                           out=tmp_path / "runs", prompts={"judge": path})
+        run = proseval.run(
+            "demo",
+            model="scripted/echo",
+            roles={"judge": "scripted/resume-judge"},
+            limit=1,
+            out=tmp_path / "runs",
+            prompts={"judge": path},
+        )
         path.write_text("CHANGED {request} {response}", encoding="utf-8")  # the user's file changes later
         resumed = proseval.resume(run.path, limit=2)
         assert resumed.results.counts.finished == 2

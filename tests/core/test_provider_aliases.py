@@ -71,6 +71,7 @@ class KeyRecordingServer(FakeOpenAIServer):
 
 # --- the table ------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", sorted(DOCUMENTED))
 def test_each_service_is_its_documented_endpoint_and_key(name):
     service = SERVICES[name]
@@ -86,6 +87,7 @@ def test_the_runtime_docs_list_every_service():
 
 
 # --- parsing and endpoints ------------------------------------------------------------------------
+
 
 def test_only_the_first_segment_names_the_service():
     spec = parse_model_spec("openrouter/anthropic/claude-sonnet-4.5")
@@ -110,8 +112,11 @@ def test_the_endpoint_variable_moves_a_service(monkeypatch):
 
 def test_the_shared_base_url_is_not_a_services():
     """`--base-url` is for OpenAI-compatible servers: a service's key must not go there."""
-    request = RoleRequest(model="openai-compatible/qwen", roles={"judge": "openrouter/anthropic/claude-sonnet-4.5"},
-                          base_urls=["http://gpu1:8000/v1"])
+    request = RoleRequest(
+        model="openai-compatible/qwen",
+        roles={"judge": "openrouter/anthropic/claude-sonnet-4.5"},
+        base_urls=["http://gpu1:8000/v1"],
+    )
     bindings, _, _ = resolve_roles(request, ("candidate", "judge"), {})
     assert bindings["candidate"].base_urls == ["http://gpu1:8000/v1"]
     assert bindings["judge"].base_urls == ["https://openrouter.ai/api/v1"]
@@ -140,6 +145,7 @@ def test_endpoint_limits_name_a_services_endpoint():
 
 # --- keys -----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", [n for n, s in SERVICES.items() if s.key_required])
 def test_a_services_key_comes_from_its_own_variable_only(name, monkeypatch):
     service = SERVICES[name]
@@ -147,8 +153,9 @@ def test_a_services_key_comes_from_its_own_variable_only(name, monkeypatch):
         monkeypatch.setenv(other, "sk-other-0123456789")
     with pytest.raises(FatalError) as refused:
         resolve_api_key(name)
-    assert str(refused.value) == (f"{service.key_variable} is not set: export it, or add it to a .env file in "
-                                  "the current folder")
+    assert str(refused.value) == (
+        f"{service.key_variable} is not set: export it, or add it to a .env file in the current folder"
+    )
     monkeypatch.setenv(service.key_variable, KEY)
     assert resolve_api_key(name) == KEY
 
@@ -164,8 +171,11 @@ def test_the_cache_identity_is_the_resolved_endpoint_never_the_key(monkeypatch):
     monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
     model = build_model(parse_model_spec("openrouter/anthropic/claude-sonnet-4.5"))
     assert isinstance(model, CompatModel)
-    assert model.cache_identity() == {"provider": "openrouter", "model": "anthropic/claude-sonnet-4.5",
-                                      "base_url": ["https://openrouter.ai/api/v1"]}
+    assert model.cache_identity() == {
+        "provider": "openrouter",
+        "model": "anthropic/claude-sonnet-4.5",
+        "base_url": ["https://openrouter.ai/api/v1"],
+    }
     monkeypatch.setenv("PROSEVAL_OPENROUTER_BASE_URL", "http://mirror:1/api/v1/")
     moved = build_model(parse_model_spec("openrouter/anthropic/claude-sonnet-4.5"))
     assert moved.cache_identity()["base_url"] == ["http://mirror:1/api/v1"]  # another endpoint: another entry
@@ -193,9 +203,11 @@ async def test_the_services_key_and_model_name_reach_the_endpoint(monkeypatch):
 
 # --- the command line -----------------------------------------------------------------------------
 
+
 def run_demo(*args: str, judge: str = "scripted/echo") -> Any:
-    return cli.invoke(app, ["run", "demo", "-r", f"judge={judge}", "-n", "2", "--display", "none",
-                            "--out", "runs", *args])
+    return cli.invoke(
+        app, ["run", "demo", "-r", f"judge={judge}", "-n", "2", "--display", "none", "--out", "runs", *args]
+    )
 
 
 def only_run() -> Path:
@@ -213,8 +225,9 @@ def test_a_run_through_a_service_with_its_role_base_url(monkeypatch):
     monkeypatch.setenv("OPENROUTER_API_KEY", KEY)
     server = KeyRecordingServer().start_in_thread()
     try:
-        result = run_demo("-m", "openrouter/meta-llama/llama-3.3-70b-instruct",
-                          "--role-base-url", f"candidate={server.base_url}")
+        result = run_demo(
+            "-m", "openrouter/meta-llama/llama-3.3-70b-instruct", "--role-base-url", f"candidate={server.base_url}"
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output
@@ -265,8 +278,10 @@ def test_a_service_model_is_priced_by_its_spec():
 
 
 def test_a_dry_run_prices_a_service_model_without_its_key():
-    Path("prices.yaml").write_text("currency: USD\nmodels:\n  openrouter/qwen/qwen3-235b: {input: 1.0, output: 2.0}\n"
-                                   "  scripted/echo: {input: 0, output: 0}\n")
+    Path("prices.yaml").write_text(
+        "currency: USD\nmodels:\n  openrouter/qwen/qwen3-235b: {input: 1.0, output: 2.0}\n"
+        "  scripted/echo: {input: 0, output: 0}\n"
+    )
     result = run_demo("-m", "openrouter/qwen/qwen3-235b", "--dry-run", "--prices", "prices.yaml")
     assert result.exit_code == 0, result.output
     assert "openrouter/qwen/qwen3-235b" in result.output and "prices missing" not in result.output

@@ -6,7 +6,6 @@ import importlib.metadata
 from pathlib import Path
 
 import pytest
-from support.core import binding
 
 import proseval
 from proseval import kit, registry
@@ -14,6 +13,7 @@ from proseval.core import Sample, Score, State, Task, scorer
 from proseval.core.protocols import single_turn
 from proseval.runtime.options import RunOptions
 from proseval.runtime.runner import start_run
+from support.core import binding
 
 
 def test_run_and_read_run(tmp_path):
@@ -48,10 +48,21 @@ def test_the_public_names_are_exported():
     from proseval import api, core, errors
 
     expected = {
-        "PromptTemplate": core.PromptTemplate, "ProsevalError": errors.ProsevalError, "Run": api.Run,
-        "Sample": core.Sample, "Score": core.Score, "State": core.State, "Task": core.Task,
-        "agreement": api.agreement, "read_run": api.read_run, "resume": api.resume, "run": api.run,
-        "run_set": api.run_set, "score": api.score, "scorer": core.scorer, "task": registry.task,
+        "PromptTemplate": core.PromptTemplate,
+        "ProsevalError": errors.ProsevalError,
+        "Run": api.Run,
+        "Sample": core.Sample,
+        "Score": core.Score,
+        "State": core.State,
+        "Task": core.Task,
+        "agreement": api.agreement,
+        "read_run": api.read_run,
+        "resume": api.resume,
+        "run": api.run,
+        "run_set": api.run_set,
+        "score": api.score,
+        "scorer": core.scorer,
+        "task": registry.task,
     }
     assert sorted(proseval.__all__) == sorted(expected)
     assert {name: getattr(proseval, name) for name in proseval.__all__} == expected
@@ -86,8 +97,13 @@ def test_a_task_registered_by_decorator_runs_like_a_built_in(tmp_path):
 
     @registry.task("unit-plugin", summary="a task registered from a test")
     def make(params) -> Task:
-        return Task(name="unit-plugin", version="1", dataset=lambda: [Sample(id="a", input="HELLO")],
-                    protocol=single_turn, scorers=[shout])
+        return Task(
+            name="unit-plugin",
+            version="1",
+            dataset=lambda: [Sample(id="a", input="HELLO")],
+            protocol=single_turn,
+            scorers=[shout],
+        )
 
     try:
         run = proseval.run("unit-plugin", model="scripted/echo", out=tmp_path)
@@ -101,10 +117,12 @@ async def test_a_scorer_that_returns_an_undeclared_metric_is_unscored(tmp_path):
     async def sloppy(sample, state, ctx):
         return {"declard": Score(value=1.0)}
 
-    task = Task(name="sloppy", version="1", dataset=lambda: [Sample(id="a", input="x")], protocol=single_turn,
-                scorers=[sloppy])
-    folder, results = await start_run(task, {"candidate": binding("scripted/echo")},
-                                      RunOptions(out_dir=tmp_path, display="none"))
+    task = Task(
+        name="sloppy", version="1", dataset=lambda: [Sample(id="a", input="x")], protocol=single_turn, scorers=[sloppy]
+    )
+    folder, results = await start_run(
+        task, {"candidate": binding("scripted/echo")}, RunOptions(out_dir=tmp_path, display="none")
+    )
     record = next(folder.iter_records())
     assert record.scores["declared"].value is None and "does not declare" in record.scores["declared"].explanation
 

@@ -40,18 +40,32 @@ JUDGE_REPLY = '{"score": 7, "reason": "clear"}'
 
 def chat_reply(message: dict[str, Any], finish: str = "stop", usage: dict[str, Any] | None = None) -> dict[str, Any]:
     """A chat completion as OpenAI documents it (`choices[0].message`, `usage`)."""
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
-            "usage": usage if usage is not None else {"prompt_tokens": 12, "completion_tokens": 20, "total_tokens": 32}}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", **message}, "finish_reason": finish}],
+        "usage": usage if usage is not None else {"prompt_tokens": 12, "completion_tokens": 20, "total_tokens": 32},
+    }
 
 
-DETAILED_USAGE = {"prompt_tokens": 120, "completion_tokens": 300, "total_tokens": 420,
-                  "prompt_tokens_details": {"cached_tokens": 96, "audio_tokens": 0},
-                  "completion_tokens_details": {"reasoning_tokens": 256, "audio_tokens": 0,
-                                                "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}}
+DETAILED_USAGE = {
+    "prompt_tokens": 120,
+    "completion_tokens": 300,
+    "total_tokens": 420,
+    "prompt_tokens_details": {"cached_tokens": 96, "audio_tokens": 0},
+    "completion_tokens_details": {
+        "reasoning_tokens": 256,
+        "audio_tokens": 0,
+        "accepted_prediction_tokens": 0,
+        "rejected_prediction_tokens": 0,
+    },
+}
 
 
 # --- OpenAI-compatible replies ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])  # DeepSeek / vLLM / SGLang; OpenRouter
 def test_reasoning_text_is_kept_apart_from_the_answer(field):
@@ -63,11 +77,19 @@ def test_reasoning_text_is_kept_apart_from_the_answer(field):
     assert not completion.refused and not completion.reasoning_exhausted
 
 
-@pytest.mark.parametrize("usage", [
-    {"prompt_tokens": 12, "completion_tokens": 20, "total_tokens": 32},
-    {"prompt_tokens": 12, "completion_tokens": 20, "prompt_tokens_details": None, "completion_tokens_details": None},
-    {"prompt_tokens": 12, "completion_tokens": 20, "completion_tokens_details": {"reasoning_tokens": None}},
-])
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": 12, "completion_tokens": 20, "total_tokens": 32},
+        {
+            "prompt_tokens": 12,
+            "completion_tokens": 20,
+            "prompt_tokens_details": None,
+            "completion_tokens_details": None,
+        },
+        {"prompt_tokens": 12, "completion_tokens": 20, "completion_tokens_details": {"reasoning_tokens": None}},
+    ],
+)
 def test_a_reply_without_breakdowns_counts_no_reasoning_or_cached_tokens(usage):
     completion = _to_completion(chat_reply({"content": "Paris.", "reasoning_content": None}, usage=usage), 0.0)
     assert completion.usage == Usage(prompt_tokens=12, completion_tokens=20)
@@ -87,34 +109,49 @@ def test_a_content_filter_finish_is_kept_as_a_refusal():
     assert completion.refused
 
 
-@pytest.mark.parametrize(("text", "finish", "usage", "reasoning", "exhausted"), [
-    ("", "length", Usage(completion_tokens=64, reasoning_tokens=64), None, True),  # o-series: tokens, no text
-    (" \n", "length", Usage(completion_tokens=64), "thinking…", True),  # text only (Anthropic reports no tokens)
-    ("", "length", Usage(completion_tokens=64), None, False),  # an ordinary empty answer cut at the limit
-    ("", "stop", Usage(completion_tokens=64, reasoning_tokens=64), "thinking…", False),  # empty, not cut
-    ("Paris", "length", Usage(completion_tokens=64, reasoning_tokens=60), "thinking…", False),  # truncated
-])
-def test_an_answer_is_exhausted_only_when_empty_at_the_limit_after_reasoning(text, finish, usage, reasoning,
-                                                                               exhausted):
+@pytest.mark.parametrize(
+    ("text", "finish", "usage", "reasoning", "exhausted"),
+    [
+        ("", "length", Usage(completion_tokens=64, reasoning_tokens=64), None, True),  # o-series: tokens, no text
+        (" \n", "length", Usage(completion_tokens=64), "thinking…", True),  # text only (Anthropic reports no tokens)
+        ("", "length", Usage(completion_tokens=64), None, False),  # an ordinary empty answer cut at the limit
+        ("", "stop", Usage(completion_tokens=64, reasoning_tokens=64), "thinking…", False),  # empty, not cut
+        ("Paris", "length", Usage(completion_tokens=64, reasoning_tokens=60), "thinking…", False),  # truncated
+    ],
+)
+def test_an_answer_is_exhausted_only_when_empty_at_the_limit_after_reasoning(text, finish, usage, reasoning, exhausted):
     completion = Completion(text=text, finish_reason=finish, usage=usage, reasoning=reasoning)
     assert completion.reasoning_exhausted is exhausted
 
 
 # --- Anthropic replies ----------------------------------------------------------------------------
 
+
 def anthropic_message(content: list[dict[str, Any]], stop_reason: str = "end_turn", **usage: int) -> dict[str, Any]:
     """A Messages API `message` object as Anthropic documents it."""
-    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test", "content": content,
-            "stop_reason": stop_reason, "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 50, **usage}}
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 50, **usage},
+    }
 
 
 def test_thinking_blocks_are_reasoning_and_only_text_blocks_are_the_answer():
-    message = anthropic_message([
-        {"type": "thinking", "thinking": "The user wants a greeting.", "signature": "EqQBCgIYAh"},
-        {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"},
-        {"type": "text", "text": "Hello"}, {"type": "text", "text": " there."},
-    ], cache_creation_input_tokens=5, cache_read_input_tokens=100)
+    message = anthropic_message(
+        [
+            {"type": "thinking", "thinking": "The user wants a greeting.", "signature": "EqQBCgIYAh"},
+            {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"},
+            {"type": "text", "text": "Hello"},
+            {"type": "text", "text": " there."},
+        ],
+        cache_creation_input_tokens=5,
+        cache_read_input_tokens=100,
+    )
     completion = to_completion(message, 0.1)
     assert completion.text == "Hello there."
     assert completion.reasoning == f"The user wants a greeting.\n\n{WITHHELD_REASONING}"
@@ -123,15 +160,17 @@ def test_thinking_blocks_are_reasoning_and_only_text_blocks_are_the_answer():
 
 
 def test_a_thinking_block_whose_text_is_omitted_still_marks_reasoning():
-    completion = to_completion(anthropic_message([{"type": "thinking", "thinking": "", "signature": "sig"}],
-                                                 stop_reason="max_tokens"), 0.0)
+    completion = to_completion(
+        anthropic_message([{"type": "thinking", "thinking": "", "signature": "sig"}], stop_reason="max_tokens"), 0.0
+    )
     assert (completion.text, completion.finish_reason, completion.reasoning) == ("", "length", WITHHELD_REASONING)
     assert completion.reasoning_exhausted
 
 
 def test_an_anthropic_refusal_keeps_its_partial_text_as_the_refusal():
-    completion = to_completion(anthropic_message([{"type": "text", "text": "I started to"}], stop_reason="refusal"),
-                               0.0)
+    completion = to_completion(
+        anthropic_message([{"type": "text", "text": "I started to"}], stop_reason="refusal"), 0.0
+    )
     assert (completion.text, completion.finish_reason, completion.refusal) == ("", "content_filter", "I started to")
     assert completion.refused
     bare = to_completion(anthropic_message([], stop_reason="refusal"), 0.0)
@@ -142,12 +181,19 @@ def test_batch_results_keep_the_reasoning_and_the_breakdowns():
     reply = chat_reply({"content": "Paris.", "reasoning_content": "Because."}, usage=DETAILED_USAGE)
     openai_answer = item_result({"custom_id": "a", "response": {"status_code": 200, "body": reply}}, 0.0)
     assert isinstance(openai_answer, Completion)
-    assert (openai_answer.text, openai_answer.reasoning, openai_answer.usage.reasoning_tokens,
-            openai_answer.usage.cached_tokens) == ("Paris.", "Because.", 256, 96)
-    message = anthropic_message([{"type": "thinking", "thinking": "Hm.", "signature": "s"},
-                                 {"type": "text", "text": "Hi."}], cache_read_input_tokens=7)
-    anthropic_answer = anthropic_item_result({"custom_id": "a", "result": {"type": "succeeded", "message": message}},
-                                             0.0)
+    assert (
+        openai_answer.text,
+        openai_answer.reasoning,
+        openai_answer.usage.reasoning_tokens,
+        openai_answer.usage.cached_tokens,
+    ) == ("Paris.", "Because.", 256, 96)
+    message = anthropic_message(
+        [{"type": "thinking", "thinking": "Hm.", "signature": "s"}, {"type": "text", "text": "Hi."}],
+        cache_read_input_tokens=7,
+    )
+    anthropic_answer = anthropic_item_result(
+        {"custom_id": "a", "result": {"type": "succeeded", "message": message}}, 0.0
+    )
     assert isinstance(anthropic_answer, Completion)
     answer = (anthropic_answer.text, anthropic_answer.reasoning, anthropic_answer.usage.cached_tokens)
     assert answer == ("Hi.", "Hm.", 7)
@@ -155,11 +201,13 @@ def test_batch_results_keep_the_reasoning_and_the_breakdowns():
 
 # --- prices ---------------------------------------------------------------------------------------
 
+
 def test_cached_input_costs_its_own_price_when_given_else_the_input_price():
     tokens = {"prompt_tokens": 1_000_000, "completion_tokens": 100_000, "cached_tokens": 600_000}
     with_cached = ModelPrice(input=2.0, cached_input=0.5, output=8.0)
-    assert with_cached.cost(tokens["prompt_tokens"], tokens["completion_tokens"],
-                            cached_tokens=tokens["cached_tokens"]) == pytest.approx(0.4 * 2.0 + 0.6 * 0.5 + 0.1 * 8.0)
+    assert with_cached.cost(
+        tokens["prompt_tokens"], tokens["completion_tokens"], cached_tokens=tokens["cached_tokens"]
+    ) == pytest.approx(0.4 * 2.0 + 0.6 * 0.5 + 0.1 * 8.0)
     without = ModelPrice(input=2.0, output=8.0)
     assert without.cost(1_000_000, 100_000, cached_tokens=600_000) == pytest.approx(2.0 + 0.8)
     discounted = ModelPrice(input=2.0, cached_input=0.5, output=8.0, batch_discount=0.5)
@@ -168,8 +216,11 @@ def test_cached_input_costs_its_own_price_when_given_else_the_input_price():
 
 def test_the_prices_file_takes_an_optional_cached_input_price(tmp_path):
     path = tmp_path / "prices.yaml"
-    path.write_text("currency: USD\nmodels:\n  openai/gpt-5: {input: 1.25, cached_input: 0.125, output: 10}\n"
-                    "  openai/gpt-4o-mini: {input: 0.15, output: 0.6}\n", encoding="utf-8")
+    path.write_text(
+        "currency: USD\nmodels:\n  openai/gpt-5: {input: 1.25, cached_input: 0.125, output: 10}\n"
+        "  openai/gpt-4o-mini: {input: 0.15, output: 0.6}\n",
+        encoding="utf-8",
+    )
     prices = read_prices(path)
     assert prices.of("openai/gpt-5").cached_input == 0.125
     assert prices.of("openai/gpt-4o-mini").cached_input is None
@@ -180,37 +231,71 @@ def test_the_prices_file_takes_an_optional_cached_input_price(tmp_path):
 
 # --- the executor ---------------------------------------------------------------------------------
 
+
 def exhausted_reply(messages: list[dict[str, str]]) -> Completion:
-    return Completion(text="", finish_reason="length", reasoning="Let me think about this at length…",
-                      usage=Usage(prompt_tokens=10, completion_tokens=64, reasoning_tokens=64))
+    return Completion(
+        text="",
+        finish_reason="length",
+        reasoning="Let me think about this at length…",
+        usage=Usage(prompt_tokens=10, completion_tokens=64, reasoning_tokens=64),
+    )
 
 
 async def test_an_answer_left_empty_by_reasoning_is_counted_raised_and_never_cached(tmp_path):
     model = ScriptedModel("thinker", exhausted_reply)
-    role = RoleModel(role="judge", model=model, config=GenerateConfig(max_tokens=64), concurrency=1,
-                     cache=ResponseCache(tmp_path / "cache.sqlite"), max_attempts=6, backoff_initial=0.01)
+    role = RoleModel(
+        role="judge",
+        model=model,
+        config=GenerateConfig(max_tokens=64),
+        concurrency=1,
+        cache=ResponseCache(tmp_path / "cache.sqlite"),
+        max_attempts=6,
+        backoff_initial=0.01,
+    )
     for _ in range(2):
         with pytest.raises(ReasoningExhaustedError) as caught:
             await role.generate(MESSAGES, sample_id="s1")
     message = str(caught.value)
-    assert message == ("the answer is empty because the whole token budget (max_tokens 64) went to reasoning "
-                       "(64 reasoning tokens): raise -g judge.max_tokens= or lower -g judge.reasoning_effort=")
+    assert message == (
+        "the answer is empty because the whole token budget (max_tokens 64) went to reasoning "
+        "(64 reasoning tokens): raise -g judge.max_tokens= or lower -g judge.reasoning_effort="
+    )
     assert len(model.calls) == 2  # never retried, and the second call was not answered from the cache
     stats = role.stats.as_dict()
-    assert {k: stats[k] for k in ("requests", "cache_hits", "retries", "errors", "prompt_tokens",
-                                  "completion_tokens", "reasoning_tokens")} == {
-        "requests": 2, "cache_hits": 0, "retries": 0, "errors": 2, "prompt_tokens": 20, "completion_tokens": 128,
-        "reasoning_tokens": 128}
+    assert {
+        k: stats[k]
+        for k in (
+            "requests",
+            "cache_hits",
+            "retries",
+            "errors",
+            "prompt_tokens",
+            "completion_tokens",
+            "reasoning_tokens",
+        )
+    } == {
+        "requests": 2,
+        "cache_hits": 0,
+        "retries": 0,
+        "errors": 2,
+        "prompt_tokens": 20,
+        "completion_tokens": 128,
+        "reasoning_tokens": 128,
+    }
     role.cache.close()
 
 
 def test_without_a_max_tokens_the_message_names_the_endpoints_default():
-    error = ReasoningExhaustedError(Completion(text="", finish_reason="length", reasoning="…",
-                                               usage=Usage(completion_tokens=4096)), "candidate", None)
+    error = ReasoningExhaustedError(
+        Completion(text="", finish_reason="length", reasoning="…", usage=Usage(completion_tokens=4096)),
+        "candidate",
+        None,
+    )
     assert "(the endpoint's default max_tokens) went to reasoning (4096 reasoning tokens)" in str(error)
 
 
 # --- runs with scripted models --------------------------------------------------------------------
+
 
 class Judge:
     """A scripted judge that keeps every prompt it was sent."""
@@ -225,13 +310,21 @@ class Judge:
 
 
 def thinking_candidate(messages: list[dict[str, str]]) -> Completion:
-    return Completion(text="A plain answer about the topic.", finish_reason="stop", reasoning=SECRET,
-                      usage=Usage(prompt_tokens=40, completion_tokens=50, reasoning_tokens=30, cached_tokens=32))
+    return Completion(
+        text="A plain answer about the topic.",
+        finish_reason="stop",
+        reasoning=SECRET,
+        usage=Usage(prompt_tokens=40, completion_tokens=50, reasoning_tokens=30, cached_tokens=32),
+    )
 
 
 def thinking_judge(messages: list[dict[str, str]]) -> Completion:
-    return Completion(text=JUDGE_REPLY, finish_reason="stop", reasoning="The answer is clear.",
-                      usage=Usage(prompt_tokens=100, completion_tokens=20, reasoning_tokens=12))
+    return Completion(
+        text=JUDGE_REPLY,
+        finish_reason="stop",
+        reasoning="The answer is clear.",
+        usage=Usage(prompt_tokens=100, completion_tokens=20, reasoning_tokens=12),
+    )
 
 
 def table_text(results: Any) -> str:
@@ -243,19 +336,33 @@ def table_text(results: Any) -> str:
 def test_reasoning_is_recorded_counted_and_priced_but_never_reaches_the_judge(tmp_path, scripts):
     judge = Judge(thinking_judge)
     candidate_spec = scripts("reasoner", thinking_candidate)
-    prices = Prices(models={candidate_spec: ModelPrice(input=1.0, cached_input=0.25, output=4.0),
-                            "scripted/thinking-judge": ModelPrice(input=1.0, output=4.0)})
-    run = proseval.run("demo", model=candidate_spec, roles={"judge": scripts("thinking-judge", judge)},
-                       out=tmp_path, cache=False, limit=2, prices=prices)
+    prices = Prices(
+        models={
+            candidate_spec: ModelPrice(input=1.0, cached_input=0.25, output=4.0),
+            "scripted/thinking-judge": ModelPrice(input=1.0, output=4.0),
+        }
+    )
+    run = proseval.run(
+        "demo",
+        model=candidate_spec,
+        roles={"judge": scripts("thinking-judge", judge)},
+        out=tmp_path,
+        cache=False,
+        limit=2,
+        prices=prices,
+    )
     assert len(judge.prompts) == 2 and all("A plain answer about the topic." in p for p in judge.prompts)
     assert not any(SECRET in prompt for prompt in judge.prompts)
     for record in run.records():
         assert record.state.output == "A plain answer about the topic."
         assert SECRET not in record.model_dump_json(exclude={"reasoning"})
-        assert record.reasoning == [Reasoning(role="candidate", turn=0, text=SECRET, tokens=30),
-                                    Reasoning(role="judge", turn="judge", text="The answer is clear.", tokens=12)]
-        assert record.usage["candidate"] == Usage(prompt_tokens=40, completion_tokens=50, reasoning_tokens=30,
-                                                  cached_tokens=32)
+        assert record.reasoning == [
+            Reasoning(role="candidate", turn=0, text=SECRET, tokens=30),
+            Reasoning(role="judge", turn="judge", text="The answer is clear.", tokens=12),
+        ]
+        assert record.usage["candidate"] == Usage(
+            prompt_tokens=40, completion_tokens=50, reasoning_tokens=30, cached_tokens=32
+        )
     roles = json.loads((run.path / "results.json").read_text())["roles"]
     assert (roles["candidate"]["reasoning_tokens"], roles["candidate"]["cached_tokens"]) == (60, 64)
     assert (roles["judge"]["reasoning_tokens"], roles["judge"]["cached_tokens"]) == (24, 0)
@@ -266,15 +373,26 @@ def test_reasoning_is_recorded_counted_and_priced_but_never_reaches_the_judge(tm
     assert (counted["reasoning_tokens"], counted["cached_tokens"]) == (60, 64)
     header = table_text(run.results).splitlines()
     columns = next(line for line in header if "tok in" in line)
-    assert columns.index("tok in") < columns.index("tok cached") < columns.index("tok out") < columns.index(
-        "tok reasoning") < columns.index("latency")
+    assert (
+        columns.index("tok in")
+        < columns.index("tok cached")
+        < columns.index("tok out")
+        < columns.index("tok reasoning")
+        < columns.index("latency")
+    )
     candidate_row = next(line for line in header if line.lstrip("│ ").startswith("candidate"))
     assert [cell.strip() for cell in candidate_row.split("│")[6:10]] == ["80", "64", "100", "60"]
 
 
 def test_the_usage_table_has_no_reasoning_or_cached_columns_when_no_role_had_any(tmp_path, scripts):
-    run = proseval.run("demo", model=scripts("plain", ["A plain answer."]),
-                       roles={"judge": scripts("j", [JUDGE_REPLY])}, out=tmp_path, cache=False, limit=1)
+    run = proseval.run(
+        "demo",
+        model=scripts("plain", ["A plain answer."]),
+        roles={"judge": scripts("j", [JUDGE_REPLY])},
+        out=tmp_path,
+        cache=False,
+        limit=1,
+    )
     text = table_text(run.results)
     assert "tok in" in text and "tok cached" not in text and "tok reasoning" not in text
     assert next(run.records()).reasoning == []
@@ -290,15 +408,24 @@ def test_a_candidate_answer_left_empty_by_reasoning_is_unscored_paid_and_asked_o
 
     spec = scripts("exhausted", candidate)
     prices = Prices(models={spec: ModelPrice(input=1.0, output=2.0), "scripted/j": ModelPrice(input=1.0, output=2.0)})
-    run = proseval.run("demo", model=spec, roles={"judge": scripts("j", judge)}, gen={"candidate": {"max_tokens": 64}},
-                       out=tmp_path, limit=2, prices=prices)
+    run = proseval.run(
+        "demo",
+        model=spec,
+        roles={"judge": scripts("j", judge)},
+        gen={"candidate": {"max_tokens": 64}},
+        out=tmp_path,
+        limit=2,
+        prices=prices,
+    )
     assert len(asked) == 2 and judge.prompts == []  # one request per sample, no retry; nothing to judge
     results = run.results
     assert results.counts.failed == 2 and results.counts.model_failures == {}
     assert results.outcome == "failed_samples"  # retryable: `resume --retry-failed`
-    (reason, count), = results.counts.failure_reasons.items()
-    assert count == 2 and reason.startswith("the answer is empty because the whole token budget (max_tokens 64) "
-                                            "went to reasoning (64 reasoning tokens): raise -g candidate.max_tokens=")
+    ((reason, count),) = results.counts.failure_reasons.items()
+    assert count == 2 and reason.startswith(
+        "the answer is empty because the whole token budget (max_tokens 64) "
+        "went to reasoning (64 reasoning tokens): raise -g candidate.max_tokens="
+    )
     for record in run.records():
         assert record.status == "error" and record.model_failure is None
         assert record.error.endswith("raise -g candidate.max_tokens= or lower -g candidate.reasoning_effort=")
@@ -314,16 +441,35 @@ def test_a_judge_answer_left_empty_by_reasoning_is_unscored_with_the_advice_and_
     judge = Judge(exhausted_reply)
 
     async def asked_thrice(sample: Sample, state: Any, ctx: Any) -> dict[str, Score]:
-        asked = await ask_until(ctx, "judge", [{"role": "user", "content": state.output}], lambda text: text,
-                                lambda text: bool(text.strip()), attempts=3, turn="judge")
+        asked = await ask_until(
+            ctx,
+            "judge",
+            [{"role": "user", "content": state.output}],
+            lambda text: text,
+            lambda text: bool(text.strip()),
+            attempts=3,
+            turn="judge",
+        )
         if asked.error is not None:
             return {"judge": Score.unscored("error", str(asked.error))}
         return {"judge": Score(value=float(len(asked.replies)))}
 
-    task = Task(name="asks", version="1", dataset=lambda: [Sample(id="a", input="Write.")], protocol=single_turn,
-                scorers=[asked_thrice], roles_required=("candidate", "judge"))
-    run = proseval.run(task, model=scripts("writer", ["Some text."]), roles={"judge": scripts("j", judge)},
-                       gen={"judge": {"max_tokens": 64}}, out=tmp_path, cache=False)
+    task = Task(
+        name="asks",
+        version="1",
+        dataset=lambda: [Sample(id="a", input="Write.")],
+        protocol=single_turn,
+        scorers=[asked_thrice],
+        roles_required=("candidate", "judge"),
+    )
+    run = proseval.run(
+        task,
+        model=scripts("writer", ["Some text."]),
+        roles={"judge": scripts("j", judge)},
+        gen={"judge": {"max_tokens": 64}},
+        out=tmp_path,
+        cache=False,
+    )
     assert len(judge.prompts) == 1  # the re-ask loop stopped at the first such answer
     record = next(run.records())
     assert record.status == "ok" and record.scores["judge"].value is None
@@ -333,10 +479,17 @@ def test_a_judge_answer_left_empty_by_reasoning_is_unscored_with_the_advice_and_
 
 
 def test_a_judge_left_without_an_answer_by_reasoning_leaves_a_failed_score_that_retry_failed_asks_again(
-        tmp_path, scripts):
+    tmp_path, scripts
+):
     judge = Judge(exhausted_reply)
-    run = proseval.run("demo", model=scripts("writer", ["An answer."]), roles={"judge": scripts("j", judge)},
-                       gen={"judge": {"max_tokens": 64}}, out=tmp_path, limit=1)
+    run = proseval.run(
+        "demo",
+        model=scripts("writer", ["An answer."]),
+        roles={"judge": scripts("j", judge)},
+        gen={"judge": {"max_tokens": 64}},
+        out=tmp_path,
+        limit=1,
+    )
     quality = next(run.records()).scores["quality"]
     assert quality.value is None and quality.parse_status == "error"  # never 0
     assert quality.explanation.startswith("the answer is empty because the whole token budget (max_tokens 64)")
@@ -346,18 +499,34 @@ def test_a_judge_left_without_an_answer_by_reasoning_leaves_a_failed_score_that_
 
 
 def test_a_candidate_refusal_is_a_model_failure_and_a_judge_refusal_an_unscored_score(tmp_path, scripts):
-    refused = Completion(text="", finish_reason="content_filter", refusal="I can't help with that.",
-                         usage=Usage(prompt_tokens=5, completion_tokens=7))
+    refused = Completion(
+        text="",
+        finish_reason="content_filter",
+        refusal="I can't help with that.",
+        usage=Usage(prompt_tokens=5, completion_tokens=7),
+    )
     judge = Judge()
-    run = proseval.run("demo", model=scripts("refuser", [refused]), roles={"judge": scripts("j", judge)},
-                       out=tmp_path / "candidate", cache=False, limit=2)
+    run = proseval.run(
+        "demo",
+        model=scripts("refuser", [refused]),
+        roles={"judge": scripts("j", judge)},
+        out=tmp_path / "candidate",
+        cache=False,
+        limit=2,
+    )
     assert run.results.counts.model_failures == {"refusal": 2} and run.results.counts.failed == 0
     assert judge.prompts == []  # demo scores an empty answer by rule
     assert {r.model_failure for r in run.records()} == {"refusal"}
 
     refusing_judge = Judge(refused)
-    run = proseval.run("demo", model=scripts("writer", ["An answer."]), roles={"judge": scripts("rj", refusing_judge)},
-                       out=tmp_path / "judge", cache=False, limit=2)
+    run = proseval.run(
+        "demo",
+        model=scripts("writer", ["An answer."]),
+        roles={"judge": scripts("rj", refusing_judge)},
+        out=tmp_path / "judge",
+        cache=False,
+        limit=2,
+    )
     assert len(refusing_judge.prompts) == 2  # once per sample: a refusal is not an outage to retry
     assert run.results.counts.model_failures == {} and run.results.counts.unscored == 2
     assert run.results.counts.scoring_failed == 0 and run.results.outcome == "complete"  # not an outage
@@ -380,11 +549,22 @@ def answered(server: FakeOpenAIServer) -> list[dict[str, Any]]:
 
 def test_reasoning_content_from_an_endpoint_is_recorded_and_kept_from_the_judge(tmp_path, scripts):
     judge = Judge()
-    server = FakeOpenAIServer(reasoning_field="reasoning_content", reasoning_text=THOUGHT, cached_tokens=4,
-                              responder=lambda body: "An answer from the endpoint.").start_in_thread()
+    server = FakeOpenAIServer(
+        reasoning_field="reasoning_content",
+        reasoning_text=THOUGHT,
+        cached_tokens=4,
+        responder=lambda body: "An answer from the endpoint.",
+    ).start_in_thread()
     try:
-        run = proseval.run("demo", model="openai-compatible/reasoner", base_url=server.base_url,
-                           roles={"judge": scripts("j", judge)}, out=tmp_path, cache=False, limit=2)
+        run = proseval.run(
+            "demo",
+            model="openai-compatible/reasoner",
+            base_url=server.base_url,
+            roles={"judge": scripts("j", judge)},
+            out=tmp_path,
+            cache=False,
+            limit=2,
+        )
     finally:
         server.stop_thread()
     assert len(judge.prompts) == 2 and "An answer from the endpoint." in judge.prompts[0]
@@ -394,23 +574,36 @@ def test_reasoning_content_from_an_endpoint_is_recorded_and_kept_from_the_judge(
     assert record.reasoning == [Reasoning(role="candidate", turn=0, text=THOUGHT, tokens=5)]
     assert (record.usage["candidate"].reasoning_tokens, record.usage["candidate"].cached_tokens) == (5, 4)
     assert (run.results.roles["candidate"]["reasoning_tokens"], run.results.roles["candidate"]["cached_tokens"]) == (
-        10, 8)
+        10,
+        8,
+    )
 
 
 def test_an_openai_reasoning_model_that_spends_the_budget_thinking_is_asked_once(tmp_path, scripts, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
     server = FakeOpenAIServer(strict=True, reasoning_cost=200).start_in_thread()
     try:
-        run = proseval.run("demo", model="openai/gpt-5-mini", base_url=server.base_url,
-                           roles={"judge": scripts("j", Judge())}, gen={"candidate": {"max_tokens": 100}},
-                           out=tmp_path, cache=False, limit=2)
+        run = proseval.run(
+            "demo",
+            model="openai/gpt-5-mini",
+            base_url=server.base_url,
+            roles={"judge": scripts("j", Judge())},
+            gen={"candidate": {"max_tokens": 100}},
+            out=tmp_path,
+            cache=False,
+            limit=2,
+        )
     finally:
         server.stop_thread()
     assert len(answered(server)) == 2  # never retried
     assert run.results.counts.failed == 2 and run.results.roles["candidate"]["reasoning_tokens"] >= 200
-    assert all(r.error.startswith("the answer is empty because the whole token budget (max_tokens 100) went to "
-                                  "reasoning (100 reasoning tokens): raise -g candidate.max_tokens=")
-               for r in run.records())
+    assert all(
+        r.error.startswith(
+            "the answer is empty because the whole token budget (max_tokens 100) went to "
+            "reasoning (100 reasoning tokens): raise -g candidate.max_tokens="
+        )
+        for r in run.records()
+    )
 
 
 def test_an_endpoint_refusal_is_counted_as_the_candidates_refusal(tmp_path, scripts):
@@ -420,8 +613,15 @@ def test_an_endpoint_refusal_is_counted_as_the_candidates_refusal(tmp_path, scri
     judge = Judge()
     server = FakeOpenAIServer(behaviour=refuse).start_in_thread()
     try:
-        run = proseval.run("demo", model="openai-compatible/refuser", base_url=server.base_url,
-                           roles={"judge": scripts("j", judge)}, out=tmp_path, cache=False, limit=1)
+        run = proseval.run(
+            "demo",
+            model="openai-compatible/refuser",
+            base_url=server.base_url,
+            roles={"judge": scripts("j", judge)},
+            out=tmp_path,
+            cache=False,
+            limit=1,
+        )
     finally:
         server.stop_thread()
     assert len(answered(server)) == 1 and run.results.counts.model_failures == {"refusal": 1}

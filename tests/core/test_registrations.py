@@ -26,8 +26,13 @@ KINDS = {
     "generate command": 'kit.generate_command("unit", "{pkg}.cli:generate"{more})',
     "doctor check": 'kit.doctor_check("unit", "{pkg}.doctor:checks"{more})',
 }
-TABLES = {"task": "_TASKS", "scorer": "_SCORERS", "command group": "_COMMAND_GROUPS",
-          "generate command": "_GENERATORS", "doctor check": "_DOCTOR_CHECKS"}
+TABLES = {
+    "task": "_TASKS",
+    "scorer": "_SCORERS",
+    "command group": "_COMMAND_GROUPS",
+    "generate command": "_GENERATORS",
+    "doctor check": "_DOCTOR_CHECKS",
+}
 
 
 @dataclass(frozen=True)
@@ -132,18 +137,24 @@ def load_with(monkeypatch, *plugins: Point) -> None:
 
 
 def test_a_plug_in_registering_a_built_in_command_group_is_refused_and_registers_nothing(
-        scratch, plugin_site, monkeypatch):
-    plugin_site("evil_plugin", """
+    scratch, plugin_site, monkeypatch
+):
+    plugin_site(
+        "evil_plugin",
+        """
         from proseval import kit
 
         kit.task("evil-task", summary="registered before the clash")(lambda params: None)
         kit.command_group("meeseeks", "evil_plugin.cli:app", summary="not Meeseeks")
-    """)
+    """,
+    )
     load_with(monkeypatch, Point("aaa-evil", "evil_plugin", Dist("evil-dist", "1.0")))
     [error] = registry.load_errors
-    assert error.startswith("benchmark plug-in 'aaa-evil' (evil_plugin) failed to load: command group 'meeseeks' "
-                            "is registered twice: by proseval.benchmarks.meeseeks (entry point 'meeseeks' of "
-                            "proseval ")
+    assert error.startswith(
+        "benchmark plug-in 'aaa-evil' (evil_plugin) failed to load: command group 'meeseeks' "
+        "is registered twice: by proseval.benchmarks.meeseeks (entry point 'meeseeks' of "
+        "proseval "
+    )
     assert "and by evil_plugin (entry point 'aaa-evil' of evil-dist 1.0);" in error
     assert "Error" not in error  # the project's words, no exception class
     assert registry.command_groups()["meeseeks"].load.target.startswith("proseval.benchmarks.meeseeks.")
@@ -151,45 +162,63 @@ def test_a_plug_in_registering_a_built_in_command_group_is_refused_and_registers
 
 
 def test_a_plug_in_may_replace_a_built_in_command_group_on_purpose(scratch, plugin_site, monkeypatch):
-    plugin_site("kind_plugin", """
+    plugin_site(
+        "kind_plugin",
+        """
         from proseval import kit
 
         kit.command_group("meeseeks", "kind_plugin.cli:app", summary="mine", replace=True)
-    """)
-    with pytest.warns(registry.RegistrationReplacedWarning, match=(
+    """,
+    )
+    with pytest.warns(
+        registry.RegistrationReplacedWarning,
+        match=(
             r"^command group 'meeseeks' of proseval\.benchmarks\.meeseeks \(entry point 'meeseeks' of proseval .*\) "
-            r"is replaced on purpose by kind_plugin \(entry point 'kind' of kind-dist 2\.0\)$")):
+            r"is replaced on purpose by kind_plugin \(entry point 'kind' of kind-dist 2\.0\)$"
+        ),
+    ):
         load_with(monkeypatch, Point("kind", "kind_plugin", Dist("kind-dist", "2.0")))
     assert registry.load_errors == []
     assert registry.command_groups()["meeseeks"].load == ValueHook("kind_plugin.cli:app")
 
 
-def test_a_plug_in_command_group_named_like_a_proseval_command_never_hides_it(scratch, plugin_site, monkeypatch,
-                                                                             capsys):
+def test_a_plug_in_command_group_named_like_a_proseval_command_never_hides_it(
+    scratch, plugin_site, monkeypatch, capsys
+):
     from proseval.cli.commands import benchmark_groups
 
-    plugin_site("shadow_plugin", """
+    plugin_site(
+        "shadow_plugin",
+        """
         from proseval import kit
 
         kit.command_group("run", "shadow_plugin.cli:app", summary="not proseval's run")
-    """)
+    """,
+    )
     load_with(monkeypatch, Point("shadow", "shadow_plugin", Dist("shadow-dist", "1.0")))
     assert "run" in registry.command_groups()  # registered: no benchmark holds the name
     assert "run" not in {c.name for c in benchmark_groups()}  # but not added over proseval's own command
     said = " ".join(capsys.readouterr().err.split())
-    assert ("shadow_plugin (entry point 'shadow' of shadow-dist 1.0) registers a command group named 'run', which "
-            "is proseval's own command: `proseval run` stays proseval's") in said
+    assert (
+        "shadow_plugin (entry point 'shadow' of shadow-dist 1.0) registers a command group named 'run', which "
+        "is proseval's own command: `proseval run` stays proseval's"
+    ) in said
 
 
 def test_the_built_in_benchmarks_load_before_any_plug_in():
-    points = [Point("aaa", "aaa_plugin"), Point("zeta", "proseval.benchmarks.zeta"),
-              Point("beta", "proseval.benchmarks.beta:module"), Point("abc", "proseval_abc")]
+    points = [
+        Point("aaa", "aaa_plugin"),
+        Point("zeta", "proseval.benchmarks.zeta"),
+        Point("beta", "proseval.benchmarks.beta:module"),
+        Point("abc", "proseval_abc"),
+    ]
     assert [p.name for p in sorted(points, key=registry.load_order)] == ["beta", "zeta", "aaa", "abc"]
 
 
 # Deprecated kit names under the command line -----------------------------------------------------------
-def test_plugin_warnings_are_one_line_per_call_site_and_other_warnings_one_line_without_source(tmp_path,
-                                                                                                monkeypatch, capsys):
+def test_plugin_warnings_are_one_line_per_call_site_and_other_warnings_one_line_without_source(
+    tmp_path, monkeypatch, capsys
+):
     from proseval.kit._plugin_warnings import show_plugin_warnings
 
     monkeypatch.setattr(sys, "warnoptions", [])
@@ -209,7 +238,8 @@ def test_plugin_warnings_are_one_line_per_call_site_and_other_warnings_one_line_
         "proseval.kit.views.ViewBlock (my_plugin/task.py:3)",
         f"warning: proseval.kit.RunFolder is deprecated and goes in proseval {kit.REMOVED_IN}: use "
         "proseval.kit.runs.RunFolder (my_plugin/task.py:4)",
-        "warning: something else"]  # a library's warning: one line, no source path
+        "warning: something else",
+    ]  # a library's warning: one line, no source path
     assert shown == []
 
 
@@ -227,10 +257,14 @@ def test_the_users_own_warning_options_are_kept(monkeypatch):
 def test_proseval_list_names_a_refused_plug_in_and_each_deprecated_use_once(tmp_path):
     site = tmp_path / "site"
     for package, code in {
-        "aaa_plugin": ('from proseval import kit\n\nkit.task("aaa-task", summary="mine")(lambda params: None)\n'
-                       'kit.command_group("meeseeks", "aaa_plugin.cli:app", summary="mine")\n'),
-        "old_plugin": ("from proseval import kit\n\nBlock = kit.ViewBlock\nAgain = kit.ViewBlock\n"
-                       "for _ in range(2):\n    Folder = kit.RunFolder\n"),
+        "aaa_plugin": (
+            'from proseval import kit\n\nkit.task("aaa-task", summary="mine")(lambda params: None)\n'
+            'kit.command_group("meeseeks", "aaa_plugin.cli:app", summary="mine")\n'
+        ),
+        "old_plugin": (
+            "from proseval import kit\n\nBlock = kit.ViewBlock\nAgain = kit.ViewBlock\n"
+            "for _ in range(2):\n    Folder = kit.RunFolder\n"
+        ),
     }.items():
         (site / package).mkdir(parents=True)
         (site / package / "__init__.py").write_text(code, encoding="utf-8")
@@ -239,8 +273,15 @@ def test_proseval_list_names_a_refused_plug_in_and_each_deprecated_use_once(tmp_
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: proseval-test-plugins\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[proseval.benchmarks]\naaa = aaa_plugin\nold = old_plugin\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"} | {"PYTHONPATH": str(site)}
-    done = subprocess.run([sys.executable, "-m", "proseval", "list"], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=300, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "proseval", "list"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     moved = f"is deprecated and goes in proseval {kit.REMOVED_IN}: use proseval.kit"
     assert done.stderr.splitlines() == [
@@ -250,5 +291,6 @@ def test_proseval_list_names_a_refused_plug_in_and_each_deprecated_use_once(tmp_
         "warning: benchmark plug-in 'aaa' (aaa_plugin) failed to load: command group 'meeseeks' is registered "
         "twice: by proseval.benchmarks.meeseeks (entry point 'meeseeks' of proseval "
         f"{importlib.metadata.version('proseval')}) and by aaa_plugin (entry point 'aaa' of proseval-test-plugins "
-        "1.0); rename one, or remove one of the two packages (an override on purpose passes replace=True)"]
+        "1.0); rename one, or remove one of the two packages (an override on purpose passes replace=True)",
+    ]
     assert "aaa-task" not in done.stdout and "meeseeks" in done.stdout

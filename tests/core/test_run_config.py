@@ -27,27 +27,43 @@ def write(tmp_path: Path, text: str) -> Path:
 )
 def test_generation_settings_have_three_spellings(tmp_path, gen):
     config = load_run_config(write(tmp_path, f"gen: {gen}\n"))
-    assert config.generation() == {"judge": {"temperature": 0.0},
-                                   "candidate": {"max_tokens": 64, "extra": {"chat_template_kwargs": {"think": False}}}}
+    assert config.generation() == {
+        "judge": {"temperature": 0.0},
+        "candidate": {"max_tokens": 64, "extra": {"chat_template_kwargs": {"think": False}}},
+    }
 
 
 def test_name_value_lists_and_mappings_are_the_same(tmp_path):
-    as_lists = load_run_config(write(tmp_path, "roles: [judge=openai/gpt-4o]\nbase_url: http://a/v1\n"
-                                               "role_base_url: [judge=http://j1/v1, judge=http://j2/v1]\n"
-                                               "role_concurrency: [judge=4]\nprompts: [judge=j.txt]\n"))
-    as_mappings = load_run_config(write(tmp_path, "role: {judge: openai/gpt-4o}\nbase_url: [http://a/v1]\n"
-                                                  "role_base_url: {judge: [http://j1/v1, http://j2/v1]}\n"
-                                                  "role_concurrency: {judge: 4}\nprompt: {judge: j.txt}\n"))
+    as_lists = load_run_config(
+        write(
+            tmp_path,
+            "roles: [judge=openai/gpt-4o]\nbase_url: http://a/v1\n"
+            "role_base_url: [judge=http://j1/v1, judge=http://j2/v1]\n"
+            "role_concurrency: [judge=4]\nprompts: [judge=j.txt]\n",
+        )
+    )
+    as_mappings = load_run_config(
+        write(
+            tmp_path,
+            "role: {judge: openai/gpt-4o}\nbase_url: [http://a/v1]\n"
+            "role_base_url: {judge: [http://j1/v1, http://j2/v1]}\n"
+            "role_concurrency: {judge: 4}\nprompt: {judge: j.txt}\n",
+        )
+    )
     assert as_lists == as_mappings
-    assert as_lists.role == {"judge": "openai/gpt-4o"} and as_lists.role_base_url == {"judge": ["http://j1/v1",
-                                                                                                  "http://j2/v1"]}
+    assert as_lists.role == {"judge": "openai/gpt-4o"} and as_lists.role_base_url == {
+        "judge": ["http://j1/v1", "http://j2/v1"]
+    }
     assert as_lists.role_concurrency == {"judge": 4} and as_lists.prompt == {"judge": "j.txt"}
 
 
 def test_the_cost_keys_read_prices_beside_the_file_and_check_the_limit_and_estimates(tmp_path):
     config = load_run_config(write(tmp_path, "prices: p/prices.yaml\nmax_cost: 2\nestimate_output: [judge=40]\n"))
-    assert (config.prices, config.max_cost, config.estimate_output) == (str(tmp_path / "p/prices.yaml"), 2.0,
-                                                                        {"judge": 40})
+    assert (config.prices, config.max_cost, config.estimate_output) == (
+        str(tmp_path / "p/prices.yaml"),
+        2.0,
+        {"judge": 40},
+    )
     assert load_run_config(write(tmp_path, "prices: /abs/prices.yaml\n")).prices == "/abs/prices.yaml"
     path = write(tmp_path, "max_cost: 0\nestimate_output: {judge: 0}\n")
     with pytest.raises(ConfigFileError) as caught:
@@ -89,7 +105,9 @@ def test_the_loader_serves_other_schemas_with_lines_inside_lists(tmp_path):
     path = write(tmp_path, "items:\n  - name: a\n  - name: b\n    weight: heavy\n  - nmae: c\n")
     with pytest.raises(ConfigFileError) as caught:
         load_yaml_model(path, ItemSet)
-    assert str(caught.value) == (f"{path}:4: items.1.weight: input should be a valid integer, unable to parse string "
-                                 f"as an integer (got 'heavy'); {path}:5: items.2.name: field required; "
-                                 f"{path}:5: items.2.nmae: unknown key")
+    assert str(caught.value) == (
+        f"{path}:4: items.1.weight: input should be a valid integer, unable to parse string "
+        f"as an integer (got 'heavy'); {path}:5: items.2.name: field required; "
+        f"{path}:5: items.2.nmae: unknown key"
+    )
     assert caught.value.exit_code == 2

@@ -8,20 +8,20 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from support.core import binding, make_task
 from typer.testing import CliRunner
 
 from proseval.cli import app
 from proseval.core import Score
 from proseval.models.base import Completion, Usage
 from proseval.models.scripted import register_script, unregister_script
-from proseval.runtime.runlog import RunFolder, RunLockedError
 from proseval.runtime.options import RunOptions
 from proseval.runtime.results import aggregate_run
 from proseval.runtime.resume import ConfigMismatchError, resume_run
+from proseval.runtime.runlog import RunFolder, RunLockedError
 from proseval.runtime.runner import start_run
 from proseval.runtime.secrets import scrub, scrub_url
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
+from support.core import binding, make_task
 
 cli = CliRunner()
 
@@ -104,8 +104,9 @@ async def test_epochs_give_per_epoch_and_mean_figures(tmp_path):
     try:
         task = make_task(4)
         task.aggregate = lambda samples: {"n": len(samples), "words": sum(s.scores["words"].value for s in samples)}
-        _, results = await start_run(task, {"candidate": binding("scripted/varying")},
-                                     options(tmp_path, epochs=3, use_cache=False))
+        _, results = await start_run(
+            task, {"candidate": binding("scripted/varying")}, options(tmp_path, epochs=3, use_cache=False)
+        )
     finally:
         unregister_script("varying")
     assert [e["words"].mean for e in results.epochs] == [1.0, 2.0, 3.0]
@@ -116,9 +117,8 @@ async def test_epochs_give_per_epoch_and_mean_figures(tmp_path):
 
 
 async def test_writingbench_with_epochs_reports_each_epoch_and_the_mean(tmp_path):
-    from writingbench.wb_fixtures import tiny_files, write_files
-
     from proseval.registry import get_task
+    from writingbench.wb_fixtures import tiny_files, write_files
 
     data = write_files(tmp_path / "benchmark_query", tiny_files())
     register_script("wb-judge-7", lambda messages: '{"score": 7, "reason": "ok"}')
@@ -139,12 +139,39 @@ def test_run_resume_with_another_model_is_refused_unless_forced(tmp_path):
     first = cli.invoke(app, ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", *base])
     assert first.exit_code == 0, first.output
     run_dir = next(tmp_path.glob("demo-*"))
-    refused = cli.invoke(app, ["run", "demo", "-m", "scripted/empty", "-r", "judge=scripted/echo",
-                               "--resume", str(run_dir), "--display", "none"])
+    refused = cli.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "-m",
+            "scripted/empty",
+            "-r",
+            "judge=scripted/echo",
+            "--resume",
+            str(run_dir),
+            "--display",
+            "none",
+        ],
+    )
     assert refused.exit_code == 2
     assert "role candidate: scripted/echo -> scripted/empty" in " ".join(refused.output.split())
-    forced = cli.invoke(app, ["run", "demo", "-m", "scripted/empty", "-r", "judge=scripted/echo",
-                              "--resume", str(run_dir), "--force", "--display", "none"])
+    forced = cli.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "-m",
+            "scripted/empty",
+            "-r",
+            "judge=scripted/echo",
+            "--resume",
+            str(run_dir),
+            "--force",
+            "--display",
+            "none",
+        ],
+    )
     assert forced.exit_code == 0, forced.output
     header = json.loads((run_dir / "header.json").read_text())
     assert header["roles"]["candidate"]["spec"] == "scripted/empty" and header["resumes"][-1]["forced"]
@@ -173,9 +200,11 @@ async def test_a_server_echoing_the_key_leaves_it_in_no_file(tmp_path, monkeypat
     secret = "sk-echoed-back-by-the-server-9f8e7d"
     monkeypatch.setenv("PROSEVAL_API_KEY", secret)
     async with FakeOpenAIServer(behaviour=lambda i, body: Reply("echo_headers", 400)) as server:
-        folder, results = await start_run(make_task(2), {"candidate": binding("openai-compatible/fake",
-                                                                              base_urls=[server.base_url])},
-                                          options(tmp_path))
+        folder, results = await start_run(
+            make_task(2),
+            {"candidate": binding("openai-compatible/fake", base_urls=[server.base_url])},
+            options(tmp_path),
+        )
     assert results.counts.failed == 2
     assert all("headers were" in r.error and "[redacted]" in r.error for r in folder.iter_records())
     for file in folder.path.iterdir():
@@ -186,8 +215,14 @@ def test_credentials_in_an_endpoint_url_are_not_stored(tmp_path):
     from proseval.runtime.provenance import build_header
 
     url = "https://user:hunter22pass@gpu1.example:8000/v1?api_key=qwerty123456"
-    header = build_header(make_task(1), {"candidate": binding("openai-compatible/x", base_urls=[url])},
-                          options(tmp_path), "r", demo=False, n_samples=1)
+    header = build_header(
+        make_task(1),
+        {"candidate": binding("openai-compatible/x", base_urls=[url])},
+        options(tmp_path),
+        "r",
+        demo=False,
+        n_samples=1,
+    )
     stored = header.model_dump_json()
     assert "hunter22pass" not in stored and "qwerty123456" not in stored
     assert header.roles["candidate"].base_urls == ["https://gpu1.example:8000/v1?api_key=[redacted]"]
@@ -215,8 +250,22 @@ def test_scrubbing_patterns():
     ],
 )
 def test_bad_options_are_rejected_before_any_request(tmp_path, args, message):
-    result = cli.invoke(app, ["run", "demo", "-m", "scripted/error", "-r", "judge=scripted/echo", "--out",
-                              str(tmp_path), "--display", "none", *args])
+    result = cli.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "-m",
+            "scripted/error",
+            "-r",
+            "judge=scripted/echo",
+            "--out",
+            str(tmp_path),
+            "--display",
+            "none",
+            *args,
+        ],
+    )
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
     assert result.output.strip().count("\n") == 0, "one line"
@@ -231,9 +280,11 @@ def test_a_scored_value_is_never_confused_with_unscored():
 
 
 async def test_empty_and_truncated_answers_are_model_failures_counted_apart(tmp_path):
-    replies = {"Write about topic 0.": Completion(text=""),
-               "Write about topic 1.": Completion(text="cut off mid", finish_reason="length"),
-               "Write about topic 2.": Completion(text="refused", finish_reason="content_filter")}
+    replies = {
+        "Write about topic 0.": Completion(text=""),
+        "Write about topic 1.": Completion(text="cut off mid", finish_reason="length"),
+        "Write about topic 2.": Completion(text="refused", finish_reason="content_filter"),
+    }
     register_script("mixed", lambda messages: replies.get(messages[-1]["content"], "a fine answer"))
     try:
         folder, results = await start_run(make_task(4), {"candidate": binding("scripted/mixed")}, options(tmp_path))
@@ -267,8 +318,23 @@ def test_context_overflow_messages_are_recognised():
 
 
 def test_the_demo_scores_an_empty_answer_as_its_lowest_quality(tmp_path):
-    result = cli.invoke(app, ["run", "demo", "-m", "scripted/empty", "-r", "judge=scripted/echo", "--out",
-                              str(tmp_path), "--display", "none", "--limit", "2"])
+    result = cli.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "-m",
+            "scripted/empty",
+            "-r",
+            "judge=scripted/echo",
+            "--out",
+            str(tmp_path),
+            "--display",
+            "none",
+            "--limit",
+            "2",
+        ],
+    )
     assert result.exit_code == 0, result.output
     results = json.loads(next(tmp_path.glob("demo-*/results.json")).read_text())
     assert results["metrics"]["quality"]["mean"] == 1.0 and results["metrics"]["quality"]["n_unscored"] == 0
@@ -282,8 +348,24 @@ def test_another_task_cannot_continue_a_run_even_forced(tmp_path):
     assert first.exit_code == 0, first.output
     run_dir = next(tmp_path.glob("demo-*"))
     records = (run_dir / "samples.jsonl").read_bytes()
-    refused = cli.invoke(app, ["run", "longweave", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-T",
-                               "per_cell=1", "--resume", str(run_dir), "--force", "--display", "none"])
+    refused = cli.invoke(
+        app,
+        [
+            "run",
+            "longweave",
+            "-m",
+            "scripted/echo",
+            "-r",
+            "judge=scripted/echo",
+            "-T",
+            "per_cell=1",
+            "--resume",
+            str(run_dir),
+            "--force",
+            "--display",
+            "none",
+        ],
+    )
     assert refused.exit_code == 2, refused.output
     said = " ".join(refused.output.split())
     assert "holds a demo run; a longweave run cannot continue it" in said and "a bug" not in said
@@ -309,8 +391,24 @@ def test_a_full_disk_names_the_file_and_says_what_to_do(tmp_path, monkeypatch):
             raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(runlog, "os", FullDisk())
-    result = cli.invoke(app, ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "1",
-                              "--run-dir", str(tmp_path / "run"), "--display", "none", "--no-cache"])
+    result = cli.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "-m",
+            "scripted/echo",
+            "-r",
+            "judge=scripted/echo",
+            "-n",
+            "1",
+            "--run-dir",
+            str(tmp_path / "run"),
+            "--display",
+            "none",
+            "--no-cache",
+        ],
+    )
     said = " ".join(result.output.split())
     assert result.exit_code == 1, result.output
     assert f"{tmp_path / 'run' / 'samples.jsonl'}: No space left on device — free space on that disk" in said

@@ -23,9 +23,25 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     register_script("glob-judge-b", lambda messages: json.dumps({"score": 5 + len(str(messages)) % 2, "reason": "b"}))
     runs = tmp_path / "runs"
     try:
-        result = runner.invoke(app, ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/glob-judge-a",
-                                     "--panel", "judge=scripted/glob-judge-b", "-n", "4", "--out", str(runs),
-                                     "--display", "none"])
+        result = runner.invoke(
+            app,
+            [
+                "run",
+                "demo",
+                "-m",
+                "scripted/echo",
+                "-r",
+                "judge=scripted/glob-judge-a",
+                "--panel",
+                "judge=scripted/glob-judge-b",
+                "-n",
+                "4",
+                "--out",
+                str(runs),
+                "--display",
+                "none",
+            ],
+        )
     finally:
         unregister_script("glob-judge-a")
         unregister_script("glob-judge-b")

@@ -23,8 +23,8 @@ from proseval.commandline.sets import plan_set
 from proseval.core.yamlfile import ConfigFileError
 from proseval.errors import UsageError
 from proseval.runtime.limits import EndpointLimits
-from proseval.runtime.records import RoleBinding
 from proseval.runtime.probe import PROBE_MESSAGES
+from proseval.runtime.records import RoleBinding
 from proseval.runtime.runlog import RunFolder
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
 
@@ -148,7 +148,10 @@ def test_a_killed_set_run_again_has_every_sample_once_and_a_fourth_model_reruns_
     fourth = run_set(path)
     states = {m.name: m.state for m in fourth.members}
     assert sorted(n for n, s in states.items() if s == "done") == [
-        "demo--scripted-set-m4", "demo-twice--scripted-set-m4", "setunit--scripted-set-m4"]
+        "demo--scripted-set-m4",
+        "demo-twice--scripted-set-m4",
+        "setunit--scripted-set-m4",
+    ]
     assert all(s == "skipped" for n, s in states.items() if not n.endswith("set-m4"))
     assert set(support.CALLS) == {"set-m4", "set-judge"}
     assert support.CALLS["set-m4"] == sum(PER_MODEL.values())
@@ -187,8 +190,11 @@ def test_a_failing_member_does_not_stop_the_others_and_runs_when_the_set_is_run_
     support.CALLS.clear()
     again = run_set(path)
     assert {m.name: m.state for m in again.members} == {
-        "setunit--scripted-set-m1": "skipped", "setunit--scripted-set-m2": "skipped",
-        "demo--scripted-set-m1": "skipped", "demo--scripted-set-m2": "done"}
+        "setunit--scripted-set-m1": "skipped",
+        "setunit--scripted-set-m2": "skipped",
+        "demo--scripted-set-m1": "skipped",
+        "demo--scripted-set-m2": "done",
+    }
     assert support.CALLS["set-m1"] == 0 and support.CALLS["set-m2"] == 2
 
 
@@ -212,27 +218,40 @@ def test_a_changed_configuration_fails_that_member_naming_the_change(tmp_path, s
     write(tmp_path, SMALL.replace("    limit: 2\n", "    limit: 3\n"))
     grown = run_set(path)
     assert {m.name: m.state for m in grown.members if m.task == "demo"} == {
-        "demo--scripted-set-m1": "resumed", "demo--scripted-set-m2": "resumed"}
+        "demo--scripted-set-m1": "resumed",
+        "demo--scripted-set-m2": "resumed",
+    }
     assert len(keys_of(tmp_path / "set" / "demo--scripted-set-m1")) == 3
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("models: [scripted/set-m1]\ntasks:\n  - task: demo\n    limt: 3\n",
-         r"set.yaml:4: tasks.0.limt: unknown key"),
-        ("models: [scripted/set-m1]\ntasks:\n  - task: demo\n    limit: many\n",
-         r"set.yaml:4: tasks.0.limit: input should be a valid integer"),
-        ("models: [scripted/set-m1, {spec: nowhere/x}]\ntasks: [{task: demo}]\n",
-         r"set.yaml:1: models.1.spec: unknown provider 'nowhere'"),
-        ("models: [scripted/set-m1]\ntasks: [{task: demo}]\nroles: {candidate: scripted/set-m2}\n",
-         r"roles: the candidate is each model of models:"),
-        ("models: [scripted/set-m1]\ntasks: [{task: demo}]\nendpoints: {gpu1: 4}\n",
-         r"set.yaml:3: endpoints: gpu1: name an endpoint by its base URL"),
-        ("models: [scripted/set-m1]\ntasks:\n  - task: demo\n    gen: {judge: {temperature: hot}}\n",
-         r"set.yaml:4: tasks.0.gen.judge.temperature: input should be a valid number"),
-        ("models: [scripted/set-m1]\ntasks: [{task: demo}]\nmodel: scripted/set-m2\n",
-         r"set.yaml:3: unknown key model \(did you mean models\?\)"),
+        ("models: [scripted/set-m1]\ntasks:\n  - task: demo\n    limt: 3\n", r"set.yaml:4: tasks.0.limt: unknown key"),
+        (
+            "models: [scripted/set-m1]\ntasks:\n  - task: demo\n    limit: many\n",
+            r"set.yaml:4: tasks.0.limit: input should be a valid integer",
+        ),
+        (
+            "models: [scripted/set-m1, {spec: nowhere/x}]\ntasks: [{task: demo}]\n",
+            r"set.yaml:1: models.1.spec: unknown provider 'nowhere'",
+        ),
+        (
+            "models: [scripted/set-m1]\ntasks: [{task: demo}]\nroles: {candidate: scripted/set-m2}\n",
+            r"roles: the candidate is each model of models:",
+        ),
+        (
+            "models: [scripted/set-m1]\ntasks: [{task: demo}]\nendpoints: {gpu1: 4}\n",
+            r"set.yaml:3: endpoints: gpu1: name an endpoint by its base URL",
+        ),
+        (
+            "models: [scripted/set-m1]\ntasks:\n  - task: demo\n    gen: {judge: {temperature: hot}}\n",
+            r"set.yaml:4: tasks.0.gen.judge.temperature: input should be a valid number",
+        ),
+        (
+            "models: [scripted/set-m1]\ntasks: [{task: demo}]\nmodel: scripted/set-m2\n",
+            r"set.yaml:3: unknown key model \(did you mean models\?\)",
+        ),
     ],
 )
 def test_file_errors_name_the_file_line_and_key_and_write_nothing(tmp_path, support, text, expected):
@@ -248,12 +267,16 @@ def test_file_errors_name_the_file_line_and_key_and_write_nothing(tmp_path, supp
         ("  - task: setunit\n    params: {n: 2, colour: red}\n", r"set.yaml:4: tasks.0 \(setunit\): .*colour"),
         ("  - task: demo\n  - task: nosuchtask\n", r"set.yaml:5: tasks.1 \(nosuchtask\): unknown task 'nosuchtask'"),
         ("  - task: setunit\n", r"set.yaml:4: tasks.0 \(setunit\): this task needs the role\(s\) judge"),
-        ("  - task: demo\n    roles: {judge: scripted/set-judge, critic: scripted/set-judge}\n",
-         r"tasks.0 \(demo\): this task has no role\(s\) critic"),
+        (
+            "  - task: demo\n    roles: {judge: scripted/set-judge, critic: scripted/set-judge}\n",
+            r"tasks.0 \(demo\): this task has no role\(s\) critic",
+        ),
         ("  - task: demo\n    preset: nosuch\n", r"tasks.0 \(demo-nosuch\): task demo has no preset 'nosuch'"),
-        ("  - task: demo\n  - task: demo\n",
-         r"set.yaml:5: tasks.1 \(demo\) with models.0 \(scripted/set-m1\) and tasks.0 \(demo\) with models.0 .* "
-         r"would share the run folder demo--scripted-set-m1: give one of the task entries or models a name"),
+        (
+            "  - task: demo\n  - task: demo\n",
+            r"set.yaml:5: tasks.1 \(demo\) with models.0 \(scripted/set-m1\) and tasks.0 \(demo\) with models.0 .* "
+            r"would share the run folder demo--scripted-set-m1: give one of the task entries or models a name",
+        ),
     ],
 )
 def test_bad_member_options_are_refused_before_anything_runs(tmp_path, support, tasks, expected):
@@ -264,9 +287,10 @@ def test_bad_member_options_are_refused_before_anything_runs(tmp_path, support, 
     assert not (tmp_path / "set").exists() and not support.CALLS
 
 
-def test_defaults_apply_to_the_roles_a_task_has_and_the_endpoint_limit_is_the_default_concurrency(tmp_path,
-                                                                                                  support):
-    path = write(tmp_path, """\
+def test_defaults_apply_to_the_roles_a_task_has_and_the_endpoint_limit_is_the_default_concurrency(tmp_path, support):
+    path = write(
+        tmp_path,
+        """\
 models:
   - {spec: scripted/set-m1, gen: {temperature: 0.3}}
   - {spec: scripted/set-m2, concurrency: 2}
@@ -278,7 +302,8 @@ tasks:
 roles: {judge: scripted/set-judge}
 gen: {judge: {temperature: 0}}
 endpoints: {scripted/set-m1: 3, scripted: 7}
-""")
+""",
+    )
     setplan = plan_set(path)
     members = {m.name: m for m in setplan.members}
     unit = members["setunit--scripted-set-m1"].bindings
@@ -326,7 +351,9 @@ def test_the_limit_holds_at_an_openai_compatible_server(tmp_path, support):
 
     server = FakeOpenAIServer(latency=0.02, behaviour=arrive, responder=answer).start_in_thread()
     try:
-        path = write(tmp_path, f"""\
+        path = write(
+            tmp_path,
+            f"""\
 models:
   - {{spec: openai-compatible/a, base_url: "{server.base_url}"}}
   - {{spec: openai-compatible/b, base_url: "{server.base_url}/"}}
@@ -336,7 +363,8 @@ tasks:
 roles: {{judge: scripted/set-judge}}
 concurrency: 16
 endpoints: {{"{server.base_url}": 3}}
-""")
+""",
+        )
         result = run_set(path)
     finally:
         server.stop_thread()
@@ -354,7 +382,9 @@ def test_endpoint_keys_name_a_url_a_model_or_a_provider_endpoint():
 
     assert keys("openai-compatible/llama", ["http://gpu1:8000/v1"]) == ["http://gpu1:8000/v1/"]
     assert keys("openai-compatible/qwen", ["http://gpu1:8000/v1", "http://gpu2:8000/v1"]) == [
-        "http://gpu1:8000/v1/", "openai-compatible/qwen"]
+        "http://gpu1:8000/v1/",
+        "openai-compatible/qwen",
+    ]
     assert keys("openai/gpt-4o") == ["openai"]
     assert keys("openai/gpt-4o", ["https://proxy.example/v1"]) == []  # not OpenAI's own endpoint
     assert keys("scripted/x") == ["scripted"]
@@ -379,8 +409,9 @@ def test_a_request_holds_its_endpoint_slots_only_while_it_is_sent():
         slots = limits.for_binding(RoleBinding(spec="scripted/x", base_urls=[], concurrency=4))
         flaky = ScriptedModel("flaky", [RetryableError("busy", status=503), "ok"])
         steady = ScriptedModel("steady", ["fine"], latency=0.01)
-        first = RoleModel("candidate", flaky, GenerateConfig(), concurrency=4, backoff_initial=0.2,
-                          endpoint_slots=slots)
+        first = RoleModel(
+            "candidate", flaky, GenerateConfig(), concurrency=4, backoff_initial=0.2, endpoint_slots=slots
+        )
         second = RoleModel("judge", steady, GenerateConfig(), concurrency=4, endpoint_slots=slots)
         answers = await asyncio.gather(call(first, "a"), *(call(second, f"b{i}") for i in range(3)))
         return answers, order, limits.summary()["scripted"]

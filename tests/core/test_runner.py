@@ -7,16 +7,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from support.core import binding, make_task
 
 from proseval.models.base import RetryableError
 from proseval.models.scripted import register_script, unregister_script
-from proseval.runtime.runlog import RunFolder
 from proseval.runtime.options import RunOptions
 from proseval.runtime.rescore import replay_task, rescore_run
 from proseval.runtime.resume import ConfigMismatchError, resume_run
+from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import start_run
 from proseval.testing.fake_openai import FakeOpenAIServer, Reply
+from support.core import binding, make_task
 
 
 def ids(folder: RunFolder) -> Counter:
@@ -30,8 +30,15 @@ def options(tmp_path: Path, **kw) -> RunOptions:
 async def test_every_sample_finishes_or_is_recorded_as_failed(tmp_path):
     """A server that throttles, errors, hangs and sends broken bodies loses no sample."""
 
-    failures = [Reply("status", 429, headers={"Retry-After": "0.05"}), Reply("status", 500), Reply("truncated"),
-                Reply("malformed"), Reply("hang"), Reply("no_choices"), Reply("close")]
+    failures = [
+        Reply("status", 429, headers={"Retry-After": "0.05"}),
+        Reply("status", 500),
+        Reply("truncated"),
+        Reply("malformed"),
+        Reply("hang"),
+        Reply("no_choices"),
+        Reply("close"),
+    ]
     attempts: Counter = Counter()
 
     def chaos(i: int, body: dict) -> Reply:
@@ -45,8 +52,9 @@ async def test_every_sample_finishes_or_is_recorded_as_failed(tmp_path):
 
     async with FakeOpenAIServer(behaviour=chaos, latency=0.01) as server:
         task = make_task(40)
-        bindings = {"candidate": binding("openai-compatible/fake", base_urls=[server.base_url], concurrency=8,
-                                         timeout=0.5)}
+        bindings = {
+            "candidate": binding("openai-compatible/fake", base_urls=[server.base_url], concurrency=8, timeout=0.5)
+        }
         folder, results = await start_run(task, bindings, options(tmp_path, max_attempts=8))
     counted = ids(folder)
     assert len(counted) == 40 and set(counted.values()) == {1}
@@ -63,8 +71,10 @@ async def test_unscored_judgements_are_counted_not_zeroed(tmp_path):
     register_script("judge-mixed", ['{"score": 8}', "no idea", '{"score": 42}', '{"score": "7"}'])
     try:
         task = make_task(8, judge=True)
-        bindings = {"candidate": binding("scripted/echo", concurrency=1),
-                    "judge": binding("scripted/judge-mixed", concurrency=1)}
+        bindings = {
+            "candidate": binding("scripted/echo", concurrency=1),
+            "judge": binding("scripted/judge-mixed", concurrency=1),
+        }
         folder, results = await start_run(task, bindings, options(tmp_path))
     finally:
         unregister_script("judge-mixed")
@@ -162,8 +172,7 @@ async def test_rescore_reuses_outputs_without_calling_the_candidate(tmp_path):
         bindings = {"candidate": binding("scripted/counted-candidate"), "judge": binding("scripted/judge-low")}
         source, before = await start_run(task, bindings, options(tmp_path))
         assert calls["n"] == 6 and before.metrics["judge"].mean == 2
-        rescored, after = await rescore_run(source, task, {"judge": binding("scripted/judge-high")},
-                                            options(tmp_path))
+        rescored, after = await rescore_run(source, task, {"judge": binding("scripted/judge-high")}, options(tmp_path))
     finally:
         for name in ("judge-low", "judge-high", "counted-candidate"):
             unregister_script(name)
@@ -207,7 +216,8 @@ async def test_a_second_run_is_served_from_the_cache(tmp_path):
 
 
 async def test_epochs_repeat_samples_with_distinct_cache_keys(tmp_path):
-    folder, results = await start_run(make_task(3), {"candidate": binding("scripted/echo")},
-                                      options(tmp_path, epochs=2))
+    folder, results = await start_run(
+        make_task(3), {"candidate": binding("scripted/echo")}, options(tmp_path, epochs=2)
+    )
     assert sorted(ids(folder)) == sorted((f"s{i:05d}", e) for i in range(3) for e in range(2))
     assert results.counts.total == 6 and results.roles["candidate"]["cache_hits"] == 0

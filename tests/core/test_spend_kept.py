@@ -18,9 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.batching import FAST, write_queries
-from support.children import wait_for
-from support.core import binding
 from typer.testing import CliRunner
 
 from proseval.core import Sample, State, Task
@@ -33,11 +30,18 @@ from proseval.runtime.runner import start_run
 from proseval.testing.fake_batch import FakeBatchServer
 from proseval.testing.fake_openai import FakeOpenAIServer
 from proseval.testing.replies import writing_reply
+from support.batching import FAST, write_queries
+from support.children import wait_for
+from support.core import binding
 
 ROOT = Path(__file__).resolve().parents[2]
-PRICES = {"currency": "USD", "models": {
-    "openai-compatible/cand": {"input": 2.0, "output": 8.0},
-    "openai-compatible/judge": {"input": 2.5, "output": 10.0, "batch_discount": 0.5}}}
+PRICES = {
+    "currency": "USD",
+    "models": {
+        "openai-compatible/cand": {"input": 2.0, "output": 8.0},
+        "openai-compatible/judge": {"input": 2.5, "output": 10.0, "batch_discount": 0.5},
+    },
+}
 PRICED = Prices.model_validate(PRICES)
 SPECS = {"candidate": "openai-compatible/cand", "judge": "openai-compatible/judge"}
 pytestmark = pytest.mark.usefixtures("signals_reach_children")  # tests/core/conftest.py
@@ -52,12 +56,17 @@ def prices(tmp_path: Path) -> Path:
 
 def proseval_child(*args: object) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "200"}
-    return subprocess.Popen([sys.executable, "-m", "proseval", *map(str, args)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-m", "proseval", *map(str, args)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def stop_answering(server: FakeOpenAIServer) -> None:
     """Stop the fake with the answers it still holds (its long latency) given up, not left pending."""
+
     async def give_up() -> None:
         held = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
         for task in held:
@@ -90,15 +99,36 @@ def test_a_kill_9_while_a_batch_is_polled_keeps_the_spend_of_the_answers_receive
     server = FakeBatchServer(responder=writing_reply, usage="tokens").start_in_thread()
     server.hold = True  # the batch is polled and never ends while the child lives
     try:
-        child = proseval_child("run", "writingbench", "--queries", queries, "-m", "openai-compatible/cand", "-r",
-                               "judge=openai-compatible/judge", "--base-url", server.base_url, "--prices", prices,
-                               "--batch", "judge", "--display", "none", "--no-probe", "--run-dir", run)
+        child = proseval_child(
+            "run",
+            "writingbench",
+            "--queries",
+            queries,
+            "-m",
+            "openai-compatible/cand",
+            "-r",
+            "judge=openai-compatible/judge",
+            "--base-url",
+            server.base_url,
+            "--prices",
+            prices,
+            "--batch",
+            "judge",
+            "--display",
+            "none",
+            "--no-probe",
+            "--run-dir",
+            run,
+        )
         try:
             # No sample can finish (no record is written); the session's usage is on disk all the same, its
             # candidate answers (paid) and the judge's requests (sent in the batch) included.
             wait_for(lambda: server.creates == 1 and server.polls >= 1, child, "the judge's batch was polled")
-            wait_for(lambda: snapshot(run).get("roles", {}).get("judge", {}).get("requests") == 15, child,
-                     "the session's usage was on disk")
+            wait_for(
+                lambda: snapshot(run).get("roles", {}).get("judge", {}).get("requests") == 15,
+                child,
+                "the session's usage was on disk",
+            )
             os.kill(child.pid, signal.SIGKILL)
             child.wait(10)
         finally:
@@ -110,8 +140,9 @@ def test_a_kill_9_while_a_batch_is_polled_keeps_the_spend_of_the_answers_receive
         server.hold = False
         from proseval.cli import app
 
-        resumed = CliRunner().invoke(app, ["resume", str(run), "--prices", str(prices), "--display", "none",
-                                           "--no-probe"])
+        resumed = CliRunner().invoke(
+            app, ["resume", str(run), "--prices", str(prices), "--display", "none", "--no-probe"]
+        )
         assert resumed.exit_code == 0, resumed.output
     finally:
         server.stop_thread()
@@ -136,14 +167,26 @@ def test_a_batchs_answers_are_paid_and_on_disk_before_the_samples_waiting_on_the
         seen.append(snapshot(run))  # the moment the batch's answer comes back to the sample
         return State(output=completion.text, finish_reason=completion.finish_reason)
 
-    task = Task(name="unit", version="1", protocol=protocol, scorers=[], roles_required=("candidate",),
-                dataset=lambda: [Sample(id=f"s{i}", input=f"Write note {i}.") for i in range(3)])
+    task = Task(
+        name="unit",
+        version="1",
+        protocol=protocol,
+        scorers=[],
+        roles_required=("candidate",),
+        dataset=lambda: [Sample(id=f"s{i}", input=f"Write note {i}.") for i in range(3)],
+    )
 
     async def go():
         async with FakeBatchServer(responder=writing_reply, usage="tokens") as server:
             bindings = {"candidate": binding("openai-compatible/cand", base_urls=[server.base_url])}
-            options = RunOptions(display="none", batch_roles=("candidate",), batch_settings=FAST,
-                                 backoff_initial=0.01, cost=CostMeter(PRICED), probe=False)
+            options = RunOptions(
+                display="none",
+                batch_roles=("candidate",),
+                batch_settings=FAST,
+                backoff_initial=0.01,
+                cost=CostMeter(PRICED),
+                probe=False,
+            )
             return await start_run(task, bindings, options, run_dir=run)
 
     _, results = asyncio.run(go())
@@ -160,10 +203,28 @@ def test_an_interrupted_session_counts_only_the_requests_it_sent(tmp_path, price
     # sample (five in flight for four slots) waits for a slot and is never sent.
     server = FakeOpenAIServer(latency=3600, usage="tokens").start_in_thread()
     try:
-        child = proseval_child("run", "demo", "--model", "openai-compatible/cand", "--role",
-                               "judge=openai-compatible/judge", "--base-url", server.base_url, "-c", "4",
-                               "--epochs", "10", "--prices", prices, "--no-cache", "--no-probe", "--display",
-                               "none", "--run-dir", run)
+        child = proseval_child(
+            "run",
+            "demo",
+            "--model",
+            "openai-compatible/cand",
+            "--role",
+            "judge=openai-compatible/judge",
+            "--base-url",
+            server.base_url,
+            "-c",
+            "4",
+            "--epochs",
+            "10",
+            "--prices",
+            prices,
+            "--no-cache",
+            "--no-probe",
+            "--display",
+            "none",
+            "--run-dir",
+            run,
+        )
         try:
             wait_for(lambda: sum(server.model_requests.values()) == 4, child, "four requests were sent")
             child.send_signal(signum)
@@ -174,5 +235,8 @@ def test_an_interrupted_session_counts_only_the_requests_it_sent(tmp_path, price
         stop_answering(server)
     [session] = [json.loads(line) for line in (run / "usage.jsonl").read_text(encoding="utf-8").splitlines()]
     counted = {role: stats["requests"] for role, stats in session["roles"].items()}
-    assert counted == {"candidate": 4, "judge": 0} == {
-        "candidate": server.model_requests["cand"], "judge": server.model_requests["judge"]}
+    assert (
+        counted
+        == {"candidate": 4, "judge": 0}
+        == {"candidate": server.model_requests["cand"], "judge": server.model_requests["judge"]}
+    )

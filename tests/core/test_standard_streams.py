@@ -17,11 +17,17 @@ RUN = ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", 
 def proseval(args: list[str], tmp_path: Path, *, close: int | None = None, **env: str) -> subprocess.CompletedProcess:
     environment = {**os.environ, "PROSEVAL_CACHE_DIR": str(tmp_path / "cache"), **env}
     closing = (lambda: os.close(close)) if close is not None else None
-    return subprocess.run([sys.executable, "-m", "proseval", *args], cwd=tmp_path, env=environment,
-                          preexec_fn=closing, capture_output=close is None, timeout=300,
-                          stdin=subprocess.DEVNULL if close != 0 else None,
-                          stdout=None if close is None else (subprocess.DEVNULL if close != 1 else None),
-                          stderr=None if close is None else subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "proseval", *args],
+        cwd=tmp_path,
+        env=environment,
+        preexec_fn=closing,
+        capture_output=close is None,
+        timeout=300,
+        stdin=subprocess.DEVNULL if close != 0 else None,
+        stdout=None if close is None else (subprocess.DEVNULL if close != 1 else None),
+        stderr=None if close is None else subprocess.DEVNULL,
+    )
 
 
 @pytest.mark.parametrize("closed", [0, 1])

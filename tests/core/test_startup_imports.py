@@ -17,8 +17,17 @@ from proseval.cli.commands import benchmark_groups, built_in
 HEAVY = ("scipy", "pandas", "matplotlib", "llama_cpp", "numpy", "aiohttp")
 # What only running a command needs: the API, the judge analysis, the report, the runtime's runner,
 # model providers, the viewer; and the commands' own modules.
-NOT_AT_START = ("proseval.api", "proseval.reliability", "proseval.report", "proseval.plots", "proseval.view",
-                "proseval.runtime.runner", "proseval.models.local", "proseval.models.http", "proseval.doctor")
+NOT_AT_START = (
+    "proseval.api",
+    "proseval.reliability",
+    "proseval.report",
+    "proseval.plots",
+    "proseval.view",
+    "proseval.runtime.runner",
+    "proseval.models.local",
+    "proseval.models.http",
+    "proseval.doctor",
+)
 # Loads the CLI as the console script does, runs it, and writes the names of the modules then imported.
 CHILD = """
 import json, sys
@@ -34,8 +43,9 @@ with open(sys.argv[1], "w") as out:
 
 def modules_after(tmp_path: Path, *args: str) -> set[str]:
     listing = tmp_path / "modules.json"
-    subprocess.run([sys.executable, "-c", CHILD, str(listing), *args], check=True, stdout=subprocess.DEVNULL,
-                   timeout=300)
+    subprocess.run(
+        [sys.executable, "-c", CHILD, str(listing), *args], check=True, stdout=subprocess.DEVNULL, timeout=300
+    )
     seen = json.loads(listing.read_text())
     assert seen["status"] == 0, f"proseval {' '.join(args)} exited {seen['status']}"
     return set(seen["modules"])
@@ -54,15 +64,32 @@ def benchmark_code(modules: set[str], allowed: str | None = None) -> list[str]:
     return sorted(found)
 
 
-@pytest.mark.parametrize("args", [("--help",), ("--version",), ("list",), ("describe", "writingbench")],
-                         ids=" ".join)
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("list",), ("describe", "writingbench")], ids=" ".join)
 def test_help_list_and_describe_import_nothing_heavy_and_no_benchmark_code(tmp_path, args):
     modules = modules_after(tmp_path, *args)
     assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
     assert sorted(m for m in modules if m.startswith(NOT_AT_START)) == []
-    commands = {f"proseval.cli.{name}" for name in ("run", "run_set", "resume", "score", "agreement", "show",
-                                                    "compare", "report", "export", "doctor", "schema", "view",
-                                                    "cache", "generate", "common", "panel")}
+    commands = {
+        f"proseval.cli.{name}"
+        for name in (
+            "run",
+            "run_set",
+            "resume",
+            "score",
+            "agreement",
+            "show",
+            "compare",
+            "report",
+            "export",
+            "doctor",
+            "schema",
+            "view",
+            "cache",
+            "generate",
+            "common",
+            "panel",
+        )
+    }
     assert sorted(modules & commands) == []
     assert benchmark_code(modules, allowed="writingbench" if args[0] == "describe" else None) == []
     assert {"proseval.benchmarks.writingbench", "proseval.benchmarks.meeseeks"} <= modules  # registered by name

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 from typer.testing import CliRunner
 
 import proseval
@@ -55,8 +55,13 @@ def test_the_template_imports_proseval_only_through_the_kit_and_the_top_level():
 
 def test_the_template_runs_with_params_roles_judge_aggregate_and_plot(tmp_path, haiku_module):
     assert "haiku" in registry.tasks() and "haiku" in registry.command_groups()
-    run = proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge"},
-                       params={"themes": "rain,snow"}, out=tmp_path)
+    run = proseval.run(
+        "haiku",
+        model="scripted/haiku-candidate",
+        roles={"judge": "scripted/haiku-judge"},
+        params={"themes": "rain,snow"},
+        out=tmp_path,
+    )
     metrics = run.results.metrics
     assert metrics["form"].mean == 0.5  # the rain haiku is 5-7-5, the empty snow answer is not
     assert metrics["quality"].mean == pytest.approx((8 + 1) / 2)  # an empty answer: the declared lowest score
@@ -69,8 +74,13 @@ def test_the_template_runs_with_params_roles_judge_aggregate_and_plot(tmp_path, 
 def test_the_template_declares_what_its_judge_rated(tmp_path, haiku_module):
     from proseval.kit import Rating, Scale
 
-    run = proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge"},
-                       params={"themes": "rain,snow"}, out=tmp_path)
+    run = proseval.run(
+        "haiku",
+        model="scripted/haiku-candidate",
+        roles={"judge": "scripted/haiku-judge"},
+        params={"themes": "rain,snow"},
+        out=tmp_path,
+    )
     task = registry.get_task("haiku", run.header.task_params)
     rated = {record.metadata["theme"]: task.ratings(record.scores) for record in run.records()}
     # the judged rain haiku is rated; the empty snow answer's rule-set 1 and the form check are not
@@ -87,12 +97,18 @@ def test_the_template_command_group(tmp_path, haiku_module):
 
 def test_the_template_judge_prompt_is_replaceable_by_a_file(tmp_path, haiku_module):
     mine = tmp_path / "judge.txt"
-    mine.write_text("THEME {theme}\n{haiku}\nJSON: {\"score\": 1-10}", encoding="utf-8")
+    mine.write_text('THEME {theme}\n{haiku}\nJSON: {"score": 1-10}', encoding="utf-8")
     seen = []
     register_script("haiku-judge-seen", lambda messages: seen.append(messages[-1]["content"]) or '{"score": 6}')
     try:
-        run = proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge-seen"},
-                           params={"themes": "rain"}, out=tmp_path / "runs", prompts={"judge": mine})
+        run = proseval.run(
+            "haiku",
+            model="scripted/haiku-candidate",
+            roles={"judge": "scripted/haiku-judge-seen"},
+            params={"themes": "rain"},
+            out=tmp_path / "runs",
+            prompts={"judge": mine},
+        )
     finally:
         unregister_script("haiku-judge-seen")
     assert seen and seen[0].startswith("THEME rain\n") and run.results.metrics["quality"].mean == 6.0
@@ -105,16 +121,25 @@ def test_the_template_draws_its_own_sample_view_in_the_viewer(tmp_path, haiku_mo
 
     from proseval.view import create_app
 
-    run = proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge"},
-                       params={"themes": "rain"}, out=tmp_path / "runs")
-    html = TestClient(create_app(tmp_path / "runs"), base_url="http://127.0.0.1").get(
-        f"/runs/{run.path.name}/samples/1").text
+    run = proseval.run(
+        "haiku",
+        model="scripted/haiku-candidate",
+        roles={"judge": "scripted/haiku-judge"},
+        params={"themes": "rain"},
+        out=tmp_path / "runs",
+    )
+    html = (
+        TestClient(create_app(tmp_path / "runs"), base_url="http://127.0.0.1")
+        .get(f"/runs/{run.path.name}/samples/1")
+        .text
+    )
     # its "table" block: the syllables of each line against 5-7-5 (all exact here)
     table = html.split("<h2>Syllables per line</h2>", 1)[1].split('<table class="grid syllables">', 1)[1]
     assert [row for row in table.split("</table>", 1)[0].splitlines() if row.startswith("<tr class")] == [
         '<tr class="passed"><td>Soft rain on the roof</td><td class="n">5</td><td class="n">5</td></tr>',
         '<tr class="passed"><td>the garden drinks in silence</td><td class="n">7</td><td class="n">7</td></tr>',
-        '<tr class="passed"><td>night falls on the pond</td><td class="n">5</td><td class="n">5</td></tr>']
+        '<tr class="passed"><td>night falls on the pond</td><td class="n">5</td><td class="n">5</td></tr>',
+    ]
     # its "marked" block: the theme marked in the haiku
     assert '<pre class="text theme">Soft <mark>rain</mark> on the roof\n' in html.split("The theme in the haiku", 1)[1]
     assert 'id="view-problems"' not in html  # no hook failed
@@ -127,8 +152,13 @@ def test_the_template_asks_raters_its_own_question_in_the_labelling_mode(tmp_pat
     from proseval.view import create_app
     from proseval.view.labelling import LabelOptions
 
-    proseval.run("haiku", model="scripted/haiku-candidate", roles={"judge": "scripted/haiku-judge"},
-                 params={"themes": "rain"}, out=tmp_path / "runs")
+    proseval.run(
+        "haiku",
+        model="scripted/haiku-candidate",
+        roles={"judge": "scripted/haiku-judge"},
+        params={"themes": "rain"},
+        out=tmp_path / "runs",
+    )
     web = TestClient(create_app(tmp_path / "runs", labelling=LabelOptions("s", seed=1)), base_url="http://127.0.0.1")
     assert web.get("/label", params={"rater": "Ann"}).status_code == 200  # joined as Ann
     page = web.get("/label/1").text

@@ -9,12 +9,12 @@ import warnings
 from pathlib import Path
 
 import pytest
-from support.core import binding, make_task
 
 from proseval.runtime.options import RunOptions
 from proseval.runtime.runlog import SampleWriter
 from proseval.runtime.runner import start_run
 from proseval.runtime.turns import EndOfTurn
+from support.core import binding, make_task
 
 
 async def test_items_added_in_one_turn_are_handled_together_once_it_ends():

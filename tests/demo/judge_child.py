@@ -16,7 +16,7 @@ from proseval.models.local import LocalModel
 # to `max_tokens`).
 ANSWERS = {
     "demo/email-delay": "Dear customer, a storm has delayed our deliveries, so your order will arrive three days "
-                        "later than planned. We are sorry. Please use the code SORRY10 for 10% off your next order.",
+    "later than planned. We are sorry. Please use the code SORRY10 for 10% off your next order.",
     "demo/poem-autumn": "cold cold cold. the the morning. autumn is a month.",
 }
 

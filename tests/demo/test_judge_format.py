@@ -17,24 +17,46 @@ from support.core import sample_requests
 
 cli = CliRunner()
 CHILD = Path(__file__).with_name("judge_child.py")
-SCHEMA = {"type": "object", "additionalProperties": False, "required": ["score", "reason"],
-          "properties": {"score": {"type": "integer", "enum": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]},
-                         "reason": {"type": "string"}}}
+SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["score", "reason"],
+    "properties": {"score": {"type": "integer", "enum": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}, "reason": {"type": "string"}},
+}
 
 
 def test_an_openai_compatible_judge_is_sent_the_schema_and_the_prompt_still_asks_for_json(tmp_path):
     server = FakeOpenAIServer(responder=lambda body: '{"score": 7, "reason": "clear"}').start_in_thread()
     try:
-        result = cli.invoke(app, ["run", "demo", "-n", "2", "-m", "scripted/echo", "-r", "judge=openai-compatible/j",
-                                  "--role-base-url", f"judge={server.base_url}", "--out", str(tmp_path),
-                                  "--display", "none", "--no-cache"])
+        result = cli.invoke(
+            app,
+            [
+                "run",
+                "demo",
+                "-n",
+                "2",
+                "-m",
+                "scripted/echo",
+                "-r",
+                "judge=openai-compatible/j",
+                "--role-base-url",
+                f"judge={server.base_url}",
+                "--out",
+                str(tmp_path),
+                "--display",
+                "none",
+                "--no-cache",
+            ],
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output
     assert len(sample_requests(server)) == 2
     for body in sample_requests(server):
-        assert body["response_format"] == {"type": "json_schema",
-                                           "json_schema": {"name": "quality_score", "schema": SCHEMA, "strict": True}}
+        assert body["response_format"] == {
+            "type": "json_schema",
+            "json_schema": {"name": "quality_score", "schema": SCHEMA, "strict": True},
+        }
         assert 'Reply with JSON only, in this form: {"score"' in body["messages"][-1]["content"]
     results = json.loads(next(tmp_path.iterdir()).joinpath("results.json").read_text())
     assert results["metrics"]["quality"]["mean"] == 7.0

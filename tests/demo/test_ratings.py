@@ -29,8 +29,10 @@ def test_an_unreadable_verdict_is_kept_unscored():
 
 def test_the_empty_answers_rule_set_score_is_not_a_rating():
     ratings = make_task().ratings
-    scores = {"length": Score(value=0.0),
-              "quality": Score(value=1.0, parse_status="empty", explanation="the candidate's answer is empty")}
+    scores = {
+        "length": Score(value=0.0),
+        "quality": Score(value=1.0, parse_status="empty", explanation="the candidate's answer is empty"),
+    }
     assert ratings(scores) == []
 
 
@@ -44,8 +46,10 @@ def test_an_empty_judge_reply_is_an_unscored_rating():
 def scripts():
     # the memo is answered with nothing (rule-set lowest score); the judge cannot score the poem
     register_script("demo-candidate", lambda m: "" if "memo" in m[-1]["content"] else "Some writing here.")
-    register_script("demo-judge", lambda m: "no idea" if "autumn" in m[-1]["content"]
-                    else json.dumps({"score": 6, "reason": "fine"}))
+    register_script(
+        "demo-judge",
+        lambda m: "no idea" if "autumn" in m[-1]["content"] else json.dumps({"score": 6, "reason": "fine"}),
+    )
     yield
     unregister_script("demo-candidate")
     unregister_script("demo-judge")
@@ -58,6 +62,7 @@ def test_a_run_rates_every_judged_sample(tmp_path, scripts):
     assert len(by_id) == 8
     assert by_id["demo/memo-meeting"] == []
     assert by_id["demo/poem-autumn"] == [Rating("quality", None, SCALE, "judge")]
-    judged = [r for sample, found in by_id.items() if sample not in ("demo/memo-meeting", "demo/poem-autumn")
-              for r in found]
+    judged = [
+        r for sample, found in by_id.items() if sample not in ("demo/memo-meeting", "demo/poem-autumn") for r in found
+    ]
     assert judged == [Rating("quality", 6.0, SCALE, "judge")] * 6

@@ -111,7 +111,7 @@ def commands_of(page: Path) -> list[Documented]:
                 rest, stdout = words[1:], None
                 if ">" in rest:
                     at = rest.index(">")
-                    rest, stdout = rest[:at] + rest[at + 2:], rest[at + 1]
+                    rest, stdout = rest[:at] + rest[at + 2 :], rest[at + 1]
                 found.append(Documented(str(page.relative_to(ROOT)), number, block, stripped, tuple(rest), stdout))
     return found
 

@@ -63,6 +63,8 @@ from typing import Any
 
 import pytest
 import yaml
+from typer.testing import CliRunner
+
 from docs.documented_commands import (
     FENCE,
     NEEDS,
@@ -75,8 +77,6 @@ from docs.documented_commands import (
     shell_words,
 )
 from docs.test_reproducing_papers import PLACEHOLDERS, check
-from typer.testing import CliRunner
-
 from proseval.cli import app
 from proseval.models.base import GenerateConfig
 from proseval.runtime.dryrun import synthetic_reply
@@ -87,15 +87,29 @@ MODEL_WORDS = {"MODEL": CANDIDATE, "JUDGE": JUDGE}
 ELLIPSES = {"...", "…"}
 MODEL_OPTIONS = {"-m", "--model", "-j", "--judge"}
 # The roles a run of each task cannot go without (bound when a `...` leaves them out).
-ROLES = {"demo": ("judge",), "writingbench": ("judge",), "c3ebench": ("judge",), "ravel": ("judge",),
-         "longweave": ("judge",), "meeseeks": ("judge", "extractor"), "revision-distance": ("reviser",)}
+ROLES = {
+    "demo": ("judge",),
+    "writingbench": ("judge",),
+    "c3ebench": ("judge",),
+    "ravel": ("judge",),
+    "longweave": ("judge",),
+    "meeseeks": ("judge", "extractor"),
+    "revision-distance": ("reviser",),
+}
 # Finished runs in every workspace's runs/: task -> the options of each (RUN_DIR of ravel.md shows end2end_en_3).
-FIXTURE_RUNS = {"demo": [(), (), ()], "writingbench": [(), ()], "c3ebench": [(), ()],
-                "ravel": [(), ("--language", "en", "--limit", "4")], "longweave": [()], "meeseeks": [()]}
+FIXTURE_RUNS = {
+    "demo": [(), (), ()],
+    "writingbench": [(), ()],
+    "c3ebench": [(), ()],
+    "ravel": [(), ("--language", "en", "--limit", "4")],
+    "longweave": [()],
+    "meeseeks": [()],
+}
 FIXTURE_DAY = "20260101"  # fixture runs are dated before any run a command starts
 RUN_WORD = re.compile(
     r"^(?:runs/(?:(?P<task>[a-z0-9]+(?:-[a-z0-9]+)*?)-)?(?P<name>…|\.\.\.|RUN|[A-Z][A-Z0-9]*|[a-c]"
-    r"|\d{8}-\d{6}-[0-9a-f]{4})|(?P<bare>RUN(?:_[A-Z]+)?))(?P<rescore>-rescore-(?:…|\.\.\.|[A-Z]))?(?P<glob>\*)?$")
+    r"|\d{8}-\d{6}-[0-9a-f]{4})|(?P<bare>RUN(?:_[A-Z]+)?))(?P<rescore>-rescore-(?:…|\.\.\.|[A-Z]))?(?P<glob>\*)?$"
+)
 URL = re.compile(r"^(?P<role>[\w.]+=)?https?://\S+$")
 LABELS_CSV = "sample_id,epoch,run,criterion,rater,score\ndemo/poem-autumn,0,demo-20261125-101500-ab12,quality,ana,7\n"
 runner = CliRunner()
@@ -118,6 +132,7 @@ def expect_ok(words: list[str]) -> str:
 
 
 # --- the reader's world ----------------------------------------------------------------------------
+
 
 @dataclass
 class World:
@@ -187,11 +202,17 @@ def write_inputs(base: Path, shared: Path) -> None:
     """The files the pages' commands read, under the names the pages give them."""
     data = ROOT / "tests" / "revision_distance" / "data"
     drafts, refs = lines_of(data / "drafts20.jsonl", 2), lines_of(data / "refs20.jsonl", 2)
-    files = {"drafts.jsonl": drafts, "refs.jsonl": refs, "sections.jsonl": drafts, "published.jsonl": refs,
-             "pairs.jsonl": with_references(lines_of(data / "pairs10.jsonl", 2)),
-             "items.jsonl": lines_of(shared / "data" / "c3ebench" / "english_dataset.jsonl", 2),
-             "human.csv": LABELS_CSV, "ratings.csv": LABELS_CSV,
-             "prices.yaml": (ROOT / "docs" / "examples" / "prices.yaml").read_text(encoding="utf-8")}
+    files = {
+        "drafts.jsonl": drafts,
+        "refs.jsonl": refs,
+        "sections.jsonl": drafts,
+        "published.jsonl": refs,
+        "pairs.jsonl": with_references(lines_of(data / "pairs10.jsonl", 2)),
+        "items.jsonl": lines_of(shared / "data" / "c3ebench" / "english_dataset.jsonl", 2),
+        "human.csv": LABELS_CSV,
+        "ratings.csv": LABELS_CSV,
+        "prices.yaml": (ROOT / "docs" / "examples" / "prices.yaml").read_text(encoding="utf-8"),
+    }
     for name, text in files.items():
         (base / name).write_text(text, encoding="utf-8")
     run = shared / "data" / "meeseeks" / "official_sample_run_zh"
@@ -200,12 +221,17 @@ def write_inputs(base: Path, shared: Path) -> None:
     case = json.loads(lines_of(shared / "vectors" / "writingbench" / "aggregation_cases.jsonl", 1))
     (base / "scores").mkdir()
     (base / "scores" / "model.jsonl").write_text(
-        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in case["scores"]), encoding="utf-8")
-    places = {"PATH": "../shared/data/c3ebench", "path/to/benchmark_query": "../shared/data/writingbench/benchmark_query",
-              "path/to/input_data": "../shared/data/meeseeks/input_data",
-              "path/to/Meeseeks/input_data": "../shared/data/meeseeks/input_data",
-              "home/data/c3ebench": "../shared/data/c3ebench", "home/data/Meeseeks": "../shared/data/meeseeks",
-              "home/data/WritingBench": "../shared/data/writingbench"}
+        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in case["scores"]), encoding="utf-8"
+    )
+    places = {
+        "PATH": "../shared/data/c3ebench",
+        "path/to/benchmark_query": "../shared/data/writingbench/benchmark_query",
+        "path/to/input_data": "../shared/data/meeseeks/input_data",
+        "path/to/Meeseeks/input_data": "../shared/data/meeseeks/input_data",
+        "home/data/c3ebench": "../shared/data/c3ebench",
+        "home/data/Meeseeks": "../shared/data/meeseeks",
+        "home/data/WritingBench": "../shared/data/writingbench",
+    }
     for name, target in places.items():
         link = base / name
         link.parent.mkdir(parents=True, exist_ok=True)
@@ -218,8 +244,22 @@ def make_runs(base: Path) -> None:
         roles = [f"--role={role}={JUDGE}" for role in ROLES[task]]
         for n, options in enumerate(runs):  # named as the runner names them
             folder = base / "runs" / f"{task}-{FIXTURE_DAY}-00000{n}-{n:04x}"
-            expect_ok(["run", task, "--model", CANDIDATE, *roles, "--limit", "1", *options, "--run-dir", str(folder),
-                       "--display", "none"])
+            expect_ok(
+                [
+                    "run",
+                    task,
+                    "--model",
+                    CANDIDATE,
+                    *roles,
+                    "--limit",
+                    "1",
+                    *options,
+                    "--run-dir",
+                    str(folder),
+                    "--display",
+                    "none",
+                ]
+            )
 
 
 def page_files(page: str) -> dict[str, str]:
@@ -304,12 +344,17 @@ def read_once(load: Callable[..., Any], key: Callable[..., Hashable]) -> Callabl
 
 def blank_png() -> bytes:
     """A 1x1 white PNG."""
+
     def part(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + part(b"IHDR", header) + part(b"IDAT", zlib.compress(b"\x00\xff\xff\xff")) + \
-        part(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + part(b"IHDR", header)
+        + part(b"IDAT", zlib.compress(b"\x00\xff\xff\xff"))
+        + part(b"IEND", b"")
+    )
 
 
 def not_drawn(draw: Callable[[Any], None], size: tuple[float, float]) -> tuple[bytes, list[Any]]:
@@ -341,10 +386,16 @@ def read_data_once(patch: pytest.MonkeyPatch) -> None:
     from proseval.benchmarks._shared.c3e import data as c3e_data
     from proseval.benchmarks.writingbench import data as wb_data
 
-    patch.setattr(wb_data, "load_benchmark", read_once(
-        wb_data.load_benchmark, lambda folder, verify=True: (Path(folder).resolve(), verify)))
-    patch.setattr(c3e_data, "load_folder", read_once(
-        c3e_data.load_folder, lambda folder, languages: (Path(folder).resolve(), tuple(languages))))
+    patch.setattr(
+        wb_data,
+        "load_benchmark",
+        read_once(wb_data.load_benchmark, lambda folder, verify=True: (Path(folder).resolve(), verify)),
+    )
+    patch.setattr(
+        c3e_data,
+        "load_folder",
+        read_once(c3e_data.load_folder, lambda folder, languages: (Path(folder).resolve(), tuple(languages))),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -356,13 +407,18 @@ def world(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> Iterato
     anthropic = FakeAnthropicServer(responder=reply, polls_to_complete=0).start_in_thread()
     root = tmp_path_factory.mktemp("documented")
     with pytest.MonkeyPatch.context() as patch:
-        environment = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test",
-                       "OPENAI_BASE_URL": openai.base_url, "PROSEVAL_BASE_URL": openai.base_url,
-                       "ANTHROPIC_BASE_URL": anthropic.base_url, "PROSEVAL_CACHE_DIR": str(root / "cache"),
-                       "PROSEVAL_C3EBENCH_DIR": str(root / "shared" / "data" / "c3ebench"),
-                       "PROSEVAL_WRITINGBENCH_DIR": str(root / "shared" / "data" / "writingbench"),
-                       "PROSEVAL_MEESEEKS_DIR": str(root / "shared" / "data" / "meeseeks" / "input_data"),
-                       "COLUMNS": "200"}
+        environment = {
+            "OPENAI_API_KEY": "sk-test",
+            "ANTHROPIC_API_KEY": "sk-ant-test",
+            "OPENAI_BASE_URL": openai.base_url,
+            "PROSEVAL_BASE_URL": openai.base_url,
+            "ANTHROPIC_BASE_URL": anthropic.base_url,
+            "PROSEVAL_CACHE_DIR": str(root / "cache"),
+            "PROSEVAL_C3EBENCH_DIR": str(root / "shared" / "data" / "c3ebench"),
+            "PROSEVAL_WRITINGBENCH_DIR": str(root / "shared" / "data" / "writingbench"),
+            "PROSEVAL_MEESEEKS_DIR": str(root / "shared" / "data" / "meeseeks" / "input_data"),
+            "COLUMNS": "200",
+        }
         for name, value in environment.items():
             patch.setenv(name, value)
         patch.setattr("proseval.models.local.LocalModel", EmbeddedStandIn)
@@ -406,6 +462,7 @@ def workspace(world: World, command: Documented) -> Path:
 
 # --- a command as the reader's shell would run it ----------------------------------------------------
 
+
 def page_task(command: Documented) -> str:
     """The task a bare run placeholder of the command stands for."""
     from proseval.registry import tasks
@@ -419,8 +476,9 @@ def page_task(command: Documented) -> str:
 
 def run_folders(place: Path, pattern: str) -> list[Path]:
     """Run folders matching `pattern` under `place/runs`, newest first (names start with the time)."""
-    return sorted((p for p in (place / "runs").glob(pattern) if (p / "header.json").is_file()),
-                  key=lambda p: p.name, reverse=True)
+    return sorted(
+        (p for p in (place / "runs").glob(pattern) if (p / "header.json").is_file()), key=lambda p: p.name, reverse=True
+    )
 
 
 def resolve_runs(words: list[str], command: Documented, place: Path) -> list[str]:
@@ -437,8 +495,9 @@ def resolve_runs(words: list[str], command: Documented, place: Path) -> list[str
         task = match.group("task") or page_task(command)
         base_key = key[: match.start("rescore")] if match.group("rescore") else key
         if base_key not in chosen:
-            free = [p for p in run_folders(place, f"{task}-{FIXTURE_DAY}-*") if "-rescore-" not in p.name
-                    and p not in used]
+            free = [
+                p for p in run_folders(place, f"{task}-{FIXTURE_DAY}-*") if "-rescore-" not in p.name and p not in used
+            ]
             assert free, f"{command.name}: no run of {task} for {word}"
             chosen[base_key] = free[0]
             used.add(free[0])
@@ -472,8 +531,9 @@ def play_raters(place: Path, words: list[str]) -> None:
         for position in range(1, len(session.plan.items) + 1):
             shown = session.show(position, rater)
             values = {q.index: str(int(q.criterion.low)) if q.kind == "score" else "A" for q in shown.questions}
-            session.store.save(session.labels_of(shown, rater, values, None), {"session": session.name,
-                                                                               "position": position})
+            session.store.save(
+                session.labels_of(shown, rater, values, None), {"session": session.name, "position": position}
+            )
 
 
 def shell_expand(word: str, place: Path) -> list[str]:
@@ -499,11 +559,11 @@ def prepare(command: Documented, place: Path, world: World) -> list[str]:
     filled = False
     original = list(command.words)
     for i, word in enumerate(original):
-        if word == "...same" and original[i + 1: i + 2] == ["options..."]:
+        if word == "...same" and original[i + 1 : i + 2] == ["options..."]:
             block = [c for c in COMMANDS if (c.page, c.block) == (command.page, command.block)]
             words.extend(same_options(block[0]))
             continue
-        if word == "options..." and original[i - 1: i] == ["...same"]:
+        if word == "options..." and original[i - 1 : i] == ["...same"]:
             continue
         word = word.removeprefix("[").removesuffix("]") if word.startswith("[") or word.endswith("]") else word
         if word in ELLIPSES:
@@ -591,23 +651,29 @@ def test_a_documented_command_runs_as_written(command, world, request, monkeypat
         if (earlier.page, earlier.block) == (command.page, command.block) and earlier.name not in world.done:
             run_in(earlier, place, world)
     words, result = run_in(command, place, world)
-    assert result.exit_code == 0, (f"{command.name}: `proseval {' '.join(command.words)}` ran as "
-                                   f"`proseval {' '.join(words)}` and exited {result.exit_code}:\n"
-                                   f"{result.output[-3000:]}")
+    assert result.exit_code == 0, (
+        f"{command.name}: `proseval {' '.join(command.words)}` ran as "
+        f"`proseval {' '.join(words)}` and exited {result.exit_code}:\n"
+        f"{result.output[-3000:]}"
+    )
 
 
 @pytest.mark.parametrize("page", pages(), ids=[p.name for p in pages()])
 def test_every_anchor_a_page_links_to_is_a_heading(page):
-    dead = [link for link, target, anchor in anchored_links(page)
-            if not target.is_file() or anchor not in anchors(target)]
+    dead = [
+        link for link, target, anchor in anchored_links(page) if not target.is_file() or anchor not in anchors(target)
+    ]
     assert not dead, f"{page.name}: links to no heading: {dead}"
 
 
-@pytest.mark.parametrize("text", [
-    "proseval run meeseeks -m openai/gpt-4o-mini -r judge=openai/gpt-4o --batch candidate --batch judge",
-    "proseval revision-distance stability --drafts drafts.jsonl --role reviser=openai/gpt-4",
-    "proseval run ravel --preset official ... --model openai/TESTED --role reviser=openai/STRONG --max-step 3",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "proseval run meeseeks -m openai/gpt-4o-mini -r judge=openai/gpt-4o --batch candidate --batch judge",
+        "proseval revision-distance stability --drafts drafts.jsonl --role reviser=openai/gpt-4",
+        "proseval run ravel --preset official ... --model openai/TESTED --role reviser=openai/STRONG --max-step 3",
+    ],
+)
 def test_a_command_the_cli_refuses_fails_the_check(text, world, monkeypatch):
     """The check catches what the CLI refuses: a role or a file left out, a misspelt option."""
     command = Documented("docs/many-models.md", 0, -1, text, tuple(shell_words(text)[1:]))

@@ -79,8 +79,12 @@ def test_meeseeks_utility_never_falls_from_one_turn_to_the_next(shared_dir):
     """Only failed items are asked again and a passed item stays passed (proseval's carry-forward),
     so the Utility Rate of a turn is at least that of the turn before."""
     turns, _, doubtful = meeseeks_turns(shared_dir)
-    falls = [(model, turn) for model, rates in turns.items() for turn in range(2, 21)
-             if float(rates[turn]) < float(rates[turn - 1])]
+    falls = [
+        (model, turn)
+        for model, rates in turns.items()
+        for turn in range(2, 21)
+        if float(rates[turn]) < float(rates[turn - 1])
+    ]
     assert falls and all(turn in doubtful[model] for model, turn in falls)
 
 

@@ -54,8 +54,12 @@ def resolve(tokens: list[str]) -> Any:
 
 
 def own_options(context: Any) -> set[str]:
-    return {flag for param in context.command.params for flag in (*param.opts, *param.secondary_opts)
-            if flag.startswith("-")}
+    return {
+        flag
+        for param in context.command.params
+        for flag in (*param.opts, *param.secondary_opts)
+        if flag.startswith("-")
+    }
 
 
 def check(tokens: list[str]) -> None:
@@ -87,13 +91,16 @@ def test_every_command_is_accepted_by_the_cli(tokens):
     check(tokens)
 
 
-@pytest.mark.parametrize("tokens, message", [
-    (["run", "c3ebench", "--judge-no-referee"], "judge_no_referee"),
-    (["run", "ravel", "--preset", "paper"], "no preset 'paper'"),
-    (["ravel", "plott", "RUN"], "no command 'plott'"),
-    (["revision-distance", "stability", "--drafts", "d.jsonl", "--dry-run"], "no option"),
-    (["score", "RUN", "--scorer", "no-such-scorer"], "unknown scorer"),
-])
+@pytest.mark.parametrize(
+    "tokens, message",
+    [
+        (["run", "c3ebench", "--judge-no-referee"], "judge_no_referee"),
+        (["run", "ravel", "--preset", "paper"], "no preset 'paper'"),
+        (["ravel", "plott", "RUN"], "no command 'plott'"),
+        (["revision-distance", "stability", "--drafts", "d.jsonl", "--dry-run"], "no option"),
+        (["score", "RUN", "--scorer", "no-such-scorer"], "unknown scorer"),
+    ],
+)
 def test_a_wrong_command_is_caught(tokens, message):
     with pytest.raises(Exception, match=re.escape(message)):
         check(tokens)
@@ -102,8 +109,12 @@ def test_a_wrong_command_is_caught(tokens, message):
 def skipped_tables(readme: str) -> dict[str, set[str]]:
     """Per transcribed file, the tables its README names as left out of the copy (they still need a row)."""
     files = re.findall(r"^### (\w+)\.csv.*?\n(.*?)(?=^### |\Z)", readme, re.DOTALL | re.MULTILINE)
-    return {name: set(re.findall(r"Table \d+", line)) for name, text in files
-            for line in text.splitlines() if line.startswith("- **Skipped:**")}
+    return {
+        name: set(re.findall(r"Table \d+", line))
+        for name, text in files
+        for line in text.splitlines()
+        if line.startswith("- **Skipped:**")
+    }
 
 
 def test_the_page_names_every_published_table(shared_dir):
@@ -111,9 +122,14 @@ def test_the_page_names_every_published_table(shared_dir):
     sections = dict(re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", page, re.DOTALL | re.MULTILINE))
     skipped = skipped_tables((shared_dir / "data" / "papers" / "README.md").read_text(encoding="utf-8"))
     assert skipped["writingbench"] and skipped["longweave"]
-    for name, paper in (("writingbench", "WritingBench"), ("meeseeks", "Meeseeks"), ("longweave", "LongWeave"),
-                        ("ravel_c3ebench", "RAVEL"), ("ravel_c3ebench", "C3EBench"),
-                        ("revision_distance", "Revision Distance")):
+    for name, paper in (
+        ("writingbench", "WritingBench"),
+        ("meeseeks", "Meeseeks"),
+        ("longweave", "LongWeave"),
+        ("ravel_c3ebench", "RAVEL"),
+        ("ravel_c3ebench", "C3EBench"),
+        ("revision_distance", "Revision Distance"),
+    ):
         with (shared_dir / "data" / "papers" / f"{name}.csv").open(encoding="utf-8") as handle:
             tables = {row["table"] for row in csv.DictReader(handle)} | skipped.get(name, set())
         section = next(text for title, text in sections.items() if title.startswith(paper))
@@ -126,8 +142,11 @@ def test_the_page_names_every_published_table(shared_dir):
 def ravel_role_ablations(page: Path) -> list[list[str]]:
     """The `run ravel` commands of a page that bind a tool role (§5.4's ablations)."""
     tools = {"planner", "writer", "reviewer", "reviser"}
-    return [tokens for tokens in page_commands(page.read_text(encoding="utf-8"))
-            if tokens[:2] == ["run", "ravel"] and any(t.partition("=")[0] in tools for t in tokens)]
+    return [
+        tokens
+        for tokens in page_commands(page.read_text(encoding="utf-8"))
+        if tokens[:2] == ["run", "ravel"] and any(t.partition("=")[0] in tools for t in tokens)
+    ]
 
 
 def test_both_ravel_pages_give_the_same_role_ablation_commands():

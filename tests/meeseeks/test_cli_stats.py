@@ -14,8 +14,9 @@ cli = CliRunner()
 
 def test_stats_of_the_official_sample_run(shared_dir, tmp_path):
     folder = shared_dir / "data" / "meeseeks" / "official_sample_run_zh"
-    result = cli.invoke(app, ["meeseeks", "stats", str(folder / "round_1.json"), str(folder / "round_2.json"),
-                              "-o", str(tmp_path)])
+    result = cli.invoke(
+        app, ["meeseeks", "stats", str(folder / "round_1.json"), str(folder / "round_2.json"), "-o", str(tmp_path)]
+    )
     assert result.exit_code == 0, result.output
     first = json.loads((tmp_path / "round_1_stats.json").read_text(encoding="utf-8"))
     second = json.loads((tmp_path / "round_2_stats.json").read_text(encoding="utf-8"))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from proseval.benchmarks.meeseeks import data as data_module
 from proseval.benchmarks.meeseeks.data import (
     MeeseeksDataError,
     data_files,
@@ -48,7 +50,12 @@ def test_item_fields_are_kept_and_leftovers_dropped():
     assert item.json_schema is None
     assert not hasattr(item, "model_response")
     second = item.sub_questions[2]
-    assert (second.position, second.point_id, second.rule, second.corresponding_part) == (2, 2, "each_length:[5,5]", "短句")
+    assert (second.position, second.point_id, second.rule, second.corresponding_part) == (
+        2,
+        2,
+        "each_length:[5,5]",
+        "短句",
+    )
     assert second.dep == [0]
     assert second.tags == ["0~10字", "精确"]
     assert second.tag_key == "能力项"
@@ -88,9 +95,16 @@ def test_official_runner_filter_drops_the_variant_files():
 
 @pytest.mark.parametrize(
     ("name", "code"),
-    [("DATA[1.1]中文版.json", "zh"), ("DATA-SPECIAL2+3日语版.json", "ja"), ("DATA[20.1]日文版.json", "ja"),
-     ("DATA[20.1]韩文版.json", "ko"), ("DATA-SPECIAL1-印尼语版.json", "id"), ("DATA-SPECIAL1.2-英语版.json", "en"),
-     ("DATA[3.2]阿语版.json", "ar"), ("DATA[3.2]葡语版.json", "pt")],
+    [
+        ("DATA[1.1]中文版.json", "zh"),
+        ("DATA-SPECIAL2+3日语版.json", "ja"),
+        ("DATA[20.1]日文版.json", "ja"),
+        ("DATA[20.1]韩文版.json", "ko"),
+        ("DATA-SPECIAL1-印尼语版.json", "id"),
+        ("DATA-SPECIAL1.2-英语版.json", "en"),
+        ("DATA[3.2]阿语版.json", "ar"),
+        ("DATA[3.2]葡语版.json", "pt"),
+    ],
 )
 def test_language_tokens(name, code):
     assert language_of(name) == code
@@ -126,7 +140,11 @@ def test_top_level_must_be_an_array(tmp_path):
 
 
 def _item(**overrides):
-    item = {"category": "general_multi", "question": "q", "sub_questions": [{"point_id": 0, "question": "s", "rule": None, "dep": []}]}
+    item = {
+        "category": "general_multi",
+        "question": "q",
+        "sub_questions": [{"point_id": 0, "question": "s", "rule": None, "dep": []}],
+    }
     item.update(overrides)
     return item
 
@@ -152,6 +170,47 @@ def test_malformed_item_names_file_and_item_index(tmp_path, bad, message):
 def test_missing_layout_is_an_error(tmp_path):
     with pytest.raises(MeeseeksDataError, match="no asia_data/raw_input"):
         load_items(tmp_path)
+
+
+def test_a_file_is_parsed_once_per_content_in_a_process(tmp_path, monkeypatch):
+    """A profile builds the task several times: an unchanged file is not parsed again, wherever it
+    lies; a changed one is, and a file that fails fails again."""
+    parsed: list[int] = []
+    parse = data_module.parse_item
+    monkeypatch.setattr(
+        data_module, "parse_item", lambda raw, **where: parsed.append(where["index"]) or parse(raw, **where)
+    )
+    text = json.dumps([_item(question="first"), _item(question="second")])
+    first = load_file(_write(tmp_path, "DATA-C德语版.json", text))
+    (tmp_path / "copy").mkdir()
+    again = load_file(_write(tmp_path / "copy", "DATA-C德语版.json", text))
+    assert again == first and [item.question for item in again] == ["first", "second"] and parsed == [0, 1]
+    changed = load_file(_write(tmp_path, "DATA-C德语版.json", text.replace("second", "latest")))
+    assert [item.question for item in changed] == ["first", "latest"] and parsed == [0, 1, 0, 1]
+    broken = _write(tmp_path, "DATA-B德语版.json", json.dumps([_item(), _item(sub_questions=[])]))
+    for _ in range(2):
+        with pytest.raises(MeeseeksDataError, match="item 1: "):
+            load_file(broken)
+
+
+def test_a_task_makes_only_the_samples_read_from_its_dataset(monkeypatch):
+    """A run with a limit (and the planning before it) reads the first samples of thousands."""
+    from proseval.benchmarks.meeseeks import task as task_module
+    from proseval.registry import get_task
+
+    made: list[str] = []
+    to_sample = task_module.to_sample
+    monkeypatch.setattr(task_module, "to_sample", lambda item: made.append(item.id) or to_sample(item))
+    dataset = get_task("meeseeks", {"data_dir": str(FIXTURES)}).dataset()
+    assert [sample.id for sample in itertools.islice(dataset, 2)] == [
+        "meeseeks/DATA-T1中文版#0",
+        "meeseeks/DATA-T2日语版#0",
+    ]
+    assert made == ["DATA-T1中文版#0", "DATA-T2日语版#0"]
+    assert len(dataset) == 6 and [sample.id for sample in dataset[4:]] == [
+        "meeseeks/DATA-T1.1-英语版#1",
+        "meeseeks/DATA-T2德语版#0",
+    ]
 
 
 # Counts published in the reference notes (files, items, sub-questions, judge sub-questions).
@@ -196,7 +255,10 @@ def test_official_data_counts_per_language(shared_dir):
 def test_official_data_categories_and_schema_items(shared_dir):
     items = load_items(shared_dir / "data" / "meeseeks")
     assert Counter(i.category for i in items) == {
-        "general_single": 3533, "general_multi": 2977, "SCHEMA": 1681, "spanish_grammar": 10,
+        "general_single": 3533,
+        "general_multi": 2977,
+        "SCHEMA": 1681,
+        "spanish_grammar": 10,
     }
     schema_items = [i for i in items if i.json_schema is not None]
     assert len(schema_items) == 1681

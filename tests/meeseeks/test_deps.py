@@ -34,7 +34,10 @@ def test_failed_gate_fails_every_dependant_transitively():
 def test_failed_middle_check_only_fails_its_own_dependants():
     gated = apply_dependencies(GRAPH, [1, 1, 0, 1])
     assert [(g.value, g.reason) for g in gated] == [
-        (1, "evaluated"), (1, "evaluated"), (0, "evaluated"), (0, "dependency_failed"),
+        (1, "evaluated"),
+        (1, "evaluated"),
+        (0, "evaluated"),
+        (0, "dependency_failed"),
     ]
 
 

@@ -44,8 +44,10 @@ URL = f"https://codeload.github.com/meituan-longcat/Meeseeks/tar.gz/{OFFICIAL_CO
 
 def fixture_files() -> dict[str, bytes]:
     """Repository-relative path -> bytes of the fixture data files."""
-    return {f"input_data/{p.relative_to(FIXTURE / 'input_data').as_posix()}": p.read_bytes()
-            for p in sorted((FIXTURE / "input_data").glob("*/raw_input/*.json"))}
+    return {
+        f"input_data/{p.relative_to(FIXTURE / 'input_data').as_posix()}": p.read_bytes()
+        for p in sorted((FIXTURE / "input_data").glob("*/raw_input/*.json"))
+    }
 
 
 def expected_hash(files: dict[str, bytes]) -> str:
@@ -69,8 +71,12 @@ def make_archive(files: dict[str, bytes], extra: list[tarfile.TarInfo | tuple[ta
     """A tar.gz like GitHub's: one top folder, the data files and some other repository files."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for name, content in {"README.md": b"# Meeseeks\n", "src_code/utils.py": b"x = 1\n",
-                              "input_data/notes.json": b"{}", **files}.items():
+        for name, content in {
+            "README.md": b"# Meeseeks\n",
+            "src_code/utils.py": b"x = 1\n",
+            "input_data/notes.json": b"{}",
+            **files,
+        }.items():
             info = tarfile.TarInfo(f"{TOP}/{name}")
             info.size = len(content)
             tar.addfile(info, io.BytesIO(content))
@@ -92,8 +98,11 @@ def serving(archive: bytes | None, requests: list[str], status: int = 200) -> ht
 
 
 def written(root: Path) -> dict[str, bytes]:
-    return {f"input_data/{p.relative_to(root / 'input_data').as_posix()}": p.read_bytes()
-            for p in (root / "input_data").rglob("*") if p.is_file()}
+    return {
+        f"input_data/{p.relative_to(root / 'input_data').as_posix()}": p.read_bytes()
+        for p in (root / "input_data").rglob("*")
+        if p.is_file()
+    }
 
 
 # --- the official copy and the hash definition ------------------------------------------------
@@ -117,17 +126,25 @@ def test_shared_official_copy_has_the_pinned_hash(shared_dir: Path):
 
 
 def test_combined_hash_follows_the_definition(tmp_path: Path):
-    files = {"input_data/english_data/raw_input/B英语版.json": b"[2]",
-             "input_data/asia_data/raw_input/Z中文版.json": b"[3]",
-             "input_data/asia_data/raw_input/A中文版.json": b"[1]"}
+    files = {
+        "input_data/english_data/raw_input/B英语版.json": b"[2]",
+        "input_data/asia_data/raw_input/Z中文版.json": b"[3]",
+        "input_data/asia_data/raw_input/A中文版.json": b"[1]",
+    }
     for name, content in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(content)
     (tmp_path / "input_data/asia_data/raw_input/readme.txt").write_text("not data")
-    manual = hashlib.sha256(b"".join(
-        path.encode("utf-8") + files[path] for path in (
-            "input_data/asia_data/raw_input/A中文版.json", "input_data/asia_data/raw_input/Z中文版.json",
-            "input_data/english_data/raw_input/B英语版.json"))).hexdigest()
+    manual = hashlib.sha256(
+        b"".join(
+            path.encode("utf-8") + files[path]
+            for path in (
+                "input_data/asia_data/raw_input/A中文版.json",
+                "input_data/asia_data/raw_input/Z中文版.json",
+                "input_data/english_data/raw_input/B英语版.json",
+            )
+        )
+    ).hexdigest()
     assert combined_sha256(tmp_path) == manual
     with pytest.raises(DataIntegrityError, match=rf"3 Meeseeks data files is {manual}.*official 686 files"):
         verify_data(tmp_path)
@@ -140,8 +157,11 @@ def test_download_extracts_verifies_and_keeps_a_present_copy(tmp_path: Path, pin
     requests: list[str] = []
     seen: list[tuple[int, int | None]] = []
     archive = make_archive(pinned_to_fixture)
-    dest = download(tmp_path / "meeseeks", client=serving(archive, requests),
-                    progress=lambda done, total: seen.append((done, total)))
+    dest = download(
+        tmp_path / "meeseeks",
+        client=serving(archive, requests),
+        progress=lambda done, total: seen.append((done, total)),
+    )
     assert requests == [URL] == [archive_url()]
     assert dest == tmp_path / "meeseeks"
     assert written(dest) == pinned_to_fixture  # data files only: not notes.json, README or code
@@ -210,12 +230,19 @@ def test_a_link_at_a_data_path_is_rejected(tmp_path: Path, pinned_to_fixture, ki
 
 
 def test_data_member_paths():
-    assert data_member(f"{TOP}/input_data/asia_data/raw_input/DATA[20.1]日文版.json") == \
-        ("asia_data", "DATA[20.1]日文版.json")
-    for name in (f"{TOP}/input_data/asia_data/raw_input/sub/x.json", f"{TOP}/input_data/asia_data/raw_input/x.txt",
-                 f"{TOP}/input_data/chinese_data/raw_input/x.json", "input_data/asia_data/raw_input/x.json",
-                 "/input_data/asia_data/raw_input/x.json", "../input_data/asia_data/raw_input/x.json",
-                 f"{TOP}/input_data/asia_data/raw_input/a\\..\\x.json"):
+    assert data_member(f"{TOP}/input_data/asia_data/raw_input/DATA[20.1]日文版.json") == (
+        "asia_data",
+        "DATA[20.1]日文版.json",
+    )
+    for name in (
+        f"{TOP}/input_data/asia_data/raw_input/sub/x.json",
+        f"{TOP}/input_data/asia_data/raw_input/x.txt",
+        f"{TOP}/input_data/chinese_data/raw_input/x.json",
+        "input_data/asia_data/raw_input/x.json",
+        "/input_data/asia_data/raw_input/x.json",
+        "../input_data/asia_data/raw_input/x.json",
+        f"{TOP}/input_data/asia_data/raw_input/a\\..\\x.json",
+    ):
         assert data_member(name) is None, name
 
 
@@ -326,8 +353,7 @@ def test_task_verify_option(tmp_path: Path, task_env: list[str]):
 
 
 def test_task_download_error_is_a_clear_message(tmp_path: Path, task_env: list[str], monkeypatch):
-    monkeypatch.setattr(meeseeks_task, "download",
-                        functools.partial(download, client=serving(None, [])))
+    monkeypatch.setattr(meeseeks_task, "download", functools.partial(download, client=serving(None, [])))
     with pytest.raises(ValueError, match="HTTP 404"):
         make_task(MeeseeksParams(data_dir=str(tmp_path / "d"), download=True))
 

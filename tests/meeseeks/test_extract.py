@@ -43,9 +43,11 @@ def test_code_prompt_removes_newlines_and_fills_the_instruction():
 def test_prompts_accept_a_user_template_with_the_official_placeholders():
     prompts = {
         "extractor_code_single": EXTRACTOR_PROMPTS["extractor_code_single"].replaced_by(
-            "<{model_response}|{instruction}>", "a.txt"),
+            "<{model_response}|{instruction}>", "a.txt"
+        ),
         "extractor_list": EXTRACTOR_PROMPTS["extractor_list"].replaced_by(
-            "{input_instruction}/{model_response}/{extraction_prompt}", "b.txt"),
+            "{input_instruction}/{model_response}/{extraction_prompt}", "b.txt"
+        ),
     }
     code = code_extraction_prompt("a\nb", "I", single=True, prompts=prompts)
     assert code == "<ab|I>"
@@ -124,9 +126,7 @@ def test_whole_response_shortcut_fixed(answer):
     assert parse_list_answer(answer, RESPONSE).items == [RESPONSE]
 
 
-@pytest.mark.parametrize(
-    "answer", ["Sorry, I cannot find it.", '{"a": 1}', "[['nested']]", "None", ""]
-)
+@pytest.mark.parametrize("answer", ["Sorry, I cannot find it.", '{"a": 1}', "[['nested']]", "None", ""])
 def test_unparseable_answers_fail_in_fixed_mode(answer):
     extraction = parse_list_answer(answer, RESPONSE)
     assert extraction.failure == "unparseable"
@@ -156,7 +156,7 @@ def test_json_field(response, items):
     assert json_field(response, "name").items == items
 
 
-@pytest.mark.parametrize("response", ["no json here", '{"other": 1}', "[]", '```json\n{bad\n```'])
+@pytest.mark.parametrize("response", ["no json here", '{"other": 1}', "[]", "```json\n{bad\n```"])
 def test_json_field_failures(response):
     assert json_field(response, "name").failure == "invalid_json"
 

@@ -4,7 +4,6 @@ named exactly as the task's ratings name the verdict; rule checks and gated requ
 from __future__ import annotations
 
 from meeseeks.test_ratings import sub, turn
-
 from proseval.benchmarks.meeseeks.labelling import label_form
 from proseval.benchmarks.meeseeks.task import judge_ratings, requirement_names, score_state
 from proseval.kit import State
@@ -14,24 +13,38 @@ from proseval.registry import tasks
 def record_of(turns: list[dict], question: str = "Write a poem about rain.") -> dict:
     """A finished sample as the runtime writes it (scores as JSON)."""
     scores = score_state(State(output=turns[-1]["answer"], turns=turns))
-    return {"id": "meeseeks/x#0", "input": question, "status": "ok",
-            "state": {"output": turns[-1]["answer"], "turns": turns},
-            "scores": {name: score.model_dump(mode="json") for name, score in scores.items()}}
+    return {
+        "id": "meeseeks/x#0",
+        "input": question,
+        "status": "ok",
+        "state": {"output": turns[-1]["answer"], "turns": turns},
+        "scores": {name: score.model_dump(mode="json") for name, score in scores.items()},
+    }
 
 
 def test_the_form_asks_each_judged_requirement_of_the_last_round_under_its_rating_name():
-    first = turn(1, [sub(0, "Is it a poem?", "judge", 0, "judged"),
-                     sub(1, "Does it rhyme?", "dependency", 0, "dependency_failed")])
-    last = turn(2, [sub(0, "Is it a poem?", "judge", 1, "judged"),
-                    sub(1, "Does it rhyme?", "judge", None, "unscored"),
-                    sub(2, "Has it 4 lines?", "rule", 1, "ok"),
-                    sub(3, "Is it a poem?", "judge", 0, "judged"),
-                    sub(4, "Is it sad?", "dependency", None, "dependency_undecided")])
+    first = turn(
+        1,
+        [sub(0, "Is it a poem?", "judge", 0, "judged"), sub(1, "Does it rhyme?", "dependency", 0, "dependency_failed")],
+    )
+    last = turn(
+        2,
+        [
+            sub(0, "Is it a poem?", "judge", 1, "judged"),
+            sub(1, "Does it rhyme?", "judge", None, "unscored"),
+            sub(2, "Has it 4 lines?", "rule", 1, "ok"),
+            sub(3, "Is it a poem?", "judge", 0, "judged"),
+            sub(4, "Is it sad?", "dependency", None, "dependency_undecided"),
+        ],
+    )
     record = record_of([first, last])
     form = label_form(record)
     rated = judge_ratings(score_state(State(output="answer 2", turns=[first, last])))
-    assert [c.name for c in form.criteria] == [r.criterion for r in rated] == [
-        "Is it a poem? (#1)", "Does it rhyme?", "Is it a poem? (#4)"]  # not the rule, not the gated one
+    assert (
+        [c.name for c in form.criteria]
+        == [r.criterion for r in rated]
+        == ["Is it a poem? (#1)", "Does it rhyme?", "Is it a poem? (#4)"]
+    )  # not the rule, not the gated one
     assert all((c.low, c.high, c.labels) == (0, 1, ("No", "Yes")) for c in form.criteria)
     assert form.criteria[2].description.startswith("Requirement 4 of the task")
     assert form.question == "Write a poem about rain." and form.pairwise == "" and form.texts is None

@@ -153,7 +153,8 @@ def load_rounds():
     data = json.loads((FIXTURES / "carry_forward_rounds.json").read_text(encoding="utf-8"))
     rounds = [
         {
-            item_id: None if sub_questions is None
+            item_id: None
+            if sub_questions is None
             else checks_from_sub_questions(sub_questions, where=f"round {n} item {item_id}")
             for item_id, sub_questions in processed.items()
         }
@@ -181,9 +182,7 @@ def test_multi_round_report_hand_computed():
     first, second = rounds_report(rounds, ids, english=False)
 
     # Round 1: A 1/2 (util 0), B 1 (util 1), C 2/3 (util 0), E 1/2 (util 0), D never answered.
-    assert first["official"]["meeseeks_score"] == approx(
-        (Fraction(1, 2) + 1 + Fraction(2, 3) + Fraction(1, 2)) / 4
-    )
+    assert first["official"]["meeseeks_score"] == approx((Fraction(1, 2) + 1 + Fraction(2, 3) + Fraction(1, 2)) / 4)
     assert first["official"]["utility_score"] == approx(Fraction(1, 4))
     assert first["official"]["total_items"] == 4
     assert first["summary"]["not_evaluated_items"] == 1
@@ -193,9 +192,7 @@ def test_multi_round_report_hand_computed():
     assert first["summary"]["capability_mean_level1"] == approx((Fraction(4, 7) + 1) / 2)
 
     # Round 2: A improves to 1 (util 1), B carried 1 (util 1), C regresses to 0, E carried 1/2.
-    assert second["official"]["meeseeks_score"] == approx(
-        (1 + 1 + 0 + Fraction(1, 2)) / 4
-    )
+    assert second["official"]["meeseeks_score"] == approx((1 + 1 + 0 + Fraction(1, 2)) / 4)
     assert second["official"]["utility_score"] == approx(Fraction(2, 4))
     assert second["official"]["total_items"] == 4
     assert second["summary"]["processed_this_round"] == 4
@@ -203,36 +200,49 @@ def test_multi_round_report_hand_computed():
     leaf = {"children": {}}
     assert second["official"]["capability_stats"] == {
         "单元细节合规": {
-            "percentage": 3 / 7, "correct": 3, "wrong": 4, "total": 7,
+            "percentage": 3 / 7,
+            "correct": 3,
+            "wrong": 4,
+            "total": 7,
             "children": {
                 "主题约束": {"percentage": 0.5, "correct": 1, "wrong": 1, "total": 2, **leaf},
                 "字数约束": {
-                    "percentage": 0.5, "correct": 1, "wrong": 1, "total": 2,
+                    "percentage": 0.5,
+                    "correct": 1,
+                    "wrong": 1,
+                    "total": 2,
                     "children": {
                         "精确": {"percentage": 1.0, "correct": 1, "wrong": 0, "total": 1, **leaf},
                         "范围": {"percentage": 0.0, "correct": 0, "wrong": 1, "total": 1, **leaf},
                     },
                 },
                 "其他特殊规则": {
-                    "percentage": 1 / 3, "correct": 1, "wrong": 2, "total": 3,
+                    "percentage": 1 / 3,
+                    "correct": 1,
+                    "wrong": 2,
+                    "total": 3,
                     "children": {
                         "重复": {"percentage": 0.0, "correct": 0, "wrong": 1, "total": 1, **leaf},
-                        "写作手法": {"percentage": 1.0, "correct": 1, "wrong": 0, "total": 1,
-                                 **leaf},
+                        "写作手法": {"percentage": 1.0, "correct": 1, "wrong": 0, "total": 1, **leaf},
                         "词频": {"percentage": 0.0, "correct": 0, "wrong": 1, "total": 1, **leaf},
                     },
                 },
             },
         },
         "整体结构合规": {
-            "percentage": 1.0, "correct": 1, "wrong": 0, "total": 1,
+            "percentage": 1.0,
+            "correct": 1,
+            "wrong": 0,
+            "total": 1,
             "children": {
                 "单元数量合规": {"percentage": 1.0, "correct": 1, "wrong": 0, "total": 1, **leaf},
             },
         },
     }
     assert list(second["official"]["capability_stats"]["单元细节合规"]["children"]) == [
-        "主题约束", "字数约束", "其他特殊规则",
+        "主题约束",
+        "字数约束",
+        "其他特殊规则",
     ]
 
 
@@ -251,7 +261,10 @@ def test_checks_from_sub_questions_normalises_results_and_tag_keys():
         {"eval_result": None},
     ]
     assert checks_from_sub_questions(sub_questions) == [
-        Check("A", 1), Check("B", 0), Check("C", 1), Check(None, None),
+        Check("A", 1),
+        Check("B", 0),
+        Check("C", 1),
+        Check(None, None),
     ]
     official = checks_from_sub_questions(sub_questions, tag_aliases=False)
     assert [c.tags for c in official] == ["A", None, None, None]
@@ -291,11 +304,7 @@ def test_official_english_stats_are_reproduced_from_their_leaf_counts(shared_dir
     official = json.loads(path.read_text(encoding="utf-8"))
     english_to_chinese = {english: chinese for chinese, english in ENGLISH_NAMES.items()}
     counts = _leaf_counts(official["capability_stats"], english_to_chinese)
-    checks = [
-        Check(tag, result)
-        for tag, (correct, wrong) in counts.items()
-        for result in [1] * correct + [0] * wrong
-    ]
+    checks = [Check(tag, result) for tag, (correct, wrong) in counts.items() for result in [1] * correct + [0] * wrong]
     ours = official_round_stats(round_number, [checks], english=True)
     assert list(ours) == list(official)  # same keys in the same order
     assert _key_paths(ours["capability_stats"]) == _key_paths(official["capability_stats"])
@@ -304,8 +313,10 @@ def test_official_english_stats_are_reproduced_from_their_leaf_counts(shared_dir
     # statistics report 0.645 / 0.679 (the per-item definition of the paper's App. D.2), while
     # the level-1 mean of the same run is 0.5412 / 0.5647.
     tree = capability_tree([checks])
-    expected = {1: (0 + Fraction(1834, 2560) + Fraction(1134, 1250)) / 3,
-                2: (0 + Fraction(1898, 2560) + Fraction(1191, 1250)) / 3}[round_number]
+    expected = {
+        1: (0 + Fraction(1834, 2560) + Fraction(1134, 1250)) / 3,
+        2: (0 + Fraction(1898, 2560) + Fraction(1191, 1250)) / 3,
+    }[round_number]
     assert level1_score(tree) == approx(expected)
     assert abs(official["meeseeks_score"] - float(expected)) > 0.1
 
@@ -329,9 +340,7 @@ def test_official_sample_run_scores_hand_computed(shared_dir):
     ids = [item["og_question"] for item in round_1]
     rounds = [
         {
-            item["og_question"]: checks_from_sub_questions(
-                item["sub_questions"], where=f"{name} item {index}"
-            )
+            item["og_question"]: checks_from_sub_questions(item["sub_questions"], where=f"{name} item {index}")
             for index, item in enumerate(items)
         }
         for name, items in (("round_1.json", round_1), ("round_2.json", round_2))
@@ -356,8 +365,8 @@ def test_official_sample_run_scores_hand_computed(shared_dir):
 
 
 def test_utility_rate_under_both_definitions_on_four_items():
-    passed = [Check("主题约束", 1), Check(None, 1)]        # every check passed: utility 1
-    failed = [Check("主题约束", 1), Check("精确", 0)]      # one failed: utility 0, score 1/2
+    passed = [Check("主题约束", 1), Check(None, 1)]  # every check passed: utility 1
+    failed = [Check("主题约束", 1), Check("精确", 0)]  # one failed: utility 0, score 1/2
     undecided = [Check("主题约束", 1), Check(None, None, infra=True)]  # a judge failure: undecided
     score = dataset_score([passed, failed, MODEL_FAILED, undecided])
     # the paper's Utility Rate: the overflowing item is a failed item; the undecided one is left out

@@ -25,45 +25,80 @@ PASS = Scale(0, 1, "binary")
 
 
 def sub(position: int, question: str, method: str, result: int | None, status: str, **more) -> dict:
-    return {"method": method, "result": result, "status": status, "reason": "", "position": position,
-            "point_id": position, "question": question, "rule": None if method == "judge" else "rule:[1]",
-            "tags": None, **more}
+    return {
+        "method": method,
+        "result": result,
+        "status": status,
+        "reason": "",
+        "position": position,
+        "point_id": position,
+        "question": question,
+        "rule": None if method == "judge" else "rule:[1]",
+        "tags": None,
+        **more,
+    }
 
 
 def turn(number: int, subs: list[dict]) -> dict:
     """A round as `loop.round_record` stores it."""
     checks = [[s["tags"], s["result"], False] for s in subs]
-    return {"round": number, "prompt": "p", "answer": f"answer {number}", "finish_reason": "stop", "parts": {},
-            "sub_questions": subs, "checks": checks, "failed": sum(s["result"] == 0 for s in subs),
-            "undecided": sum(s["result"] is None for s in subs), "unsupported": 0}
+    return {
+        "round": number,
+        "prompt": "p",
+        "answer": f"answer {number}",
+        "finish_reason": "stop",
+        "parts": {},
+        "sub_questions": subs,
+        "checks": checks,
+        "failed": sum(s["result"] == 0 for s in subs),
+        "undecided": sum(s["result"] is None for s in subs),
+        "unsupported": 0,
+    }
 
 
 def test_the_judges_verdicts_of_the_last_round_are_the_ratings():
-    first = turn(1, [sub(0, "Is it a poem?", "judge", 0, "judged"),
-                     sub(1, "Does it rhyme?", "dependency", 0, "dependency_failed")])
-    last = turn(2, [sub(0, "Is it a poem?", "judge", 1, "judged"),
-                    sub(1, "Does it rhyme?", "judge", None, "unscored"),
-                    sub(2, "Has it 4 lines?", "rule", 1, "ok"),
-                    sub(3, "Is it a poem?", "judge", None, "error"),
-                    sub(4, "Is it sad?", "dependency", None, "dependency_undecided")])
+    first = turn(
+        1,
+        [sub(0, "Is it a poem?", "judge", 0, "judged"), sub(1, "Does it rhyme?", "dependency", 0, "dependency_failed")],
+    )
+    last = turn(
+        2,
+        [
+            sub(0, "Is it a poem?", "judge", 1, "judged"),
+            sub(1, "Does it rhyme?", "judge", None, "unscored"),
+            sub(2, "Has it 4 lines?", "rule", 1, "ok"),
+            sub(3, "Is it a poem?", "judge", None, "error"),
+            sub(4, "Is it sad?", "dependency", None, "dependency_undecided"),
+        ],
+    )
     scores = score_state(State(output="answer 2", turns=[first, last]))
     assert scores["meeseeks"].metadata["judge_verdicts"]["round"] == 2
-    assert judge_ratings(scores) == [Rating("Is it a poem? (#1)", 1.0, PASS, "judge"),
-                                     Rating("Does it rhyme?", None, PASS, "judge"),
-                                     Rating("Is it a poem? (#4)", None, PASS, "judge")]
+    assert judge_ratings(scores) == [
+        Rating("Is it a poem? (#1)", 1.0, PASS, "judge"),
+        Rating("Does it rhyme?", None, PASS, "judge"),
+        Rating("Is it a poem? (#4)", None, PASS, "judge"),
+    ]
 
 
 def test_a_round_stopped_by_a_candidate_error_is_not_the_answer_rated():
     rated = turn(1, [sub(0, "Is it a poem?", "judge", 0, "judged")])
-    stopped = {"round": 2, "prompt": "p", "checks": None, "candidate_error": "FatalError: x",
-               "candidate_overflow": False}
-    assert judge_verdicts([rated, stopped]) == {"round": 1, "verdicts": [
-        {"position": 0, "question": "Is it a poem?", "result": 0, "status": "judged"}]}
+    stopped = {
+        "round": 2,
+        "prompt": "p",
+        "checks": None,
+        "candidate_error": "FatalError: x",
+        "candidate_overflow": False,
+    }
+    assert judge_verdicts([rated, stopped]) == {
+        "round": 1,
+        "verdicts": [{"position": 0, "question": "Is it a poem?", "result": 0, "status": "judged"}],
+    }
 
 
 def test_a_head_reply_without_a_verdict_line_is_unread_not_a_fail():
-    defaulted = turn(1, [sub(0, "Is it a poem?", "judge", 0, "judged", defaulted=True),
-                         sub(1, "Is it short?", "judge", 0, "judged")])
+    defaulted = turn(
+        1, [sub(0, "Is it a poem?", "judge", 0, "judged", defaulted=True), sub(1, "Is it short?", "judge", 0, "judged")]
+    )
     scores = score_state(State(output="answer 1", turns=[defaulted]))
     assert scores["meeseeks"].value == 0.0  # the reference's 0 still counts in the score...
     assert judge_ratings(scores) == [Rating("Is it a poem?", None, PASS), Rating("Is it short?", 0.0, PASS)]
@@ -75,8 +110,11 @@ def test_nothing_to_rate_without_judged_requirements():
     assert judge_ratings({}) == []
 
 
-ANSWERS = {"slogans": ["Nothing here.", "1. Tea time\n2. Calm cup"], "poem": ["Rain and an umbrella."],
-           "colours": ["1. red\n2. green\n3. blue"]}
+ANSWERS = {
+    "slogans": ["Nothing here.", "1. Tea time\n2. Calm cup"],
+    "poem": ["Rain and an umbrella."],
+    "colours": ["1. red\n2. green\n3. blue"],
+}
 asked: dict[str, int] = {}
 
 

@@ -28,10 +28,17 @@ def test_words_keep_marks_and_drop_tatweel():
     assert not a.gap and b.gap
 
 
-@pytest.mark.parametrize(("word", "stem"), [
-    ("الكتاب", "كتاب"), ("والكتاب", "كتاب"), ("بالقلم", "قلم"), ("للبيت", "بيت"), ("ٱلْبَيْتُ", "بيت"),
-    ("وبالأمس", "أمس"),
-])
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("الكتاب", "كتاب"),
+        ("والكتاب", "كتاب"),
+        ("بالقلم", "قلم"),
+        ("للبيت", "بيت"),
+        ("ٱلْبَيْتُ", "بيت"),
+        ("وبالأمس", "أمس"),
+    ],
+)
 def test_article_found(word, stem):
     assert arabic.article(arabic.words(word)[0].bare)[1] == stem
 
@@ -54,13 +61,16 @@ def test_definite_article_each_and_total():
 
 
 def test_dual_nouns():
-    assert passed("arabic_dual_noun_each:[1,1]", [
-        "هما يحبان أن يصبحا طبيبين في المستقبل",       # يحبان is a dual verb
-        "يريدان أن يكونا مهندسَيْنِ ماهرَيْنِ",          # the dual adjective agrees, counts once
-        "سيكونان معلمَيْنِ",
-    ])
+    assert passed(
+        "arabic_dual_noun_each:[1,1]",
+        [
+            "هما يحبان أن يصبحا طبيبين في المستقبل",  # يحبان is a dual verb
+            "يريدان أن يكونا مهندسَيْنِ ماهرَيْنِ",  # the dual adjective agrees, counts once
+            "سيكونان معلمَيْنِ",
+        ],
+    )
     assert not passed("arabic_dual_noun_each:[1,1]", ["المهندسون", "طبيبين"])
-    assert not passed("arabic_dual_noun_each:[1,1]", ["يعملان مُعَلِّمِينَ"])   # -ِينَ is a plural
+    assert not passed("arabic_dual_noun_each:[1,1]", ["يعملان مُعَلِّمِينَ"])  # -ِينَ is a plural
     text = "اشترى قلمين وكتابين وحقيبتان، ثم تفاحتين والقميصين. كان الإنسان في المكان مع اثنين."
     assert passed("arabic_dual_noun_total:[5,10000]", [text])
     assert not passed("arabic_dual_noun_total:[6,10000]", [text])
@@ -70,15 +80,15 @@ def test_dual_nouns():
 def test_masculine_sound_plural_nominative():
     assert passed("athlete_masc_plural_each:[2,2]", ["اللاعبون والمدربون يلعبون القانون مسجون عشرون زيتونٌ"])
     assert passed("athlete_masc_plural_each:[1,1]", ["الرياضيُّونَ سعداء"])
-    assert not passed("athlete_masc_plural_each:[1,1]", ["الرياضيين سعداء"])   # not nominative
+    assert not passed("athlete_masc_plural_each:[1,1]", ["الرياضيين سعداء"])  # not nominative
     assert not passed("athlete_masc_plural_each:[1,1]", [])
 
 
 def test_independent_pronouns_count_distinct_types():
     assert passed("ar_independent_pronoun_each:[4,4]", ["أنا وأنت ونحن وهم وهم", "أنتِ وأنتَ وهي وهما"])
     assert not passed("ar_independent_pronoun_each:[4,4]", ["أنا وأنت ونحن"])
-    assert passed("ar_independent_pronoun_each:[2,2]", ["أنـــا وَهُوَ لهم"])     # لهم is a suffix
-    assert passed("ar_independent_pronoun_each:[1,1]", ["فَهْمٌ وَهْمٌ هُمْ"])    # nouns, not و+هم
+    assert passed("ar_independent_pronoun_each:[2,2]", ["أنـــا وَهُوَ لهم"])  # لهم is a suffix
+    assert passed("ar_independent_pronoun_each:[1,1]", ["فَهْمٌ وَهْمٌ هُمْ"])  # nouns, not و+هم
     assert passed("ar_independent_pronoun_total:[3,3]", ["فهو يحب", "وهي تحب", "أنا", "أنا"])
     assert not passed("ar_independent_pronoun_total:[1,12]", [])
 
@@ -92,14 +102,31 @@ def test_present_third_masculine_verbs_need_their_final_mark():
     assert not passed("arabic_ptm_verb_total:[1,1]", [])
 
 
-@pytest.mark.parametrize("word", ["جِبَال", "الْأَنْهَارُ", "مَدَارِس", "أصدقاء", "عصافير", "ليالي", "صحارى",
-                                  "أسئلة", "علماء", "بيوت", "والكتب", "طلاب", "شوارع"])
+@pytest.mark.parametrize(
+    "word",
+    [
+        "جِبَال",
+        "الْأَنْهَارُ",
+        "مَدَارِس",
+        "أصدقاء",
+        "عصافير",
+        "ليالي",
+        "صحارى",
+        "أسئلة",
+        "علماء",
+        "بيوت",
+        "والكتب",
+        "طلاب",
+        "شوارع",
+    ],
+)
 def test_broken_plurals(word):
     assert passed("arabic_broken_plurals_each:[1,1]", [word])
 
 
-@pytest.mark.parametrize("word", ["مُسَافِر", "كتاب", "سيارات", "ثقافي", "مهندسون", "أستاذ", "صحراء", "كرامة",
-                                  "فَنَّانِين", ""])
+@pytest.mark.parametrize(
+    "word", ["مُسَافِر", "كتاب", "سيارات", "ثقافي", "مهندسون", "أستاذ", "صحراء", "كرامة", "فَنَّانِين", ""]
+)
 def test_not_broken_plurals(word):
     assert not passed("arabic_broken_plurals_each:[1,1]", [word])
 
@@ -131,7 +158,7 @@ def test_feminine_families_fail_under_head(family):
 
 def test_gender_ratio_is_feminine_to_masculine():
     assert passed("arabic_gender_ratio_total:[1,1]", ["السيارة جميلة والبيت كبير"])
-    letter = "يسعدنا دعوتكم لحضور حفل زفاف ابنتنا في القاعة"   # verb and في skipped
+    letter = "يسعدنا دعوتكم لحضور حفل زفاف ابنتنا في القاعة"  # verb and في skipped
     assert passed("arabic_gender_ratio_total:[3,3]", [letter])
     assert passed("arabic_gender_ratio_total:[1,2]", ["سيارة كتاب قلم"])
     assert not passed("arabic_gender_ratio_total:[2,1]", ["سيارة كتاب قلم"])

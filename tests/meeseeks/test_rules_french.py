@@ -208,8 +208,7 @@ def test_the_rhyme_explanation_does_not_depend_on_the_hash_seed():
 
     keys = ["ta", "mi", "zo", "be", "ru", "lu"]
     assert _merged_share(keys, 6) == ("be", Fraction(1, 6))
-    code = ("from proseval.benchmarks.meeseeks.rules.rhyme import _merged_share; "
-            f"print(_merged_share({keys!r}, 6)[0])")
+    code = f"from proseval.benchmarks.meeseeks.rules.rhyme import _merged_share; print(_merged_share({keys!r}, 6)[0])"
     outputs = []
     for seed in ("1", "2"):
         env = {**__import__("os").environ, "PYTHONHASHSEED": seed}

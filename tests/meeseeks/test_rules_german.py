@@ -19,12 +19,26 @@ def de(label, items, ctx=DE):
 # --- numbers -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("word, value", [
-    ("eins", 1), ("zwölf", 12), ("einundzwanzig", 21), ("dreißig", 30), ("hundert", 100),
-    ("einhundertelf", 111), ("zweitausendvierundzwanzig", 2024), ("hunderttausend", 100000),
-    ("siebenhundertsiebenundsiebzigtausendsiebenhundertsiebenundsiebzig", 777777),
-    ("ein", None), ("eine", None), ("Keine", None), ("21", None), ("Hunderte", None), ("", None),
-])
+@pytest.mark.parametrize(
+    "word, value",
+    [
+        ("eins", 1),
+        ("zwölf", 12),
+        ("einundzwanzig", 21),
+        ("dreißig", 30),
+        ("hundert", 100),
+        ("einhundertelf", 111),
+        ("zweitausendvierundzwanzig", 2024),
+        ("hunderttausend", 100000),
+        ("siebenhundertsiebenundsiebzigtausendsiebenhundertsiebenundsiebzig", 777777),
+        ("ein", None),
+        ("eine", None),
+        ("Keine", None),
+        ("21", None),
+        ("Hunderte", None),
+        ("", None),
+    ],
+)
 def test_german_number_words(word, value):
     assert german_number(word) == value
 
@@ -72,8 +86,13 @@ def test_distinct_coordinating_conjunctions_per_item():
 
 
 def test_conjunctions_first_occurrences_in_order():
-    ordered = ["Ich lese, aber du schreibst.", "Ich lese, denn es regnet.", "Ich lese und du schreibst.",
-               "Nicht ich, sondern du.", "Ich oder du."]
+    ordered = [
+        "Ich lese, aber du schreibst.",
+        "Ich lese, denn es regnet.",
+        "Ich lese und du schreibst.",
+        "Nicht ich, sondern du.",
+        "Ich oder du.",
+    ]
     assert de("check_conjunctions_order", ordered) is True
     assert de("check_conjunctions_order", ordered[::-1]) is False
     assert de("check_conjunctions_order", ordered[:4]) is False
@@ -108,13 +127,21 @@ def test_modal_verbs_count_repeats_and_moechte_with_infinitive():
 
 
 def test_declarative_statements_with_modal_verbs():
-    items = ["Du musst jetzt gehen.", "Sie soll anrufen.", "Ich möchte Tee.", "Kannst du kommen?",
-             "Komm her!", "Ich weiß, dass ich schnell lernen kann.", "Du musst jetzt gehen."]
+    items = [
+        "Du musst jetzt gehen.",
+        "Sie soll anrufen.",
+        "Ich möchte Tee.",
+        "Kannst du kommen?",
+        "Komm her!",
+        "Ich weiß, dass ich schnell lernen kann.",
+        "Du musst jetzt gehen.",
+    ]
     assert de("check_declarative_sentence_modal_verbs:[3]", items) is True
     assert de("check_declarative_sentence_modal_verbs:[4]", items) is False  # distinct items only
     assert de("check_declarative_sentence_modal_verbs:[2]", ["Wir wollen reisen.", "Ich kann schwimmen."]) is True
-    assert de("check_declarative_sentence_modal_verbs:[2]", ["Wir wollen reisen.", "Ich kann schwimmen."],
-              HEAD) is False
+    assert (
+        de("check_declarative_sentence_modal_verbs:[2]", ["Wir wollen reisen.", "Ich kann schwimmen."], HEAD) is False
+    )
     assert de("check_declarative_sentence_modal_verbs:[1]", []) is False
 
 
@@ -126,8 +153,10 @@ def test_declarative_modal_lengths_strictly_increase():
 
 
 def test_diminutives_distinct_and_not_plural_nouns():
-    text = ("Das Mädchen sah ein Kätzchen, ein Häuschen und ein Büchlein. In vielen Bereichen gab es "
-            "Zeichen, Kuchen und Menschen mit Taschen. Allein das Fräulein kam.")
+    text = (
+        "Das Mädchen sah ein Kätzchen, ein Häuschen und ein Büchlein. In vielen Bereichen gab es "
+        "Zeichen, Kuchen und Menschen mit Taschen. Allein das Fräulein kam."
+    )
     assert sorted(diminutives(text)) == ["Büchlein", "Fräulein", "Häuschen", "Kätzchen", "Mädchen"]
     assert de("german_text_diminutive_words:[5]", [text]) is True
     assert de("german_text_diminutive_words:[2,2]", ["Das Brötchen.", "Das Brötchen."]) is False
@@ -156,13 +185,25 @@ def test_profession_order_against_the_passage():
 # --- imperatives ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("sentence, kind", [
-    ("Kommen Sie bitte herein!", "formal"), ("Bitte setzen Sie sich.", "formal"), ("Haben Sie Geduld.", "formal"),
-    ("Komm her!", "informal"), ("Lies das Buch!", "informal"), ("Geht nach Hause!", "informal"),
-    ("Steht jeden Morgen um sechs Uhr auf!", "informal"), ("Seid pünktlich!", "informal"),
-    ("Peter trinkt Kaffee.", None), ("Wir gehen jetzt nach Hause.", None), ("Können Sie mir helfen?", None),
-    ("Die Kadetten stehen früh auf.", None), ("Disziplin ist wichtig!", None), ("Gehen wir!", None),
-])
+@pytest.mark.parametrize(
+    "sentence, kind",
+    [
+        ("Kommen Sie bitte herein!", "formal"),
+        ("Bitte setzen Sie sich.", "formal"),
+        ("Haben Sie Geduld.", "formal"),
+        ("Komm her!", "informal"),
+        ("Lies das Buch!", "informal"),
+        ("Geht nach Hause!", "informal"),
+        ("Steht jeden Morgen um sechs Uhr auf!", "informal"),
+        ("Seid pünktlich!", "informal"),
+        ("Peter trinkt Kaffee.", None),
+        ("Wir gehen jetzt nach Hause.", None),
+        ("Können Sie mir helfen?", None),
+        ("Die Kadetten stehen früh auf.", None),
+        ("Disziplin ist wichtig!", None),
+        ("Gehen wir!", None),
+    ],
+)
 def test_imperative_kind(sentence, kind):
     assert imperative_kind(sentence) == kind
 

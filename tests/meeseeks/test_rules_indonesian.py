@@ -182,4 +182,6 @@ def test_fronted_emphasis_head_reproduces_reference_never_finding_one():
 def test_si_reads_items_as_one_text_and_head_ignores_upper_case():
     assert latin("check_si_usage", ["Cerita tentang si", "raja yang adil"]) is False
     assert latin("check_si_usage", ["SI RAJA"]) is False
-    assert evaluate_rule("check_si_usage", ["SI RAJA"], RuleContext(language="id", compat="head"), "latin").passed is True
+    assert (
+        evaluate_rule("check_si_usage", ["SI RAJA"], RuleContext(language="id", compat="head"), "latin").passed is True
+    )

@@ -133,7 +133,10 @@ def test_spanish_sentence_marks():
     es = RuleContext(language="es")
     assert latin("has_complete_questions:1", ["¿Qué tal? Bien."], es) is True
     assert latin("has_complete_exclamations:[3,1000]", ["¡Hola! ¡Vamos!"], es) is False
-    assert latin("has_complete_exclamations:[3,1000]", ["¡Hola! ¡Vamos!"], RuleContext(language="es", compat="head")) is True
+    assert (
+        latin("has_complete_exclamations:[3,1000]", ["¡Hola! ¡Vamos!"], RuleContext(language="es", compat="head"))
+        is True
+    )
 
 
 def test_bare_number_exclamation_label_means_at_least_n_in_both_profiles():

@@ -43,7 +43,7 @@ def test_unparsable_parameters_are_undecidable():
 
 
 def test_parameters_are_parsed_as_literals_never_evaluated():
-    assert list_param('keywords:["a", \'b\'],') == ["a", "b"]
+    assert list_param("keywords:[\"a\", 'b'],") == ["a", "b"]
     with pytest.raises(ValueError):
         list_param("keywords:[__import__('os').system('true')]")
     assert name_suffix("word_freq12:['x']", "word_freq") == 12

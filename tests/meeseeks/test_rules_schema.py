@@ -43,8 +43,15 @@ def test_valid_object_responses(response):
 
 @pytest.mark.parametrize(
     "response",
-    ['{"name": "a"}', '{"name": "a", "scope": 7}', '{"name": 5, "scope": 1}', "no json", "", "[]",
-     '{"name": "a", "scope": 1}\n{"name": "b", "scope": 9}'],
+    [
+        '{"name": "a"}',
+        '{"name": "a", "scope": 7}',
+        '{"name": 5, "scope": 1}',
+        "no json",
+        "",
+        "[]",
+        '{"name": "a", "scope": 1}\n{"name": "b", "scope": 9}',
+    ],
 )
 def test_invalid_object_responses(response):
     assert check(response, OBJECT).passed is False
@@ -53,8 +60,10 @@ def test_invalid_object_responses(response):
 def test_points_one_set_per_object_with_tags():
     points = schema_points('[{"name": "a", "scope": 1}, {"name": "b", "scope": 9}]', OBJECT)
     assert [(p.path, p.passed, p.tags) for p in points] == [
-        ("name", True, "主题约束、JSON"), ("scope", True, "特定格式、JSON"),
-        ("name", True, "主题约束、JSON"), ("scope", False, "特定格式、JSON"),
+        ("name", True, "主题约束、JSON"),
+        ("scope", True, "特定格式、JSON"),
+        ("name", True, "主题约束、JSON"),
+        ("scope", False, "特定格式、JSON"),
     ]
 
 
@@ -66,8 +75,13 @@ def test_array_points_aggregate_over_items_and_ignore_array_size():
 
 
 def test_nested_arrays_of_objects_get_their_own_points():
-    schema = {"type": "object", "required": ["data"], "properties": {
-        "data": {"type": "array", "items": {"type": "object", "properties": {"unit": {"enum": ["g", "mg"]}}}}}}
+    schema = {
+        "type": "object",
+        "required": ["data"],
+        "properties": {
+            "data": {"type": "array", "items": {"type": "object", "properties": {"unit": {"enum": ["g", "mg"]}}}}
+        },
+    }
     points = schema_points('{"data": [{"unit": "g"}, {"unit": "kg"}]}', schema)
     assert [(p.path, p.passed) for p in points] == [("data", False), ("data[*].unit", False)]
 

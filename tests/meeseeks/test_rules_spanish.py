@@ -61,8 +61,11 @@ CASES = [
     ("has_correct_spanish_time_articles:0", ["Uno de los dos llegó; abre a las 10:00 y a la 1:30."], True),
     ("has_correct_spanish_time_articles:0", ["El estudio de la 3.ª planta."], True),
     # article agreement
-    ("has_correct_spanish_article_gender_agreement:0",
-     ["Los peces viven en el mismo mar. Las personas son diferentes. El agua y el problema."], True),
+    (
+        "has_correct_spanish_article_gender_agreement:0",
+        ["Los peces viven en el mismo mar. Las personas son diferentes. El agua y el problema."],
+        True,
+    ),
     ("has_correct_spanish_article_gender_agreement:0", ["La problema es grave."], False),
     ("has_correct_spanish_article_gender_agreement:0", ["Las peces nadan."], False),
     ("has_correct_spanish_article_gender_agreement:0", ["La emociones son fuertes."], False),
@@ -81,7 +84,11 @@ CASES = [
     ("has_correct_spanish_date_names_case:0", ["El Viernes Santo es festivo."], True),
     ("has_correct_spanish_date_names_case:0", [], True),
     # compounds
-    ("has_correct_compound_hyphen_usage:0", ["Un estudio físico-químico del tratamiento antiinflamatorio y anti-OTAN."], True),
+    (
+        "has_correct_compound_hyphen_usage:0",
+        ["Un estudio físico-químico del tratamiento antiinflamatorio y anti-OTAN."],
+        True,
+    ),
     ("has_correct_compound_hyphen_usage:0", ["El tratamiento anti-inflamatorio."], False),
     ("has_correct_compound_hyphen_usage:0", ["El período post operatorio."], False),
     ("has_correct_compound_hyphen_usage:1", ["Un riesgo cardio-vascular."], True),
@@ -100,8 +107,11 @@ CASES = [
     ("has_correct_spanish_address_format:0", ["Vivo en la calle Mayor, 15, 3o piso."], False),
     ("has_correct_spanish_address_format:0", ["La calle está vacía."], False),  # no address
     # subject omission
-    ("has_correct_subject_omission_with_verb_conjugation:0", ["Me encantó. Para mí, el final es perfecto; lo vi con ella."],
-     True),
+    (
+        "has_correct_subject_omission_with_verb_conjugation:0",
+        ["Me encantó. Para mí, el final es perfecto; lo vi con ella."],
+        True,
+    ),
     ("has_correct_subject_omission_with_verb_conjugation:0", ["Yo creo que actúa bien."], False),
     ("has_correct_subject_omission_with_verb_conjugation:1", ["Yo voy.", "Estudio."], True),
     ("has_correct_subject_omission_with_verb_conjugation:0", [], True),
@@ -134,14 +144,21 @@ def test_spanish_rules(label: str, items: list[str], expected: bool) -> None:
     assert verdict(label, items) is expected
 
 
-@pytest.mark.parametrize("label", [
-    "has_correct_abbreviation_format_only:0", "has_correct_compound_hyphen_usage:0",
-    "has_correct_spanish_address_format:0", "has_correct_spanish_date_names_case:0",
-    "has_spanish_abbreviation_count:1",
-])
+@pytest.mark.parametrize(
+    "label",
+    [
+        "has_correct_abbreviation_format_only:0",
+        "has_correct_compound_hyphen_usage:0",
+        "has_correct_spanish_address_format:0",
+        "has_correct_spanish_date_names_case:0",
+        "has_spanish_abbreviation_count:1",
+    ],
+)
 def test_head_reproduces_reference_crash(label: str) -> None:
-    good = {"has_correct_spanish_address_format:0": "Vivo en la calle Mayor, 15.",
-            "has_spanish_abbreviation_count:1": "La ONU."}.get(label, "Hace sol hoy.")
+    good = {
+        "has_correct_spanish_address_format:0": "Vivo en la calle Mayor, 15.",
+        "has_spanish_abbreviation_count:1": "La ONU.",
+    }.get(label, "Hace sol hoy.")
     assert verdict(label, [good]) is True
     assert verdict(label, [good], compat="head") is False
     assert verdict(label, [""], compat="head") is False

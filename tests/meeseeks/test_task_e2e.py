@@ -25,8 +25,8 @@ from proseval.benchmarks.meeseeks.params import MeeseeksParams
 from proseval.benchmarks.meeseeks.task import make_task
 from proseval.models.base import ContextOverflowError, FatalError
 from proseval.models.scripted import register_script, unregister_script
-from proseval.runtime.records import RoleBinding
 from proseval.runtime.options import RunOptions
+from proseval.runtime.records import RoleBinding
 from proseval.runtime.runner import start_run
 
 DATA = Path(__file__).parent / "fixtures" / "task"
@@ -37,8 +37,10 @@ SLOGAN_ANSWERS = [
     "1. Tea time\n2. Calm cup",
 ]
 POEM_ANSWERS = ["Rain falls soft\non the quiet town", "I cannot write poems.", "Drizzle and an umbrella"]
-GOOD_CODE = ("```python\ndef extract_info_list(model_response):\n"
-             "    return re.findall(r'^\\d+\\. .*$', model_response, re.M)\n```")
+GOOD_CODE = (
+    "```python\ndef extract_info_list(model_response):\n"
+    "    return re.findall(r'^\\d+\\. .*$', model_response, re.M)\n```"
+)
 FORBIDDEN_CODE = "```python\nimport os\n\ndef extract_info_list(model_response):\n    return os.listdir('.')\n```"
 
 asked: Counter[str] = Counter()
@@ -107,7 +109,10 @@ async def test_rounds_scores_and_metrics(tmp_path: Path, scripts):
     # A improves: per-round item scores 3/4, 2/4, 1 (tags: 未定义, 单元数量合规, 0~10字, 范围)
     score_a = a.scores["meeseeks"]
     assert [(r["round"], r["score"], r["utility"]) for r in score_a.metadata["per_round"]] == [
-        (1, 0.75, 0), (2, 0.5, 0), (3, 1.0, 1)]
+        (1, 0.75, 0),
+        (2, 0.5, 0),
+        (3, 1.0, 1),
+    ]
     assert score_a.value == 1.0 and a.scores["utility"].value == 1
     assert a.state.output == SLOGAN_ANSWERS[2] and len(a.state.turns) == 3
     first = a.state.turns[0]
@@ -149,16 +154,18 @@ async def test_rounds_scores_and_metrics(tmp_path: Path, scripts):
     assert [r["candidate_errors"] for r in rounds] == [1, 0, 0]
     assert [r["meeseeks_score"] for r in rounds] == pytest.approx([(0.75 + 0.5) / 2, (0.5 + 0) / 2, (1 + 0) / 2])
     assert [r["utility_score"] for r in rounds] == pytest.approx([0, 0, 1 / 2])
-    assert [r["capability_mean_level1"] for r in rounds] == pytest.approx([(3 / 4 + 0 / 1) / 2, (0 / 2 + 1 / 1) / 2,
-                                                                          (2 / 4 + 1 / 1) / 2])
+    assert [r["capability_mean_level1"] for r in rounds] == pytest.approx(
+        [(3 / 4 + 0 / 1) / 2, (0 / 2 + 1 / 1) / 2, (2 / 4 + 1 / 1) / 2]
+    )
     assert [r["not_evaluated_items"] for r in rounds] == [1, 1, 1]
     assert [r["partial_items"] for r in rounds] == [0, 0, 0]
     assert [r["undecided_checks"] for r in rounds] == [2, 2, 2]
     assert [r["unsupported_checks"] for r in rounds] == [1, 1, 1]
     assert [r["not_counted_items"] for r in rounds] == [0, 0, 1]
     # beside ours, the figures as the official code counts: D's sandbox failure is a failed check
-    assert rounds[0]["official_counting"] == pytest.approx({"meeseeks_score": (0.75 + 0.5 + 0) / 3,
-                                                            "utility_score": 0.0})
+    assert rounds[0]["official_counting"] == pytest.approx(
+        {"meeseeks_score": (0.75 + 0.5 + 0) / 3, "utility_score": 0.0}
+    )
     assert [r["model_failed_items"] for r in rounds] == [0, 0, 0]
     level1 = {n["name"]: (n["correct"], n["wrong"], n["unscored"]) for n in rounds[2]["capabilities"]}
     assert level1 == {"Granular Content Validation": (2, 2, 0), "Output Structure Validation": (1, 0, 1)}
@@ -239,18 +246,37 @@ def test_cli_rules_and_generate(tmp_path: Path):
     assert "4 of 5 rule sub-questions have a checker (80.0 %)" in " ".join(out.output.split())
     assert "rare_colour_check" in out.output
     template = tmp_path / "t.json"
-    template.write_text(json.dumps({
-        "name": "tea", "language": "en", "parameters": {"n": [2, 3]},
-        "item": {"category": "general_multi", "question": "Write {n} slogans.",
-                 "corresponding_parts": {"s": "#CODE#Extract the slogans."},
-                 "sub_questions": [{"point_id": 0, "question": "{n} slogans?", "corresponding_part": "s",
-                                    "rule": "item_count:[{n},{n}]", "dep": [], "能力项": "单元数量合规"}]}}))
+    template.write_text(
+        json.dumps(
+            {
+                "name": "tea",
+                "language": "en",
+                "parameters": {"n": [2, 3]},
+                "item": {
+                    "category": "general_multi",
+                    "question": "Write {n} slogans.",
+                    "corresponding_parts": {"s": "#CODE#Extract the slogans."},
+                    "sub_questions": [
+                        {
+                            "point_id": 0,
+                            "question": "{n} slogans?",
+                            "corresponding_part": "s",
+                            "rule": "item_count:[{n},{n}]",
+                            "dep": [],
+                            "能力项": "单元数量合规",
+                        }
+                    ],
+                },
+            }
+        )
+    )
     out = runner.invoke(app, ["generate", "--template", str(template), "-o", str(tmp_path / "items.json")])
     assert out.exit_code == 0, out.output
     items = json.loads((tmp_path / "items.json").read_text(encoding="utf-8"))
     assert [i["sub_questions"][0]["rule"] for i in items] == ["item_count:[2,2]", "item_count:[3,3]"]
     assert "DATA-tea英语版.json" in out.output
     from proseval.cli import app as main_app
+
     out = runner.invoke(main_app, ["generate", "meeseeks", "--template", str(template), "-o", str(tmp_path / "b.json")])
     assert out.exit_code == 0, out.output
     assert json.loads((tmp_path / "b.json").read_text(encoding="utf-8")) == items
@@ -270,8 +296,12 @@ async def test_rescore_redoes_the_judge_on_the_stored_answers(tmp_path, scripts)
 
     register_script("ms-strict", strict_judge)
     try:
-        rescored, after = await rescore_run(source, task, {"judge": RoleBinding(spec="scripted/ms-strict")},
-                                            RunOptions(out_dir=tmp_path, display="none"))
+        rescored, after = await rescore_run(
+            source,
+            task,
+            {"judge": RoleBinding(spec="scripted/ms-strict")},
+            RunOptions(out_dir=tmp_path, display="none"),
+        )
     finally:
         unregister_script("ms-strict")
     assert sum(asked.values()) == asked_before, "the candidate was not called again"
@@ -284,8 +314,10 @@ async def test_rescore_redoes_the_judge_on_the_stored_answers(tmp_path, scripts)
         assert [t.get("answer") for t in record.state.turns] == [t.get("answer") for t in old_turns]
     a = next(r for r in rescored.iter_records() if r.id.endswith("#0"))
     # the slogan item's judge gate now fails, so its dependants fail too: a lower score than before
-    assert a.scores["meeseeks"].value < next(r for r in source.iter_records() if r.id.endswith("#0")).scores[
-        "meeseeks"].value
+    assert (
+        a.scores["meeseeks"].value
+        < next(r for r in source.iter_records() if r.id.endswith("#0")).scores["meeseeks"].value
+    )
     header = rescored.read_header()
     assert header.roles["judge"].spec == "scripted/ms-strict" and "candidate" not in header.roles
     assert set(header.roles) == {"extractor", "judge"}

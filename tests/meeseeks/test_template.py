@@ -32,8 +32,14 @@ def template(parameters: dict, question: str = "Write {n} lines.", rule: str = "
             "corresponding_parts": {"lines": "every line as a python list"},
             "sub_questions": [
                 {"point_id": 0, "question": "lines given?", "rule": None, "dep": []},
-                {"point_id": 1, "question": "count?", "corresponding_part": "lines", "rule": rule,
-                 "dep": [0], "能力项": "单元数量合规"},
+                {
+                    "point_id": 1,
+                    "question": "count?",
+                    "corresponding_part": "lines",
+                    "rule": rule,
+                    "dep": [0],
+                    "能力项": "单元数量合规",
+                },
             ],
         },
         **extra,
@@ -141,8 +147,9 @@ def test_inclusive_ranges_in_both_directions():
 
 
 def test_text_substitution_braces_and_types():
-    tpl = template({"n": [4], "topic": ["{n} {{x}}"]},
-                   question="{{literal}} {topic}: about {n/2} or {n/8} lines, i.e. {n*1.0}")
+    tpl = template(
+        {"n": [4], "topic": ["{n} {{x}}"]}, question="{{literal}} {topic}: about {n/2} or {n/8} lines, i.e. {n*1.0}"
+    )
     tpl["item"]["json_schema"] = {"type": "array", "maxItems": "{n}", "minItems": "{n/2}", "x": "{n/8}", "t": "{topic}"}
     (item,) = expand_template(tpl)
     # inserted values are not scanned again; integral floats are written without ".0"

@@ -9,26 +9,48 @@ from pathlib import Path
 from typing import Any
 
 RECORDS: list[dict[str, Any]] = [
-    {"infer_id": "end2end_en_1", "task_type": "end2end", "sub_task": "academic_writing",
-     "instruction": "Write an essay on why water is unusual.",
-     "input": {"genre": "Essay", "brief": "Water.", "audience": "Students", "word": "800"},
-     "reference": "Water is a strange substance."},
-    {"infer_id": "end2end_en_2", "task_type": "end2end", "sub_task": "speech",
-     "instruction": "Write a speech thanking flood volunteers.",
-     "input": {"genre": "Speech", "brief": "Thanks.", "audience": "Residents", "word": "300"},
-     "reference": "Friends, thank you."},
-    {"infer_id": "cloze_en_1", "task_type": "cloze", "sub_task": "essay", "instruction": "Fill the blank.",
-     "input": {"prefix": "A ", "suffix": " B"}, "reference": "middle"},
+    {
+        "infer_id": "end2end_en_1",
+        "task_type": "end2end",
+        "sub_task": "academic_writing",
+        "instruction": "Write an essay on why water is unusual.",
+        "input": {"genre": "Essay", "brief": "Water.", "audience": "Students", "word": "800"},
+        "reference": "Water is a strange substance.",
+    },
+    {
+        "infer_id": "end2end_en_2",
+        "task_type": "end2end",
+        "sub_task": "speech",
+        "instruction": "Write a speech thanking flood volunteers.",
+        "input": {"genre": "Speech", "brief": "Thanks.", "audience": "Residents", "word": "300"},
+        "reference": "Friends, thank you.",
+    },
+    {
+        "infer_id": "cloze_en_1",
+        "task_type": "cloze",
+        "sub_task": "essay",
+        "instruction": "Fill the blank.",
+        "input": {"prefix": "A ", "suffix": " B"},
+        "reference": "middle",
+    },
 ]
 ZH_RECORDS: list[dict[str, Any]] = [
-    {"infer_id": "end2end_cn_1200", "task_type": "end2end", "sub_task": "公文",
-     "instruction": "请写一份关于防汛工作的通知。", "input": {"content": ""},
-     "reference": "各单位：现通知如下。", "meta": {"old_id": "infer_1200"}, "id": None},
+    {
+        "infer_id": "end2end_cn_1200",
+        "task_type": "end2end",
+        "sub_task": "公文",
+        "instruction": "请写一份关于防汛工作的通知。",
+        "input": {"content": ""},
+        "reference": "各单位：现通知如下。",
+        "meta": {"old_id": "infer_1200"},
+        "id": None,
+    },
 ]
 
 
 def write_data(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
+
     def lines(rs):
         return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rs)
 
@@ -54,8 +76,10 @@ def tools(messages: list[dict[str, str]]) -> str:
     then 9 once revised. Reviser: a revised text."""
     user = messages[-1]["content"]
     if user.startswith("Plan a piece"):
-        return ('{"title": "On Water", "sections": [{"title": "Water", "points": ["density"]}, '
-                '{"title": "Ice", "points": ["floating"]}]}')
+        return (
+            '{"title": "On Water", "sections": [{"title": "Water", "points": ["density"]}, '
+            '{"title": "Ice", "points": ["floating"]}]}'
+        )
     if user.startswith("You are writing"):
         section = re.search(r"This section: (.*)", user).group(1)
         return json.dumps({"content": f"{section} text.", "summary": f"About {section}."})
@@ -88,6 +112,7 @@ def efficient(state: dict[str, Any]) -> str:
 
 def model(policy: Callable[[int, dict[str, Any]], Any]) -> Callable[[list[dict[str, str]]], Any]:
     """One scripted candidate answering the policy's turns with `policy(turn, state)` and the tools with `tools`."""
+
     def answer(messages: list[dict[str, str]]) -> Any:
         if is_policy(messages):
             turn, state, _ = policy_state(messages)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ravel.ravel_fixtures import efficient, model
 from typer.testing import CliRunner
 
 from proseval.benchmarks.ravel.params import RavelParams
 from proseval.benchmarks.ravel.task import load_items
 from proseval.cli import app
 from proseval.registry import get_entry
+from ravel.ravel_fixtures import efficient, model
 
 runner = CliRunner()
 
@@ -22,9 +22,28 @@ def test_run_show_and_plot_from_the_command_line(tmp_path: Path, data_dir: Path,
     runs = []
     for protocol in ("agent", "no_review"):
         run_dir = tmp_path / protocol
-        result = runner.invoke(app, ["run", "ravel", "--model", candidate, "--role", f"judge={judge}",
-                                     "--data-dir", str(data_dir), "--language", "en", "--protocol", protocol,
-                                     "--run-dir", str(run_dir), "--no-cache", "--display", "none"])
+        result = runner.invoke(
+            app,
+            [
+                "run",
+                "ravel",
+                "--model",
+                candidate,
+                "--role",
+                f"judge={judge}",
+                "--data-dir",
+                str(data_dir),
+                "--language",
+                "en",
+                "--protocol",
+                protocol,
+                "--run-dir",
+                str(run_dir),
+                "--no-cache",
+                "--display",
+                "none",
+            ],
+        )
         assert result.exit_code == 0, result.output
         runs.append(run_dir)
     assert "RAVEL trajectories" in result.output and "RAVEL outcomes" in result.output
@@ -35,14 +54,19 @@ def test_run_show_and_plot_from_the_command_line(tmp_path: Path, data_dir: Path,
     assert plotted.exit_code == 0, plotted.output
     # agent: sections drafted at steps 2 and 4, completed at 3 and 7 in both episodes (medians 3 and 5:
     # Δ_med 2); no_review: drafted at 2 and 3, never completed, so at T_max = 50 (Δ_med 50 - 2.5 = 47.5)
-    assert ("Δ_med = 2 (median completion 5 − median first draft 3; 4 drafted sections, 0 at T_max); "
-            "median completion step over all 4 sections 5\n") in plotted.output
-    assert ("[no_review]: Δ_med = 47.5 (median completion 50 − median first draft 2.5; 4 drafted sections, "
-            "4 at T_max); median completion step over all 4 sections 50; cross-run shift from the first run's: +45"
-            ) in plotted.output
+    assert (
+        "Δ_med = 2 (median completion 5 − median first draft 3; 4 drafted sections, 0 at T_max); "
+        "median completion step over all 4 sections 5\n"
+    ) in plotted.output
+    assert (
+        "[no_review]: Δ_med = 47.5 (median completion 50 − median first draft 2.5; 4 drafted sections, "
+        "4 at T_max); median completion step over all 4 sections 50; cross-run shift from the first run's: +45"
+    ) in plotted.output
     medians = json.loads((tmp_path / "plots" / "ravel_lifecycle_medians.json").read_text())
     assert [(m["delta_med"], m["completion_median"], m["completion_median_shift_vs_first"]) for m in medians] == [
-        (2.0, 5.0, None), (47.5, 50.0, 45.0)]
+        (2.0, 5.0, None),
+        (47.5, 50.0, 45.0),
+    ]
     assert (tmp_path / "plots" / "ravel_lifecycles.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "plots" / "ravel_score_curve.png").is_file()
     table = (runs[1] / "ravel.md").read_text()
@@ -50,8 +74,9 @@ def test_run_show_and_plot_from_the_command_line(tmp_path: Path, data_dir: Path,
     assert "| all | 2 | 0 | 100.0 | 0.0 | 2 | 0 | 8.00 (2) | 0 |" in table
     # |T| 4, n 2, no review, no refine; drafts at steps 2 and 3, no section ever completed, so every
     # completion step is T_max = 50: Δ_med = 50 - 2.5; 4 sections at T_max, none undrafted
-    assert ("| all | 4.0 | 2.0 | 2.00 | 2.00 | 0.0 | 0.0 | 0.0 | — (0) | 0.0 | 0.0 | 0/0/0 | 2.5 | 50.0 | 47.5 "
-            "| 4 / 0 |") in table
+    assert (
+        "| all | 4.0 | 2.0 | 2.00 | 2.00 | 0.0 | 0.0 | 0.0 | — (0) | 0.0 | 0.0 | 0/0/0 | 2.5 | 50.0 | 47.5 | 4 / 0 |"
+    ) in table
     assert "| lang | \\|T\\| | \\|O\\| |" in table and "\n\n## RAVEL trajectories\n\n" in table  # a valid table
 
 
@@ -77,10 +102,15 @@ def test_describe_lists_the_metrics():
     described = runner.invoke(app, ["describe", "ravel"])
     assert described.exit_code == 0, described.output
     text = "".join(described.output.replace("│", "").split())  # table rows wrapped, read as one line
-    for metric, fragment in (("success", "S (eq. 8)"), ("reviews_per_section", "rho (eq. 9 as printed)"),
-                             ("refines_per_section", "rho, Table 2 reading"), ("delta_med", "Delta_med (Fig. 4)"),
-                             ("refine_delta", "delta (eq. 10)"), ("error_rate", "ERR: the policy's invalid actions"),
-                             ("tool_error_rate", "not in ERR")):
+    for metric, fragment in (
+        ("success", "S (eq. 8)"),
+        ("reviews_per_section", "rho (eq. 9 as printed)"),
+        ("refines_per_section", "rho, Table 2 reading"),
+        ("delta_med", "Delta_med (Fig. 4)"),
+        ("refine_delta", "delta (eq. 10)"),
+        ("error_rate", "ERR: the policy's invalid actions"),
+        ("tool_error_rate", "not in ERR"),
+    ):
         assert fragment in DEFINITIONS[metric]
         assert metric + "".join(DEFINITIONS[metric].split()) in text, metric
     for metric in ("success_all_completed", "refines_per_step"):
@@ -101,12 +131,43 @@ def test_a_rescore_with_another_judge_keeps_the_trajectory(tmp_path: Path, data_
     candidate = scripts("rs-eff", model(lambda turn, state: efficient(state)))
     run_dir = tmp_path / "run"
     judge = "judge=" + scripts("rs-a", ['{"score": 5}'])
-    first = runner.invoke(app, ["run", "ravel", "--model", candidate, "--role", judge,
-                                "--data-dir", str(data_dir), "--language", "en", "--limit", "1",
-                                "--run-dir", str(run_dir), "--no-cache", "--display", "none"])
+    first = runner.invoke(
+        app,
+        [
+            "run",
+            "ravel",
+            "--model",
+            candidate,
+            "--role",
+            judge,
+            "--data-dir",
+            str(data_dir),
+            "--language",
+            "en",
+            "--limit",
+            "1",
+            "--run-dir",
+            str(run_dir),
+            "--no-cache",
+            "--display",
+            "none",
+        ],
+    )
     assert first.exit_code == 0, first.output
-    again = runner.invoke(app, ["score", str(run_dir), "--role", "judge=" + scripts("rs-b", ['{"score": 9}']),
-                                "--out", str(tmp_path / "rescored"), "--no-cache", "--display", "none"])
+    again = runner.invoke(
+        app,
+        [
+            "score",
+            str(run_dir),
+            "--role",
+            "judge=" + scripts("rs-b", ['{"score": 9}']),
+            "--out",
+            str(tmp_path / "rescored"),
+            "--no-cache",
+            "--display",
+            "none",
+        ],
+    )
     assert again.exit_code == 0, again.output
     from proseval.api import read_run
 

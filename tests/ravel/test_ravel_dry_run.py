@@ -27,8 +27,9 @@ PER_EPISODE = {"planner": 1, "writer": 2, "reviewer": 5, "reviser": 4}
 
 def estimate(data_dir: Path, roles: dict[str, str], **params: object) -> Estimate:
     settings = {"data_dir": str(data_dir), "language": "en", "max_steps": STEPS, **params}
-    planned = plan("ravel", RoleRequest(model="openai/policy", roles={"judge": "openai/judge", **roles}),
-                   params=settings)
+    planned = plan(
+        "ravel", RoleRequest(model="openai/policy", roles={"judge": "openai/judge", **roles}), params=settings
+    )
     return asyncio.run(estimate_run(planned.task, planned.bindings))
 
 
@@ -40,8 +41,11 @@ def test_tools_bound_apart_are_counted_per_role_and_add_up_to_the_step_limit(dat
     result = estimate(data_dir, {tool: f"openai/{tool}-model" for tool in TOOLS})
     assert result.samples == EPISODES and result.errors == 0
     counted = requests(result)
-    assert counted == {"candidate": EPISODES * STEPS, "judge": EPISODES,
-                       **{tool: EPISODES * n for tool, n in PER_EPISODE.items()}}
+    assert counted == {
+        "candidate": EPISODES * STEPS,
+        "judge": EPISODES,
+        **{tool: EPISODES * n for tool, n in PER_EPISODE.items()},
+    }
     assert sum(counted[tool] for tool in TOOLS) == EPISODES * STEPS  # one tool call per policy step
     for tool in TOOLS:
         row = result.roles[tool]
@@ -64,8 +68,12 @@ def test_the_official_cap_skips_a_review_and_the_texts_pass_through_the_policy(d
     copies the texts it is shown into review and refine, which stay valid decisions."""
     official = requests(estimate(data_dir, {tool: "openai/tools" for tool in TOOLS}, compat="official"))
     # section 0: draft, review, (refine, review) × 3 with the last review skipped; section 1: draft, review, refine
-    assert {tool: official[tool] // EPISODES for tool in TOOLS} == {"planner": 1, "writer": 2, "reviewer": 4,
-                                                                    "reviser": 4}
+    assert {tool: official[tool] // EPISODES for tool in TOOLS} == {
+        "planner": 1,
+        "writer": 2,
+        "reviewer": 4,
+        "reviser": 4,
+    }
     assert official["candidate"] == EPISODES * STEPS
 
     texts = estimate(data_dir, {tool: "openai/tools" for tool in TOOLS}, tool_text="policy")

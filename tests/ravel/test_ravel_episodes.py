@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from ravel.ravel_fixtures import decide, efficient, model, tools
 from typer.testing import CliRunner
 
 import proseval
@@ -16,6 +15,7 @@ from proseval.benchmarks.ravel.env import Step, replay
 from proseval.benchmarks.ravel.task import episode_start
 from proseval.cli import app
 from proseval.models.base import FatalError
+from ravel.ravel_fixtures import decide, efficient, model, tools
 from support.core import sample_requests
 
 JUDGE_OK = '{"analysis": {}, "score": 7, "verdict": "solid"}'
@@ -23,8 +23,9 @@ JUDGE_OK = '{"analysis": {}, "score": 7, "verdict": "solid"}'
 
 def run(tmp_path: Path, data_dir: Path, candidate: str, judge: str, **params):
     settings = {"data_dir": str(data_dir), "language": "en", **params}
-    return proseval.run("ravel", model=candidate, roles={"judge": judge}, params=settings, limit=1,
-                        out=tmp_path / "runs", cache=False)
+    return proseval.run(
+        "ravel", model=candidate, roles={"judge": judge}, params=settings, limit=1, out=tmp_path / "runs", cache=False
+    )
 
 
 def only(result):
@@ -43,21 +44,47 @@ def test_an_efficient_policy_writes_reviews_refines_and_finishes(tmp_path, data_
     record = only(result)
     steps = [Step.model_validate(t) for t in record.state.turns]
     assert [(s.action, s.section_id, s.outcome) for s in steps] == [
-        ("outline", None, "success"), ("draft", 0, "success"), ("review", 0, "success"), ("draft", 1, "success"),
-        ("review", 1, "success"), ("refine", 1, "success"), ("review", 1, "success"), ("finish", None, "finish")]
+        ("outline", None, "success"),
+        ("draft", 0, "success"),
+        ("review", 0, "success"),
+        ("draft", 1, "success"),
+        ("review", 1, "success"),
+        ("refine", 1, "success"),
+        ("review", 1, "success"),
+        ("finish", None, "finish"),
+    ]
     # |T| = 8, n = 2, 3 reviews, one refine raising the review from 6 to 9: ρ = 3/2 (eq. 9 as printed),
     # 1/2 (Table 2 reading), 1/8 per step
-    assert scores(record) == {"success": 1.0, "success_all_completed": 1.0, "premature_finish": 0.0, "steps": 8.0,
-                              "outline_len": 2.0, "efficiency": 4.0, "reviews_per_section": 150.0,
-                              "refines_per_section": 50.0, "refines_per_step": 12.5,
-                              "refine_delta": 3.0, "error_rate": 0.0, "tool_error_rate": 0.0,
-                              "forced_completions": 0.0, "judge": 7.0}
-    assert record.state.output == ("# On Water\n\n## Water\n\nWater text.\n\n## Ice\n\n"
-                                   "Ice text, revised: it floats because it is less dense.\n")
+    assert scores(record) == {
+        "success": 1.0,
+        "success_all_completed": 1.0,
+        "premature_finish": 0.0,
+        "steps": 8.0,
+        "outline_len": 2.0,
+        "efficiency": 4.0,
+        "reviews_per_section": 150.0,
+        "refines_per_section": 50.0,
+        "refines_per_step": 12.5,
+        "refine_delta": 3.0,
+        "error_rate": 0.0,
+        "tool_error_rate": 0.0,
+        "forced_completions": 0.0,
+        "judge": 7.0,
+    }
+    assert record.state.output == (
+        "# On Water\n\n## Water\n\nWater text.\n\n## Ice\n\nIce text, revised: it floats because it is less dense.\n"
+    )
     # the trajectory is complete: tool answers, diffs, and it replays to the stored final state
     assert steps[2].tool.role == "reviewer" and steps[2].tool.bound_to == "candidate" and steps[2].score == 9
-    assert steps[4].diff == {"sections": {"1": {"status": ["drafted", "revision_needed"], "score": [None, 6.0],
-                                                "feedback": ["", "say why ice floats"]}}}
+    assert steps[4].diff == {
+        "sections": {
+            "1": {
+                "status": ["drafted", "revision_needed"],
+                "score": [None, 6.0],
+                "feedback": ["", "say why ice floats"],
+            }
+        }
+    }
     assert steps[0].reply and json.loads(steps[0].reply)["action"] == "outline"
     detail = record.scores["steps"].metadata
     assert (detail["outlines"], detail["executed_actions"], detail["refines"], detail["deltas"]) == (1, 8, 1, [3.0])
@@ -70,14 +97,32 @@ def test_an_efficient_policy_writes_reviews_refines_and_finishes(tmp_path, data_
     assert (result.path / "ravel.md").is_file()
     assert (result.path / "ravel_lifecycles.png").read_bytes()[:4] == b"\x89PNG"
     assert result.results.extra["ravel"]["lifecycles"] == [
-        {"episode": "end2end_en_1", "section": 0, "first_draft": 2, "completed": 3, "completion_step": 3,
-         "status": "completed", "revisions": 0},
-        {"episode": "end2end_en_1", "section": 1, "first_draft": 4, "completed": 7, "completion_step": 7,
-         "status": "completed", "revisions": 1}]
+        {
+            "episode": "end2end_en_1",
+            "section": 0,
+            "first_draft": 2,
+            "completed": 3,
+            "completion_step": 3,
+            "status": "completed",
+            "revisions": 0,
+        },
+        {
+            "episode": "end2end_en_1",
+            "section": 1,
+            "first_draft": 4,
+            "completed": 7,
+            "completion_step": 7,
+            "status": "completed",
+            "revisions": 1,
+        },
+    ]
     assert extra["completion_median"] == 5.0  # (3 + 7) / 2
     # Fig. 4: first drafts at 2 and 4 (median 3), completions at 3 and 7 (median 5): Δ_med = 2
     assert {k: extra["fig4"][k] for k in ("start_median", "end_median", "delta_med")} == {
-        "start_median": 3.0, "end_median": 5.0, "delta_med": 2.0}
+        "start_median": 3.0,
+        "end_median": 5.0,
+        "delta_med": 2.0,
+    }
     assert "| 3.0 | 5.0 | 2.0 | 0 / 0 |" in (result.path / "ravel.md").read_text()
 
 
@@ -85,18 +130,38 @@ def test_a_policy_that_never_finishes_stops_at_t_max(tmp_path, data_dir, scripts
     candidate = scripts("loop", model(lambda turn, state: decide("outline") if turn == 1 else decide("draft", 0)))
     record = only(run(tmp_path, data_dir, candidate, scripts("judge", [JUDGE_OK]), max_steps=6))
     assert len(record.state.turns) == 6 and record.state.metadata["termination"] == "max_steps"
-    assert scores(record) == {"success": 0.0, "success_all_completed": 0.0, "premature_finish": 0.0, "steps": 6.0,
-                              "outline_len": 2.0, "efficiency": 3.0, "reviews_per_section": 0.0,
-                              "refines_per_section": 0.0, "refines_per_step": 0.0,
-                              "error_rate": 0.0, "tool_error_rate": 0.0, "forced_completions": 0.0, "judge": 7.0}
+    assert scores(record) == {
+        "success": 0.0,
+        "success_all_completed": 0.0,
+        "premature_finish": 0.0,
+        "steps": 6.0,
+        "outline_len": 2.0,
+        "efficiency": 3.0,
+        "reviews_per_section": 0.0,
+        "refines_per_section": 0.0,
+        "refines_per_step": 0.0,
+        "error_rate": 0.0,
+        "tool_error_rate": 0.0,
+        "forced_completions": 0.0,
+        "judge": 7.0,
+    }
     # neither section was completed: both at T_max = 6 in the lifecycle
     assert [p["completion_step"] for p in record.scores["steps"].metadata["lifecycles"]] == [6, 6]
 
 
-MALFORMED = {1: "I would start with an outline.", 2: '{"action": "dance", "params": {}}',
-             3: '{"action": "draft", "params": {"section_id": "zero"}}', 4: '{"action": "draft"}',
-             5: '{"action": "draft", "params": [1]}', 6: decide("draft", 0), 7: decide("outline"),
-             8: decide("draft", 7), 9: decide("review", 1), 10: decide("refine", 0), 11: decide("finish")}
+MALFORMED = {
+    1: "I would start with an outline.",
+    2: '{"action": "dance", "params": {}}',
+    3: '{"action": "draft", "params": {"section_id": "zero"}}',
+    4: '{"action": "draft"}',
+    5: '{"action": "draft", "params": [1]}',
+    6: decide("draft", 0),
+    7: decide("outline"),
+    8: decide("draft", 7),
+    9: decide("review", 1),
+    10: decide("refine", 0),
+    11: decide("finish"),
+}
 
 
 def test_malformed_answers_unknown_actions_and_bad_ids_are_failed_actions(tmp_path, data_dir, scripts):
@@ -119,22 +184,44 @@ def test_malformed_answers_unknown_actions_and_bad_ids_are_failed_actions(tmp_pa
     assert "[  9] review section 1: failed (state) — section 1 has no draft to review" in shown
     # 9 of 11 decisions were invalid (ERR); the finish counts for S (eq. 8) but is premature (both sections
     # pending); nothing written: judge 1, no call
-    assert scores(record) == {"success": 1.0, "success_all_completed": 0.0, "premature_finish": 1.0, "steps": 11.0,
-                              "outline_len": 2.0, "efficiency": 5.5, "reviews_per_section": 50.0,  # step 9's review
-                              "refines_per_section": 0.0, "refines_per_step": 0.0,
-                              "error_rate": pytest.approx(100 * 9 / 11), "tool_error_rate": 0.0,
-                              "forced_completions": 0.0, "judge": 1.0}
+    assert scores(record) == {
+        "success": 1.0,
+        "success_all_completed": 0.0,
+        "premature_finish": 1.0,
+        "steps": 11.0,
+        "outline_len": 2.0,
+        "efficiency": 5.5,
+        "reviews_per_section": 50.0,  # step 9's review
+        "refines_per_section": 0.0,
+        "refines_per_step": 0.0,
+        "error_rate": pytest.approx(100 * 9 / 11),
+        "tool_error_rate": 0.0,
+        "forced_completions": 0.0,
+        "judge": 1.0,
+    }
     assert record.scores["judge"].parse_status == "empty" and record.model_failure == "empty"
 
 
 def test_a_policy_that_finishes_early(tmp_path, data_dir, scripts):
     plan = {1: decide("outline"), 2: decide("draft", 0), 3: decide("finish")}
-    record = only(run(tmp_path, data_dir, scripts("early", model(lambda turn, state: plan[turn])),
-                      scripts("judge", [JUDGE_OK])))
-    assert scores(record) == {"success": 1.0, "success_all_completed": 0.0, "premature_finish": 1.0, "steps": 3.0,
-                              "outline_len": 2.0, "efficiency": 1.5, "reviews_per_section": 0.0,
-                              "refines_per_section": 0.0, "refines_per_step": 0.0,
-                              "error_rate": 0.0, "tool_error_rate": 0.0, "forced_completions": 0.0, "judge": 7.0}
+    record = only(
+        run(tmp_path, data_dir, scripts("early", model(lambda turn, state: plan[turn])), scripts("judge", [JUDGE_OK]))
+    )
+    assert scores(record) == {
+        "success": 1.0,
+        "success_all_completed": 0.0,
+        "premature_finish": 1.0,
+        "steps": 3.0,
+        "outline_len": 2.0,
+        "efficiency": 1.5,
+        "reviews_per_section": 0.0,
+        "refines_per_section": 0.0,
+        "refines_per_step": 0.0,
+        "error_rate": 0.0,
+        "tool_error_rate": 0.0,
+        "forced_completions": 0.0,
+        "judge": 7.0,
+    }
     assert st.Episode.model_validate(record.state.metadata["final_state"]).premature
 
 
@@ -163,32 +250,36 @@ def test_the_revision_cap_closes_a_section_after_its_last_refinement_is_reviewed
     assert scores(record)["premature_finish"] == 1.0  # section 1 was never written
     assert record.scores["steps"].metadata["deltas"] == [0.0, 0.0]  # both refines were reviewed
 
-    official = only(run(tmp_path, data_dir, candidate, scripts("judge2", [JUDGE_OK]), revision_cap=2,
-                        compat="official"))
+    official = only(
+        run(tmp_path, data_dir, candidate, scripts("judge2", [JUDGE_OK]), revision_cap=2, compat="official")
+    )
     steps = [Step.model_validate(t) for t in official.state.turns]
     # the same decisions, but the review after the second refine is not run: the section is closed unreviewed
     assert [(s.action, s.outcome) for s in steps][-2:] == [("review", "skipped"), ("finish", "finish")]
     assert steps[-2].tool is None and "used its 2 revisions" in steps[-2].error and steps[-2].score is None
-    assert [s.tool.role for s in steps if s.tool] == ["planner", "writer", "reviewer", "reviser", "reviewer",
-                                                     "reviser"]
+    assert [s.tool.role for s in steps if s.tool] == ["planner", "writer", "reviewer", "reviser", "reviewer", "reviser"]
     detail = official.scores["steps"].metadata
     assert (detail["deltas"], detail["skipped_actions"], detail["executed_actions"]) == ([0.0], 1, 7)
     assert scores(official)["error_rate"] == 0.0 and scores(official)["forced_completions"] == 1.0
     assert scores(official)["refine_delta"] == 0.0 and scores(official)["steps"] == 8.0
 
 
-@pytest.mark.parametrize("protocol, actions, all_completed", [
-    ("fixed", ["outline", "draft", "review", "draft", "review", "refine", "review", "finish"], 1.0),
-    ("no_review", ["outline", "draft", "draft", "finish"], 0.0),
-    ("no_refine", ["outline", "draft", "review", "draft", "review", "finish"], 0.0),
-])
+@pytest.mark.parametrize(
+    "protocol, actions, all_completed",
+    [
+        ("fixed", ["outline", "draft", "review", "draft", "review", "refine", "review", "finish"], 1.0),
+        ("no_review", ["outline", "draft", "draft", "finish"], 0.0),
+        ("no_refine", ["outline", "draft", "review", "draft", "review", "finish"], 0.0),
+    ],
+)
 def test_scripted_protocols_make_no_policy_call(tmp_path, data_dir, scripts, protocol, actions, all_completed):
     def only_tools(messages):
         assert "editor in charge" not in messages[0]["content"], "a scripted protocol asked the policy"
         return tools(messages)
 
-    record = only(run(tmp_path, data_dir, scripts("tools", only_tools), scripts("judge", [JUDGE_OK]),
-                      protocol=protocol))
+    record = only(
+        run(tmp_path, data_dir, scripts("tools", only_tools), scripts("judge", [JUDGE_OK]), protocol=protocol)
+    )
     steps = [Step.model_validate(t) for t in record.state.turns]
     assert [s.action for s in steps] == actions and all(s.source == "scripted" and s.reply is None for s in steps)
     assert scores(record)["success"] == 1.0  # eq. 8: every scripted episode here finishes
@@ -203,17 +294,33 @@ def test_a_tool_with_its_own_role(tmp_path, data_dir, scripts):
         return '{"content": "Weak text.", "summary": "weak"}'
 
     settings = {"data_dir": str(data_dir), "language": "en", "protocol": "no_review"}
-    result = proseval.run("ravel", model=scripts("main", model(lambda t, s: efficient(s))),
-                          roles={"judge": scripts("judge", [JUDGE_OK]), "writer": scripts("writer", writer)},
-                          params=settings, limit=1, out=tmp_path / "runs", cache=False)
+    result = proseval.run(
+        "ravel",
+        model=scripts("main", model(lambda t, s: efficient(s))),
+        roles={"judge": scripts("judge", [JUDGE_OK]), "writer": scripts("writer", writer)},
+        params=settings,
+        limit=1,
+        out=tmp_path / "runs",
+        cache=False,
+    )
     record = only(result)
     drafts = [Step.model_validate(t).tool for t in record.state.turns if t["action"] == "draft"]
     assert [(d.role, d.bound_to) for d in drafts] == [("writer", "writer")] * 2 and len(writer_calls) == 2
-    assert record.state.metadata["tool_roles"] == {"planner": "candidate", "writer": "writer",
-                                                   "reviewer": "candidate", "reviser": "candidate"}
+    assert record.state.metadata["tool_roles"] == {
+        "planner": "candidate",
+        "writer": "writer",
+        "reviewer": "candidate",
+        "reviser": "candidate",
+    }
     with pytest.raises(Exception, match="no role"):
-        proseval.run("ravel", model="scripted/echo", roles={"judge": "scripted/echo", "editor": "scripted/echo"},
-                     params={"data_dir": str(data_dir), "language": "en"}, limit=1, out=tmp_path / "x")
+        proseval.run(
+            "ravel",
+            model="scripted/echo",
+            roles={"judge": "scripted/echo", "editor": "scripted/echo"},
+            params={"data_dir": str(data_dir), "language": "en"},
+            limit=1,
+            out=tmp_path / "x",
+        )
 
 
 def test_a_failed_request_fails_the_episode_and_keeps_its_progress(tmp_path, data_dir, scripts):
@@ -255,8 +362,9 @@ def test_the_policy_sees_a_bounded_window_of_its_history_with_outcomes(tmp_path,
 
     run(tmp_path, data_dir, scripts("window", policy), scripts("judge", [JUDGE_OK]), max_steps=5, history_window=2)
     assert seen[1] == "(none)"
-    assert seen[4] == ("- step 2: outline -> success\n"
-                       "- step 3: review section 0 -> failed: section 0 has no draft to review")
+    assert seen[4] == (
+        "- step 2: outline -> success\n- step 3: review section 0 -> failed: section 0 has no draft to review"
+    )
     assert seen[5].startswith("- step 3:") and "- step 4: draft section 0 -> success (now drafted)" in seen[5]
     assert "step 1" not in seen[4]
     run(tmp_path, data_dir, scripts("window0", policy), scripts("judge2", [JUDGE_OK]), max_steps=3, history_window=0)
@@ -269,9 +377,19 @@ def test_the_policy_view_shows_summaries_not_whole_texts():
     ep = st.apply_outline(st.start("Topic.", "essay"), "T", [("A", ["p"])])
     ep = st.apply_review(st.apply_draft(ep, 0, "A long body " * 50, "Short."), 0, 6.5, "add data", st.Settings())
     view = json.loads(policy_view(ep))
-    assert view["outline"] == [{"section_id": 0, "title": "A", "points": ["p"], "status": "revision_needed",
-                                "revisions": 0, "words": 150, "summary": "Short.", "score": 6.5,
-                                "feedback": "add data"}]
+    assert view["outline"] == [
+        {
+            "section_id": 0,
+            "title": "A",
+            "points": ["p"],
+            "status": "revision_needed",
+            "revisions": 0,
+            "words": 150,
+            "summary": "Short.",
+            "score": 6.5,
+            "feedback": "add data",
+        }
+    ]
     assert json.loads(policy_view(st.start("Topic.", "essay")))["outline"] == "no outline yet"
 
 
@@ -285,16 +403,23 @@ def test_a_chinese_topic_and_the_january_preset(tmp_path, data_dir, scripts):
     def candidate(messages):
         if "editor in charge" in messages[0]["content"]:
             assert "(not shown)" in messages[-1]["content"]  # January: no history
-            return efficient(json.loads(messages[-1]["content"].split("Current state:\n", 1)[1]
-                                        .split("\n\nYour recent", 1)[0]))
+            return efficient(
+                json.loads(messages[-1]["content"].split("Current state:\n", 1)[1].split("\n\nYour recent", 1)[0])
+            )
         if messages[-1]["content"].startswith("Plan a piece"):
             assert "Language of the text: Chinese" in messages[-1]["content"]
             assert "Style and genre: 公文" in messages[-1]["content"]  # the style guide is the genre
         return tools(messages)
 
-    result = proseval.run("ravel", model=scripts("zh", candidate), roles={"judge": scripts("zh-judge", judge)},
-                          params={"data_dir": str(data_dir), "language": "zh"}, preset="january",
-                          out=tmp_path / "runs", cache=False)
+    result = proseval.run(
+        "ravel",
+        model=scripts("zh", candidate),
+        roles={"judge": scripts("zh-judge", judge)},
+        params={"data_dir": str(data_dir), "language": "zh"},
+        preset="january",
+        out=tmp_path / "runs",
+        cache=False,
+    )
     record = only(result)
     assert record.id == "end2end_cn_1200" and record.scores["judge"].value == 5.0
     assert record.state.metadata["settings"]["revision_cap"] is None
@@ -343,13 +468,20 @@ def test_a_failed_tool_request_is_retryable_not_a_failed_action(tmp_path, data_d
 
 
 def test_extra_params_of_outline_and_finish_are_stored_not_read(tmp_path, data_dir, scripts):
-    plan = {1: '{"action": "outline", "params": {"section_id": 5}}', 2: decide("draft", 0),
-            3: '{"action": "finish", "params": {"section_id": 9, "why": "enough"}}'}
-    record = only(run(tmp_path, data_dir, scripts("extra", model(lambda turn, state: plan[turn])),
-                      scripts("judge", [JUDGE_OK])))
+    plan = {
+        1: '{"action": "outline", "params": {"section_id": 5}}',
+        2: decide("draft", 0),
+        3: '{"action": "finish", "params": {"section_id": 9, "why": "enough"}}',
+    }
+    record = only(
+        run(tmp_path, data_dir, scripts("extra", model(lambda turn, state: plan[turn])), scripts("judge", [JUDGE_OK]))
+    )
     steps = [Step.model_validate(t) for t in record.state.turns]
     assert [(s.action, s.section_id, s.outcome) for s in steps] == [
-        ("outline", None, "success"), ("draft", 0, "success"), ("finish", None, "finish")]
+        ("outline", None, "success"),
+        ("draft", 0, "success"),
+        ("finish", None, "finish"),
+    ]
     assert steps[2].decision["params"] == {"section_id": 9, "why": "enough"}
     assert scores(record)["premature_finish"] == 1.0
 
@@ -364,9 +496,17 @@ def test_structured_output_is_asked_per_role_when_switched_on(tmp_path, data_dir
         for flags in ((), ("structured_policy",), ("structured_policy", "structured_tools")):
             server.requests.clear()
             params = {"data_dir": str(data_dir), "language": "en", **{flag: True for flag in flags}}
-            result = proseval.run("ravel", model="openai-compatible/fake", roles={"judge": "scripted/echo"},
-                                  base_url=server.base_url, params=params, limit=1,
-                                  out=tmp_path / "runs", cache=False, probe=False)  # the fake answers the agent only
+            result = proseval.run(
+                "ravel",
+                model="openai-compatible/fake",
+                roles={"judge": "scripted/echo"},
+                base_url=server.base_url,
+                params=params,
+                limit=1,
+                out=tmp_path / "runs",
+                cache=False,
+                probe=False,
+            )  # the fake answers the agent only
             assert only(result).scores["success"].value == 1.0
             asked = {}
             for body in server.requests:
@@ -385,11 +525,13 @@ def test_structured_output_is_asked_per_role_when_switched_on(tmp_path, data_dir
 def test_the_fixed_protocol_under_persistent_failure(tmp_path, data_dir, scripts, compat, reviews, skipped):
     """Every review fails: per section 3 refines, then the cap closes it: after a 4th review (fixed), or
     by skipping that review (official: 3 reviews + 3 revisions + 1 skipped review)."""
+
     def harsh(messages):
         return '{"score": 3, "feedback": "no"}' if "You review" in messages[-1]["content"] else tools(messages)
 
-    record = only(run(tmp_path, data_dir, scripts("harsh", harsh), scripts("judge", [JUDGE_OK]), protocol="fixed",
-                      compat=compat))
+    record = only(
+        run(tmp_path, data_dir, scripts("harsh", harsh), scripts("judge", [JUDGE_OK]), protocol="fixed", compat=compat)
+    )
     steps = [Step.model_validate(t) for t in record.state.turns]
     per_section = ["draft"] + ["review", "refine"] * 3 + ["review"]
     assert [s.action for s in steps] == ["outline", *per_section, *per_section, "finish"]
@@ -407,10 +549,16 @@ def test_the_judge_can_be_asked_for_structured_output(tmp_path, data_dir, script
 
     server = FakeOpenAIServer(responder=lambda body: '{"score": 7, "verdict": "ok"}').start_in_thread()
     try:
-        result = proseval.run("ravel", model=scripts("eff", model(lambda turn, state: efficient(state))),
-                              roles={"judge": "openai-compatible/judge"}, base_url=server.base_url,
-                              params={"data_dir": str(data_dir), "language": "en", "judge_structured": True},
-                              limit=1, out=tmp_path / "runs", cache=False)
+        result = proseval.run(
+            "ravel",
+            model=scripts("eff", model(lambda turn, state: efficient(state))),
+            roles={"judge": "openai-compatible/judge"},
+            base_url=server.base_url,
+            params={"data_dir": str(data_dir), "language": "en", "judge_structured": True},
+            limit=1,
+            out=tmp_path / "runs",
+            cache=False,
+        )
     finally:
         server.stop_thread()
     assert only(result).scores["judge"].value == 7.0
@@ -450,8 +598,9 @@ def test_tool_text_policy_reviews_and_refines_the_texts_the_policy_passes(tmp_pa
             assert '"content": "<the text to review>"' in messages[0]["content"]
         return model(lambda turn, state: policy(turn, state))(messages)
 
-    record = only(run(tmp_path, data_dir, scripts("texts", candidate), scripts("judge", [JUDGE_OK]),
-                      tool_text="policy"))
+    record = only(
+        run(tmp_path, data_dir, scripts("texts", candidate), scripts("judge", [JUDGE_OK]), tool_text="policy")
+    )
     steps = [Step.model_validate(t) for t in record.state.turns]
     assert [(s.action, s.outcome) for s in steps][3:5] == [("review", "failed"), ("review", "success")]
     assert steps[3].failure == "decision" and "review needs params.content" in steps[3].error
@@ -470,8 +619,15 @@ def test_one_style_guide_for_every_item(tmp_path, data_dir, scripts):
             planned.append(messages[-1]["content"])
         return model(lambda turn, state: efficient(state))(messages)
 
-    record = only(run(tmp_path, data_dir, scripts("style", candidate), scripts("judge", [JUDGE_OK]),
-                      style_guide="plain and friendly"))
+    record = only(
+        run(
+            tmp_path,
+            data_dir,
+            scripts("style", candidate),
+            scripts("judge", [JUDGE_OK]),
+            style_guide="plain and friendly",
+        )
+    )
     assert "Style and genre: plain and friendly\n" in planned[0]
     assert record.state.metadata["final_state"]["style_guide"] == "plain and friendly"
     assert scores(record)["success"] == 1.0  # the trajectory replays with the same start
@@ -487,10 +643,15 @@ def test_a_weak_tool_role_is_charged_to_tool_failures_not_to_the_policys_err(tmp
             return "A fine section, well done."  # no JSON score: an unusable tool answer
         return tools(messages)
 
-    result = proseval.run("ravel", model=scripts("policy", model(lambda turn, state: efficient(state))),
-                          roles={"judge": scripts("judge", [JUDGE_OK]), "reviewer": scripts("weak", weak_reviewer)},
-                          params={"data_dir": str(data_dir), "language": "en"}, limit=1, out=tmp_path / "runs",
-                          cache=False)
+    result = proseval.run(
+        "ravel",
+        model=scripts("policy", model(lambda turn, state: efficient(state))),
+        roles={"judge": scripts("judge", [JUDGE_OK]), "reviewer": scripts("weak", weak_reviewer)},
+        params={"data_dir": str(data_dir), "language": "en"},
+        limit=1,
+        out=tmp_path / "runs",
+        cache=False,
+    )
     record = only(result)
     steps = [Step.model_validate(t) for t in record.state.turns]
     # outline, draft 0, review 0 (unusable), review 0, draft 1, review 1, refine 1, review 1, finish
@@ -517,8 +678,9 @@ def test_the_outline_is_uncapped_by_default_and_a_set_cap_is_recorded(tmp_path, 
     assert result.header.task_params["max_sections"] is None
     assert only(result).state.metadata["settings"]["max_sections"] is None
     assert "use as many sections as the text needs." in planned[0]
-    capped = run(tmp_path, data_dir, scripts("capped1", candidate), scripts("judge2", [JUDGE_OK]), max_sections=1,
-                 max_steps=3)
+    capped = run(
+        tmp_path, data_dir, scripts("capped1", candidate), scripts("judge2", [JUDGE_OK]), max_sections=1, max_steps=3
+    )
     assert capped.header.task_params["max_sections"] == 1 and "use at most 1 section." in planned[-1]
     first = Step.model_validate(only(capped).state.turns[0])
     # the planner's two sections exceed the cap: an unusable tool answer, not the policy's error

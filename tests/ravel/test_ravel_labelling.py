@@ -10,11 +10,11 @@ import statistics
 from pathlib import Path
 
 import pytest
-from ravel.ravel_fixtures import efficient, model, tools
-from view.test_labelling import client, kind_of, post
 
 import proseval
 from proseval.registry import tasks
+from ravel.ravel_fixtures import efficient, model, tools
+from view.test_labelling import client, kind_of, post
 
 JUDGE_A, JUDGE_B = 5, 7  # the judge's score of run A's and run B's manuscripts
 
@@ -31,8 +31,9 @@ def variant(messages):
 
 
 def judge(messages):
-    return json.dumps({"analysis": {}, "score": JUDGE_B if "B-Water" in messages[-1]["content"] else JUDGE_A,
-                       "verdict": "ok"})
+    return json.dumps(
+        {"analysis": {}, "score": JUDGE_B if "B-Water" in messages[-1]["content"] else JUDGE_A, "verdict": "ok"}
+    )
 
 
 @pytest.fixture
@@ -40,19 +41,30 @@ def runs(tmp_path: Path, data_dir: Path, scripts) -> Path:
     root = tmp_path / "runs"
     b = model(lambda turn, state: efficient(state))
     judged_by = scripts("ravel-judge", judge)  # one judge of both runs' manuscripts
-    for name, answer in (("ravel-pol-a", model(lambda turn, state: efficient(state))),
-                         ("ravel-pol-b", lambda m: b(m) if "editor in charge" in m[0]["content"] else variant(m))):
-        proseval.run("ravel", model=scripts(name, answer), roles={"judge": judged_by},
-                     params={"data_dir": str(data_dir), "language": "en"}, limit=2, out=root, cache=False)
+    for name, answer in (
+        ("ravel-pol-a", model(lambda turn, state: efficient(state))),
+        ("ravel-pol-b", lambda m: b(m) if "editor in charge" in m[0]["content"] else variant(m)),
+    ):
+        proseval.run(
+            "ravel",
+            model=scripts(name, answer),
+            roles={"judge": judged_by},
+            params={"data_dir": str(data_dir), "language": "en"},
+            limit=2,
+            out=root,
+            cache=False,
+        )
     return root
 
 
 def records(root: Path, policy: str = "scripted/ravel-pol-a") -> list[dict]:
     """The records of the run whose policy is `policy` (folder names do not say which run is which)."""
-    return [json.loads(line) for path in sorted(root.glob("*/samples.jsonl"))
-            if json.loads((path.parent / "header.json").read_text(encoding="utf-8"))["roles"]["candidate"]["spec"]
-            == policy
-            for line in path.read_text(encoding="utf-8").splitlines()]
+    return [
+        json.loads(line)
+        for path in sorted(root.glob("*/samples.jsonl"))
+        if json.loads((path.parent / "header.json").read_text(encoding="utf-8"))["roles"]["candidate"]["spec"] == policy
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
 
 
 def test_the_form_asks_the_judges_question_and_the_reviewers_for_each_reviewed_section(runs: Path):
@@ -87,8 +99,11 @@ def test_labels_saved_in_the_app_are_compared_with_the_judge_and_the_reviewer(ru
         else:
             is_b = "B-Water text." in page
             values = {"c0": str(human_judge[is_b])}
-            for index, title in re.findall(r'id="q(\d+)">\s*<legend>Section \d+, &#34;\w+&#34;: [^<]*</legend>\s*'
-                                           r'<pre class="criterion">[^\n]*? section \d+, &#34;(\w+)&#34;', page):
+            for index, title in re.findall(
+                r'id="q(\d+)">\s*<legend>Section \d+, &#34;\w+&#34;: [^<]*</legend>\s*'
+                r'<pre class="criterion">[^\n]*? section \d+, &#34;(\w+)&#34;',
+                page,
+            ):
                 values[f"c{index}"] = str(human_section[title, is_b])
             assert len(values) == 3, page
         assert post(web, position, "Ann", values).status_code == 303
@@ -98,8 +113,11 @@ def test_labels_saved_in_the_app_are_compared_with_the_judge_and_the_reviewer(ru
     analysis = proseval.agreement(folders, labels=runs / "labels" / "s1.jsonl")
     assert analysis.labels.matched == 4 + 8 + 2 and analysis.labels.unmatched == 0 and analysis.labels.ambiguous == 0
     cards = {(card.role, card.judge): card for card in analysis.cards}
-    assert sorted(cards) == [("judge", "scripted/ravel-judge"), ("reviewer", "scripted/ravel-pol-a"),
-                             ("reviewer", "scripted/ravel-pol-b")]
+    assert sorted(cards) == [
+        ("judge", "scripted/ravel-judge"),
+        ("reviewer", "scripted/ravel-pol-a"),
+        ("reviewer", "scripted/ravel-pol-b"),
+    ]
     judge_card = cards["judge", "scripted/ravel-judge"]
     assert judge_card.n_ratings == 4 and judge_card.humans.n_items == 4
     expected = statistics.fmean([JUDGE_A - human_judge[False], JUDGE_B - human_judge[True]])
@@ -125,9 +143,12 @@ def test_a_rescore_judges_the_manuscript_again_not_the_sections(runs: Path, scri
     reviewer = [card for card in analysis.cards if card.role == "reviewer"]
     policy = json.loads((source / "header.json").read_text(encoding="utf-8"))["roles"]["candidate"]["spec"]
     assert [(card.judge, card.runs, card.consistency) for card in reviewer] == [
-        (policy, [source.name], None)]  # not a repeat of the reviewer: its verdicts are the source's
+        (policy, [source.name], None)
+    ]  # not a repeat of the reviewer: its verdicts are the source's
     assert sorted(card.judge for card in analysis.cards if card.role == "judge") == [
-        "scripted/ravel-judge", "scripted/ravel-judge-2"]
+        "scripted/ravel-judge",
+        "scripted/ravel-judge-2",
+    ]
 
 
 def test_with_tool_text_policy_the_reviewed_text_is_the_one_the_policy_passed(tmp_path, data_dir, scripts):
@@ -137,10 +158,17 @@ def test_with_tool_text_policy_the_reviewed_text_is_the_one_the_policy_passed(tm
             decision["params"]["content"] += " (as passed)"
         return json.dumps(decision)
 
-    run = proseval.run("ravel", model=scripts("ravel-copier", model(policy)),
-                       roles={"judge": scripts("ravel-judge", judge)},
-                       params={"data_dir": str(data_dir), "language": "en", "tool_text": "policy"}, limit=1,
-                       out=tmp_path, cache=False)
+    run = proseval.run(
+        "ravel",
+        model=scripts("ravel-copier", model(policy)),
+        roles={"judge": scripts("ravel-judge", judge)},
+        params={"data_dir": str(data_dir), "language": "en", "tool_text": "policy"},
+        limit=1,
+        out=tmp_path,
+        cache=False,
+    )
     form = tasks()["ravel"].labelling(next(run.records()).model_dump(mode="json"))
     assert [c.description.rsplit("Section text:\n", 1)[1] for c in form.criteria[1:]] == [
-        "Water text. (as passed)", "Ice text, revised: it floats because it is less dense. (as passed)"]
+        "Water text. (as passed)",
+        "Ice text, revised: it floats because it is less dense. (as passed)",
+    ]

@@ -25,27 +25,31 @@ from proseval.benchmarks.ravel.tools import (
 
 
 def test_a_decision_is_read_from_prose_and_fences():
-    d = parse_decision('I think so.\n```json\n{"thought": "go", "action": "draft", "params": {"section_id": 1}}'
-                       '\n```', 3)
+    d = parse_decision(
+        'I think so.\n```json\n{"thought": "go", "action": "draft", "params": {"section_id": 1}}\n```', 3
+    )
     assert d == Decision("draft", {"section_id": 1}, "go") and d.section_id == 1
     assert parse_decision('{"action": "finish", "params": {}}') == Decision("finish", {}, "")
     assert parse_decision('{"action": "plan_outline", "params": {"topic": "x"}}').action == "outline"  # official name
 
 
-@pytest.mark.parametrize("reply, reason", [
-    ("", "empty reply"),
-    ("I will draft the first section.", "no JSON object"),
-    ('{"thought": "x", "params": {}}', "no 'action'"),
-    ('{"action": "polish", "params": {}}', "unknown action 'polish'"),
-    ('{"action": "finish"}', "no 'params'"),
-    ('{"action": "draft", "params": [0]}', "'params' must be an object"),
-    ('{"action": "draft", "params": {}}', "needs params.section_id"),
-    ('{"action": "review", "params": {"section_id": "1"}}', "must be a whole number"),
-    ('{"action": "review", "params": {"section_id": 1.5}}', "must be a whole number"),
-    ('{"action": "review", "params": {"section_id": true}}', "must be a whole number"),
-    ('{"action": "refine", "params": {"section_id": 3}}', "valid ids are 0..2"),
-    ('{"action": "draft", "params": {"section_id": -1}}', "does not exist"),
-])
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        ("", "empty reply"),
+        ("I will draft the first section.", "no JSON object"),
+        ('{"thought": "x", "params": {}}', "no 'action'"),
+        ('{"action": "polish", "params": {}}', "unknown action 'polish'"),
+        ('{"action": "finish"}', "no 'params'"),
+        ('{"action": "draft", "params": [0]}', "'params' must be an object"),
+        ('{"action": "draft", "params": {}}', "needs params.section_id"),
+        ('{"action": "review", "params": {"section_id": "1"}}', "must be a whole number"),
+        ('{"action": "review", "params": {"section_id": 1.5}}', "must be a whole number"),
+        ('{"action": "review", "params": {"section_id": true}}', "must be a whole number"),
+        ('{"action": "refine", "params": {"section_id": 3}}', "valid ids are 0..2"),
+        ('{"action": "draft", "params": {"section_id": -1}}', "does not exist"),
+    ],
+)
 def test_invalid_decisions_say_why(reply, reason):
     result = parse_decision(reply, 3)
     assert isinstance(result, Invalid) and reason in result.reason
@@ -78,8 +82,11 @@ def test_text_answers_fall_back_to_plain_text():
     d = parse_draft('{"content": "Water is odd. It expands.", "summary": "Odd water."}')
     assert (d.content, d.summary, d.read_as) == ("Water is odd. It expands.", "Odd water.", "json")
     d = parse_draft("Water is odd. It expands when it freezes.")
-    assert (d.content, d.summary, d.read_as) == ("Water is odd. It expands when it freezes.", "Water is odd.",
-                                                 "plain_text")
+    assert (d.content, d.summary, d.read_as) == (
+        "Water is odd. It expands when it freezes.",
+        "Water is odd.",
+        "plain_text",
+    )
     assert parse_refinement('{"revised_content": "New.", "change_log": "x"}').content == "New."
     with pytest.raises(ToolError, match="writer returned no text"):
         parse_draft("   ")
@@ -89,8 +96,13 @@ def test_review_answers():
     r = parse_review('Here: {"score": 8.5, "feedback": "fine"}')
     assert (r.score, r.feedback, r.read_as) == (8.5, "fine", "json")
     assert read_score("7") == (7.0, "coerced") and read_score([6]) == (6.0, "coerced")
-    for bad, match in (("great", "not a number"), (11, "outside"), (-1, "outside"), (True, "not a number"),
-                       (float("nan"), "not a number")):
+    for bad, match in (
+        ("great", "not a number"),
+        (11, "outside"),
+        (-1, "outside"),
+        (True, "not a number"),
+        (float("nan"), "not a number"),
+    ):
         with pytest.raises(ToolError, match=match):
             read_score(bad)
     with pytest.raises(ToolError, match="no JSON object with a 'score'"):
@@ -114,9 +126,12 @@ def test_structured_decisions_and_tool_answers_read_as_usual():
     assert "whole number" in parse_decision(json.dumps(draft), 2).reason
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**finish, "action": "polish"}, decision_schema())
-    answers = {"outline": {"title": "T", "sections": [{"title": "A", "points": ["p"]}]},
-               "draft": {"content": "Body.", "summary": "S."}, "review": {"score": 8.5, "feedback": "ok"},
-               "refine": {"content": "New body.", "changes": "c"}}
+    answers = {
+        "outline": {"title": "T", "sections": [{"title": "A", "points": ["p"]}]},
+        "draft": {"content": "Body.", "summary": "S."},
+        "review": {"score": 8.5, "feedback": "ok"},
+        "refine": {"content": "New body.", "changes": "c"},
+    }
     for action, answer in answers.items():
         jsonschema.validate(answer, TOOL_SCHEMAS[action])
     assert parse_outline(json.dumps(answers["outline"]), 3).sections == [("A", ["p"])]
@@ -129,8 +144,10 @@ def test_decisions_carrying_texts():
     structured schema then has both keys (null for the other actions)."""
     refine = {"thought": "", "action": "refine", "params": {"section_id": 1, "content": "Old.", "feedback": "Fix."}}
     jsonschema.validate(refine, decision_schema(texts=True))
-    jsonschema.validate({"thought": "", "action": "finish",
-                         "params": {"section_id": None, "content": None, "feedback": None}}, decision_schema(texts=True))
+    jsonschema.validate(
+        {"thought": "", "action": "finish", "params": {"section_id": None, "content": None, "feedback": None}},
+        decision_schema(texts=True),
+    )
     with pytest.raises(jsonschema.ValidationError):  # without texts the schema has no such keys
         jsonschema.validate(refine, decision_schema())
     assert parse_decision(json.dumps(refine), 2, texts=True) == Decision("refine", refine["params"], "")

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ravel.ravel_fixtures import tools
 
 import proseval
 from proseval.benchmarks._shared.c3e import data
 from proseval.benchmarks._shared.c3e.judge import JudgeSetup, judge_messages
 from proseval.benchmarks.ravel.prompts import PROMPTS
 from proseval.registry import get_task
+from ravel.ravel_fixtures import tools
 
 
 def test_the_final_judge_sees_the_manuscript_first_when_swapped(data_dir: Path):
@@ -24,10 +24,12 @@ def test_the_final_judge_sees_the_manuscript_first_when_swapped(data_dir: Path):
     assert judge_messages(item, "On Water.", JudgeSetup(), given.prompts.__getitem__) == before
     after = judge_messages(item, "On Water.", JudgeSetup(), swapped.prompts.__getitem__)
     assert after[0] == before[0]
-    assert before[1]["content"] == (f"[Instruction]\n{item.instruction}\n\n[Reference]\n{item.reference}\n\n"
-                                    "[Candidate]\nOn Water.")
-    assert after[1]["content"] == (f"[Instruction]\n{item.instruction}\n\n[Candidate]\nOn Water.\n\n"
-                                   f"[Reference]\n{item.reference}")
+    assert before[1]["content"] == (
+        f"[Instruction]\n{item.instruction}\n\n[Reference]\n{item.reference}\n\n[Candidate]\nOn Water."
+    )
+    assert after[1]["content"] == (
+        f"[Instruction]\n{item.instruction}\n\n[Candidate]\nOn Water.\n\n[Reference]\n{item.reference}"
+    )
 
 
 def shown(messages) -> bool:
@@ -43,17 +45,28 @@ def biased(messages):
 
 
 @pytest.mark.parametrize("judge_format", ["system", "single"])
-def test_a_swapped_rescore_measures_the_final_judges_position_bias(tmp_path: Path, data_dir: Path, scripts,
-                                                                   judge_format):
+def test_a_swapped_rescore_measures_the_final_judges_position_bias(
+    tmp_path: Path, data_dir: Path, scripts, judge_format
+):
     seen: list[bool] = []
 
     def judge(messages):
         seen.append(shown(messages))
         return biased(messages)
 
-    run = proseval.run("ravel", model=scripts("ravel-tools", tools), roles={"judge": scripts("ravel-judge", judge)},
-                       params={"data_dir": str(data_dir), "language": "en", "protocol": "fixed",
-                               "judge_attempts": 1, "judge_format": judge_format}, out=tmp_path)
+    run = proseval.run(
+        "ravel",
+        model=scripts("ravel-tools", tools),
+        roles={"judge": scripts("ravel-judge", judge)},
+        params={
+            "data_dir": str(data_dir),
+            "language": "en",
+            "protocol": "fixed",
+            "judge_attempts": 1,
+            "judge_format": judge_format,
+        },
+        out=tmp_path,
+    )
     assert seen == [False, False]
     swapped = proseval.score(run.path, swap_order=True)[0]
     assert seen[2:] == [True, True] and swapped.header.task_params["judge_order"] == "swapped"

@@ -13,10 +13,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from ravel.ravel_fixtures import efficient, is_policy, policy_state, tools
 
 import proseval
 from proseval.benchmarks.ravel.env import Step
+from ravel.ravel_fixtures import efficient, is_policy, policy_state, tools
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,8 +44,14 @@ def test_an_interrupted_episode_continues_from_its_last_step(tmp_path, data_dir,
     params = {"data_dir": str(data_dir), "language": "en", "max_steps": 20}
     judge = scripts("judge", ['{"score": 6, "verdict": "ok"}'])
     with pytest.raises(Killed):
-        proseval.run("ravel", model=scripts("killable", candidate), roles={"judge": judge}, params=params,
-                     run_dir=tmp_path / "run", cache=False)
+        proseval.run(
+            "ravel",
+            model=scripts("killable", candidate),
+            roles={"judge": judge},
+            params=params,
+            run_dir=tmp_path / "run",
+            cache=False,
+        )
     saved = [json.loads(p.read_text())["data"] for p in (tmp_path / "run" / "checkpoints").glob("*.json")]
     assert [len(s["steps"]) for s in saved if "flood" in s["episode"]["topic"]] == [4]
     result = proseval.resume(tmp_path / "run", cache=False)
@@ -56,8 +62,9 @@ def test_an_interrupted_episode_continues_from_its_last_step(tmp_path, data_dir,
     steps = [Step.model_validate(t) for t in speech.state.turns]
     assert [s.step for s in steps] == list(range(1, 9)) and steps[-1].action == "finish"
     # no policy decision was made twice: turns 1-4 before the kill, 5-8 after
-    policy_turns = sorted(turn for (topic, turn, kind), n in calls.items() if "flood" in topic and kind == "policy"
-                          for _ in range(n))
+    policy_turns = sorted(
+        turn for (topic, turn, kind), n in calls.items() if "flood" in topic and kind == "policy" for _ in range(n)
+    )
     assert policy_turns == list(range(1, 9))
     tool_calls = sum(n for (topic, _, kind), n in calls.items() if "flood" in topic and kind == "tool")
     assert tool_calls == 7 == sum(s.tool is not None for s in steps)  # each tool called once per step

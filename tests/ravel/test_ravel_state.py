@@ -10,8 +10,9 @@ SETTINGS = st.Settings(tau=8.0, revision_cap=2)
 
 
 def outlined(n: int = 2) -> st.Episode:
-    return st.apply_outline(st.start("Write about rivers.", "essay"), "Rivers",
-                            [(f"S{i}", [f"p{i}"]) for i in range(n)])
+    return st.apply_outline(
+        st.start("Write about rivers.", "essay"), "Rivers", [(f"S{i}", [f"p{i}"]) for i in range(n)]
+    )
 
 
 def test_outline_makes_pending_sections_and_replaces_a_previous_outline():
@@ -92,8 +93,11 @@ def test_manuscript_and_diff():
     ep = st.apply_draft(outlined(), 1, "Second body.", "")
     assert st.manuscript(ep) == "# Rivers\n\n## S1\n\nSecond body.\n"
     reviewed = st.apply_review(ep, 1, 6.5, "more detail", SETTINGS)
-    assert st.diff(ep, reviewed) == {"sections": {"1": {"status": ["drafted", "revision_needed"],
-                                                        "score": [None, 6.5], "feedback": ["", "more detail"]}}}
+    assert st.diff(ep, reviewed) == {
+        "sections": {
+            "1": {"status": ["drafted", "revision_needed"], "score": [None, 6.5], "feedback": ["", "more detail"]}
+        }
+    }
     assert st.diff(st.start("t", "s"), outlined())["outline"]["sections"] == ["S0", "S1"]
     assert st.diff(ep, st.apply_finish(ep)) == {"finished": True, "premature": True}
 

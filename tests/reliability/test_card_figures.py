@@ -17,7 +17,7 @@ from proseval.cli import app
 from proseval.core.ratings import Scale
 from proseval.errors import DataError
 from proseval.reliability.analysis import analyse_judgements
-from proseval.reliability.collect import Judgements, JudgedRun, Verdict
+from proseval.reliability.collect import JudgedRun, Judgements, Verdict
 from proseval.reliability.labels import read_labels
 from proseval.reliability.render import DASH, card_cells, print_analysis
 from proseval.reliability.stats import alpha, length
@@ -29,23 +29,48 @@ Values = dict[tuple[str, str], float | None]  # (sample id, criterion) -> verdic
 
 
 def header(run_id: str, judge: str) -> RunHeader:
-    return RunHeader(run_id=run_id, task="t", task_version="1", roles={"judge": RoleBinding(spec=judge)},
-                     config_hash="0", package_version="0", python="3", platform="test",
-                     started_at="2026-01-01T00:00:00+00:00")
+    return RunHeader(
+        run_id=run_id,
+        task="t",
+        task_version="1",
+        roles={"judge": RoleBinding(spec=judge)},
+        config_hash="0",
+        package_version="0",
+        python="3",
+        platform="test",
+        started_at="2026-01-01T00:00:00+00:00",
+    )
 
 
-def judgements(judges: dict[str, Values], answers: str = "src", lengths: dict[str, int] | None = None,
-               more: Judgements | None = None) -> Judgements:
+def judgements(
+    judges: dict[str, Values],
+    answers: str = "src",
+    lengths: dict[str, int] | None = None,
+    more: Judgements | None = None,
+) -> Judgements:
     """Each judge a run (a re-score) of the answers of run `answers`, written by one candidate;
     `lengths` gives each sample's answer its words; `more` adds the runs of other answers."""
     found = more or Judgements(runs=[], verdicts=[])
     for judge, values in judges.items():
         index = len(found.runs)
-        found.runs.append(JudgedRun(index, Path(f"/runs/{answers}-{judge}"), header(f"{answers}-{judge}", judge),
-                                    answers, f"cand/{answers}", {"judge": judge}, {}, identity=f"{answers}/{judge}",
-                                    replies=f"{answers}/{judge}", replayed=False))
-        found.verdicts += [Verdict(index, (answers, sample, 0), criterion, "judge", value, SCALE)
-                           for (sample, criterion), value in values.items()]
+        found.runs.append(
+            JudgedRun(
+                index,
+                Path(f"/runs/{answers}-{judge}"),
+                header(f"{answers}-{judge}", judge),
+                answers,
+                f"cand/{answers}",
+                {"judge": judge},
+                {},
+                identity=f"{answers}/{judge}",
+                replies=f"{answers}/{judge}",
+                replayed=False,
+            )
+        )
+        found.verdicts += [
+            Verdict(index, (answers, sample, 0), criterion, "judge", value, SCALE)
+            for (sample, criterion), value in values.items()
+        ]
     found.lengths.update({(answers, sample, 0): words for sample, words in (lengths or {}).items()})
     return found
 
@@ -64,15 +89,17 @@ def quality(*values: float | None) -> Values:
 def test_group_alpha_is_on_the_items_two_judges_scored():
     # s1 is scored by three judges and s2 by two; s3 and s4 by the first judge only (the others'
     # verdicts unscored): alpha rests on 2 items, not 4.
-    found = judgements({"a/one": quality(2, 4, 6, 8), "b/two": quality(3, 5, None, None),
-                        "c/three": quality(2, None, None, None)})
+    found = judgements(
+        {"a/one": quality(2, 4, 6, 8), "b/two": quality(3, 5, None, None), "c/three": quality(2, None, None, None)}
+    )
     group = analyse_judgements(found).groups[0]
     assert group.n_items == 2
     assert group.alpha == pytest.approx(alpha.krippendorff_alpha([[2, 4], [3, 5], [2, None]], "ordinal"))
     ci = group.alpha_ci
     assert ci is not None and ci.low is not None and ci.low <= group.alpha <= ci.high  # resampling those 2 items
     assert f"= {group.alpha:.2f} [{ci.low:.2f}, {ci.high:.2f}] on 2 items scored by two or more" in printed(
-        analyse_judgements(found))
+        analyse_judgements(found)
+    )
 
 
 def test_alpha_on_one_item_is_undefined_not_zero():
@@ -90,8 +117,25 @@ def test_every_dash_on_a_card_says_why():
     found = judgements({"vendor/lone": quality(7), "vendor/mute": quality(None)}, lengths={"s1": 100})
     analysis = analyse_judgements(found)
     lone, mute = (next(c for c in analysis.cards if c.judge == j) for j in ("vendor/lone", "vendor/mute"))
-    cells = dict(zip(("task", "judge", "ratings", "unscored", "mean", "humans", "others", "repeats", "length",
-                      "position", "self", "cost"), card_cells(lone)))
+    cells = dict(
+        zip(
+            (
+                "task",
+                "judge",
+                "ratings",
+                "unscored",
+                "mean",
+                "humans",
+                "others",
+                "repeats",
+                "length",
+                "position",
+                "self",
+                "cost",
+            ),
+            card_cells(lone),
+        )
+    )
     assert cells["humans"] == f"{DASH} (no labels given)"
     assert cells["others"] == f"{DASH} (ρ undefined: under 2 shared items or a constant judge)"
     assert cells["repeats"] == f"{DASH} (not repeated)"
@@ -140,11 +184,18 @@ def test_the_two_candidate_beta_is_shown_beside_it():
     def scores(lengths: dict[str, int]) -> Values:
         return {(s, "quality"): 2 + math.log2(words / 50) for s, words in lengths.items()}
 
-    found = judgements({"v/j": scores(long)}, answers="long", lengths=long,
-                       more=judgements({"v/j": scores(short)}, answers="short", lengths=short))
+    found = judgements(
+        {"v/j": scores(long)},
+        answers="long",
+        lengths=long,
+        more=judgements({"v/j": scores(short)}, answers="short", lengths=short),
+    )
     bias = analyse_judgements(found).cards[0].length
     assert bias.slope_per_doubling == pytest.approx(1.0) and bias.within_run_slope == pytest.approx(1.0)
-    assert card_cells(analyse_judgements(found).cards[0])[8] == "+1.00 [+1.00, +1.00]/2× within run; β +1.00 [+1.00, +1.00]/2×"
+    assert (
+        card_cells(analyse_judgements(found).cards[0])[8]
+        == "+1.00 [+1.00, +1.00]/2× within run; β +1.00 [+1.00, +1.00]/2×"
+    )
 
 
 # human labels --------------------------------------------------------------------------------------
@@ -156,8 +207,15 @@ def labels_file(tmp_path: Path, *rows: str) -> Path:
 
 def test_scores_off_the_judges_scale_are_refused_with_their_lines(tmp_path):
     found = judgements({"v/j": quality(3, 5, 7)})
-    path = labels_file(tmp_path, "s1,quality,ana,3", "s1,quality,ben,12", "s2,quality,ana,42", "s3,quality,ana,-3",
-                       "s3,quality,ben,7.5", "s2,quality,ben,10")
+    path = labels_file(
+        tmp_path,
+        "s1,quality,ana,3",
+        "s1,quality,ben,12",
+        "s2,quality,ana,42",
+        "s3,quality,ana,-3",
+        "s3,quality,ben,7.5",
+        "s2,quality,ben,10",
+    )
     with pytest.raises(DataError) as caught:
         analyse_judgements(found, labels=read_labels(path))
     message = str(caught.value)
@@ -210,8 +268,14 @@ def test_raters_agreement_is_context_beside_leave_one_rater_out(tmp_path):
     truth = [3, 4, 5, 6, 7, 8]
     ana = [4, 3, 6, 5, 8, 7]  # ranks 2 1 4 3 6 5
     ben = [2, 5, 4, 7, 6, 9]  # ranks 1 3 2 5 4 6
-    path = labels_file(tmp_path, *(f"s{i},quality,{rater},{v}" for rater, values in (("ana", ana), ("ben", ben))
-                                   for i, v in enumerate(values, start=1)))
+    path = labels_file(
+        tmp_path,
+        *(
+            f"s{i},quality,{rater},{v}"
+            for rater, values in (("ana", ana), ("ben", ben))
+            for i, v in enumerate(values, start=1)
+        ),
+    )
     analysis = analyse_judgements(judgements({"v/j": quality(*truth)}), labels=read_labels(path))
     humans = analysis.cards[0].humans
     assert humans.vs_human_mean.spearman == pytest.approx(1.0)

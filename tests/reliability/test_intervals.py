@@ -86,8 +86,9 @@ def test_single_item_and_undefined_statistics_have_no_interval():
     constant = pairs.pair_intervals([5] * 20, list(range(1, 11)) * 2)
     assert constant["spearman"].low is None and constant["spearman"].valid == 0
     assert constant["spearman"].note == "defined in 0 of 1000 resamples (under 100)"
-    few = bootstrap.bootstrap(lambda rows: np.where(np.arange(rows.shape[0]) < 50, 1.0, np.nan)[:, None], 10,
-                      resamples=1000)
+    few = bootstrap.bootstrap(
+        lambda rows: np.where(np.arange(rows.shape[0]) < 50, 1.0, np.nan)[:, None], 10, resamples=1000
+    )
     assert few[0].low is None and few[0].valid == 50
 
 
@@ -120,8 +121,10 @@ def test_length_beta_interval_refits_the_length_controlled_beta():
     lengths = np.where(np.array(systems) == "long", 400, 100) * rng.uniform(0.5, 2, n)
     scores = 1.5 * np.log2(lengths) + (np.array(systems) == "long") * 1.0 + rng.normal(0, 0.5, n)
     rows = _draws(n, 200, 1)
-    betas = [length.length_controlled_means(scores[r], lengths[r], [groups[i] for i in r], [systems[i] for i in r]).beta
-             for r in rows]
+    betas = [
+        length.length_controlled_means(scores[r], lengths[r], [groups[i] for i in r], [systems[i] for i in r]).beta
+        for r in rows
+    ]
     (low, high), valid = _percentile(betas)
     found = length.length_beta_interval(scores, lengths, groups, systems, resamples=200, seed=1)
     assert (found.low, found.high, found.valid) == pytest.approx((low, high, valid), abs=1e-9)

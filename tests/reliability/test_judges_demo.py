@@ -7,7 +7,6 @@ from __future__ import annotations
 import html
 import json
 import statistics
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -77,8 +76,12 @@ def test_a_better_candidate_that_writes_longer_is_not_length_bias(tmp_path, scri
     """The long candidate is 2 points better: a fair judge has no length bias, although within each
     sample the longer answer scores higher."""
     fair = scripts("fair-q", judge())
-    paths = [proseval.run("demo", model=scripts(name, writer(words, better=better)), roles={"judge": fair},
-                          out=tmp_path, epochs=4).path for name, words, better in (("s", 50, 0), ("l", 200, 2))]
+    paths = [
+        proseval.run(
+            "demo", model=scripts(name, writer(words, better=better)), roles={"judge": fair}, out=tmp_path, epochs=4
+        ).path
+        for name, words, better in (("s", 50, 0), ("l", 200, 2))
+    ]
     bias = proseval.agreement(paths).cards[0].length
     assert bias.within_sample_slope > 0.8  # the quality gap, seen through length
     assert bias.slope_per_doubling == pytest.approx(0.0, abs=0.2)  # net of the candidates' own levels
@@ -100,8 +103,9 @@ def test_panel_scores_skip_unscored_judges(judged):
         scored = [v for v in item.values.values() if v is not None]
         assert item.judges_scored == len(scored)
         assert item.score == pytest.approx(statistics.fmean(scored))
-    assert panel.most_disagreed and all(len({v for v in i.values.values() if v is not None}) > 1
-                                        for i in panel.most_disagreed)
+    assert panel.most_disagreed and all(
+        len({v for v in i.values.values() if v is not None}) > 1 for i in panel.most_disagreed
+    )
 
 
 def test_human_labels_agreement_and_unknown_samples(judged, tmp_path):
@@ -114,11 +118,28 @@ def test_human_labels_agreement_and_unknown_samples(judged, tmp_path):
             record = json.loads(line)
             quality = planted_quality(record["input"])
             expected[(run_id, record["id"], record["epoch"])] = quality
-            append_label(labels, Label(sample_id=record["id"], epoch=record["epoch"], run=run_id,
-                                       criterion="quality", score=quality, rater="ana"))
-            append_label(labels, Label(sample_id=record["id"], epoch=record["epoch"], run=run_id,
-                                       criterion="quality", score=quality + (1 if record["epoch"] % 2 else 0),
-                                       rater="ben"))
+            append_label(
+                labels,
+                Label(
+                    sample_id=record["id"],
+                    epoch=record["epoch"],
+                    run=run_id,
+                    criterion="quality",
+                    score=quality,
+                    rater="ana",
+                ),
+            )
+            append_label(
+                labels,
+                Label(
+                    sample_id=record["id"],
+                    epoch=record["epoch"],
+                    run=run_id,
+                    criterion="quality",
+                    score=quality + (1 if record["epoch"] % 2 else 0),
+                    rater="ben",
+                ),
+            )
     append_label(labels, Label(sample_id="no-such-sample", run=run_ids[0], criterion="quality", score=3, rater="ana"))
     analysis = proseval.agreement(paths, labels=labels)
     assert analysis.labels.unmatched == 1 and analysis.labels.matched == 2 * 64
@@ -130,6 +151,7 @@ def test_human_labels_agreement_and_unknown_samples(judged, tmp_path):
     assert analysis.rater_agreement.raters == ["ana", "ben"]
     noisy = card(analysis, "j-noisy")
     assert noisy.humans.per_rater["ana"].spearman < fair.humans.per_rater["ana"].spearman
+
     # every figure a reviewer asks about has its interval, which covers it
     def covered(value, interval):
         return interval is not None and interval.low <= value <= interval.high
@@ -145,8 +167,8 @@ def test_human_labels_agreement_and_unknown_samples(judged, tmp_path):
     # the HTML page shows every table, cell and sentence the terminal prints
     from rich.console import Console
 
-    from proseval.report.judges import write_analysis_page
     from proseval.reliability.render import analysis_lines, analysis_tables, print_analysis
+    from proseval.report.judges import write_analysis_page
 
     console = Console(record=True, width=400)
     print_analysis(analysis, console)
@@ -171,8 +193,9 @@ def test_repeats_have_their_own_cache_entries_and_replay_them(tmp_path, scripts)
         calls.append(1)
         return json.dumps({"score": 1 + len(calls) % 10, "reason": "changes every call"})
 
-    source = proseval.run("demo", model=scripts("w", writer(60)), roles={"judge": scripts("count", counting)},
-                          out=tmp_path, limit=3).path
+    source = proseval.run(
+        "demo", model=scripts("w", writer(60)), roles={"judge": scripts("count", counting)}, out=tmp_path, limit=3
+    ).path
     first = proseval.score(source, repeats=2)
     assert [json.loads((r.path / "header.json").read_text())["repeat"] for r in first] == [1, 2]
     assert len(calls) == 3 + 2 * 3  # repeats are not served the source run's cached answers
@@ -185,9 +208,24 @@ def test_repeats_have_their_own_cache_entries_and_replay_them(tmp_path, scripts)
 def test_command_line_panel_agreement_and_report(tmp_path, scripts, monkeypatch):
     monkeypatch.setenv("COLUMNS", "250")
     candidate, fair, lengthy = scripts("w2", writer(80)), scripts("fair2", judge()), scripts("long2", judge(slope=1))
-    result = runner.invoke(app, ["run", "demo", "--model", candidate, "--role", f"judge={fair}", "--panel",
-                                 f"judge={lengthy}", "--out", str(tmp_path), "--display", "none"],
-                           catch_exceptions=False)
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "--model",
+            candidate,
+            "--role",
+            f"judge={fair}",
+            "--panel",
+            f"judge={lengthy}",
+            "--out",
+            str(tmp_path),
+            "--display",
+            "none",
+        ],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     assert "Panel of 2 judges" in result.output
     panels = list(tmp_path.glob("*-panel"))
@@ -197,8 +235,9 @@ def test_command_line_panel_agreement_and_report(tmp_path, scripts, monkeypatch)
     prices = tmp_path / "prices.yaml"
     prices.write_text("currency: EUR\nmodels:\n  scripted/fair2: {input: 1.0, output: 2.0}\n")
     out = tmp_path / "analysis"
-    result = runner.invoke(app, ["agreement", *map(str, runs), "--prices", str(prices), "-o", str(out)],
-                           catch_exceptions=False)
+    result = runner.invoke(
+        app, ["agreement", *map(str, runs), "--prices", str(prices), "-o", str(out)], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     saved = json.loads((out / "results.json").read_text())
     fair_card = next(c for c in saved["cards"] if c["judge"] == fair)
@@ -212,8 +251,21 @@ def test_command_line_panel_agreement_and_report(tmp_path, scripts, monkeypatch)
 
 
 def test_command_line_refuses_bad_inputs_before_any_request(tmp_path, scripts):
-    result = runner.invoke(app, ["run", "demo", "--model", "scripted/echo", "--role", "judge=scripted/echo",
-                                 "--panel", "judge=nonsense", "--out", str(tmp_path)])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "demo",
+            "--model",
+            "scripted/echo",
+            "--role",
+            "judge=scripted/echo",
+            "--panel",
+            "judge=nonsense",
+            "--out",
+            str(tmp_path),
+        ],
+    )
     assert result.exit_code == 2 and "--panel" in result.output
     assert not any(tmp_path.iterdir())
     source = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/echo"}, out=tmp_path, limit=1).path

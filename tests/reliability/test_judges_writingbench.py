@@ -25,7 +25,7 @@ SLOPE = 1.0  # the lengthy judge adds 1 point per doubling of the answer's lengt
 def wb_reply(kind: str):
     """A reply as WritingBench's per-criterion parser expects it: one JSON object with an integer
     "score" and a "reason", here fenced after a line of prose (the parser takes the last object)."""
-    return lambda score: f'My verdict:\n```json\n{json.dumps({"score": score, "reason": f"{kind} judge"})}\n```'
+    return lambda score: f"My verdict:\n```json\n{json.dumps({'score': score, 'reason': f'{kind} judge'})}\n```"
 
 
 @pytest.fixture
@@ -41,8 +41,10 @@ def judged(tmp_path, scripts, shared_dir):
     fair = scripts("wbj-fair", judge("fair", reply=wb_reply("fair")))
     noisy = scripts("wbj-noisy", judge("noisy", noise=NOISE, seed=3, reply=wb_reply("noisy")))
     lengthy = scripts("wbj-lengthy", judge("lengthy", slope=SLOPE, reply=wb_reply("lengthy")))
-    sources = [proseval.run("writingbench", model=m, roles={"judge": fair}, params=params, limit=QUERIES,
-                            out=tmp_path).path for m in (short, long)]
+    sources = [
+        proseval.run("writingbench", model=m, roles={"judge": fair}, params=params, limit=QUERIES, out=tmp_path).path
+        for m in (short, long)
+    ]
     paths = list(sources)
     for source in sources:
         paths += [r.path for r in proseval.score(source, roles={"judge": noisy}, repeats=3)]
@@ -66,8 +68,9 @@ def planted_answers(source):
     for line in (source / "samples.jsonl").read_text().splitlines():
         record = json.loads(line)
         output = record["state"]["output"]
-        found.append((record["id"], int(QUALITY.search(output).group(1)), len(FILLER.findall(output)),
-                      count_words(output)))
+        found.append(
+            (record["id"], int(QUALITY.search(output).group(1)), len(FILLER.findall(output)), count_words(output))
+        )
     return found
 
 
@@ -139,6 +142,7 @@ def test_cards_recover_planted_properties_on_writingbench(judged):
     expected_slope = SLOPE * sum(p * m for p, m in zip(planted_x, measured_x)) / sum(m * m for m in measured_x)
     assert 1.0 < expected_slope < 1.1
     assert lengthy.length.slope_per_doubling == pytest.approx(expected_slope, abs=0.12)
+
     # Raw means are what the judge gave; the longer candidate (4x the words) is about 2 points ahead.
     def planted_score(answer):
         return max(1, min(10, round(answer[1] + SLOPE * math.log2(answer[2] / 100))))

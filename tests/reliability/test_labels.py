@@ -27,8 +27,15 @@ def score(sample_id: str = "s1", value: float = 7, **extra) -> dict:
 
 
 def pref(sample_id: str = "s1", choice: str = "A", **extra) -> dict:
-    return {"sample_id": sample_id, "criterion": "quality", "rater": "ann", "preference": choice,
-            "a": "run-1", "b": "run-2", **extra}
+    return {
+        "sample_id": sample_id,
+        "criterion": "quality",
+        "rater": "ann",
+        "preference": choice,
+        "a": "run-1",
+        "b": "run-2",
+        **extra,
+    }
 
 
 def error_of(path: Path) -> str:
@@ -39,17 +46,29 @@ def error_of(path: Path) -> str:
 
 # good files -------------------------------------------------------------------------------------
 def test_json_lines_read_with_every_field(tmp_path: Path) -> None:
-    path = write_lines(tmp_path / "labels.jsonl",
-                       score(sample_id=12, epoch=2, run="run-1", comment="clear", labelled_at="2025-03-01T14:03:00Z",
-                             session="morning"),
-                       "",
-                       pref(choice="Tie", rater="  Bo Li  ", criterion="Coherence"),
-                       pref(sample_id="s2", choice="b"))
+    path = write_lines(
+        tmp_path / "labels.jsonl",
+        score(
+            sample_id=12, epoch=2, run="run-1", comment="clear", labelled_at="2025-03-01T14:03:00Z", session="morning"
+        ),
+        "",
+        pref(choice="Tie", rater="  Bo Li  ", criterion="Coherence"),
+        pref(sample_id="s2", choice="b"),
+    )
     labels = read_labels(path)
     assert labels.path == path and labels.replaced == 0 and len(labels) == 3
     first, second, third = labels.labels
-    assert first == Label(sample_id="12", epoch=2, run="run-1", criterion="quality", rater="ann", score=7.0,
-                          comment="clear", labelled_at="2025-03-01T14:03:00Z", session="morning")
+    assert first == Label(
+        sample_id="12",
+        epoch=2,
+        run="run-1",
+        criterion="quality",
+        rater="ann",
+        score=7.0,
+        comment="clear",
+        labelled_at="2025-03-01T14:03:00Z",
+        session="morning",
+    )
     assert (second.preference, second.rater, second.a, second.b, second.epoch) == ("tie", "Bo Li", "run-1", "run-2", 0)
     assert third.preference == "B" and third.score is None
     assert labels.raters() == ["Bo Li", "ann"]
@@ -62,15 +81,18 @@ def test_ndjson_extension_is_json_lines(tmp_path: Path) -> None:
 
 def test_csv_from_a_spreadsheet_bom_crlf_and_header_case(tmp_path: Path) -> None:
     path = tmp_path / "labels.csv"
-    rows = ["Sample_ID , Epoch,Criterion,RATER,Score,Preference,A,B,Run,Comment",
-            "101,1,quality,ann,7.5,,,,run-1,\"good, but \"\"long\"\"\"",
-            ",,,,,,,,,",  # a row of empty cells, as spreadsheets export
-            "102,,quality,ann,,a,run-1,run-2,,",
-            ""]
+    rows = [
+        "Sample_ID , Epoch,Criterion,RATER,Score,Preference,A,B,Run,Comment",
+        '101,1,quality,ann,7.5,,,,run-1,"good, but ""long"""',
+        ",,,,,,,,,",  # a row of empty cells, as spreadsheets export
+        "102,,quality,ann,,a,run-1,run-2,,",
+        "",
+    ]
     path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(rows).encode("utf-8"))
     first, second = read_labels(path).labels
-    assert first == Label(sample_id="101", epoch=1, criterion="quality", rater="ann", score=7.5, run="run-1",
-                          comment='good, but "long"')
+    assert first == Label(
+        sample_id="101", epoch=1, criterion="quality", rater="ann", score=7.5, run="run-1", comment='good, but "long"'
+    )
     assert second == Label(sample_id="102", criterion="quality", rater="ann", preference="A", a="run-1", b="run-2")
 
 
@@ -81,30 +103,36 @@ def test_tsv_uses_tabs(tmp_path: Path) -> None:
 
 
 # errors with file and line ----------------------------------------------------------------------
-@pytest.mark.parametrize(("line", "expected"), [
-    ('{"sample_id": "s1", "criterion": ', "labels.jsonl:2: invalid JSON"),
-    (score(sample_id=None), "labels.jsonl:2: sample_id: Input should be a valid string"),
-    ({k: v for k, v in score().items() if k != "sample_id"}, "labels.jsonl:2: sample_id: missing"),
-    (score(preference="A", a="run-1", b="run-2"), "labels.jsonl:2: give either score or preference, not both"),
-    ({"sample_id": "s1", "criterion": "quality", "rater": "ann"}, "labels.jsonl:2: give a score or a preference"),
-    (pref(choice="C"), "labels.jsonl:2: preference: must be A, B or tie (got 'C')"),
-    ({k: v for k, v in pref().items() if k != "b"}, "labels.jsonl:2: a preference needs a and b"),
-    (score(a="run-1", b="run-2"), "labels.jsonl:2: a and b are for a preference, not with a score"),
-    (pref(run="run-1"), "labels.jsonl:2: run is for a score"),
-    (pref(b="run-1"), "labels.jsonl:2: a and b must be different runs"),
-    (score(colour="red"), "labels.jsonl:2: colour: unknown field"),
-    (score(epoch=-1), "labels.jsonl:2: epoch: Input should be greater than or equal to 0"),
-    (score(epoch=True), "labels.jsonl:2: epoch: must be a whole number"),
-    (score(rater="   "), "labels.jsonl:2: rater: must not be empty"),
-    (score(rater="x" * 101), "labels.jsonl:2: rater: at most 100 characters (got 101)"),
-    (score(rater="ann\tbo"), "labels.jsonl:2: rater: must be printable"),
-    (score(value="seven"), "labels.jsonl:2: score: not a number ('seven')"),
-    (score(value=True), "labels.jsonl:2: score: not a number (true/false)"),
-    (score(value="７"), "labels.jsonl:2: score: not a number in ASCII digits ('７')"),  # full-width: float() reads 7
-    (score(value="٧"), "labels.jsonl:2: score: not a number in ASCII digits ('٧')"),  # Arabic-Indic seven
-    (score(labelled_at="yesterday"), "labels.jsonl:2: labelled_at: not an ISO-8601 timestamp ('yesterday')"),
-    ("[1, 2]", "labels.jsonl:2: expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('{"sample_id": "s1", "criterion": ', "labels.jsonl:2: invalid JSON"),
+        (score(sample_id=None), "labels.jsonl:2: sample_id: Input should be a valid string"),
+        ({k: v for k, v in score().items() if k != "sample_id"}, "labels.jsonl:2: sample_id: missing"),
+        (score(preference="A", a="run-1", b="run-2"), "labels.jsonl:2: give either score or preference, not both"),
+        ({"sample_id": "s1", "criterion": "quality", "rater": "ann"}, "labels.jsonl:2: give a score or a preference"),
+        (pref(choice="C"), "labels.jsonl:2: preference: must be A, B or tie (got 'C')"),
+        ({k: v for k, v in pref().items() if k != "b"}, "labels.jsonl:2: a preference needs a and b"),
+        (score(a="run-1", b="run-2"), "labels.jsonl:2: a and b are for a preference, not with a score"),
+        (pref(run="run-1"), "labels.jsonl:2: run is for a score"),
+        (pref(b="run-1"), "labels.jsonl:2: a and b must be different runs"),
+        (score(colour="red"), "labels.jsonl:2: colour: unknown field"),
+        (score(epoch=-1), "labels.jsonl:2: epoch: Input should be greater than or equal to 0"),
+        (score(epoch=True), "labels.jsonl:2: epoch: must be a whole number"),
+        (score(rater="   "), "labels.jsonl:2: rater: must not be empty"),
+        (score(rater="x" * 101), "labels.jsonl:2: rater: at most 100 characters (got 101)"),
+        (score(rater="ann\tbo"), "labels.jsonl:2: rater: must be printable"),
+        (score(value="seven"), "labels.jsonl:2: score: not a number ('seven')"),
+        (score(value=True), "labels.jsonl:2: score: not a number (true/false)"),
+        (
+            score(value="７"),
+            "labels.jsonl:2: score: not a number in ASCII digits ('７')",
+        ),  # full-width: float() reads 7
+        (score(value="٧"), "labels.jsonl:2: score: not a number in ASCII digits ('٧')"),  # Arabic-Indic seven
+        (score(labelled_at="yesterday"), "labels.jsonl:2: labelled_at: not an ISO-8601 timestamp ('yesterday')"),
+        ("[1, 2]", "labels.jsonl:2: expected a JSON object"),
+    ],
+)
 def test_json_lines_errors_name_file_and_line(tmp_path: Path, line: dict | str, expected: str) -> None:
     path = write_lines(tmp_path / "labels.jsonl", score(), line, score(sample_id="s3"))
     message = error_of(path)
@@ -112,16 +140,19 @@ def test_json_lines_errors_name_file_and_line(tmp_path: Path, line: dict | str, 
     assert ": 1 problem in" in message  # the good lines around it are no problem
 
 
-@pytest.mark.parametrize(("row", "expected"), [
-    (",quality,ann,7,", "labels.csv:3: sample_id: missing"),
-    ("s1,quality,ann,seven,", "labels.csv:3: score: not a number ('seven')"),
-    ("s1,quality,ann,１０,", "labels.csv:3: score: not a number in ASCII digits ('１０')"),
-    ("s1,quality,ann,,", "labels.csv:3: give a score or a preference"),
-    ("s1,quality,ann,7,A", "labels.csv:3: give either score or preference, not both"),
-    ("s1,quality,ann,,maybe", "labels.csv:3: preference: must be A, B or tie (got 'maybe')"),
-    ("s1,quality,ann,,A", "labels.csv:3: a preference needs a and b"),
-    ("s1,quality,ann,7,,extra", "labels.csv:3: 6 cells but 5 columns"),
-])
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        (",quality,ann,7,", "labels.csv:3: sample_id: missing"),
+        ("s1,quality,ann,seven,", "labels.csv:3: score: not a number ('seven')"),
+        ("s1,quality,ann,１０,", "labels.csv:3: score: not a number in ASCII digits ('１０')"),
+        ("s1,quality,ann,,", "labels.csv:3: give a score or a preference"),
+        ("s1,quality,ann,7,A", "labels.csv:3: give either score or preference, not both"),
+        ("s1,quality,ann,,maybe", "labels.csv:3: preference: must be A, B or tie (got 'maybe')"),
+        ("s1,quality,ann,,A", "labels.csv:3: a preference needs a and b"),
+        ("s1,quality,ann,7,,extra", "labels.csv:3: 6 cells but 5 columns"),
+    ],
+)
 def test_csv_errors_name_file_and_line(tmp_path: Path, row: str, expected: str) -> None:
     path = tmp_path / "labels.csv"
     path.write_text(f"sample_id,criterion,rater,score,preference\ns0,quality,ann,5,\n{row}\n", encoding="utf-8")
@@ -131,17 +162,22 @@ def test_csv_errors_name_file_and_line(tmp_path: Path, row: str, expected: str) 
 
 def test_csv_line_numbers_count_quoted_line_breaks(tmp_path: Path) -> None:
     path = tmp_path / "labels.csv"
-    path.write_text('sample_id,criterion,rater,score,comment\ns0,quality,ann,5,"two\nlines"\n\n'
-                    's1,quality,ann,x,\n', encoding="utf-8")
+    path.write_text(
+        'sample_id,criterion,rater,score,comment\ns0,quality,ann,5,"two\nlines"\n\ns1,quality,ann,x,\n',
+        encoding="utf-8",
+    )
     assert "labels.csv:5: score: not a number ('x')" in error_of(path)
 
 
-@pytest.mark.parametrize(("header", "expected"), [
-    ("sample_id,criterion,rater,score,colour", "labels.csv:1: unknown column 'colour'"),
-    ("sample_id,criterion,rater,score,Score", "labels.csv:1: column 'score' appears twice"),
-    ("criterion,rater,score", "labels.csv:1: no 'sample_id' column"),
-    ("sample_id,criterion,rater", "labels.csv:1: no 'score' or 'preference' column"),
-])
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("sample_id,criterion,rater,score,colour", "labels.csv:1: unknown column 'colour'"),
+        ("sample_id,criterion,rater,score,Score", "labels.csv:1: column 'score' appears twice"),
+        ("criterion,rater,score", "labels.csv:1: no 'sample_id' column"),
+        ("sample_id,criterion,rater", "labels.csv:1: no 'score' or 'preference' column"),
+    ],
+)
 def test_csv_header_errors(tmp_path: Path, header: str, expected: str) -> None:
     path = tmp_path / "labels.csv"
     path.write_text(f"{header}\ns1,quality,ann,7,red\n", encoding="utf-8")
@@ -188,10 +224,15 @@ def test_missing_file(tmp_path: Path) -> None:
         read_labels(tmp_path / "nothere.jsonl")
 
 
-@pytest.mark.parametrize(("name", "content"), [
-    ("labels.jsonl", ""), ("labels.jsonl", "\n  \n"),
-    ("labels.csv", ""), ("labels.csv", "sample_id,criterion,rater,score\n"),
-])
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("labels.jsonl", ""),
+        ("labels.jsonl", "\n  \n"),
+        ("labels.csv", ""),
+        ("labels.csv", "sample_id,criterion,rater,score\n"),
+    ],
+)
 def test_empty_file(tmp_path: Path, name: str, content: str) -> None:
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
@@ -200,10 +241,19 @@ def test_empty_file(tmp_path: Path, name: str, content: str) -> None:
 
 # duplicates -------------------------------------------------------------------------------------
 def test_the_last_of_duplicates_counts(tmp_path: Path) -> None:
-    path = write_lines(tmp_path / "labels.jsonl",
-                       score(value=3), score(value=4, run="run-1"), score(sample_id="s2"),
-                       score(value=5), pref(), pref(choice="B"), score(value=6),
-                       score(value=9, rater="bo"), score(value=2, criterion="style"), score(value=1, epoch=1))
+    path = write_lines(
+        tmp_path / "labels.jsonl",
+        score(value=3),
+        score(value=4, run="run-1"),
+        score(sample_id="s2"),
+        score(value=5),
+        pref(),
+        pref(choice="B"),
+        score(value=6),
+        score(value=9, rater="bo"),
+        score(value=2, criterion="style"),
+        score(value=1, epoch=1),
+    )
     labels = read_labels(path)
     assert labels.replaced == 3
     assert labels.lines == [2, 3, 6, 7, 8, 9, 10]  # each kept label's own line
@@ -265,8 +315,7 @@ def _append_many(path: Path, rater: str, count: int, start: multiprocessing.sync
     os.fsync = lambda fd: None  # in this child only: back-to-back writes, so unlocked ones would interleave
     start.wait(10)
     for i in range(count):  # long lines: an unlocked or buffered write would be split and interleaved
-        append_label(path, Label(sample_id=f"s{i}", criterion="quality", rater=rater, score=i,
-                                 comment=rater * 10000))
+        append_label(path, Label(sample_id=f"s{i}", criterion="quality", rater=rater, score=i, comment=rater * 10000))
 
 
 @pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")

@@ -7,12 +7,12 @@ from __future__ import annotations
 import math
 
 import pytest
-from reliability.test_card_figures import judgements
 
 from proseval.reliability.analysis import analyse_judgements
 from proseval.reliability.biases import MIN_LENGTH_ANSWERS, MIN_LENGTH_SPREAD, length_guard
 from proseval.reliability.render import DASH, card_cells
 from proseval.reliability.stats import length
+from reliability.test_card_figures import judgements
 
 
 def test_three_answers_ten_words_apart_get_no_slope_but_the_reason():
@@ -46,8 +46,12 @@ def test_the_two_candidate_beta_follows_the_same_rule():
     # two candidates, three samples: six answers, but each pair a few words apart
     short = {"s1": 300, "s2": 500, "s3": 700}
     long = {s: words + 6 for s, words in short.items()}
-    found = judgements({"v/j": {(s, "quality"): 8.0 for s in long}}, answers="long", lengths=long,
-                       more=judgements({"v/j": {(s, "quality"): 2.0 for s in short}}, answers="short", lengths=short))
+    found = judgements(
+        {"v/j": {(s, "quality"): 8.0 for s in long}},
+        answers="long",
+        lengths=long,
+        more=judgements({"v/j": {(s, "quality"): 2.0 for s in short}}, answers="short", lengths=short),
+    )
     bias = analyse_judgements(found).cards[0].length
     assert bias.slope_per_doubling is None and bias.slope_per_doubling_ci is None
     assert bias.note.startswith("lengths too alike")

@@ -47,7 +47,9 @@ def ref_bootstrap(statistic, n, *, resamples=1000, seed=0, confidence=0.95, min_
     for column in values.T:
         kept = column[np.isfinite(column)]
         if kept.size < min_valid:
-            found.append((None, None, int(kept.size), f"defined in {kept.size} of {resamples} resamples (under {min_valid})"))
+            found.append(
+                (None, None, int(kept.size), f"defined in {kept.size} of {resamples} resamples (under {min_valid})")
+            )
             continue
         low, high = np.quantile(kept, [tail, 1 - tail])
         found.append((float(low), float(high), int(kept.size), ""))
@@ -74,8 +76,9 @@ def _paired(x, y):
 def ref_mean_interval(values, *, resamples=1000, seed=0, min_valid=1):
     data = _floats(values)
     data = data[~np.isnan(data)]
-    return ref_bootstrap(lambda rows: data[rows].mean(axis=1)[:, None], data.size, resamples=resamples, seed=seed,
-                         min_valid=min_valid)[0]
+    return ref_bootstrap(
+        lambda rows: data[rows].mean(axis=1)[:, None], data.size, resamples=resamples, seed=seed, min_valid=min_valid
+    )[0]
 
 
 def ref_mean_difference(x, y, *, resamples=2000, seed=0):
@@ -121,8 +124,11 @@ def _ref_table_alpha(table, values, level):
     elif level == "ordinal":
         cum = np.cumsum(counts, axis=1)
         lower = np.arange(values.size)[:, None] <= np.arange(values.size)[None, :]
-        span = np.where(lower, cum[:, None, :] - cum[:, :, None] + counts[:, :, None],
-                        cum[:, :, None] - cum[:, None, :] + counts[:, None, :])
+        span = np.where(
+            lower,
+            cum[:, None, :] - cum[:, :, None] + counts[:, :, None],
+            cum[:, :, None] - cum[:, None, :] + counts[:, None, :],
+        )
         delta = (span - (counts[:, :, None] + counts[:, None, :]) / 2) ** 2
     elif level == "interval":
         delta = np.broadcast_to((values[:, None] - values[None, :]) ** 2, coincidences.shape)
@@ -142,10 +148,15 @@ def ref_pair_intervals(x, y, *, low=None, high=None, level="interval", seed=0):
     order = np.lexsort((b, a))
     a, b = a[order], b[order]
     both = np.concatenate([a, b])
-    kappa = (low is not None and high is not None and bool(np.all(both == np.round(both)))
-             and bool(np.all((both >= low) & (both <= high))))
-    names = [s for s in ("spearman", "kendall_tau_b", "pearson", "weighted_kappa", "alpha")
-             if s != "weighted_kappa" or kappa]
+    kappa = (
+        low is not None
+        and high is not None
+        and bool(np.all(both == np.round(both)))
+        and bool(np.all((both >= low) & (both <= high)))
+    )
+    names = [
+        s for s in ("spearman", "kendall_tau_b", "pearson", "weighted_kappa", "alpha") if s != "weighted_kappa" or kappa
+    ]
     values = np.unique(both)
     assert values.size <= 40
     k = values.size
@@ -155,8 +166,12 @@ def ref_pair_intervals(x, y, *, low=None, high=None, level="interval", seed=0):
     def statistic(rows):
         flat = (np.arange(rows.shape[0])[:, None] * (k * k) + cells[rows]).ravel()
         table = np.bincount(flat, minlength=rows.shape[0] * k * k).reshape(rows.shape[0], k, k).astype(float)
-        found = {"spearman": _table_spearman(table), "kendall_tau_b": _table_kendall(table),
-                 "pearson": _table_correlation(table, values, values), "alpha": _ref_table_alpha(table, values, level)}
+        found = {
+            "spearman": _table_spearman(table),
+            "kendall_tau_b": _table_kendall(table),
+            "pearson": _table_correlation(table, values, values),
+            "alpha": _ref_table_alpha(table, values, level),
+        }
         if "weighted_kappa" in names:
             found["weighted_kappa"] = _table_kappa(table, weights)
         return np.stack([found[name] for name in names], axis=1)
@@ -177,8 +192,9 @@ def _ref_alpha(data, level):
 def ref_alpha_interval(matrix, level, seed, resamples=1000):
     data = _floats([v for row in matrix for v in row]).reshape(len(matrix), -1)
     data = data[:, (~np.isnan(data)).sum(axis=0) >= 2]
-    return ref_bootstrap_each(lambda rows: _ref_alpha(data[:, rows], level), data.shape[1], resamples=resamples,
-                              seed=seed)
+    return ref_bootstrap_each(
+        lambda rows: _ref_alpha(data[:, rows], level), data.shape[1], resamples=resamples, seed=seed
+    )
 
 
 def _ref_tau_b(a, b):
@@ -359,7 +375,8 @@ def test_alpha_from_rating_patterns_is_the_krippendorff_package(seed):
     matrix = _judges(seed, int(rng.integers(3, 80)), int(rng.integers(2, 6)), missing=0.3)
     for level in ("nominal", "ordinal", "interval", "ratio"):
         assert alpha_module.krippendorff_alpha(matrix, level) == pytest.approx(
-            _ref_alpha(_floats([v for row in matrix for v in row]).reshape(len(matrix), -1), level), abs=TOLERANCE)
+            _ref_alpha(_floats([v for row in matrix for v in row]).reshape(len(matrix), -1), level), abs=TOLERANCE
+        )
 
 
 @pytest.mark.parametrize("level", ["interval", "ordinal"])
@@ -417,11 +434,15 @@ def _lengths(seed, answers, *, missing=0.1):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_length_slope_interval_matches_the_reference(seed):
     scores, lengths, groups, units, _, _ = _lengths(seed, 40)
-    _same(length_slope_interval(scores, lengths, groups, units, seed=seed),
-          ref_length_slope_interval(scores, lengths, groups, units, seed=seed))
+    _same(
+        length_slope_interval(scores, lengths, groups, units, seed=seed),
+        ref_length_slope_interval(scores, lengths, groups, units, seed=seed),
+    )
     singles = [(u,) for u in units]  # every unit its own group: no slope in any resample
-    _same(length_slope_interval(scores, lengths, singles, units, seed=seed),
-          ref_length_slope_interval(scores, lengths, singles, units, seed=seed))
+    _same(
+        length_slope_interval(scores, lengths, singles, units, seed=seed),
+        ref_length_slope_interval(scores, lengths, singles, units, seed=seed),
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -430,11 +451,15 @@ def test_length_beta_interval_matches_the_reference(seed, n_systems):
     rng = np.random.default_rng(seed)
     _, _, _, _, sample, words = _lengths(seed, 90)
     systems = [f"m{int(s)}" for s in rng.integers(0, n_systems, sample.size)]
-    scores = [None if rng.random() < 0.05 else float(np.clip(round(6 + 0.5 * np.log2(w / 400) + rng.normal(0, 1)), 1, 10))
-              for w in words]
+    scores = [
+        None if rng.random() < 0.05 else float(np.clip(round(6 + 0.5 * np.log2(w / 400) + rng.normal(0, 1)), 1, 10))
+        for w in words
+    ]
     groups = [f"s{s}" for s in sample]
-    _same(length_beta_interval(scores, list(words), groups, systems, seed=seed),
-          ref_length_beta_interval(scores, list(words), groups, systems, seed=seed))
+    _same(
+        length_beta_interval(scores, list(words), groups, systems, seed=seed),
+        ref_length_beta_interval(scores, list(words), groups, systems, seed=seed),
+    )
 
 
 def test_length_beta_interval_where_length_is_confounded_with_system_matches_the_reference():
@@ -444,8 +469,10 @@ def test_length_beta_interval_where_length_is_confounded_with_system_matches_the
     lengths = [100 if s == "short" else 400 for s in systems]
     lengths[-1] = 380  # barely identified
     scores = [float(5 + (i % 3)) for i in range(40)]
-    _same(length_beta_interval(scores, lengths, groups, systems, seed=1),
-          ref_length_beta_interval(scores, lengths, groups, systems, seed=1))
+    _same(
+        length_beta_interval(scores, lengths, groups, systems, seed=1),
+        ref_length_beta_interval(scores, lengths, groups, systems, seed=1),
+    )
 
 
 def test_draws_of_fewer_resamples_are_the_first_of_more():

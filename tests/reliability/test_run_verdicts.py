@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
-from writingbench.wb_fixtures import TINY_QUERIES, names, tiny_files, write_files
 
 import proseval
 from proseval.cli import app
 from support.core import refusal_line
 from support.planted import QUALITY, judge, writer
+from writingbench.wb_fixtures import TINY_QUERIES, names, tiny_files, write_files
 
 runner = CliRunner()
 CRITERIA = 5  # per query of the tiny data set, named q<index>_c<n>
@@ -35,8 +35,13 @@ def wb_runs(tmp_path, scripts, monkeypatch):
     monkeypatch.setenv("PROSEVAL_WRITINGBENCH_DIR", str(data))
     fair = scripts("wbv-fair", judge("fair", reply=wb_reply))
     lengthy = scripts("wbv-lengthy", judge("lengthy", slope=1.0, reply=wb_reply))
-    source = proseval.run("writingbench", model=scripts("wbv-writer", writer(80, seed=1)), roles={"judge": fair},
-                          params={"verify": False}, out=tmp_path / "runs").path
+    source = proseval.run(
+        "writingbench",
+        model=scripts("wbv-writer", writer(80, seed=1)),
+        roles={"judge": fair},
+        params={"verify": False},
+        out=tmp_path / "runs",
+    ).path
     rescore = proseval.score(source, roles={"judge": lengthy})[0].path
     return data, source, rescore
 
@@ -107,12 +112,23 @@ def test_an_older_run_is_read_through_its_task_given_the_data(wb_runs, tmp_path,
     line = refusal_line(runner.invoke(app, ["agreement", str(source), str(rescore)]), 1)
     assert str(source) in line and "--data-dir PATH" in line and "no WritingBench data" in line
     assert "a bug in proseval" not in line
-    result = runner.invoke(app, ["agreement", str(source), str(rescore), "--data-dir",
-                                 str(moved / "benchmark_query"), "--json", str(tmp_path / "old.json")])
+    result = runner.invoke(
+        app,
+        [
+            "agreement",
+            str(source),
+            str(rescore),
+            "--data-dir",
+            str(moved / "benchmark_query"),
+            "--json",
+            str(tmp_path / "old.json"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     rebuilt = json.loads((tmp_path / "old.json").read_text())
     assert [(c["judge"], c["n_ratings"], c["mean"]) for c in rebuilt["cards"]] == [
-        (c.judge, c.n_ratings, c.mean) for c in recorded.cards]
+        (c.judge, c.n_ratings, c.mean) for c in recorded.cards
+    ]
     assert rebuilt["pairs"][0]["overall"] == recorded.pairs[0].overall.model_dump()
 
 
@@ -127,8 +143,9 @@ def repeated(tmp_path, scripts):
     source = proseval.run("demo", model=scripts("rw", writer(60)), roles={"judge": rnd}, out=tmp_path).path
     first = [r.path for r in proseval.score(source, repeats=2)]
     again = [r.path for r in proseval.score(source, repeats=2)]
-    other_timeout = [r.path for r in proseval.score(source, roles={"judge": rnd}, repeats=2,
-                                                    gen={"judge": {"timeout": 300}})]
+    other_timeout = [
+        r.path for r in proseval.score(source, roles={"judge": rnd}, repeats=2, gen={"judge": {"timeout": 300}})
+    ]
     return source, first, again, other_timeout
 
 
@@ -140,9 +157,12 @@ def test_replayed_repeats_count_once(repeated):
     assert analysis.cards[0].consistency == honest
     assert analysis.cards[0].cost.items == 3 * 8  # the set-aside folders are not counted as ratings either
     aside = {Path(a.path).name: (a.reason, Path(a.kept).name) for a in analysis.set_aside}
-    assert aside == {again[0].name: ("duplicate", first[0].name), again[1].name: ("duplicate", first[1].name),
-                     other_timeout[0].name: ("replay", first[0].name),
-                     other_timeout[1].name: ("replay", first[1].name)}
+    assert aside == {
+        again[0].name: ("duplicate", first[0].name),
+        again[1].name: ("duplicate", first[1].name),
+        other_timeout[0].name: ("replay", first[0].name),
+        other_timeout[1].name: ("replay", first[1].name),
+    }
     assert {Path(r.path).name for r in analysis.runs} == {p.name for p in (source, *first)}
     # Given in the other order, the folders whose judge was asked are still the ones kept.
     backwards = proseval.agreement([*other_timeout, *again, *first, source])
@@ -163,7 +183,11 @@ def test_the_command_line_names_the_folders_set_aside(repeated, monkeypatch):
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.output.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 4
-    assert any(str(again[0]) in w and "same judge, settings and repeat number" in w and w.endswith(str(first[0]))
-               for w in warnings)
-    assert any(str(other_timeout[1]) in w and "replayed from the response cache" in w and w.endswith(str(first[1]))
-               for w in warnings)
+    assert any(
+        str(again[0]) in w and "same judge, settings and repeat number" in w and w.endswith(str(first[0]))
+        for w in warnings
+    )
+    assert any(
+        str(other_timeout[1]) in w and "replayed from the response cache" in w and w.endswith(str(first[1]))
+        for w in warnings
+    )

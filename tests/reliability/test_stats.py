@@ -91,6 +91,7 @@ def test_exact_and_within_one_by_hand():
 def kappa_by_double_loop(x, y, power):
     """Kappa straight from the definition: observed mean disagreement over the items, expected
     mean disagreement over every (x_i, y_j) combination (= the product of the marginals)."""
+
     def w(a, b):
         return float(a != b) if power == 0 else abs(a - b) ** power
 
@@ -444,8 +445,9 @@ def test_length_controlled_means_keep_a_real_quality_gap():
 
 def test_length_controlled_means_when_length_and_system_are_confounded():
     # B is always exactly 4x longer than A on the same prompt: length and system cannot be separated.
-    result = length.length_controlled_means([5, 7, 6, 8], [10, 40, 20, 80], ["p1", "p1", "p2", "p2"],
-                                            ["A", "B", "A", "B"])
+    result = length.length_controlled_means(
+        [5, 7, 6, 8], [10, 40, 20, 80], ["p1", "p1", "p2", "p2"], ["A", "B", "A", "B"]
+    )
     assert result.beta is None
     assert result.means == {"A": (5.5, None), "B": (7.5, None)}
 

@@ -6,12 +6,11 @@ import json
 import re
 from pathlib import Path
 
-from c3ebench.c3e_fixtures import write_tiny
-from writingbench.wb_fixtures import tiny_files, write_files
-
 import proseval
+from c3ebench.c3e_fixtures import write_tiny
 from proseval.models.base import FatalError
 from proseval.models.scripted import register_script, unregister_script
+from writingbench.wb_fixtures import tiny_files, write_files
 
 HOSTILE = '<script>alert("x")</script> & <b>bold</b>'
 CRITERION = re.compile(r"'name': 'q(\d)_c(\d)'")
@@ -30,6 +29,7 @@ def demo_judge(strength: int):
         if "story" in prompt.lower():
             return "no JSON at all"  # unscored
         return json.dumps({"score": strength + len(prompt) % 3, "reason": f"fine {HOSTILE}"})
+
     return judge
 
 
@@ -46,6 +46,7 @@ def wb_judge(shift: int):
         if query == 3 and crit == 5:
             return '{"score": 11, "reason": "off the scale"}'
         return json.dumps({"score": min(10, crit + shift), "reason": "ok"})
+
     return judge
 
 
@@ -61,14 +62,23 @@ def c3e_judge(score: int):
         if "清晨的西湖" in messages[-1]["content"]:
             return "unparsable"
         return json.dumps({"analysis": "fits", "score": score, "verdict": "good"})
+
     return judge
 
 
 def make_runs(root: Path) -> dict[str, list[Path]]:
     """Two demo runs, two WritingBench runs and two C3EBench runs (different judges), by task name."""
-    scripts = {"rep-demo-cand": demo_candidate, "rep-demo-judge-a": demo_judge(4), "rep-demo-judge-b": demo_judge(6),
-               "rep-wb-cand": wb_candidate, "rep-wb-judge-a": wb_judge(1), "rep-wb-judge-b": wb_judge(3),
-               "rep-c3e-cand": c3e_candidate, "rep-c3e-judge-a": c3e_judge(5), "rep-c3e-judge-b": c3e_judge(7)}
+    scripts = {
+        "rep-demo-cand": demo_candidate,
+        "rep-demo-judge-a": demo_judge(4),
+        "rep-demo-judge-b": demo_judge(6),
+        "rep-wb-cand": wb_candidate,
+        "rep-wb-judge-a": wb_judge(1),
+        "rep-wb-judge-b": wb_judge(3),
+        "rep-c3e-cand": c3e_candidate,
+        "rep-c3e-judge-a": c3e_judge(5),
+        "rep-c3e-judge-b": c3e_judge(7),
+    }
     for name, script in scripts.items():
         register_script(name, script)
     wb_dir = write_files(root / "wb-data", tiny_files())
@@ -76,15 +86,32 @@ def make_runs(root: Path) -> dict[str, list[Path]]:
     runs: dict[str, list[Path]] = {"demo": [], "writingbench": [], "c3ebench": []}
     try:
         for variant in ("a", "b"):
-            runs["demo"].append(proseval.run("demo", model="scripted/rep-demo-cand",
-                                             roles={"judge": f"scripted/rep-demo-judge-{variant}"},
-                                             run_dir=root / f"demo-{variant}").path)
-            runs["writingbench"].append(proseval.run(
-                "writingbench", model="scripted/rep-wb-cand", roles={"judge": f"scripted/rep-wb-judge-{variant}"},
-                params={"data_dir": str(wb_dir), "verify": False}, run_dir=root / f"wb-{variant}").path)
-            runs["c3ebench"].append(proseval.run(
-                "c3ebench", model="scripted/rep-c3e-cand", roles={"judge": f"scripted/rep-c3e-judge-{variant}"},
-                params={"data_dir": str(c3e_dir)}, run_dir=root / f"c3e-{variant}").path)
+            runs["demo"].append(
+                proseval.run(
+                    "demo",
+                    model="scripted/rep-demo-cand",
+                    roles={"judge": f"scripted/rep-demo-judge-{variant}"},
+                    run_dir=root / f"demo-{variant}",
+                ).path
+            )
+            runs["writingbench"].append(
+                proseval.run(
+                    "writingbench",
+                    model="scripted/rep-wb-cand",
+                    roles={"judge": f"scripted/rep-wb-judge-{variant}"},
+                    params={"data_dir": str(wb_dir), "verify": False},
+                    run_dir=root / f"wb-{variant}",
+                ).path
+            )
+            runs["c3ebench"].append(
+                proseval.run(
+                    "c3ebench",
+                    model="scripted/rep-c3e-cand",
+                    roles={"judge": f"scripted/rep-c3e-judge-{variant}"},
+                    params={"data_dir": str(c3e_dir)},
+                    run_dir=root / f"c3e-{variant}",
+                ).path
+            )
     finally:
         for name in scripts:
             unregister_script(name)

@@ -28,8 +28,9 @@ def system_has_cjk_font() -> bool:
 
 def system_cjk_font_files() -> list[str]:
     """The files fontconfig lists for Chinese, independently of proseval's search."""
-    listed = subprocess.run(["fc-list", "--format=%{file}\n", ":lang=zh"], capture_output=True, text=True,
-                            check=True).stdout
+    listed = subprocess.run(
+        ["fc-list", "--format=%{file}\n", ":lang=zh"], capture_output=True, text=True, check=True
+    ).stdout
     return sorted(set(listed.split()))
 
 
@@ -85,8 +86,11 @@ def test_a_cjk_font_installed_after_matplotlibs_font_cache_is_used_by_the_next_c
     for folder in (fonts, home, mpl):
         folder.mkdir()
     config = tmp_path / "fonts.conf"
-    config.write_text(f'<?xml version="1.0"?>\n<fontconfig><dir>{fonts}</dir><cachedir>{tmp_path / "fc-cache"}'
-                      "</cachedir></fontconfig>\n", encoding="utf-8")
+    config.write_text(
+        f'<?xml version="1.0"?>\n<fontconfig><dir>{fonts}</dir><cachedir>{tmp_path / "fc-cache"}'
+        "</cachedir></fontconfig>\n",
+        encoding="utf-8",
+    )
     env = {**os.environ, "MPLCONFIGDIR": str(mpl), "HOME": str(home), "FONTCONFIG_FILE": str(config)}
     env.pop("XDG_DATA_HOME", None)
     subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env=env, check=True, timeout=600)
@@ -96,8 +100,14 @@ def test_a_cjk_font_installed_after_matplotlibs_font_cache_is_used_by_the_next_c
     made["ttflist"] = [entry for entry in made["ttflist"] if os.path.realpath(entry["fname"]) not in cjk]
     cache.write_text(json.dumps(made), encoding="utf-8")
 
-    drawn = subprocess.run([sys.executable, "-c", INSTALLED_LATER, font, str(fonts / Path(font).name)], env=env,
-                           capture_output=True, text=True, timeout=600, check=False)
+    drawn = subprocess.run(
+        [sys.executable, "-c", INSTALLED_LATER, font, str(fonts / Path(font).name)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert drawn.returncode == 0, drawn.stderr
     charts = json.loads(drawn.stdout)
     assert len(charts["before"]) == 1 and "install a CJK font" in charts["before"][0]

@@ -40,9 +40,14 @@ def test_the_changed_samples_are_those_of_the_clearest_change_unless_a_metric_is
     from proseval.runtime.records import ScoredSample
 
     def run(shift: float) -> list[ScoredSample]:
-        return [ScoredSample(id=f"s{i}", status="ok", scores={"a_flat": Score(value=float(i % 3)),
-                                                              "b_moved": Score(value=i % 4 + shift)})
-                for i in range(30)]
+        return [
+            ScoredSample(
+                id=f"s{i}",
+                status="ok",
+                scores={"a_flat": Score(value=float(i % 3)), "b_moved": Score(value=i % 4 + shift)},
+            )
+            for i in range(30)
+        ]
 
     assert compare_runs(run(0.0), run(2.0)).metric == "b_moved"  # "a_flat" did not move: p = 1
     assert compare_runs(run(0.0), run(2.0), metric="a_flat").metric == "a_flat"

@@ -48,11 +48,14 @@ def test_tables_round_trip(runs, tmp_path, fmt, task):
     run = runs[task][0]
     export(run, fmt, tmp_path / "scores")
     scores = read(tmp_path / f"scores.{fmt}")
-    got = sorted(((r.id, int(r.epoch), r.status, clean(r.metric), clean(r.value), clean(r.error))
-                  for r in scores.itertuples()), key=lambda r: (r[0], r[1], r[3] or ""))
+    got = sorted(
+        ((r.id, int(r.epoch), r.status, clean(r.metric), clean(r.value), clean(r.error)) for r in scores.itertuples()),
+        key=lambda r: (r[0], r[1], r[3] or ""),
+    )
     want = expected_rows(run)
     assert len(got) == len(want) and {r[2] for r in got} >= {"scored", "failed"} | (
-        {"unscored"} if task != "writingbench" else set())  # WritingBench's fixture leaves none unscored
+        {"unscored"} if task != "writingbench" else set()
+    )  # WritingBench's fixture leaves none unscored
     for g, w in zip(got, want):
         assert g[:4] == w[:4] and g[5] == w[5]
         assert (g[4] is None and w[4] is None) or g[4] == pytest.approx(w[4], rel=1e-12)
@@ -66,8 +69,12 @@ def test_tables_round_trip(runs, tmp_path, fmt, task):
     metrics = read(tmp_path / f"scores.metrics.{fmt}")
     results = json.loads((run / "results.json").read_text(encoding="utf-8"))
     want_metrics = {("overall", None, m): s for m, s in results["metrics"].items()}
-    want_metrics |= {(key, label, m): s for key, groups in results["slices"].items()
-                     for label, group in groups.items() for m, s in group.items()}
+    want_metrics |= {
+        (key, label, m): s
+        for key, groups in results["slices"].items()
+        for label, group in groups.items()
+        for m, s in group.items()
+    }
     assert len(metrics) == len(want_metrics)
     for row in metrics.itertuples():
         summary = want_metrics[(row.scope, clean(row.slice), row.metric)]

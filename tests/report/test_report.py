@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report.page import NUMBER, Page, ParsedTable
-from report.report_fixtures import HOSTILE
 from typer.testing import CliRunner
 
 from proseval.cli import app
@@ -21,6 +19,8 @@ from proseval.report.samples import anchor
 from proseval.report.sections import slug
 from proseval.runtime.aggregate import flatten_scores
 from proseval.runtime.runlog import RunFolder
+from report.page import NUMBER, Page, ParsedTable
+from report.report_fixtures import HOSTILE
 
 cli = CliRunner()
 DASH = "—"
@@ -38,8 +38,14 @@ def write(paths: list[Path], out: Path, *args: str) -> str:
 
 @pytest.fixture(scope="module")
 def report(runs, tmp_path_factory) -> tuple[str, Page]:
-    text = write(order(runs), tmp_path_factory.mktemp("page") / "report.html", "--baseline", str(runs["demo"][1]),
-                 "--rank-by", "quality")
+    text = write(
+        order(runs),
+        tmp_path_factory.mktemp("page") / "report.html",
+        "--baseline",
+        str(runs["demo"][1]),
+        "--rank-by",
+        "quality",
+    )
     return text, Page(text)
 
 
@@ -138,8 +144,13 @@ def test_the_benchmarks_own_tables_show_numbers_from_results_json(runs, report):
     _, page = report
     results = results_of(order(runs))
     own = [table for table in page.tables.values() if table.id.startswith("bench-")]
-    shown = [(int(t.id.split("-")[1]), t.id, cell.text, token) for t in own for row in t.body for cell in row.cells
-             for token in NUMBER.findall(cell.text)]
+    shown = [
+        (int(t.id.split("-")[1]), t.id, cell.text, token)
+        for t in own
+        for row in t.body
+        for cell in row.cells
+        for token in NUMBER.findall(cell.text)
+    ]
     # every table of a benchmark's own shows numbers, and there are such tables (C3EBench's)
     assert len({where for _, where, _, _ in shown}) == len(own) > 0
     for index, where, text, token in shown:
@@ -151,20 +162,34 @@ def diff_texts(d) -> list[str]:
         return DASH if v is None else f"{v:.{digits}f}"
 
     ci = DASH if d.ci_low is None else f"[{d.ci_low:+.3f}, {d.ci_high:+.3f}]"
-    return [d.metric, str(d.paired), num(d.mean_a), num(d.mean_b), DASH if d.diff is None else f"{d.diff:+.3f}", ci,
-            num(d.p_value, 4), str(d.only_a), str(d.only_b)]
+    return [
+        d.metric,
+        str(d.paired),
+        num(d.mean_a),
+        num(d.mean_b),
+        DASH if d.diff is None else f"{d.diff:+.3f}",
+        ci,
+        num(d.p_value, 4),
+        str(d.only_a),
+        str(d.only_b),
+    ]
 
 
 def test_the_paired_comparison_is_the_one_compare_computes(runs, report):
     _, page = report
     a, b = (RunFolder(p) for p in runs["writingbench"])
-    expected = compare_runs(a.unique_scored()[0], b.unique_scored()[0], slice_keys=sorted(a.read_results().slices),
-                            seed=a.read_header().seed or 0)
+    expected = compare_runs(
+        a.unique_scored()[0],
+        b.unique_scored()[0],
+        slice_keys=sorted(a.read_results().slices),
+        seed=a.read_header().seed or 0,
+    )
     table = page.tables["cmp-2-3"]
     assert [[c.text for c in row.cells] for row in table.body] == [diff_texts(d) for d in expected.metrics]
     by_lang = page.tables["cmp-2-3-lang"]
     assert [[c.text for c in row.cells] for row in by_lang.body] == [
-        [label, *diff_texts(d)] for label, diffs in expected.slices["lang"].items() for d in diffs]
+        [label, *diff_texts(d)] for label, diffs in expected.slices["lang"].items() for d in diffs
+    ]
     changed = page.tables["cmp-2-3-changed"]
     assert [row.cells[0].text for row in changed.body] == [s.id for s in expected.changed]
     assert [row.cells[3].text for row in changed.body] == [f"{s.change:+.3f}" for s in expected.changed]
@@ -280,8 +305,13 @@ def test_runs_with_epochs_show_each_epoch(tmp_path, scripts):
     import proseval
 
     scripts("rep-epoch-judge", lambda m: '{"score": %d, "reason": "x"}' % (3 + len(m[-1]["content"]) % 5))
-    run = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/rep-epoch-judge"}, epochs=2,
-                       run_dir=tmp_path / "epochs")
+    run = proseval.run(
+        "demo",
+        model="scripted/echo",
+        roles={"judge": "scripted/rep-epoch-judge"},
+        epochs=2,
+        run_dir=tmp_path / "epochs",
+    )
     page = Page(write([run.path], tmp_path / "epochs.html"))
     table = page.tables["epochs-demo"]
     assert [row.cells[1].text for row in table.body] == ["0", "1"]
@@ -297,12 +327,23 @@ def test_the_usage_and_cost_table_sums_every_run_and_their_total_from_results_js
     assert page.tables["usage"].header == ["run", "model", "requests", "tokens in", "tokens out"]
     assert [row.cells[0].text for row in page.tables["usage"].body][-1] == "total"
 
-    prices = Prices.model_validate({"currency": "EUR", "models": {"scripted/echo": {"input": 3, "output": 7},
-                                                                  "scripted/empty": {"input": 2, "output": 5}}})
-    priced = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/empty"}, limit=3,
-                          run_dir=tmp_path / "priced", prices=prices)
-    unpriced = proseval.run("demo", model="scripted/echo", roles={"judge": "scripted/empty"}, limit=2,
-                            run_dir=tmp_path / "unpriced")
+    prices = Prices.model_validate(
+        {
+            "currency": "EUR",
+            "models": {"scripted/echo": {"input": 3, "output": 7}, "scripted/empty": {"input": 2, "output": 5}},
+        }
+    )
+    priced = proseval.run(
+        "demo",
+        model="scripted/echo",
+        roles={"judge": "scripted/empty"},
+        limit=3,
+        run_dir=tmp_path / "priced",
+        prices=prices,
+    )
+    unpriced = proseval.run(
+        "demo", model="scripted/echo", roles={"judge": "scripted/empty"}, limit=2, run_dir=tmp_path / "unpriced"
+    )
     table = Page(write([priced.path, unpriced.path], tmp_path / "usage.html")).tables["usage"]
     assert table.header == ["run", "model", "requests", "tokens in", "tokens out", "cost (EUR)"]
     rows = {row.cells[0].text: row.cells for row in table.body}

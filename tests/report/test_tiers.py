@@ -15,14 +15,12 @@ from typer.testing import CliRunner
 
 import proseval
 from proseval.cli import app
-from proseval.runtime.sets import set_tiers
 from proseval.models.scripted import register_script, unregister_script
-from proseval.runtime.paired import MetricDiff
 from proseval.report.runs import open_runs
 from proseval.report.sections import leaderboard
-from proseval.runtime.paired import tiers, verdict
+from proseval.runtime.paired import MetricDiff, tiers, verdict
 from proseval.runtime.runlog import RunFolder
-from proseval.runtime.sets import MemberResult, Ranking, SetResult, write_summary
+from proseval.runtime.sets import MemberResult, Ranking, SetResult, set_tiers, write_summary
 
 
 def judge(shift: int, bumped: str | None = None):
@@ -30,21 +28,30 @@ def judge(shift: int, bumped: str | None = None):
         prompt = messages[-1]["content"]
         score = 4 + len(prompt) % 3 + shift + (1 if bumped and bumped in prompt else 0)
         return json.dumps({"score": score, "reason": "planted"})
+
     return answer
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("tier-runs")
-    scripts = {"tier-cand": lambda messages: "A short answer of a few words here.", "tier-base": judge(0),
-               "tier-bump": judge(0, "lighthouse"), "tier-plus2": judge(2)}
+    scripts = {
+        "tier-cand": lambda messages: "A short answer of a few words here.",
+        "tier-base": judge(0),
+        "tier-bump": judge(0, "lighthouse"),
+        "tier-plus2": judge(2),
+    }
     for name, script in scripts.items():
         register_script(name, script)
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("PROSEVAL_CACHE_DIR", str(root / "cache"))
-            return {name: proseval.run("demo", model="scripted/tier-cand", roles={"judge": f"scripted/tier-{name}"},
-                                       run_dir=root / name).path for name in ("base", "bump", "plus2")}
+            return {
+                name: proseval.run(
+                    "demo", model="scripted/tier-cand", roles={"judge": f"scripted/tier-{name}"}, run_dir=root / name
+                ).path
+                for name in ("base", "bump", "plus2")
+            }
     finally:
         for name in scripts:
             unregister_script(name)
@@ -86,8 +93,10 @@ def test_compare_says_no_difference_shown_unless_the_interval_excludes_0(runs, t
 
 
 def test_set_json_records_the_tiers_and_ranks_by_them(runs, tmp_path):
-    members = [MemberResult(name, "demo", name, path, "done", results=RunFolder(path).read_results())
-               for name, path in runs.items()]
+    members = [
+        MemberResult(name, "demo", name, path, "done", results=RunFolder(path).read_results())
+        for name, path in runs.items()
+    ]
     by_mean = sorted(members, key=lambda m: -m.results.metrics["quality"].mean)
     result = SetResult(tmp_path, tmp_path / "set.yaml", members, [Ranking("demo", "quality", by_mean, [])], {})
     set_tiers(result)
@@ -104,15 +113,22 @@ def test_a_set_run_through_the_python_api_records_tiers_too(tmp_path, monkeypatc
     """Tiers are computed where the set runs, not by the command: `proseval.run_set` (and the profile,
     which runs its benchmarks as sets) record them in `set.json` as `run-set` does."""
     monkeypatch.setenv("PROSEVAL_CACHE_DIR", str(tmp_path / "cache"))
-    scripts = {"api-tier-a": lambda messages: "An answer.", "api-tier-b": lambda messages: "An answer, zanzibar.",
-               "api-tier-judge": lambda messages: json.dumps({"score": 8 if "zanzibar" in str(messages)
-                                                               else 3 + len(str(messages)) % 2, "reason": "planted"})}
+    scripts = {
+        "api-tier-a": lambda messages: "An answer.",
+        "api-tier-b": lambda messages: "An answer, zanzibar.",
+        "api-tier-judge": lambda messages: json.dumps(
+            {"score": 8 if "zanzibar" in str(messages) else 3 + len(str(messages)) % 2, "reason": "planted"}
+        ),
+    }
     for name, script in scripts.items():
         register_script(name, script)
     try:
         set_file = tmp_path / "set.yaml"
-        set_file.write_text("models: [{spec: scripted/api-tier-a}, {spec: scripted/api-tier-b}]\n"
-                            "tasks: [{task: demo}]\nroles: {judge: scripted/api-tier-judge}\n", encoding="utf-8")
+        set_file.write_text(
+            "models: [{spec: scripted/api-tier-a}, {spec: scripted/api-tier-b}]\n"
+            "tasks: [{task: demo}]\nroles: {judge: scripted/api-tier-judge}\n",
+            encoding="utf-8",
+        )
         result = proseval.run_set(set_file)
     finally:
         for name in scripts:

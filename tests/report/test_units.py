@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from view.judged_fixtures import judged_runs
 
+from proseval.commandline.units import definitions, metric_units
 from proseval.runtime.runlog import RunFolder
 from proseval.view import create_app
-from proseval.commandline.units import definitions, metric_units
+from view.judged_fixtures import judged_runs
 
 LOCAL = "http://127.0.0.1"
 
@@ -21,8 +21,12 @@ LOCAL = "http://127.0.0.1"
 def every_run(runs: dict[str, list[Path]], tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """A run of each judged benchmark: demo, WritingBench, C3EBench (the report's), Meeseeks, LongWeave."""
     judged = judged_runs(tmp_path_factory.mktemp("judged") / "runs")
-    return [runs["demo"][0], runs["writingbench"][0], runs["c3ebench"][0], *sorted(p for p in judged.iterdir()
-                                                                                   if (p / "header.json").is_file())]
+    return [
+        runs["demo"][0],
+        runs["writingbench"][0],
+        runs["c3ebench"][0],
+        *sorted(p for p in judged.iterdir() if (p / "header.json").is_file()),
+    ]
 
 
 def reported(run: Path) -> tuple[str, list[str]]:
@@ -48,7 +52,9 @@ def test_the_scales_are_those_the_papers_give():
     said = {task: dict(definitions(task)) for task in ("demo", "writingbench", "c3ebench", "meeseeks", "longweave")}
     assert "score 1-10" in said["writingbench"]["writingbench"] and "score 1-10" in said["demo"]["quality"]
     assert "1-10" in said["c3ebench"]["c3e"] and "reference = 6" in said["c3ebench"]["c3e"]
-    assert "fraction 0-1" in said["meeseeks"]["meeseeks"] and "Utility Rate (fraction 0-1)" in said["meeseeks"]["utility"]
+    assert (
+        "fraction 0-1" in said["meeseeks"]["meeseeks"] and "Utility Rate (fraction 0-1)" in said["meeseeks"]["utility"]
+    )
     assert "0-1" in said["longweave"]["longweave"] and "x 100" in said["longweave"]["longweave"]
 
 

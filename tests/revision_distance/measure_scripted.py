@@ -19,22 +19,56 @@ import sys
 from proseval.cli import app
 from proseval.models.scripted import register_script
 
-VAGUE = {"big", "good", "bad", "many", "thing", "things", "very", "really", "nice", "lot", "problems", "help",
-         "need", "often", "maybe", "easy", "hard", "sad", "happy", "main"}
+VAGUE = {
+    "big",
+    "good",
+    "bad",
+    "many",
+    "thing",
+    "things",
+    "very",
+    "really",
+    "nice",
+    "lot",
+    "problems",
+    "help",
+    "need",
+    "often",
+    "maybe",
+    "easy",
+    "hard",
+    "sad",
+    "happy",
+    "main",
+}
 _DRAFT = re.compile(r"Draft:\n<<<\n(.*?)\n>>>", re.S)
 
 
 def rules(messages: list[dict[str, str]]) -> str:
     draft = _DRAFT.search(messages[-1]["content"]).group(1)
-    edits = [{"action_name": "replace", "revision_description": f"make {w!r} precise", "revision_level": "word",
-              "original_snippet": w, "revised_snippet": f"[precise {w}]", "revision_intention": "precision"}
-             for w in sorted({w for w in re.findall(r"[A-Za-z]+", draft) if w.lower() in VAGUE})]
+    edits = [
+        {
+            "action_name": "replace",
+            "revision_description": f"make {w!r} precise",
+            "revision_level": "word",
+            "original_snippet": w,
+            "revised_snippet": f"[precise {w}]",
+            "revision_intention": "precision",
+        }
+        for w in sorted({w for w in re.findall(r"[A-Za-z]+", draft) if w.lower() in VAGUE})
+    ]
     for sentence in re.split(r"(?<=[.!?])\s+", draft):
         if len(sentence.split()) > 12:
-            edits.append({"action_name": "split", "revision_description": "split a long sentence",
-                          "revision_level": "sentence", "original_snippet": sentence,
-                          "revised_snippet": sentence.replace(" and ", ". ", 1),
-                          "revision_intention": "readability"})
+            edits.append(
+                {
+                    "action_name": "split",
+                    "revision_description": "split a long sentence",
+                    "revision_level": "sentence",
+                    "original_snippet": sentence,
+                    "revised_snippet": sentence.replace(" and ", ". ", 1),
+                    "revision_intention": "readability",
+                }
+            )
     return json.dumps(edits)
 
 

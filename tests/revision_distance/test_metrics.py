@@ -11,12 +11,12 @@ from proseval.benchmarks.revision_distance.perturb import RULES, perturb, substi
 from proseval.benchmarks.revision_distance.rouge import HanCharacterTokenizer, rouge_scores
 from proseval.benchmarks.revision_distance.stats import (
     average_ranks,
+    distance_vs_human,
     mean_ci,
+    perturbation_spread,
     spearman,
     spearman_ci,
     summarise_pairs,
-    distance_vs_human,
-    perturbation_spread,
     summarise_stability,
     wilson_ci,
 )
@@ -42,8 +42,12 @@ def test_a_near_quote_scores_its_token_similarity():
 
 
 def test_grounding_counts_found_and_missing_snippets_and_leaves_insertions_out():
-    edits = [Edit(original_snippet="is big"), Edit(original_snippet="It is good for students"),
-             Edit(original_snippet="a quiet reading room"), Edit(original_snippet="", revised_snippet="new")]
+    edits = [
+        Edit(original_snippet="is big"),
+        Edit(original_snippet="It is good for students"),
+        Edit(original_snippet="a quiet reading room"),
+        Edit(original_snippet="", revised_snippet="new"),
+    ]
     result = ground(edits, DRAFT, threshold=0.8)
     assert result.scores[0] == 1.0 and result.scores[3] is None
     assert (result.grounded, result.ungrounded, result.checked) == (2, 1, 3)
@@ -75,9 +79,11 @@ def test_word_levenshtein_by_hand():
 
 
 def test_weights_by_level_and_by_size():
-    edits = [Edit(revision_level="word", original_snippet="big", revised_snippet="large"),
-             Edit(revision_level="paragraph", original_snippet="a b c", revised_snippet="a x c d e"),
-             Edit(revision_level="?", original_snippet="", revised_snippet="")]
+    edits = [
+        Edit(revision_level="word", original_snippet="big", revised_snippet="large"),
+        Edit(revision_level="paragraph", original_snippet="a b c", revised_snippet="a x c d e"),
+        Edit(revision_level="?", original_snippet="", revised_snippet=""),
+    ]
     assert [edit_weight(e, "level") for e in edits] == [1.0, 3.0, 1.0]
     assert edit_weight(Edit(revision_level="reference"), "level") == 2.0
     assert [edit_weight(e, "size") for e in edits] == [1.0, 3.0, 1.0]  # at least 1 each
@@ -95,10 +101,13 @@ def test_every_level_has_a_weight():
 
 
 def test_measure_counts_categories_levels_and_normalises_by_length():
-    edits = [Edit(action_name="delete", revision_level="word", original_snippet="big", revised_snippet=""),
-             Edit(action_name="add", revision_level="sentence", original_snippet="", revised_snippet="More."),
-             Edit(action_name="rephrase", revision_level="sentence", original_snippet="It is good",
-                  revised_snippet="It suits")]
+    edits = [
+        Edit(action_name="delete", revision_level="word", original_snippet="big", revised_snippet=""),
+        Edit(action_name="add", revision_level="sentence", original_snippet="", revised_snippet="More."),
+        Edit(
+            action_name="rephrase", revision_level="sentence", original_snippet="It is good", revised_snippet="It suits"
+        ),
+    ]
     m = measure(edits, DRAFT, "general", per_words=100, weighting="level")
     assert m.distance == 3
     assert m.categories == {"add": 1.0, "delete": 1.0, "rewrite": 1.0, "reorder": 0.0, "other": 0.0}
@@ -106,8 +115,12 @@ def test_measure_counts_categories_levels_and_normalises_by_length():
     assert m.normalised == pytest.approx(3 * 100 / 15)  # the draft has 15 words
     assert m.weighted == 5.0
     assert (m.grounding.grounded, m.grounding.ungrounded) == (2, 0)
-    assert measure([], DRAFT, "knowledge").categories == {"order": 0.0, "comparison": 0.0, "description": 0.0,
-                                                          "other": 0.0}
+    assert measure([], DRAFT, "knowledge").categories == {
+        "order": 0.0,
+        "comparison": 0.0,
+        "description": 0.0,
+        "other": 0.0,
+    }
 
 
 # --- ROUGE --------------------------------------------------------------------------------------
@@ -124,14 +137,16 @@ def test_rouge_against_hand_computed_values():
     # unigrams: 5 of 6 overlap (the×2, cat, on, mat) → P = R = 5/6; bigrams (the cat), (on the), (the mat)
     # of 5 each → 3/5; LCS "the cat on the mat" = 5 → 5/6
     assert rouge_scores("the cat sat on the mat", "the cat lay on the mat") == pytest.approx(
-        {"rouge1": 5 / 6, "rouge2": 3 / 5, "rougeL": 5 / 6})
+        {"rouge1": 5 / 6, "rouge2": 3 / 5, "rougeL": 5 / 6}
+    )
 
 
 def test_rouge_stems_clips_and_handles_different_lengths():
     # stemmed: "the cat were run" vs "the cat run": overlap 3, P = 3/4, R = 3/3 → F1 = 6/7;
     # bigrams (the cat) (cat were) (were run) vs (the cat) (cat run): 1 → P 1/3, R 1/2 → F1 = 2/5
     assert rouge_scores("The cats were running", "the cat runs") == pytest.approx(
-        {"rouge1": 6 / 7, "rouge2": 2 / 5, "rougeL": 6 / 7})
+        {"rouge1": 6 / 7, "rouge2": 2 / 5, "rougeL": 6 / 7}
+    )
     # candidate "a a b", reference "a b c d": clipped overlap a:1, b:1 = 2 → P 2/3, R 2/4 → F1 = 4/7;
     # LCS "a b" = 2 → 4/7; bigrams (a a) (a b) vs (a b) (b c) (c d): 1 → P 1/2, R 1/3 → 2/5
     assert rouge_scores("a a b", "a b c d") == pytest.approx({"rouge1": 4 / 7, "rouge2": 2 / 5, "rougeL": 4 / 7})
@@ -142,7 +157,9 @@ def test_rouge_stems_clips_and_handles_different_lengths():
 
 def test_chinese_rouge_counts_characters():
     # 6 characters each, 5 shared (今天天气 + 好) → 5/6; bigrams 今天 天天 天气 shared of 5 → 3/5; LCS 5 → 5/6
-    assert rouge_scores("今天天气很好", "今天天气不好") == pytest.approx({"rouge1": 5 / 6, "rouge2": 3 / 5, "rougeL": 5 / 6})
+    assert rouge_scores("今天天气很好", "今天天气不好") == pytest.approx(
+        {"rouge1": 5 / 6, "rouge2": 3 / 5, "rougeL": 5 / 6}
+    )
 
 
 # --- statistics -----------------------------------------------------------------------------------
@@ -201,14 +218,20 @@ def test_the_papers_sign_convention_for_the_human_correlation():
     # a direct check: more edits with lower human scores
     distances, humans = [1.0, 2.0, 4.0, 6.0], [5.0, 4.0, 2.0, 3.0]
     assert distance_vs_human(spearman(humans, [-d for d in distances]), None)[0] == pytest.approx(
-        spearman(distances, humans))
+        spearman(distances, humans)
+    )
 
 
 def test_app_h_one_text_perturbed_four_ways():
     """App. H: a text at D = 4 whose four perturbed copies score 4, 4, 5, 4."""
     spread = perturbation_spread(4, [4, 4, 5, 4])
-    assert spread == {"original": 4.0, "perturbed": [4.0, 4.0, 5.0, 4.0], "spread": 1.0, "max_abs_change": 1.0,
-                      "unchanged": 3}
+    assert spread == {
+        "original": 4.0,
+        "perturbed": [4.0, 4.0, 5.0, 4.0],
+        "spread": 1.0,
+        "max_abs_change": 1.0,
+        "unchanged": 3,
+    }
     assert perturbation_spread(3, [])["spread"] is None
 
 
@@ -240,53 +263,56 @@ def test_perturb_keeps_case_and_punctuation_and_varies_with_seed_and_key():
     assert perturb(text, seed=0, rate=1.0).text == "Frequently, we typically finish rapidly; maybe."
 
 
-@pytest.mark.parametrize("text, changed", [
-    # "about" means "approximately" only before a number after a verb of measure or a preposition
-    ("She wrote books about the sea.", "She wrote books about the sea."),
-    ("A film about two soldiers.", "A film about two soldiers."),
-    ("The film is about two brothers.", "The film is about two brothers."),
-    ("Ask what it is about", "Ask what it is about"),
-    ("It costs about $5, for about ten days.", "It costs approximately $5, for approximately ten days."),
-    ("It takes about 20 minutes.", "It takes approximately 20 minutes."),
-    ("About 30 people came.", "Approximately 30 people came."),
-    # "show" as "make evident" only before "that"
-    ("The study shows that sleep matters.", "The study demonstrates that sleep matters."),
-    ("He showed me the way.", "He showed me the way."),
-    # "try" as "attempt" only before "to"
-    ("Try to be calm.", "Attempt to be calm."),
-    ("Try the soup.", "Try the soup."),
-    # "need" as a verb with an object after a subject, not a noun or an auxiliary
-    ("I need help.", "I require help."),
-    ("The needs of students vary.", "The needs of students vary."),
-    ("Some needs are unmet.", "Some needs are unmet."),
-    ("You need not come.", "You need not come."),
-    # "many" before a plural noun, not after how / so / too or before "of"
-    ("It has many books.", "It has numerous books."),
-    ("How many books? So many books. Many of them.", "How many books? So many books. Many of them."),
-    # nor in the set phrases of time and repetition
-    ("Many years ago, many times over.", "Many years ago, many times over."),
-    # "difficult" as "hard" only before "to": a difficult person is not a hard person
-    ("He is a difficult person.", "He is a difficult person."),
-    ("It is difficult to say.", "It is hard to say."),
-    # words are matched whole, never inside another word
-    ("Oftentimes the mainframe tryouts.", "Oftentimes the mainframe tryouts."),
-    # "main" before its noun after a determiner
-    ("The main idea is simple.", "The primary idea is simple."),
-    ("The water main burst.", "The water main burst."),
-    # predicative "happy", "easy to", "to start,"
-    ("He is happy.", "He is glad."),
-    ("They are happy with the service.", "They are happy with the service."),
-    ("It is easy to use.", "It is simple to use."),
-    ("Take it easy.", "Take it easy."),
-    ("To start, press it.", "To begin, press it."),
-    ("Start the car.", "Start the car."),
-    # a word in a compound or contraction, and an article that would have to change, are left alone
-    ("A quick-witted, often-cited study.", "A quick-witted, often-cited study."),
-    ("It was an outcome we expected.", "It was an outcome we expected."),
-    ("The outcome was good.", "The result was good."),
-    ("We chose not to go.", "We chose not to go."),
-    ("We chose this method.", "We selected this approach."),
-])
+@pytest.mark.parametrize(
+    "text, changed",
+    [
+        # "about" means "approximately" only before a number after a verb of measure or a preposition
+        ("She wrote books about the sea.", "She wrote books about the sea."),
+        ("A film about two soldiers.", "A film about two soldiers."),
+        ("The film is about two brothers.", "The film is about two brothers."),
+        ("Ask what it is about", "Ask what it is about"),
+        ("It costs about $5, for about ten days.", "It costs approximately $5, for approximately ten days."),
+        ("It takes about 20 minutes.", "It takes approximately 20 minutes."),
+        ("About 30 people came.", "Approximately 30 people came."),
+        # "show" as "make evident" only before "that"
+        ("The study shows that sleep matters.", "The study demonstrates that sleep matters."),
+        ("He showed me the way.", "He showed me the way."),
+        # "try" as "attempt" only before "to"
+        ("Try to be calm.", "Attempt to be calm."),
+        ("Try the soup.", "Try the soup."),
+        # "need" as a verb with an object after a subject, not a noun or an auxiliary
+        ("I need help.", "I require help."),
+        ("The needs of students vary.", "The needs of students vary."),
+        ("Some needs are unmet.", "Some needs are unmet."),
+        ("You need not come.", "You need not come."),
+        # "many" before a plural noun, not after how / so / too or before "of"
+        ("It has many books.", "It has numerous books."),
+        ("How many books? So many books. Many of them.", "How many books? So many books. Many of them."),
+        # nor in the set phrases of time and repetition
+        ("Many years ago, many times over.", "Many years ago, many times over."),
+        # "difficult" as "hard" only before "to": a difficult person is not a hard person
+        ("He is a difficult person.", "He is a difficult person."),
+        ("It is difficult to say.", "It is hard to say."),
+        # words are matched whole, never inside another word
+        ("Oftentimes the mainframe tryouts.", "Oftentimes the mainframe tryouts."),
+        # "main" before its noun after a determiner
+        ("The main idea is simple.", "The primary idea is simple."),
+        ("The water main burst.", "The water main burst."),
+        # predicative "happy", "easy to", "to start,"
+        ("He is happy.", "He is glad."),
+        ("They are happy with the service.", "They are happy with the service."),
+        ("It is easy to use.", "It is simple to use."),
+        ("Take it easy.", "Take it easy."),
+        ("To start, press it.", "To begin, press it."),
+        ("Start the car.", "Start the car."),
+        # a word in a compound or contraction, and an article that would have to change, are left alone
+        ("A quick-witted, often-cited study.", "A quick-witted, often-cited study."),
+        ("It was an outcome we expected.", "It was an outcome we expected."),
+        ("The outcome was good.", "The result was good."),
+        ("We chose not to go.", "We chose not to go."),
+        ("We chose this method.", "We selected this approach."),
+    ],
+)
 def test_perturb_substitutes_only_where_the_context_keeps_the_meaning(text, changed):
     assert perturb(text, seed=0, rate=1.0).text == changed
 

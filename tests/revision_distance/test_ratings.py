@@ -20,9 +20,12 @@ _DRAFT = re.compile(r"Draft:\n<<<\n(.*?)\n>>>", re.S)
 
 
 def distances(chosen: float, rejected: float) -> dict[str, Score]:
-    return {"distance_chosen": Score(value=chosen, metadata={"edits": []}),
-            "distance_rejected": Score(value=rejected, metadata={"edits": []}),
-            "pair_agree": Score(value=float(chosen < rejected)), "pair_tie": Score(value=float(chosen == rejected))}
+    return {
+        "distance_chosen": Score(value=chosen, metadata={"edits": []}),
+        "distance_rejected": Score(value=rejected, metadata={"edits": []}),
+        "pair_agree": Score(value=float(chosen < rejected)),
+        "pair_tie": Score(value=float(chosen == rejected)),
+    }
 
 
 @pytest.mark.parametrize(("chosen", "rejected", "preference"), [(0, 2, 1.0), (1, 1, 0.0), (3, 0, -1.0)])
@@ -45,25 +48,49 @@ def counting_reviser(messages):
     if "DOWN" in draft:
         return FatalError("reviser endpoint refused")
     words = [w for w in re.findall(r"[A-Za-z]+", draft) if w.isupper() and len(w) > 1]
-    return json.dumps([{"action_name": "replace", "revision_description": "lower it", "revision_level": "word",
-                        "original_snippet": w, "revised_snippet": w.lower(), "revision_intention": "calmer"}
-                       for w in words])
+    return json.dumps(
+        [
+            {
+                "action_name": "replace",
+                "revision_description": "lower it",
+                "revision_level": "word",
+                "original_snippet": w,
+                "revised_snippet": w.lower(),
+                "revision_intention": "calmer",
+            }
+            for w in words
+        ]
+    )
 
 
 def test_a_pairs_run_rates_each_pair(tmp_path: Path, scripts):
-    rows = [("fine text", "BAD TEXT"), ("SAME", "ALSO"), ("MANY CAPS", "clean"), ("good", "PROSE please"),
-            ("ok", "DOWN it goes")]
+    rows = [
+        ("fine text", "BAD TEXT"),
+        ("SAME", "ALSO"),
+        ("MANY CAPS", "clean"),
+        ("good", "PROSE please"),
+        ("ok", "DOWN it goes"),
+    ]
     pairs = tmp_path / "p.jsonl"
-    pairs.write_text("".join(json.dumps({"id": f"p{i}", "chosen": c, "rejected": r}) + "\n"
-                             for i, (c, r) in enumerate(rows)), encoding="utf-8")
-    run = proseval.run("revision-distance", roles={"reviser": scripts("rdr-count", counting_reviser)},
-                       params={"pairs": str(pairs), "setting": "reference-free"}, out=tmp_path / "runs")
+    pairs.write_text(
+        "".join(json.dumps({"id": f"p{i}", "chosen": c, "rejected": r}) + "\n" for i, (c, r) in enumerate(rows)),
+        encoding="utf-8",
+    )
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": scripts("rdr-count", counting_reviser)},
+        params={"pairs": str(pairs), "setting": "reference-free"},
+        out=tmp_path / "runs",
+    )
     task = get_task("revision-distance", run.header.task_params)
     found = {r.id: task.ratings(r.scores) for r in run.records()}
     assert {key: [(x.criterion, x.value, x.role) for x in found[key]] for key in found} == {
-        "p0": [(PREFERENCE, 1.0, "reviser")], "p1": [(PREFERENCE, 0.0, "reviser")],
-        "p2": [(PREFERENCE, -1.0, "reviser")], "p3": [(PREFERENCE, None, "reviser")],
-        "p4": [(PREFERENCE, None, "reviser")]}
+        "p0": [(PREFERENCE, 1.0, "reviser")],
+        "p1": [(PREFERENCE, 0.0, "reviser")],
+        "p2": [(PREFERENCE, -1.0, "reviser")],
+        "p3": [(PREFERENCE, None, "reviser")],
+        "p4": [(PREFERENCE, None, "reviser")],
+    }
     assert "reviser" in run.header.roles  # the role a rating names is a bound role of the run
 
 

@@ -31,9 +31,15 @@ def draft_in(messages) -> str:
 
 
 def edit(action: str, original: str, revised: str, level: str = "phrase", **more) -> dict:
-    return {"action_name": action, "revision_description": f"{action} it", "revision_level": level,
-            "original_snippet": original, "revised_snippet": revised, "revision_intention": "closer to the target",
-            **more}
+    return {
+        "action_name": action,
+        "revision_description": f"{action} it",
+        "revision_level": level,
+        "original_snippet": original,
+        "revised_snippet": revised,
+        "revision_intention": "closer to the target",
+        **more,
+    }
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
@@ -46,18 +52,23 @@ DRAFTS = [
     {"id": "b", "draft": "Dogs bark loudly at night.", "instruction": "Describe dogs."},
     {"id": "c", "draft": "The sun is hot today.", "instruction": "Describe the weather."},
 ]
-REFS = [{"id": "a", "reference": "The cat lay on the mat. It was large."},
-        {"id": "b", "reference": "Dogs bark loudly at night."},
-        {"id": "c", "reference": "The sun is very hot today."}]
+REFS = [
+    {"id": "a", "reference": "The cat lay on the mat. It was large."},
+    {"id": "b", "reference": "Dogs bark loudly at night."},
+    {"id": "c", "reference": "The sun is very hot today."},
+]
 
 
 def reviser(messages) -> str:
     draft = draft_in(messages)
     if draft.startswith("The cat"):  # a compound edit (two actions), a plain one and an ungrounded one
-        return "Edits:\n" + json.dumps([
-            edit("rephrase and shorten", "The cat sat on the mat", "The cat lay on the mat"),
-            edit("replace", "big", "large", "word"),
-            edit("delete", "a purple elephant", "")])
+        return "Edits:\n" + json.dumps(
+            [
+                edit("rephrase and shorten", "The cat sat on the mat", "The cat lay on the mat"),
+                edit("replace", "big", "large", "word"),
+                edit("delete", "a purple elephant", ""),
+            ]
+        )
     if draft.startswith("Dogs"):
         return "[]"
     return "The draft reads well, but I would make the sun hotter."  # prose: unusable
@@ -65,8 +76,12 @@ def reviser(messages) -> str:
 
 def test_drafts_run_counts_edits_leaves_prose_unscored_and_reports_rouge(tmp_path, scripts):
     drafts, refs = write_jsonl(tmp_path / "d.jsonl", DRAFTS), write_jsonl(tmp_path / "r.jsonl", REFS)
-    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-reviser", reviser)},
-                       params={"drafts": str(drafts), "refs": str(refs), "weighting": "level"}, out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": scripts("rd-reviser", reviser)},
+        params={"drafts": str(drafts), "refs": str(refs), "weighting": "level"},
+        out=tmp_path / "runs",
+    )
     metrics = run.results.metrics
     assert metrics["revision_distance"].mean == pytest.approx((4 + 0) / 2)  # compound split: 2 + 1 + 1; [] is 0
     assert metrics["revision_distance"].n_scored == 2 and metrics["revision_distance"].n_unscored == 1
@@ -86,7 +101,9 @@ def test_drafts_run_counts_edits_leaves_prose_unscored_and_reports_rouge(tmp_pat
     assert (rouge_l["n"], rouge_l["n_paired"]) == (3, 2)
     assert rouge_l["mean"] == pytest.approx((7 / 9 + 1.0 + 10 / 11) / 3)
     assert rouge_l["spearman_vs_neg_distance"] == pytest.approx(1.0)  # b: 0 edits, ROUGE-L 1; a: 4 edits, 7/9
-    assert extra["per_words"] == 100 and extra["normalised_mean"] == pytest.approx((4 * 100 / 9 + 0) / 2)  # 9 words, 4 edits; 0
+    assert extra["per_words"] == 100 and extra["normalised_mean"] == pytest.approx(
+        (4 * 100 / 9 + 0) / 2
+    )  # 9 words, 4 edits; 0
     # 95% intervals: the bootstrap of the mean of distances 4 and 0 (resampled means 0, 2 or 4), Wilson for the
     # grounded share (3 of 4 quoting edits), none for ρ over two drafts
     assert extra["distance"]["mean_ci"] == pytest.approx([0.0, 4.0])
@@ -106,31 +123,46 @@ def test_reference_free_needs_no_reference_and_sends_the_request(tmp_path, scrip
     seen: list[str] = []
     script = scripts("rd-free", lambda m: seen.append(m[-1]["content"]) or "[]")
     drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1])
-    run = proseval.run("revision-distance", roles={"reviser": script},
-                       params={"drafts": str(drafts), "setting": "reference-free"}, out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": script},
+        params={"drafts": str(drafts), "setting": "reference-free"},
+        out=tmp_path / "runs",
+    )
     assert run.results.metrics["revision_distance"].mean == 0.0 and "rouge" not in str(run.results.metrics)
     assert run.results.headline == "revision_distance"
     assert "Describe the cat." in seen[0] and "Target text" not in seen[0]
 
 
 def test_knowledge_setting_counts_the_revisers_categories_else_the_actions(tmp_path, scripts):
-    reply = json.dumps([edit("move", "B", "A", "paragraph", category="order"),
-                        edit("contrast", "x", "unlike B, x", category="comparison"),
-                        edit("expand", "B does y", "B does y with z", category="description"),
-                        edit("explain", "x", "x, which", category="description and comparison"),
-                        # no category given: the action decides (group → order, compare → comparison, add → other)
-                        edit("group", "A. B", "A and B together", "reference"),
-                        edit("compare and contrast", "B does y", "B does y, unlike A", "reference"),
-                        edit("add", "", "C does w.", "sentence")])
+    reply = json.dumps(
+        [
+            edit("move", "B", "A", "paragraph", category="order"),
+            edit("contrast", "x", "unlike B, x", category="comparison"),
+            edit("expand", "B does y", "B does y with z", category="description"),
+            edit("explain", "x", "x, which", category="description and comparison"),
+            # no category given: the action decides (group → order, compare → comparison, add → other)
+            edit("group", "A. B", "A and B together", "reference"),
+            edit("compare and contrast", "B does y", "B does y, unlike A", "reference"),
+            edit("add", "", "C does w.", "sentence"),
+        ]
+    )
     drafts = write_jsonl(tmp_path / "d.jsonl", [{"draft": "A. B does y. x.", "reference": "B. A. x."}])
-    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-knowledge", [reply])},
-                       params={"drafts": str(drafts), "setting": "knowledge", "weighting": "level"},
-                       out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": scripts("rd-knowledge", [reply])},
+        params={"drafts": str(drafts), "setting": "knowledge", "weighting": "level"},
+        out=tmp_path / "runs",
+    )
     metrics = run.results.metrics
     assert metrics["revision_distance"].mean == 7.0  # "compare and contrast" is one edit
     assert metrics["revision_distance_weighted"].mean == 3 + 1 + 1 + 1 + 2 + 2 + 2  # paragraph, 3 phrases, ...
-    assert {k: metrics[f"revision_categories.{k}"].mean for k in ("order", "comparison", "description", "other")} \
-        == {"order": 2.0, "comparison": 2.0, "description": 2.0, "other": 1.0}
+    assert {k: metrics[f"revision_categories.{k}"].mean for k in ("order", "comparison", "description", "other")} == {
+        "order": 2.0,
+        "comparison": 2.0,
+        "description": 2.0,
+        "other": 1.0,
+    }
     assert metrics["revision_levels.reference"].mean == 2.0
     assert run.header.task_params["setting"] == "knowledge"
 
@@ -141,25 +173,46 @@ def test_a_replacement_prompt_reaches_the_reviser(tmp_path, scripts):
     seen: list[str] = []
     script = scripts("rd-seen", lambda m: seen.append(m[-1]["content"]) or "[]")
     drafts, refs = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1]), write_jsonl(tmp_path / "r.jsonl", REFS[:1])
-    run = proseval.run("revision-distance", roles={"reviser": script}, prompts={"reviser-general": mine},
-                       params={"drafts": str(drafts), "refs": str(refs)}, out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": script},
+        prompts={"reviser-general": mine},
+        params={"drafts": str(drafts), "refs": str(refs)},
+        out=tmp_path / "runs",
+    )
     assert seen[0].startswith("MINE\n") and "Target: The cat lay" in seen[0]
     assert run.header.prompts["reviser-general"].source == str(mine)
 
 
-@pytest.mark.parametrize("lines, message", [
-    (['{"id": "a", "draft": "x"}', '{"id": "b", "draft": '], "d.jsonl:2: invalid JSON"),
-    (['{"id": "a", "draft": "x"}', '["x"]'], "d.jsonl:2: expected a JSON object"),
-    (['{"id": "a", "text": "x"}', '{"id": "b"}'], "d.jsonl:2: no text under draft"),
-    (['{"id": "a", "draft": "x"}', '{"id": "a", "draft": "y"}'], "d.jsonl:2: duplicate id 'a'"),
-    (['{"id": "a", "draft": "x"}', '{"id": "b", "draft": "y"}'], "d.jsonl:2: draft 'b' has no reference"),
-])
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (['{"id": "a", "draft": "x"}', '{"id": "b", "draft": '], "d.jsonl:2: invalid JSON"),
+        (['{"id": "a", "draft": "x"}', '["x"]'], "d.jsonl:2: expected a JSON object"),
+        (['{"id": "a", "text": "x"}', '{"id": "b"}'], "d.jsonl:2: no text under draft"),
+        (['{"id": "a", "draft": "x"}', '{"id": "a", "draft": "y"}'], "d.jsonl:2: duplicate id 'a'"),
+        (['{"id": "a", "draft": "x"}', '{"id": "b", "draft": "y"}'], "d.jsonl:2: draft 'b' has no reference"),
+    ],
+)
 def test_malformed_draft_files_are_errors_naming_the_line(tmp_path, lines, message):
     path = tmp_path / "d.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     refs = write_jsonl(tmp_path / "r.jsonl", [{"id": "a", "reference": "ref"}])
-    result = CliRunner().invoke(app, ["run", "revision-distance", "--drafts", str(path), "--refs", str(refs),
-                                      "--role", "reviser=scripted/echo", "--out", str(tmp_path / "runs")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "revision-distance",
+            "--drafts",
+            str(path),
+            "--refs",
+            str(refs),
+            "--role",
+            "reviser=scripted/echo",
+            "--out",
+            str(tmp_path / "runs"),
+        ],
+    )
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
 
@@ -171,8 +224,12 @@ def test_drafts_and_pairs_are_exclusive(tmp_path):
 
 def test_the_reviser_role_defaults_to_greedy_decoding(tmp_path, scripts):
     drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1])
-    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-greedy", ["[]"])},
-                       params={"drafts": str(drafts), "setting": "reference-free"}, out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": scripts("rd-greedy", ["[]"])},
+        params={"drafts": str(drafts), "setting": "reference-free"},
+        out=tmp_path / "runs",
+    )
     assert run.header.roles["reviser"].config.temperature == 0.0
 
 
@@ -194,11 +251,30 @@ PAIRS = [  # (chosen, rejected, chosen score, rejected score) → distances by t
 
 
 def test_pairwise_agreement_ties_and_spearman(tmp_path, scripts):
-    pairs = write_jsonl(tmp_path / "p.jsonl", [{"id": f"p{i}", "chosen": c, "rejected": r, "chosen_score": cs,
-                                                "rejected_score": rs} for i, (c, r, cs, rs) in enumerate(PAIRS)])
-    result = CliRunner().invoke(app, ["run", "revision-distance", "--pairs", str(pairs), "--setting",
-                                      "reference-free", "--role", f"reviser={scripts('rd-count', counting_reviser)}",
-                                      "--out", str(tmp_path / "runs"), "--display", "none"])
+    pairs = write_jsonl(
+        tmp_path / "p.jsonl",
+        [
+            {"id": f"p{i}", "chosen": c, "rejected": r, "chosen_score": cs, "rejected_score": rs}
+            for i, (c, r, cs, rs) in enumerate(PAIRS)
+        ],
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "revision-distance",
+            "--pairs",
+            str(pairs),
+            "--setting",
+            "reference-free",
+            "--role",
+            f"reviser={scripts('rd-count', counting_reviser)}",
+            "--out",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "Pairwise agreement" in result.output and "50.0%" in result.output
     run = proseval.read_run(next((tmp_path / "runs").iterdir()))
@@ -234,12 +310,18 @@ def expected_spearman() -> float:
 
 
 def test_a_pair_with_an_unusable_reply_is_unscored(tmp_path, scripts):
-    pairs = write_jsonl(tmp_path / "p.jsonl", [{"chosen": "good", "rejected": "PROSE please"},
-                                               {"chosen": "fine", "rejected": "BAD"}])
-    script = scripts("rd-pair-prose", lambda m: "no edits, it is fine" if "PROSE" in draft_in(m)
-                     else counting_reviser(m))
-    run = proseval.run("revision-distance", roles={"reviser": script},
-                       params={"pairs": str(pairs), "setting": "reference-free"}, out=tmp_path / "runs")
+    pairs = write_jsonl(
+        tmp_path / "p.jsonl", [{"chosen": "good", "rejected": "PROSE please"}, {"chosen": "fine", "rejected": "BAD"}]
+    )
+    script = scripts(
+        "rd-pair-prose", lambda m: "no edits, it is fine" if "PROSE" in draft_in(m) else counting_reviser(m)
+    )
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": script},
+        params={"pairs": str(pairs), "setting": "reference-free"},
+        out=tmp_path / "runs",
+    )
     extra = run.results.extra["revision_distance"]
     assert extra["scored"] == 1 and extra["unscored"] == {"unparsable": 1} and extra["agreement"] == 1.0
     assert extra["spearman_human_vs_neg_distance"] is None and extra["human_scored_texts"] == 0
@@ -257,10 +339,16 @@ def test_the_weighting_applies_in_pairs_mode_and_rouge_scores_both_texts(tmp_pat
         ("one AA", "CC DD EE", "one aa"),  # 1 vs 3: agree; 1 vs 3: agree
         ("the cat sat", "a dog ran", "the cat sat"),  # 0 vs 0: tie; ROUGE chosen 1, rejected 0
     ]
-    pairs = write_jsonl(tmp_path / "p.jsonl", [{"id": f"p{i}", "chosen": c, "rejected": r, "reference": ref}
-                                               for i, (c, r, ref) in enumerate(rows)])
-    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-levels", level_reviser)},
-                       params={"pairs": str(pairs), "setting": "general", "weighting": "level"}, out=tmp_path / "runs")
+    pairs = write_jsonl(
+        tmp_path / "p.jsonl",
+        [{"id": f"p{i}", "chosen": c, "rejected": r, "reference": ref} for i, (c, r, ref) in enumerate(rows)],
+    )
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": scripts("rd-levels", level_reviser)},
+        params={"pairs": str(pairs), "setting": "general", "weighting": "level"},
+        out=tmp_path / "runs",
+    )
     extra = run.results.extra["revision_distance"]
     assert (extra["agreement"], extra["tie_rate"]) == (pytest.approx(2 / 3), pytest.approx(1 / 3))
     weighted = extra["weighted"]
@@ -281,9 +369,21 @@ def test_the_weighting_applies_in_pairs_mode_and_rouge_scores_both_texts(tmp_pat
 def test_a_weighting_is_refused_by_the_stability_check_before_any_request(tmp_path, scripts):
     calls: list[str] = []
     script = scripts("rd-never", lambda m: calls.append("x") or "[]")
-    result = CliRunner().invoke(app, ["run", "revision-distance-stability", "--drafts", str(DATA / "drafts20.jsonl"),
-                                      "--weighting", "level", "--role", f"reviser={script}",
-                                      "--out", str(tmp_path / "runs")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "revision-distance-stability",
+            "--drafts",
+            str(DATA / "drafts20.jsonl"),
+            "--weighting",
+            "level",
+            "--role",
+            f"reviser={script}",
+            "--out",
+            str(tmp_path / "runs"),
+        ],
+    )
     assert result.exit_code == 2 and calls == []
     assert "--weighting is not used here" in " ".join(result.output.split())
 
@@ -292,8 +392,16 @@ def test_describe_lists_the_metrics():
     result = CliRunner().invoke(app, ["describe", "revision-distance"])
     assert result.exit_code == 0, result.output
     text = "".join(result.output.replace("│", "").split())
-    for metric in ("revision_distance", "revision_distance_norm", "revision_distance_weighted", "pair_agree",
-                   "pair_agree_weighted", "weighted_chosen", "rouge_chosen", "rouge_rejected"):
+    for metric in (
+        "revision_distance",
+        "revision_distance_norm",
+        "revision_distance_weighted",
+        "pair_agree",
+        "pair_agree_weighted",
+        "weighted_chosen",
+        "rouge_chosen",
+        "rouge_rejected",
+    ):
         assert metric in text
     assert "D_Revision(paper§3)" in text and "(App.G)" in text
     stability = CliRunner().invoke(app, ["describe", "revision-distance-stability"])
@@ -316,10 +424,29 @@ def stable_words(text: str) -> list[str]:
 
 def test_stability_check_on_twenty_drafts_with_a_fixed_reviser(tmp_path, scripts):
     drafts_file = DATA / "drafts20.jsonl"
-    result = CliRunner().invoke(app, ["revision-distance", "stability", "--drafts", str(drafts_file),
-                                      "--setting", "reference-free", "--seed", "7", "--rate", "0.1",
-                                      "--variants", "1", "--role", f"reviser={scripts('rd-words', word_reviser)}",
-                                      "--runs", str(tmp_path / "runs"), "--display", "none"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "revision-distance",
+            "stability",
+            "--drafts",
+            str(drafts_file),
+            "--setting",
+            "reference-free",
+            "--seed",
+            "7",
+            "--rate",
+            "0.1",
+            "--variants",
+            "1",
+            "--role",
+            f"reviser={scripts('rd-words', word_reviser)}",
+            "--runs",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "Stability under word substitutions (seed 7, rate 0.1)" in " ".join(result.output.split())
     run = proseval.read_run(next((tmp_path / "runs").iterdir()))
@@ -342,9 +469,12 @@ def test_stability_check_on_twenty_drafts_with_a_fixed_reviser(tmp_path, scripts
 
 
 def test_a_perfectly_stable_reviser_never_moves(tmp_path, scripts):
-    run = proseval.run("revision-distance-stability", roles={"reviser": scripts("rd-const", ['[]'])},
-                       params={"drafts": str(DATA / "drafts20.jsonl"), "setting": "reference-free"},
-                       out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance-stability",
+        roles={"reviser": scripts("rd-const", ["[]"])},
+        params={"drafts": str(DATA / "drafts20.jsonl"), "setting": "reference-free"},
+        out=tmp_path / "runs",
+    )
     extra = run.results.extra["revision_distance"]
     assert extra["mean_abs_change"] == 0.0 and extra["share_unchanged"] == 1.0 and extra["drafts_scored"] == 15
     assert extra["mean_spread"] == 0.0 and extra["max_spread"] == 0.0
@@ -358,9 +488,12 @@ def test_a_perfectly_stable_reviser_never_moves(tmp_path, scripts):
 
 def test_four_perturbations_of_each_draft_and_the_spread_of_d(tmp_path, scripts):
     """The default: seeds 0..3 per draft; the spread of D over each draft's copies, from the reviser's rule."""
-    run = proseval.run("revision-distance-stability", roles={"reviser": scripts("rd-words4", word_reviser)},
-                       params={"drafts": str(DATA / "drafts20.jsonl"), "setting": "reference-free", "rate": 0.1},
-                       out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance-stability",
+        roles={"reviser": scripts("rd-words4", word_reviser)},
+        params={"drafts": str(DATA / "drafts20.jsonl"), "setting": "reference-free", "rate": 0.1},
+        out=tmp_path / "runs",
+    )
     extra = run.results.extra["revision_distance"]
     expected = {}
     for row in (json.loads(line) for line in (DATA / "drafts20.jsonl").read_text().splitlines()):
@@ -385,11 +518,20 @@ def test_the_scorer_factory_measures_a_candidates_output(tmp_path, scripts):
     replies = scripts("rd-fact", lambda m: json.dumps([edit("replace", "big", "large", "word")]))
     score = revision_distance_scorer("general", weighting="size", per_words=10)
     assert score.scorer_name == "revision-distance"
-    samples = [Sample(id="s1", input="Describe the cat.", target="The cat lay. It was large."),
-               Sample(id="s2", input="say nothing: empty", target={"reference": "Nothing."}),
-               Sample(id="s3", input="Describe the cat again.", target=None)]
-    task = Task(name="rd-any", version="1", dataset=lambda: samples, protocol=single_turn, scorers=[score],
-                roles_required=("candidate", "reviser"), prompts=dict(PROMPTS))
+    samples = [
+        Sample(id="s1", input="Describe the cat.", target="The cat lay. It was large."),
+        Sample(id="s2", input="say nothing: empty", target={"reference": "Nothing."}),
+        Sample(id="s3", input="Describe the cat again.", target=None),
+    ]
+    task = Task(
+        name="rd-any",
+        version="1",
+        dataset=lambda: samples,
+        protocol=single_turn,
+        scorers=[score],
+        roles_required=("candidate", "reviser"),
+        prompts=dict(PROMPTS),
+    )
     run = proseval.run(task, model=candidate, roles={"reviser": replies}, out=tmp_path / "runs")
     records = {r.id: r for r in run.records()}
     assert records["s1"].scores["revision_distance"].value == 1.0
@@ -403,8 +545,12 @@ def test_the_scorer_factory_measures_a_candidates_output(tmp_path, scripts):
 def test_a_failed_reviser_call_is_unscored_not_zero(tmp_path, scripts):
     failing = scripts("rd-fail", [FatalError("the reviser endpoint refused")])
     drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1])
-    run = proseval.run("revision-distance", roles={"reviser": failing},
-                       params={"drafts": str(drafts), "setting": "reference-free"}, out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": failing},
+        params={"drafts": str(drafts), "setting": "reference-free"},
+        out=tmp_path / "runs",
+    )
     summary = run.results.metrics["revision_distance"]
     assert summary.mean is None and summary.n_unscored == 1
     record = next(run.records())
@@ -414,15 +560,19 @@ def test_a_failed_reviser_call_is_unscored_not_zero(tmp_path, scripts):
 
 def test_a_list_cut_at_max_tokens_is_unscored_but_a_complete_one_counts(tmp_path, scripts):
     whole = json.dumps([edit("replace", "cat", "kitten", "word"), edit("delete", "big", "", "word")])
-    cut = whole[:whole.index("delete") + 20]  # the second edit half written: repairable, but not the full list
+    cut = whole[: whole.index("delete") + 20]  # the second edit half written: repairable, but not the full list
 
     def reviser_of(messages):
         text = cut if draft_in(messages).startswith("The cat") else whole + " and then some prose that ran o"
         return Completion(text=text, finish_reason="length")
 
     drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:2])
-    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-cut", reviser_of)},
-                       params={"drafts": str(drafts), "setting": "reference-free"}, out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": scripts("rd-cut", reviser_of)},
+        params={"drafts": str(drafts), "setting": "reference-free"},
+        out=tmp_path / "runs",
+    )
     records = {r.id: r for r in run.records()}
     assert records["a"].scores["revision_distance"].value is None
     assert records["a"].scores["revision_distance"].parse_status == "unparsable"
@@ -435,9 +585,12 @@ def test_re_asks_stop_at_the_first_usable_reply(tmp_path, scripts):
     calls: list[str] = []
     script = scripts("rd-reask", lambda m: calls.append("x") or next(replies))
     drafts = write_jsonl(tmp_path / "d.jsonl", DRAFTS[:1])
-    run = proseval.run("revision-distance", roles={"reviser": script},
-                       params={"drafts": str(drafts), "setting": "reference-free", "attempts": 3},
-                       out=tmp_path / "runs")
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": script},
+        params={"drafts": str(drafts), "setting": "reference-free", "attempts": 3},
+        out=tmp_path / "runs",
+    )
     assert len(calls) == 2 and run.results.metrics["revision_distance"].mean == 0.0
     assert next(run.records()).scores["revision_distance"].metadata["attempts"] == 2
 
@@ -449,12 +602,26 @@ def test_the_task_and_its_command_group_are_registered():
 
 def test_a_run_is_re_measured_with_another_reviser(tmp_path, scripts):
     drafts, refs = write_jsonl(tmp_path / "d.jsonl", DRAFTS), write_jsonl(tmp_path / "r.jsonl", REFS)
-    first = proseval.run("revision-distance", roles={"reviser": scripts("rd-empty", ["[]"])},
-                         params={"drafts": str(drafts), "refs": str(refs)}, out=tmp_path / "runs")
+    first = proseval.run(
+        "revision-distance",
+        roles={"reviser": scripts("rd-empty", ["[]"])},
+        params={"drafts": str(drafts), "refs": str(refs)},
+        out=tmp_path / "runs",
+    )
     assert first.results.metrics["revision_distance"].mean == 0.0
-    result = CliRunner().invoke(app, ["score", str(first.path), "--role",
-                                      f"reviser={scripts('rd-second', reviser)}", "--out", str(tmp_path / "again"),
-                                      "--display", "none"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            str(first.path),
+            "--role",
+            f"reviser={scripts('rd-second', reviser)}",
+            "--out",
+            str(tmp_path / "again"),
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 0, result.output
     again = proseval.read_run(next((tmp_path / "again").iterdir()))
     assert again.results.metrics["revision_distance"].mean == pytest.approx(2.0)  # 4 and 0; prose unscored
@@ -466,13 +633,24 @@ def test_a_run_is_re_measured_with_another_reviser(tmp_path, scripts):
 
 def test_a_runs_answers_become_a_drafts_file_and_are_measured(tmp_path, scripts):
     candidate = scripts("rd-writer", lambda m: "" if "empty" in m[-1]["content"] else "The cat sat. It was big.")
-    samples = [Sample(id="s1", input="Describe the cat.", target="The cat lay. It was large."),
-               Sample(id="s2", input="say nothing: empty", target={"reference": "Nothing."}),
-               Sample(id="s3", input=[{"role": "user", "content": "Describe the dog."}],
-                      target={"instruction": "Describe the dog, briefly.", "reference": "A dog."}),
-               Sample(id="s4", input="Describe a bird.", target=None)]
-    task = Task(name="rd-source", version="1", dataset=lambda: samples, protocol=single_turn, scorers=[],
-                roles_required=("candidate",))
+    samples = [
+        Sample(id="s1", input="Describe the cat.", target="The cat lay. It was large."),
+        Sample(id="s2", input="say nothing: empty", target={"reference": "Nothing."}),
+        Sample(
+            id="s3",
+            input=[{"role": "user", "content": "Describe the dog."}],
+            target={"instruction": "Describe the dog, briefly.", "reference": "A dog."},
+        ),
+        Sample(id="s4", input="Describe a bird.", target=None),
+    ]
+    task = Task(
+        name="rd-source",
+        version="1",
+        dataset=lambda: samples,
+        protocol=single_turn,
+        scorers=[],
+        roles_required=("candidate",),
+    )
     source = proseval.run(task, model=candidate, out=tmp_path / "runs")
     out = tmp_path / "drafts.jsonl"
     result = CliRunner().invoke(app, ["revision-distance", "drafts", str(source.path), "-o", str(out)])
@@ -480,13 +658,26 @@ def test_a_runs_answers_become_a_drafts_file_and_are_measured(tmp_path, scripts)
     assert "3 drafts (2 with a reference); left out 0 failed and 1 empty" in " ".join(result.output.split())
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows == [
-        {"id": "s1", "draft": "The cat sat. It was big.", "instruction": "Describe the cat.",
-         "reference": "The cat lay. It was large."},
-        {"id": "s3", "draft": "The cat sat. It was big.", "instruction": "Describe the dog, briefly.",
-         "reference": "A dog."},
-        {"id": "s4", "draft": "The cat sat. It was big.", "instruction": "Describe a bird."}]
-    run = proseval.run("revision-distance", roles={"reviser": scripts("rd-exp", reviser)},
-                       params={"drafts": str(out), "setting": "reference-free"}, out=tmp_path / "rd")
+        {
+            "id": "s1",
+            "draft": "The cat sat. It was big.",
+            "instruction": "Describe the cat.",
+            "reference": "The cat lay. It was large.",
+        },
+        {
+            "id": "s3",
+            "draft": "The cat sat. It was big.",
+            "instruction": "Describe the dog, briefly.",
+            "reference": "A dog.",
+        },
+        {"id": "s4", "draft": "The cat sat. It was big.", "instruction": "Describe a bird."},
+    ]
+    run = proseval.run(
+        "revision-distance",
+        roles={"reviser": scripts("rd-exp", reviser)},
+        params={"drafts": str(out), "setting": "reference-free"},
+        out=tmp_path / "rd",
+    )
     assert run.results.extra["revision_distance"]["scored"] == 3
 
 
@@ -504,10 +695,28 @@ def test_the_stability_command_can_ask_for_structured_output(tmp_path, scripts, 
         return await original(self, messages, config)
 
     monkeypatch.setattr(ScriptedModel, "generate", noting)
-    result = CliRunner().invoke(app, ["revision-distance", "stability", "--drafts", str(DATA / "drafts20.jsonl"),
-                                      "--setting", "reference-free", "--structured", "--attempts", "2",
-                                      "--variants", "1", "--role", f"reviser={scripts('rd-structured', ['[]'])}",
-                                      "--runs", str(tmp_path / "runs"), "--display", "none"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "revision-distance",
+            "stability",
+            "--drafts",
+            str(DATA / "drafts20.jsonl"),
+            "--setting",
+            "reference-free",
+            "--structured",
+            "--attempts",
+            "2",
+            "--variants",
+            "1",
+            "--role",
+            f"reviser={scripts('rd-structured', ['[]'])}",
+            "--runs",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert len(formats) == 30 and all(f["type"] == "json_schema" for f in formats)  # 15 perturbable drafts, 2 texts
     assert formats[0]["json_schema"]["schema"]["required"] == ["edits"]

@@ -12,8 +12,14 @@ from proseval.runtime.roles import RoleRequest
 
 
 def test_the_task_reply_is_used_where_given_and_the_counts_stay_the_estimate():
-    planned = plan("demo", RoleRequest(model="openai-compatible/cand", roles={"judge": "openai-compatible/judge"},
-                                       base_urls=["http://127.0.0.1:9/v1"]))
+    planned = plan(
+        "demo",
+        RoleRequest(
+            model="openai-compatible/cand",
+            roles={"judge": "openai-compatible/judge"},
+            base_urls=["http://127.0.0.1:9/v1"],
+        ),
+    )
     asked: list[tuple[str, int, str]] = []
 
     def reply(role: str, messages: list[dict[str, str]], tokens: int, turn: str) -> str | None:

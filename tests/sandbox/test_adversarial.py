@@ -40,11 +40,13 @@ def attack(body: str, text: str = "", limits: SandboxLimits = LIMITS, **kwargs):
 
 def gone(pids: list[str]) -> bool:
     """Whether none of these processes is running (gone, or a zombie left for its parent)."""
+
     def running(pid: str) -> bool:
         try:
             return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
         except (OSError, IndexError):
             return False
+
     return not any(running(pid) for pid in pids)
 
 
@@ -308,8 +310,9 @@ def test_other_kernel_interfaces_are_closed():
 @pytest.fixture
 def weak(monkeypatch: pytest.MonkeyPatch):
     """No seccomp, no Landlock: only what the parent enforces (deadline, budget, group kill)."""
-    monkeypatch.setattr(isolation, "child_settings",
-                        lambda: {"seccomp_bpf": None, "landlock_abi": 0, "drop_to_nobody": False})
+    monkeypatch.setattr(
+        isolation, "child_settings", lambda: {"seccomp_bpf": None, "landlock_abi": 0, "drop_to_nobody": False}
+    )
 
 
 def test_without_seccomp_code_is_refused_unless_allowed(weak):
@@ -320,20 +323,24 @@ def test_without_seccomp_code_is_refused_unless_allowed(weak):
 
 
 def test_a_grandchild_holding_the_pipe_does_not_hold_the_parent(weak):
-    result, _ = attack("""
+    result, _ = attack(
+        """
         pid = os.fork()
         if pid == 0:
             time.sleep(3600)
             os._exit(0)
         return [str(pid)]
-    """, allow_weak=True)
+    """,
+        allow_weak=True,
+    )
     assert result.ok, result.error  # not held until the wall-clock limit by the grandchild's pipe
     wait_until(lambda: gone(result.value))  # the group was killed: it may take a moment to be gone
     assert gone(result.value)
 
 
 def test_a_fork_bomb_leaves_no_process(weak):
-    result, seconds = attack("""
+    result, seconds = attack(
+        """
         pids = []
         for _ in range(30):
             pid = os.fork()
@@ -342,7 +349,9 @@ def test_a_fork_bomb_leaves_no_process(weak):
                 os._exit(0)
             pids.append(str(pid))
         return pids
-    """, allow_weak=True)
+    """,
+        allow_weak=True,
+    )
     assert result.ok and len(result.value) == 30
     wait_until(lambda: gone(result.value))  # the group was killed: it may take a moment to be gone
     assert gone(result.value), result.value

@@ -19,10 +19,10 @@ from proseval.benchmarks.meeseeks import loop
 from proseval.benchmarks.meeseeks.params import MeeseeksParams
 from proseval.benchmarks.meeseeks.task import make_task, sandbox_record
 from proseval.models.scripted import register_script, unregister_script
-from proseval.runtime.records import RoleBinding
-from proseval.runtime.runlog import RunFolder
 from proseval.runtime.options import RunOptions
+from proseval.runtime.records import RoleBinding
 from proseval.runtime.resume import resume_run
+from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import start_run
 from proseval.sandbox import isolation, run_function_async
 
@@ -31,7 +31,7 @@ KEYS = {"OPENAI_API_KEY": "sk-openai-secret-7f3a9c", "PROSEVAL_API_KEY": "sk-pro
 
 
 def hostile_code(victim: Path) -> str:
-    return f'''```python
+    return f"""```python
 import os, ctypes
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -51,7 +51,7 @@ def extract_info_list(model_response):
         except Exception as exc:
             found.append(type(exc).__name__)
     return [part for part in found if part]
-```'''
+```"""
 
 
 @pytest.fixture
@@ -99,8 +99,13 @@ async def test_a_hostile_extractor_cannot_leak_keys_or_touch_the_machine(tmp_pat
 
     records = list(folder.iter_records())
     assert results.counts.finished == len(records) == 4
-    sandboxed = [part for r in records for turn in (r.state.turns if r.state else [])
-                 for part in turn["parts"].values() if "sandbox" in part]
+    sandboxed = [
+        part
+        for r in records
+        for turn in (r.state.turns if r.state else [])
+        for part in turn["parts"].values()
+        if "sandbox" in part
+    ]
     assert sandboxed, "no code-guided extraction ran"
     for part in sandboxed:
         assert "seccomp" in part["sandbox"]["layers"]

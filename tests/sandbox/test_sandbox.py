@@ -20,9 +20,7 @@ FAST = SandboxLimits(wall_seconds=5.0, cpu_seconds=2, memory_bytes=256 * 1024 * 
 
 def extractor(body: str) -> str:
     """Source of an `extract_info_list` whose body is `body`."""
-    return "def extract_info_list(model_response):\n" + textwrap.indent(
-        textwrap.dedent(body), "    "
-    )
+    return "def extract_info_list(model_response):\n" + textwrap.indent(textwrap.dedent(body), "    ")
 
 
 def run(body: str, text: str = "1. alpha\n2. beta", **kwargs):
@@ -122,8 +120,9 @@ def test_network_access_is_forbidden(body):
     assert result.error_kind == "forbidden", result
 
 
-@pytest.mark.parametrize("module", ["os", "subprocess", "sys", "shutil", "pathlib", "ctypes",
-                                    "importlib", "io", "builtins", "operator"])
+@pytest.mark.parametrize(
+    "module", ["os", "subprocess", "sys", "shutil", "pathlib", "ctypes", "importlib", "io", "builtins", "operator"]
+)
 def test_dangerous_imports_are_forbidden(module):
     result = run(f"import {module}\nreturn []")
     assert result.error_kind == "forbidden"
@@ -186,9 +185,7 @@ def test_kernel_limits_forbid_any_new_file_descriptor(tmp_path: Path):
                 print(exc.errno)
         """
     )
-    out = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=30
-    )
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", probe], capture_output=True, text=True, timeout=30)
     assert out.stdout.split() == ["24", "24"], out.stderr  # EMFILE twice
     assert not target.exists()
 
@@ -242,9 +239,7 @@ def test_broken_code_is_an_exception(code, fragment):
 def test_working_directory_is_removed(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert run("return []").ok
-    assert run("while True:\n    pass", limits=SandboxLimits(wall_seconds=0.5)).error_kind == (
-        "timeout"
-    )
+    assert run("while True:\n    pass", limits=SandboxLimits(wall_seconds=0.5)).error_kind == ("timeout")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -267,8 +262,11 @@ def test_folders_left_by_a_killed_evaluator_are_swept(tmp_path: Path, monkeypatc
 async def test_async_runs_do_not_block_the_event_loop():
     """A quick run started beside a spinning one ends while the spinning one still runs (its limits
     are hang guards only): the event loop is not held while a child runs."""
-    spinning = asyncio.create_task(run_function_async(
-        extractor("while True:\n    pass"), "", limits=SandboxLimits(wall_seconds=120.0, cpu_seconds=120)))
+    spinning = asyncio.create_task(
+        run_function_async(
+            extractor("while True:\n    pass"), "", limits=SandboxLimits(wall_seconds=120.0, cpu_seconds=120)
+        )
+    )
     await asyncio.sleep(0)  # the spinning run starts first
     fast = await run_function_async(extractor("return [model_response]"), "hi", limits=FAST)
     assert fast.value == ["hi"]
@@ -282,9 +280,7 @@ async def test_cancelling_an_async_run_kills_the_child():
     psutil = pytest.importorskip("psutil")
     before = set(psutil.Process().children(recursive=True))  # e.g. worker pools other tests started
     limits = SandboxLimits(wall_seconds=30.0, cpu_seconds=30)
-    task = asyncio.create_task(
-        run_function_async(extractor("while True:\n    pass"), "", limits=limits)
-    )
+    task = asyncio.create_task(run_function_async(extractor("while True:\n    pass"), "", limits=limits))
     deadline = time.monotonic() + 60  # a hang guard
     while not set(psutil.Process().children(recursive=True)) - before:  # until the child runs
         assert not task.done() and time.monotonic() < deadline

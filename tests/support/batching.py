@@ -31,10 +31,24 @@ def wb_judge(body: dict) -> str:
 
 
 def write_queries(path: Path, n: int = 4) -> Path:
-    checklist = [{"name": f"C{i}", "criteria_description": f"criterion {i}", "1-2": "a", "3-4": "b", "5-6": "c",
-                  "7-8": "d", "9-10": "e"} for i in range(1, 6)]
-    path.write_text("".join(json.dumps({"id": f"q{k}", "query": f"Write note number {k}.", "checklist": checklist})
-                            + "\n" for k in range(n)))
+    checklist = [
+        {
+            "name": f"C{i}",
+            "criteria_description": f"criterion {i}",
+            "1-2": "a",
+            "3-4": "b",
+            "5-6": "c",
+            "7-8": "d",
+            "9-10": "e",
+        }
+        for i in range(1, 6)
+    ]
+    path.write_text(
+        "".join(
+            json.dumps({"id": f"q{k}", "query": f"Write note number {k}.", "checklist": checklist}) + "\n"
+            for k in range(n)
+        )
+    )
     return path
 
 
@@ -59,8 +73,11 @@ def records(folder: RunFolder) -> dict[tuple[str, int], dict]:
 
 def metrics(folder: RunFolder) -> dict:
     results = folder.read_results()
-    return {"metrics": {k: v.model_dump() for k, v in results.metrics.items()}, "counts": results.counts.model_dump(),
-            "extra": results.extra}
+    return {
+        "metrics": {k: v.model_dump() for k, v in results.metrics.items()},
+        "counts": results.counts.model_dump(),
+        "extra": results.extra,
+    }
 
 
 # A WritingBench run with its judge in batch mode (at most 8 requests a batch), in a child process.

@@ -11,8 +11,10 @@ from proseval.runtime.records import RoleBinding
 
 
 def make_samples(n: int) -> list[Sample]:
-    return [Sample(id=f"s{i:05d}", input=f"Write about topic {i}.", metadata={"group": "even" if i % 2 == 0 else "odd"})
-            for i in range(n)]
+    return [
+        Sample(id=f"s{i:05d}", input=f"Write about topic {i}.", metadata={"group": "even" if i % 2 == 0 else "odd"})
+        for i in range(n)
+    ]
 
 
 async def words(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
@@ -44,8 +46,12 @@ def make_task(n: int = 10, *, judge: bool = False, name: str = "unit", params: d
 
 
 def binding(spec: str, *, base_urls: list[str] | None = None, concurrency: int = 8, **config) -> RoleBinding:
-    return RoleBinding(spec=spec, base_urls=base_urls or [], concurrency=concurrency,
-                       config=GenerateConfig(timeout=config.pop("timeout", 5.0), **config))
+    return RoleBinding(
+        spec=spec,
+        base_urls=base_urls or [],
+        concurrency=concurrency,
+        config=GenerateConfig(timeout=config.pop("timeout", 5.0), **config),
+    )
 
 
 def refusal_line(result, code: int) -> str:

@@ -14,7 +14,8 @@ def two_member_set(base_url: str, limit: int, more: str = "") -> str:
     """A set file: the demo task (`limit` samples) with the candidates `one` and `two` (another
     temperature) and the judge, all on the fake at `base_url`, one request and one run at a time;
     `more` keys appended."""
-    return f"""\
+    return (
+        f"""\
 folder: out
 models:
   - {{spec: openai-compatible/cand, name: one, base_url: {base_url}}}
@@ -26,4 +27,6 @@ roles: {{judge: openai-compatible/judge}}
 role_base_url: {{judge: [{base_url}]}}
 concurrency: 1
 max_runs: 1
-""" + more
+"""
+        + more
+    )

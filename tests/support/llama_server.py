@@ -62,10 +62,21 @@ def free_port() -> int:
 def server_command(model: Path, port: int) -> list[str]:
     """The command line, threads as the embedded model takes them (`local_threads`)."""
     threads = local_threads(model)
-    settings = {"model": str(model), "model_alias": ALIAS, "host": "127.0.0.1", "port": port,
-                "n_threads": threads.generation, "n_threads_batch": threads.prompt, **SETTINGS}
-    return [sys.executable, "-m", "llama_cpp.server",
-            *(part for name, value in settings.items() for part in (f"--{name}", str(value)))]
+    settings = {
+        "model": str(model),
+        "model_alias": ALIAS,
+        "host": "127.0.0.1",
+        "port": port,
+        "n_threads": threads.generation,
+        "n_threads_batch": threads.prompt,
+        **SETTINGS,
+    }
+    return [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        *(part for name, value in settings.items() for part in (f"--{name}", str(value))),
+    ]
 
 
 def server_env() -> dict[str, str]:
@@ -101,9 +112,15 @@ def llama_server(folder: Path) -> Iterator[LlamaServer]:
     port, log = free_port(), folder / "llama_server.log"
     base_url = f"http://127.0.0.1:{port}/v1"
     with log.open("wb") as out:
-        process = subprocess.Popen(server_command(embedded_model_path(), port), env=server_env(), cwd=folder,
-                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            server_command(embedded_model_path(), port),
+            env=server_env(),
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         wait_until_ready(process, base_url, log)
         yield LlamaServer(base_url, log)

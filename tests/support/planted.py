@@ -33,7 +33,7 @@ def writer(base_words: int, spread: float = 1.0, seed: int = 0, better: int = 0)
         prompt = messages[-1]["content"]
         seen[prompt] = seen.get(prompt, 0) + 1
         draw = random.Random(f"{seed}/{prompt}/{seen[prompt]}").uniform(-spread, spread)
-        words = max(5, round(base_words * 2 ** draw))
+        words = max(5, round(base_words * 2**draw))
         return f"planted-quality-{planted_quality(prompt) + better} " + " ".join(["lorem"] * words)
 
     return answer
@@ -50,8 +50,15 @@ def clamp(value: float) -> int:
     return max(1, min(10, round(value)))
 
 
-def judge(kind: str = "fair", *, noise: float = 0.0, slope: float = 0.0, seed: int = 0,
-          fail_every: int = 0, reply: Callable[[int], str] | None = None) -> Callable[[list[dict]], str]:
+def judge(
+    kind: str = "fair",
+    *,
+    noise: float = 0.0,
+    slope: float = 0.0,
+    seed: int = 0,
+    fail_every: int = 0,
+    reply: Callable[[int], str] | None = None,
+) -> Callable[[list[dict]], str]:
     """A judge: the planted quality, plus `slope` points per doubling of length above 100 words,
     plus a uniform integer error in [-noise, noise] (fresh on every call), and an unparsable reply
     on every `fail_every`-th call. `reply` formats the score (default: the demo's JSON)."""

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from support.scripted import registered_scripts
 from view.view_fixtures import demo_run, meeseeks_run, pairs_run, ravel_run, revision_run
 
@@ -17,9 +18,16 @@ def built_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One finished run of each kind, by kind; never changed by a test (copy it first)."""
     out = tmp_path_factory.mktemp("view") / "runs"
     with registered_scripts() as scripts:
-        return {kind: build(out, scripts).path for kind, build in
-                (("demo", demo_run), ("ravel", ravel_run), ("revision", revision_run), ("pairs", pairs_run),
-                 ("meeseeks", meeseeks_run))}
+        return {
+            kind: build(out, scripts).path
+            for kind, build in (
+                ("demo", demo_run),
+                ("ravel", ravel_run),
+                ("revision", revision_run),
+                ("pairs", pairs_run),
+                ("meeseeks", meeseeks_run),
+            )
+        }
 
 
 @pytest.fixture

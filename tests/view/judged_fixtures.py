@@ -14,9 +14,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from support.scripted import registered_scripts
-
 import proseval
+from support.scripted import registered_scripts
 
 HAIKU_ITEM = {
     "category": "general_multi",
@@ -25,18 +24,33 @@ HAIKU_ITEM = {
     "sub_questions": [
         {"point_id": 0, "question": "Is the answer a haiku?", "rule": None, "dep": [], "能力项": "生成特定文案"},
         {"point_id": 1, "question": "Is it about autumn leaves?", "rule": None, "dep": [0], "能力项": "主题约束"},
-        {"point_id": 2, "question": "Does the haiku mention leaves?", "corresponding_part": "haiku",
-         "rule": 'keywords:["leaves"]', "dep": [], "能力项": "关键词"},
+        {
+            "point_id": 2,
+            "question": "Does the haiku mention leaves?",
+            "corresponding_part": "haiku",
+            "rule": 'keywords:["leaves"]',
+            "dep": [],
+            "能力项": "关键词",
+        },
         {"point_id": 3, "question": "Does the answer have a title?", "rule": None, "dep": [], "能力项": "其他"},
         {"point_id": 4, "question": "Is the title in capitals?", "rule": None, "dep": [3], "能力项": "其他"},
         {"point_id": 5, "question": "Is the answer a haiku?", "rule": None, "dep": [], "能力项": "生成特定文案"},
-    ]}
+    ],
+}
 HAIKU = "Red leaves drift and fall\nthe old maple lets them go\ncold wind keeps the rest"
 # the judge's verdicts by requirement: the title one fails, so the one depending on it is not asked
-MEESEEKS_VERDICTS = {"Is the answer a haiku?": "是", "Is it about autumn leaves?": "是",
-                     "Does the answer have a title?": "否", "Is the title in capitals?": "是"}
-MEESEEKS_JUDGED = ["Is the answer a haiku? (#1)", "Is it about autumn leaves?", "Does the answer have a title?",
-                   "Is the answer a haiku? (#6)"]
+MEESEEKS_VERDICTS = {
+    "Is the answer a haiku?": "是",
+    "Is it about autumn leaves?": "是",
+    "Does the answer have a title?": "否",
+    "Is the title in capitals?": "是",
+}
+MEESEEKS_JUDGED = [
+    "Is the answer a haiku? (#1)",
+    "Is it about autumn leaves?",
+    "Does the answer have a title?",
+    "Is the answer a haiku? (#6)",
+]
 
 
 def meeseeks_judged_run(out: Path, scripts: Callable[[str, object], str]) -> proseval.Run:
@@ -50,8 +64,14 @@ def meeseeks_judged_run(out: Path, scripts: Callable[[str, object], str]) -> pro
         return f"分析：checked\n判断：{MEESEEKS_VERDICTS[asked]}"
 
     roles = {"extractor": scripts("lj-ms-extractor", ["ALL"]), "judge": scripts("lj-ms-judge", judge)}
-    return proseval.run("meeseeks", model=scripts("lj-ms-candidate", [HAIKU]), roles=roles, out=out, cache=False,
-                        params={"data_dir": str(out.parent / "meeseeks-judged"), "language": "en", "rounds": 1})
+    return proseval.run(
+        "meeseeks",
+        model=scripts("lj-ms-candidate", [HAIKU]),
+        roles=roles,
+        out=out,
+        cache=False,
+        params={"data_dir": str(out.parent / "meeseeks-judged"), "language": "en", "rounds": 1},
+    )
 
 
 ITEM = re.compile(r"^\[(\d+)\]", re.MULTILINE)
@@ -75,9 +95,14 @@ def longweave_judge(messages) -> str:
 
 
 def longweave_judged_run(out: Path, scripts: Callable[[str, object], str]) -> proseval.Run:
-    return proseval.run("longweave", model=scripts("lj-lw-candidate", lambda m: LONG_ANSWER),
-                        roles={"judge": scripts("lj-lw-judge", longweave_judge)}, out=out, cache=False,
-                        params={"task": "biog,sr,nw,cf", "length": "1k", "per_cell": 1, "judge_attempts": 1})
+    return proseval.run(
+        "longweave",
+        model=scripts("lj-lw-candidate", lambda m: LONG_ANSWER),
+        roles={"judge": scripts("lj-lw-judge", longweave_judge)},
+        out=out,
+        cache=False,
+        params={"task": "biog,sr,nw,cf", "length": "1k", "per_cell": 1, "judge_attempts": 1},
+    )
 
 
 def judged_runs(root: Path) -> Path:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from view.view_fixtures import HOSTILE, record, results, write_run
 
 from proseval.view import create_app
+from view.view_fixtures import HOSTILE, record, results, write_run
 
 LOCAL = "http://127.0.0.1"
 
@@ -38,8 +38,19 @@ def big(tmp_path: Path) -> Path:
         if n % 7 == 0:
             records.append(record(n, status="error", error="request failed", scores={}, state=None))
         elif n % 5 == 0:
-            records.append(record(n, scores={"quality": {"value": None, "explanation": "unparsable",
-                                                         "parse_status": "unparsable", "metadata": {}}}))
+            records.append(
+                record(
+                    n,
+                    scores={
+                        "quality": {
+                            "value": None,
+                            "explanation": "unparsable",
+                            "parse_status": "unparsable",
+                            "metadata": {},
+                        }
+                    },
+                )
+            )
         else:
             records.append(record(n))
     write_run(tmp_path / "runs" / "big", records, results=results("big", 120))
@@ -139,12 +150,27 @@ def test_a_rewritten_samples_file_is_indexed_afresh(big: Path):
     assert ">s00002<" in web.get("/runs/big/samples/2").text
 
 
-HOSTILE_RECORD = record(1, id=f"id{HOSTILE}", input=f"input {HOSTILE}", metadata={"language": HOSTILE},
-                        state={"messages": [{"role": "user", "content": HOSTILE}], "output": f"out {HOSTILE}",
-                               "turns": [{"note": HOSTILE}], "metadata": {}},
-                        target={"draft": f"draft {HOSTILE}"},
-                        scores={"quality": {"value": 1.0, "explanation": f"judge said {HOSTILE}",
-                                            "parse_status": "ok", "metadata": {"raw": HOSTILE}}})
+HOSTILE_RECORD = record(
+    1,
+    id=f"id{HOSTILE}",
+    input=f"input {HOSTILE}",
+    metadata={"language": HOSTILE},
+    state={
+        "messages": [{"role": "user", "content": HOSTILE}],
+        "output": f"out {HOSTILE}",
+        "turns": [{"note": HOSTILE}],
+        "metadata": {},
+    },
+    target={"draft": f"draft {HOSTILE}"},
+    scores={
+        "quality": {
+            "value": 1.0,
+            "explanation": f"judge said {HOSTILE}",
+            "parse_status": "ok",
+            "metadata": {"raw": HOSTILE},
+        }
+    },
+)
 
 
 def test_text_from_a_run_is_escaped_everywhere(tmp_path: Path):
@@ -168,7 +194,7 @@ def test_every_response_carries_a_strict_content_security_policy(runs_dir: Path)
         assert "default-src 'none'" in headers["content-security-policy"]
         assert headers["x-content-type-options"] == "nosniff"
     html = web.get("/").text
-    assert "<script src=\"/static/view.js\"" in html and "<style" not in html and " style=" not in html
+    assert '<script src="/static/view.js"' in html and "<style" not in html and " style=" not in html
     assert "http://" not in html.replace("http://127.0.0.1", "") and "https://" not in html  # nothing remote
 
 
@@ -181,8 +207,10 @@ def test_a_host_other_than_loopback_needs_a_token(runs_dir: Path):
     assert web.get("/?token=wrong").status_code == 403
     entered = web.get("/runs/nothing?token=s3cret-token&page=2", follow_redirects=False)
     assert entered.status_code == 303 and entered.headers["location"] == "/runs/nothing?page=2"
-    assert "httponly" in entered.headers["set-cookie"].lower() and "samesite=strict" in entered.headers[
-        "set-cookie"].lower()
+    assert (
+        "httponly" in entered.headers["set-cookie"].lower()
+        and "samesite=strict" in entered.headers["set-cookie"].lower()
+    )
     assert web.get("/").status_code == 200  # the cookie from now on
     web.cookies.clear()
     assert web.get("/").status_code == 401
@@ -221,18 +249,31 @@ def test_a_judged_sample_shows_its_conversation_output_and_scores(runs_dir: Path
 
 
 def test_per_criterion_verdicts_and_raw_judge_answers_are_listed(tmp_path: Path):
-    verdicts = {"clarity": {"score": 7, "reason": "clear <b>enough</b>", "status": "ok"},
-                "depth": {"score": None, "status": "unparsable", "error": "no JSON", "raw": "I think 7?"}}
-    judged = record(1, scores={"score": {"value": 7.0, "explanation": "1 of 2 criteria scored",
-                                         "parse_status": "partial", "metadata": {"criteria": verdicts}}})
+    verdicts = {
+        "clarity": {"score": 7, "reason": "clear <b>enough</b>", "status": "ok"},
+        "depth": {"score": None, "status": "unparsable", "error": "no JSON", "raw": "I think 7?"},
+    }
+    judged = record(
+        1,
+        scores={
+            "score": {
+                "value": 7.0,
+                "explanation": "1 of 2 criteria scored",
+                "parse_status": "partial",
+                "metadata": {"criteria": verdicts},
+            }
+        },
+    )
     write_run(tmp_path / "runs" / "wb", [judged], task="writingbench")  # drawn by WritingBench's views hook
     html = client(tmp_path / "runs").get("/runs/wb/samples/1").text
     table = html.split("<h2>Criteria (score): 2</h2>", 1)[1].split('<table class="grid criteria">', 1)[1]
     table = table.split("</table>", 1)[0]
     assert re.findall(r"<tr><td>(\w+)</td><td(?: class=\"n\")?>([^<]+)</td><td>(\w+)</td>", table) == [
-        ("clarity", "7", "ok"), ("depth", "–", "unparsable")]
+        ("clarity", "7", "ok"),
+        ("depth", "–", "unparsable"),
+    ]
     assert "clear &lt;b&gt;enough&lt;/b&gt;" in table and "no JSON" in table
-    assert "judge's raw answer (depth: raw)</summary><pre class=\"text\">I think 7?</pre>" in html
+    assert 'judge\'s raw answer (depth: raw)</summary><pre class="text">I think 7?</pre>' in html
 
 
 def test_revision_distance_edits_are_marked_in_the_draft(runs_dir: Path, built_runs):
@@ -246,10 +287,11 @@ def test_revision_distance_edits_are_marked_in_the_draft(runs_dir: Path, built_r
 
 
 def test_a_draft_and_its_revision_are_diffed_word_by_word(tmp_path: Path):
-    revised = record(1, target={"task": "edit", "input": {"content": "The old bridge stood here.",
-                                                          "critique": "say more"}},
-                     state={"messages": [], "output": "The ancient bridge still stood here.", "turns": [],
-                            "metadata": {}})
+    revised = record(
+        1,
+        target={"task": "edit", "input": {"content": "The old bridge stood here.", "critique": "say more"}},
+        state={"messages": [], "output": "The ancient bridge still stood here.", "turns": [], "metadata": {}},
+    )
     write_run(tmp_path / "runs" / "edit", [revised], task="c3ebench")  # a C3EBench Edit item: its views hook
     html = client(tmp_path / "runs").get("/runs/edit/samples/1").text
     diff = html.split("Draft → revision", 1)[1].split('<pre class="diff">', 1)[1].split("</pre>", 1)[0]
@@ -268,7 +310,7 @@ def test_meeseeks_rounds_are_side_by_side_with_their_checks(runs_dir: Path, buil
 
 def test_a_ravel_trajectory_shows_each_step_with_the_manuscript_after_it(runs_dir: Path, built_runs):
     html = client(runs_dir).get(f"/runs/{built_runs['ravel'].name}/samples/1").text
-    steps = html.split('id="trajectory"', 1)[1].split("<section class=\"step")[1:]
+    steps = html.split('id="trajectory"', 1)[1].split('<section class="step')[1:]
     assert len(steps) == 8
     assert "Step 1: outline" in steps[0] and "(nothing written yet)" in steps[0]
     assert "Manuscript after step 2" in steps[1] and "## Water\n\nWater text." in steps[1]
@@ -297,9 +339,14 @@ def test_a_link_by_id_survives_a_rewritten_samples_file(tmp_path: Path):
     results count when a sample has several (finished before failed, then the later), and escape
     ids that are not URL-safe."""
     odd = "a&b #1/é"
-    records = [record(0), record(1, status="error", error="timeout", scores={}), record(2), record(1),
-               record(3, id=odd), record(2, scores={"quality": {"value": 9.0, "explanation": "again",
-                                                                "parse_status": "ok", "metadata": {}}})]
+    records = [
+        record(0),
+        record(1, status="error", error="timeout", scores={}),
+        record(2),
+        record(1),
+        record(3, id=odd),
+        record(2, scores={"quality": {"value": 9.0, "explanation": "again", "parse_status": "ok", "metadata": {}}}),
+    ]
     folder = write_run(tmp_path / "runs" / "r", records)
     web = client(tmp_path / "runs")
     listed = web.get("/runs/r").text

@@ -11,10 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from view.chromium import ARGS, CHROMIUM, serving_app
 from view.view_fixtures import HOSTILE
-
-
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +35,14 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as driver:
         context = driver.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM), headless=True,
-            args=ARGS, viewport={"width": 1280, "height": 900})
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=ARGS,
+            viewport={"width": 1280, "height": 900},
+        )
         yield context
         context.close()
-
 
 
 @pytest.fixture

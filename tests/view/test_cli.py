@@ -14,8 +14,11 @@ def served(monkeypatch) -> list[dict]:
     import uvicorn
 
     calls: list[dict] = []
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: calls.append(
-        {"host": self.config.host, "port": self.config.port}))
+    monkeypatch.setattr(
+        uvicorn.Server,
+        "run",
+        lambda self, sockets=None: calls.append({"host": self.config.host, "port": self.config.port}),
+    )
     return calls
 
 

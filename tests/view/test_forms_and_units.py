@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from support.scripted import registered_scripts
-from view.test_labelling import LOCAL, client, plan_of
-from view.test_labelling_judged import questions_on
-from view.view_fixtures import ravel_run
 
+from proseval.commandline.units import NOT_STATED, metric_units, unit_of
 from proseval.core.views import LabelCriterion
 from proseval.registry import tasks
 from proseval.view import create_app
 from proseval.view.labelsession import TEN_KEY, number_key, question_title, scale_points
-from proseval.commandline.units import NOT_STATED, metric_units, unit_of
+from support.scripted import registered_scripts
+from view.test_labelling import LOCAL, client, plan_of
+from view.test_labelling_judged import questions_on
+from view.view_fixtures import ravel_run
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,8 +38,11 @@ def ravel_pair(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def item_page(root: Path, session: str, kind: str, task: str) -> str:
     web = client(root, session, "Kim", seed=5)
-    position = next(n for n, item in enumerate(plan_of(root, session)["items"], start=1)
-                    if item["kind"] == kind and item["task"] == task)
+    position = next(
+        n
+        for n, item in enumerate(plan_of(root, session)["items"], start=1)
+        if item["kind"] == kind and item["task"] == task
+    )
     return web.get(f"/label/{position}").text
 
 
@@ -47,9 +50,11 @@ def item_page(root: Path, session: str, kind: str, task: str) -> str:
 def test_ravel_questions_are_titled_in_words_a_rater_understands(ravel_pair: Path):
     scored = questions_on(item_page(ravel_pair, "titles", "score", "ravel"))
     legends = [legend for legend, _ in scored]
-    assert legends == ["How good is the final manuscript, on the rubric below (1-10)?",
-                       'Section 1, "Water": how well does it stand as written (0-10)?',
-                       'Section 2, "Ice": how well does it stand as written (0-10)?']
+    assert legends == [
+        "How good is the final manuscript, on the rubric below (1-10)?",
+        'Section 1, "Water": how well does it stand as written (0-10)?',
+        'Section 2, "Ice": how well does it stand as written (0-10)?',
+    ]
     [(pair_legend, buttons)] = questions_on(item_page(ravel_pair, "pairs", "pair", "ravel"))
     assert pair_legend == "Which manuscript is better?"  # one question asked of a pair: no criterion after it
     assert not any("judge" in legend or "reviewer:" in legend for legend in [*legends, pair_legend])
@@ -67,35 +72,73 @@ def test_every_point_of_a_ravel_item_has_a_key_and_the_form_says_which_gives_10(
     end2end, *sections = questions_on(page)
     assert [(value, key) for value, key, _ in end2end[1]] == [(str(n), str(n % 10)) for n in range(1, 11)]
     for _, buttons in sections:  # 0-10: 0 gives 0, t gives 10
-        assert [(value, key) for value, key, _ in buttons] == [(str(n), str(n) if n < 10 else TEN_KEY)
-                                                               for n in range(11)]
+        assert [(value, key) for value, key, _ in buttons] == [
+            (str(n), str(n) if n < 10 else TEN_KEY) for n in range(11)
+        ]
     assert 'value="10" data-key="t"><span>10 <kbd>t</kbd>' in page  # on the button
     legend = html.unescape(re.sub(r"<[^>]+>", "", re.search(r'<aside class="keys".*?</aside>', page, re.S).group()))
     assert "0 gives 10 on a scale without 0" in legend and "t gives 10 on a scale from 0" in legend
     assert "← → move along the highlighted scale" in legend
 
 
-C3E_ITEM = {"input": "Fill the gap.", "target": {"task": "cloze", "language": "en", "instruction": "Fill the gap.",
-                                                "input": {"context": "Before [GAP] after."}, "reference": "REF"}}
-WB_RECORD = {"input": "Write a memo.", "target": {"checklist": [
-    {"name": "Clarity of the argument", "criteria_description": "Is it clear?", "1-2": "muddled", "9-10": "clear"}]}}
-LW_TARGETS = {"biog": {"target_sentences": ["Ada was born in 1815."]},
-              "sr": {"qa_pairs": [{"question": "Who sold most?", "answer": "Acme"}]},
-              "nw": {"statements": [{"id": 1, "statement": "Rates rose.", "category": "numbers", "reason": "spelled",
-                                     "correct": "Rates rose 5%."}]},
-              "cf": {}}
+C3E_ITEM = {
+    "input": "Fill the gap.",
+    "target": {
+        "task": "cloze",
+        "language": "en",
+        "instruction": "Fill the gap.",
+        "input": {"context": "Before [GAP] after."},
+        "reference": "REF",
+    },
+}
+WB_RECORD = {
+    "input": "Write a memo.",
+    "target": {
+        "checklist": [
+            {
+                "name": "Clarity of the argument",
+                "criteria_description": "Is it clear?",
+                "1-2": "muddled",
+                "9-10": "clear",
+            }
+        ]
+    },
+}
+LW_TARGETS = {
+    "biog": {"target_sentences": ["Ada was born in 1815."]},
+    "sr": {"qa_pairs": [{"question": "Who sold most?", "answer": "Acme"}]},
+    "nw": {
+        "statements": [
+            {
+                "id": 1,
+                "statement": "Rates rose.",
+                "category": "numbers",
+                "reason": "spelled",
+                "correct": "Rates rose 5%.",
+            }
+        ]
+    },
+    "cf": {},
+}
+
+
 def form_records() -> dict[str, list[dict]]:
     """A record of each task whose form a rater may be shown (several for a task with several forms)."""
     return {
         "demo": [{"input": "Write a poem about rain."}],
-        "writingbench": [WB_RECORD], "writingbench-curate": [WB_RECORD],
+        "writingbench": [WB_RECORD],
+        "writingbench-curate": [WB_RECORD],
         "meeseeks": [meeseeks_record("en", ["Is the answer a poem?", "是否给出了作品的名字"])],
-        "longweave": [{"id": f"lw-{task}", "input": "Write.", "metadata": {"task": task}, "target": target}
-                      for task, target in LW_TARGETS.items()],
-        "c3ebench": [C3E_ITEM], "ravel": [C3E_ITEM],
-        "revision-distance": [{"input": "A note.", "target": {"instruction": "A note.", "draft": "Hi.",
-                                                              "rejected": "hi"}},
-                              {"input": "A note.", "target": {"instruction": "A note.", "draft": "Hi."}}],
+        "longweave": [
+            {"id": f"lw-{task}", "input": "Write.", "metadata": {"task": task}, "target": target}
+            for task, target in LW_TARGETS.items()
+        ],
+        "c3ebench": [C3E_ITEM],
+        "ravel": [C3E_ITEM],
+        "revision-distance": [
+            {"input": "A note.", "target": {"instruction": "A note.", "draft": "Hi.", "rejected": "hi"}},
+            {"input": "A note.", "target": {"instruction": "A note.", "draft": "Hi."}},
+        ],
     }
 
 
@@ -110,12 +153,18 @@ def test_every_benchmark_form_titles_each_question_in_words():
             for criterion in criteria:
                 assert criterion.title and " " in criterion.title.strip(), (task, criterion.name, criterion.title)
                 assert question_title(criterion) == criterion.title
-    titles = {task: [c.title for record in records for c in tasks()[task].labelling(record).criteria]
-              for task, records in records_of.items()}
-    assert titles["longweave"] == ["Fact 1: does the biography state it?", "Question 1: does the report answer it?",
-                                   "Question 1: is the report's answer right?", "Statement 1: does the article convey it?",
-                                   "Statement 1: does the article follow the AP rules there?",
-                                   "Is the answer a version of the whole given program?"]
+    titles = {
+        task: [c.title for record in records for c in tasks()[task].labelling(record).criteria]
+        for task, records in records_of.items()
+    }
+    assert titles["longweave"] == [
+        "Fact 1: does the biography state it?",
+        "Question 1: does the report answer it?",
+        "Question 1: is the report's answer right?",
+        "Statement 1: does the article convey it?",
+        "Statement 1: does the article follow the AP rules there?",
+        "Is the answer a version of the whole given program?",
+    ]
     assert titles["meeseeks"] == ["Requirement 1: Is the answer a poem?", "Requirement 2: 是否给出了作品的名字"]
     assert titles["demo"] == ["How well does the answer fulfil the request (1-10)?"]
 
@@ -123,14 +172,21 @@ def test_every_benchmark_form_titles_each_question_in_words():
 def test_the_default_form_is_titled_in_words_too():
     from proseval.view.labelsession import DEFAULT_CRITERION
 
-    assert DEFAULT_CRITERION.name == "overall" and question_title(DEFAULT_CRITERION) == \
-        "How good is the answer as a whole (1-10)?"
+    assert (
+        DEFAULT_CRITERION.name == "overall"
+        and question_title(DEFAULT_CRITERION) == "How good is the answer as a whole (1-10)?"
+    )
 
 
-@pytest.mark.parametrize(("low", "high", "keys"), [
-    (0, 10, [*"0123456789", TEN_KEY]), (1, 10, [*"123456789", "0"]), (1, 5, [*"12345"]),
-    (-2, 2, ["", "", "0", "1", "2"]),  # no key for -2 and -1: the arrow keys reach them
-])
+@pytest.mark.parametrize(
+    ("low", "high", "keys"),
+    [
+        (0, 10, [*"0123456789", TEN_KEY]),
+        (1, 10, [*"123456789", "0"]),
+        (1, 5, [*"12345"]),
+        (-2, 2, ["", "", "0", "1", "2"]),  # no key for -2 and -1: the arrow keys reach them
+    ],
+)
 def test_scale_points_give_every_point_a_key_where_one_fits(low: int, high: int, keys: list[str]):
     assert [point.key for point in scale_points(LabelCriterion("c", "", low, high))] == keys
     assert number_key(10, 1) == "0" and number_key(10, 0) == TEN_KEY and number_key(11, 0) == ""
@@ -144,16 +200,20 @@ def test_named_points_whose_letters_clash_are_picked_by_their_numbers():
 # Meeseeks: requirements in Chinese under tasks in other languages --------------------------------
 def meeseeks_record(language: str, questions: list[str]) -> dict:
     verdicts = [{"position": n, "question": q, "result": 1} for n, q in enumerate(questions)]
-    return {"input": "Write a poem about rain.", "metadata": {"language": language},
-            "scores": {"meeseeks": {"value": 1.0, "metadata": {"judge_verdicts": {"verdicts": verdicts}}}}}
+    return {
+        "input": "Write a poem about rain.",
+        "metadata": {"language": language},
+        "scores": {"meeseeks": {"value": 1.0, "metadata": {"judge_verdicts": {"verdicts": verdicts}}}},
+    }
 
 
 def test_a_meeseeks_requirement_in_chinese_under_an_english_task_says_so_and_is_shown_as_given():
     questions = ["是否给出了作品的名字", "Is the answer a poem?"]
     chinese, english = tasks()["meeseeks"].labelling(meeseeks_record("en", questions)).criteria
     assert (chinese.name, english.name) == tuple(questions)  # the data's own words, untranslated
-    assert "It is in Chinese, as the benchmark's data give most requirements of its English items" in \
-        chinese.description
+    assert (
+        "It is in Chinese, as the benchmark's data give most requirements of its English items" in chinese.description
+    )
     assert "Chinese" not in english.description
     [same] = tasks()["meeseeks"].labelling(meeseeks_record("zh", questions[:1])).criteria
     assert "Chinese" not in same.description  # a Chinese task: nothing to say
@@ -204,9 +264,11 @@ def test_metric_units_come_from_the_tasks_definitions():
 
 def cells(page: str, table: str) -> list[list[str]]:
     body = re.search(rf'<table class="grid[^"]*" id="{table}">(.*?)</table>', page, re.S).group(1)
-    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row,
-                                                                                     re.S)]
-            for row in re.findall(r"<tr>(.*?)</tr>", body, re.S) if "<td" in row]
+    return [
+        [html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+        for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)
+        if "<td" in row
+    ]
 
 
 def test_every_figure_of_a_ravel_run_has_its_unit(built_runs: dict[str, Path]):
@@ -235,6 +297,11 @@ def test_every_figure_of_a_ravel_run_has_its_unit(built_runs: dict[str, Path]):
 def test_the_ravel_review_scores_of_the_trajectory_say_their_scale(built_runs: dict[str, Path]):
     record = json.loads((built_runs["ravel"] / "samples.jsonl").read_text(encoding="utf-8").splitlines()[0])
     [steps] = tasks()["ravel"].views(record)
-    labels = [item[0] for step in steps.data["steps"] for block in step["blocks"] if block.kind == "kv"
-              for item in block.data["items"]]
+    labels = [
+        item[0]
+        for step in steps.data["steps"]
+        for block in step["blocks"]
+        if block.kind == "kv"
+        for item in block.data["items"]
+    ]
     assert "review score (0-10)" in labels and "review score" not in labels

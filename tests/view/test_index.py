@@ -6,11 +6,10 @@ import json
 import os
 from pathlib import Path
 
-from view.view_fixtures import record
-
 import proseval.view.index as index_module
-from proseval.view.index import IndexCache, LineIndex, summarize
 from proseval.core.textdiff import highlight, word_diff
+from proseval.view.index import IndexCache, LineIndex, summarize
+from view.view_fixtures import record
 
 
 def line(n: int) -> bytes:
@@ -96,8 +95,13 @@ def test_the_cache_keeps_one_index_per_file(tmp_path: Path):
 def test_a_summary_has_status_slices_and_flattened_scores():
     failed = summarize(record(1, status="error", scores={}))
     assert failed.status == "failed"
-    mixed = summarize(record(2, scores={"a": {"value": None}, "b": {"value": {"x": 1, "y": None}}},
-                             state={"metadata": {"rounds_run": 2, "settings": {"a": 1}}}))
+    mixed = summarize(
+        record(
+            2,
+            scores={"a": {"value": None}, "b": {"value": {"x": 1, "y": None}}},
+            state={"metadata": {"rounds_run": 2, "settings": {"a": 1}}},
+        )
+    )
     assert mixed.status == "unscored" and mixed.scores == {"a": None, "b.x": 1.0, "b.y": None}
     assert mixed.slices == {"language": "fr", "domain": "d2", "state.rounds_run": 2}
     assert summarize(record(3)).status == "scored"

@@ -15,11 +15,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
-from view.view_fixtures import HOSTILE, header, record
 
 from proseval.view import create_app
 from proseval.view.labelling import LabellingError, LabelOptions
 from proseval.view.labelplan import PlanItem, RunSource, plan_items
+from view.view_fixtures import HOSTILE, header, record
 
 LOCAL = "http://127.0.0.1"
 MODELS = {"alpha": "Lorem", "beta": "Ipsum", "gamma": "Dolor"}  # candidate -> the first word of its answers
@@ -33,12 +33,23 @@ def _jsonl(path: Path, rows: list[dict]) -> None:
 
 def demo_record(n: int, word: str, judge_score: float, *, status: str = "ok") -> dict:
     extra = " " + HOSTILE if n == 3 else ""
-    return record(n, id=f"demo/p{n:02d}", input=f"Prompt {n}: write about topic {n}.",
-                  metadata={"genre": "g"}, status=status,
-                  state={"messages": [], "output": f"{word} answer {n}.{extra}", "finish_reason": "stop",
-                         "turns": [], "metadata": {}},
-                  scores={"quality": {"value": judge_score, "explanation": f"JUDGE-REASON-{n}",
-                                      "parse_status": "ok", "metadata": {}}})
+    return record(
+        n,
+        id=f"demo/p{n:02d}",
+        input=f"Prompt {n}: write about topic {n}.",
+        metadata={"genre": "g"},
+        status=status,
+        state={
+            "messages": [],
+            "output": f"{word} answer {n}.{extra}",
+            "finish_reason": "stop",
+            "turns": [],
+            "metadata": {},
+        },
+        scores={
+            "quality": {"value": judge_score, "explanation": f"JUDGE-REASON-{n}", "parse_status": "ok", "metadata": {}}
+        },
+    )
 
 
 def write_demo_run(folder: Path, model: str, judge: str, records: list[dict], rescored_from: str | None = None) -> Path:
@@ -61,16 +72,26 @@ def labelling_runs(root: Path, samples: int = SAMPLES) -> Path:
             records.insert(0, demo_record(0, word, 5.0, status="error"))
         write_demo_run(root / f"run-{model}-writer", model, JUDGE, records)
     rescored = [demo_record(n, MODELS["alpha"], float(1 + (n * 3) % 10)) for n in range(samples)]
-    write_demo_run(root / "rescore-alpha-omega", "alpha", SECOND_JUDGE, rescored,
-                   rescored_from=str(root / "run-alpha-writer"))
+    write_demo_run(
+        root / "rescore-alpha-omega", "alpha", SECOND_JUDGE, rescored, rescored_from=str(root / "run-alpha-writer")
+    )
     return root
 
 
 def secrets_of_the_runs(root: Path) -> list[str]:
     """What a blind page must never contain: model specs, run ids and folder names, judge reasons."""
     names = [p.name for p in root.iterdir() if (p / "header.json").is_file()]
-    return [*names, *(f"{m}-writer" for m in MODELS), *MODELS, JUDGE, SECOND_JUDGE, "zeta", "omega",
-            "JUDGE-REASON", "scripted/"]
+    return [
+        *names,
+        *(f"{m}-writer" for m in MODELS),
+        *MODELS,
+        JUDGE,
+        SECOND_JUDGE,
+        "zeta",
+        "omega",
+        "JUDGE-REASON",
+        "scripted/",
+    ]
 
 
 def client(root: Path, session: str = "s1", rater: str | None = None, **options) -> TestClient:
@@ -122,8 +143,16 @@ def answer_for(html: str) -> dict[str, str]:
     return {f"c{i}": ("7" if kind == "score" else "A") for i, kind in enumerate(kinds)}
 
 
-def post(web: TestClient, position: int, rater: str, values: dict[str, str], *, csrf: str | None = None,
-         headers: dict[str, str] | None = None, **extra: str):
+def post(
+    web: TestClient,
+    position: int,
+    rater: str,
+    values: dict[str, str],
+    *,
+    csrf: str | None = None,
+    headers: dict[str, str] | None = None,
+    **extra: str,
+):
     if csrf is None:
         csrf = csrf_of(web.get(f"/label/{position}", params={"rater": rater}).text)
     data = {"rater": rater, "csrf": csrf, **values, **extra}
@@ -286,15 +315,18 @@ def test_a_rater_who_labelled_everything_is_told_so(tmp_path: Path):
 
 
 # validation ------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("values", "message"), [
-    ({"c0": "11"}, "11 is off the scale 1 to 10"),
-    ({"c0": "0"}, "0 is off the scale 1 to 10"),
-    ({"c0": "7.5"}, "a whole number from 1 to 10"),
-    ({"c0": "seven"}, "a whole number from 1 to 10"),
-    ({"c0": "\uff17"}, "a whole number from 1 to 10"),  # full-width 7: int() would read it as 7
-    ({"c0": "\u0667"}, "a whole number from 1 to 10"),  # Arabic-Indic 7
-    ({}, "no answer given"),
-])
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"c0": "11"}, "11 is off the scale 1 to 10"),
+        ({"c0": "0"}, "0 is off the scale 1 to 10"),
+        ({"c0": "7.5"}, "a whole number from 1 to 10"),
+        ({"c0": "seven"}, "a whole number from 1 to 10"),
+        ({"c0": "\uff17"}, "a whole number from 1 to 10"),  # full-width 7: int() would read it as 7
+        ({"c0": "\u0667"}, "a whole number from 1 to 10"),  # Arabic-Indic 7
+        ({}, "no answer given"),
+    ],
+)
 def test_a_score_off_the_scale_or_missing_is_refused_on_the_page(runs: Path, values, message):
     web = client(runs, seed=1, items="scores", rater="Ann")
     refused = post(web, 1, "Ann", values, comment="kept")
@@ -339,13 +371,18 @@ def test_a_form_without_its_check_value_or_from_another_origin_is_refused(runs: 
         ({"csrf": good}, {"Sec-Fetch-Site": "same-site", "Origin": "http://127.0.0.1"}, "another site"),
     ]
     for form, headers, message in cases:
-        refused = web.post("/label/1", data={"rater": "Ann", "c0": "5", **form}, headers=headers,
-                           follow_redirects=False)
+        refused = web.post(
+            "/label/1", data={"rater": "Ann", "c0": "5", **form}, headers=headers, follow_redirects=False
+        )
         assert refused.status_code == 403, (form, headers)
         assert message in refused.text and "Refused" in refused.text
     assert labels_of(runs) == []
-    ok = web.post("/label/1", data={"rater": "Ann", "c0": "5", "csrf": good},
-                  headers={"Origin": "http://127.0.0.1", "Sec-Fetch-Site": "same-origin"}, follow_redirects=False)
+    ok = web.post(
+        "/label/1",
+        data={"rater": "Ann", "c0": "5", "csrf": good},
+        headers={"Origin": "http://127.0.0.1", "Sec-Fetch-Site": "same-origin"},
+        follow_redirects=False,
+    )
     assert ok.status_code == 303 and len(labels_of(runs)) == 1
     assert web.post("/label/1", content=b'{"c0": 5}', headers={"Content-Type": "application/json"}).status_code == 415
 
@@ -371,10 +408,19 @@ def test_a_viewer_on_another_host_needs_its_token_to_label(runs: Path):
 
 # forms of the benchmarks -----------------------------------------------------------------------
 def rd_pair_record(n: int) -> dict:
-    return record(n, id=f"pair{n}", input="Write a note.", scores={}, state={
-        "messages": [], "output": f"CHOSEN text {n}", "finish_reason": "stop", "turns": [], "metadata": {}},
-        target={"draft": f"CHOSEN text {n}", "rejected": f"REJECTED text {n}", "reference": None,
-                "instruction": f"Instruction {n}."})
+    return record(
+        n,
+        id=f"pair{n}",
+        input="Write a note.",
+        scores={},
+        state={"messages": [], "output": f"CHOSEN text {n}", "finish_reason": "stop", "turns": [], "metadata": {}},
+        target={
+            "draft": f"CHOSEN text {n}",
+            "rejected": f"REJECTED text {n}",
+            "reference": None,
+            "instruction": f"Instruction {n}.",
+        },
+    )
 
 
 def test_a_revision_distance_pair_is_two_texts_on_drawn_sides_scored_for_the_chosen_one(tmp_path: Path):
@@ -423,8 +469,16 @@ def test_writingbench_c3ebench_and_revision_distance_forms():
     judged = {"scores": {"writingbench": {"value": 5, "metadata": {"criteria": {"Only": {"score": 5}}}}}}
     assert [c.name for c in tasks()["writingbench"].labelling({"input": "q", **judged}).criteria] == ["Only"]
 
-    item = {"input": "Fill the gap.", "target": {"task": "cloze", "language": "en", "instruction": "Fill the gap.",
-                                                 "input": {"context": "Before [GAP] after."}, "reference": "REF"}}
+    item = {
+        "input": "Fill the gap.",
+        "target": {
+            "task": "cloze",
+            "language": "en",
+            "instruction": "Fill the gap.",
+            "input": {"context": "Before [GAP] after."},
+            "reference": "REF",
+        },
+    }
     form = tasks()["c3ebench"].labelling(item)
     assert [(c.name, c.low, c.high) for c in form.criteria] == [("c3e", 1, 10)]
     assert form.reference == "REF" and "[Context]\nBefore [GAP] after." in form.question
@@ -492,8 +546,9 @@ def test_the_cli_checks_the_labelling_options_and_prints_the_labelling_address(r
     from proseval.cli import app
 
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
-    result = CliRunner().invoke(app, ["view", str(runs), "--label", "pilot", "--rater", "Ann Lee", "--rater", "Bo",
-                                      "--seed", "3"])
+    result = CliRunner().invoke(
+        app, ["view", str(runs), "--label", "pilot", "--rater", "Ann Lee", "--rater", "Bo", "--seed", "3"]
+    )
     assert result.exit_code == 0, result.output
     assert "at http://127.0.0.1:8765/label\n" in result.output
     keys = dict(re.findall(r"  (Ann Lee|Bo): http://127\.0\.0\.1:8765/label\?key=([\w-]+)\n", result.output))
@@ -504,14 +559,18 @@ def test_the_cli_checks_the_labelling_options_and_prints_the_labelling_address(r
     assert "Bo: has the link an earlier start printed" in again.output and "  Cy: http" in again.output
     assert keys["Bo"] not in again.output
     assert plan_of(runs, "pilot")["seed"] == 3
-    token = CliRunner().invoke(app, ["view", str(runs), "--label", "pilot", "--host", "0.0.0.0", "--token",
-                                     "secret-token-2"])
+    token = CliRunner().invoke(
+        app, ["view", str(runs), "--label", "pilot", "--host", "0.0.0.0", "--token", "secret-token-2"]
+    )
     query = parse_qs(urlsplit(token.output.split(" at ", 1)[1].split()[0]).query)
     assert query == {"token": ["secret-token-2"]}
-    for args, message in ((["--rater", "Ann"], "go with --label"), (["--label", "../x"], "session name"),
-                          (["--label", "pilot", "--seed", "4"], "planned with seed 3"),
-                          (["--label", "p2", "--labels", "x.csv"], "JSON Lines"),
-                          (["--label", "p3", "--rater", "Ann", "--rater", "ANN"], "'Ann' and 'ANN' look alike")):
+    for args, message in (
+        (["--rater", "Ann"], "go with --label"),
+        (["--label", "../x"], "session name"),
+        (["--label", "pilot", "--seed", "4"], "planned with seed 3"),
+        (["--label", "p2", "--labels", "x.csv"], "JSON Lines"),
+        (["--label", "p3", "--rater", "Ann", "--rater", "ANN"], "'Ann' and 'ANN' look alike"),
+    ):
         failed = CliRunner().invoke(app, ["view", str(runs), *args])
         assert failed.exit_code != 0 and message in failed.output, failed.output
     assert not (runs / "labels" / "p3.plan.json").exists()  # refused before the session is opened
@@ -521,8 +580,13 @@ def test_a_new_benchmark_brings_its_form_through_its_hook_alone(tmp_path: Path):
     from proseval import kit, registry
 
     def form(record: dict) -> kit.views.LabelForm:
-        return kit.views.LabelForm(question=f"Asked: {record['input']}", criteria=[
-            kit.views.LabelCriterion("tone", "Is the tone right?", 0, 4), kit.views.LabelCriterion("facts", "", 1, 3)])
+        return kit.views.LabelForm(
+            question=f"Asked: {record['input']}",
+            criteria=[
+                kit.views.LabelCriterion("tone", "Is the tone right?", 0, 4),
+                kit.views.LabelCriterion("facts", "", 1, 3),
+            ],
+        )
 
     registry.task("unit-labelled", summary="a task with a labelling form", labelling=form)(lambda params: None)
     try:

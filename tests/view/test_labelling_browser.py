@@ -15,14 +15,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from view.chromium import ARGS, CHROMIUM, serving_app
-from view.test_labelling import MODELS, labelling_runs, plan_of, rd_pair_record, secrets_of_the_runs
 
 from proseval.reliability.labels import Label
 from proseval.view import create_app
 from proseval.view.labelling import LabelOptions
-
-
+from view.chromium import ARGS, CHROMIUM, serving_app
+from view.test_labelling import MODELS, labelling_runs, plan_of, rd_pair_record, secrets_of_the_runs
 
 
 def serving(root: Path, options: LabelOptions) -> AbstractContextManager[str]:
@@ -39,7 +37,6 @@ def browser() -> Iterator[object]:
         launched = driver.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
         yield launched
         launched.close()
-
 
 
 @contextmanager
@@ -172,9 +169,11 @@ def test_a_form_sent_from_another_origin_is_refused(browser, runs):
             form_page = eve.get("/label/1").text
         csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', form_page).group(1)
         # the attacker knows even the form's check value: the browser's Origin and Sec-Fetch-Site still give it away
-        attack = (f'<!doctype html><form method="post" action="{url}/label/1">'
-                  f'<input name="rater" value="Eve"><input name="csrf" value="{csrf}"><input name="c0" value="9">'
-                  '<button id="go">win a prize</button></form>').encode()
+        attack = (
+            f'<!doctype html><form method="post" action="{url}/label/1">'
+            f'<input name="rater" value="Eve"><input name="csrf" value="{csrf}"><input name="c0" value="9">'
+            '<button id="go">win a prize</button></form>'
+        ).encode()
 
         class Attacker(http.server.BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 - the handler's name
@@ -212,8 +211,11 @@ def test_two_raters_at_once_leave_a_whole_file(browser, runs, shots):
                 csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
                 kinds = re.findall(r'data-question data-kind="(\w+)"', page)
                 values = {f"c{i}": ("6" if kind == "score" else "tie") for i, kind in enumerate(kinds)}
-                saved = web.post(f"/label/{position}", data={"rater": rater, "csrf": csrf, **values},
-                                 headers={"Origin": url, "Sec-Fetch-Site": "same-origin"})
+                saved = web.post(
+                    f"/label/{position}",
+                    data={"rater": rater, "csrf": csrf, **values},
+                    headers={"Origin": url, "Sec-Fetch-Site": "same-origin"},
+                )
                 if saved.status_code != 303:
                     failures.append(f"{rater} {position}: {saved.status_code}")
 
@@ -253,8 +255,9 @@ def test_a_revision_distance_pair_is_chosen_by_keyboard(browser, tmp_path, shots
     head = header("rd-pairs", "revision-distance")
     head["roles"] = {"reviser": {"spec": "scripted/reviser-x"}}
     (folder / "header.json").write_text(json.dumps(head), encoding="utf-8")
-    (folder / "samples.jsonl").write_text("".join(json.dumps(rd_pair_record(n)) + "\n" for n in range(4)),
-                                          encoding="utf-8")
+    (folder / "samples.jsonl").write_text(
+        "".join(json.dumps(rd_pair_record(n)) + "\n" for n in range(4)), encoding="utf-8"
+    )
     with serving(root, LabelOptions("rd", seed=2)) as url, tab(browser) as page:
         join(page, url, "Kim")
         assert page.locator("#label-form").get_attribute("data-kind") == "compare"
@@ -321,10 +324,14 @@ def test_each_criterion_shows_its_whole_scale(browser, tmp_path, shots):
     from view.view_fixtures import header, record
 
     # bands as long as WritingBench's own (a sentence or two each)
-    bands = {band: f"Band {band}: " + "the response meets this criterion to this degree, for these reasons. " * 3
-             for band in ("1-2", "3-4", "5-6", "7-8", "9-10")}
-    checklist = [{"name": f"Criterion {k}", "criteria_description": "What this criterion asks for. " * 4, **bands}
-                 for k in range(5)]
+    bands = {
+        band: f"Band {band}: " + "the response meets this criterion to this degree, for these reasons. " * 3
+        for band in ("1-2", "3-4", "5-6", "7-8", "9-10")
+    }
+    checklist = [
+        {"name": f"Criterion {k}", "criteria_description": "What this criterion asks for. " * 4, **bands}
+        for k in range(5)
+    ]
     folder = tmp_path / "runs" / "wb-run"
     folder.mkdir(parents=True)
     (folder / "header.json").write_text(json.dumps(header("wb-run", "writingbench")), encoding="utf-8")
@@ -340,8 +347,10 @@ def test_each_criterion_shows_its_whole_scale(browser, tmp_path, shots):
             assert page.evaluate(CLIPPED) == [], width
         page.screenshot(path=str(shots / "label-checklist.png"), full_page=True)
         # the check sees a description in a scroll box too short for it (as a 12em box would be)
-        page.evaluate("() => document.querySelectorAll('pre.criterion')"
-                      ".forEach(e => Object.assign(e.style, {maxHeight: '12em', overflow: 'auto'}))")
+        page.evaluate(
+            "() => document.querySelectorAll('pre.criterion')"
+            ".forEach(e => Object.assign(e.style, {maxHeight: '12em', overflow: 'auto'}))"
+        )
         assert page.evaluate(CLIPPED) == [f"q{k} pre.criterion" for k in range(5)]
 
 

@@ -25,14 +25,14 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from view.test_labelling import LOCAL, _jsonl, client, csrf_of, labelling_runs, labels_of, post, records_of, restarted
-from view.view_fixtures import header, record
 
 from proseval.errors import DataError
 from proseval.reliability.labels import Label, read_labels
 from proseval.view import create_app
-from proseval.view.labelling import MAX_BODY, LabelOptions, LabellingError
+from proseval.view.labelling import MAX_BODY, LabellingError, LabelOptions
 from proseval.view.labelstore import LabelStore
+from view.test_labelling import LOCAL, _jsonl, client, csrf_of, labelling_runs, labels_of, post, records_of, restarted
+from view.view_fixtures import header, record
 
 CRITERIA = 5
 BANDS = {"1-2": "bad", "3-4": "weak", "5-6": "fair", "7-8": "good", "9-10": "great"}
@@ -179,8 +179,10 @@ def test_two_tabs_saving_one_item_store_one_submission_whole(server):
 
     def tab(n: int) -> None:
         for _ in range(15):
-            web.post("/label/7", data={"rater": "Ann", "csrf": csrf_of(tabs[n]), "loaded": loaded[n],
-                                       **answers(3 if n == 0 else 8)})
+            web.post(
+                "/label/7",
+                data={"rater": "Ann", "csrf": csrf_of(tabs[n]), "loaded": loaded[n], **answers(3 if n == 0 else 8)},
+            )
 
     threads = [threading.Thread(target=tab, args=(n,)) for n in range(2)]
     for thread in threads:
@@ -227,8 +229,12 @@ def test_raters_with_their_own_links_neither_read_nor_write_each_others_labels(t
         assert web.get("/label", follow_redirects=False).headers["location"] == "/label/1"
     page = ann.get("/label/1").text
     assert "labelled by Ann" in page
-    assert ann.post("/label/1", data={"rater": "Ann", "csrf": csrf_of(page), "c0": "2"},
-                    follow_redirects=False).status_code == 303
+    assert (
+        ann.post(
+            "/label/1", data={"rater": "Ann", "csrf": csrf_of(page), "c0": "2"}, follow_redirects=False
+        ).status_code
+        == 303
+    )
     assert ben.get("/label/1", params={"rater": "Ann"}).status_code == 403  # Ann's answers are not shown to Ben
     bens = ben.get("/label/1").text
     assert "labelled by Ben" in bens and 'value="2" checked' not in bens and 'id="labelled"' not in bens
@@ -242,8 +248,12 @@ def test_raters_with_their_own_links_neither_read_nor_write_each_others_labels(t
         refused = web.post("/label/1", data={**form, "c0": "9"}, follow_redirects=False)
         assert refused.status_code == 403, form
     assert [(x["rater"], x["score"]) for x in labels_of(root)] == [("Ann", 2)]
-    assert ben.post("/label/1", data={"rater": "Ben", "csrf": csrf_of(bens), "c0": "5"},
-                    follow_redirects=False).status_code == 303
+    assert (
+        ben.post(
+            "/label/1", data={"rater": "Ben", "csrf": csrf_of(bens), "c0": "5"}, follow_redirects=False
+        ).status_code
+        == 303
+    )
     assert 'value="2" checked' in ann.get("/label/1").text and 'value="5" checked' in ben.get("/label/1").text
 
 
@@ -254,21 +264,34 @@ def test_people_join_an_open_session_under_a_name_no_one_else_can_take(tmp_path:
     joined = ann.get("/label", params={"rater": "Ann"})
     assert joined.status_code == 200 and "Welcome, Ann" in joined.text
     link = re.search(r'id="rater-link"[^>]* value="([^"]+)"', joined.text).group(1)
-    assert ann.post("/label/1", data={"rater": "Ann", "csrf": app.state.labelling.csrf("Ann"), "c0": "4"},
-                    follow_redirects=False).status_code == 303
+    assert (
+        ann.post(
+            "/label/1",
+            data={"rater": "Ann", "csrf": app.state.labelling.csrf("Ann"), "c0": "4"},
+            follow_redirects=False,
+        ).status_code
+        == 303
+    )
     taken = other.get("/label", params={"rater": "Ann"})  # someone else typing Ann's name
     assert taken.status_code == 409 and "taken" in taken.text
     assert other.get("/label/1", params={"rater": "Ann"}).status_code == 403  # Ann's answers are not shown
-    assert other.post("/label/1", data={"rater": "Ann", "csrf": app.state.labelling.csrf("Ann"), "c0": "9"},
-                      follow_redirects=False).status_code == 403
+    assert (
+        other.post(
+            "/label/1",
+            data={"rater": "Ann", "csrf": app.state.labelling.csrf("Ann"), "c0": "9"},
+            follow_redirects=False,
+        ).status_code
+        == 403
+    )
     assert other.get("/label", params={"rater": " Ann "}).status_code == 409  # the same name, spaced
     assert [(x["rater"], x["score"]) for x in labels_of(root)] == [("Ann", 4)]
     # Ann's own link lets her back in from another browser, where she sees her label
     assert later.get(link.removeprefix(LOCAL), follow_redirects=False).status_code == 303
     assert 'value="4" checked' in later.get("/label/1").text
     # joining from another site is refused
-    lured = TestClient(app, base_url=LOCAL).get("/label", params={"rater": "Eve"},
-                                                headers={"Sec-Fetch-Site": "cross-site"})
+    lured = TestClient(app, base_url=LOCAL).get(
+        "/label", params={"rater": "Eve"}, headers={"Sec-Fetch-Site": "cross-site"}
+    )
     assert lured.status_code == 403
     # a session whose raters were named by whoever started it cannot be joined
     closed = client(root, session="named", seed=1, items="scores", raters=("Ben",))
@@ -330,12 +353,22 @@ def test_an_oversized_form_is_refused_by_its_length_before_its_body_is_read(tmp_
             sent.append(1)
             yield b"x" * (1024 * 1024)
 
-    refused = web.post("/label/1", content=body(), headers={
-        "Content-Length": str(200 * 1024 * 1024), "Content-Type": "application/x-www-form-urlencoded"})
+    refused = web.post(
+        "/label/1",
+        content=body(),
+        headers={"Content-Length": str(200 * 1024 * 1024), "Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert refused.status_code == 413 and sent == []  # not a byte of it read
     fits = f"rater=Ann&csrf={csrf}&c0=5".encode()
-    assert web.post("/label/1", content=fits, headers={"Content-Type": "application/x-www-form-urlencoded"},
-                    follow_redirects=False).status_code == 303
+    assert (
+        web.post(
+            "/label/1",
+            content=fits,
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+            follow_redirects=False,
+        ).status_code
+        == 303
+    )
 
 
 def test_an_oversized_form_in_chunks_is_read_no_further_than_the_limit(server):
@@ -348,8 +381,10 @@ def test_an_oversized_form_in_chunks_is_read_no_further_than_the_limit(server):
     bound = MAX_BODY + buffers
     cap = bound + 16 * 1024 * 1024
     with socket.create_connection(("127.0.0.1", port)) as sock:
-        sock.sendall(b"POST /label/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
-                     b"Content-Type: application/x-www-form-urlencoded\r\n\r\n")
+        sock.sendall(
+            b"POST /label/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+            b"Content-Type: application/x-www-form-urlencoded\r\n\r\n"
+        )
         chunk = b"x" * 65536
         sock.settimeout(5)
         while sent < cap and not select.select([sock], [], [], 0)[0]:  # until the server answers

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
-from view.judged_fixtures import MEESEEKS_JUDGED, judged_runs
-from view.test_labelling import client, csrf_of, labels_of, plan_of, post
 
 from proseval.core.views import LabelCriterion
 from proseval.registry import get_task, tasks
 from proseval.runtime.runlog import RunFolder
 from proseval.view.labelsession import Point, scale_points
+from view.judged_fixtures import MEESEEKS_JUDGED, judged_runs
+from view.test_labelling import client, csrf_of, labels_of, plan_of, post
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +36,12 @@ def runs(built: Path, tmp_path: Path) -> Path:
 def questions_on(page: str) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """Each question of an item page: its legend and its buttons (value, data-key, text shown)."""
     found = []
-    for legend, body in re.findall(r'<legend>(.*?)</legend>(.*?)</fieldset>', page, re.S):
-        buttons = re.findall(r'<input type="radio" name="c\d+" value="(-?\d+)"(?: checked)?(?: data-key="(\w)")?[^>]*>'
-                             r'<span>([^<]*)', body)
+    for legend, body in re.findall(r"<legend>(.*?)</legend>(.*?)</fieldset>", page, re.S):
+        buttons = re.findall(
+            r'<input type="radio" name="c\d+" value="(-?\d+)"(?: checked)?(?: data-key="(\w)")?[^>]*>'
+            r"<span>([^<]*)",
+            body,
+        )
         found.append((html.unescape(legend), [(v, k, t.strip()) for v, k, t in buttons]))
     return found
 
@@ -82,10 +85,12 @@ def test_labels_saved_in_the_app_are_matched_with_the_judges_verdicts_by_agreeme
         assert len(criteria) == len(asked) and not set(criteria) & {legend for legend, _ in asked}
         if task == "meeseeks":
             assert criteria == list(verdicts) == MEESEEKS_JUDGED
-            assert [legend for legend, _ in asked] == ["Requirement 1: Is the answer a haiku?",
-                                                        "Requirement 2: Is it about autumn leaves?",
-                                                        "Requirement 4: Does the answer have a title?",
-                                                        "Requirement 6: Is the answer a haiku?"]
+            assert [legend for legend, _ in asked] == [
+                "Requirement 1: Is the answer a haiku?",
+                "Requirement 2: Is it about autumn leaves?",
+                "Requirement 4: Does the answer have a title?",
+                "Requirement 6: Is the answer a haiku?",
+            ]
         values = {}
         for index, name in enumerate(criteria):
             verdict = verdicts.get(name)
@@ -102,8 +107,9 @@ def test_labels_saved_in_the_app_are_matched_with_the_judges_verdicts_by_agreeme
     from proseval.cli import app
 
     run_folders = sorted(str(path.parent) for path in runs.glob("*/header.json"))
-    result = CliRunner().invoke(app, ["agreement", *run_folders, "--labels", str(runs / "labels" / "judged.jsonl"),
-                                      "--json", str(output)])
+    result = CliRunner().invoke(
+        app, ["agreement", *run_folders, "--labels", str(runs / "labels" / "judged.jsonl"), "--json", str(output)]
+    )
     assert result.exit_code == 0, result.output
     analysis = json.loads(output.read_text(encoding="utf-8"))
     unrated = {name for task, name, _, _, rated in sent if not rated}
@@ -125,17 +131,20 @@ def test_a_yes_no_question_shows_yes_and_no_and_saves_1_and_0(runs: Path):
     plan = plan_of(runs, "yesno")["items"]
     position = next(n for n, item in enumerate(plan, start=1) if item["id"].startswith("meeseeks/"))
     page = web.get(f"/label/{position}", params={"rater": "Bo"}).text
-    assert '<span>No <kbd>n</kbd></span>' in page and '<span>Yes <kbd>y</kbd></span>' in page
+    assert "<span>No <kbd>n</kbd></span>" in page and "<span>Yes <kbd>y</kbd></span>" in page
     keys = " ".join(re.sub(r"<[^>]+>", "", re.search(r'<aside class="keys".*?</aside>', page, re.DOTALL)[0]).split())
-    assert keys == ("Keys n no / y yes answer the highlighted question · ← → move along the highlighted scale · "
-                    "Enter save and go on · Backspace back one question · c comment (Esc leaves it, Ctrl+Enter saves) "
-                    "· skip: the skip link · p previous")
+    assert keys == (
+        "Keys n no / y yes answer the highlighted question · ← → move along the highlighted scale · "
+        "Enter save and go on · Backspace back one question · c comment (Esc leaves it, Ctrl+Enter saves) "
+        "· skip: the skip link · p previous"
+    )
     assert re.search(r"data-next>skip →</a>", page)  # n answers here, so the link does not offer it
     assert "digits score" not in page  # no numbered scale on this form
     assert post(web, position, "Bo", {"c0": "2", "c1": "1", "c2": "0", "c3": "1"}).status_code == 422
     assert post(web, position, "Bo", {"c0": "1", "c1": "0", "c2": "0", "c3": "1"}).status_code == 303
     assert [(label["criterion"], label["score"]) for label in labels_of(runs, "yesno")] == list(
-        zip(MEESEEKS_JUDGED, [1, 0, 0, 1]))
+        zip(MEESEEKS_JUDGED, [1, 0, 0, 1])
+    )
     again = web.get(f"/label/{position}", params={"rater": "Bo"}).text
     checked = re.findall(r'name="c(\d)" value="(\d)" checked data-key="\w"', again)
     assert checked == [("0", "1"), ("1", "0"), ("2", "0"), ("3", "1")]
@@ -145,7 +154,10 @@ def test_a_yes_no_question_shows_yes_and_no_and_saves_1_and_0(runs: Path):
 def test_named_points_of_any_scale_and_their_keys():
     assert scale_points(LabelCriterion("pass", "", 0, 1)) == [Point(0, "No", "n"), Point(1, "Yes", "y")]
     assert scale_points(LabelCriterion("d", "", -1, 1, ("worse", "same", "better"))) == [
-        Point(-1, "worse", "w"), Point(0, "same", "s"), Point(1, "better", "b")]
+        Point(-1, "worse", "w"),
+        Point(0, "same", "s"),
+        Point(1, "better", "b"),
+    ]
     # one letter for both: picked by their numbers instead
     assert [p.key for p in scale_points(LabelCriterion("d", "", 1, 2, ("Yes", "Yeah")))] == ["1", "2"]
     assert scale_points(LabelCriterion("q", "", 1, 10)) == [Point(n, str(n), str(n % 10)) for n in range(1, 11)]

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from typer.testing import CliRunner
-from view.test_labelling import client, labelling_runs
 
 from proseval.cli import app
 from proseval.runtime.runlog import select_runs
+from view.test_labelling import client, labelling_runs
 
 
 def test_a_labels_folder_holding_only_a_plan_is_skipped_by_the_commands_that_read_runs(tmp_path: Path):

@@ -24,9 +24,18 @@ def test_a_running_evaluation_is_seen_as_it_goes(tmp_path: Path, scripts):
 
     roles = {"judge": scripts("live-judge", ['{"score": 6}'])}
     done: list[object] = []
-    worker = threading.Thread(target=lambda: done.append(proseval.run(
-        "demo", model=scripts("live-candidate", candidate), roles=roles, out=tmp_path / "runs", cache=False,
-        limit=4)))
+    worker = threading.Thread(
+        target=lambda: done.append(
+            proseval.run(
+                "demo",
+                model=scripts("live-candidate", candidate),
+                roles=roles,
+                out=tmp_path / "runs",
+                cache=False,
+                limit=4,
+            )
+        )
+    )
     worker.start()
     try:
         web = TestClient(create_app(tmp_path / "runs"), base_url="http://127.0.0.1")

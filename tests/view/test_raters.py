@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from view.test_labelling import LOCAL, client, labelling_runs, plan_of
 
-from proseval.view.labelling import LabelOptions, LabellingError, joining_line
+from proseval.view.labelling import LabellingError, LabelOptions, joining_line
 from proseval.view.raters import look_alike, same_name, skeleton
+from view.test_labelling import LOCAL, client, labelling_runs, plan_of
 
 CYRILLIC_ANN = "\u0410nn"  # А: CYRILLIC CAPITAL LETTER A
 GREEK_BEN = "\u0392en"  # Β: GREEK CAPITAL LETTER BETA
@@ -94,16 +94,22 @@ def test_a_plan_that_says_neither_open_nor_closed_is_refused(tmp_path: Path):
     root = labelling_runs(tmp_path / "runs", samples=2)
     client(root, session="odd", seed=1)
     path = root / "labels" / "odd.plan.json"
-    path.write_text(path.read_text(encoding="utf-8").replace('"joining": "open"', '"joining": "yes"'),
-                    encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace('"joining": "open"', '"joining": "yes"'), encoding="utf-8")
     with pytest.raises(LabellingError, match="joining is 'yes'"):
         client(root, session="odd")
 
 
 def test_names_are_compared_by_their_confusable_skeleton():
     assert skeleton(CYRILLIC_ANN) == skeleton("Ann") and skeleton("Kim") == skeleton("Kirn")
-    for name, other in ((CYRILLIC_ANN, "Ann"), (GREEK_BEN, "Ben"), ("ann", "Ann"), ("\uff21nn", "Ann"),
-                        ("AI", "al"), ("KIM", "Kirn"), ("  Ann  ", "Ann")):
+    for name, other in (
+        (CYRILLIC_ANN, "Ann"),
+        (GREEK_BEN, "Ben"),
+        ("ann", "Ann"),
+        ("\uff21nn", "Ann"),
+        ("AI", "al"),
+        ("KIM", "Kirn"),
+        ("  Ann  ", "Ann"),
+    ):
         assert look_alike(name, other) and look_alike(other, name), (name, other)
     for name, other in (("Ann", "Anna"), ("Ben", "Bea"), ("Kim", "Tim")):
         assert not look_alike(name, other), (name, other)

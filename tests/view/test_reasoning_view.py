@@ -27,12 +27,23 @@ def section(html: str, start: str, end: str) -> str:
 
 
 def test_reasoning_is_shown_folded_and_apart_from_the_output(tmp_path: Path, scripts):
-    candidate = scripts("view-reasoner", lambda m: Completion(
-        text="The answer itself.", finish_reason="stop", reasoning=THOUGHT,
-        usage=Usage(prompt_tokens=30, completion_tokens=90, reasoning_tokens=70, cached_tokens=24)))
-    judge = scripts("view-reasoning-judge", lambda m: Completion(
-        text='{"score": 6}', finish_reason="stop", usage=Usage(prompt_tokens=80, completion_tokens=40,
-                                                              reasoning_tokens=33)))
+    candidate = scripts(
+        "view-reasoner",
+        lambda m: Completion(
+            text="The answer itself.",
+            finish_reason="stop",
+            reasoning=THOUGHT,
+            usage=Usage(prompt_tokens=30, completion_tokens=90, reasoning_tokens=70, cached_tokens=24),
+        ),
+    )
+    judge = scripts(
+        "view-reasoning-judge",
+        lambda m: Completion(
+            text='{"score": 6}',
+            finish_reason="stop",
+            usage=Usage(prompt_tokens=80, completion_tokens=40, reasoning_tokens=33),
+        ),
+    )
     run = proseval.run("demo", model=candidate, roles={"judge": judge}, out=tmp_path / "runs", cache=False, limit=1)
     html = sample_page(run)
     output = section(html, "<h2>Output</h2>", "<h2>")
@@ -40,8 +51,9 @@ def test_reasoning_is_shown_folded_and_apart_from_the_output(tmp_path: Path, scr
     reasoning = section(html, '<ol class="reasoning" id="reasoning">', "</ol>")
     items = re.findall(r"<li>(.*?)</li>", reasoning, re.S)
     assert len(items) == 2
-    assert items[0].startswith('<details class="reasoning"><summary>reasoning of the candidate · 0 · 70 tokens'
-                               '</summary>')
+    assert items[0].startswith(
+        '<details class="reasoning"><summary>reasoning of the candidate · 0 · 70 tokens</summary>'
+    )
     assert "First &lt;b&gt;weigh&lt;/b&gt; the topic, then write." in items[0]  # escaped, as every text
     assert "reasoning of the judge · judge · 33 tokens" in items[1]
     assert "the provider reported the tokens, not the text" in items[1]
@@ -50,10 +62,18 @@ def test_reasoning_is_shown_folded_and_apart_from_the_output(tmp_path: Path, scr
 
 
 def test_a_judges_refusal_is_labelled_refused_and_a_sample_without_reasoning_has_no_section(tmp_path, scripts):
-    judge = scripts("view-refusing-judge", lambda m: Completion(text="", finish_reason="content_filter",
-                                                                refusal="I won't grade this."))
-    run = proseval.run("demo", model=scripts("view-writer", ["An answer."]), roles={"judge": judge},
-                       out=tmp_path / "runs", cache=False, limit=1)
+    judge = scripts(
+        "view-refusing-judge",
+        lambda m: Completion(text="", finish_reason="content_filter", refusal="I won't grade this."),
+    )
+    run = proseval.run(
+        "demo",
+        model=scripts("view-writer", ["An answer."]),
+        roles={"judge": judge},
+        out=tmp_path / "runs",
+        cache=False,
+        limit=1,
+    )
     html = sample_page(run)
     calls = section(html, '<ol class="calls" id="calls">', "</ol>")
     assert '<span class="badge failed">refused</span>' in calls and "request failed" not in calls

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from view.view_fixtures import HOSTILE, header, record, write_run
 
 from proseval import registry
 from proseval.kit.views import ViewBlock
 from proseval.view import create_app
+from view.view_fixtures import HOSTILE, header, record, write_run
 
 VIEW = Path(__file__).resolve().parents[2] / "src" / "proseval" / "view"
 
@@ -21,6 +21,7 @@ VIEW = Path(__file__).resolve().parents[2] / "src" / "proseval" / "view"
 @pytest.fixture
 def hook_task():
     """Register `unit-views` with the hook a test sets: ``hook_task(lambda record: [...])``."""
+
     def register(hook) -> str:
         registry._TASKS.pop("unit-views", None)
         registry.task("unit-views", summary="a task whose views a test draws", views=hook)(lambda params: None)
@@ -40,8 +41,9 @@ def test_no_module_of_the_viewer_imports_a_benchmark():
     for path in sorted(VIEW.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
-                names = [("." * node.level) + (node.module or "")] + [f"{node.module or ''}.{a.name}"
-                                                                     for a in node.names]
+                names = [("." * node.level) + (node.module or "")] + [
+                    f"{node.module or ''}.{a.name}" for a in node.names
+                ]
             elif isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             else:
@@ -54,8 +56,11 @@ def test_a_hook_that_raises_leaves_a_note_not_an_error(tmp_path, hook_task):
     def broken(record):
         raise RuntimeError(f"cannot draw {HOSTILE}")
 
-    write_run(tmp_path / "r", [record(1, state={"messages": [], "output": "Answer 1.", "turns": [{"n": 1}],
-                                                "metadata": {}})], task=hook_task(broken))
+    write_run(
+        tmp_path / "r",
+        [record(1, state={"messages": [], "output": "Answer 1.", "turns": [{"n": 1}], "metadata": {}})],
+        task=hook_task(broken),
+    )
     html = page(tmp_path)
     problems = html.split('id="view-problems"', 1)[1].split("</ul>", 1)[0]
     assert "the sample view of task unit-views failed: RuntimeError: cannot draw &lt;script&gt;" in problems
@@ -64,9 +69,13 @@ def test_a_hook_that_raises_leaves_a_note_not_an_error(tmp_path, hook_task):
 
 
 def test_what_a_hook_returns_is_checked_block_by_block(tmp_path, hook_task):
-    made = [ViewBlock("text", "Fine", {"text": "kept"}), ViewBlock("table", "Broken", {"rows": "not rows"}),
-            "not a block", ViewBlock("chart", "Unknown kind", {"x": 1}),
-            ViewBlock("steps", "Nested", [{"title": "s", "blocks": [ViewBlock("rounds", "r", [])]}])]
+    made = [
+        ViewBlock("text", "Fine", {"text": "kept"}),
+        ViewBlock("table", "Broken", {"rows": "not rows"}),
+        "not a block",
+        ViewBlock("chart", "Unknown kind", {"x": 1}),
+        ViewBlock("steps", "Nested", [{"title": "s", "blocks": [ViewBlock("rounds", "r", [])]}]),
+    ]
     write_run(tmp_path / "r", [record(1)], task=hook_task(lambda r: made))
     html = page(tmp_path)
     problems = html.split('id="view-problems"', 1)[1].split("</ul>", 1)[0]
@@ -86,18 +95,54 @@ def test_every_kind_is_drawn_with_its_text_escaped(tmp_path, hook_task):
         ViewBlock("text", "A text", {"text": f"t {HOSTILE}", "note": f"n {HOSTILE}", "class": "output"}),
         ViewBlock("text", "Folded", {"text": {"k": HOSTILE}, "folded": True, "open": True}),
         ViewBlock("diff", "A diff", segments),
-        ViewBlock("marked", "Marked", {"segments": [("plain", "x "), ("mark", "y")], "class": "bad\"class ok"}),
+        ViewBlock("marked", "Marked", {"segments": [("plain", "x "), ("mark", "y")], "class": 'bad"class ok'}),
         ViewBlock("kv", "Facts", {"items": [("label", 0.123456), ("error", HOSTILE, "problem")]}),
-        ViewBlock("table", "A table", {"columns": ["a", "b"], "row_class": ["failed"], "rows": [
-            [HOSTILE, {"text": 3, "small": "ok"}], [{"text": "q", "quote": True}, {"text": "why", "fold": "method"}]]}),
-        ViewBlock("steps", "Steps", {"steps": [{"title": "Step 1", "status": "success", "blocks": [
-            {"kind": "text", "title": "Inner", "data": {"text": "", "empty": "(nothing)"}}]},
-            {"title": "Step 2", "status": "failed", "blocks": []}]}),
-        ViewBlock("rounds", "Rounds", {"rounds": [{"title": "Round 1", "badge": "1 failed", "status": "failed",
-                                                   "blocks": [ViewBlock("text", "Answer", "one")]}]}),
+        ViewBlock(
+            "table",
+            "A table",
+            {
+                "columns": ["a", "b"],
+                "row_class": ["failed"],
+                "rows": [
+                    [HOSTILE, {"text": 3, "small": "ok"}],
+                    [{"text": "q", "quote": True}, {"text": "why", "fold": "method"}],
+                ],
+            },
+        ),
+        ViewBlock(
+            "steps",
+            "Steps",
+            {
+                "steps": [
+                    {
+                        "title": "Step 1",
+                        "status": "success",
+                        "blocks": [{"kind": "text", "title": "Inner", "data": {"text": "", "empty": "(nothing)"}}],
+                    },
+                    {"title": "Step 2", "status": "failed", "blocks": []},
+                ]
+            },
+        ),
+        ViewBlock(
+            "rounds",
+            "Rounds",
+            {
+                "rounds": [
+                    {
+                        "title": "Round 1",
+                        "badge": "1 failed",
+                        "status": "failed",
+                        "blocks": [ViewBlock("text", "Answer", "one")],
+                    }
+                ]
+            },
+        ),
     ]
-    write_run(tmp_path / "r", [record(1, state={"messages": [], "output": "o", "turns": [{"n": 1}],
-                                                "metadata": {}})], task=hook_task(lambda r: made))
+    write_run(
+        tmp_path / "r",
+        [record(1, state={"messages": [], "output": "o", "turns": [{"n": 1}], "metadata": {}})],
+        task=hook_task(lambda r: made),
+    )
     html = page(tmp_path)
     assert "<script>alert" not in html and "<img src=x" not in html
     assert '<h2>A text</h2>\n<p class="note">n &lt;script&gt;' in html
@@ -107,7 +152,7 @@ def test_every_kind_is_drawn_with_its_text_escaped(tmp_path, hook_task):
     assert '<pre class="text ok">x <mark>y</mark></pre>' in html  # a word that is no class name is left out
     assert "<dt>label</dt><dd>0.1235</dd>" in html and '<dd class="problem">&lt;script&gt;' in html
     assert '<tr class="failed"><td>&lt;script&gt;' in html and '<td class="n">3 <small>ok</small></td>' in html
-    assert "<td><q>q</q></td><td><details><summary>method</summary><pre class=\"text\">why</pre>" in html
+    assert '<td><q>q</q></td><td><details><summary>method</summary><pre class="text">why</pre>' in html
     steps = html.split('id="trajectory"', 1)[1].split('<section class="step')[1:]
     assert len(steps) == 2 and 'success" data-step id="step-1"' in steps[0] and "(nothing)" in steps[0]
     assert '<h3>Step 2 <span class="badge failed">failed</span></h3>' in steps[1]
@@ -116,13 +161,20 @@ def test_every_kind_is_drawn_with_its_text_escaped(tmp_path, hook_task):
 
 
 def test_a_run_rescored_by_a_scorer_plugin_shows_the_plugin_views(tmp_path):
-    edits = [{"action_name": "replace", "revision_level": "word", "original_snippet": "Answer",
-              "revised_snippet": "Reply"}]
-    rescored = record(1, scores={"revision_distance": {"value": 1.0, "parse_status": "ok", "explanation": "",
-                                                       "metadata": {"edits": edits}}})
+    edits = [
+        {"action_name": "replace", "revision_level": "word", "original_snippet": "Answer", "revised_snippet": "Reply"}
+    ]
+    rescored = record(
+        1,
+        scores={
+            "revision_distance": {"value": 1.0, "parse_status": "ok", "explanation": "", "metadata": {"edits": edits}}
+        },
+    )
     folder = write_run(tmp_path / "r", [rescored], task="demo")
-    (folder / "header.json").write_text(json.dumps({**header("r", "demo"), "scorer_plugin": {
-        "name": "revision-distance", "options": {}}}), encoding="utf-8")
+    (folder / "header.json").write_text(
+        json.dumps({**header("r", "demo"), "scorer_plugin": {"name": "revision-distance", "options": {}}}),
+        encoding="utf-8",
+    )
     html = page(tmp_path)
     assert "<h2>Edits (revision_distance): 1</h2>" in html
     assert '<pre class="text edited"><mark>Answer</mark> 1.</pre>' in html

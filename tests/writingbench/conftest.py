@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from writingbench.wb_fixtures import tiny_files, write_files
 
 from proseval.benchmarks.writingbench.data import WritingBench, load_benchmark
+from writingbench.wb_fixtures import tiny_files, write_files
 
 
 @pytest.fixture

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from writingbench.wb_fixtures import names
 
 from proseval.benchmarks.writingbench.aggregate import QueryScores, aggregate, scores_from_lines
 from proseval.benchmarks.writingbench.aggregate_official import official_columns, official_row, official_table
 from proseval.benchmarks.writingbench.jsonl import DataFormatError
 from proseval.benchmarks.writingbench.scorefile import ScoreLine, parse_score_file
+from writingbench.wb_fixtures import names
 
 
 def line(index: int, values: list[int | float | list[int | float]], criteria: list[str] | None = None) -> ScoreLine:

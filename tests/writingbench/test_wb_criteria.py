@@ -6,9 +6,9 @@ import json
 
 import pytest
 from pydantic import ValidationError
-from writingbench.wb_fixtures import criterion
 
 from proseval.benchmarks.writingbench.criteria import Criterion, criteria_messages, parse_criteria, validate_checklist
+from writingbench.wb_fixtures import criterion
 
 
 def test_criterion_keeps_official_keys_and_order():

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from writingbench.wb_fixtures import jsonl, record, tiny_files, write_files
 
 from proseval.benchmarks.writingbench.data import (
     DATA_FILES,
@@ -26,6 +25,7 @@ from proseval.benchmarks.writingbench.data import (
     select,
 )
 from proseval.benchmarks.writingbench.jsonl import DataFormatError
+from writingbench.wb_fixtures import jsonl, record, tiny_files, write_files
 
 ALL = "benchmark_all.jsonl"
 
@@ -224,7 +224,7 @@ def test_interleave_alternates_groups_and_keeps_every_query(tiny_bench):
     assert [q.index for q in interleave(tiny_bench.queries, "lang")] == [1, 2, 3, 4]
     by_domain = interleave(tiny_bench.queries, "domain1")
     assert sorted(q.index for q in by_domain) == [1, 2, 3, 4]
-    first_of_each = by_domain[:len(group_by(tiny_bench.queries, "domain1"))]
+    first_of_each = by_domain[: len(group_by(tiny_bench.queries, "domain1"))]
     assert len({q.domain1 for q in first_of_each}) == len(first_of_each)
     assert interleave([], "lang") == []
 

@@ -7,7 +7,6 @@ import io
 import sys
 
 import pytest
-from writingbench.wb_fixtures import names
 
 from proseval.benchmarks.writingbench.aggregate import QueryScores, aggregate
 from proseval.benchmarks.writingbench.export import (
@@ -16,6 +15,7 @@ from proseval.benchmarks.writingbench.export import (
     report_to_csv,
     report_to_markdown,
 )
+from writingbench.wb_fixtures import names
 
 RESULTS = [
     QueryScores(index=1, scores={name: (score,) for name, score in zip(names(1), (8, 6, 4, 2, 10))}),  # S = 6

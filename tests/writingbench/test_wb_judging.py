@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from writingbench.wb_fixtures import criterion
 
 from proseval.benchmarks.writingbench.criteria import Criterion
 from proseval.benchmarks.writingbench.judging import (
@@ -18,6 +17,7 @@ from proseval.benchmarks.writingbench.judging import (
     render_criterion,
 )
 from proseval.judging.parse import parse_score
+from writingbench.wb_fixtures import criterion
 
 TONE = Criterion.model_validate(criterion("Tone"))
 

@@ -23,27 +23,44 @@ NAME = re.compile(r"'name': 'q(\d)_c(\d)'")
 
 
 def entry(score, status, **more):
-    return {"score": score, "reason": "r" if score is not None else None, "status": status,
-            "error": None if score is not None else "why", **more}
+    return {
+        "score": score,
+        "reason": "r" if score is not None else None,
+        "status": status,
+        "error": None if score is not None else "why",
+        **more,
+    }
 
 
 def test_one_rating_per_criterion_named_by_it():
-    criteria = {"Logical coherence": entry(7, "ok", attempts=1), "Use of sources": entry(3, "repaired", attempts=2),
-                "Tone": entry(5, "coerced", attempts=1)}
+    criteria = {
+        "Logical coherence": entry(7, "ok", attempts=1),
+        "Use of sources": entry(3, "repaired", attempts=2),
+        "Tone": entry(5, "coerced", attempts=1),
+    }
     scores = {"writingbench": Score(value=5.0, metadata={"criteria": criteria, "reasoning_removed": False})}
-    assert criterion_ratings(scores) == [Rating("Logical coherence", 7.0, SCALE, "judge"),
-                                         Rating("Use of sources", 3.0, SCALE, "judge"),
-                                         Rating("Tone", 5.0, SCALE, "judge")]
+    assert criterion_ratings(scores) == [
+        Rating("Logical coherence", 7.0, SCALE, "judge"),
+        Rating("Use of sources", 3.0, SCALE, "judge"),
+        Rating("Tone", 5.0, SCALE, "judge"),
+    ]
 
 
 def test_unreadable_and_failed_verdicts_are_unscored_and_unasked_ones_left_out():
-    criteria = {"a": entry(None, "invalid", attempts=3), "b": entry(None, "unparsable", attempts=3),
-                "c": {"score": None, "status": "error", "error": "FatalError: gone", "attempts": 1},
-                "d": {"score": None, "status": "context_overflow", "error": "prompt too long"},
-                "e": entry(8, "ok")}
+    criteria = {
+        "a": entry(None, "invalid", attempts=3),
+        "b": entry(None, "unparsable", attempts=3),
+        "c": {"score": None, "status": "error", "error": "FatalError: gone", "attempts": 1},
+        "d": {"score": None, "status": "context_overflow", "error": "prompt too long"},
+        "e": entry(8, "ok"),
+    }
     scores = {"writingbench": Score(value=8.0, parse_status="partial", metadata={"criteria": criteria})}
-    assert criterion_ratings(scores) == [Rating("a", None, SCALE), Rating("b", None, SCALE),
-                                         Rating("c", None, SCALE), Rating("e", 8.0, SCALE)]
+    assert criterion_ratings(scores) == [
+        Rating("a", None, SCALE),
+        Rating("b", None, SCALE),
+        Rating("c", None, SCALE),
+        Rating("e", 8.0, SCALE),
+    ]
 
 
 def test_nothing_to_rate_without_criteria():
@@ -81,9 +98,13 @@ async def test_a_run_rates_what_its_judge_said(tiny_dir: Path, tmp_path: Path, s
     assert task.ratings is criterion_ratings
     folder, _ = await start_run(task, BINDINGS, RunOptions(out_dir=tmp_path, display="none"))
     found = {r.id: task.ratings(r.scores) for r in folder.iter_records()}
-    assert found["writingbench/1"] == [Rating("q1_c1", 1.0, SCALE), Rating("q1_c2", None, SCALE),
-                                       Rating("q1_c3", None, SCALE), Rating("q1_c4", None, SCALE),
-                                       Rating("q1_c5", 5.0, SCALE)]
+    assert found["writingbench/1"] == [
+        Rating("q1_c1", 1.0, SCALE),
+        Rating("q1_c2", None, SCALE),
+        Rating("q1_c3", None, SCALE),
+        Rating("q1_c4", None, SCALE),
+        Rating("q1_c5", 5.0, SCALE),
+    ]
     assert found["writingbench/3"] == [Rating(f"q3_c{n}", 9.0, SCALE) for n in range(1, 6)]
 
 
@@ -98,10 +119,27 @@ async def test_a_judge_prompt_over_the_input_limit_is_not_a_rating(tiny_dir: Pat
 
 def test_every_judged_variant_declares_its_ratings(tmp_path: Path):
     queries = tmp_path / "queries.jsonl"
-    queries.write_text(json.dumps({"query": "Write.", "response": "Done.",
-                                   "checklist": [{"name": f"c{n}", "criteria_description": "d", "1-2": "a",
-                                                  "3-4": "b", "5-6": "c", "7-8": "d", "9-10": "e"}
-                                                 for n in range(1, 6)]}) + "\n")
+    queries.write_text(
+        json.dumps(
+            {
+                "query": "Write.",
+                "response": "Done.",
+                "checklist": [
+                    {
+                        "name": f"c{n}",
+                        "criteria_description": "d",
+                        "1-2": "a",
+                        "3-4": "b",
+                        "5-6": "c",
+                        "7-8": "d",
+                        "9-10": "e",
+                    }
+                    for n in range(1, 6)
+                ],
+            }
+        )
+        + "\n"
+    )
     assert get_task("writingbench", {"queries": str(queries)}).ratings is criterion_ratings
     assert curate_task(queries, object()).ratings is criterion_ratings
     assert get_task("writingbench-criteria", {"in_file": str(queries)}).ratings is None  # writes criteria only

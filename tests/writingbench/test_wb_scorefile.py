@@ -16,7 +16,7 @@ from proseval.benchmarks.writingbench.scorefile import (
 
 
 def test_response_file_round_trip():
-    records = [ResponseRecord(index=2, response="第一段\n\"quoted\""), ResponseRecord(index=1, response="")]
+    records = [ResponseRecord(index=2, response='第一段\n"quoted"'), ResponseRecord(index=1, response="")]
     text = to_json_lines(records)
     assert text == '{"index": 2, "response": "第一段\\n\\"quoted\\""}\n{"index": 1, "response": ""}\n'
     assert parse_response_file(text.encode("utf-8"), "r.jsonl") == records

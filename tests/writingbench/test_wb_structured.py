@@ -16,24 +16,50 @@ cli = CliRunner()
 
 
 def _queries(tmp_path):
-    checklist = [{"name": f"C{i}", "criteria_description": "d", "1-2": "a", "3-4": "b", "5-6": "c", "7-8": "d",
-                  "9-10": "e"} for i in range(1, 6)]
+    checklist = [
+        {"name": f"C{i}", "criteria_description": "d", "1-2": "a", "3-4": "b", "5-6": "c", "7-8": "d", "9-10": "e"}
+        for i in range(1, 6)
+    ]
     path = tmp_path / "q.jsonl"
     path.write_text(json.dumps({"id": "q1", "query": "Write a note.", "checklist": checklist}) + "\n")
     return path
 
 
-@pytest.mark.parametrize(("mode", "reply", "schema"), [
-    ("per-criterion", '{"score": 11, "reason": "x"}', score_schema()),
-    ("batched", '{"scores": []}', named_scores_schema()),
-])
+@pytest.mark.parametrize(
+    ("mode", "reply", "schema"),
+    [
+        ("per-criterion", '{"score": 11, "reason": "x"}', score_schema()),
+        ("batched", '{"scores": []}', named_scores_schema()),
+    ],
+)
 def test_the_judge_gets_the_schema_and_out_of_range_replies_stay_unscored(tmp_path, mode, reply, schema):
     server = FakeOpenAIServer(responder=lambda body: reply).start_in_thread()
     try:
-        result = cli.invoke(app, ["run", "writingbench", "--queries", str(_queries(tmp_path)), "--judge-structured",
-                                  "--judge-mode", mode, "--judge-attempts", "1", "-m", "scripted/echo",
-                                  "-r", "judge=openai-compatible/j", "--role-base-url", f"judge={server.base_url}",
-                                  "--out", str(tmp_path / "runs"), "--display", "none", "--no-cache"])
+        result = cli.invoke(
+            app,
+            [
+                "run",
+                "writingbench",
+                "--queries",
+                str(_queries(tmp_path)),
+                "--judge-structured",
+                "--judge-mode",
+                mode,
+                "--judge-attempts",
+                "1",
+                "-m",
+                "scripted/echo",
+                "-r",
+                "judge=openai-compatible/j",
+                "--role-base-url",
+                f"judge={server.base_url}",
+                "--out",
+                str(tmp_path / "runs"),
+                "--display",
+                "none",
+                "--no-cache",
+            ],
+        )
     finally:
         server.stop_thread()
     assert result.exit_code == 0, result.output

@@ -11,8 +11,8 @@ import pytest
 from proseval.models.base import FatalError
 from proseval.models.scripted import register_script, unregister_script
 from proseval.registry import get_task
-from proseval.runtime.records import RoleBinding
 from proseval.runtime.options import RunOptions
+from proseval.runtime.records import RoleBinding
 from proseval.runtime.rescore import rescore_run
 from proseval.runtime.runner import start_run
 
@@ -67,8 +67,10 @@ def scripts():
 
 
 def bindings(judge_script: str) -> dict[str, RoleBinding]:
-    return {"candidate": RoleBinding(spec="scripted/wb-candidate", concurrency=2),
-            "judge": RoleBinding(spec=f"scripted/{judge_script}", concurrency=4)}
+    return {
+        "candidate": RoleBinding(spec="scripted/wb-candidate", concurrency=2),
+        "judge": RoleBinding(spec=f"scripted/{judge_script}", concurrency=4),
+    }
 
 
 def slice_value(results, kind, label):
@@ -93,8 +95,12 @@ async def test_per_criterion_run(tiny_dir: Path, tmp_path: Path, scripts):
     assert all(entry["score"] == 6 and entry["attempts"] == 2 for entry in q2.values())
     q3 = records["writingbench/3"].scores["writingbench"]
     assert q3.parse_status == "partial"
-    assert q3.metadata["criteria"]["q3_c5"] == {**q3.metadata["criteria"]["q3_c5"], "score": None,
-                                                "status": "invalid", "attempts": 3}
+    assert q3.metadata["criteria"]["q3_c5"] == {
+        **q3.metadata["criteria"]["q3_c5"],
+        "score": None,
+        "status": "invalid",
+        "attempts": 3,
+    }
     assert q3.value == pytest.approx((5 + 6 + 7 + 8) / 4)
 
     # hand-computed official definitions over the three judged queries
@@ -114,8 +120,9 @@ async def test_per_criterion_run(tiny_dir: Path, tmp_path: Path, scripts):
 
 
 async def test_batched_mode(tiny_dir: Path, tmp_path: Path, scripts):
-    task = get_task("writingbench", {"data_dir": str(tiny_dir), "verify": False, "judge_mode": "batched",
-                                     "judge_attempts": 2})
+    task = get_task(
+        "writingbench", {"data_dir": str(tiny_dir), "verify": False, "judge_mode": "batched", "judge_attempts": 2}
+    )
     folder, results = await start_run(task, bindings("wb-batched"), RunOptions(out_dir=tmp_path, display="none"))
     records = {r.id: r for r in folder.iter_records()}
     q1 = records["writingbench/1"].scores["writingbench"]
@@ -130,9 +137,11 @@ async def test_long_responses_are_cut_for_the_judge(tiny_dir: Path, tmp_path: Pa
     register_script("wb-long", ["word " * 5000])
     try:
         task = get_task("writingbench", {"data_dir": str(tiny_dir), "verify": False, "judge_max_input_tokens": 2000})
-        folder, _ = await start_run(task, {"candidate": RoleBinding(spec="scripted/wb-long"),
-                                           "judge": RoleBinding(spec="scripted/wb-judge")},
-                                    RunOptions(out_dir=tmp_path, display="none", limit=1))
+        folder, _ = await start_run(
+            task,
+            {"candidate": RoleBinding(spec="scripted/wb-long"), "judge": RoleBinding(spec="scripted/wb-judge")},
+            RunOptions(out_dir=tmp_path, display="none", limit=1),
+        )
     finally:
         unregister_script("wb-long")
     entry = next(folder.iter_records()).scores["writingbench"].metadata["criteria"]["q1_c1"]
@@ -145,8 +154,9 @@ async def test_rescoring_keeps_answers_and_changes_scores(tiny_dir: Path, tmp_pa
     source, _ = await start_run(task, bindings("wb-judge"), RunOptions(out_dir=tmp_path, display="none"))
     register_script("wb-flat", ['{"score": 9, "reason": "flat"}'])
     try:
-        _, after = await rescore_run(source, task, {"judge": RoleBinding(spec="scripted/wb-flat")},
-                                     RunOptions(out_dir=tmp_path, display="none"))
+        _, after = await rescore_run(
+            source, task, {"judge": RoleBinding(spec="scripted/wb-flat")}, RunOptions(out_dir=tmp_path, display="none")
+        )
     finally:
         unregister_script("wb-flat")
     assert slice_value(after, "overall", "all")["value"] == 9
@@ -174,19 +184,66 @@ async def test_export_and_official_table_round_trip(tiny_dir: Path, tmp_path: Pa
     runner = CliRunner()
     scores_dir = tmp_path / "scores"
     scores_dir.mkdir()
-    out = runner.invoke(app, ["writingbench", "export", str(folder.path), "--scores", str(scores_dir / "m.jsonl"),
-                              "--responses", str(tmp_path / "responses.jsonl")], catch_exceptions=False)
+    out = runner.invoke(
+        app,
+        [
+            "writingbench",
+            "export",
+            str(folder.path),
+            "--scores",
+            str(scores_dir / "m.jsonl"),
+            "--responses",
+            str(tmp_path / "responses.jsonl"),
+        ],
+        catch_exceptions=False,
+    )
     assert out.exit_code == 0 and "1 unscored criteria left out" in " ".join(out.output.split())
     assert len((tmp_path / "responses.jsonl").read_text().splitlines()) == 3
-    table = runner.invoke(app, ["writingbench", "official-table", "--score-dir", str(scores_dir),
-                                "--data-dir", str(tiny_dir), "-o", str(tmp_path / "t.csv")], catch_exceptions=False)
+    table = runner.invoke(
+        app,
+        [
+            "writingbench",
+            "official-table",
+            "--score-dir",
+            str(scores_dir),
+            "--data-dir",
+            str(tiny_dir),
+            "-o",
+            str(tmp_path / "t.csv"),
+        ],
+        catch_exceptions=False,
+    )
     # the tiny data set has no pinned hashes: the official table refuses it unless told not to verify
     assert table.exit_code == 2 and "sha-256" in table.output.lower()
-    table = runner.invoke(app, ["writingbench", "official-table", "--score-dir", str(scores_dir), "--no-verify",
-                                "--data-dir", str(tiny_dir), "-o", str(tmp_path / "t.csv")], catch_exceptions=False)
+    table = runner.invoke(
+        app,
+        [
+            "writingbench",
+            "official-table",
+            "--score-dir",
+            str(scores_dir),
+            "--no-verify",
+            "--data-dir",
+            str(tiny_dir),
+            "-o",
+            str(tmp_path / "t.csv"),
+        ],
+        catch_exceptions=False,
+    )
     assert table.exit_code == 0, table.output
-    env_table = runner.invoke(app, ["writingbench", "official-table", "--score-dir", str(scores_dir), "--no-verify",
-                                    "-o", str(tmp_path / "t2.csv")], env={"PROSEVAL_WRITINGBENCH_DIR": str(tiny_dir)})
+    env_table = runner.invoke(
+        app,
+        [
+            "writingbench",
+            "official-table",
+            "--score-dir",
+            str(scores_dir),
+            "--no-verify",
+            "-o",
+            str(tmp_path / "t2.csv"),
+        ],
+        env={"PROSEVAL_WRITINGBENCH_DIR": str(tiny_dir)},
+    )
     assert env_table.exit_code == 0, env_table.output  # the data folder from the environment, as run reads it
     assert (tmp_path / "t2.csv").read_text() == (tmp_path / "t.csv").read_text()
     import csv

@@ -22,8 +22,20 @@ def criteria_reply(messages):
     if "unusable" in request:
         return "Sorry, I can't."
     topic = "rain" if "rain" in request else "note"
-    return json.dumps([{"name": f"{topic} {n}", "criteria_description": "d", "1-2": "a", "3-4": "b",
-                        "5-6": "c", "7-8": "d", "9-10": "e"} for n in range(1, 6)])
+    return json.dumps(
+        [
+            {
+                "name": f"{topic} {n}",
+                "criteria_description": "d",
+                "1-2": "a",
+                "3-4": "b",
+                "5-6": "c",
+                "7-8": "d",
+                "9-10": "e",
+            }
+            for n in range(1, 6)
+        ]
+    )
 
 
 def judge_reply(messages):
@@ -48,12 +60,29 @@ def write(path: Path, rows: list[dict]) -> Path:
 
 
 def test_criteria_then_evaluate_on_own_queries(tmp_path, scripts):
-    queries = write(tmp_path / "q.jsonl", [{"id": "rain", "query": "Write a haiku about rain."},
-                                           {"id": "x", "prompt": "This request is unusable."}])
+    queries = write(
+        tmp_path / "q.jsonl",
+        [{"id": "rain", "query": "Write a haiku about rain."}, {"id": "x", "prompt": "This request is unusable."}],
+    )
     out = tmp_path / "with_criteria.jsonl"
-    result = runner.invoke(app, ["writingbench", "criteria", "--in", str(queries), "-o", str(out),
-                                 "-r", "criteria=scripted/crit", "--runs", str(tmp_path / "runs"),
-                                 "--display", "none"], catch_exceptions=False)
+    result = runner.invoke(
+        app,
+        [
+            "writingbench",
+            "criteria",
+            "--in",
+            str(queries),
+            "-o",
+            str(out),
+            "-r",
+            "criteria=scripted/crit",
+            "--runs",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     assert "1 queries with criteria, 1 without" in " ".join(result.output.split())
     lines = [json.loads(line) for line in out.read_text().splitlines()]
@@ -61,9 +90,24 @@ def test_criteria_then_evaluate_on_own_queries(tmp_path, scripts):
     assert len(lines[0]["checklist"]) == 5 and "criteria_error" in lines[1]
 
     good = write(tmp_path / "good.jsonl", [lines[0]])
-    run = runner.invoke(app, ["run", "writingbench", "--queries", str(good), "-m", "scripted/echo",
-                              "-r", "judge=scripted/wbjudge", "--out", str(tmp_path / "runs2"), "--display", "none"],
-                        catch_exceptions=False)
+    run = runner.invoke(
+        app,
+        [
+            "run",
+            "writingbench",
+            "--queries",
+            str(good),
+            "-m",
+            "scripted/echo",
+            "-r",
+            "judge=scripted/wbjudge",
+            "--out",
+            str(tmp_path / "runs2"),
+            "--display",
+            "none",
+        ],
+        catch_exceptions=False,
+    )
     assert run.exit_code == 0, run.output
     (run_dir,) = (tmp_path / "runs2").iterdir()
     results = json.loads((run_dir / "results.json").read_text())
@@ -71,15 +115,37 @@ def test_criteria_then_evaluate_on_own_queries(tmp_path, scripts):
 
 
 def test_curate_keeps_the_best_fraction(tmp_path, scripts):
-    pairs = [{"id": i, "instruction": "Write a thank-you note.", "response": text}
-             for i, text in enumerate(["Thanks.", "Dear Ms. Lee, what a wonderful year, full of stories.",
-                                       "Thank you!", "ok"])]
+    pairs = [
+        {"id": i, "instruction": "Write a thank-you note.", "response": text}
+        for i, text in enumerate(
+            ["Thanks.", "Dear Ms. Lee, what a wonderful year, full of stories.", "Thank you!", "ok"]
+        )
+    ]
     pairs.append({"id": 9, "instruction": "This is unusable.", "response": "whatever"})
     source = write(tmp_path / "sft.jsonl", pairs)
     kept_file = tmp_path / "kept.jsonl"
-    result = runner.invoke(app, ["writingbench", "curate", "--in", str(source), "--keep", "0.25", "-o", str(kept_file),
-                                 "-r", "criteria=scripted/crit", "-r", "judge=scripted/wbjudge",
-                                 "--runs", str(tmp_path / "runs"), "--display", "none"], catch_exceptions=False)
+    result = runner.invoke(
+        app,
+        [
+            "writingbench",
+            "curate",
+            "--in",
+            str(source),
+            "--keep",
+            "0.25",
+            "-o",
+            str(kept_file),
+            "-r",
+            "criteria=scripted/crit",
+            "-r",
+            "judge=scripted/wbjudge",
+            "--runs",
+            str(tmp_path / "runs"),
+            "--display",
+            "none",
+        ],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     kept = [json.loads(line) for line in kept_file.read_text().splitlines()]
     assert [k["id"] for k in kept] == [1]
@@ -107,4 +173,13 @@ def test_select_top_and_histogram():
     assert [r["i"] for r, _ in kept] == [2, 4] and unscored == 1
     assert select_top(rows, 0.0)[0] == []
     assert dict(histogram([1.0, 1.5, 9.0, 10.0, 5.2])) == {
-        "1–2": 2, "2–3": 0, "3–4": 0, "4–5": 0, "5–6": 1, "6–7": 0, "7–8": 0, "8–9": 0, "9–10 (incl. 10)": 2}
+        "1–2": 2,
+        "2–3": 0,
+        "3–4": 0,
+        "4–5": 0,
+        "5–6": 1,
+        "6–7": 0,
+        "7–8": 0,
+        "8–9": 0,
+        "9–10 (incl. 10)": 2,
+    }

@@ -16,28 +16,46 @@ from ..reliability.labels import read_labels
 from ..reliability.render import print_analysis
 from ..runtime.runlog import write_json_atomic
 
-
 app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command("agreement")
 def agreement_cmd(
-    run_dirs: list[Path] = typer.Argument(..., help="Run folders that judged the same answers: a run, its re-scores "
-                                          "with other judges (proseval score --role judge=...), its repeats "
-                                          "(proseval score --repeats N); runs of several candidates for rankings."),
-    labels: Optional[Path] = typer.Option(None, "--labels", help="Human labels (JSON Lines or CSV: sample_id, "
-                                          "epoch, criterion, score or preference, rater; see proseval docs judging-judges)."),
-    prices: Optional[Path] = typer.Option(None, "--prices", help="YAML prices per million tokens, for the price per "
-                                          "1,000 ratings (see proseval docs judging-judges); nothing is fetched."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for results.json (and report.html) of "
-                                       "the analysis."),
+    run_dirs: list[Path] = typer.Argument(
+        ...,
+        help="Run folders that judged the same answers: a run, its re-scores "
+        "with other judges (proseval score --role judge=...), its repeats "
+        "(proseval score --repeats N); runs of several candidates for rankings.",
+    ),
+    labels: Optional[Path] = typer.Option(
+        None,
+        "--labels",
+        help="Human labels (JSON Lines or CSV: sample_id, "
+        "epoch, criterion, score or preference, rater; see proseval docs judging-judges).",
+    ),
+    prices: Optional[Path] = typer.Option(
+        None,
+        "--prices",
+        help="YAML prices per million tokens, for the price per "
+        "1,000 ratings (see proseval docs judging-judges); nothing is fetched.",
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="Folder for results.json (and report.html) of the analysis."
+    ),
     output_json: Optional[Path] = typer.Option(None, "--json", help="Also write the analysis as JSON to this file."),
     seed: int = typer.Option(0, "--seed", min=0, max=SEED_MAX, help="Seed of the bootstrap confidence intervals."),
-    panel: str = typer.Option("mean", "--panel-score", help="How an item's panel score is made from the verdicts "
-                              "of the judges that scored it: mean or median."),
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="The benchmark's data folder, for runs made "
-                                            "before runs recorded their judges' verdicts (their task is built again "
-                                            "to read them); newer runs need no data."),
+    panel: str = typer.Option(
+        "mean",
+        "--panel-score",
+        help="How an item's panel score is made from the verdicts of the judges that scored it: mean or median.",
+    ),
+    data_dir: Optional[Path] = typer.Option(
+        None,
+        "--data-dir",
+        help="The benchmark's data folder, for runs made "
+        "before runs recorded their judges' verdicts (their task is built again "
+        "to read them); newer runs need no data.",
+    ),
 ) -> None:
     """Judge the judges: agreement between judges and with human labels, consistency across repeats,
     length bias, position flips, self-preference, panels, unscored rate, tokens, price and time per
@@ -61,8 +79,9 @@ def agreement_cmd(
         write_json_atomic(out / "results.json", text)
         written = [out / "results.json"]
         if analysis.panel_items:
-            write_json_atomic(out / "panel.jsonl", "".join(item.model_dump_json() + "\n"
-                                                           for item in analysis.panel_items))
+            write_json_atomic(
+                out / "panel.jsonl", "".join(item.model_dump_json() + "\n" for item in analysis.panel_items)
+            )
             written.append(out / "panel.jsonl")
         try:
             from ..report.judges import write_analysis_page

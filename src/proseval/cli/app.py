@@ -37,9 +37,11 @@ def _version(asked: bool) -> None:
 
 @app.callback()
 def options(
-    debug: bool = typer.Option(False, "--debug", envvar=DEBUG_ENV, show_envvar=True,
-                               help="Print the traceback of any error (for developers)."),
-    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
-                                 help="Print proseval's version and exit."),
+    debug: bool = typer.Option(
+        False, "--debug", envvar=DEBUG_ENV, show_envvar=True, help="Print the traceback of any error (for developers)."
+    ),
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print proseval's version and exit."
+    ),
 ) -> None:
     """Options of every command."""

@@ -29,7 +29,10 @@ try:  # recent typer releases carry their own copy of click
 except ImportError:  # pragma: no cover - older typer, on click itself
     from click import Context  # type: ignore[assignment]  # the same classes, from click itself
     from click.exceptions import (  # type: ignore[assignment]  # the same classes, from click itself
-        BadParameter, ClickException, MissingParameter, NoArgsIsHelpError,
+        BadParameter,
+        ClickException,
+        MissingParameter,
+        NoArgsIsHelpError,
     )
 from pydantic import ValidationError
 
@@ -46,8 +49,12 @@ FILE_ERRORS = (FileNotFoundError, PermissionError, NotADirectoryError, IsADirect
 
 def print_traceback(exc: BaseException) -> None:
     """The traceback of `exc` on stderr, secrets scrubbed."""
-    errors.print(scrub("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))).rstrip(),
-                 markup=False, highlight=False, soft_wrap=True)
+    errors.print(
+        scrub("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))).rstrip(),
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def user_error(exc: Exception) -> tuple[str, int] | None:
@@ -83,7 +90,8 @@ def usage_message(exc: ClickException) -> str:
     if isinstance(exc, MissingParameter) and param is not None and param.param_type_name == "argument":
         what = (getattr(param, "help", None) or "").strip().rstrip(".")
         message = f"{ctx.command_path if ctx else 'the command'} needs {param.name.upper()}" + (
-            f": {what[:1].lower() + what[1:]}" if what else "")
+            f": {what[:1].lower() + what[1:]}" if what else ""
+        )
     elif isinstance(exc, BadParameter) and not isinstance(exc, MissingParameter) and param is not None:
         name = max(param.opts, key=len) if param.param_type_name == "option" else param.human_readable_name
         if ctx is not None and param.name and _from_environment(ctx, param.name):
@@ -166,8 +174,9 @@ class ProsevalGroup(LazyGroup):
             args = ["--debug", *(arg for arg in args[:end] if arg != "--debug"), *args[end:]]
         return super().parse_args(ctx, args)
 
-    def make_context(self, info_name: str | None, args: list[str], parent: Context | None = None,
-                     **extra: Any) -> Context:
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Context | None = None, **extra: Any
+    ) -> Context:
         """The top level's own usage errors (an unknown option) as one line, like a command's."""
         with usage_errors():
             return super().make_context(info_name, args, parent, **extra)

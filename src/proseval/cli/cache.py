@@ -7,7 +7,6 @@ import typer
 from ..commandline.console import console
 from ..runtime.cache import CacheError, ResponseCache, cache_files, default_cache_path
 
-
 app = typer.Typer(no_args_is_help=True)  # its help: its summary in cli/commands.py
 
 

@@ -32,8 +32,9 @@ def task_params_from(items: list[str], cfg: RunConfig, extra: list[str]) -> dict
     options = task_options(extra)
     for key in sorted(set(given) & set(options)):
         if given[key] != options[key]:
-            raise RoleError(f"{key} is given twice (-T {key}={given[key]}, --{key.replace('_', '-')} "
-                            f"{options[key]}): give it once")
+            raise RoleError(
+                f"{key} is given twice (-T {key}={given[key]}, --{key.replace('_', '-')} {options[key]}): give it once"
+            )
     params.update(given)
     params.update(options)
     return params
@@ -66,8 +67,9 @@ def check_counts(**values: Optional[int]) -> None:
             fail(f"--{name} must be at least 1 (got {value})")
 
 
-def check_option_values(base_url: Optional[list[str]], role_base_url: Optional[list[str]],
-                        max_cost: Optional[float]) -> None:
+def check_option_values(
+    base_url: Optional[list[str]], role_base_url: Optional[list[str]], max_cost: Optional[float]
+) -> None:
     """--base-url and --role-base-url ROLE=URL checked where they enter (`models.urls`), and
     --max-cost a finite amount (`core.prices.finite_amount`): before anything is made or sent."""
     for url in base_url or []:
@@ -82,20 +84,38 @@ def check_option_values(base_url: Optional[list[str]], role_base_url: Optional[l
             raise UsageError(f"--max-cost {exc}") from None
 
 
-def requested_config(task: Optional[str], extra: list[str], param, config, model, role, base_url, role_base_url,
-                      concurrency, role_concurrency, gen, resume: Path, *, seed: Optional[int],
-                      epochs: Optional[int], prompt: Optional[list[str]] = None,
-                      preset: Optional[str] = None) -> tuple[Any, dict[str, Any]]:
+def requested_config(
+    task: Optional[str],
+    extra: list[str],
+    param,
+    config,
+    model,
+    role,
+    base_url,
+    role_base_url,
+    concurrency,
+    role_concurrency,
+    gen,
+    resume: Path,
+    *,
+    seed: Optional[int],
+    epochs: Optional[int],
+    prompt: Optional[list[str]] = None,
+    preset: Optional[str] = None,
+) -> tuple[Any, dict[str, Any]]:
     """The task and role bindings the options of `run --resume` describe, to compare with the run's."""
     header = RunFolder(resume).read_header()
     for name, asked, recorded in (("seed", seed, header.seed), ("epochs", epochs, header.epochs)):
         if asked is not None and asked != recorded:
-            fail(f"--{name} {asked}: {resume} was run with {name} {recorded}, which a resume cannot change; "
-                  "start a new run")
+            fail(
+                f"--{name} {asked}: {resume} was run with {name} {recorded}, which a resume cannot change; "
+                "start a new run"
+            )
     cfg = load_run_config(config)
     params = task_params_from(param or [], cfg, list(extra))
-    request = checked(lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency,
-                                          gen))
+    request = checked(
+        lambda: role_request(cfg, model, role, base_url, role_base_url, concurrency, role_concurrency, gen)
+    )
     name = task or cfg.task or header.task
     chosen = preset or cfg.preset or (header.preset or {}).get("name")
     planned = checked(lambda: plan(name, request, params=params, preset=chosen))
@@ -105,24 +125,48 @@ def requested_config(task: Optional[str], extra: list[str], param, config, model
     return the_task, planned.bindings
 
 
-def resume_folder(path: Path, *, force: bool, no_cache: bool, display: Optional[str], limit: Optional[int],
-            retry_failed: bool = False, requested: Optional[tuple[Any, dict[str, Any]]] = None,
-            cost: Optional[CostRequest] = None, dry_run: bool = False, batch: Optional[list[str]] = None,
-            probe: bool = True) -> None:
+def resume_folder(
+    path: Path,
+    *,
+    force: bool,
+    no_cache: bool,
+    display: Optional[str],
+    limit: Optional[int],
+    retry_failed: bool = False,
+    requested: Optional[tuple[Any, dict[str, Any]]] = None,
+    cost: Optional[CostRequest] = None,
+    dry_run: bool = False,
+    batch: Optional[list[str]] = None,
+    probe: bool = True,
+) -> None:
     """Continue the run in `path` (with the task and bindings `run --resume` asked for, if any) and print it;
     with `dry_run`, only estimate what continuing it would send (`commandline.cost`)."""
     folder = RunFolder(path)
     the_task, bindings = requested if requested else (task_of(folder), None)
     if dry_run:
         header = folder.read_header()
-        done = {(s.id, s.epoch) for s in folder.iter_scored()
-                if not (retry_failed and s.needs_retry)}
-        dry_run_estimate(the_task, bindings if bindings is not None else header.roles, cost or CostRequest(),
-                         limit=limit if limit is not None else header.limit, epochs=header.epochs, done=done,
-                         label=header.run_id, batch_roles=tuple(batch or header.batch))
+        done = {(s.id, s.epoch) for s in folder.iter_scored() if not (retry_failed and s.needs_retry)}
+        dry_run_estimate(
+            the_task,
+            bindings if bindings is not None else header.roles,
+            cost or CostRequest(),
+            limit=limit if limit is not None else header.limit,
+            epochs=header.epochs,
+            done=done,
+            label=header.run_id,
+            batch_roles=tuple(batch or header.batch),
+        )
         return
-    options = RunOptions(out_dir=path.parent, use_cache=not no_cache, display=display_mode(display), force=force,
-                         retry_failed=retry_failed, limit=limit, batch_roles=tuple(batch or ()), probe=probe)
+    options = RunOptions(
+        out_dir=path.parent,
+        use_cache=not no_cache,
+        display=display_mode(display),
+        force=force,
+        retry_failed=retry_failed,
+        limit=limit,
+        batch_roles=tuple(batch or ()),
+        probe=probe,
+    )
     if cost is not None:  # the limit counts what the run's earlier sessions recorded as spent
         header = folder.read_header()
         roles = bindings if bindings is not None else header.roles

@@ -43,14 +43,16 @@ def title(path: Path) -> str:
 
 
 @app.command("docs")
-def docs(topic: str = typer.Argument(None, help="A page's name, e.g. models, many-models, profile, writingbench; "
-                                     "without it, the list of pages."),
-         path: bool = typer.Option(False, "--path", help="Print the page's file path instead of the page.")) -> None:
+def docs(
+    topic: str = typer.Argument(
+        None, help="A page's name, e.g. models, many-models, profile, writingbench; without it, the list of pages."
+    ),
+    path: bool = typer.Option(False, "--path", help="Print the page's file path instead of the page."),
+) -> None:
     """Read proseval's documentation in the terminal (the pages the help and errors point to)."""
     folder = docs_folder()
     if folder is None:
-        fail("this installation has no copy of the documentation; it is online in the project's docs/ folder",
-             code=1)
+        fail("this installation has no copy of the documentation; it is online in the project's docs/ folder", code=1)
     pages = topics(folder)
     if topic is None:
         table = Table(title=f"Documentation ({escape(str(folder))}): proseval docs TOPIC", title_justify="left")

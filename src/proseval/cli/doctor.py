@@ -10,15 +10,16 @@ from rich.markup import escape
 from ..commandline.console import console, fail
 from ..doctor import components
 
-
 app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
 @app.command()
 def doctor(
     require: Optional[list[str]] = typer.Option(
-        None, "--require", help=f"A component that must work here ({', '.join(components())}); repeatable. "
-        "Exit status 1 if it does not."),
+        None,
+        "--require",
+        help=f"A component that must work here ({', '.join(components())}); repeatable. Exit status 1 if it does not.",
+    ),
     no_model: bool = typer.Option(False, "--no-model", help="Do not load and run the embedded model."),
 ) -> None:
     """What a bug report needs: versions, CPU, llama.cpp build, extras, sandbox; checks each part."""

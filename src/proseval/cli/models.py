@@ -27,9 +27,15 @@ app = typer.Typer()  # this module's commands, mounted by name from cli/commands
 EXAMPLE_MESSAGES = [{"role": "user", "content": "(the task's messages)"}]
 
 
-def _binding(spec: ModelSpec, role: str, task: Optional[str], preset: Optional[str],
-             gen: dict[str, dict[str, Any]], base_urls: list[str],
-             params: dict[str, Any]) -> tuple[RoleBinding, list[str]]:
+def _binding(
+    spec: ModelSpec,
+    role: str,
+    task: Optional[str],
+    preset: Optional[str],
+    gen: dict[str, dict[str, Any]],
+    base_urls: list[str],
+    params: dict[str, Any],
+) -> tuple[RoleBinding, list[str]]:
     """The binding `role` would get in a run of `task` (with `preset` and the -g settings), or with
     the -g settings alone when no task is named; with the notices a run would print."""
     if task is None:
@@ -67,13 +73,22 @@ def request_preview(spec: ModelSpec, config: GenerateConfig) -> tuple[str, dict[
 def describe_model(
     spec: str = typer.Argument(..., help="PROVIDER/MODEL, e.g. openai/gpt-5-mini or anthropic/claude-sonnet-4-5."),
     role: str = typer.Option("candidate", "--role", "-r", help="The role the model would play."),
-    task: Optional[str] = typer.Option(None, "--task", "-t", help="The task whose settings for the role apply "
-                                       "(see: proseval list); without it, only the -g settings."),
+    task: Optional[str] = typer.Option(
+        None,
+        "--task",
+        "-t",
+        help="The task whose settings for the role apply (see: proseval list); without it, only the -g settings.",
+    ),
     preset: Optional[str] = PresetOpt,
-    param: Optional[list[str]] = typer.Option(None, "--param", "-T", help="KEY=VALUE task parameter (e.g. "
-                                              "data_dir=PATH for a task whose data must be found). Repeatable."),
-    gen: Optional[list[str]] = typer.Option(None, "--gen", "-g", help="ROLE.PARAM=VALUE generation setting, as for "
-                                            "run. Repeatable."),
+    param: Optional[list[str]] = typer.Option(
+        None,
+        "--param",
+        "-T",
+        help="KEY=VALUE task parameter (e.g. data_dir=PATH for a task whose data must be found). Repeatable.",
+    ),
+    gen: Optional[list[str]] = typer.Option(
+        None, "--gen", "-g", help="ROLE.PARAM=VALUE generation setting, as for run. Repeatable."
+    ),
     base_url: Optional[list[str]] = typer.Option(None, "--base-url", help="Endpoint of an OpenAI-compatible model."),
     as_json: bool = typer.Option(False, "--json", help="Print the description as JSON."),
 ) -> None:
@@ -89,27 +104,45 @@ def describe_model(
     rules = rules_for(parsed.provider, parsed.model)
     url, headers, body = request_preview(parsed, binding.config)
     description: dict[str, Any] = {
-        "model": parsed.spec, "role": role, "task": task, "preset": preset, "url": url,
-        "headers": headers, "body": body, "not_sent": binding.not_sent, "rules": rules.as_dict(),
-        "families": [f.model_dump(by_alias=True, exclude_none=True) for f in rules.families]}
+        "model": parsed.spec,
+        "role": role,
+        "task": task,
+        "preset": preset,
+        "url": url,
+        "headers": headers,
+        "body": body,
+        "not_sent": binding.not_sent,
+        "rules": rules.as_dict(),
+        "families": [f.model_dump(by_alias=True, exclude_none=True) for f in rules.families],
+    }
     if parsed.provider == "anthropic" and "max_tokens" not in binding.config.sent_params():
         description["notes"] = [f"max_tokens is required by the API: {DEFAULT_MAX_TOKENS} is sent when none is set"]
     if as_json:
         print(json.dumps(description, indent=2, ensure_ascii=False))
         return
-    console.print(f"[bold]{escape(parsed.spec)}[/] as {role}" + (f" in {task}" if task else "")
-                  + (f" (preset {preset})" if preset else ""), highlight=False)
+    console.print(
+        f"[bold]{escape(parsed.spec)}[/] as {role}"
+        + (f" in {task}" if task else "")
+        + (f" (preset {preset})" if preset else ""),
+        highlight=False,
+    )
     console.print(f"POST {escape(url)}" + "".join(f"\n{k}: {v}" for k, v in headers.items()), highlight=False)
     console.print_json(json.dumps(body, ensure_ascii=False))
     for item in binding.not_sent:
-        console.print(f"not sent: {item['setting']}={item['value']!r}: {escape(item['reason'])} ({item['rule']})",
-                      highlight=False, soft_wrap=True)
+        console.print(
+            f"not sent: {item['setting']}={item['value']!r}: {escape(item['reason'])} ({item['rule']})",
+            highlight=False,
+            soft_wrap=True,
+        )
     for note in notices + description.get("notes", []):
         console.print(f"note: {escape(note)}", highlight=False, soft_wrap=True)
     if not rules.families:
         console.print("rules: none (every setting is sent as it is)", highlight=False)
     for family in rules.families:
-        console.print(f"rule {family.cite()}: {escape(family.wording)} [{escape(family.source)}]", highlight=False,
-                      soft_wrap=True)
-    console.print(f"(rules can be changed or extended with a file named by {RULES_VARIABLE}; see proseval docs models)",
-                  highlight=False)
+        console.print(
+            f"rule {family.cite()}: {escape(family.wording)} [{escape(family.source)}]", highlight=False, soft_wrap=True
+        )
+    console.print(
+        f"(rules can be changed or extended with a file named by {RULES_VARIABLE}; see proseval docs models)",
+        highlight=False,
+    )

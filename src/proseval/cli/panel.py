@@ -25,8 +25,8 @@ from rich.markup import escape
 
 from ..api import rescore_setup
 from ..commandline.console import console, errors
-from ..errors import UsageError
 from ..commandline.running import report_run, run_in_loop
+from ..errors import UsageError
 from ..models.base import FatalError, ModelError
 from ..models.spec import REMOTE_PROVIDERS, parse_model_spec
 from ..planning import Plan
@@ -61,7 +61,7 @@ def parse_panel(items: list[str] | None) -> list[PanelJudge]:
     """`--panel ROLE=PROVIDER/MODEL[@URL[,URL…]]` values, their spelling checked; raises UsageError."""
     judges = []
     for item in items or []:
-        (role, value), = parse_assignments([item], "--panel").items()
+        ((role, value),) = parse_assignments([item], "--panel").items()
         own = _OWN_URLS.fullmatch(value)
         spec, urls = (own["spec"], own["urls"]) if own else (value, "")
         judge = PanelJudge(role, spec.strip(), tuple(url.strip() for url in urls.split(",") if url.strip()))
@@ -70,8 +70,10 @@ def parse_panel(items: list[str] | None) -> list[PanelJudge]:
         except ValueError as exc:
             raise UsageError(f"{judge.flag}: {exc}") from None
         if judge.base_urls and provider not in REMOTE_PROVIDERS:
-            raise UsageError(f"{judge.flag}: a {provider} model has no endpoint (only {', '.join(REMOTE_PROVIDERS)} "
-                             "models take @URL)")
+            raise UsageError(
+                f"{judge.flag}: a {provider} model has no endpoint (only {', '.join(REMOTE_PROVIDERS)} "
+                "models take @URL)"
+            )
         for url in judge.base_urls:
             check_base_url(url, f"{judge.flag}:")
         judges.append(judge)
@@ -88,20 +90,28 @@ def panel_urls(judge: PanelJudge, main: RoleBinding, request: RoleRequest) -> li
     return list(request.base_urls) if provider == "openai-compatible" else []
 
 
-def bind_panel(judges: list[PanelJudge], planned: Plan, request: RoleRequest,
-               seed: int | None) -> list[tuple[PanelJudge, RoleBinding]]:
+def bind_panel(
+    judges: list[PanelJudge], planned: Plan, request: RoleRequest, seed: int | None
+) -> list[tuple[PanelJudge, RoleBinding]]:
     """Each panel judge with its binding (the module's rule), its role one a re-score of the task
     can bind, its model built and its settings checked by its provider: before the run starts."""
     allowed = [role for role in rebindable_roles(planned.task) if role in planned.bindings]
     bound = []
     for judge in judges:
         if judge.role not in allowed:
-            raise RoleError(f"{judge.flag}: a panel judges {planned.task.name}'s answers again in the role(s) "
-                            f"{', '.join(allowed) or '(none)'}, not {judge.role}")
+            raise RoleError(
+                f"{judge.flag}: a panel judges {planned.task.name}'s answers again in the role(s) "
+                f"{', '.join(allowed) or '(none)'}, not {judge.role}"
+            )
         main = planned.bindings[judge.role]
         spec = parse_model_spec(judge.spec, panel_urls(judge, main, request))
-        binding = main.model_copy(update={"spec": spec.spec, "base_urls": list(spec.base_urls),
-                                          "concurrency": concurrency_for(request, judge.role, spec.provider)})
+        binding = main.model_copy(
+            update={
+                "spec": spec.spec,
+                "base_urls": list(spec.base_urls),
+                "concurrency": concurrency_for(request, judge.role, spec.provider),
+            }
+        )
         bound.append((judge, seeded_config(binding, seed)))
     if bound:
         run_async(_check_models(bound))
@@ -117,8 +127,9 @@ async def _check_models(bound: list[tuple[PanelJudge, RoleBinding]]) -> None:
         await model.aclose()
 
 
-def judge_panel(run_dir: Path, judges: list[tuple[PanelJudge, RoleBinding]], options: RunOptions,
-                aggregate: str = "mean") -> Path:
+def judge_panel(
+    run_dir: Path, judges: list[tuple[PanelJudge, RoleBinding]], options: RunOptions, aggregate: str = "mean"
+) -> Path:
     """Re-judge the run's answers with each bound panel judge (a re-score folder each beside the run,
     so every judge's scores are kept), then write the panel's analysis to `<run>-panel/`; returns that
     folder, or ends the command with the outcome of a re-score that did not complete (module text)."""
@@ -128,8 +139,9 @@ def judge_panel(run_dir: Path, judges: list[tuple[PanelJudge, RoleBinding]], opt
     unfinished: list[tuple[PanelJudge, Path, Results]] = []
     for judge, binding in judges:
         console.print(f"[bold]panel: {judge.role}={judge.spec}[/]", highlight=False)
-        folder, results = run_in_loop(rescore_run(source, task, {**kept, judge.role: binding},
-                                                  replace(options, repeat=0, out_dir=run_dir.parent)))
+        folder, results = run_in_loop(
+            rescore_run(source, task, {**kept, judge.role: binding}, replace(options, repeat=0, out_dir=run_dir.parent))
+        )
         report_run(folder, results)
         judged.append(folder.path)
         if results.final_outcome() != "complete":
@@ -147,8 +159,9 @@ def judge_panel(run_dir: Path, judges: list[tuple[PanelJudge, RoleBinding]], opt
     console.print(f"panel: {out} (again with other options: {again})", highlight=False)
     if unfinished:
         for judge, folder, results in unfinished:
-            errors.print(f"[bold red]{escape(panel_failure(judge, folder, results, again))}[/]", highlight=False,
-                         soft_wrap=True)
+            errors.print(
+                f"[bold red]{escape(panel_failure(judge, folder, results, again))}[/]", highlight=False, soft_wrap=True
+            )
         raise typer.Exit(min(exit_status(results.final_outcome()) for _, _, results in unfinished))
     return out
 
@@ -163,5 +176,7 @@ def panel_failure(judge: PanelJudge, folder: Path, results: Results, again: str)
         reasons = reasons_text(counts.failure_reasons)
         what = f"{results.retryable_failures} of {counts.total} samples failed" + (f": {reasons}" if reasons else "")
         fix = f"proseval resume {shlex.quote(str(folder))} --retry-failed"
-    return (f"panel judge {judge.flag}: {what}; the panel lacks its verdicts there. Judge them again with: {fix}, "
-            f"then: {again}")
+    return (
+        f"panel judge {judge.flag}: {what}; the panel lacks its verdicts there. Judge them again with: {fix}, "
+        f"then: {again}"
+    )

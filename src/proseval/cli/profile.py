@@ -22,48 +22,99 @@ CONFIRM_COST = 5.0
 
 @app.command("profile")
 def profile_cmd(
-    models: Optional[list[str]] = typer.Argument(None, help="The model(s) to profile, PROVIDER/MODEL; two or more "
-                                                 "are compared benchmark by benchmark."),
-    judge: Optional[str] = typer.Option(None, "--judge", "-j", help="PROVIDER/MODEL bound to every judging role "
-                                        "of every benchmark (judges, Meeseeks' extractor, Revision Distance's "
-                                        "reviser); --role wins over it."),
-    size: str = typer.Option("quick", "--size", "-s", help="quick (a fixed stratified subset of each benchmark, "
-                             "minutes), standard, or paper (each paper's preset, full size)."),
-    out: Path = typer.Option(Path("profile"), "--out", "-o", help="Folder of the profile: its set files, run "
-                             "folders, profile.json and profile.html. Running again resumes it."),
-    role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="ROLE=PROVIDER/MODEL for that role in every "
-                                             "benchmark, or BENCHMARK.ROLE=PROVIDER/MODEL for one (e.g. "
-                                             "meeseeks.extractor=..., ravel.reviser=...). Repeatable."),
-    base_url: Optional[list[str]] = typer.Option(None, "--base-url", help="The OpenAI-compatible endpoint of "
-                                                 "every openai and openai-compatible model of the profile, judges "
-                                                 "included (not Anthropic's nor a named service's); repeat to "
-                                                 "spread requests over replicas."),
-    role_base_url: Optional[list[str]] = typer.Option(None, "--role-base-url", help="ROLE=URL: the endpoint of one "
-                                                      "role in every benchmark, instead of --base-url; "
-                                                      "judge=URL reaches every role --judge binds (e.g. "
-                                                      "judge=http://judge:8000/v1). Repeatable."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", "-c", help="Requests in flight per role of "
-                                              "each run (default: 16 remote, 1 local)."),
-    data: Optional[list[str]] = typer.Option(None, "--data", help="NAME=DIR: where a data set is (c3ebench, "
-                                             "meeseeks, writingbench; see --show-suite). Repeatable."),
-    download: bool = typer.Option(False, "--download", help="Fetch the official data of the benchmarks that can "
-                                  "download it (pinned, checked) when it is not there yet."),
-    suite_file: Optional[Path] = typer.Option(None, "--suite", help="Your own suite file (start from "
-                                              "--show-suite)."),
+    models: Optional[list[str]] = typer.Argument(
+        None, help="The model(s) to profile, PROVIDER/MODEL; two or more are compared benchmark by benchmark."
+    ),
+    judge: Optional[str] = typer.Option(
+        None,
+        "--judge",
+        "-j",
+        help="PROVIDER/MODEL bound to every judging role "
+        "of every benchmark (judges, Meeseeks' extractor, Revision Distance's "
+        "reviser); --role wins over it.",
+    ),
+    size: str = typer.Option(
+        "quick",
+        "--size",
+        "-s",
+        help="quick (a fixed stratified subset of each benchmark, "
+        "minutes), standard, or paper (each paper's preset, full size).",
+    ),
+    out: Path = typer.Option(
+        Path("profile"),
+        "--out",
+        "-o",
+        help="Folder of the profile: its set files, run "
+        "folders, profile.json and profile.html. Running again resumes it.",
+    ),
+    role: Optional[list[str]] = typer.Option(
+        None,
+        "--role",
+        "-r",
+        help="ROLE=PROVIDER/MODEL for that role in every "
+        "benchmark, or BENCHMARK.ROLE=PROVIDER/MODEL for one (e.g. "
+        "meeseeks.extractor=..., ravel.reviser=...). Repeatable.",
+    ),
+    base_url: Optional[list[str]] = typer.Option(
+        None,
+        "--base-url",
+        help="The OpenAI-compatible endpoint of "
+        "every openai and openai-compatible model of the profile, judges "
+        "included (not Anthropic's nor a named service's); repeat to "
+        "spread requests over replicas.",
+    ),
+    role_base_url: Optional[list[str]] = typer.Option(
+        None,
+        "--role-base-url",
+        help="ROLE=URL: the endpoint of one "
+        "role in every benchmark, instead of --base-url; "
+        "judge=URL reaches every role --judge binds (e.g. "
+        "judge=http://judge:8000/v1). Repeatable.",
+    ),
+    concurrency: Optional[int] = typer.Option(
+        None, "--concurrency", "-c", help="Requests in flight per role of each run (default: 16 remote, 1 local)."
+    ),
+    data: Optional[list[str]] = typer.Option(
+        None,
+        "--data",
+        help="NAME=DIR: where a data set is (c3ebench, meeseeks, writingbench; see --show-suite). Repeatable.",
+    ),
+    download: bool = typer.Option(
+        False,
+        "--download",
+        help="Fetch the official data of the benchmarks that can "
+        "download it (pinned, checked) when it is not there yet.",
+    ),
+    suite_file: Optional[Path] = typer.Option(None, "--suite", help="Your own suite file (start from --show-suite)."),
     show_suite: bool = typer.Option(False, "--show-suite", help="Print the bundled suite file and exit."),
-    batch: Optional[list[str]] = typer.Option(None, "--batch", help="ROLE: send this role's requests through the "
-                                              "provider's batch API (proseval docs many-models, Batch mode). Repeatable."),
-    prices: Optional[Path] = typer.Option(None, "--prices", help="Prices file: the estimate prices every request "
-                                          "and the spend is recorded (proseval docs many-models)."),
-    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop starting new work once the recorded "
-                                             "spend of the whole profile would pass this amount (needs --prices); "
-                                             "running again with a higher limit continues."),
-    yes: bool = typer.Option(False, "--yes", "-y", help=f"Do not ask before a profile estimated at more than "
-                             f"{CONFIRM_REQUESTS:,} requests or {CONFIRM_COST:g} in the prices' currency."),
+    batch: Optional[list[str]] = typer.Option(
+        None,
+        "--batch",
+        help="ROLE: send this role's requests through the "
+        "provider's batch API (proseval docs many-models, Batch mode). Repeatable.",
+    ),
+    prices: Optional[Path] = typer.Option(
+        None,
+        "--prices",
+        help="Prices file: the estimate prices every request and the spend is recorded (proseval docs many-models).",
+    ),
+    max_cost: Optional[float] = typer.Option(
+        None,
+        "--max-cost",
+        help="Stop starting new work once the recorded "
+        "spend of the whole profile would pass this amount (needs --prices); "
+        "running again with a higher limit continues.",
+    ),
+    yes: bool = typer.Option(
+        False,
+        "--yes",
+        "-y",
+        help=f"Do not ask before a profile estimated at more than "
+        f"{CONFIRM_REQUESTS:,} requests or {CONFIRM_COST:g} in the prices' currency.",
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the bindings and the estimate; send nothing."),
     no_probe: bool = NoProbeOpt,
-    display: Optional[str] = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or "
-                                          "none."),
+    display: Optional[str] = typer.Option(None, "--display", help="Progress display: rich, plain (log lines) or none."),
 ) -> None:
     """Profile how a model writes: the six benchmarks as one suite, then one report with a row per benchmark,
     never averaged into one number.
@@ -80,11 +131,27 @@ def profile_cmd(
     chosen = size_named(size)
     if chosen is None:
         fail(f"--size {size}: choose one of {', '.join(SIZES)}")
-    run_profile(load_suite(suite_file), chosen, models, out=out, judge=judge, roles=role or [], base_url=base_url or [],
-                role_base_url=role_base_url or [], concurrency=concurrency, data=data or [], download=download,
-                batch=batch or [], prices=prices, max_cost=max_cost, yes=yes, dry_run=dry_run, display=display,
-                probe=not no_probe,
-                interactive=sys.stdin.isatty())
+    run_profile(
+        load_suite(suite_file),
+        chosen,
+        models,
+        out=out,
+        judge=judge,
+        roles=role or [],
+        base_url=base_url or [],
+        role_base_url=role_base_url or [],
+        concurrency=concurrency,
+        data=data or [],
+        download=download,
+        batch=batch or [],
+        prices=prices,
+        max_cost=max_cost,
+        yes=yes,
+        dry_run=dry_run,
+        display=display,
+        probe=not no_probe,
+        interactive=sys.stdin.isatty(),
+    )
 
 
 def _bindings_table(plan: Any) -> Any:
@@ -115,19 +182,23 @@ def _estimate(setplan: Any, plan: Any, cost: Any, *, dry_run: bool) -> tuple[int
     from ..commandline.console import console
     from ..commandline.cost import print_set_estimates
 
-    title = (f"Estimate (dry run: nothing sent; the set written to {plan.set_file})" if dry_run
-             else "Estimate of the profile's requests and cost, before anything is sent")
+    title = (
+        f"Estimate (dry run: nothing sent; the set written to {plan.set_file})"
+        if dry_run
+        else "Estimate of the profile's requests and cost, before anything is sent"
+    )
     estimates = print_set_estimates(setplan, cost, title=title)
     for name in plan.later:
         source = plan.suite.get(name).drafts_from
         answers = sum(m.n_samples for m in setplan.members if m.task_label == source)
-        console.print(f"not in the estimate: {escape(name)}, measured afterwards on the {source} answers: about one "
-                      f"request per answer ({answers} over the models), each sending the answer and its request",
-                      highlight=False)
+        console.print(
+            f"not in the estimate: {escape(name)}, measured afterwards on the {source} answers: about one "
+            f"request per answer ({answers} over the models), each sending the answer and its request",
+            highlight=False,
+        )
     requests = sum(r.requests for e in estimates for r in e.roles.values())
     costs = [e.cost() for e in estimates]
-    return requests, (sum(c for c in costs if c is not None) if cost.prices is not None and None not in costs
-                      else None)
+    return requests, (sum(c for c in costs if c is not None) if cost.prices is not None and None not in costs else None)
 
 
 def _confirm(requests: int, spend: float | None, currency: str | None, *, yes: bool, interactive: bool) -> None:
@@ -152,8 +223,10 @@ def _progress_line(member: Any) -> str:
     parts = [member.state]
     samples, usage = info["samples"], info["usage"]
     if samples is not None:
-        parts.append(f"{samples['finished']}/{samples['total']} samples"
-                     + (f", {samples['failed']} failed" if samples["failed"] else ""))
+        parts.append(
+            f"{samples['finished']}/{samples['total']} samples"
+            + (f", {samples['failed']} failed" if samples["failed"] else "")
+        )
     if usage is not None:
         parts.append(f"{usage['requests']:,} requests")
         if usage["cost"] is not None:
@@ -163,8 +236,9 @@ def _progress_line(member: Any) -> str:
     return f"{member.name}: " + ", ".join(parts)
 
 
-def _run_set(path: Path, *, prices: Optional[Path], max_cost: Optional[float], spent: float,
-             display: Optional[str], probe: bool) -> int:
+def _run_set(
+    path: Path, *, prices: Optional[Path], max_cost: Optional[float], spent: float, display: Optional[str], probe: bool
+) -> int:
     """Run (or resume, failed samples retried) one of the profile's sets with the run-set machinery
     (endpoint limits, batch, cost limit over `spent`, the whole profile's recorded spend); one line
     per member; its exit status."""
@@ -193,9 +267,11 @@ def _run_set(path: Path, *, prices: Optional[Path], max_cost: Optional[float], s
     if result.failed:
         return EXIT_ENVIRONMENT
     if meter is not None and any(m.state == "stopped" for m in result.members):  # only a cost limit stops one
-        console.print(f"stopped at --max-cost: {money(meter.spent, meter.currency)} recorded over the profile's run "
-                      f"folders; run the profile again with a higher --max-cost to continue",
-                      highlight=False)
+        console.print(
+            f"stopped at --max-cost: {money(meter.spent, meter.currency)} recorded over the profile's run "
+            f"folders; run the profile again with a higher --max-cost to continue",
+            highlight=False,
+        )
         return STOPPED_AT_COST_LIMIT
     return EXIT_FAILED_SAMPLES if result.partial else 0
 
@@ -209,8 +285,17 @@ def _spent(plan: Any, setplan: Any) -> float:
     return sum(run_spend(RunFolder(path)) for path in [*(m.path for m in setplan.members), *later])
 
 
-def _run_later(plan: Any, entry: dict[str, Any], options: dict[str, Any], *, prices: Optional[Path],
-               max_cost: Optional[float], spent: float, display: Optional[str], probe: bool) -> int | None:
+def _run_later(
+    plan: Any,
+    entry: dict[str, Any],
+    options: dict[str, Any],
+    *,
+    prices: Optional[Path],
+    max_cost: Optional[float],
+    spent: float,
+    display: Optional[str],
+    probe: bool,
+) -> int | None:
     """One model's set of the benchmarks measured on its answers, once its answers exist (the drafts
     kept in step with them, `profile.drafts`): its exit status, or None (and why, printed) when it
     cannot run yet."""
@@ -227,23 +312,45 @@ def _run_later(plan: Any, entry: dict[str, Any], options: dict[str, Any], *, pri
     results = folder.read_results() if folder.has_results else None
     if results is None or not results.complete:
         why = f"the {source} run is not finished; run the profile again"
-    elif not all(sync_drafts(folder.path, plan.drafts_path(label), plan.run_path(name, label))
-                 for name in plan.later):
+    elif not all(sync_drafts(folder.path, plan.drafts_path(label), plan.run_path(name, label)) for name in plan.later):
         why = f"the {source} run has no answer to measure"
     elif max_cost is not None and spent >= max_cost:
         why = "the cost limit is spent"
     else:
-        return _run_set(write_later_set(plan, entry, options), prices=prices, max_cost=max_cost, spent=spent,
-                        display=display, probe=probe)
+        return _run_set(
+            write_later_set(plan, entry, options),
+            prices=prices,
+            max_cost=max_cost,
+            spent=spent,
+            display=display,
+            probe=probe,
+        )
     errors.print(f"[yellow]{names} of {escape(label)} not run:[/] {escape(why)}", highlight=False)
     return 3 if why == "the cost limit is spent" else None
 
 
-def run_profile(suite: Any, size: Size, models: list[str], *, out: Path, judge: Optional[str], roles: list[str],
-                base_url: list[str], role_base_url: list[str], concurrency: Optional[int], data: list[str],
-                download: bool, batch: list[str],
-                prices: Optional[Path], max_cost: Optional[float], yes: bool, dry_run: bool,
-                display: Optional[str], interactive: bool, probe: bool = True) -> None:
+def run_profile(
+    suite: Any,
+    size: Size,
+    models: list[str],
+    *,
+    out: Path,
+    judge: Optional[str],
+    roles: list[str],
+    base_url: list[str],
+    role_base_url: list[str],
+    concurrency: Optional[int],
+    data: list[str],
+    download: bool,
+    batch: list[str],
+    prices: Optional[Path],
+    max_cost: Optional[float],
+    yes: bool,
+    dry_run: bool,
+    display: Optional[str],
+    interactive: bool,
+    probe: bool = True,
+) -> None:
     """Plan, probe, estimate, confirm, run the sets, then write and print the profile (see proseval docs profile)."""
     from rich.markup import escape
 
@@ -266,11 +373,24 @@ def run_profile(suite: Any, size: Size, models: list[str], *, out: Path, judge: 
     for url in base_url:
         checked(lambda: check_url(url, "--base-url"))
     entries = model_entries(models, base_url, endpoints)
-    plan = plan_profile(suite, size, out, entries, judge=judge, overrides=overrides,
-                        data=folders, download=download, base_url=base_url, role_urls=endpoints)
+    plan = plan_profile(
+        suite,
+        size,
+        out,
+        entries,
+        judge=judge,
+        overrides=overrides,
+        data=folders,
+        download=download,
+        base_url=base_url,
+        role_urls=endpoints,
+    )
     for skipped in plan.skipped:
-        errors.print(f"[bold yellow]skipped {escape(skipped.benchmark)}:[/] {escape(skipped.reason)}",
-                     highlight=False, soft_wrap=True)
+        errors.print(
+            f"[bold yellow]skipped {escape(skipped.benchmark)}:[/] {escape(skipped.reason)}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if not plan.entries:
         fail("no benchmark of the suite can run (see the reasons above)", code=1)
     console.print(_bindings_table(plan))
@@ -283,18 +403,31 @@ def run_profile(suite: Any, size: Size, models: list[str], *, out: Path, judge: 
     requests, spend = _estimate(setplan, plan, cost, dry_run=dry_run)
     if dry_run:
         written = [str(p.relative_to(out)) for p in _files(out) if p not in before]
-        console.print(f"profile folder: {out} (nothing sent; written: {', '.join(written) or 'nothing'}: run the "
-                      "same command without --dry-run to run it)", highlight=False)
+        console.print(
+            f"profile folder: {out} (nothing sent; written: {', '.join(written) or 'nothing'}: run the "
+            "same command without --dry-run to run it)",
+            highlight=False,
+        )
         return
-    _confirm(requests, spend, cost.prices.currency if cost.prices is not None else None, yes=yes,
-             interactive=interactive)
-    statuses = [_run_set(set_file, prices=prices, max_cost=max_cost, spent=_spent(plan, setplan), display=display,
-                         probe=probe)]
+    _confirm(
+        requests, spend, cost.prices.currency if cost.prices is not None else None, yes=yes, interactive=interactive
+    )
+    statuses = [
+        _run_set(set_file, prices=prices, max_cost=max_cost, spent=_spent(plan, setplan), display=display, probe=probe)
+    ]
     if statuses[0] in (130, 143):  # interrupted: the runs keep what they finished
         raise typer.Exit(statuses[0])
     for entry in entries if plan.later else []:
-        status = _run_later(plan, entry, options, prices=prices, max_cost=max_cost, spent=_spent(plan, setplan),
-                            display=display, probe=probe)
+        status = _run_later(
+            plan,
+            entry,
+            options,
+            prices=prices,
+            max_cost=max_cost,
+            spent=_spent(plan, setplan),
+            display=display,
+            probe=probe,
+        )
         if status is not None:
             statuses.append(status)
         if status in (130, 143):
@@ -321,8 +454,9 @@ def _role_endpoints(items: list[str]) -> dict[str, list[str]]:
         role, sep, url = item.partition("=")
         if not sep or not role.strip() or not url.strip():
             fail(f"--role-base-url {item!r} must look like ROLE=URL")
-        endpoints.setdefault(role.strip(), []).append(checked(lambda: check_url(url.strip(),
-                                                                        f"--role-base-url {role.strip()}")))
+        endpoints.setdefault(role.strip(), []).append(
+            checked(lambda: check_url(url.strip(), f"--role-base-url {role.strip()}"))
+        )
     return endpoints
 
 
@@ -338,16 +472,22 @@ def _later_bindings(plan: Any, entries: list[dict[str, Any]], options: dict[str,
         return []
     with tempfile.TemporaryDirectory() as folder:
         stand_in = write_stand_in(Path(folder))
-        paths = [write_later_set(plan, entry, options, drafts=stand_in, path=Path(folder) / f"{n}.yaml")
-                 for n, entry in enumerate(entries)]
+        paths = [
+            write_later_set(plan, entry, options, drafts=stand_in, path=Path(folder) / f"{n}.yaml")
+            for n, entry in enumerate(entries)
+        ]
         return [pair for path in paths for pair in _used_bindings(plan_set(path, report=False).members)]
 
 
 def _used_bindings(members: list[Any]) -> list[tuple[str, Any]]:
     """Each member's bindings of the roles its task uses (a set binds its model as the candidate
     even for a task that has none: Revision Distance's)."""
-    return [(role, binding) for member in members for role, binding in member.bindings.items()
-            if role in (*member.task.roles_required, *member.task.optional_roles)]
+    return [
+        (role, binding)
+        for member in members
+        for role, binding in member.bindings.items()
+        if role in (*member.task.roles_required, *member.task.optional_roles)
+    ]
 
 
 def _probe(bindings: list[tuple[str, Any]]) -> None:

@@ -12,7 +12,6 @@ from ..commandline.envfile import load_env_file
 from ..commandline.options import DisplayOpt, NoProbeOpt
 from .common import check_counts, resume_folder
 
-
 app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
@@ -34,5 +33,14 @@ def resume_cmd(
     load_env_file()
     check_counts(limit=limit)
     cost = cost_request(prices, max_cost, estimate_output)
-    resume_folder(run_dir, force=force, no_cache=no_cache, display=display, limit=limit, retry_failed=retry_failed,
-                  cost=cost, dry_run=dry_run, probe=not no_probe)
+    resume_folder(
+        run_dir,
+        force=force,
+        no_cache=no_cache,
+        display=display,
+        limit=limit,
+        retry_failed=retry_failed,
+        cost=cost,
+        dry_run=dry_run,
+        probe=not no_probe,
+    )

@@ -8,9 +8,18 @@ from typing import Optional
 import typer
 
 from ..commandline.console import errors, fail
-from ..commandline.cost import DryRunOpt, EstimateOutputOpt, MaxCostOpt, PricesOpt, cost_request, dry_run, stop_if_limited
+from ..commandline.cost import (
+    DryRunOpt,
+    EstimateOutputOpt,
+    MaxCostOpt,
+    PricesOpt,
+    cost_request,
+    dry_run,
+    stop_if_limited,
+)
 from ..commandline.envfile import load_env_file
 from ..commandline.options import (
+    ROLE_DEFAULTS,
     BatchOpt,
     ConfigOpt,
     DisplayOpt,
@@ -18,7 +27,6 @@ from ..commandline.options import (
     NoCacheOpt,
     NoProbeOpt,
     PresetOpt,
-    ROLE_DEFAULTS,
     RoleArgs,
     with_role_options,
 )
@@ -31,7 +39,6 @@ from ..runtime.options import RunOptions
 from .common import check_counts, check_option_values, requested_config, resume_folder, task_params_from
 from .panel import bind_panel, judge_panel, parse_panel
 
-
 app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
@@ -39,15 +46,18 @@ app = typer.Typer()  # this module's commands, mounted by name from cli/commands
 @with_role_options
 def run(
     ctx: typer.Context,
-    task: Optional[str] = typer.Argument(None, help="Task name (see: proseval list); its own options (see: "
-                                         "proseval describe TASK) follow as --name value."),
+    task: Optional[str] = typer.Argument(
+        None,
+        help="Task name (see: proseval list); its own options (see: proseval describe TASK) follow as --name value.",
+    ),
     model: Optional[str] = ModelOpt,
     roles: RoleArgs = ROLE_DEFAULTS,  # --role, --base-url, ... --prompt (`with_role_options`)
     preset: Optional[str] = PresetOpt,
     param: Optional[list[str]] = typer.Option(None, "--param", "-T", help="KEY=VALUE task parameter. Repeatable."),
     limit: Optional[int] = typer.Option(None, "--limit", "-n", help="Run only the first N samples."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed sent to every model (and used for bootstrap CIs): "
-                                       "0 to 2**63-1."),
+    seed: Optional[int] = typer.Option(
+        None, "--seed", help="Seed sent to every model (and used for bootstrap CIs): 0 to 2**63-1."
+    ),
     epochs: Optional[int] = typer.Option(None, "--epochs", help="Repeat every sample N times."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder that holds run folders (default: runs)."),
     run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Exact run folder to create."),
@@ -57,14 +67,21 @@ def run(
     no_probe: bool = NoProbeOpt,
     display: Optional[str] = DisplayOpt,
     config: Optional[Path] = ConfigOpt,
-    panel: Optional[list[str]] = typer.Option(None, "--panel", help="ROLE=PROVIDER/MODEL[@URL]: after the run, judge "
-                                              "its answers again with this judge too (repeatable): a panel of the "
-                                              "run's own judge and these, each judge's scores kept in a run folder of "
-                                              "its own, the panel's scores and agreement in RUN-panel/. A panel judge "
-                                              "has the run judge's settings, seed and (same provider, no @URL) "
-                                              "endpoints; see proseval docs judging-judges."),
-    panel_score: str = typer.Option("mean", "--panel-score", help="An item's panel score: the mean or median of "
-                                    "the verdicts of the judges that scored it."),
+    panel: Optional[list[str]] = typer.Option(
+        None,
+        "--panel",
+        help="ROLE=PROVIDER/MODEL[@URL]: after the run, judge "
+        "its answers again with this judge too (repeatable): a panel of the "
+        "run's own judge and these, each judge's scores kept in a run folder of "
+        "its own, the panel's scores and agreement in RUN-panel/. A panel judge "
+        "has the run judge's settings, seed and (same provider, no @URL) "
+        "endpoints; see proseval docs judging-judges.",
+    ),
+    panel_score: str = typer.Option(
+        "mean",
+        "--panel-score",
+        help="An item's panel score: the mean or median of the verdicts of the judges that scored it.",
+    ),
     dry_run_: bool = DryRunOpt,
     prices: Optional[Path] = PricesOpt,
     max_cost: Optional[float] = MaxCostOpt,
@@ -86,17 +103,59 @@ def run(
         fail(f"--panel-score must be mean or median, not {panel_score!r}")
     if resume is not None:
         if members:
-            fail("--panel goes with a new run; for a finished run: proseval score RUN --role ROLE=... then "
-                 "proseval agreement")
-        changes = any([task, model, roles.role, roles.base_url, roles.role_base_url, roles.gen, param, ctx.args,
-                       seed is not None, epochs is not None, config, roles.prompt, preset])
+            fail(
+                "--panel goes with a new run; for a finished run: proseval score RUN --role ROLE=... then "
+                "proseval agreement"
+            )
+        changes = any(
+            [
+                task,
+                model,
+                roles.role,
+                roles.base_url,
+                roles.role_base_url,
+                roles.gen,
+                param,
+                ctx.args,
+                seed is not None,
+                epochs is not None,
+                config,
+                roles.prompt,
+                preset,
+            ]
+        )
         requested = None
         if changes:
-            requested = requested_config(task, ctx.args, param, config, model, roles.role, roles.base_url,
-                                          roles.role_base_url, roles.concurrency, roles.role_concurrency, roles.gen,
-                                          resume, seed=seed, epochs=epochs, prompt=roles.prompt, preset=preset)
-        return resume_folder(resume, force=force, no_cache=bool(no_cache), display=display, limit=limit,
-                       requested=requested, cost=cost, dry_run=dry_run_, batch=batch, probe=not no_probe)
+            requested = requested_config(
+                task,
+                ctx.args,
+                param,
+                config,
+                model,
+                roles.role,
+                roles.base_url,
+                roles.role_base_url,
+                roles.concurrency,
+                roles.role_concurrency,
+                roles.gen,
+                resume,
+                seed=seed,
+                epochs=epochs,
+                prompt=roles.prompt,
+                preset=preset,
+            )
+        return resume_folder(
+            resume,
+            force=force,
+            no_cache=bool(no_cache),
+            display=display,
+            limit=limit,
+            requested=requested,
+            cost=cost,
+            dry_run=dry_run_,
+            batch=batch,
+            probe=not no_probe,
+        )
     task_name = task or cfg.task
     if not task_name:
         fail("name a task, e.g. proseval run demo (see: proseval list)")
@@ -104,13 +163,22 @@ def run(
     request = checked(lambda: roles.request(cfg, model))
     if dry_run_ and members:
         fail("--panel goes with a run, not with --dry-run")
-    planned = checked(lambda: plan(task_name, request, params=params, prompts=prompt_files(roles.prompt, cfg),
-                                   preset=preset or cfg.preset))
+    planned = checked(
+        lambda: plan(
+            task_name, request, params=params, prompts=prompt_files(roles.prompt, cfg), preset=preset or cfg.preset
+        )
+    )
     if dry_run_:
         for warning in planned.warnings:
             errors.print(f"[bold yellow]warning:[/] {warning}", highlight=False)
-        dry_run(planned.task, planned.bindings, cost, limit=first(limit, cfg.limit), epochs=first(epochs, cfg.epochs, 1),
-                batch_roles=tuple(batch or cfg.batch))
+        dry_run(
+            planned.task,
+            planned.bindings,
+            cost,
+            limit=first(limit, cfg.limit),
+            epochs=first(epochs, cfg.epochs, 1),
+            batch_roles=tuple(batch or cfg.batch),
+        )
         return
     options = RunOptions(
         out_dir=Path(first(out, cfg.out, "runs")),

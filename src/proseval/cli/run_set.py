@@ -51,8 +51,14 @@ from ..runtime.sets import (
 )
 from ..runtime.usage import total_usage
 
-STATE_STYLE = {"done": "green", "skipped": "dim", "resumed": "cyan", "partial": "bold red", "failed": "bold red",
-               "stopped": "yellow"}
+STATE_STYLE = {
+    "done": "green",
+    "skipped": "dim",
+    "resumed": "cyan",
+    "partial": "bold red",
+    "failed": "bold red",
+    "stopped": "yellow",
+}
 REPORT = "report.html"
 
 
@@ -71,13 +77,23 @@ def leaderboards(result: SetResult) -> list[Leaderboard]:
     boards = []
     for ranking in result.rankings:
         shown = [*ranking.ranked, *ranking.unranked]
-        runs = [ReportRun(i, m.path, RunFolder(m.path).read_header(),
-                          m.results,  # type: ignore[arg-type]  # a ranked or unranked member has results
-                          RunFolder(m.path).unique_scored()[0]) for i, m in enumerate(shown)]
+        runs = [
+            ReportRun(
+                i,
+                m.path,
+                RunFolder(m.path).read_header(),
+                m.results,  # type: ignore[arg-type]  # a ranked or unranked member has results
+                RunFolder(m.path).unique_scored()[0],
+            )
+            for i, m in enumerate(shown)
+        ]
         table = leaderboard(ranking.task, runs, ranking.metric) if runs else None
         models = {run.header.run_id: member.model for run, member in zip(runs, shown)}
-        boards.append(Leaderboard(ranking.task, table, models, [m.name for m in ranking.missing],
-                                  [m.name for m in ranking.unranked]))
+        boards.append(
+            Leaderboard(
+                ranking.task, table, models, [m.name for m in ranking.missing], [m.name for m in ranking.unranked]
+            )
+        )
     return boards
 
 
@@ -114,8 +130,10 @@ def leaderboard_table(board: Leaderboard) -> Table | None:
     if board.table is None:
         return None
     columns = board.table.columns
-    at = {name: columns.index(name) for name in ("tier", "model", "run", "other roles", "failed", "finished / total",
-                                                 "model failures")}
+    at = {
+        name: columns.index(name)
+        for name in ("tier", "model", "run", "other roles", "failed", "finished / total", "model failures")
+    }
     first = at["other roles"] + 1
     metrics = [(i, columns[i]) for i in range(first, at["failed"], 3)]  # each metric: mean, 95% CI, unscored
     others = {row[at["other roles"]].text for row in board.table.rows}
@@ -131,9 +149,17 @@ def leaderboard_table(board: Leaderboard) -> Table | None:
         cells = [row[at["tier"]].text, board.models.get(row[at["run"]].text, row[at["model"]].text)]
         for i, _ in metrics:
             mean, ci, unscored = (row[i].text, row[i + 1].text, row[i + 2].text)
-            cells.append(" ".join(part for part in (mean, ci if ci != mean else "",
-                                                    f"({unscored} unscored)" if unscored not in ("", "0") else "")
-                                  if part))
+            cells.append(
+                " ".join(
+                    part
+                    for part in (
+                        mean,
+                        ci if ci != mean else "",
+                        f"({unscored} unscored)" if unscored not in ("", "0") else "",
+                    )
+                    if part
+                )
+            )
         cells += [row[at["failed"]].text, row[at["finished / total"]].text, row[at["model failures"]].text]
         table.add_row(*(escape(cell) for cell in cells), style="red" if cells[0] == "not ranked" else None)
     return table
@@ -160,17 +186,26 @@ def summary_table(result: SetResult) -> Table:
     table = Table(title=f"Set {result.path}", title_justify="left")
     usage = ["requests", "tok in", "tok out"] + ([f"cost ({currency})" if currency else "cost"] if cost else [])
     for name in ("member", "state", "samples", "headline", *usage, "reason"):
-        table.add_column(name, justify="left" if name in ("member", "state", "reason") else "right",
-                         overflow="fold")
+        table.add_column(name, justify="left" if name in ("member", "state", "reason") else "right", overflow="fold")
     for member, info in zip(result.members, infos):
         samples = info["samples"]
-        text = "" if samples is None else f"{samples['finished']}/{samples['total']}" + (
-            f", {samples['failed']} failed" if samples["failed"] else "")
+        text = (
+            ""
+            if samples is None
+            else f"{samples['finished']}/{samples['total']}"
+            + (f", {samples['failed']} failed" if samples["failed"] else "")
+        )
         headline = info["headline"]
         shown = "" if headline is None or headline["mean"] is None else f"{headline['metric']} {headline['mean']:.3f}"
         style = STATE_STYLE[member.state]
-        table.add_row(escape(member.name), f"[{style}]{member.state}[/]", text, shown,
-                      *usage_cells(info["usage"], cost, currency), escape(member.reason or ""))
+        table.add_row(
+            escape(member.name),
+            f"[{style}]{member.state}[/]",
+            text,
+            shown,
+            *usage_cells(info["usage"], cost, currency),
+            escape(member.reason or ""),
+        )
     if len(infos) > 1:
         table.add_section()
         table.add_row("[bold]total[/]", "", "", "", *usage_cells(total, cost, currency), "")
@@ -184,18 +219,28 @@ def print_set(result: SetResult) -> None:
         if table is not None:
             console.print(table)
         if board.unranked:
-            console.print(f"[bold red]not ranked in {escape(board.task)} (failed samples):[/] "
-                          f"{escape(', '.join(board.unranked))}", highlight=False)
+            console.print(
+                f"[bold red]not ranked in {escape(board.task)} (failed samples):[/] "
+                f"{escape(', '.join(board.unranked))}",
+                highlight=False,
+            )
         if board.missing:
-            console.print(f"[yellow]not in the leaderboard of {escape(board.task)} (no finished run):[/] "
-                          f"{escape(', '.join(board.missing))}", highlight=False)
+            console.print(
+                f"[yellow]not in the leaderboard of {escape(board.task)} (no finished run):[/] "
+                f"{escape(', '.join(board.missing))}",
+                highlight=False,
+            )
     for key, numbers in result.endpoints.items():
-        console.print(f"endpoint {escape(key)}: limit {numbers['limit']}, at most {numbers['peak_in_flight']} "
-                      f"in flight, {numbers['requests']} requests", highlight=False)
+        console.print(
+            f"endpoint {escape(key)}: limit {numbers['limit']}, at most {numbers['peak_in_flight']} "
+            f"in flight, {numbers['requests']} requests",
+            highlight=False,
+        )
     for note in result.notes:
         console.print(f"note: {escape(note)}", highlight=False)
-    console.print(f"set folder: {result.path}" + (f"; report: {result.report}" if result.report else ""),
-                  highlight=False)
+    console.print(
+        f"set folder: {result.path}" + (f"; report: {result.report}" if result.report else ""), highlight=False
+    )
 
 
 def dry_run_table(rows: list[dict[str, Any]]) -> Table:
@@ -204,8 +249,9 @@ def dry_run_table(rows: list[dict[str, Any]]) -> Table:
         table.add_column(name, justify="right" if name == "samples" else "left", overflow="fold")
     for row in rows:
         roles = ", ".join(f"{role}={spec} (c={row['concurrency'][role]})" for role, spec in row["roles"].items())
-        table.add_row(escape(row["member"]), row["action"], str(row["samples"]), escape(roles),
-                      escape(row["reason"] or ""))
+        table.add_row(
+            escape(row["member"]), row["action"], str(row["samples"]), escape(roles), escape(row["reason"] or "")
+        )
     return table
 
 
@@ -214,26 +260,37 @@ app = typer.Typer()  # this module's commands, mounted by name from cli/commands
 
 @app.command("run-set")
 def run_set_cmd(
-    set_file: Path = typer.Argument(..., help="The set's YAML file: models, tasks, defaults, endpoint limits "
-                                    "(see proseval docs many-models)."),
-    dry_run_list: bool = typer.Option(False, "--dry-run-list", help="List the members and what running the set "
-                                      "would do to each (start, skip, resume, refuse); send and write nothing."),
-    max_runs: Optional[int] = typer.Option(None, "--max-runs", help="Runs going at once (default: the file's "
-                                           "max_runs, else 4)."),
-    retry_failed: bool = typer.Option(False, "--retry-failed", help="Also run again the failed samples of "
-                                      "finished runs."),
+    set_file: Path = typer.Argument(
+        ..., help="The set's YAML file: models, tasks, defaults, endpoint limits (see proseval docs many-models)."
+    ),
+    dry_run_list: bool = typer.Option(
+        False,
+        "--dry-run-list",
+        help="List the members and what running the set "
+        "would do to each (start, skip, resume, refuse); send and write nothing.",
+    ),
+    max_runs: Optional[int] = typer.Option(
+        None, "--max-runs", help="Runs going at once (default: the file's max_runs, else 4)."
+    ),
+    retry_failed: bool = typer.Option(
+        False, "--retry-failed", help="Also run again the failed samples of finished runs."
+    ),
     no_cache: Optional[bool] = NoCacheOpt,
     no_probe: bool = NoProbeOpt,
     no_report: bool = typer.Option(False, "--no-report", help="Do not write report.html into the set folder."),
     display: Optional[str] = DisplayOpt,
     dry_run: bool = DryRunOpt,
     prices: Optional[Path] = PricesOpt,
-    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="Stop starting new work in any member once "
-                                             "the spend recorded in the set's run folders (plus what requests in "
-                                             "flight may cost) would pass this amount, in the prices file's "
-                                             "currency; running the set again with a higher limit continues. "
-                                             "Needs --prices (or prices: in the set file); wins over the file's "
-                                             "max_cost:."),
+    max_cost: Optional[float] = typer.Option(
+        None,
+        "--max-cost",
+        help="Stop starting new work in any member once "
+        "the spend recorded in the set's run folders (plus what requests in "
+        "flight may cost) would pass this amount, in the prices file's "
+        "currency; running the set again with a higher limit continues. "
+        "Needs --prices (or prices: in the set file); wins over the file's "
+        "max_cost:.",
+    ),
     estimate_output: Optional[list[str]] = EstimateOutputOpt,
 ) -> None:
     """Run an evaluation set: every missing run is started, finished ones skipped, unfinished ones resumed;
@@ -242,8 +299,13 @@ def run_set_cmd(
     if max_runs is not None and max_runs < 1:
         fail(f"--max-runs must be at least 1 (got {max_runs})")
     mode = display_mode(display)
-    setplan = plan_set(set_file, max_runs=max_runs, use_cache=False if no_cache else None,
-                       report=False if no_report else None, probe=not no_probe)
+    setplan = plan_set(
+        set_file,
+        max_runs=max_runs,
+        use_cache=False if no_cache else None,
+        report=False if no_report else None,
+        probe=not no_probe,
+    )
     cost = cost_request(prices, max_cost, estimate_output, setplan.file)
     print_warnings(setplan.warnings)
     if dry_run_list or dry_run:
@@ -279,8 +341,9 @@ def print_dry_run(setplan: SetPlan, cost: CostRequest, *, listing: bool, retry_f
     console.print(f"set folder: {setplan.folder}", highlight=False)
 
 
-def run_members(setplan: SetPlan, set_file: Path, *, mode: Display, retry_failed: bool,
-                meter: CostMeter | None) -> SetResult:
+def run_members(
+    setplan: SetPlan, set_file: Path, *, mode: Display, retry_failed: bool, meter: CostMeter | None
+) -> SetResult:
     """Run the set's members (notes on the terminal unless the display is none); on Ctrl-C or SIGTERM
     every member's run stops and keeps its usage (`runtime.interrupts`) and the command exits."""
 
@@ -290,47 +353,75 @@ def run_members(setplan: SetPlan, set_file: Path, *, mode: Display, retry_failed
 
     stop = SignalStop()
     try:
-        return run_async(stop.run(run_set_async(setplan, display=mode, retry_failed=retry_failed,
-                                                notify=notify, report=partial(finish_set, report=setplan.report),
-                                                cost=meter)))
+        return run_async(
+            stop.run(
+                run_set_async(
+                    setplan,
+                    display=mode,
+                    retry_failed=retry_failed,
+                    notify=notify,
+                    report=partial(finish_set, report=setplan.report),
+                    cost=meter,
+                )
+            )
+        )
     except (asyncio.CancelledError, KeyboardInterrupt):
-        last_words(stop, f"interrupted: finished samples are saved in {setplan.folder}; run it again to continue: "
-                         f"proseval run-set {shlex.quote(str(set_file))}")
+        last_words(
+            stop,
+            f"interrupted: finished samples are saved in {setplan.folder}; run it again to continue: "
+            f"proseval run-set {shlex.quote(str(set_file))}",
+        )
         raise typer.Exit(stop.exit_status) from None
 
 
 def retry_command(set_file: Path, prices: Path | None) -> str:
     """The command that runs the set again with the same prices file (markup escaped)."""
-    return f"proseval run-set {escape(str(set_file))}" + (f" --prices {escape(str(prices))}" if prices is not None
-                                                           else "")
+    return f"proseval run-set {escape(str(set_file))}" + (
+        f" --prices {escape(str(prices))}" if prices is not None else ""
+    )
 
 
 def print_spend(setplan: SetPlan, meter: CostMeter, stopped: list[MemberResult], again: str) -> None:
     """The spend recorded in the set's run folders; with members stopped at the cost limit, a higher
     --max-cost (`again` plus it) that should let the set finish."""
     if meter.spent:
-        console.print(f"spend recorded in the set's run folders: {money(meter.spent, meter.currency)}"
-                      + (f" of {money(meter.limit, meter.currency)}" if meter.limit is not None else ""),
-                      highlight=False)
+        console.print(
+            f"spend recorded in the set's run folders: {money(meter.spent, meter.currency)}"
+            + (f" of {money(meter.limit, meter.currency)}" if meter.limit is not None else ""),
+            highlight=False,
+        )
     if not stopped:
         return
-    suggestion = suggested_limit(meter, cost_left(run_progress(RunFolder(m.path), meter.prices, len(m.keys),
-                                                               meter.estimates, m.task) for m in setplan.members))
-    errors.print(f"[bold yellow]stopped at the cost limit:[/] {limit_reason(meter)}; {len(stopped)} member(s) left "
-                 f"unfinished; run it again to continue: {again} --max-cost {suggestion:g}", highlight=False)
+    suggestion = suggested_limit(
+        meter,
+        cost_left(
+            run_progress(RunFolder(m.path), meter.prices, len(m.keys), meter.estimates, m.task) for m in setplan.members
+        ),
+    )
+    errors.print(
+        f"[bold yellow]stopped at the cost limit:[/] {limit_reason(meter)}; {len(stopped)} member(s) left "
+        f"unfinished; run it again to continue: {again} --max-cost {suggestion:g}",
+        highlight=False,
+    )
 
 
 def exit_for(result: SetResult, stopped: list[MemberResult], set_file: Path) -> None:
     """Exit with the status the worst outcome asks for: a failed run (the environment), members stopped
     at the cost limit, runs with failed samples; return when every run finished."""
     if result.failed:
-        errors.print(f"[bold red]{len(result.failed)} of {len(result.members)} run(s) failed[/] (see the reason "
-                     "column); running the set again retries them", highlight=False)
+        errors.print(
+            f"[bold red]{len(result.failed)} of {len(result.members)} run(s) failed[/] (see the reason "
+            "column); running the set again retries them",
+            highlight=False,
+        )
         raise typer.Exit(EXIT_ENVIRONMENT)
     if stopped:
         raise typer.Exit(STOPPED_AT_COST_LIMIT)
     if result.partial:
-        errors.print(f"[bold red]{len(result.partial)} of {len(result.members)} run(s) finished with failed "
-                     f"samples[/] (see the reason column); run them again with: proseval run-set "
-                     f"{escape(shlex.quote(str(set_file)))} --retry-failed", highlight=False)
+        errors.print(
+            f"[bold red]{len(result.partial)} of {len(result.members)} run(s) finished with failed "
+            f"samples[/] (see the reason column); run them again with: proseval run-set "
+            f"{escape(shlex.quote(str(set_file)))} --retry-failed",
+            highlight=False,
+        )
         raise typer.Exit(EXIT_FAILED_SAMPLES)

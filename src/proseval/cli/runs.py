@@ -46,19 +46,27 @@ def describe(info: RunInfo, root: Path) -> dict[str, Any]:
     headline = info.headline()
     total = results.counts.total if results is not None else None
     return {
-        "folder": str(info.path), "name": str(info.path.relative_to(root)) if info.path != root else info.path.name,
-        "task": header.task if header else None, "models": info.models, "state": state(info),
-        "finished": results.counts.finished if results is not None else None, "samples": total,
+        "folder": str(info.path),
+        "name": str(info.path.relative_to(root)) if info.path != root else info.path.name,
+        "task": header.task if header else None,
+        "models": info.models,
+        "state": state(info),
+        "finished": results.counts.finished if results is not None else None,
+        "samples": total,
         "failed": results.counts.failed if results is not None else None,
         "headline": {"metric": headline[0], "mean": headline[1]} if headline else None,
-        "started_at": header.started_at if header else None, "problem": info.problem or None,
+        "started_at": header.started_at if header else None,
+        "problem": info.problem or None,
     }
 
 
 @app.command("runs")
-def runs(folder: Path = typer.Argument(Path("runs"), help="Folder of run folders (searched three levels deep), "
-                                       "or one run folder."),
-         as_json: bool = typer.Option(False, "--json", help="Print the list as JSON instead of a table.")) -> None:
+def runs(
+    folder: Path = typer.Argument(
+        Path("runs"), help="Folder of run folders (searched three levels deep), or one run folder."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the list as JSON instead of a table."),
+) -> None:
     """List past runs: task, models, state, samples, headline, start time and folder."""
     if not folder.exists():
         fail(f"{folder}: no such folder (runs go to runs/ unless --out or --run-dir said otherwise)")
@@ -74,12 +82,27 @@ def runs(folder: Path = typer.Argument(Path("runs"), help="Folder of run folders
         table.add_column(column, justify="right" if column == "samples" else "left", overflow="fold")
     for run in listed:
         models = ", ".join(f"{role}={spec}" for role, spec in run["models"].items())
-        samples = "" if run["samples"] is None else f"{run['finished']:,}/{run['samples']:,}" + (
-            f" ({run['failed']:,} failed)" if run["failed"] else "")
-        headline = "" if run["headline"] is None else (
-            f"{run['headline']['metric']} " + ("—" if run["headline"]["mean"] is None
-                                                else f"{run['headline']['mean']:.3f}"))
+        samples = (
+            ""
+            if run["samples"] is None
+            else f"{run['finished']:,}/{run['samples']:,}" + (f" ({run['failed']:,} failed)" if run["failed"] else "")
+        )
+        headline = (
+            ""
+            if run["headline"] is None
+            else (
+                f"{run['headline']['metric']} "
+                + ("—" if run["headline"]["mean"] is None else f"{run['headline']['mean']:.3f}")
+            )
+        )
         colour = {"complete": "green", "failed samples": "red", "running": "cyan"}.get(run["state"], "yellow")
-        table.add_row(escape(run["name"]), escape(run["task"] or ""), escape(models),
-                      f"[{colour}]{run['state']}[/]", samples, escape(headline), (run["started_at"] or "")[:19])
+        table.add_row(
+            escape(run["name"]),
+            escape(run["task"] or ""),
+            escape(models),
+            f"[{colour}]{run['state']}[/]",
+            samples,
+            escape(headline),
+            (run["started_at"] or "")[:19],
+        )
     console.print(table)

@@ -18,7 +18,9 @@ app = typer.Typer()  # this module's commands, mounted by name from cli/commands
 
 
 @app.command()
-def schema(out: Path = typer.Option(Path("docs/schema"), "--out", "-o", help="Folder to write the schemas to.")) -> None:
+def schema(
+    out: Path = typer.Option(Path("docs/schema"), "--out", "-o", help="Folder to write the schemas to."),
+) -> None:
     """Write the JSON Schemas of header.json, samples.jsonl records, results.json and of the
     results.json of proseval agreement."""
     for path in export_schemas(out, ALL_SCHEMAS):

@@ -11,7 +11,6 @@ from ..commandline.results import print_results
 from ..commandline.running import task_tables
 from ..runtime.runlog import RunFolder
 
-
 app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 

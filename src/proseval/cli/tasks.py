@@ -14,7 +14,6 @@ from rich.markup import escape
 from ..commandline.console import console, errors, fail
 from ..registry import get_entry, load_errors, tasks
 
-
 app = typer.Typer()  # this module's commands, mounted by name from cli/commands.py
 
 
@@ -34,10 +33,15 @@ def list_tasks() -> None:
 
 
 @app.command("describe")
-def describe(task: str = typer.Argument(..., help="Task name."),
-             show_prompt: Optional[str] = typer.Option(None, "--show-prompt", metavar="NAME",
-                                                      help="Print the text of the built-in prompt NAME and exit "
-                                                           "(a starting point for a --prompt file).")) -> None:
+def describe(
+    task: str = typer.Argument(..., help="Task name."),
+    show_prompt: Optional[str] = typer.Option(
+        None,
+        "--show-prompt",
+        metavar="NAME",
+        help="Print the text of the built-in prompt NAME and exit (a starting point for a --prompt file).",
+    ),
+) -> None:
     """Show a task's metrics, prompts, presets and options (pass them to run as --name value)."""
     from rich.table import Table
 
@@ -76,12 +80,38 @@ def describe(task: str = typer.Argument(..., help="Task name."),
 # The long options of `proseval run` itself: a task option of the same name can only be given as
 # `-T NAME=VALUE`. Kept here, not read from the run command, so that `describe` imports no runtime
 # (a test checks the list against the command's own options).
-RUN_OPTIONS = frozenset({
-    "--base-url", "--batch", "--concurrency", "--config", "--display", "--dry-run", "--epochs",
-    "--estimate-output", "--force", "--gen", "--limit", "--max-cost", "--model", "--no-cache", "--no-probe",
-    "--out", "--panel", "--panel-score", "--param", "--preset", "--prices", "--prompt", "--resume", "--role",
-    "--role-base-url", "--role-concurrency", "--run-dir", "--seed",
-})
+RUN_OPTIONS = frozenset(
+    {
+        "--base-url",
+        "--batch",
+        "--concurrency",
+        "--config",
+        "--display",
+        "--dry-run",
+        "--epochs",
+        "--estimate-output",
+        "--force",
+        "--gen",
+        "--limit",
+        "--max-cost",
+        "--model",
+        "--no-cache",
+        "--no-probe",
+        "--out",
+        "--panel",
+        "--panel-score",
+        "--param",
+        "--preset",
+        "--prices",
+        "--prompt",
+        "--resume",
+        "--role",
+        "--role-base-url",
+        "--role-concurrency",
+        "--run-dir",
+        "--seed",
+    }
+)
 
 
 def option_form(name: str, taken: frozenset[str]) -> str:
@@ -110,8 +140,15 @@ def _describe_metrics(entry: Any) -> None:
 
 def _describe_prompts(entry: Any) -> None:
     prompts = entry.prompts() if entry.prompts is not None else {}
-    rows = [(name, ", ".join(["{" + p + "}" for p in t.placeholders] + ["{" + p + "} (optional)" for p in t.optional])
-             or "none", t.description) for name, t in prompts.items()]
+    rows = [
+        (
+            name,
+            ", ".join(["{" + p + "}" for p in t.placeholders] + ["{" + p + "} (optional)" for p in t.optional])
+            or "none",
+            t.description,
+        )
+        for name, t in prompts.items()
+    ]
     _print_table("Prompts (replace with --prompt NAME=FILE)", ("name", "placeholders", "what it is"), rows)
 
 
@@ -120,11 +157,14 @@ def _describe_presets(entry: Any) -> None:
     rows = []
     for name, preset in presets.items():
         taken = RUN_OPTIONS
-        sets = [f"{option_form(k, taken)}{'' if option_form(k, taken).endswith('=') else ' '}{v}"
-                for k, v in preset.params.items()]
+        sets = [
+            f"{option_form(k, taken)}{'' if option_form(k, taken).endswith('=') else ' '}{v}"
+            for k, v in preset.params.items()
+        ]
         sets += [f"-g {role}.{k}={v}" for role, values in preset.gen.items() for k, v in values.items()]
-        rows.append((name, preset.description + (f" ({preset.notes})" if preset.notes else ""),
-                     "\n".join(sets) or "nothing"))
+        rows.append(
+            (name, preset.description + (f" ({preset.notes})" if preset.notes else ""), "\n".join(sets) or "nothing")
+        )
     _print_table("Presets (--preset NAME; your own options win)", ("name", "what it reproduces", "sets"), rows)
 
 

@@ -14,6 +14,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..core.prices import Prices, finite_amount, read_prices
+from ..core.task import Task
+from ..runtime.config import CostOptions
 from ..runtime.cost import (
     CANDIDATE_OUTPUT,
     OTHER_OUTPUT,
@@ -26,8 +28,6 @@ from ..runtime.cost import (
     previous_spend,
     round_up,
 )
-from ..core.task import Task
-from ..runtime.config import CostOptions
 from ..runtime.dryrun import Estimate, estimate_run
 from ..runtime.loop import run_async
 from ..runtime.records import RoleBinding
@@ -39,18 +39,34 @@ STOPPED_AT_COST_LIMIT = 3  # the exit status of a run stopped by --max-cost (res
 MARGIN = 0.25  # a suggested limit's share on top of what the samples left should cost
 ESTIMATED_PAIRS = 50  # the samples (left, and finished) whose requests a suggested limit estimates (spread over them)
 
-PricesOpt = typer.Option(None, "--prices", help="Prices file (YAML: currency, and per model input/output prices "
-                         "per million tokens, optional batch_discount; see docs/many-models.md#cost): the spend is "
-                         "recorded per role, and --dry-run and --max-cost price the requests.")
-MaxCostOpt = typer.Option(None, "--max-cost", help="Stop starting new work once the spend recorded from real usage "
-                          "(plus what requests in flight are expected to cost) would pass this amount, in the prices "
-                          "file's currency; the run stays resumable. Needs --prices.")
-DryRunOpt = typer.Option(False, "--dry-run", help="Send nothing and write nothing: per task and role, the requests, "
-                         "input tokens (counted offline), output tokens (estimated) and cost (with --prices).")
-EstimateOutputOpt = typer.Option(None, "--estimate-output", help="ROLE=TOKENS: the output tokens a request of ROLE "
-                                 "is expected to use, for --dry-run, and for --max-cost until the role's first answer "
-                                 "(then the mean of its answers) (default: its max_tokens, else "
-                                 f"{CANDIDATE_OUTPUT} for the candidate, {OTHER_OUTPUT} for other roles). Repeatable.")
+PricesOpt = typer.Option(
+    None,
+    "--prices",
+    help="Prices file (YAML: currency, and per model input/output prices "
+    "per million tokens, optional batch_discount; see docs/many-models.md#cost): the spend is "
+    "recorded per role, and --dry-run and --max-cost price the requests.",
+)
+MaxCostOpt = typer.Option(
+    None,
+    "--max-cost",
+    help="Stop starting new work once the spend recorded from real usage "
+    "(plus what requests in flight are expected to cost) would pass this amount, in the prices "
+    "file's currency; the run stays resumable. Needs --prices.",
+)
+DryRunOpt = typer.Option(
+    False,
+    "--dry-run",
+    help="Send nothing and write nothing: per task and role, the requests, "
+    "input tokens (counted offline), output tokens (estimated) and cost (with --prices).",
+)
+EstimateOutputOpt = typer.Option(
+    None,
+    "--estimate-output",
+    help="ROLE=TOKENS: the output tokens a request of ROLE "
+    "is expected to use, for --dry-run, and for --max-cost until the role's first answer "
+    "(then the mean of its answers) (default: its max_tokens, else "
+    f"{CANDIDATE_OUTPUT} for the candidate, {OTHER_OUTPUT} for other roles). Repeatable.",
+)
 
 
 @dataclass
@@ -68,17 +84,30 @@ class CostRequest:
         if self.prices is None:
             return None
         specs = [b.spec for b in bindings]
-        meter = meter_for(self.prices, specs, limit=self.max_cost, estimates=self.estimates, previous=previous,
-                          source=str(self.prices_path))
+        meter = meter_for(
+            self.prices,
+            specs,
+            limit=self.max_cost,
+            estimates=self.estimates,
+            previous=previous,
+            source=str(self.prices_path),
+        )
         unpriced = missing_prices(self.prices, specs)
         if unpriced:
-            errors.print(f"[yellow]note:[/] {escape(str(self.prices_path))} has no price for "
-                         f"{escape(', '.join(unpriced))}: their spend is not recorded", highlight=False)
+            errors.print(
+                f"[yellow]note:[/] {escape(str(self.prices_path))} has no price for "
+                f"{escape(', '.join(unpriced))}: their spend is not recorded",
+                highlight=False,
+            )
         return meter
 
 
-def cost_request(prices: Optional[Path], max_cost: Optional[float], estimate_output: Optional[list[str]] = None,
-                 file: Optional[CostOptions] = None) -> CostRequest:
+def cost_request(
+    prices: Optional[Path],
+    max_cost: Optional[float],
+    estimate_output: Optional[list[str]] = None,
+    file: Optional[CostOptions] = None,
+) -> CostRequest:
     """The cost options checked: --max-cost needs --prices and is positive; estimates are counts.
     `file` holds the cost keys of a config or set file (`prices`, `max_cost`, `estimate_output`):
     each flag wins over its key."""
@@ -94,10 +123,16 @@ def cost_request(prices: Optional[Path], max_cost: Optional[float], estimate_out
     prices = prices if prices is not None else (Path(keys.prices) if keys.prices is not None else None)
     max_cost = max_cost if max_cost is not None else keys.max_cost
     if max_cost is not None and prices is None:
-        fail(f"{limit} needs --prices FILE" + (" or prices: in the file" if file is not None else "")
-             + " (the price of each model, in the currency the limit is in)")
-    estimates = (checked(lambda: counts_by_role(estimate_output, "--estimate-output")) if estimate_output
-                 else dict(keys.estimate_output))
+        fail(
+            f"{limit} needs --prices FILE"
+            + (" or prices: in the file" if file is not None else "")
+            + " (the price of each model, in the currency the limit is in)"
+        )
+    estimates = (
+        checked(lambda: counts_by_role(estimate_output, "--estimate-output"))
+        if estimate_output
+        else dict(keys.estimate_output)
+    )
     for role, tokens in estimates.items():
         if tokens < 1:
             fail(f"--estimate-output {role}={tokens}: TOKENS must be at least 1")
@@ -111,6 +146,7 @@ def run_spend(folder: RunFolder) -> float:
 
 
 # --- dry runs ---------------------------------------------------------------------------------
+
 
 def _int(value: int) -> str:
     return f"{value:,}"
@@ -129,8 +165,12 @@ def estimate_table(estimates: list[Estimate], currency: str | None, title: str =
     table = Table(title=title, title_justify="left")
     for name in ("task", "role", "model", "samples", "calls", "tok in", "tok out", "cost", "batch cost"):
         left = name in ("task", "role", "model")
-        table.add_column(name, justify="left" if left else "right", overflow="fold",
-                         min_width={"task": 6, "role": 9, "model": 12}.get(name))
+        table.add_column(
+            name,
+            justify="left" if left else "right",
+            overflow="fold",
+            min_width={"task": 6, "role": 9, "model": 12}.get(name),
+        )
     totals = [0, 0, 0]
     full: list[float | None] = []
     batch: list[float | None] = []
@@ -138,10 +178,17 @@ def estimate_table(estimates: list[Estimate], currency: str | None, title: str =
         first = True
         for role, r in estimate.roles.items():
             mode = " (batch mode)" if r.batch else ""
-            table.add_row(escape(estimate.label) if first else "", escape(role + mode), escape(r.spec),
-                          _int(estimate.samples) if first else "", _int(r.requests), _int(r.input_tokens),
-                          _int(r.output_tokens), _money(r.cost()) if r.requests else _money(0.0),
-                          _money(r.cost(batch=True)) if r.requests else _money(0.0))
+            table.add_row(
+                escape(estimate.label) if first else "",
+                escape(role + mode),
+                escape(r.spec),
+                _int(estimate.samples) if first else "",
+                _int(r.requests),
+                _int(r.input_tokens),
+                _int(r.output_tokens),
+                _money(r.cost()) if r.requests else _money(0.0),
+                _money(r.cost(batch=True)) if r.requests else _money(0.0),
+            )
             first = False
             totals[0] += r.requests
             totals[1] += r.input_tokens
@@ -151,8 +198,15 @@ def estimate_table(estimates: list[Estimate], currency: str | None, title: str =
                 batch.append(r.cost(batch=True))
     if len(estimates) > 1 or any(len(e.roles) > 1 for e in estimates):
         table.add_section()
-        table.add_row("[bold]total[/]", "", "", _int(sum(e.samples for e in estimates)), *(_int(t) for t in totals),
-                      _money(_sum(full)), _money(_sum(batch)))
+        table.add_row(
+            "[bold]total[/]",
+            "",
+            "",
+            _int(sum(e.samples for e in estimates)),
+            *(_int(t) for t in totals),
+            _money(_sum(full)),
+            _money(_sum(batch)),
+        )
     return table
 
 
@@ -161,19 +215,21 @@ def _sum(costs: list[float | None]) -> float | None:
     return None if None in costs else sum(c for c in costs if c is not None)
 
 
-def print_set_estimates(setplan: Any, request: CostRequest, *, retry_failed: bool = False,
-                        title: str = DRY_RUN_TITLE) -> list[Estimate]:
+def print_set_estimates(
+    setplan: Any, request: CostRequest, *, retry_failed: bool = False, title: str = DRY_RUN_TITLE
+) -> list[Estimate]:
     """The dry run of an evaluation set: each member's estimate (a member that would be refused
     said so instead), printed as one table under `title`; the estimates."""
     from ..runtime.sets import estimate_set
 
     estimates = []
-    for member, decision, reason, estimate in run_async(estimate_set(setplan, prices=request.prices,
-                                                                     estimates=request.estimates,
-                                                                     retry_failed=retry_failed)):
+    for member, decision, reason, estimate in run_async(
+        estimate_set(setplan, prices=request.prices, estimates=request.estimates, retry_failed=retry_failed)
+    ):
         if estimate is None:
-            console.print(f"[yellow]{escape(member.name)}: would be refused[/]: {escape(reason or '')}",
-                          highlight=False)
+            console.print(
+                f"[yellow]{escape(member.name)}: would be refused[/]: {escape(reason or '')}", highlight=False
+            )
             continue
         estimate.label = f"{member.name} ({decision})"
         estimates.append(estimate)
@@ -194,14 +250,18 @@ def _price_notes(estimates: list[Estimate], request: CostRequest) -> list[str]:
     estimate against --max-cost."""
     specs = [r.spec for e in estimates for r in e.roles.values() if r.requests]
     if request.prices is None:
-        return [f"no prices: tokens only; prices missing for {escape(', '.join(missing_prices(None, specs)))} "
-                "(give --prices FILE; see docs/many-models.md#cost)"]
+        return [
+            f"no prices: tokens only; prices missing for {escape(', '.join(missing_prices(None, specs)))} "
+            "(give --prices FILE; see docs/many-models.md#cost)"
+        ]
     currency = request.prices.currency or ""
     notes = []
     unpriced = missing_prices(request.prices, specs)
     if unpriced:
-        notes.append(f"[yellow]prices missing[/] in {escape(str(request.prices_path))} for: "
-                     f"{escape(', '.join(unpriced))} (their cost and the totals are shown as —)")
+        notes.append(
+            f"[yellow]prices missing[/] in {escape(str(request.prices_path))} for: "
+            f"{escape(', '.join(unpriced))} (their cost and the totals are shown as —)"
+        )
     expected = [cost for e in estimates if (cost := e.expected_cost()) is not None]
     if len(expected) < len(estimates):
         return notes
@@ -210,8 +270,9 @@ def _price_notes(estimates: list[Estimate], request: CostRequest) -> list[str]:
         notes.append(f"as configured (batch price for the roles in batch mode): {money(total, currency)}")
     if request.max_cost is not None:
         verdict = "within" if total <= request.max_cost else "[bold yellow]past[/]"
-        notes.append(f"the estimate, {money(total, currency)}, is {verdict} --max-cost "
-                     f"{money(request.max_cost, currency)}")
+        notes.append(
+            f"the estimate, {money(total, currency)}, is {verdict} --max-cost {money(request.max_cost, currency)}"
+        )
     return notes
 
 
@@ -226,32 +287,58 @@ def _assumptions(estimates: list[Estimate]) -> list[str]:
     for e in estimates:
         for role, r in e.roles.items():
             sources.setdefault(role, set()).update(r.sources)
-    notes.append("tokens out from: " + ", ".join(f"{role} {'/'.join(sorted(kinds))}"
-                                                 for role, kinds in sources.items() if kinds))
+    notes.append(
+        "tokens out from: " + ", ".join(f"{role} {'/'.join(sorted(kinds))}" for role, kinds in sources.items() if kinds)
+    )
     reasks = sum(r.reasks for e in estimates for r in e.roles.values())
-    notes.append("input tokens: counted offline with cl100k_base in the OpenAI chat format (other tokenizers "
-                 "differ by a few percent); output tokens: --estimate-output, else max_tokens (an upper "
-                 f"bound), else {CANDIDATE_OUTPUT} for the candidate and {OTHER_OUTPUT} for other roles; one "
-                 "attempt per judge request (replies assumed to parse"
-                 + (f"; {reasks} re-ask(s) not counted" if reasks else "") + ")")
+    notes.append(
+        "input tokens: counted offline with cl100k_base in the OpenAI chat format (other tokenizers "
+        "differ by a few percent); output tokens: --estimate-output, else max_tokens (an upper "
+        f"bound), else {CANDIDATE_OUTPUT} for the candidate and {OTHER_OUTPUT} for other roles; one "
+        "attempt per judge request (replies assumed to parse"
+        + (f"; {reasks} re-ask(s) not counted" if reasks else "")
+        + ")"
+    )
     failed = sum(e.errors for e in estimates)
     if failed:
-        notes.append(f"[yellow]{failed} sample(s) ended in an error on synthetic replies[/]: their later "
-                     "requests are not counted")
+        notes.append(
+            f"[yellow]{failed} sample(s) ended in an error on synthetic replies[/]: their later "
+            "requests are not counted"
+        )
     return notes
 
 
-def dry_run(task: Task, bindings: dict[str, RoleBinding], request: CostRequest, *, limit: Optional[int],
-            epochs: int, done: Iterable[tuple[str, int]] = (), label: Optional[str] = None,
-            batch_roles: Iterable[str] = ()) -> Estimate:
+def dry_run(
+    task: Task,
+    bindings: dict[str, RoleBinding],
+    request: CostRequest,
+    *,
+    limit: Optional[int],
+    epochs: int,
+    done: Iterable[tuple[str, int]] = (),
+    label: Optional[str] = None,
+    batch_roles: Iterable[str] = (),
+) -> Estimate:
     """Estimate one run (the pairs in `done` skipped) and print it; sends and writes nothing."""
-    estimate = run_async(estimate_run(task, bindings, limit=limit, epochs=epochs, done=done, prices=request.prices,
-                                      estimates=request.estimates, batch_roles=batch_roles, label=label))
+    estimate = run_async(
+        estimate_run(
+            task,
+            bindings,
+            limit=limit,
+            epochs=epochs,
+            done=done,
+            prices=request.prices,
+            estimates=request.estimates,
+            batch_roles=batch_roles,
+            label=label,
+        )
+    )
     print_estimates([estimate], request)
     return estimate
 
 
 # --- the end of a run stopped at its limit ----------------------------------------------------------
+
 
 def stop_if_limited(meter: CostMeter | None, folder: RunFolder, results: Any, request: CostRequest) -> None:
     """After a run: if --max-cost stopped it, say so, how to go on, and exit with status 3."""
@@ -270,8 +357,12 @@ def pair_costs(folder: RunFolder, prices: Prices) -> dict[tuple[str, int], float
         for role, usage in sample.usage.items():
             price = prices.of(header.roles[role].spec) if role in header.roles else None
             if price is not None:
-                cost += price.cost(usage.prompt_tokens, usage.completion_tokens, cached_tokens=usage.cached_tokens,
-                                   batch=role in header.batch)
+                cost += price.cost(
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    cached_tokens=usage.cached_tokens,
+                    batch=role in header.batch,
+                )
         costs[(sample.id, sample.epoch)] = cost
     return costs
 
@@ -292,8 +383,9 @@ def spread(keys: list[tuple[str, int]], most: int = ESTIMATED_PAIRS) -> set[tupl
     return set(keys[::step])
 
 
-def pair_estimate(folder: RunFolder, task: Task, prices: Prices,
-                  stated: Mapping[str, int] | None = None) -> float | None:
+def pair_estimate(
+    folder: RunFolder, task: Task, prices: Prices, stated: Mapping[str, int] | None = None
+) -> float | None:
     """What a (sample, epoch) pair left in the run of `task` should cost at most: the cost of its
     requests at the reservations a resume makes for them (the dry run, `runtime.dryrun`, of up to
     `ESTIMATED_PAIRS` pairs spread over those left: each request's input counted, its output at
@@ -310,9 +402,18 @@ def pair_estimate(folder: RunFolder, task: Task, prices: Prices,
         reserved = reserved_outputs(folder, stated)
 
         def estimate(chosen: set[tuple[str, int]]) -> tuple[float | None, int]:
-            found = run_async(estimate_run(task, header.roles, limit=header.limit, epochs=header.epochs,
-                                           done=set(keys) - chosen, prices=prices, estimates=reserved,
-                                           batch_roles=header.batch))
+            found = run_async(
+                estimate_run(
+                    task,
+                    header.roles,
+                    limit=header.limit,
+                    epochs=header.epochs,
+                    done=set(keys) - chosen,
+                    prices=prices,
+                    estimates=reserved,
+                    batch_roles=header.batch,
+                )
+            )
             return found.expected_cost(), found.samples
 
         left, n_left = estimate(spread([key for key in keys if key not in paid]))
@@ -329,8 +430,9 @@ def pair_estimate(folder: RunFolder, task: Task, prices: Prices,
     return left / n_left * scale
 
 
-def run_progress(folder: RunFolder, prices: Prices, total: int, stated: Mapping[str, int] | None = None,
-                 task: Task | None = None) -> tuple[int, float | None]:
+def run_progress(
+    folder: RunFolder, prices: Prices, total: int, stated: Mapping[str, int] | None = None, task: Task | None = None
+) -> tuple[int, float | None]:
     """A run's (sample, epoch) pairs left of its `total`, and what one of them should cost at most
     (`pair_estimate`, given the run's `task`; without it, the mean cost of a finished pair); None when
     neither can be told."""
@@ -372,8 +474,12 @@ def suggested_limit(meter: CostMeter, left: float | None) -> float:
     return round_up(max(guess, floor))
 
 
-SOURCES = {"max_tokens": "its max_tokens", "default": "the role's default", "stated": "--estimate-output",
-           "mean": "the mean of its answers so far"}
+SOURCES = {
+    "max_tokens": "its max_tokens",
+    "default": "the role's default",
+    "stated": "--estimate-output",
+    "mean": "the mean of its answers so far",
+}
 
 
 def too_small(meter: CostMeter) -> Refusal | None:
@@ -388,8 +494,10 @@ def too_small(meter: CostMeter) -> Refusal | None:
 def resume_command(folder: RunFolder, request: CostRequest, limit: float) -> str:
     """`proseval resume` with the run's prices file, its output estimates and `limit` (markup escaped)."""
     stated = "".join(f" --estimate-output {role}={tokens}" for role, tokens in request.estimates.items())
-    return (f"proseval resume {escape(str(folder.path))} --prices {escape(str(request.prices_path))} "
-            f"--max-cost {limit:g}{stated}")
+    return (
+        f"proseval resume {escape(str(folder.path))} --prices {escape(str(request.prices_path))} "
+        f"--max-cost {limit:g}{stated}"
+    )
 
 
 def limit_reason(meter: CostMeter) -> str:
@@ -402,11 +510,13 @@ def limit_reason(meter: CostMeter) -> str:
         return f"spent {money(meter.spent, currency)} of {money(limit, currency)}"
     room = max(0.0, limit - meter.previous)
     role = escape(refusal.role)
-    return (f"--max-cost {money(limit, currency)} is too small for one {role} request: it reserves "
-            f"{money(refusal.amount, currency)} (its input and {refusal.output_tokens:,} output tokens: "
-            f"{SOURCES.get(refusal.source, refusal.source)}), more than the {money(room, currency)} the limit leaves; "
-            f"lower the reservation with --estimate-output {role}=TOKENS (the output tokens one answer should need), "
-            f"or raise the limit (this request alone needs {money(meter.previous + refusal.amount, currency)})")
+    return (
+        f"--max-cost {money(limit, currency)} is too small for one {role} request: it reserves "
+        f"{money(refusal.amount, currency)} (its input and {refusal.output_tokens:,} output tokens: "
+        f"{SOURCES.get(refusal.source, refusal.source)}), more than the {money(room, currency)} the limit leaves; "
+        f"lower the reservation with --estimate-output {role}=TOKENS (the output tokens one answer should need), "
+        f"or raise the limit (this request alone needs {money(meter.previous + refusal.amount, currency)})"
+    )
 
 
 def stopped(meter: CostMeter, folder: RunFolder, results: Any, request: CostRequest) -> NoReturn:
@@ -414,8 +524,11 @@ def stopped(meter: CostMeter, folder: RunFolder, results: Any, request: CostRequ
     left, per_pair = run_progress(folder, meter.prices, counts.total, meter.estimates, meter.task_in(folder.path))
     rest = cost_left([(left, per_pair)])
     resume = resume_command(folder, request, suggested_limit(meter, rest))
-    errors.print(f"[bold yellow]stopped at the cost limit:[/] {limit_reason(meter)}; {counts.finished}/{counts.total} "
-                 f"samples finished, the others are left to a resume: {resume}", highlight=False)
+    errors.print(
+        f"[bold yellow]stopped at the cost limit:[/] {limit_reason(meter)}; {counts.finished}/{counts.total} "
+        f"samples finished, the others are left to a resume: {resume}",
+        highlight=False,
+    )
     errors.print(how_suggested(meter, left, rest), highlight=False)
     raise typer.Exit(STOPPED_AT_COST_LIMIT)
 
@@ -425,10 +538,14 @@ def how_suggested(meter: CostMeter, left: int, rest: float | None) -> str:
     currency = meter.currency
     more = money(one_request(meter), currency)
     if rest is None:
-        return (f"(the suggested limit: twice the larger of the spend and the limit plus one more request of {more}; "
-                "nothing to estimate the samples left by)")
-    return (f"(the suggested limit, an upper estimate: the {money(meter.spent, currency)} spent plus "
-            f"{money(rest, currency)} for the {left} sample(s) left — their requests at what a resume reserves for "
-            "them: input counted, output the mean of the role's answers so far, its output estimate before the "
-            "first; scaled up if the finished samples cost more than the same estimate of them — and a quarter "
-            f"more; at least the larger of the spend and the limit plus one more request of {more}; rounded up)")
+        return (
+            f"(the suggested limit: twice the larger of the spend and the limit plus one more request of {more}; "
+            "nothing to estimate the samples left by)"
+        )
+    return (
+        f"(the suggested limit, an upper estimate: the {money(meter.spent, currency)} spent plus "
+        f"{money(rest, currency)} for the {left} sample(s) left — their requests at what a resume reserves for "
+        "them: input counted, output the mean of the role's answers so far, its output estimate before the "
+        "first; scaled up if the finished samples cost more than the same estimate of them — and a quarter "
+        f"more; at least the larger of the spend and the limit plus one more request of {more}; rounded up)"
+    )

@@ -29,6 +29,7 @@ def load_env_file(folder: Path | None = None) -> None:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise EnvFileError(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column}); "
-                           "save the file as UTF-8") from None
+        raise EnvFileError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column}); save the file as UTF-8"
+        ) from None
     load_dotenv(stream=io.StringIO(text))

@@ -41,9 +41,16 @@ def counts_by_role(items: list[str], what: str) -> dict[str, int]:
     return counts
 
 
-def role_request(cfg: RunConfig | Mapping[str, Any], model: Optional[str], role: Optional[list[str]],
-                 base_url: Optional[list[str]], role_base_url: Optional[list[str]], concurrency: Optional[int],
-                 role_concurrency: Optional[list[str]], gen: Optional[list[str]]) -> RoleRequest:
+def role_request(
+    cfg: RunConfig | Mapping[str, Any],
+    model: Optional[str],
+    role: Optional[list[str]],
+    base_url: Optional[list[str]],
+    role_base_url: Optional[list[str]],
+    concurrency: Optional[int],
+    role_concurrency: Optional[list[str]],
+    gen: Optional[list[str]],
+) -> RoleRequest:
     """The role bindings, endpoints, concurrency and generation settings asked for: each flag
     replaces the config file's value of the same key."""
     config = as_config(cfg)
@@ -57,8 +64,11 @@ def role_request(cfg: RunConfig | Mapping[str, Any], model: Optional[str], role:
         base_urls=list(base_url or config.base_url),
         role_base_urls=role_urls or {name: list(urls) for name, urls in config.role_base_url.items()},
         concurrency=first(concurrency, config.concurrency),
-        role_concurrency=(counts_by_role(role_concurrency, "--role-concurrency") if role_concurrency
-                          else dict(config.role_concurrency)),
+        role_concurrency=(
+            counts_by_role(role_concurrency, "--role-concurrency")
+            if role_concurrency
+            else dict(config.role_concurrency)
+        ),
         generation=generation_settings(gen) if gen else config.generation(),
     )
 

@@ -29,8 +29,14 @@ def metrics_table(results: Results, title: str = "Results") -> Table:
     for column in ("metric", "mean", "95% CI", "scored", "unscored", "failed"):
         table.add_column(column, justify="left" if column == "metric" else "right")
     for name, summary in results.metrics.items():
-        table.add_row(name, _fmt(summary.mean), _ci(summary), str(summary.n_scored), str(summary.n_unscored),
-                      str(summary.n_failed))
+        table.add_row(
+            name,
+            _fmt(summary.mean),
+            _ci(summary),
+            str(summary.n_scored),
+            str(summary.n_unscored),
+            str(summary.n_failed),
+        )
     return table
 
 
@@ -73,14 +79,19 @@ def header_table(header: RunHeader) -> Table:
     return table
 
 
-OUTCOME_WORDS = {"complete": "complete", "failed_samples": "complete with FAILED samples",
-                 "stopped": "INCOMPLETE (resume to finish)"}
+OUTCOME_WORDS = {
+    "complete": "complete",
+    "failed_samples": "complete with FAILED samples",
+    "stopped": "INCOMPLETE (resume to finish)",
+}
 
 
 def counts_line(results: Results) -> str:
     c = results.counts
-    line = (f"samples: {c.finished}/{c.total} finished ({OUTCOME_WORDS[results.final_outcome()]}); ok {c.ok}, "
-            f"failed {c.failed}, with unscored scores {c.unscored}")
+    line = (
+        f"samples: {c.finished}/{c.total} finished ({OUTCOME_WORDS[results.final_outcome()]}); ok {c.ok}, "
+        f"failed {c.failed}, with unscored scores {c.unscored}"
+    )
     if c.model_failures:
         line += "; model failures: " + ", ".join(f"{kind} {n}" for kind, n in c.model_failures.items())
     if c.duplicates:
@@ -93,15 +104,22 @@ def usage_table(results: Results) -> Table:
     priced = any(stats.get("cost") is not None for stats in results.roles.values())  # recorded with --prices
     currency = next((stats.get("currency") for stats in results.roles.values() if stats.get("currency")), None)
     # the counts of roles in batch mode (`runtime.batch.BATCH_COUNTS`): columns only when a role was
-    batch_columns = {"batch_lines": "batch lines", "batch_failed": "batch failed", "batch_expired": "batch expired",
-                     "rebatched": "rebatched", "realtime_fallbacks": "real-time fallbacks"}
+    batch_columns = {
+        "batch_lines": "batch lines",
+        "batch_failed": "batch failed",
+        "batch_expired": "batch expired",
+        "rebatched": "rebatched",
+        "realtime_fallbacks": "real-time fallbacks",
+    }
     batched = any("batch_lines" in stats for stats in results.roles.values())
     columns = ["role", "calls", "cached", "retries", "errors", "tok in", "tok out", "latency s"]
     keys = ["requests", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "mean_latency_s"]
     # parts of the token counts, shown when some role has them: input read from the provider's prompt
     # cache (after "tok in"; "cached" counts the response cache's hits) and output spent on reasoning
-    for part_of, key, column in (("prompt_tokens", "cached_tokens", "tok cached"),
-                                 ("completion_tokens", "reasoning_tokens", "tok reasoning")):
+    for part_of, key, column in (
+        ("prompt_tokens", "cached_tokens", "tok cached"),
+        ("completion_tokens", "reasoning_tokens", "tok reasoning"),
+    ):
         if any(stats.get(key) for stats in results.roles.values()):
             at = keys.index(part_of) + 1
             keys.insert(at, key)
@@ -127,15 +145,18 @@ def failures_line(results: Results, folder: Path | None = None) -> str | None:
     if not failed:
         return None
     reasons = reasons_text(results.counts.failure_reasons)
-    line = (f"[bold red]failed:[/] {failed} of {results.counts.total} samples — "
-            f"{escape(reasons) if reasons else 'see samples.jsonl'}")
+    line = (
+        f"[bold red]failed:[/] {failed} of {results.counts.total} samples — "
+        f"{escape(reasons) if reasons else 'see samples.jsonl'}"
+    )
     if folder is not None:
         line += f"; run them again with: proseval resume {escape(shlex.quote(str(folder)))} --retry-failed"
     return line
 
 
-def print_results(console: Console, header: RunHeader, results: Results, extra: list | None = None,
-                  folder: Path | None = None) -> None:
+def print_results(
+    console: Console, header: RunHeader, results: Results, extra: list | None = None, folder: Path | None = None
+) -> None:
     parts = [header_table(header), metrics_table(results), *slice_tables(results), *(extra or [])]
     if results.roles:
         parts.append(usage_table(results))

@@ -33,9 +33,14 @@ def run_in_loop(coro: Any) -> Any:
         return run_async(stop.run(coro))
     except (asyncio.CancelledError, KeyboardInterrupt):
         run = stop.interrupted
-        message = "interrupted before any sample started" if run is None else (
-            f"interrupted: {run.saved} of {run.total} samples are saved in {run.folder}; "
-            f"continue with: proseval resume {shlex.quote(str(run.folder))}")
+        message = (
+            "interrupted before any sample started"
+            if run is None
+            else (
+                f"interrupted: {run.saved} of {run.total} samples are saved in {run.folder}; "
+                f"continue with: proseval resume {shlex.quote(str(run.folder))}"
+            )
+        )
     last_words(stop, message)
     raise typer.Exit(stop.exit_status)
 
@@ -61,8 +66,9 @@ def report_run(folder: RunFolder, results: Any, *, resumable: bool = True) -> No
     """Print a finished run's tables, the task's own among them, what failed (with the command that
     runs it again when the run is `resumable`), and where its folder is."""
     header = folder.read_header()
-    print_results(console, header, results, task_tables(header.task, results),
-                  folder=folder.path if resumable else None)
+    print_results(
+        console, header, results, task_tables(header.task, results), folder=folder.path if resumable else None
+    )
     console.print(f"run folder: {folder.path}")
 
 
@@ -72,16 +78,24 @@ def exit_if_failed(*results: Results) -> None:
         raise typer.Exit(EXIT_FAILED_SAMPLES)
 
 
-def execute(task_name: str, params: dict[str, Any], request: RoleRequest, options: RunOptions,
-            run_dir: Optional[Path] = None, prompts: Optional[dict[str, Path]] = None,
-            preset: Optional[str] = None, cost: Optional[CostRequest] = None) -> tuple[RunFolder, Any]:
+def execute(
+    task_name: str,
+    params: dict[str, Any],
+    request: RoleRequest,
+    options: RunOptions,
+    run_dir: Optional[Path] = None,
+    prompts: Optional[dict[str, Path]] = None,
+    preset: Optional[str] = None,
+    cost: Optional[CostRequest] = None,
+) -> tuple[RunFolder, Any]:
     """Build the task, check the roles and prompts (before any call), run it (`execute_plan`)."""
     planned = checked(lambda: plan(task_name, request, params=params, prompts=prompts, preset=preset))
     return execute_plan(planned, options, run_dir=run_dir, cost=cost)
 
 
-def execute_plan(planned: Plan, options: RunOptions, *, run_dir: Optional[Path] = None,
-                 cost: Optional[CostRequest] = None) -> tuple[RunFolder, Any]:
+def execute_plan(
+    planned: Plan, options: RunOptions, *, run_dir: Optional[Path] = None, cost: Optional[CostRequest] = None
+) -> tuple[RunFolder, Any]:
     """Run a planned task, its warnings shown first.
 
     With `cost` (--prices, --max-cost), `options.cost` is set to the run's meter, checked

@@ -65,8 +65,10 @@ class _Problems:
         any asks for a change to the file, else `DataError`."""
         if not self.found:
             return
-        lines = [message + (f" (models: {', '.join(models)})" if models and len(models) < n_models else "")
-                 for message, models in self.found.items()]
+        lines = [
+            message + (f" (models: {', '.join(models)})" if models and len(models) < n_models else "")
+            for message, models in self.found.items()
+        ]
         text = lines[0] if len(lines) == 1 else "the set file has problems:\n  " + "\n  ".join(lines)
         raise UsageError(text) if 2 in self.codes else DataError(text)
 
@@ -100,8 +102,10 @@ class _Reading:
         """Take the member folder `name` for the pair `label`; False (a problem) when another pair has it."""
         clash = self.taken.get(name.lower())
         if clash is not None:
-            self.problems.add(f"{self.where('tasks', t)}: {label} and {clash} would share the run folder {name}: "
-                              "give one of the task entries or models a name: of its own")
+            self.problems.add(
+                f"{self.where('tasks', t)}: {label} and {clash} would share the run folder {name}: "
+                "give one of the task entries or models a name: of its own"
+            )
             return False
         self.taken[name.lower()] = label
         return True
@@ -126,8 +130,11 @@ def _prompt_files(file: SetFile, entry: SetTask, shape: Task, base: Path) -> dic
 
 
 def _absent_prompts(prompts: Mapping[str, Path]) -> list[str]:
-    return [f"prompt {name}: no such file {prompt_path}" for name, prompt_path in prompts.items()
-            if not prompt_path.is_file()]
+    return [
+        f"prompt {name}: no such file {prompt_path}"
+        for name, prompt_path in prompts.items()
+        if not prompt_path.is_file()
+    ]
 
 
 def _run_size(file: SetFile, entry: SetTask) -> tuple[int | None, int, int | None]:
@@ -137,8 +144,9 @@ def _run_size(file: SetFile, entry: SetTask) -> tuple[int | None, int, int | Non
     return limit, entry.epochs or file.epochs or 1, seed
 
 
-def _limited_bindings(bindings: Mapping[str, RoleBinding], request: RoleRequest,
-                      limits: EndpointLimits) -> dict[str, RoleBinding]:
+def _limited_bindings(
+    bindings: Mapping[str, RoleBinding], request: RoleRequest, limits: EndpointLimits
+) -> dict[str, RoleBinding]:
     """The bindings with an endpoint's limit as the concurrency of each role not given one explicitly."""
     limited = dict(bindings)
     for role, binding in limited.items():
@@ -153,8 +161,7 @@ def _batch_roles(file: SetFile, entry: SetTask, bindings: Mapping[str, RoleBindi
     return tuple(entry.batch) if entry.batch else tuple(r for r in file.batch if r in bindings)
 
 
-def _sample_plan(reading: _Reading, prefix: str, planned: Plan, limit: int | None,
-                 epochs: int) -> SamplePlan | None:
+def _sample_plan(reading: _Reading, prefix: str, planned: Plan, limit: int | None, epochs: int) -> SamplePlan | None:
     """The samples an entry runs (its dataset read once), or None with the problem noted."""
     try:
         sample_plan = SamplePlan(planned.task, limit)
@@ -184,8 +191,9 @@ def _entry_prompts(reading: _Reading, prefix: str, entry: SetTask) -> tuple[Task
     return shape, prompts
 
 
-def _planned(reading: _Reading, prefix: str, entry: SetTask, model: SetModel, request: RoleRequest,
-             prompts: dict[str, Path]) -> Plan | None:
+def _planned(
+    reading: _Reading, prefix: str, entry: SetTask, model: SetModel, request: RoleRequest, prompts: dict[str, Path]
+) -> Plan | None:
     """The pair's task and bindings planned, or None with the problem noted."""
     try:
         return plan(entry.task, request, params=entry.params, prompts=prompts or None, preset=entry.preset)
@@ -225,20 +233,46 @@ def _entry_members(reading: _Reading, t: int, entry: SetTask) -> list[Member]:
             reading.problems.add(f"{prefix}: {trouble}", model.label())
             continue
         keys = {(sample_id, epoch) for sample_id in sample_plan.ids for epoch in range(epochs)}
-        members.append(Member(t, m, entry.label(), model.label(), name, reading.folder / name, planned.task, bindings,
-                              planned.demo, limit, epochs, seed, keys, sample_plan.count, batch=batch))
+        members.append(
+            Member(
+                t,
+                m,
+                entry.label(),
+                model.label(),
+                name,
+                reading.folder / name,
+                planned.task,
+                bindings,
+                planned.demo,
+                limit,
+                epochs,
+                seed,
+                keys,
+                sample_plan.count,
+                batch=batch,
+            )
+        )
     return members
 
 
 def _unused_limits(reading: _Reading, members: list[Member]) -> list[str]:
     """A warning for each endpoint limit that no member's role binds."""
     used = {key for member in members for b in member.bindings.values() for key in reading.limits.keys_for(b)}
-    return [f"{reading.where('endpoints', key)}: endpoint limit {key} names no endpoint of the set's roles"
-            for key in reading.limits.slots if key not in used]
+    return [
+        f"{reading.where('endpoints', key)}: endpoint limit {key} names no endpoint of the set's roles"
+        for key in reading.limits.slots
+        if key not in used
+    ]
 
 
-def plan_set(path: Path, *, max_runs: int | None = None, use_cache: bool | None = None,
-             report: bool | None = None, probe: bool = True) -> SetPlan:
+def plan_set(
+    path: Path,
+    *,
+    max_runs: int | None = None,
+    use_cache: bool | None = None,
+    report: bool | None = None,
+    probe: bool = True,
+) -> SetPlan:
     """Read the set file and build every member: its task (options, preset, prompt files), role
     bindings and sample plan. Raises `ConfigFileError` / `UsageError` naming the file and line of
     every problem found; nothing is sent or written. `probe`: each member's remote bindings are
@@ -246,15 +280,25 @@ def plan_set(path: Path, *, max_runs: int | None = None, use_cache: bool | None 
     path = Path(path)
     file = load_set(path)
     base = path.parent
-    reading = _Reading(file, base, (base / file.folder) if file.folder else base / path.stem, _locator(path),
-                       EndpointLimits(dict(file.endpoints)))
+    reading = _Reading(
+        file,
+        base,
+        (base / file.folder) if file.folder else base / path.stem,
+        _locator(path),
+        EndpointLimits(dict(file.endpoints)),
+    )
     members = [member for t, entry in enumerate(file.tasks) for member in _entry_members(reading, t, entry)]
     reading.problems.raise_any(len(file.models))
     return SetPlan(
-        path=path, file=file, folder=reading.folder, members=members,
-        warnings=reading.warnings + _unused_limits(reading, members), endpoints=dict(file.endpoints),
+        path=path,
+        file=file,
+        folder=reading.folder,
+        members=members,
+        warnings=reading.warnings + _unused_limits(reading, members),
+        endpoints=dict(file.endpoints),
         max_runs=max_runs or file.max_runs or DEFAULT_MAX_RUNS,
         use_cache=use_cache if use_cache is not None else not (file.no_cache or False),
         max_attempts=file.max_attempts or RunOptions.max_attempts,
-        report=report if report is not None else file.report, probe=probe,
+        report=report if report is not None else file.report,
+        probe=probe,
     )

@@ -21,8 +21,14 @@ class Context(Protocol):
     epoch: int
     prompts: dict[str, PromptTemplate]
 
-    async def generate(self, role: str, messages: list[Message],
-                       config: GenerateConfig | dict[str, Any] | None = None, *, turn: str | int = 0) -> Completion:
+    async def generate(
+        self,
+        role: str,
+        messages: list[Message],
+        config: GenerateConfig | dict[str, Any] | None = None,
+        *,
+        turn: str | int = 0,
+    ) -> Completion:
         """Ask the model bound to `role`; `turn` distinguishes several calls for one sample."""
 
     def prompt(self, name: str) -> PromptTemplate:

@@ -13,8 +13,9 @@ class DataFormatError(DataError, ValueError):
     """A data file is malformed; the message names the file and line."""
 
 
-def iter_json_objects(raw: bytes, source: str, *, blank_lines: bool = True,
-                      byte_order_mark: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_json_objects(
+    raw: bytes, source: str, *, blank_lines: bool = True, byte_order_mark: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each line of a JSON Lines file's bytes.
 
     UTF-8, one JSON object per line; lines may end in CRLF. `blank_lines`: skip blank lines

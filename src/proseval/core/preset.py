@@ -27,8 +27,9 @@ def preset_params(preset: Preset, params: Mapping[str, Any]) -> dict[str, Any]:
     return {**preset.params, **params}
 
 
-def preset_generation(preset: Preset, gen: Mapping[str, Mapping[str, Any]],
-                      roles: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+def preset_generation(
+    preset: Preset, gen: Mapping[str, Mapping[str, Any]], roles: tuple[str, ...]
+) -> dict[str, dict[str, Any]]:
     """Generation settings per role: the preset's for the roles the task has, the user's on top."""
     own = {role: values for role, values in preset.gen.items() if role in roles}
     return {role: {**own.get(role, {}), **gen.get(role, {})} for role in {*own, *gen}}
@@ -37,7 +38,15 @@ def preset_generation(preset: Preset, gen: Mapping[str, Mapping[str, Any]],
 def preset_record(preset: Preset, params: Mapping[str, Any], gen: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """What the header keeps: the preset's name, every value it sets, and those the user overrode."""
     overridden = [f"--{k.replace('_', '-')}" for k in preset.params if k in params and params[k] != preset.params[k]]
-    overridden += [f"{role}.{k}" for role, values in preset.gen.items() for k in values
-                   if k in gen.get(role, {}) and gen[role][k] != values[k]]
-    return {"name": preset.name, "params": dict(preset.params),
-            "gen": {role: dict(values) for role, values in preset.gen.items()}, "overridden": overridden}
+    overridden += [
+        f"{role}.{k}"
+        for role, values in preset.gen.items()
+        for k in values
+        if k in gen.get(role, {}) and gen[role][k] != values[k]
+    ]
+    return {
+        "name": preset.name,
+        "params": dict(preset.params),
+        "gen": {role: dict(values) for role, values in preset.gen.items()},
+        "overridden": overridden,
+    }

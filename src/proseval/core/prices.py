@@ -38,16 +38,22 @@ class ModelPrice(BaseModel):
 
     input: Price = Field(description="price per million prompt tokens")
     output: Price = Field(description="price per million completion tokens (reasoning tokens included)")
-    cached_input: Price | None = Field(None, description="price per million prompt tokens read from the "
-                                       "provider's prompt cache (unset: the input price)")
+    cached_input: Price | None = Field(
+        None,
+        description="price per million prompt tokens read from the provider's prompt cache (unset: the input price)",
+    )
     batch_discount: Annotated[float, AfterValidator(finite_amount), Field(ge=0, lt=1)] = Field(
-        0.0, description="share taken off in a provider's batch mode")
+        0.0, description="share taken off in a provider's batch mode"
+    )
 
     def cost(self, prompt_tokens: int, completion_tokens: int, *, cached_tokens: int = 0, batch: bool = False) -> float:
         """What the tokens cost; `cached_tokens` are part of `prompt_tokens`, at `cached_input` when set."""
         cached = min(cached_tokens, prompt_tokens) if self.cached_input is not None else 0
-        full = ((prompt_tokens - cached) * self.input + cached * (self.cached_input or 0.0)
-                + completion_tokens * self.output) / 1_000_000
+        full = (
+            (prompt_tokens - cached) * self.input
+            + cached * (self.cached_input or 0.0)
+            + completion_tokens * self.output
+        ) / 1_000_000
         return full * (1 - self.batch_discount) if batch else full
 
 

@@ -52,8 +52,7 @@ class PromptTemplate:
         if missing or unknown:
             raise KeyError(f"prompt {self.name!r}: missing {sorted(missing)}, unknown {sorted(unknown)}")
         text = {key: str(value) for key, value in values.items()}
-        return _SLOT.sub(lambda m: text.get(m.group(1), m.group(0)) if m.group(1) in known else m.group(0),
-                         self.text)
+        return _SLOT.sub(lambda m: text.get(m.group(1), m.group(0)) if m.group(1) in known else m.group(0), self.text)
 
     def replaced_by(self, text: str, source: str) -> PromptTemplate:
         """The same template with another text (checked the same way)."""
@@ -70,8 +69,9 @@ def check_placeholders(text: str, required: tuple[str, ...], optional: tuple[str
         problems.append("missing placeholder(s) " + ", ".join("{" + n + "}" for n in missing))
     if unknown:
         allowed = ", ".join("{" + n + "}" for n in (*required, *optional)) or "none"
-        problems.append("unknown placeholder(s) " + ", ".join("{" + n + "}" for n in unknown)
-                        + f" (this prompt takes {allowed})")
+        problems.append(
+            "unknown placeholder(s) " + ", ".join("{" + n + "}" for n in unknown) + f" (this prompt takes {allowed})"
+        )
     return "; ".join(problems)
 
 
@@ -84,8 +84,9 @@ def read_prompt_file(path: Path) -> str:
         raise PromptError(f"{path}: {exc.strerror or exc}") from None
 
 
-def override_prompts(prompts: Mapping[str, PromptTemplate], files: Mapping[str, Path],
-                     task_name: str) -> dict[str, PromptTemplate]:
+def override_prompts(
+    prompts: Mapping[str, PromptTemplate], files: Mapping[str, Path], task_name: str
+) -> dict[str, PromptTemplate]:
     """`prompts` with the named ones replaced by the texts of `files` (checked; clear errors)."""
     result = dict(prompts)
     for name, path in files.items():

@@ -72,8 +72,11 @@ def rated_metrics(scales: Mapping[str, Scale], role: str = "judge") -> Ratings:
         found = []
         for name, scale in scales.items():
             score = scores.get(name)
-            if score is None or isinstance(score.value, dict) or (score.parse_status in NOT_JUDGED
-                                                                  and score.value is not None):
+            if (
+                score is None
+                or isinstance(score.value, dict)
+                or (score.parse_status in NOT_JUDGED and score.value is not None)
+            ):
                 continue  # a value set by rule; an empty *judge reply* (no value) is an unscored verdict
             found.append(Rating(name, None if score.value is None else float(score.value), scale, role))
         return found

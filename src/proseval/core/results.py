@@ -69,18 +69,27 @@ class Counts(BaseModel):
     finished: int
     ok: int
     failed: int
-    unscored: int = Field(description="finished samples with at least one unscored score, or a score only "
-                          "partly scored (some of its criteria unscored)")
-    scoring_failed: int = Field(0, description="finished samples with a score whose request failed after its "
-                                "retries (unscored; --retry-failed runs them again)")
+    unscored: int = Field(
+        description="finished samples with at least one unscored score, or a score only "
+        "partly scored (some of its criteria unscored)"
+    )
+    scoring_failed: int = Field(
+        0,
+        description="finished samples with a score whose request failed after its "
+        "retries (unscored; --retry-failed runs them again)",
+    )
     failure_reasons: dict[str, int] = Field(
-        default_factory=dict, description="why the samples that --retry-failed runs again failed: each reason "
+        default_factory=dict,
+        description="why the samples that --retry-failed runs again failed: each reason "
         "(the first line of a failed sample's error, or `metric: why` for a failed score) with the number of "
-        "samples it occurred in, most common first")
+        "samples it occurred in, most common first",
+    )
     duplicates: int = Field(0, description="extra records of a (sample, epoch) that were set aside")
     model_failures: dict[str, int] = Field(
-        default_factory=dict, description="samples whose candidate answer was empty, truncated at max_tokens, "
-        "refused, or whose prompt overflowed its context (scored as the benchmark defines)")
+        default_factory=dict,
+        description="samples whose candidate answer was empty, truncated at max_tokens, "
+        "refused, or whose prompt overflowed its context (scored as the benchmark defines)",
+    )
 
 
 class Results(BaseModel):
@@ -90,9 +99,12 @@ class Results(BaseModel):
     task: str
     finished_at: str
     complete: bool
-    outcome: Outcome | None = Field(None, description="complete, failed_samples (every sample finished, some "
-                                    "failed) or stopped (samples missing: the cost limit, an interrupt); "
-                                    "see runtime.outcome")
+    outcome: Outcome | None = Field(
+        None,
+        description="complete, failed_samples (every sample finished, some "
+        "failed) or stopped (samples missing: the cost limit, an interrupt); "
+        "see runtime.outcome",
+    )
     counts: Counts
     metrics: dict[str, MetricSummary]
     headline: str | None = Field(None, description="the metric that sums the run up (the task's choice)")
@@ -100,11 +112,15 @@ class Results(BaseModel):
     roles: dict[str, dict[str, Any]] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)
     epochs: list[dict[str, MetricSummary]] = Field(
-        default_factory=list, description="with several epochs: the metrics of each epoch (the headline "
-        "metrics are over each sample's mean across its epochs)")
+        default_factory=list,
+        description="with several epochs: the metrics of each epoch (the headline "
+        "metrics are over each sample's mean across its epochs)",
+    )
     extra_epochs: list[dict[str, Any]] = Field(
-        default_factory=list, description="with several epochs: the task's own figures for each epoch "
-        "(`extra` then holds their element-wise mean)")
+        default_factory=list,
+        description="with several epochs: the task's own figures for each epoch "
+        "(`extra` then holds their element-wise mean)",
+    )
 
     @property
     def retryable_failures(self) -> int:

@@ -55,8 +55,10 @@ class LabelCriterion:
     def __post_init__(self) -> None:
         points = self.high - self.low + 1 if isinstance(self.low, int) and isinstance(self.high, int) else None
         if self.point_labels and len(self.point_labels) != points:
-            raise ValueError(f"criterion {self.name!r}: {len(self.point_labels)} point label(s) for the "
-                             f"{points} points of {self.low!r}..{self.high!r}")
+            raise ValueError(
+                f"criterion {self.name!r}: {len(self.point_labels)} point label(s) for the "
+                f"{points} points of {self.low!r}..{self.high!r}"
+            )
 
     @property
     def shown_title(self) -> str:

@@ -40,9 +40,10 @@ def read_utf8(path: Path) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise ConfigFileError(f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as "
-                              "UTF-8") from None
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigFileError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"
+        ) from None
 
 
 def line_column(text: str, index: int) -> tuple[int, int]:
@@ -58,8 +59,10 @@ def mark_line(mark: Mark) -> int:
 def _unreadable_character(error: ReaderError, text: str, path: Path) -> ConfigFileError:
     line, column = line_column(text, error.position)
     code = ord(str(error.character)) if isinstance(error.character, str) else int(error.character)
-    return ConfigFileError(f"{path}:{line}:{column}: character U+{code:04X} cannot stand as it is in a YAML or "
-                           f"JSON file; remove it (inside a double-quoted string, write it as \\u{code:04x})")
+    return ConfigFileError(
+        f"{path}:{line}:{column}: character U+{code:04X} cannot stand as it is in a YAML or "
+        f"JSON file; remove it (inside a double-quoted string, write it as \\u{code:04x})"
+    )
 
 
 def compose(text: str, path: Path) -> tuple[Any, Node | None]:

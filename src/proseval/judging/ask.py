@@ -35,9 +35,17 @@ class Asked(Generic[T]):
         return self.replies[-1] if self.replies else None
 
 
-async def ask_until(ctx: Any, role: str, messages: list[Message], parse: Callable[[str], T],
-                    done: Callable[[T], bool], *, attempts: int, turn: str,
-                    config: dict[str, Any] | None = None) -> Asked[T]:
+async def ask_until(
+    ctx: Any,
+    role: str,
+    messages: list[Message],
+    parse: Callable[[str], T],
+    done: Callable[[T], bool],
+    *,
+    attempts: int,
+    turn: str,
+    config: dict[str, Any] | None = None,
+) -> Asked[T]:
     """Ask `role` up to `attempts` times; stop when ``done(parse(reply))`` or a call fails.
 
     `config` adds generation settings to every call (e.g. a `response_format`).

@@ -32,7 +32,14 @@ def score_schema(*, reason: bool = True, scale: tuple[int, int] | None = None) -
 def named_scores_schema() -> dict[str, Any]:
     """``{"scores": [{"name": "...", "score": <integer>, "reason": "..."}, ...]}``."""
     entry = score_schema()
-    entry = {**entry, "properties": {"name": {"type": "string"}, **entry["properties"]},
-             "required": ["name", *entry["required"]]}
-    return {"type": "object", "properties": {"scores": {"type": "array", "items": entry}}, "required": ["scores"],
-            "additionalProperties": False}
+    entry = {
+        **entry,
+        "properties": {"name": {"type": "string"}, **entry["properties"]},
+        "required": ["name", *entry["required"]],
+    }
+    return {
+        "type": "object",
+        "properties": {"scores": {"type": "array", "items": entry}},
+        "required": ["scores"],
+        "additionalProperties": False,
+    }

@@ -81,5 +81,8 @@ def _moved(name: str) -> Any:
 
 
 def _deprecated(name: str, instead: str) -> None:
-    warnings.warn(f"proseval.kit.{name} is deprecated and goes in proseval {REMOVED_IN}: use {instead}",
-                  KitDeprecationWarning, stacklevel=4)
+    warnings.warn(
+        f"proseval.kit.{name} is deprecated and goes in proseval {REMOVED_IN}: use {instead}",
+        KitDeprecationWarning,
+        stacklevel=4,
+    )

@@ -55,8 +55,14 @@ def show_plugin_warnings() -> None:
         return
     shown_before = warnings.showwarning
 
-    def showwarning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                    file: TextIO | None = None, line: str | None = None) -> Any:
+    def showwarning(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> Any:
         if not issubclass(category, categories) and sys.warnoptions:  # the user asked for Python's own form
             return shown_before(message, category, filename, lineno, file, line)
         text = one_line(message, filename, lineno) if issubclass(category, categories) else f"warning: {message}\n"

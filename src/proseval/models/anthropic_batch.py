@@ -23,9 +23,18 @@ ANTHROPIC_MAX_REQUESTS = 100_000  # requests in one Message Batch (Anthropic's d
 ANTHROPIC_MAX_BYTES = 256 * 1024 * 1024  # bytes of one Message Batch create request (Anthropic's limit)
 
 # Anthropic's error types (`error.type`) as the HTTP status a real-time request gets with them.
-ANTHROPIC_ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "billing_error": 402,
-                          "permission_error": 403, "not_found_error": 404, "request_too_large": 413,
-                          "rate_limit_error": 429, "api_error": 500, "timeout_error": 504, "overloaded_error": 529}
+ANTHROPIC_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "billing_error": 402,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
+}
 
 
 def anthropic_item_result(line: dict[str, Any], latency: float) -> Completion | ModelError:
@@ -71,8 +80,13 @@ class AnthropicBatch:
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             raise RetryableError(f"malformed message batch: {short(str(data))}")
         counts = found if isinstance(found := data.get("request_counts"), dict) else {}
-        return cls(data["id"], str(data.get("processing_status")), data.get("results_url"),
-                   _timestamp(data.get("created_at")), sum(int(v or 0) for v in counts.values()))
+        return cls(
+            data["id"],
+            str(data.get("processing_status")),
+            data.get("results_url"),
+            _timestamp(data.get("created_at")),
+            sum(int(v or 0) for v in counts.values()),
+        )
 
 
 def _timestamp(value: Any) -> float:
@@ -135,12 +149,14 @@ class AnthropicBatchAPI:
         import aiohttp
 
         try:
-            async with self._client().request(method, url, data=data, headers=self._headers,
-                                              timeout=aiohttp.ClientTimeout(total=600.0)) as reply:
+            async with self._client().request(
+                method, url, data=data, headers=self._headers, timeout=aiohttp.ClientTimeout(total=600.0)
+            ) as reply:
                 raw = await reply.read()
                 if reply.status >= 400:
-                    raise messages_api.status_error(reply.status, messages_api.error_detail(raw),
-                                                    f"{what} ({self.base_url})", reply.headers)
+                    raise messages_api.status_error(
+                        reply.status, messages_api.error_detail(raw), f"{what} ({self.base_url})", reply.headers
+                    )
                 return raw
         except asyncio.TimeoutError:
             raise RetryableError(f"{what}: timed out ({self.base_url})") from None
@@ -160,8 +176,9 @@ class AnthropicBatchAPI:
     async def create(self, submission: str, window: str) -> AnthropicBatch:
         """Create the batch of the staged lines (`window` is Anthropic's fixed 24 hours)."""
         data = b'{"requests": [' + self._staged[submission].rstrip(b",") + b"]}"
-        batch = AnthropicBatch.of(await self._json("POST", "/v1/messages/batches", data=data,
-                                                   what="creating a message batch"))
+        batch = AnthropicBatch.of(
+            await self._json("POST", "/v1/messages/batches", data=data, what="creating a message batch")
+        )
         self._staged.pop(submission, None)
         self.claimed.add(batch.id)
         return batch
@@ -189,8 +206,9 @@ class AnthropicBatchAPI:
             after = str(page["last_id"])
 
     async def retrieve(self, batch_id: str) -> AnthropicBatch:
-        return AnthropicBatch.of(await self._json("GET", f"/v1/messages/batches/{batch_id}",
-                                                  what=f"polling message batch {batch_id}"))
+        return AnthropicBatch.of(
+            await self._json("GET", f"/v1/messages/batches/{batch_id}", what=f"polling message batch {batch_id}")
+        )
 
     def _results_url(self, batch: AnthropicBatch) -> str:
         """`results_url` when it is on the API's own host (the key goes with it), else the usual path."""
@@ -223,8 +241,11 @@ class AnthropicBatchAPI:
         return transport_error(exc, what)
 
     async def cancel(self, batch_id: str) -> AnthropicBatch:
-        return AnthropicBatch.of(await self._json("POST", f"/v1/messages/batches/{batch_id}/cancel",
-                                                  what=f"canceling message batch {batch_id}"))
+        return AnthropicBatch.of(
+            await self._json(
+                "POST", f"/v1/messages/batches/{batch_id}/cancel", what=f"canceling message batch {batch_id}"
+            )
+        )
 
     async def aclose(self) -> None:
         if self._session is not None:

@@ -65,8 +65,14 @@ TEMPERATURE_MAX = 1.0  # the Messages API's temperature is from 0 to 1
 # What stands for reasoning the API does not show: a `redacted_thinking` block (its `data` is
 # encrypted) or a `thinking` block whose text is omitted.
 WITHHELD_REASONING = "(reasoning withheld by the provider)"
-FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
-                  "model_context_window_exceeded": "length", "refusal": "content_filter", "tool_use": "tool_calls"}
+FINISH_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "content_filter",
+    "tool_use": "tool_calls",
+}
 
 
 def resolve_api_key() -> str:
@@ -90,8 +96,9 @@ def normal_base_url(url: str) -> str:
 _NOT_AS_IS = frozenset({"max_tokens", "stop", "seed", "response_format"})
 
 
-def request_body(model: str, messages: list[Message], config: GenerateConfig,
-                 rules: ModelRules | None = None) -> dict[str, Any]:
+def request_body(
+    model: str, messages: list[Message], config: GenerateConfig, rules: ModelRules | None = None
+) -> dict[str, Any]:
     """The Messages API body of a chat request (see the module's text for the mapping): the
     settings the model's family refuses (`models.families`) are left out, the reasoning effort is
     put where the family reads it."""
@@ -102,8 +109,10 @@ def request_body(model: str, messages: list[Message], config: GenerateConfig,
         role = message.get("role")
         if role == "system":
             if turns:
-                raise FatalError(f"anthropic/{model}: a system message after the conversation started cannot "
-                                 "be sent (the Messages API takes one system prompt, before the messages)")
+                raise FatalError(
+                    f"anthropic/{model}: a system message after the conversation started cannot "
+                    "be sent (the Messages API takes one system prompt, before the messages)"
+                )
             system.append(str(message.get("content") or ""))
         elif role in ("user", "assistant"):
             turns.append({"role": role, "content": message.get("content") or ""})
@@ -143,18 +152,25 @@ def to_completion(response: Any, latency: float) -> Completion:
         raise RetryableError(f"malformed response: no content in {short(str(response))}")
     blocks = [block for block in response["content"] if isinstance(block, dict)]
     text = "".join(str(block.get("text") or "") for block in blocks if block.get("type") == "text")
-    thoughts = [(str(block.get("thinking") or "") if block["type"] == "thinking" else "") or WITHHELD_REASONING
-                for block in blocks if block.get("type") in ("thinking", "redacted_thinking")]
+    thoughts = [
+        (str(block.get("thinking") or "") if block["type"] == "thinking" else "") or WITHHELD_REASONING
+        for block in blocks
+        if block.get("type") in ("thinking", "redacted_thinking")
+    ]
     usage = found if isinstance(found := response.get("usage"), dict) else {}
-    prompt = sum(int(usage.get(name) or 0) for name in
-                 ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    prompt = sum(
+        int(usage.get(name) or 0) for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
     reason = response.get("stop_reason")
     refused = reason == "refusal"
     return Completion(
         text="" if refused else text,
         finish_reason=FINISH_REASONS.get(reason, reason) if isinstance(reason, str) else None,
-        usage=Usage(prompt_tokens=prompt, completion_tokens=int(usage.get("output_tokens") or 0),
-                    cached_tokens=int(usage.get("cache_read_input_tokens") or 0)),
+        usage=Usage(
+            prompt_tokens=prompt,
+            completion_tokens=int(usage.get("output_tokens") or 0),
+            cached_tokens=int(usage.get("cache_read_input_tokens") or 0),
+        ),
         latency=latency,
         raw=response,
         reasoning="\n\n".join(thoughts) or None,
@@ -190,14 +206,19 @@ class AnthropicModel:
         """Refuse a role's settings the API cannot take (before any request)."""
         check_maximum(config, "temperature", TEMPERATURE_MAX, f"anthropic/{self.name}")
         if config.response_format is not None:
-            raise FatalError(f"anthropic/{self.name}: the Messages API has no setting response_format "
-                             "(unset it for this role)")
+            raise FatalError(
+                f"anthropic/{self.name}: the Messages API has no setting response_format (unset it for this role)"
+            )
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
         body = json.dumps(request_body(self.name, messages, config))
         response, latency = await self._endpoints.post(
-            "/v1/messages", body, self._headers, config.request_timeout(),
-            lambda status, raw, headers, index: status_error(status, error_detail(raw), self.base_urls[index], headers))
+            "/v1/messages",
+            body,
+            self._headers,
+            config.request_timeout(),
+            lambda status, raw, headers, index: status_error(status, error_detail(raw), self.base_urls[index], headers),
+        )
         return to_completion(response, latency)
 
     def cache_identity(self) -> dict[str, Any]:
@@ -205,5 +226,3 @@ class AnthropicModel:
 
     async def aclose(self) -> None:
         await self._endpoints.aclose()
-
-

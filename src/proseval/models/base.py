@@ -133,7 +133,6 @@ class GenerateConfig(BaseModel):
             return NotImplemented
         return self.__dict__ == other.__dict__
 
-
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> GenerateConfig:
         copy = super().model_copy(update=update, deep=deep)
         copy._sent = None  # the copy's fields may differ
@@ -191,8 +190,11 @@ class Completion(BaseModel):
     @property
     def reasoning_exhausted(self) -> bool:
         """Whether the answer is empty because the token limit was spent on reasoning."""
-        return (self.finish_reason == "length" and not self.text.strip()
-                and (self.usage.reasoning_tokens > 0 or bool(self.reasoning)))
+        return (
+            self.finish_reason == "length"
+            and not self.text.strip()
+            and (self.usage.reasoning_tokens > 0 or bool(self.reasoning))
+        )
 
 
 class ModelError(ProsevalError):
@@ -244,9 +246,12 @@ class ReasoningExhaustedError(UnusableAnswerError):
     def __init__(self, completion: Completion, role: str, max_tokens: int | None):
         budget = f"max_tokens {max_tokens}" if max_tokens is not None else "the endpoint's default max_tokens"
         spent = completion.usage.reasoning_tokens or completion.usage.completion_tokens
-        super().__init__(f"the answer is empty because the whole token budget ({budget}) went to reasoning "
-                         f"({spent} reasoning tokens): raise -g {role}.max_tokens= or lower "
-                         f"-g {role}.reasoning_effort=", completion)
+        super().__init__(
+            f"the answer is empty because the whole token budget ({budget}) went to reasoning "
+            f"({spent} reasoning tokens): raise -g {role}.max_tokens= or lower "
+            f"-g {role}.reasoning_effort=",
+            completion,
+        )
 
 
 class RefusalError(UnusableAnswerError):
@@ -287,9 +292,18 @@ def error_text(exc: BaseException) -> str:
     return f"{kind}: {exc}"
 
 
-_OVERFLOW_MARKERS = ("context length", "context window", "maximum context", "too many tokens",
-                     "prompt is too long", "input is too long", "exceed context", "exceeds the context",
-                     "context_length_exceeded", "requested tokens")
+_OVERFLOW_MARKERS = (
+    "context length",
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "prompt is too long",
+    "input is too long",
+    "exceed context",
+    "exceeds the context",
+    "context_length_exceeded",
+    "requested tokens",
+)
 
 
 def is_context_overflow(message: str) -> bool:

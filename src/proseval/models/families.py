@@ -67,8 +67,11 @@ class Family(BaseModel):
 
     def covers(self, provider: str, model: str) -> bool:
         name = model.lower()
-        return (provider == self.provider and any(fnmatch.fnmatchcase(name, p.lower()) for p in self.models)
-                and not any(fnmatch.fnmatchcase(name, p.lower()) for p in self.except_))
+        return (
+            provider == self.provider
+            and any(fnmatch.fnmatchcase(name, p.lower()) for p in self.models)
+            and not any(fnmatch.fnmatchcase(name, p.lower()) for p in self.except_)
+        )
 
     def cite(self) -> str:
         """The rule's name with its date, for messages: "openai-reasoning, checked 2026-12-01"."""
@@ -116,16 +119,27 @@ class ModelRules:
     @property
     def plain(self) -> bool:
         """Nothing to rename, leave out or move: the body is the settings as they are."""
-        return (self.token_limit == "max_tokens" and not self.refuses and not self.default_only
-                and not self.one_of and self.effort in (None, "reasoning_effort"))
+        return (
+            self.token_limit == "max_tokens"
+            and not self.refuses
+            and not self.default_only
+            and not self.one_of
+            and self.effort in (None, "reasoning_effort")
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """What `describe-model` and a run's header show of the rules."""
-        return {"families": self.names, "token_limit": self.token_limit, "api_version": self.api_version,
-                "refuses": sorted(self.refuses), "default_only": {k: v for k, (v, _) in self.default_only.items()},
-                "one_of": [list(group) for group, _ in self.one_of], "effort": self.effort,
-                "effort_values": list(self.effort_values) if self.effort_values else None,
-                "sampling_with_effort": list(self.sampling_with_effort) or None}
+        return {
+            "families": self.names,
+            "token_limit": self.token_limit,
+            "api_version": self.api_version,
+            "refuses": sorted(self.refuses),
+            "default_only": {k: v for k, (v, _) in self.default_only.items()},
+            "one_of": [list(group) for group, _ in self.one_of],
+            "effort": self.effort,
+            "effort_values": list(self.effort_values) if self.effort_values else None,
+            "sampling_with_effort": list(self.sampling_with_effort) or None,
+        }
 
 
 def _read(path: Path, where: str) -> list[Family]:
@@ -188,8 +202,18 @@ def _fold(provider: str, model: str, user_file: str | None) -> ModelRules:
             effort, effort_rule = family.effort, family
         values = tuple(family.effort_values) if family.effort_values is not None else values
         with_effort = tuple(family.sampling_with_effort) if family.sampling_with_effort is not None else with_effort
-    return ModelRules(tuple(applying), token_limit, version, refuses, default_only, tuple(one_of), effort,
-                      effort_rule, values, with_effort)
+    return ModelRules(
+        tuple(applying),
+        token_limit,
+        version,
+        refuses,
+        default_only,
+        tuple(one_of),
+        effort,
+        effort_rule,
+        values,
+        with_effort,
+    )
 
 
 def rules_for(provider: str, model: str) -> ModelRules:
@@ -206,23 +230,36 @@ def not_sendable(params: Mapping[str, Any], rules: ModelRules, prefer: Collectio
     for name, value in params.items():
         if name in rules.refuses:
             rule = rules.refuses[name]
-            dropped.append(NotSent(name, value, f"the model takes no {name}"
-                                   + (f" (the provider says: {rule.wording})" if rule.wording else ""), rule))
+            dropped.append(
+                NotSent(
+                    name,
+                    value,
+                    f"the model takes no {name}" + (f" (the provider says: {rule.wording})" if rule.wording else ""),
+                    rule,
+                )
+            )
         elif name in rules.default_only and params.get("reasoning_effort") not in rules.sampling_with_effort:
             default, rule = rules.default_only[name]
             if value != default:
                 dropped.append(NotSent(name, value, f"this model takes only the default ({default:g})", rule))
     gone = {d.setting for d in dropped}
     for group, rule in rules.one_of:
-        present = sorted((name for name in group if name in params and name not in gone),
-                         key=lambda name: (name not in prefer, group.index(name)))
+        present = sorted(
+            (name for name in group if name in params and name not in gone),
+            key=lambda name: (name not in prefer, group.index(name)),
+        )
         reason = f"{' and '.join(group)} cannot both be sent, {present[0]} is kept" if present else ""
         reason += f" (the provider says: {rule.wording})" if rule.wording else ""
         dropped += [NotSent(name, params[name], reason, rule) for name in present[1:]]
     if "reasoning_effort" in params and rules.effort == "refused" and rules.effort_rule is not None:
-        dropped.append(NotSent("reasoning_effort", params["reasoning_effort"],
-                               "this model has no reasoning effort setting (send its own field with "
-                               "-g ROLE.extra.KEY=VALUE)", rules.effort_rule))
+        dropped.append(
+            NotSent(
+                "reasoning_effort",
+                params["reasoning_effort"],
+                "this model has no reasoning effort setting (send its own field with -g ROLE.extra.KEY=VALUE)",
+                rules.effort_rule,
+            )
+        )
     return dropped
 
 
@@ -243,10 +280,26 @@ def wire_params(params: dict[str, Any], rules: ModelRules) -> dict[str, Any]:
     return body
 
 
-_ALIASES = {"max_completion_tokens": "max_tokens", "reasoning.effort": "reasoning_effort",
-            "output_config.effort": "reasoning_effort", "thinking.budget_tokens": "max_tokens"}
-_SETTINGS = ("max_tokens", "temperature", "top_p", "top_k", "min_p", "repetition_penalty",
-             "presence_penalty", "frequency_penalty", "reasoning_effort", "seed", "stop", "response_format")
+_ALIASES = {
+    "max_completion_tokens": "max_tokens",
+    "reasoning.effort": "reasoning_effort",
+    "output_config.effort": "reasoning_effort",
+    "thinking.budget_tokens": "max_tokens",
+}
+_SETTINGS = (
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "repetition_penalty",
+    "presence_penalty",
+    "frequency_penalty",
+    "reasoning_effort",
+    "seed",
+    "stop",
+    "response_format",
+)
 _QUOTED = re.compile(r"""\bparam:\s*([a-z_.]+)|['"`]([a-z_.]+)['"`]|\b([a-z_]+):\s""")
 
 

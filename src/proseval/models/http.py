@@ -90,8 +90,9 @@ class JsonEndpoints:
     def pick(self) -> int:
         return min(range(len(self.base_urls)), key=self.in_flight.__getitem__)
 
-    async def post(self, path: str, body: str, headers: Mapping[str, str], timeout: float,
-                   status_error: StatusError) -> tuple[Any, float]:
+    async def post(
+        self, path: str, body: str, headers: Mapping[str, str], timeout: float, status_error: StatusError
+    ) -> tuple[Any, float]:
         """POST `body` to `path` of the least busy replica: the decoded JSON reply and the latency.
         `status_error(status, body, headers, replica)` is raised for a status of 400 or more; time-outs,
         dropped connections and malformed bodies are retryable."""
@@ -103,8 +104,9 @@ class JsonEndpoints:
         self.in_flight[index] += 1
         start = time.perf_counter()
         try:
-            async with self.session().post(target, data=body.encode("utf-8"), headers=dict(headers),
-                                           timeout=aiohttp.ClientTimeout(total=timeout)) as reply:
+            async with self.session().post(
+                target, data=body.encode("utf-8"), headers=dict(headers), timeout=aiohttp.ClientTimeout(total=timeout)
+            ) as reply:
                 raw = await reply.read()
                 if reply.status >= 400:
                     raise status_error(reply.status, raw, reply.headers, index)

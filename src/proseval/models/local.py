@@ -83,8 +83,10 @@ def check_gguf(path: Path) -> None:
     except OSError as exc:
         raise FatalError(f"local model file {path} cannot be read: {exc.strerror or exc}") from None
     if head != GGUF_MAGIC:
-        raise FatalError(f"local model file {path} is not a GGUF model (its first bytes are not the GGUF format's "
-                         "mark); local/ takes llama.cpp's GGUF files, e.g. a model's *.gguf from Hugging Face")
+        raise FatalError(
+            f"local model file {path} is not a GGUF model (its first bytes are not the GGUF format's "
+            "mark); local/ takes llama.cpp's GGUF files, e.g. a model's *.gguf from Hugging Face"
+        )
 
 
 THREADS_ENV = "PROSEVAL_LOCAL_THREADS"
@@ -117,15 +119,19 @@ def local_threads(path: Path | None = None) -> Threads:
     cores = os.cpu_count() or 1
     if not value:
         embedded = path is not None and path.name == EMBEDDED_FILE
-        return Threads(cores, 1 if embedded else cores,
-                       "one per CPU core" + ("; the embedded model generates on one" if embedded else ""))
+        return Threads(
+            cores,
+            1 if embedded else cores,
+            "one per CPU core" + ("; the embedded model generates on one" if embedded else ""),
+        )
     try:
         threads = int(value)
     except ValueError:
         threads = 0
     if threads < 1:
-        raise FatalError(f"{THREADS_ENV}={value!r}: give a whole number of threads, at least 1 (unset: one per "
-                         "CPU core)")
+        raise FatalError(
+            f"{THREADS_ENV}={value!r}: give a whole number of threads, at least 1 (unset: one per CPU core)"
+        )
     return Threads(threads, threads, f"from {THREADS_ENV}")
 
 
@@ -156,6 +162,7 @@ def generation_turn() -> asyncio.Lock:
     if turn is None:
         turn = _TURNS[loop] = asyncio.Lock()
     return turn
+
 
 # How every GGUF is loaded, on every CPU. Weights stay in llama.cpp's plain CPU buffers:
 # "extra" buffer types repack them for CPU-specific kernels, and the AMX path they select on
@@ -201,10 +208,15 @@ def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
         if key not in _LOADED:
             threads = local_threads(path)
             with _model_params_override({"use_extra_bufts": LOAD_SETTINGS["use_extra_bufts"]}):
-                llama = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads.generation,
-                              n_threads_batch=threads.prompt,
-                              verbose=False, n_gpu_layers=LOAD_SETTINGS["n_gpu_layers"],
-                              use_mmap=LOAD_SETTINGS["use_mmap"])
+                llama = Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=threads.generation,
+                    n_threads_batch=threads.prompt,
+                    verbose=False,
+                    n_gpu_layers=LOAD_SETTINGS["n_gpu_layers"],
+                    use_mmap=LOAD_SETTINGS["use_mmap"],
+                )
             if llama.model_params.use_extra_bufts:
                 raise FatalError("llama.cpp loaded the model with extra buffer types despite use_extra_bufts=False")
             _LOADED[key] = (llama, threading.Lock())
@@ -212,9 +224,18 @@ def load_llama(path: Path, n_ctx: int) -> tuple[Any, threading.Lock]:
 
 
 # llama-cpp-python's names for the generation settings it takes (others are refused, not dropped).
-_LOCAL_NAMES = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k", "min_p": "min_p",
-                "repetition_penalty": "repeat_penalty", "presence_penalty": "presence_penalty",
-                "frequency_penalty": "frequency_penalty", "max_tokens": "max_tokens", "seed": "seed", "stop": "stop"}
+_LOCAL_NAMES = {
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "min_p": "min_p",
+    "repetition_penalty": "repeat_penalty",
+    "presence_penalty": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+    "max_tokens": "max_tokens",
+    "seed": "seed",
+    "stop": "stop",
+}
 
 
 def grammar_format(response_format: dict[str, Any]) -> dict[str, Any]:
@@ -313,8 +334,12 @@ class LocalModel:
         limit = config.request_timeout()
         try:
             async with generation_turn():
-                return await within(asyncio.get_running_loop().run_in_executor(
-                    _WORKER, self._generate_sync, messages, config, cancelled), limit)
+                return await within(
+                    asyncio.get_running_loop().run_in_executor(
+                        _WORKER, self._generate_sync, messages, config, cancelled
+                    ),
+                    limit,
+                )
         except asyncio.TimeoutError:
             cancelled.set()
             raise RetryableError(f"no answer within {limit:g}s of generation") from None

@@ -15,14 +15,29 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 # CPU features that decide which llama.cpp kernels run.
-SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx_vnni", "avx512f", "avx512bw", "avx512_vnni",
-              "avx512_bf16", "amx_tile", "amx_int8", "amx_bf16", "amx_fp16")
+SIMD_FLAGS = (
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "avx_vnni",
+    "avx512f",
+    "avx512bw",
+    "avx512_vnni",
+    "avx512_bf16",
+    "amx_tile",
+    "amx_int8",
+    "amx_bf16",
+    "amx_fp16",
+)
 
 
 def cpu_model() -> str:
@@ -69,8 +84,10 @@ def describe_exit(returncode: int) -> str:
 def crash_context() -> str:
     """What a report of a native crash needs: CPU, its flags and the llama.cpp package."""
     flags = " ".join(cpu_flags()) or "unknown"
-    return (f"CPU: {cpu_model()}; flags: {flags}; llama-cpp-python {package_version('llama-cpp-python')}; "
-            f"Python {platform.python_version()} on {platform.machine()}")
+    return (
+        f"CPU: {cpu_model()}; flags: {flags}; llama-cpp-python {package_version('llama-cpp-python')}; "
+        f"Python {platform.python_version()} on {platform.machine()}"
+    )
 
 
 @dataclass
@@ -83,18 +100,20 @@ class ChildResult:
     seconds: float = 0.0
 
 
-def run_child(args: list[str], *, timeout: float) -> ChildResult:
-    """Run `python ARGS` and read the JSON object on its last line of output.
+def run_child(args: list[str], *, timeout: float, env: Mapping[str, str] | None = None) -> ChildResult:
+    """Run `python ARGS` (with the environment `env`, else this process's) and read the JSON object
+    on its last line of output.
 
     A crash, a time-out or output that is not JSON becomes a failed result whose error names
     what happened and the machine's CPU and llama.cpp version.
     """
     start = time.perf_counter()
     try:
-        done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
-        return ChildResult(False, error=f"no answer within {timeout:.0f} s; {crash_context()}",
-                           seconds=time.perf_counter() - start)
+        return ChildResult(
+            False, error=f"no answer within {timeout:.0f} s; {crash_context()}", seconds=time.perf_counter() - start
+        )
     seconds = time.perf_counter() - start
     lines = done.stdout.strip().splitlines()
     report: dict[str, Any] = {}
@@ -105,8 +124,12 @@ def run_child(args: list[str], *, timeout: float) -> ChildResult:
             report = {}
     if done.returncode != 0 or not report:
         tail = done.stderr.strip()[-1500:]
-        return ChildResult(False, report, f"the model process {describe_exit(done.returncode)}; {crash_context()}"
-                           + (f"\n{tail}" if tail else ""), seconds)
+        return ChildResult(
+            False,
+            report,
+            f"the model process {describe_exit(done.returncode)}; {crash_context()}" + (f"\n{tail}" if tail else ""),
+            seconds,
+        )
     return ChildResult(bool(report.get("ok")), report, str(report.get("error", "")), seconds)
 
 
@@ -124,8 +147,9 @@ def _child_main(model: str, max_tokens: int) -> dict[str, Any]:
         start = time.perf_counter()
         llama, _ = load_llama(path, 512)
         loaded = time.perf_counter() - start
-        out = llama.create_chat_completion(messages=[{"role": "user", "content": "Say hello."}],
-                                           temperature=0.0, max_tokens=max_tokens, seed=1)
+        out = llama.create_chat_completion(
+            messages=[{"role": "user", "content": "Say hello."}], temperature=0.0, max_tokens=max_tokens, seed=1
+        )
     except (FatalError, ImportError, ValueError) as exc:
         return {"ok": False, "error": str(exc)}
     import llama_cpp  # loaded by now

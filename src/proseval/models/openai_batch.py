@@ -36,8 +36,11 @@ def item_result(line: dict[str, Any], latency: float) -> Completion | ModelError
         kind = BatchExpiredError if error.get("code") == "batch_expired" else RetryableError
         return kind(f"batch item {error.get('code') or 'error'}: {short(str(error.get('message')))}")
     if isinstance(status, int):
-        detail = body.get("error", {}).get("message") if isinstance(body, dict) and isinstance(
-            body.get("error"), dict) else str(body)
+        detail = (
+            body.get("error", {}).get("message")
+            if isinstance(body, dict) and isinstance(body.get("error"), dict)
+            else str(body)
+        )
         return status_error(status, str(detail), "batch item")
     return RetryableError(f"batch item without a response: {short(json.dumps(line))}")
 
@@ -63,8 +66,12 @@ class OpenAIBatchAPI:
 
     @staticmethod
     def line(cid: str, body: dict[str, Any]) -> bytes:
-        return (json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body},
-                           ensure_ascii=False) + "\n").encode()
+        return (
+            json.dumps(
+                {"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body}, ensure_ascii=False
+            )
+            + "\n"
+        ).encode()
 
     async def stage(self, data: bytes, name: str) -> str:
         return await self.upload(data, name)
@@ -107,8 +114,9 @@ class OpenAIBatchAPI:
         return (await self.client.files.create(file=(name, data, "application/jsonl"), purpose="batch")).id
 
     async def create(self, file_id: str, window: str) -> Any:
-        return await self.client.batches.create(input_file_id=file_id, endpoint="/v1/chat/completions",
-                                                completion_window=window)  # type: ignore[arg-type]  # SDK: "24h" only
+        return await self.client.batches.create(
+            input_file_id=file_id, endpoint="/v1/chat/completions", completion_window=window
+        )  # type: ignore[arg-type]  # SDK: "24h" only
 
     async def find(self, file_id: str, since: float, count: int = 0) -> Any | None:
         """The batch created from `file_id`, if any (newest first; none older than an hour before `since`)."""

@@ -26,10 +26,14 @@ from .base import (
     check_maximum,
 )
 from .families import rules_for, wire_params
-from .structured_modes import MODES, in_mode, is_format_refusal, step_down
-from .http import JsonEndpoints, http_error, short
-from .http import parse_retry_after  # noqa: F401 - also importable from here
+from .http import (
+    JsonEndpoints,
+    http_error,
+    parse_retry_after,  # noqa: F401 - also importable from here
+    short,
+)
 from .spec import SERVICES, split_urls
+from .structured_modes import MODES, in_mode, is_format_refusal, step_down
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 TEMPERATURE_MAX = 2.0  # OpenAI's API: temperature from 0 to 2
@@ -156,9 +160,12 @@ class CompatModel(_ChatEndpoint):
             body = json.dumps({"model": self.name, "messages": sent_messages, **sent})
             try:
                 response, latency = await self._endpoints.post(
-                    "/chat/completions", body, self._headers, config.request_timeout(),
-                    lambda status, raw, headers, index: self._status_error(status, _error_detail(raw), index,
-                                                                           headers))
+                    "/chat/completions",
+                    body,
+                    self._headers,
+                    config.request_timeout(),
+                    lambda status, raw, headers, index: self._status_error(status, _error_detail(raw), index, headers),
+                )
             except ModelError as exc:
                 lower = step_down(mode)
                 if "response_format" not in sent or lower is None or not is_format_refusal(exc):
@@ -232,8 +239,9 @@ def _usage(usage: Any) -> Usage:
         details = usage.get(group)
         return int(details.get(name) or 0) if isinstance(details, dict) else 0
 
-    return Usage(prompt_tokens=usage.get("prompt_tokens") or 0, completion_tokens=usage.get("completion_tokens") or 0,
-                 reasoning_tokens=detail("completion_tokens_details", "reasoning_tokens"),
-                 cached_tokens=detail("prompt_tokens_details", "cached_tokens"))
-
-
+    return Usage(
+        prompt_tokens=usage.get("prompt_tokens") or 0,
+        completion_tokens=usage.get("completion_tokens") or 0,
+        reasoning_tokens=detail("completion_tokens_details", "reasoning_tokens"),
+        cached_tokens=detail("prompt_tokens_details", "cached_tokens"),
+    )

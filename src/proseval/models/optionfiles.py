@@ -32,14 +32,16 @@ def _kind(mode: int) -> str | None:
 def _refuse_kind(path: Path, status: os.stat_result) -> None:
     kind = _kind(status.st_mode)
     if kind is not None:
-        raise OptionFileError(f"{path}: {kind}, not a file (reading it might never end); give the path of "
-                              "the file itself")
+        raise OptionFileError(
+            f"{path}: {kind}, not a file (reading it might never end); give the path of the file itself"
+        )
 
 
 def _too_large(path: Path, limit: int) -> OptionFileError:
     size = LIMIT_TEXT if limit == OPTION_FILE_LIMIT else f"{limit:,} bytes"
-    return OptionFileError(f"{path}: larger than {size}, the most an option file may hold; is it the file you "
-                           "meant to give?")
+    return OptionFileError(
+        f"{path}: larger than {size}, the most an option file may hold; is it the file you meant to give?"
+    )
 
 
 def read_option_file(path: Path, limit: int = OPTION_FILE_LIMIT) -> bytes:

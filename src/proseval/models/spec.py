@@ -44,31 +44,59 @@ class Service:
 
 
 # Each base URL and key variable as the service's own OpenAI-compatibility docs give them.
-SERVICES: dict[str, Service] = {s.name: s for s in (
-    # openrouter.ai/docs/quickstart: base_url="https://openrouter.ai/api/v1", key from OPENROUTER_API_KEY
-    Service("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", True,
-            "OpenRouter: many vendors' models behind one key (openrouter/anthropic/claude-sonnet-4.5)"),
-    # docs.together.ai OpenAI compatibility: base_url "https://api.together.ai/v1", TOGETHER_API_KEY
-    Service("together", "https://api.together.ai/v1", "TOGETHER_API_KEY", True,
-            "Together AI: open-weight models (together/meta-llama/Llama-3.3-70B-Instruct-Turbo)"),
-    # api-docs.deepseek.com: "base_url (OpenAI) https://api.deepseek.com", DEEPSEEK_API_KEY
-    Service("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY", True, "DeepSeek's API"),
-    # console.groq.com/docs/openai: "change the base_url to https://api.groq.com/openai/v1", GROQ_API_KEY
-    Service("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", True, "GroqCloud"),
-    # docs.mistral.ai quickstart: "A Mistral API key, exported as MISTRAL_API_KEY"; POST /v1/chat/completions
-    Service("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", True, "Mistral AI's API"),
-    # docs.fireworks.ai OpenAI compatibility: base_url="https://api.fireworks.ai/inference/v1"
-    Service("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY", True,
-            "Fireworks AI (fireworks/accounts/fireworks/models/<model>)"),
-    # ai.google.dev/gemini-api/docs/openai: base_url="https://generativelanguage.googleapis.com/v1beta/openai/"
-    Service("gemini", "https://generativelanguage.googleapis.com/v1beta/openai", "GEMINI_API_KEY", True,
-            "Google's Gemini API through its OpenAI compatibility"),
-    # Ollama's OpenAI compatibility: base_url 'http://localhost:11434/v1/', api_key "required but ignored"
-    Service("ollama", "http://localhost:11434/v1", None, False, "a local Ollama server"),
-    # vLLM's OpenAI-compatible server: http://localhost:8000/v1; `vllm serve --api-key` (or VLLM_API_KEY)
-    Service("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", False,
-            "a local vLLM server (its key, when it was started with one, from VLLM_API_KEY)"),
-)}
+SERVICES: dict[str, Service] = {
+    s.name: s
+    for s in (
+        # openrouter.ai/docs/quickstart: base_url="https://openrouter.ai/api/v1", key from OPENROUTER_API_KEY
+        Service(
+            "openrouter",
+            "https://openrouter.ai/api/v1",
+            "OPENROUTER_API_KEY",
+            True,
+            "OpenRouter: many vendors' models behind one key (openrouter/anthropic/claude-sonnet-4.5)",
+        ),
+        # docs.together.ai OpenAI compatibility: base_url "https://api.together.ai/v1", TOGETHER_API_KEY
+        Service(
+            "together",
+            "https://api.together.ai/v1",
+            "TOGETHER_API_KEY",
+            True,
+            "Together AI: open-weight models (together/meta-llama/Llama-3.3-70B-Instruct-Turbo)",
+        ),
+        # api-docs.deepseek.com: "base_url (OpenAI) https://api.deepseek.com", DEEPSEEK_API_KEY
+        Service("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY", True, "DeepSeek's API"),
+        # console.groq.com/docs/openai: "change the base_url to https://api.groq.com/openai/v1", GROQ_API_KEY
+        Service("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", True, "GroqCloud"),
+        # docs.mistral.ai quickstart: "A Mistral API key, exported as MISTRAL_API_KEY"; POST /v1/chat/completions
+        Service("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", True, "Mistral AI's API"),
+        # docs.fireworks.ai OpenAI compatibility: base_url="https://api.fireworks.ai/inference/v1"
+        Service(
+            "fireworks",
+            "https://api.fireworks.ai/inference/v1",
+            "FIREWORKS_API_KEY",
+            True,
+            "Fireworks AI (fireworks/accounts/fireworks/models/<model>)",
+        ),
+        # ai.google.dev/gemini-api/docs/openai: base_url="https://generativelanguage.googleapis.com/v1beta/openai/"
+        Service(
+            "gemini",
+            "https://generativelanguage.googleapis.com/v1beta/openai",
+            "GEMINI_API_KEY",
+            True,
+            "Google's Gemini API through its OpenAI compatibility",
+        ),
+        # Ollama's OpenAI compatibility: base_url 'http://localhost:11434/v1/', api_key "required but ignored"
+        Service("ollama", "http://localhost:11434/v1", None, False, "a local Ollama server"),
+        # vLLM's OpenAI-compatible server: http://localhost:8000/v1; `vllm serve --api-key` (or VLLM_API_KEY)
+        Service(
+            "vllm",
+            "http://localhost:8000/v1",
+            "VLLM_API_KEY",
+            False,
+            "a local vLLM server (its key, when it was started with one, from VLLM_API_KEY)",
+        ),
+    )
+}
 
 PROVIDERS = ("openai", "openai-compatible", "anthropic", "local", "scripted", *SERVICES)
 REMOTE_PROVIDERS = ("openai", "openai-compatible", "anthropic", *SERVICES)  # those that take base URLs
@@ -79,8 +107,11 @@ SHARED_URL_PROVIDERS = ("openai", "openai-compatible")
 
 # The variable that moves each provider's default endpoint, and whether it holds a comma-separated
 # list of replicas (a named service's variable is `Service.url_variable`, a list).
-URL_VARIABLES = {"openai-compatible": ("PROSEVAL_BASE_URL", True), "openai": ("OPENAI_BASE_URL", False),
-                 "anthropic": ("ANTHROPIC_BASE_URL", False)}
+URL_VARIABLES = {
+    "openai-compatible": ("PROSEVAL_BASE_URL", True),
+    "openai": ("OPENAI_BASE_URL", False),
+    "anthropic": ("ANTHROPIC_BASE_URL", False),
+}
 
 
 def split_urls(text: str) -> list[str]:

@@ -55,8 +55,9 @@ def in_mode(messages: list[Message], params: dict[str, Any], mode: str) -> tuple
     if mode == "json_object":
         return messages, {**params, "response_format": {"type": "json_object", "schema": schema}}
     rest = {k: v for k, v in params.items() if k != "response_format"}
-    note = ("\n\nAnswer with one JSON object and nothing else. It must follow this JSON Schema:\n"
-            + json.dumps(schema, ensure_ascii=False))
+    note = "\n\nAnswer with one JSON object and nothing else. It must follow this JSON Schema:\n" + json.dumps(
+        schema, ensure_ascii=False
+    )
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
     if last_user is None:
         return [*messages, {"role": "user", "content": note.strip()}], rest

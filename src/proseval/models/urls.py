@@ -15,8 +15,10 @@ from ..errors import UsageError
 REDACTED = "[redacted]"  # as `runtime.secrets` writes it
 SCHEMES = ("http", "https")
 PORTS = range(1, 65536)
-KEY_ADVICE = ("give the URL without it and put the key in the environment variable the provider reads "
-              "(OPENAI_API_KEY, PROSEVAL_API_KEY, ANTHROPIC_API_KEY or a named service's own; proseval docs models)")
+KEY_ADVICE = (
+    "give the URL without it and put the key in the environment variable the provider reads "
+    "(OPENAI_API_KEY, PROSEVAL_API_KEY, ANTHROPIC_API_KEY or a named service's own; proseval docs models)"
+)
 _USERINFO = re.compile(r"^([^:/?#]*://)?[^?#]*@")
 _SPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
-from typing import Any
 
 import yaml
 from pydantic import BaseModel, Field
@@ -90,17 +89,20 @@ def _settings(setting: PaperSetting, header: RunHeader) -> tuple[bool, str]:
         return False, "the paper's settings are not recorded"
     ran = (header.preset or {}).get("name")
     if ran != setting.preset:
-        return False, (f"it ran with preset {ran}, not {setting.preset}" if ran
-                       else f"it ran without the {setting.preset} preset")
+        return False, (
+            f"it ran with preset {ran}, not {setting.preset}" if ran else f"it ran without the {setting.preset} preset"
+        )
     try:
         entry = get_entry(header.task)
         preset = entry.preset(setting.preset)
         expected = entry.params.model_validate(preset_params(preset, {})).model_dump(mode="json")
     except (ProsevalError, ValueError) as exc:
         return False, f"the {setting.preset} preset's settings cannot be built: {exc}"
-    problems = [f"{key}={header.task_params.get(key)!r} (the preset's: {value!r})"
-                for key, value in sorted(expected.items())
-                if key not in setting.free_params and header.task_params.get(key) != value]
+    problems = [
+        f"{key}={header.task_params.get(key)!r} (the preset's: {value!r})"
+        for key, value in sorted(expected.items())
+        if key not in setting.free_params and header.task_params.get(key) != value
+    ]
     for role, values in preset.gen.items():
         binding = header.roles.get(role)
         for key, value in values.items():
@@ -108,8 +110,9 @@ def _settings(setting: PaperSetting, header: RunHeader) -> tuple[bool, str]:
             if sent != value:
                 problems.append(f"{role}.{key}={sent!r} sent (the preset's: {value!r})")
     for role, binding in sorted(header.roles.items()):
-        problems += [f"{role}.{n.get('setting')}={n.get('value')!r} not sent to {binding.spec}"
-                     for n in binding.not_sent]
+        problems += [
+            f"{role}.{n.get('setting')}={n.get('value')!r} not sent to {binding.spec}" for n in binding.not_sent
+        ]
     if problems:
         return False, "its settings are not the " + setting.preset + " preset's: " + "; ".join(problems)
     return True, f"its settings are the {setting.preset} preset's, every one sent"
@@ -128,8 +131,9 @@ def _judges(references: list[Reference], judging: dict[str, str]) -> tuple[bool,
     return True, f"judged by the paper's {printed} ({', '.join(sorted(set(judging.values())))})"
 
 
-def _measure(setting: PaperSetting, results: Results, converted: PaperUnit | None,
-             unit: str | None, references: list[Reference]) -> tuple[bool, str]:
+def _measure(
+    setting: PaperSetting, results: Results, converted: PaperUnit | None, unit: str | None, references: list[Reference]
+) -> tuple[bool, str]:
     if converted is None:
         theirs = ", ".join(dict.fromkeys(r.unit or "unit not stated" for r in references))
         return False, f"its headline is in {unit or 'an unstated unit'}, the paper's figures in {theirs}"
@@ -139,8 +143,15 @@ def _measure(setting: PaperSetting, results: Results, converted: PaperUnit | Non
     return True, f"its headline converts to the paper's {converted.unit}{per}"
 
 
-def run_comparability(benchmark: str, references: list[Reference], header: RunHeader, results: Results,
-                      judging: dict[str, str], converted: PaperUnit | None, unit: str | None) -> Comparability:
+def run_comparability(
+    benchmark: str,
+    references: list[Reference],
+    header: RunHeader,
+    results: Results,
+    judging: dict[str, str],
+    converted: PaperUnit | None,
+    unit: str | None,
+) -> Comparability:
     """Whether one finished run of `benchmark` (its judging roles bound to `judging`) can be read
     beside the paper's `references`, with every reason."""
     if not references:
@@ -152,16 +163,21 @@ def run_comparability(benchmark: str, references: list[Reference], header: RunHe
         return Comparability(comparable=False, why=reason, reasons=[reason])
     if setting.never:
         return Comparability(comparable=False, why=setting.never, reasons=[setting.never])
-    checks = [_judges(references, judging), _items(setting, header, results), _settings(setting, header),
-              _measure(setting, results, converted, unit, references)]
+    checks = [
+        _judges(references, judging),
+        _items(setting, header, results),
+        _settings(setting, header),
+        _measure(setting, results, converted, unit, references),
+    ]
     failed = [why for ok, why in checks if not ok]
     reasons = failed or [why for _, why in checks]
     caveats = [setting.caveat] if setting.caveat and not failed else []
     return Comparability(comparable=not failed, why="; ".join(reasons), reasons=reasons, caveats=caveats)
 
 
-def benchmark_comparability(benchmark: str, references: list[Reference],
-                            per_model: dict[str, Comparability]) -> Comparability:
+def benchmark_comparability(
+    benchmark: str, references: list[Reference], per_model: dict[str, Comparability]
+) -> Comparability:
     """A benchmark's verdict over its models' runs: comparable when each run is. The reasons
     common to every run are said once; the others, and those of only some models' runs, name the
     model they concern."""
@@ -172,14 +188,18 @@ def benchmark_comparability(benchmark: str, references: list[Reference],
         return Comparability(comparable=False, why=setting.never, reasons=[setting.never])
     if not per_model:
         printed = references[0].judge
-        why = (f"{references[0].paper} does not name the judge of {references[0].table}" if not printed
-               else "no run finished")
+        why = (
+            f"{references[0].paper} does not name the judge of {references[0].table}"
+            if not printed
+            else "no run finished"
+        )
         return Comparability(comparable=False, why=why, reasons=[why])
     comparable = all(c.comparable for c in per_model.values())
     chosen = {m: c for m, c in per_model.items() if c.comparable == comparable}
     everyone = len(chosen) == len(per_model)  # else the reasons are only some models': each is named
-    shared = [r for r in next(iter(chosen.values())).reasons
-              if everyone and all(r in c.reasons for c in chosen.values())]
+    shared = [
+        r for r in next(iter(chosen.values())).reasons if everyone and all(r in c.reasons for c in chosen.values())
+    ]
     own = [f"{model}: {r}" for model, c in chosen.items() for r in c.reasons if r not in shared]
     reasons = shared + own
     caveats = list(dict.fromkeys(c for v in chosen.values() for c in v.caveats))
@@ -187,7 +207,7 @@ def benchmark_comparability(benchmark: str, references: list[Reference],
 
 
 def verdict_line(benchmark: str, verdict: Comparability) -> str:
-    """"NAME: comparable because …" or "NAME: not comparable because …"."""
+    """ "NAME: comparable because …" or "NAME: not comparable because …"."""
     said = "comparable because" if verdict.comparable else "not comparable because"
     caveat = f" (caveat: {'; '.join(verdict.caveats)})" if verdict.caveats else ""
     return f"{benchmark}: {said} {verdict.why}{caveat}"

@@ -73,12 +73,27 @@ def strip(dimension: Dimension, rows: list[BenchmarkRow], models: list[str]) -> 
         low = row.ci_low if row.ci_low is not None else mean
         high = row.ci_high if row.ci_high is not None else mean
         colour = COLOURS[models.index(row.model) % len(COLOURS)]
-        marks.append(Mark(row.model, colour, x(mean), x(low), x(high), 14.0 + 14 * i,
-                          f"{row.model}: {num(mean)} [{num(low)}, {num(high)}]"))
+        marks.append(
+            Mark(
+                row.model,
+                colour,
+                x(mean),
+                x(low),
+                x(high),
+                14.0 + 14 * i,
+                f"{row.model}: {num(mean)} [{num(low)}, {num(high)}]",
+            )
+        )
     direction = "lower is better" if dimension.lower_is_better else "higher is better"
     unit = f"{dimension.unit}, " if dimension.unit else ""
-    return Strip(dimension.benchmark, f"{dimension.benchmark}: {dimension.metric or 'no headline'} ({unit}{direction})",
-                 num(lo, 2), num(hi, 2), marks, 20.0 + 14 * max(len(marks), 1))
+    return Strip(
+        dimension.benchmark,
+        f"{dimension.benchmark}: {dimension.metric or 'no headline'} ({unit}{direction})",
+        num(lo, 2),
+        num(hi, 2),
+        marks,
+        20.0 + 14 * max(len(marks), 1),
+    )
 
 
 def _money(row: BenchmarkRow) -> str:
@@ -86,47 +101,101 @@ def _money(row: BenchmarkRow) -> str:
 
 
 def rows_table(profile: Profile) -> HtmlTable:
-    columns = ["benchmark", "model", "state", "metric", "unit", "mean", "95% CI", "n", "unscored", "failed",
-               "model failures", "requests", "cost", "time running (s)"]
+    columns = [
+        "benchmark",
+        "model",
+        "state",
+        "metric",
+        "unit",
+        "mean",
+        "95% CI",
+        "n",
+        "unscored",
+        "failed",
+        "model failures",
+        "requests",
+        "cost",
+        "time running (s)",
+    ]
     rows = []
     for r in profile.rows:
         ci = "" if r.ci_low is None else f"[{num(r.ci_low)}, {num(r.ci_high)}]"
         failures = ", ".join(f"{k} {v}" for k, v in sorted(r.model_failures.items()) if v)
         state = r.state + (f": {r.reason}" if r.reason else "")
-        rows.append([Cell(r.benchmark, kind="label"), Cell(r.model, kind="label"), Cell(state, kind="label"),
-                     Cell(r.metric or "", kind="label"), Cell(r.unit or "", kind="label"), Cell(num(r.mean)),
-                     Cell(ci), Cell(str(r.n)),
-                     Cell(str(r.unscored)), Cell(str(r.failed)), Cell(failures, kind="label"),
-                     Cell(f"{r.requests:,}"), Cell(_money(r)), Cell("" if r.seconds is None else f"{r.seconds:.0f}")])
-    return HtmlTable("profile-rows", "Benchmarks", columns, rows,
-                     "One row per benchmark and model, each on its own metric and scale: the headline's mean with "
-                     "its 95% interval, the samples it scored (n), unscored and failed samples, the model's "
-                     "failures (empty, truncated, refused answers, context overflows), requests, recorded cost and "
-                     "the time spent running (the sum of the run's sessions: a pause between a stop and its resume "
-                     "is not counted). No number is averaged over the benchmarks.")
+        rows.append(
+            [
+                Cell(r.benchmark, kind="label"),
+                Cell(r.model, kind="label"),
+                Cell(state, kind="label"),
+                Cell(r.metric or "", kind="label"),
+                Cell(r.unit or "", kind="label"),
+                Cell(num(r.mean)),
+                Cell(ci),
+                Cell(str(r.n)),
+                Cell(str(r.unscored)),
+                Cell(str(r.failed)),
+                Cell(failures, kind="label"),
+                Cell(f"{r.requests:,}"),
+                Cell(_money(r)),
+                Cell("" if r.seconds is None else f"{r.seconds:.0f}"),
+            ]
+        )
+    return HtmlTable(
+        "profile-rows",
+        "Benchmarks",
+        columns,
+        rows,
+        "One row per benchmark and model, each on its own metric and scale: the headline's mean with "
+        "its 95% interval, the samples it scored (n), unscored and failed samples, the model's "
+        "failures (empty, truncated, refused answers, context overflows), requests, recorded cost and "
+        "the time spent running (the sum of the run's sessions: a pause between a stop and its resume "
+        "is not counted). No number is averaged over the benchmarks.",
+    )
 
 
 def differences_table(profile: Profile) -> HtmlTable | None:
     if not profile.differences:
         return None
-    rows = [[Cell(d.benchmark, kind="label"), Cell(d.metric, kind="label"),
-             Cell(f"{d.model} − {d.baseline}", kind="label"), Cell(str(d.paired)), Cell(num(d.diff)),
-             Cell("" if d.ci_low is None else f"[{num(d.ci_low)}, {num(d.ci_high)}]"), Cell(num(d.p_value)),
-             Cell(d.verdict, kind="label"), Cell(d.note or "", kind="label")] for d in profile.differences]
+    rows = [
+        [
+            Cell(d.benchmark, kind="label"),
+            Cell(d.metric, kind="label"),
+            Cell(f"{d.model} − {d.baseline}", kind="label"),
+            Cell(str(d.paired)),
+            Cell(num(d.diff)),
+            Cell("" if d.ci_low is None else f"[{num(d.ci_low)}, {num(d.ci_high)}]"),
+            Cell(num(d.p_value)),
+            Cell(d.verdict, kind="label"),
+            Cell(d.note or "", kind="label"),
+        ]
+        for d in profile.differences
+    ]
     columns = ["benchmark", "metric", "difference", "paired", "mean", "95% CI", "p", "verdict", "note"]
-    return HtmlTable("profile-differences", "Paired differences", columns, rows,
-                     "Each model minus the first, over the samples both scored (bootstrap interval, sign-flip "
-                     "p-value: the compare command's statistics).")
+    return HtmlTable(
+        "profile-differences",
+        "Paired differences",
+        columns,
+        rows,
+        "Each model minus the first, over the samples both scored (bootstrap interval, sign-flip "
+        "p-value: the compare command's statistics).",
+    )
 
 
 def ranking_table(profile: Profile) -> HtmlTable:
-    rows = [[Cell(d.benchmark, kind="label"), Cell(d.dimension, kind="label"),
-             Cell(ranking_text(d) or "—", kind="label")] for d in profile.dimensions]
-    return HtmlTable("profile-ranking", "Tiers per dimension", ["benchmark", "dimension", "best tier first"], rows,
-                     "Complete runs only (a run with failed samples is not ranked); each benchmark on its own "
-                     "metric and direction. A model's tier is 1 + the number of models that beat it: whose paired "
-                     "difference with it, on the samples both scored, has a 95% bootstrap interval excluding 0 in "
-                     "their favour. Models in one tier are not shown to differ, whatever their means.")
+    rows = [
+        [Cell(d.benchmark, kind="label"), Cell(d.dimension, kind="label"), Cell(ranking_text(d) or "—", kind="label")]
+        for d in profile.dimensions
+    ]
+    return HtmlTable(
+        "profile-ranking",
+        "Tiers per dimension",
+        ["benchmark", "dimension", "best tier first"],
+        rows,
+        "Complete runs only (a run with failed samples is not ranked); each benchmark on its own "
+        "metric and direction. A model's tier is 1 + the number of models that beat it: whose paired "
+        "difference with it, on the samples both scored, has a 95% bootstrap interval excluding 0 in "
+        "their favour. Models in one tier are not shown to differ, whatever their means.",
+    )
 
 
 def _figure_text(value: float | None, low: float | None, high: float | None) -> str:
@@ -143,8 +212,12 @@ def paper_table(d: Dimension) -> HtmlTable:
     """The paper's figures at their own granularity (one column per table, metric and slice as
     printed), the profile's models first in the columns their headline converts to."""
     columns = list(dict.fromkeys((r.table, r.metric, r.slice) for r in d.references))
-    placed = [c for c in columns if d.paper_unit is not None
-              and any(r.unit == d.paper_unit.unit for r in d.references if (r.table, r.metric, r.slice) == c)]
+    placed = [
+        c
+        for c in columns
+        if d.paper_unit is not None
+        and any(r.unit == d.paper_unit.unit for r in d.references if (r.table, r.metric, r.slice) == c)
+    ]
     first_table = placed[0][:2] if placed else None
     own: dict[str, dict[tuple[str, str, str], str]] = {}
     key = next((k for f in d.figures for k in f.by), None)
@@ -156,26 +229,42 @@ def paper_table(d: Dimension) -> HtmlTable:
     values: dict[str, dict[tuple[str, str, str], str]] = {}
     for r in d.references:
         values.setdefault(r.model, {})[(r.table, r.metric, r.slice)] = r.value or "—"
-    rows = [[Cell(model, kind="label"), *[Cell(cells.get(c, "")) for c in columns]]
-            for model, cells in [*own.items(), *values.items()]]
+    rows = [
+        [Cell(model, kind="label"), *[Cell(cells.get(c, "")) for c in columns]]
+        for model, cells in [*own.items(), *values.items()]
+    ]
     names = [f"{table} {metric}: {slice_}" for table, metric, slice_ in columns]
     units = ", ".join(dict.fromkeys(r.unit or "unit not stated" for r in d.references))
-    return HtmlTable(f"references-{d.benchmark}", f"{d.benchmark}: the paper's figures beside this profile's",
-                     ["model", *names], rows,
-                     f"The paper's figures as printed ({units}), one column per table, metric and slice; this "
-                     "profile's runs first, with their 95% intervals, in the columns their headline converts to.")
+    return HtmlTable(
+        f"references-{d.benchmark}",
+        f"{d.benchmark}: the paper's figures beside this profile's",
+        ["model", *names],
+        rows,
+        f"The paper's figures as printed ({units}), one column per table, metric and slice; this "
+        "profile's runs first, with their 95% intervals, in the columns their headline converts to.",
+    )
 
 
 def own_figures_table(d: Dimension) -> HtmlTable | None:
     """The profile's figures in the headline's own unit, where it does not convert to the paper's."""
     if d.paper_unit is not None or not d.figures:
         return None
-    rows = [[Cell(f.model, kind="label"), Cell(f.slice, kind="label"),
-             Cell(_figure_text(f.mean, f.ci_low, f.ci_high)), Cell(str(f.n))] for f in d.figures]
-    return HtmlTable(f"own-{d.benchmark}", f"{d.benchmark}: this profile's figures ({d.unit or 'unit not stated'})",
-                     ["model", "slice", "mean [95% CI]", "n"], rows,
-                     "In the headline's own unit: it does not convert to the paper's, so the two are not set side "
-                     "by side.")
+    rows = [
+        [
+            Cell(f.model, kind="label"),
+            Cell(f.slice, kind="label"),
+            Cell(_figure_text(f.mean, f.ci_low, f.ci_high)),
+            Cell(str(f.n)),
+        ]
+        for f in d.figures
+    ]
+    return HtmlTable(
+        f"own-{d.benchmark}",
+        f"{d.benchmark}: this profile's figures ({d.unit or 'unit not stated'})",
+        ["model", "slice", "mean [95% CI]", "n"],
+        rows,
+        "In the headline's own unit: it does not convert to the paper's, so the two are not set side by side.",
+    )
 
 
 def reference_tables(profile: Profile) -> list[tuple[list[HtmlTable], str, bool]]:
@@ -186,8 +275,9 @@ def reference_tables(profile: Profile) -> list[tuple[list[HtmlTable], str, bool]
         if not d.references or d.comparability is None:
             continue
         tables = [t for t in (paper_table(d), own_figures_table(d)) if t is not None]
-        made.append((tables, f"{verdict_line(d.benchmark, d.comparability)}; {units_text(d)}",
-                     d.comparability.comparable))
+        made.append(
+            (tables, f"{verdict_line(d.benchmark, d.comparability)}; {units_text(d)}", d.comparability.comparable)
+        )
     return made
 
 
@@ -204,19 +294,33 @@ def judges(profile: Profile) -> JudgesPart | None:
 
 
 def render(profile: Profile) -> str:
-    environment = Environment(loader=ChoiceLoader([PackageLoader("proseval.profile", "templates"),
-                                                   PackageLoader("proseval.report", "templates")]),
-                              autoescape=select_autoescape(default=True), undefined=StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True)
-    strips = [strip(d, [r for r in profile.rows if r.benchmark == d.benchmark], profile.models)
-              for d in profile.dimensions if d.benchmark not in profile.skipped]
+    environment = Environment(
+        loader=ChoiceLoader(
+            [PackageLoader("proseval.profile", "templates"), PackageLoader("proseval.report", "templates")]
+        ),
+        autoescape=select_autoescape(default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    strips = [
+        strip(d, [r for r in profile.rows if r.benchmark == d.benchmark], profile.models)
+        for d in profile.dimensions
+        if d.benchmark not in profile.skipped
+    ]
     return environment.get_template("profile.html.j2").render(
-        profile=profile, strips=strips, width=WIDTH,
+        profile=profile,
+        strips=strips,
+        width=WIDTH,
         legend=[(model, COLOURS[i % len(COLOURS)]) for i, model in enumerate(profile.models)],
-        rows=rows_table(profile), diffs=differences_table(profile),
-        ranking=ranking_table(profile), references=reference_tables(profile), judges=judges(profile),
+        rows=rows_table(profile),
+        diffs=differences_table(profile),
+        ranking=ranking_table(profile),
+        references=reference_tables(profile),
+        judges=judges(profile),
         version=__version__,
-        generated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+        generated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
 
 
 def write_profile_html(profile: Profile, folder: Path) -> Path:

@@ -104,12 +104,16 @@ def _shared(spec: str) -> bool:
 
 def _needs_url(spec: str, urls: Sequence[str]) -> bool:
     """An OpenAI-compatible model with no endpoint given, nor one in PROSEVAL_BASE_URL."""
-    return (spec.strip().partition("/")[0] == "openai-compatible" and not urls
-            and not os.environ.get("PROSEVAL_BASE_URL", "").strip())
+    return (
+        spec.strip().partition("/")[0] == "openai-compatible"
+        and not urls
+        and not os.environ.get("PROSEVAL_BASE_URL", "").strip()
+    )
 
 
-def model_entries(specs: Sequence[str], base_url: Sequence[str],
-                  role_urls: Mapping[str, list[str]]) -> list[dict[str, Any]]:
+def model_entries(
+    specs: Sequence[str], base_url: Sequence[str], role_urls: Mapping[str, list[str]]
+) -> list[dict[str, Any]]:
     """The evaluation set's models: each with its endpoint (`--role-base-url candidate=URL`, else
     `--base-url` for an OpenAI-compatible one). Raises UsageError naming the option when one has none."""
     entries: list[dict[str, Any]] = []
@@ -121,8 +125,9 @@ def model_entries(specs: Sequence[str], base_url: Sequence[str],
     return entries
 
 
-def _role_urls(bench: str, bound: Mapping[str, str], judged: set[str], base_url: Sequence[str],
-               role_urls: Mapping[str, list[str]]) -> dict[str, list[str]]:
+def _role_urls(
+    bench: str, bound: Mapping[str, str], judged: set[str], base_url: Sequence[str], role_urls: Mapping[str, list[str]]
+) -> dict[str, list[str]]:
     """Each bound role's endpoint: its own `--role-base-url`, else the one of `judge` for a role
     `--judge` bound, else `--base-url` for an OpenAI-compatible model. Raises UsageError naming the
     option for an OpenAI-compatible role left without one."""
@@ -131,8 +136,9 @@ def _role_urls(bench: str, bound: Mapping[str, str], judged: set[str], base_url:
         named = JUDGE if role in judged and role not in role_urls else role
         urls = list(role_urls.get(named) or (base_url if _shared(spec) else []))
         if _needs_url(spec, urls):
-            raise UsageError(f"{bench}.{role} ({spec}) has no endpoint: give --role-base-url {named}=URL "
-                             "(or --base-url URL)")
+            raise UsageError(
+                f"{bench}.{role} ({spec}) has no endpoint: give --role-base-url {named}=URL (or --base-url URL)"
+            )
         if urls:
             found[role] = urls
     return found
@@ -157,8 +163,9 @@ def _check_data(suite: Suite, data: dict[str, str]) -> None:
     unknown = sorted(set(data) - {b.data for b in suite.benchmarks if b.data})
     if unknown:
         known = sorted({b.data for b in suite.benchmarks if b.data})
-        raise UsageError(f"--data {', '.join(unknown)}: no benchmark of the suite reads it (data sets: "
-                         f"{', '.join(known)})")
+        raise UsageError(
+            f"--data {', '.join(unknown)}: no benchmark of the suite reads it (data sets: {', '.join(known)})"
+        )
     for name, place in sorted(data.items()):
         if not Path(place).expanduser().is_dir():
             raise UsageError(f"--data {name}={place}: no such folder")
@@ -173,8 +180,9 @@ def _skip_reason(bench: SuiteBenchmark, error: Exception, download: bool) -> str
     the one option left, else the suite's `get_data`."""
     found = _OWN_ADVICE.sub("", str(error).strip("'\""))
     if download and bench.download:
-        return found + (f"; the download failed: give a copy of its data with --data {bench.data}=DIR"
-                        if bench.data else "")
+        return found + (
+            f"; the download failed: give a copy of its data with --data {bench.data}=DIR" if bench.data else ""
+        )
     return found + (f"; to get its data: {bench.get_data}" if bench.get_data else "")
 
 
@@ -192,9 +200,19 @@ class _Bindings:
         return self.one.get((bench, role)) or self.anywhere.get(role) or entry_roles.get(role)
 
 
-def plan_profile(suite: Suite, size: Size, folder: Path, models: list[dict[str, Any]], *, judge: str | None,
-                 overrides: dict[str, str], data: dict[str, str], download: bool, base_url: Sequence[str] = (),
-                 role_urls: Mapping[str, list[str]] | None = None) -> ProfilePlan:
+def plan_profile(
+    suite: Suite,
+    size: Size,
+    folder: Path,
+    models: list[dict[str, Any]],
+    *,
+    judge: str | None,
+    overrides: dict[str, str],
+    data: dict[str, str],
+    download: bool,
+    base_url: Sequence[str] = (),
+    role_urls: Mapping[str, list[str]] | None = None,
+) -> ProfilePlan:
     """Decide what runs: a benchmark whose data is missing is skipped with the reason and how to
     get the data (and so is one measured on a skipped benchmark's answers); every judging role
     (each required role but the candidate) is bound, first found: `BENCHMARK.ROLE` in `overrides`,
@@ -219,8 +237,9 @@ def plan_profile(suite: Suite, size: Size, folder: Path, models: list[dict[str, 
     return profile
 
 
-def _plan_benchmark(profile: ProfilePlan, bench: SuiteBenchmark, bindings: _Bindings, params: dict[str, Any],
-                    download: bool) -> tuple[list[str], set[str]] | None:
+def _plan_benchmark(
+    profile: ProfilePlan, bench: SuiteBenchmark, bindings: _Bindings, params: dict[str, Any], download: bool
+) -> tuple[list[str], set[str]] | None:
     """Add `bench`'s entry, with its roles bound, to `profile`: its roles but the candidate and those
     `--judge` bound; None when it is skipped (the reason added to `profile.skipped`)."""
     entry = bench.entry(profile.size, **params)
@@ -242,8 +261,9 @@ def _benchmark_shape(profile: ProfilePlan, bench: SuiteBenchmark, entry: SetTask
     """`bench`'s task built without roles; None, with the reason added to `profile.skipped`, when the
     benchmark whose answers it measures does not run or its data is not there."""
     if bench.drafts_from is not None and bench.drafts_from not in profile.entries:
-        profile.skipped.append(Skipped(bench.name, f"it measures the answers of {bench.drafts_from}, which "
-                                                   "does not run"))
+        profile.skipped.append(
+            Skipped(bench.name, f"it measures the answers of {bench.drafts_from}, which does not run")
+        )
         return None
     try:
         return _drafts_shape(entry) if bench.drafts_from else _shape(entry)
@@ -253,8 +273,9 @@ def _benchmark_shape(profile: ProfilePlan, bench: SuiteBenchmark, entry: SetTask
         return None
 
 
-def _bind_roles(bench: str, required: list[str], optional: list[str], entry_roles: Mapping[str, str],
-                bindings: _Bindings) -> tuple[dict[str, str], set[str]]:
+def _bind_roles(
+    bench: str, required: list[str], optional: list[str], entry_roles: Mapping[str, str], bindings: _Bindings
+) -> tuple[dict[str, str], set[str]]:
     """Each role's model (`entry_roles`: the suite entry's roles), and the roles `--judge` bound. Raises
     UsageError for a required role left unbound."""
     bound: dict[str, str] = {}
@@ -268,8 +289,10 @@ def _bind_roles(bench: str, required: list[str], optional: list[str], entry_role
             bound[role] = spec
     unbound_required = [r for r in required if r not in bound]
     if unbound_required:
-        raise UsageError(f"{bench} needs the role(s) {', '.join(unbound_required)}: give --judge SPEC "
-                         "(every judging role) or --role ROLE=SPEC")
+        raise UsageError(
+            f"{bench} needs the role(s) {', '.join(unbound_required)}: give --judge SPEC "
+            "(every judging role) or --role ROLE=SPEC"
+        )
     return bound, judged
 
 
@@ -287,12 +310,14 @@ def _check_role_urls_named(role_urls: Mapping[str, list[str]], known_roles: set[
     known = {CANDIDATE} | {r for _, r in known_roles}
     for role in role_urls:
         if role not in known:
-            raise UsageError(f"--role-base-url {role}: no benchmark of the profile has that role "
-                             f"(roles: {', '.join(sorted(known))})")
+            raise UsageError(
+                f"--role-base-url {role}: no benchmark of the profile has that role (roles: {', '.join(sorted(known))})"
+            )
 
 
-def _set_endpoints(profile: ProfilePlan, judged: Mapping[str, set[str]], base_url: Sequence[str],
-                   role_urls: Mapping[str, list[str]]) -> None:
+def _set_endpoints(
+    profile: ProfilePlan, judged: Mapping[str, set[str]], base_url: Sequence[str], role_urls: Mapping[str, list[str]]
+) -> None:
     """Give every entry's bound roles their endpoints (`_role_urls`)."""
     for entries in (profile.entries, profile.later):
         for name, entry in entries.items():
@@ -316,10 +341,15 @@ def _entry_document(entry: SetTask) -> dict[str, Any]:
     return document
 
 
-def _set_document(folder: str, models: list[dict[str, Any]], entries: list[SetTask],
-                  options: dict[str, Any]) -> dict[str, Any]:
-    return {"folder": folder, "models": models, "tasks": [_entry_document(e) for e in entries],
-            **{k: v for k, v in options.items() if v not in (None, [], {})}}
+def _set_document(
+    folder: str, models: list[dict[str, Any]], entries: list[SetTask], options: dict[str, Any]
+) -> dict[str, Any]:
+    return {
+        "folder": folder,
+        "models": models,
+        "tasks": [_entry_document(e) for e in entries],
+        **{k: v for k, v in options.items() if v not in (None, [], {})},
+    }
 
 
 HEADER = "# Written by proseval profile; running `proseval profile` again with the same options rewrites it.\n"
@@ -336,13 +366,19 @@ def write_first_set(profile: ProfilePlan, options: dict[str, Any]) -> Path:
     return write_set(profile.set_file, _set_document(RUNS, profile.models, list(profile.entries.values()), options))
 
 
-def write_later_set(profile: ProfilePlan, model: dict[str, Any], options: dict[str, Any],
-                    drafts: Path | None = None, path: Path | None = None) -> Path:
+def write_later_set(
+    profile: ProfilePlan,
+    model: dict[str, Any],
+    options: dict[str, Any],
+    drafts: Path | None = None,
+    path: Path | None = None,
+) -> Path:
     """One model's set of the benchmarks measured on its answers (their drafts files written before;
     `drafts` and `path`: elsewhere, for a stand-in set). Those tasks have no candidate role: the
     model is named without its endpoint (its reviser's is the entry's)."""
     label = model["spec"]
     read = str((drafts or profile.drafts_path(label)).resolve())
     entries = [e.model_copy(update={"params": {**e.params, "drafts": read}}) for e in profile.later.values()]
-    return write_set(path or profile.later_set_file(label),
-                     _set_document(slug(label), [{"spec": label}], entries, options))
+    return write_set(
+        path or profile.later_set_file(label), _set_document(slug(label), [{"spec": label}], entries, options)
+    )

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 BUNDLED = "references.csv"
 
+
 class Reference(BaseModel):
     """One published figure, as printed, with where it comes from."""
 

@@ -15,9 +15,9 @@ from pydantic import BaseModel, Field
 from ..runtime.paired import Values, compare_values, higher, per_sample_values, tiers
 from ..runtime.runlog import RunFolder, RunFolderError
 from ..runtime.usage import run_usage
-from .plan import ProfilePlan
 from .comparable import PaperSetting, benchmark_comparability, paper_settings, run_comparability
 from .figures import Figure, paper_figures
+from .plan import ProfilePlan
 from .references import Comparability, PaperUnit, Reference, paper_unit, read_references
 
 PROFILE_JSON = "profile.json"
@@ -42,17 +42,22 @@ class BenchmarkRow(BaseModel):
     unscored: int = 0
     failed: int = Field(0, description="samples that failed (no answer to score)")
     samples: int = 0
-    model_failures: dict[str, int] = Field(default_factory=dict, description="empty, truncated, refused answers, "
-                                           "context overflows")
+    model_failures: dict[str, int] = Field(
+        default_factory=dict, description="empty, truncated, refused answers, context overflows"
+    )
     requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float | None = None
     currency: str | None = None
-    seconds: float | None = Field(None, description="time spent running: the sum of the run's sessions (from each "
-                                  "start or resume to its last recorded usage), never the time between them")
-    comparability: Comparability | None = Field(None, description="whether this run's figures can be read "
-                                                "beside the paper's, decided from what ran")
+    seconds: float | None = Field(
+        None,
+        description="time spent running: the sum of the run's sessions (from each "
+        "start or resume to its last recorded usage), never the time between them",
+    )
+    comparability: Comparability | None = Field(
+        None, description="whether this run's figures can be read beside the paper's, decided from what ran"
+    )
 
 
 class Difference(BaseModel):
@@ -67,8 +72,11 @@ class Difference(BaseModel):
     ci_low: float | None
     ci_high: float | None
     p_value: float | None
-    verdict: str = Field("no difference shown", description="which is higher where the 95% interval excludes 0 "
-                         "(the model or the baseline), else no difference shown")
+    verdict: str = Field(
+        "no difference shown",
+        description="which is higher where the 95% interval excludes 0 "
+        "(the model or the baseline), else no difference shown",
+    )
     note: str | None = None
 
 
@@ -82,18 +90,31 @@ class Dimension(BaseModel):
     unit: str | None = Field(None, description="the headline's unit")
     lower_is_better: bool
     roles: dict[str, str]
-    ranking: list[list[str]] = Field(default_factory=list, description="models with a complete run by tier, best "
-                                     "first; within a tier by mean (they are not shown to differ)")
-    tiers: dict[str, int] = Field(default_factory=dict, description="model -> tier: 1 + the ranked models whose "
-                                  "paired difference with it has a 95% interval excluding 0 in their favour")
+    ranking: list[list[str]] = Field(
+        default_factory=list,
+        description="models with a complete run by tier, best "
+        "first; within a tier by mean (they are not shown to differ)",
+    )
+    tiers: dict[str, int] = Field(
+        default_factory=dict,
+        description="model -> tier: 1 + the ranked models whose "
+        "paired difference with it has a 95% interval excluding 0 in their favour",
+    )
     references: list[Reference] = Field(default_factory=list)
-    paper_unit: PaperUnit | None = Field(None, description="the papers' unit the headline converts to (value × "
-                                         "factor); None: the figures are in other units, never converted")
-    comparability: Comparability | None = Field(None, description="the benchmark's verdict over its models' "
-                                                "runs (`comparable.benchmark_comparability`)")
-    figures: list[Figure] = Field(default_factory=list, description="each finished run's headline at the paper's "
-                                  "granularity (C3EBench and LongWeave per task), in the paper's unit where it "
-                                  "converts")
+    paper_unit: PaperUnit | None = Field(
+        None,
+        description="the papers' unit the headline converts to (value × "
+        "factor); None: the figures are in other units, never converted",
+    )
+    comparability: Comparability | None = Field(
+        None, description="the benchmark's verdict over its models' runs (`comparable.benchmark_comparability`)"
+    )
+    figures: list[Figure] = Field(
+        default_factory=list,
+        description="each finished run's headline at the paper's "
+        "granularity (C3EBench and LongWeave per task), in the paper's unit where it "
+        "converts",
+    )
 
 
 class Profile(BaseModel):
@@ -152,8 +173,11 @@ def read_row(benchmark: str, model: str, path: Path, unit: str | None = None) ->
     row.failed, row.samples = results.counts.failed, results.counts.total
     row.model_failures = dict(results.counts.model_failures)
     usage = run_usage(results.roles)
-    row.requests, row.prompt_tokens, row.completion_tokens = (usage["requests"], usage["prompt_tokens"],
-                                                              usage["completion_tokens"])
+    row.requests, row.prompt_tokens, row.completion_tokens = (
+        usage["requests"],
+        usage["prompt_tokens"],
+        usage["completion_tokens"],
+    )
     row.cost, row.currency = usage["cost"], usage["currency"]
     ends = [session["at"] for session in folder.read_usage() if "at" in session]
     row.seconds = running_seconds([header.started_at, *(r.at for r in header.resumes)], [*ends, results.finished_at])
@@ -165,23 +189,25 @@ def sample_values(row: BenchmarkRow) -> Values:
     return per_sample_values(RunFolder(Path(row.run_dir)).unique_scored()[0])[0] if row.run_dir else {}
 
 
-def ranking(rows: list[BenchmarkRow], values: dict[str, Values], lower_is_better: bool, *,
-            seed: int = 0) -> dict[str, int]:
+def ranking(
+    rows: list[BenchmarkRow], values: dict[str, Values], lower_is_better: bool, *, seed: int = 0
+) -> dict[str, int]:
     """The tier of each model with a complete run and a headline (a run with failed samples is not
     ranked), on the headline's per-sample values."""
     ranked = [r for r in rows if r.state == "complete" and r.mean is not None and r.metric]
     if not ranked:
         return {}
-    found = tiers([values[r.model] for r in ranked], ranked[0].metric or "", lower_is_better=lower_is_better,
-                  seed=seed)
+    found = tiers([values[r.model] for r in ranked], ranked[0].metric or "", lower_is_better=lower_is_better, seed=seed)
     return {r.model: tier for r, tier in zip(ranked, found)}
 
 
 def places(rows: list[BenchmarkRow], tier_of: dict[str, int], lower_is_better: bool) -> list[list[str]]:
     """The ranked models grouped by tier, best first; within a tier by mean (not shown to differ)."""
     sign = 1.0 if lower_is_better else -1.0
-    ordered = sorted(((r, r.mean) for r in rows if r.model in tier_of and r.mean is not None),
-                     key=lambda pair: (tier_of[pair[0].model], sign * pair[1]))
+    ordered = sorted(
+        ((r, r.mean) for r in rows if r.model in tier_of and r.mean is not None),
+        key=lambda pair: (tier_of[pair[0].model], sign * pair[1]),
+    )
     grouped: dict[int, list[str]] = {}
     for row, _ in ordered:
         grouped.setdefault(tier_of[row.model], []).append(row.model)
@@ -201,12 +227,13 @@ def units_text(dimension: Dimension) -> str:
 
 
 def ranking_text(dimension: Dimension) -> str:
-    """"tier 1: a, b; tier 3: c": models in one tier are not shown to differ."""
+    """ "tier 1: a, b; tier 3: c": models in one tier are not shown to differ."""
     return "; ".join(f"tier {dimension.tiers[place[0]]}: {', '.join(place)}" for place in dimension.ranking)
 
 
-def differences(benchmark: str, rows: list[BenchmarkRow], values: dict[str, Values], *,
-                seed: int = 0) -> list[Difference]:
+def differences(
+    benchmark: str, rows: list[BenchmarkRow], values: dict[str, Values], *, seed: int = 0
+) -> list[Difference]:
     """Each model against the first model with a finished run, paired on the samples both scored
     (`runtime.paired`: bootstrap interval and sign-flip p-value)."""
     finished = [r for r in rows if r.state in ("complete", "failed samples") and r.metric and r.run_dir]
@@ -222,15 +249,30 @@ def differences(benchmark: str, rows: list[BenchmarkRow], values: dict[str, Valu
         note = None
         if not d.paired and base.n and other.n:
             whole = not any(metric in v for v in (*values_a.values(), *values_b.values()))
-            note = ("no sample has the headline on its own (it is computed over the whole run)" if whole
-                    else "no sample scored in both")
+            note = (
+                "no sample has the headline on its own (it is computed over the whole run)"
+                if whole
+                else "no sample scored in both"
+            )
         elif not d.paired:
             note = "no sample scored in both"
         side = higher(d)
         shown = "no difference shown" if side is None else f"{other.model if side == 'B' else base.model} higher"
-        made.append(Difference(benchmark=benchmark, metric=metric, baseline=base.model, model=other.model,
-                               paired=d.paired, diff=d.diff, ci_low=d.ci_low, ci_high=d.ci_high, p_value=d.p_value,
-                               verdict=shown, note=note))
+        made.append(
+            Difference(
+                benchmark=benchmark,
+                metric=metric,
+                baseline=base.model,
+                model=other.model,
+                paired=d.paired,
+                diff=d.diff,
+                ci_low=d.ci_low,
+                ci_high=d.ci_high,
+                p_value=d.p_value,
+                verdict=shown,
+                note=note,
+            )
+        )
     return made
 
 
@@ -245,12 +287,21 @@ def build_profile(profile: ProfilePlan, *, seed: int = 0) -> Profile:
     for bench in profile.suite.benchmarks:
         own = [r for r in references if r.benchmark == bench.task]
         roles = profile.roles.get(bench.name, {})
-        dimension = Dimension(benchmark=bench.name, dimension=bench.dimension, metric=None, scale=bench.scale,
-                              unit=bench.unit, lower_is_better=bench.lower_is_better, roles=roles, references=own,
-                              paper_unit=paper_unit(bench.unit, own))
+        dimension = Dimension(
+            benchmark=bench.name,
+            dimension=bench.dimension,
+            metric=None,
+            scale=bench.scale,
+            unit=bench.unit,
+            lower_is_better=bench.lower_is_better,
+            roles=roles,
+            references=own,
+            paper_unit=paper_unit(bench.unit, own),
+        )
         if bench.name in skipped:
-            rows += [BenchmarkRow(benchmark=bench.name, model=m, state="skipped", reason=skipped[bench.name])
-                     for m in labels]
+            rows += [
+                BenchmarkRow(benchmark=bench.name, model=m, state="skipped", reason=skipped[bench.name]) for m in labels
+            ]
         else:
             these = [read_row(bench.name, m, profile.run_path(bench.name, m), bench.unit) for m in labels]
             rows += these
@@ -262,12 +313,20 @@ def build_profile(profile: ProfilePlan, *, seed: int = 0) -> Profile:
         judging = {role: roles[role] for role in profile.judging.get(bench.name, [])}
         judged_by_paper(dimension, [r for r in rows if r.benchmark == bench.name], bench.task, judging, seed=seed)
         dimensions.append(dimension)
-    return Profile(size=profile.size, folder=str(profile.folder.resolve()), models=labels, dimensions=dimensions,
-                   rows=rows, differences=diffs, skipped=skipped)
+    return Profile(
+        size=profile.size,
+        folder=str(profile.folder.resolve()),
+        models=labels,
+        dimensions=dimensions,
+        rows=rows,
+        differences=diffs,
+        skipped=skipped,
+    )
 
 
-def judged_by_paper(dimension: Dimension, rows: list[BenchmarkRow], task: str, judging: dict[str, str], *,
-                    seed: int = 0) -> None:
+def judged_by_paper(
+    dimension: Dimension, rows: list[BenchmarkRow], task: str, judging: dict[str, str], *, seed: int = 0
+) -> None:
     """Each finished run's comparability with the paper's figures and its figures at the paper's
     granularity; the benchmark's verdict over them."""
     setting = paper_settings().benchmarks.get(task, PaperSetting())
@@ -281,11 +340,13 @@ def judged_by_paper(dimension: Dimension, rows: list[BenchmarkRow], task: str, j
         except RunFolderError:
             continue
         if dimension.references:
-            row.comparability = run_comparability(task, dimension.references, header, results, judging,
-                                                  dimension.paper_unit, dimension.unit)
+            row.comparability = run_comparability(
+                task, dimension.references, header, results, judging, dimension.paper_unit, dimension.unit
+            )
             per_model[row.model] = row.comparability
-            dimension.figures += paper_figures(row.model, Path(row.run_dir), results, setting,
-                                               dimension.paper_unit, dimension.unit, seed=seed)
+            dimension.figures += paper_figures(
+                row.model, Path(row.run_dir), results, setting, dimension.paper_unit, dimension.unit, seed=seed
+            )
     dimension.comparability = benchmark_comparability(task, dimension.references, per_model)
 
 

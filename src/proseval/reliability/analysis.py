@@ -45,24 +45,52 @@ class _Context:
     seed: int
 
 
-def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, prices: Prices | None = None,
-                       seed: int = 0, panel: str = "mean") -> Analysis:
+def analyse_judgements(
+    found: Judgements,
+    *,
+    labels: LabelSet | None = None,
+    prices: Prices | None = None,
+    seed: int = 0,
+    panel: str = "mean",
+) -> Analysis:
     """The analysis of collected judgements (pure: no files read): per task and role, a card per
     judge, the judges' pairs, their group's alpha and their panel; then the raters' own agreement."""
     kept, aside = distinct_runs(found.runs)
     runs = {run.index: run for run in kept}
     kept_verdicts = [v for v in found.verdicts if v.run in runs]
     human, preferences, label_summary = human_values(labels, kept, kept_verdicts)
-    context = _Context(runs, {run.answers: run.candidate for run in kept if run.candidate != "?"}, found.lengths,
-                       human, preferences, labels is not None, prices, seed)
-    analysis = Analysis(created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                        package_version=__version__,
-                        runs=[RunInfo(index=r.index, run_id=r.run_id, path=str(r.path), task=r.header.task,
-                                      answers=r.answers, candidate=r.candidate, judges=r.judges)
-                              for r in kept],
-                        labels=label_summary, tasks_without_ratings=found.no_ratings,
-                        set_aside=[SetAsideRun(run_id=a.run.run_id, path=str(a.run.path), reason=a.reason,
-                                               kept=str(a.kept.path)) for a in aside])
+    context = _Context(
+        runs,
+        {run.answers: run.candidate for run in kept if run.candidate != "?"},
+        found.lengths,
+        human,
+        preferences,
+        labels is not None,
+        prices,
+        seed,
+    )
+    analysis = Analysis(
+        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        package_version=__version__,
+        runs=[
+            RunInfo(
+                index=r.index,
+                run_id=r.run_id,
+                path=str(r.path),
+                task=r.header.task,
+                answers=r.answers,
+                candidate=r.candidate,
+                judges=r.judges,
+            )
+            for r in kept
+        ],
+        labels=label_summary,
+        tasks_without_ratings=found.no_ratings,
+        set_aside=[
+            SetAsideRun(run_id=a.run.run_id, path=str(a.run.path), reason=a.reason, kept=str(a.kept.path))
+            for a in aside
+        ],
+    )
     grouped: dict[Group, list[Verdict]] = defaultdict(list)
     for verdict in kept_verdicts:
         grouped[(runs[verdict.run].header.task, verdict.role)].append(verdict)
@@ -71,12 +99,14 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
         primaries = {j: table.primary(j) for j in sorted(table.judges)}
         against: dict[tuple[str, str], PairStats] = {}
         for a, b in sharing_pairs(primaries):  # judges with no item in common have no agreement to show
-            pairs, pair_stats = judge_pairs(task, role, {a: primaries[a], b: primaries[b]}, table.scale(),
-                                            context.candidates, seed)
+            pairs, pair_stats = judge_pairs(
+                task, role, {a: primaries[a], b: primaries[b]}, table.scale(), context.candidates, seed
+            )
             analysis.pairs += pairs
             against.update(pair_stats)
-        analysis.cards += [_evaluator_card(context, task, role, judge, table, primaries, against)
-                           for judge in primaries]
+        analysis.cards += [
+            _evaluator_card(context, task, role, judge, table, primaries, against) for judge in primaries
+        ]
         for sharing in sharing_groups(primaries):  # a panel of the judges that scored the same items
             group = group_agreement(task, role, sharing, table.scale(), seed)
             if group is not None:
@@ -95,8 +125,12 @@ def analyse_judgements(found: Judgements, *, labels: LabelSet | None = None, pri
 def sharing_pairs(primaries: Mapping[str, Mapping[Item, Verdict]]) -> list[tuple[str, str]]:
     """Each two judges (in their order) that rated at least one item in common."""
     judges = list(primaries)
-    return [(a, b) for i, a in enumerate(judges) for b in judges[i + 1:]
-            if not primaries[a].keys().isdisjoint(primaries[b].keys())]
+    return [
+        (a, b)
+        for i, a in enumerate(judges)
+        for b in judges[i + 1 :]
+        if not primaries[a].keys().isdisjoint(primaries[b].keys())
+    ]
 
 
 def sharing_groups(primaries: Mapping[str, Mapping[Item, Verdict]]) -> list[dict[str, Mapping[Item, Verdict]]]:
@@ -118,9 +152,15 @@ def sharing_groups(primaries: Mapping[str, Mapping[Item, Verdict]]) -> list[dict
     return list(groups.values())
 
 
-def _evaluator_card(context: _Context, task: str, role: str, judge: str, table: VerdictTable,
-                    primaries: Mapping[str, Mapping[Item, Verdict]],
-                    against: Mapping[tuple[str, str], PairStats]) -> EvaluatorCard:
+def _evaluator_card(
+    context: _Context,
+    task: str,
+    role: str,
+    judge: str,
+    table: VerdictTable,
+    primaries: Mapping[str, Mapping[Item, Verdict]],
+    against: Mapping[tuple[str, str], PairStats],
+) -> EvaluatorCard:
     """One judge's card: what it rated, its consistency and biases, its agreement with the other
     judges (`against`, keyed (judge, other)) and with the humans, its cost."""
     scale, primary, seed = table.scale(), primaries[judge], context.seed
@@ -129,10 +169,14 @@ def _evaluator_card(context: _Context, task: str, role: str, judge: str, table: 
     values = [v.value for v in primary.values()]
     scored = [v for v in values if v is not None]
     card = EvaluatorCard(
-        task=task, role=role, judge=judge, scale=scale.describe() if scale else "",
+        task=task,
+        role=role,
+        judge=judge,
+        scale=scale.describe() if scale else "",
         runs=[r.run_id for r in judge_runs],
         candidates=sorted({r.candidate for r in judge_runs}),
-        n_ratings=len(values), n_unscored=len(values) - len(scored),
+        n_ratings=len(values),
+        n_unscored=len(values) - len(scored),
         unscored_rate=(len(values) - len(scored)) / len(values) if values else None,
         mean=statistics.fmean(scored) if scored else None,
         consistency=_consistency(table, judge),
@@ -159,16 +203,21 @@ def _consistency(table: VerdictTable, judge: str) -> Consistency | None:
             continue
         repeats = max(repeats, len(indices))
         items = sorted(set().union(*(table.by_run[i] for i in indices)))
-        rows += [[table.by_run[i][item].value if item in table.by_run[i] else None for i in indices]
-                 for item in items]
+        rows += [[table.by_run[i][item].value if item in table.by_run[i] else None for i in indices] for item in items]
     if not rows:
         return None
     width = max(len(r) for r in rows)
     matrix = [r + [None] * (width - len(r)) for r in rows]
     found = repeat_consistency(matrix)
-    return Consistency(repeats=repeats, n_items=found.n_items, mean_variance=found.mean_variance,
-                       mean_sd=found.mean_std, changed_share=found.share_changed, alpha=found.alpha,
-                       note=alpha_note(found.n_items, found.alpha, "judged twice"))
+    return Consistency(
+        repeats=repeats,
+        n_items=found.n_items,
+        mean_variance=found.mean_variance,
+        mean_sd=found.mean_std,
+        changed_share=found.share_changed,
+        alpha=found.alpha,
+        note=alpha_note(found.n_items, found.alpha, "judged twice"),
+    )
 
 
 def _cost(judge_runs: Sequence[JudgedRun], role: str, items: int, prices: Prices | None) -> Cost:
@@ -216,12 +265,18 @@ def _missing(card: EvaluatorCard, *, labelled: bool) -> dict[str, str]:
     return missing
 
 
-def analyse(paths: Sequence[Path], *, labels: LabelSet | None = None, prices: Prices | None = None,
-            seed: int = 0, panel: str = "mean", data_dir: Path | None = None) -> Analysis:
+def analyse(
+    paths: Sequence[Path],
+    *,
+    labels: LabelSet | None = None,
+    prices: Prices | None = None,
+    seed: int = 0,
+    panel: str = "mean",
+    data_dir: Path | None = None,
+) -> Analysis:
     """Read the run folders and analyse their judges (see the module docstring); `panel` ("mean" or
     "median") makes an item's panel score from the judges' verdicts; `data_dir` is the benchmark's
     data for runs that predate recorded verdicts (`collect`)."""
     if panel not in ("mean", "median"):
         raise ValueError(f"panel score must be mean or median, not {panel!r}")
-    return analyse_judgements(collect(paths, data_dir=data_dir), labels=labels, prices=prices, seed=seed,
-                              panel=panel)
+    return analyse_judgements(collect(paths, data_dir=data_dir), labels=labels, prices=prices, seed=seed, panel=panel)

@@ -38,8 +38,12 @@ def position_bias(table: VerdictTable, judge: str, primary: Mapping[Item, Verdic
     first, second = values_of(primary, items), values_of(swapped, items)
     shift = score_shift(first, second)
     flips = share_changed_interval(first, second, seed=seed)
-    return PositionBias(n=shift.n, flip_rate=shift.share_changed, mean_shift=shift.mean_change,
-                        flip_rate_ci=interval(flips) if shift.n else None)
+    return PositionBias(
+        n=shift.n,
+        flip_rate=shift.share_changed,
+        mean_shift=shift.mean_change,
+        flip_rate_ci=interval(flips) if shift.n else None,
+    )
 
 
 def _answer_means(primary: Mapping[Item, Verdict]) -> dict[AnswerKey, float]:
@@ -67,14 +71,18 @@ def length_guard(lengths: Sequence[int], groups: Sequence[Hashable]) -> str:
     return ""
 
 
-def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int],
-                seed: int) -> tuple[float | None, int, str, Interval | None]:
+def _within_run(
+    primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int], seed: int
+) -> tuple[float | None, int, str, Interval | None]:
     """The slope of the verdicts on log2 length within each run, net of each criterion's level (a fixed
     effect per run and criterion; criteria rated on one answer only, as WritingBench's per-query
     ones, share one per run): its value, the verdicts it rests on, why it is missing, its interval
     (answers resampled whole: an answer's verdicts share its length)."""
-    items = [(answer, criterion, v.value) for (answer, criterion), v in primary.items()
-             if v.value is not None and answer in lengths]
+    items = [
+        (answer, criterion, v.value)
+        for (answer, criterion), v in primary.items()
+        if v.value is not None and answer in lengths
+    ]
     answers_rated: dict[tuple[str, str], int] = defaultdict(int)
     for answer, criterion, _ in items:
         answers_rated[(answer[0], criterion)] += 1
@@ -88,8 +96,12 @@ def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int
     if slope.slope is not None and guard:
         return None, slope.n, guard, None
     if slope.slope is not None:
-        return slope.slope, slope.n, "", interval(length_slope_interval(
-            scores, words, groups, codes([a for a, _, _ in items])[0], seed=seed))
+        return (
+            slope.slope,
+            slope.n,
+            "",
+            interval(length_slope_interval(scores, words, groups, codes([a for a, _, _ in items])[0], seed=seed)),
+        )
     if not items:
         return None, 0, "no scored verdict on an answer of known length", None
     if slope.n == 0:
@@ -97,8 +109,9 @@ def _within_run(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int
     return None, slope.n, "the answers' lengths do not vary", None
 
 
-def length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int],
-                candidates: Mapping[str, str], seed: int) -> LengthBias:
+def length_bias(
+    primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int], candidates: Mapping[str, str], seed: int
+) -> LengthBias:
     """The slopes of the judge's verdicts on the answers' length: within each run, and across the
     candidates' answers to each sample net of each candidate's level (with the candidates' means
     with length taken out)."""
@@ -108,9 +121,13 @@ def length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int
     groups = [f"{a[1]}#{a[2]}" for a in answers]
     shared = _repeated(groups)
     if not shared:
-        return LengthBias(note="needs two or more answers per sample (several candidates, or epochs)",
-                          within_run_slope=within_run, n_within_run=n_within_run, within_run_note=within_run_note,
-                          within_run_slope_ci=within_run_ci)
+        return LengthBias(
+            note="needs two or more answers per sample (several candidates, or epochs)",
+            within_run_slope=within_run,
+            n_within_run=n_within_run,
+            within_run_note=within_run_note,
+            within_run_slope_ci=within_run_ci,
+        )
     kept = [i for i, g in enumerate(groups) if g in shared]
     scores = [means[answers[i]] for i in kept]
     words = [lengths[answers[i]] for i in kept]
@@ -120,16 +137,31 @@ def length_bias(primary: Mapping[Item, Verdict], lengths: Mapping[AnswerKey, int
     controlled = length_controlled_means(scores, words, keys, systems)
     guard = length_guard(words, keys)
     if controlled.beta is not None and guard:
-        return LengthBias(note=guard, n=slope.n, within_run_slope=within_run, n_within_run=n_within_run,
-                          within_run_note=within_run_note, within_run_slope_ci=within_run_ci)
+        return LengthBias(
+            note=guard,
+            n=slope.n,
+            within_run_slope=within_run,
+            n_within_run=n_within_run,
+            within_run_note=within_run_note,
+            within_run_slope_ci=within_run_ci,
+        )
     note = "" if controlled.beta is not None else "length cannot be told apart from candidate and sample"
-    beta_ci = (interval(length_beta_interval(scores, words, keys, systems, seed=seed))
-               if controlled.beta is not None else None)
+    beta_ci = (
+        interval(length_beta_interval(scores, words, keys, systems, seed=seed)) if controlled.beta is not None else None
+    )
     means_of = {str(s): {"raw": raw, "length_controlled": lc} for s, (raw, lc) in controlled.means.items()}
-    return LengthBias(slope_per_doubling=controlled.beta, within_sample_slope=slope.slope, n=slope.n, note=note,
-                      systems=means_of, within_run_slope=within_run, n_within_run=n_within_run,
-                      within_run_note=within_run_note, slope_per_doubling_ci=beta_ci,
-                      within_run_slope_ci=within_run_ci)
+    return LengthBias(
+        slope_per_doubling=controlled.beta,
+        within_sample_slope=slope.slope,
+        n=slope.n,
+        note=note,
+        systems=means_of,
+        within_run_slope=within_run,
+        n_within_run=n_within_run,
+        within_run_note=within_run_note,
+        slope_per_doubling_ci=beta_ci,
+        within_run_slope_ci=within_run_ci,
+    )
 
 
 def _repeated(groups: Sequence[str]) -> set[str]:
@@ -140,11 +172,30 @@ def _repeated(groups: Sequence[str]) -> set[str]:
 
 
 FAMILIES = {
-    "gpt": "openai", "o1": "openai", "o3": "openai", "o4": "openai", "chatgpt": "openai", "davinci": "openai",
-    "claude": "anthropic", "gemini": "google", "gemma": "google", "palm": "google", "llama": "meta",
-    "qwen": "qwen", "qwq": "qwen", "mistral": "mistral", "mixtral": "mistral", "ministral": "mistral",
-    "deepseek": "deepseek", "phi": "microsoft", "command": "cohere", "grok": "xai", "glm": "zhipu",
-    "yi": "01-ai", "smollm": "huggingface", "smollm2": "huggingface",
+    "gpt": "openai",
+    "o1": "openai",
+    "o3": "openai",
+    "o4": "openai",
+    "chatgpt": "openai",
+    "davinci": "openai",
+    "claude": "anthropic",
+    "gemini": "google",
+    "gemma": "google",
+    "palm": "google",
+    "llama": "meta",
+    "qwen": "qwen",
+    "qwq": "qwen",
+    "mistral": "mistral",
+    "mixtral": "mistral",
+    "ministral": "mistral",
+    "deepseek": "deepseek",
+    "phi": "microsoft",
+    "command": "cohere",
+    "grok": "xai",
+    "glm": "zhipu",
+    "yi": "01-ai",
+    "smollm": "huggingface",
+    "smollm2": "huggingface",
 }
 
 
@@ -161,8 +212,9 @@ def model_family(spec: str) -> str:
     return FAMILIES.get(letters, letters or first)
 
 
-def self_preference(judge: str, table: VerdictTable, primary: Mapping[Item, Verdict],
-                    candidates: Mapping[str, str], seed: int) -> SelfPreference:
+def self_preference(
+    judge: str, table: VerdictTable, primary: Mapping[Item, Verdict], candidates: Mapping[str, str], seed: int
+) -> SelfPreference:
     """How much more the judge gives candidates of its own family than the other judges do, against
     the same gap on the other candidates."""
     family = model_family(judge.split(" (prompts", 1)[0])
@@ -188,7 +240,8 @@ def self_preference(judge: str, table: VerdictTable, primary: Mapping[Item, Verd
         result.n_other = len(gaps[False])
     if gaps[True] and gaps[False]:
         result.difference = statistics.fmean(gaps[True]) - statistics.fmean(gaps[False])
-        found = gap_difference_interval(gaps[True] + gaps[False],
-                                        [True] * len(gaps[True]) + [False] * len(gaps[False]), seed=seed)
+        found = gap_difference_interval(
+            gaps[True] + gaps[False], [True] * len(gaps[True]) + [False] * len(gaps[False]), seed=seed
+        )
         result.difference_ci = interval(found)
     return result

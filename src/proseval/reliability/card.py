@@ -32,9 +32,12 @@ class PairStats(BaseModel):
     mean_difference: float | None = Field(None, description="mean of first minus second")
     ci_low: float | None = Field(None, description="95 % bootstrap interval of mean_difference")
     ci_high: float | None = None
-    intervals: dict[str, Interval] = Field(default_factory=dict, description="statistic (spearman, kendall_tau_b, "
-                                           "pearson, weighted_kappa, alpha) -> its 95 % bootstrap interval, the "
-                                           "items resampled jointly")
+    intervals: dict[str, Interval] = Field(
+        default_factory=dict,
+        description="statistic (spearman, kendall_tau_b, "
+        "pearson, weighted_kappa, alpha) -> its 95 % bootstrap interval, the "
+        "items resampled jointly",
+    )
 
 
 class Consistency(BaseModel):
@@ -42,26 +45,36 @@ class Consistency(BaseModel):
     n_items: int
     mean_variance: float | None = None
     mean_sd: float | None = None
-    changed_share: float | None = Field(None, description="share of items whose verdict is not the same in every repeat")
+    changed_share: float | None = Field(
+        None, description="share of items whose verdict is not the same in every repeat"
+    )
     alpha: float | None = Field(None, description="Krippendorff's alpha (interval) with repeats as raters")
     note: str = Field("", description="why alpha is missing")
 
 
 class LengthBias(BaseModel):
-    slope_per_doubling: float | None = Field(None, description="score points per doubling of the answer's length, "
-                                             "net of candidate and sample effects (the beta of the length-controlled "
-                                             "fit): a better candidate that also writes longer is not taken for bias")
-    within_sample_slope: float | None = Field(None, description="the plain within-sample slope (candidate quality "
-                                              "differences included)")
+    slope_per_doubling: float | None = Field(
+        None,
+        description="score points per doubling of the answer's length, "
+        "net of candidate and sample effects (the beta of the length-controlled "
+        "fit): a better candidate that also writes longer is not taken for bias",
+    )
+    within_sample_slope: float | None = Field(
+        None, description="the plain within-sample slope (candidate quality differences included)"
+    )
     n: int = 0
-    systems: dict[str, dict[str, float | None]] = Field(default_factory=dict,
-                                                        description="candidate -> raw and length-controlled mean")
+    systems: dict[str, dict[str, float | None]] = Field(
+        default_factory=dict, description="candidate -> raw and length-controlled mean"
+    )
     note: str = Field("", description="why slope_per_doubling is missing")
-    within_run_slope: float | None = Field(None, description="score points per doubling of the answer's length, "
-                                           "from each run's verdicts net of each criterion's level (criterion fixed "
-                                           "effects; criteria rated on one answer only share one): needs no second "
-                                           "candidate, but takes prompts that call for long answers and are easier "
-                                           "(or harder) for length bias")
+    within_run_slope: float | None = Field(
+        None,
+        description="score points per doubling of the answer's length, "
+        "from each run's verdicts net of each criterion's level (criterion fixed "
+        "effects; criteria rated on one answer only share one): needs no second "
+        "candidate, but takes prompts that call for long answers and are easier "
+        "(or harder) for length bias",
+    )
     n_within_run: int = Field(0, description="verdicts the within-run slope is fitted on")
     slope_per_doubling_ci: Interval | None = Field(None, description="bootstrap interval over the answers")
     within_run_slope_ci: Interval | None = Field(None, description="bootstrap interval over the verdicts")
@@ -115,17 +128,24 @@ class HumanAgreement(BaseModel):
     vs_human_mean: PairStats | None = None
     per_rater: dict[str, PairStats] = Field(default_factory=dict)
     leave_one_out: dict[str, RaterVsRest] = Field(
-        default_factory=dict, description="rater -> that rater and the judge against the mean of the other raters "
-        "(items rated by the judge, the rater and at least one other rater)")
-    pairwise_consistency: float | None = Field(None, description="share of pairs of answers to the same instruction "
-                                               "(sample, epoch, criterion) the humans score differently that the "
-                                               "judge orders the same way")
+        default_factory=dict,
+        description="rater -> that rater and the judge against the mean of the other raters "
+        "(items rated by the judge, the rater and at least one other rater)",
+    )
+    pairwise_consistency: float | None = Field(
+        None,
+        description="share of pairs of answers to the same instruction "
+        "(sample, epoch, criterion) the humans score differently that the "
+        "judge orders the same way",
+    )
     n_pairs: int = Field(0, description="pairs of answers to the same instruction the humans score differently")
-    pairwise_consistency_ci: Interval | None = Field(None, description="bootstrap interval over the instructions "
-                                                     "(each with all its pairs)")
+    pairwise_consistency_ci: Interval | None = Field(
+        None, description="bootstrap interval over the instructions (each with all its pairs)"
+    )
     n_preferences: int = 0
-    preference_agreement: float | None = Field(None, description="share of human A/B/tie preferences the judge's "
-                                               "scores imply")
+    preference_agreement: float | None = Field(
+        None, description="share of human A/B/tie preferences the judge's scores imply"
+    )
     preference_agreement_ci: Interval | None = Field(None, description="bootstrap interval over the preferences")
 
 
@@ -154,8 +174,9 @@ class TopDisagreement(BaseModel):
 class SystemAgreement(BaseModel):
     n_models: int
     kendall_tau_b: float | None
-    kendall_tau_b_ci: Interval | None = Field(None, description="bootstrap interval over the items (the models' "
-                                              "means recomputed in each resample)")
+    kendall_tau_b_ci: Interval | None = Field(
+        None, description="bootstrap interval over the items (the models' means recomputed in each resample)"
+    )
     ranking_a: list[str]
     ranking_b: list[str]
     means_a: dict[str, float]
@@ -207,7 +228,8 @@ class PanelSummary(BaseModel):
     n_unscored: int = Field(description="items no judge of the panel could score")
     n_partial: int = Field(description="items some judge of the panel could not score (scored by the others)")
     candidates: dict[str, dict[str, float | None]] = Field(
-        default_factory=dict, description="candidate -> the panel's mean and each judge's mean on its items")
+        default_factory=dict, description="candidate -> the panel's mean and each judge's mean on its items"
+    )
     most_disagreed: list[PanelItem] = Field(default_factory=list, description="items with the widest range of verdicts")
 
 
@@ -261,8 +283,10 @@ class SetAsideRun(BaseModel):
 
     run_id: str
     path: str
-    reason: Literal["duplicate", "replay"] = Field(description="duplicate (the same judging identity) or replay "
-                                                   "(every reply from the cache, byte-identical to the kept run's)")
+    reason: Literal["duplicate", "replay"] = Field(
+        description="duplicate (the same judging identity) or replay "
+        "(every reply from the cache, byte-identical to the kept run's)"
+    )
     kept: str = Field(description="the folder of the run analysed in its place")
 
 

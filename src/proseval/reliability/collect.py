@@ -99,19 +99,34 @@ def judge_labels(header: RunHeader, roles: Iterable[str]) -> dict[str, str]:
     """Each role's judge: its model (and a tag of its prompts if replaced). A role the run did not
     bind apart ran on the candidate's model (RAVEL's reviewer tool, unless ``--role reviewer=...``)."""
     tag = _prompts_tag(header)
-    return {role: binding.spec + (f" (prompts #{tag})" if tag else "")
-            for role in roles if (binding := header.roles.get(role) or header.roles.get("candidate")) is not None}
+    return {
+        role: binding.spec + (f" (prompts #{tag})" if tag else "")
+        for role in roles
+        if (binding := header.roles.get(role) or header.roles.get("candidate")) is not None
+    }
 
 
 def judging_identity(header: RunHeader, answers: str, roles: Iterable[str]) -> str:
     """What makes two runs the same judging: the answers, the task and its parameters (but where its
     data lies), each judging role's model, settings and prompts, the seed and the repeat number."""
     params = {k: v for k, v in header.task_params.items() if k != "data_dir"}
-    judges = {role: {"spec": header.roles[role].spec, "config": header.roles[role].config.model_dump(mode="json")}
-              for role in sorted(roles) if role in header.roles}
-    return canonical_json({"answers": answers, "task": header.task, "version": header.task_version,
-                           "params": params, "judges": judges, "prompts": _prompts_tag(header),
-                           "seed": header.seed, "repeat": header.repeat})
+    judges = {
+        role: {"spec": header.roles[role].spec, "config": header.roles[role].config.model_dump(mode="json")}
+        for role in sorted(roles)
+        if role in header.roles
+    }
+    return canonical_json(
+        {
+            "answers": answers,
+            "task": header.task,
+            "version": header.task_version,
+            "params": params,
+            "judges": judges,
+            "prompts": _prompts_tag(header),
+            "seed": header.seed,
+            "repeat": header.repeat,
+        }
+    )
 
 
 def _records(folder: RunFolder) -> list[SampleRecord]:
@@ -151,9 +166,11 @@ class _Rebuilt:
                 task = get_task(header.task, params)
             except (ProsevalError, ValueError, OSError) as exc:
                 reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise DataError(f"{path}: made before runs recorded their judges' verdicts, so its task "
-                                f"{header.task} is built again to read them, which failed: {reason}. Give the "
-                                "benchmark's data folder with --data-dir PATH (proseval agreement)") from None
+                raise DataError(
+                    f"{path}: made before runs recorded their judges' verdicts, so its task "
+                    f"{header.task} is built again to read them, which failed: {reason}. Give the "
+                    "benchmark's data folder with --data-dir PATH (proseval agreement)"
+                ) from None
             ratings = task.ratings
             self.built[key] = ratings_info(task), lambda record: ratings(record.scores) if ratings else []
         return self.built[key]
@@ -167,16 +184,24 @@ def _replies(records: Sequence[SampleRecord]) -> tuple[str, bool]:
     calls = 0
     cached = True
     for record in sorted(records, key=lambda r: (r.id, r.epoch)):
-        for line in sorted(canonical_json([record.id, record.epoch, call.role, call.turn, call.text, call.error])
-                           for call in record.calls):
+        for line in sorted(
+            canonical_json([record.id, record.epoch, call.role, call.turn, call.text, call.error])
+            for call in record.calls
+        ):
             digest.update(line.encode())
         calls += len(record.calls)
         cached = cached and all(call.cached for call in record.calls)
     return digest.hexdigest(), calls > 0 and cached
 
 
-def _read_run(index: int, folder: RunFolder, header: RunHeader, info: RatingsInfo, read: ReadRatings,
-              lengths: dict[AnswerKey, int]) -> tuple[JudgedRun, list[Verdict]]:
+def _read_run(
+    index: int,
+    folder: RunFolder,
+    header: RunHeader,
+    info: RatingsInfo,
+    read: ReadRatings,
+    lengths: dict[AnswerKey, int],
+) -> tuple[JudgedRun, list[Verdict]]:
     """One run's verdicts (the words of each answer not seen yet go into `lengths`)."""
     answers, candidate = _source(header, folder.path)
 
@@ -194,13 +219,26 @@ def _read_run(index: int, folder: RunFolder, header: RunHeader, info: RatingsInf
         slices = tuple((k, str(record.metadata[k])) for k in info.slice_keys if k in record.metadata)
         if record.state is not None and answer not in lengths:
             lengths[answer] = count_words(record.state.output)
-        verdicts += [Verdict(index, answer, r.criterion, r.role, r.value, scales.setdefault(r.scale, r.scale), slices)
-                     for r in read(record) if own(r.role)]
+        verdicts += [
+            Verdict(index, answer, r.criterion, r.role, r.value, scales.setdefault(r.scale, r.scale), slices)
+            for r in read(record)
+            if own(r.role)
+        ]
     roles = sorted({v.role for v in verdicts})
     replies, replayed = _replies(records)
-    run = JudgedRun(index, folder.path, header, answers, candidate, judge_labels(header, roles), usage,
-                    identity=judging_identity(header, answers, roles), replies=replies, replayed=replayed,
-                    swapped=info.swapped)
+    run = JudgedRun(
+        index,
+        folder.path,
+        header,
+        answers,
+        candidate,
+        judge_labels(header, roles),
+        usage,
+        identity=judging_identity(header, answers, roles),
+        replies=replies,
+        replayed=replayed,
+        swapped=info.swapped,
+    )
     return run, verdicts
 
 
@@ -221,6 +259,7 @@ def collect(paths: Sequence[Path], *, data_dir: Path | None = None) -> Judgement
         found.runs.append(run)
         found.verdicts += verdicts
     if not found.runs and paths:
-        raise RunFolderError(f"none of the runs has judged verdicts to compare (task(s) "
-                             f"{', '.join(found.no_ratings)} declare none)")
+        raise RunFolderError(
+            f"none of the runs has judged verdicts to compare (task(s) {', '.join(found.no_ratings)} declare none)"
+        )
     return found

@@ -24,8 +24,9 @@ from .table import Item, values_of
 Preference = tuple[AnswerKey, AnswerKey, str, str, str]  # (answer a, answer b, criterion, preference, rater)
 
 
-def human_values(labels: LabelSet | None, runs: Sequence[JudgedRun], verdicts: Sequence[Verdict]) -> tuple[
-        dict[Item, dict[str, float]], list[Preference], LabelSummary | None]:
+def human_values(
+    labels: LabelSet | None, runs: Sequence[JudgedRun], verdicts: Sequence[Verdict]
+) -> tuple[dict[Item, dict[str, float]], list[Preference], LabelSummary | None]:
     """Human scores per item and rater, pairwise preferences, and what matched: a label counts only
     where a judge rated its answer on its criterion. A label may name the run that wrote the answer
     or any run that judged it (a re-score): both mean the same answers. Raises DataError for scores
@@ -50,14 +51,28 @@ def human_values(labels: LabelSet | None, runs: Sequence[JudgedRun], verdicts: S
         if label.score is not None and found.run is not None:
             scores[((found.run, label.sample_id, label.epoch), label.criterion)][label.rater] = float(label.score)
         elif label.preference is not None and label.a is not None and label.b is not None:
-            preferences.append(((label.a, label.sample_id, label.epoch), (label.b, label.sample_id, label.epoch),
-                                label.criterion, label.preference, label.rater))
-    summary = LabelSummary(file=str(labels.path), labels=len(labels.labels), matched=len(matched.matched),
-                           unmatched=len(matched.unmatched), ambiguous=len(matched.ambiguous),
-                           replaced=labels.replaced, raters=labels.raters(),
-                           unmatched_examples=[f"{_label_runs(label)}/{label.sample_id}#{label.epoch} "
-                                               f"{label.criterion}" for label in matched.unmatched[:5]],
-                           unrated_criteria=sorted({label.criterion for label in matched.unmatched} - set(scales)))
+            preferences.append(
+                (
+                    (label.a, label.sample_id, label.epoch),
+                    (label.b, label.sample_id, label.epoch),
+                    label.criterion,
+                    label.preference,
+                    label.rater,
+                )
+            )
+    summary = LabelSummary(
+        file=str(labels.path),
+        labels=len(labels.labels),
+        matched=len(matched.matched),
+        unmatched=len(matched.unmatched),
+        ambiguous=len(matched.ambiguous),
+        replaced=labels.replaced,
+        raters=labels.raters(),
+        unmatched_examples=[
+            f"{_label_runs(label)}/{label.sample_id}#{label.epoch} {label.criterion}" for label in matched.unmatched[:5]
+        ],
+        unrated_criteria=sorted({label.criterion for label in matched.unmatched} - set(scales)),
+    )
     return scores, preferences, summary
 
 
@@ -67,9 +82,13 @@ def _label_runs(label: Label) -> str:
     return label.run or "*"
 
 
-def human_agreement(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, float]],
-                    preferences: Sequence[Preference], scale: Scale | None,
-                    seed: int = 0) -> HumanAgreement | None:
+def human_agreement(
+    primary: Mapping[Item, Verdict],
+    human: Mapping[Item, Mapping[str, float]],
+    preferences: Sequence[Preference],
+    scale: Scale | None,
+    seed: int = 0,
+) -> HumanAgreement | None:
     """The judge against the raters on the items both scored, and on the pairwise preferences; None
     when it shares neither with them."""
     items = sorted(i for i in human if i in primary)
@@ -84,8 +103,9 @@ def human_agreement(primary: Mapping[Item, Verdict], human: Mapping[Item, Mappin
         result.n_pairs = int(ordered.sum())
         if result.n_pairs:
             result.pairwise_consistency = float(same.sum() / ordered.sum())
-            result.pairwise_consistency_ci = interval(ratio_interval(same[ordered > 0], ordered[ordered > 0],
-                                                                     seed=seed))
+            result.pairwise_consistency_ci = interval(
+                ratio_interval(same[ordered > 0], ordered[ordered > 0], seed=seed)
+            )
         result.leave_one_out = _leave_one_out(primary, human, items, raters)
     agreed = []
     for a, b, criterion, preference, _ in preferences:
@@ -101,8 +121,12 @@ def human_agreement(primary: Mapping[Item, Verdict], human: Mapping[Item, Mappin
     return result if items or agreed else None
 
 
-def _leave_one_out(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping[str, float]],
-                   items: Sequence[Item], raters: Sequence[str]) -> dict[str, RaterVsRest]:
+def _leave_one_out(
+    primary: Mapping[Item, Verdict],
+    human: Mapping[Item, Mapping[str, float]],
+    items: Sequence[Item],
+    raters: Sequence[str],
+) -> dict[str, RaterVsRest]:
     """Each rater and the judge against the mean of the other raters, on the items all three have:
     how the judge compares with a person where both are held to the same reference."""
     found = {}
@@ -111,13 +135,17 @@ def _leave_one_out(primary: Mapping[Item, Verdict], human: Mapping[Item, Mapping
         if not shared:
             continue
         rest = [statistics.fmean(v for r, v in human[i].items() if r != rater) for i in shared]
-        found[rater] = RaterVsRest(n=len(shared), rater=pair_stats([human[i][rater] for i in shared], rest, None),
-                                   judge=pair_stats(values_of(primary, shared), rest, None))
+        found[rater] = RaterVsRest(
+            n=len(shared),
+            rater=pair_stats([human[i][rater] for i in shared], rest, None),
+            judge=pair_stats(values_of(primary, shared), rest, None),
+        )
     return found
 
 
-def pairwise_consistency(judge: Sequence[float | None], human: Sequence[float | None],
-                         instructions: Sequence[Hashable]) -> float | None:
+def pairwise_consistency(
+    judge: Sequence[float | None], human: Sequence[float | None], instructions: Sequence[Hashable]
+) -> float | None:
     """Of the pairs of answers to the same instruction (`instructions`: one key per item, e.g. its
     sample, epoch and criterion) that people score differently, the share the judge orders the same
     way (a judge tie counts as not the same): the pairwise consistency with human scores of
@@ -127,8 +155,9 @@ def pairwise_consistency(judge: Sequence[float | None], human: Sequence[float | 
     return int(same.sum()) / int(total.sum()) if total.sum() else None
 
 
-def pair_orders(judge: Sequence[float | None], human: Sequence[float | None],
-                instructions: Sequence[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+def pair_orders(
+    judge: Sequence[float | None], human: Sequence[float | None], instructions: Sequence[Hashable]
+) -> tuple[np.ndarray, np.ndarray]:
     """Per instruction: the pairs of its answers the judge orders as people do, and the pairs people
     order (score differently); the clusters `pairwise_consistency` sums and its interval resamples."""
     if not len(judge) == len(human) == len(instructions):
@@ -148,8 +177,9 @@ def pair_orders(judge: Sequence[float | None], human: Sequence[float | None],
     return np.array(same, dtype=float), np.array(total, dtype=float)
 
 
-def rater_agreement(human: Mapping[Item, Mapping[str, float]], scale: Scale | None,
-                    seed: int = 0) -> RaterAgreement | None:
+def rater_agreement(
+    human: Mapping[Item, Mapping[str, float]], scale: Scale | None, seed: int = 0
+) -> RaterAgreement | None:
     """How much the raters agree with each other (context for the judges' agreement with them),
     with bootstrap intervals over the items."""
     raters = sorted({r for values in human.values() for r in values})
@@ -169,9 +199,13 @@ def rater_agreement(human: Mapping[Item, Mapping[str, float]], scale: Scale | No
     pairable = pairable_units(matrix)
     alpha = krippendorff_alpha(matrix, level_of(scale))
     return RaterAgreement(
-        raters=raters, n_items=pairable, alpha=alpha,
+        raters=raters,
+        n_items=pairable,
+        alpha=alpha,
         alpha_ci=alpha_interval(matrix, level_of(scale), seed) if alpha is not None else None,
         mean_pairwise_spearman=mean_rho,
         mean_pairwise_spearman_ci=interval(bootstrap_each(mean_spearman, len(items), seed=seed))
-        if mean_rho is not None else None,
-        note=alpha_note(pairable, alpha, "rated by two raters"))
+        if mean_rho is not None
+        else None,
+        note=alpha_note(pairable, alpha, "rated by two raters"),
+    )

@@ -16,8 +16,8 @@ from .card import GroupAgreement, Interval, JudgePair, PairStats, SystemAgreemen
 from .collect import Verdict
 from .stats import bootstrap as resampling
 from .stats.agreement import exact_agreement, weighted_kappa, within_one
-from .stats.alpha import alpha_interval as stats_alpha_interval
 from .stats.alpha import Level, krippendorff_alpha, pairable_units
+from .stats.alpha import alpha_interval as stats_alpha_interval
 from .stats.correlation import kendall_tau_b, pearson, ranking, spearman, system_kendall, system_kendall_resampling
 from .stats.inputs import Values, paired
 from .stats.pairs import TwoRaterResampling, table_statistics, two_rater_resampling
@@ -84,32 +84,44 @@ class _Pair:
         diff, intervals = self.resampled.results(found, seed=seed) if self.resampled is not None else (None, {})
         level = level_of(scale)
         point = table_statistics(a, b, level=level) or {
-            "spearman": spearman(a, b), "kendall_tau_b": kendall_tau_b(a, b), "pearson": pearson(a, b),
-            "alpha": krippendorff_alpha(np.stack([a, b]), level) if len(a) else None}
+            "spearman": spearman(a, b),
+            "kendall_tau_b": kendall_tau_b(a, b),
+            "pearson": pearson(a, b),
+            "alpha": krippendorff_alpha(np.stack([a, b]), level) if len(a) else None,
+        }
         return PairStats(
             n=len(a),
-            spearman=point["spearman"], kendall_tau_b=point["kendall_tau_b"], pearson=point["pearson"],
+            spearman=point["spearman"],
+            kendall_tau_b=point["kendall_tau_b"],
+            pearson=point["pearson"],
             exact=exact_agreement(a, b) if integer else None,
             within_one=within_one(a, b) if integer else None,
             weighted_kappa=self.kappa,
             alpha=point["alpha"],
             mean_difference=diff.mean if diff else None,
-            ci_low=diff.low if diff else None, ci_high=diff.high if diff else None,
+            ci_low=diff.low if diff else None,
+            ci_high=diff.high if diff else None,
             intervals={name: interval(found_interval) for name, found_interval in intervals.items()},
         )
 
 
-def pair_stats(x: Sequence[float | None], y: Sequence[float | None], scale: Scale | None, *,
-               seed: int = 0) -> PairStats:
+def pair_stats(
+    x: Sequence[float | None], y: Sequence[float | None], scale: Scale | None, *, seed: int = 0
+) -> PairStats:
     """Every agreement statistic of two raters over the same items (None where it does not apply),
     each with its bootstrap interval (the items resampled jointly)."""
     pair = _Pair.of(*paired(x, y), scale)
     return pair.stats(resampling.bootstrap_together(len(pair.a), pair.wanted, seed=seed), seed)
 
 
-def pair_stats_both_ways(x: Sequence[float | None], y: Sequence[float | None], scale: Scale | None, *,
-                         seed: int = 0, also: Sequence[resampling.Resampling] = ()) -> tuple[
-        PairStats, PairStats, list[list[resampling.Interval]]]:
+def pair_stats_both_ways(
+    x: Sequence[float | None],
+    y: Sequence[float | None],
+    scale: Scale | None,
+    *,
+    seed: int = 0,
+    also: Sequence[resampling.Resampling] = (),
+) -> tuple[PairStats, PairStats, list[list[resampling.Interval]]]:
     """`pair_stats(x, y)` and `pair_stats(y, x)`, and the intervals of `also` (more statistics of the
     same complete pairs, in their order), all from one pass of bootstrap draws: the same seed draws
     the same resamples of the same number of items."""
@@ -131,10 +143,17 @@ class _System:
     resampled: resampling.Resampling | None  # None when tau is
 
 
-def _system_of(primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict], shared: Sequence[Item],
-               candidates: Mapping[str, str]) -> _System | None:
-    scored = [(candidates.get(item[0][0], item[0][0]), primary_a[item].value, primary_b[item].value)
-              for item in shared if primary_a[item].value is not None and primary_b[item].value is not None]
+def _system_of(
+    primary_a: Mapping[Item, Verdict],
+    primary_b: Mapping[Item, Verdict],
+    shared: Sequence[Item],
+    candidates: Mapping[str, str],
+) -> _System | None:
+    scored = [
+        (candidates.get(item[0][0], item[0][0]), primary_a[item].value, primary_b[item].value)
+        for item in shared
+        if primary_a[item].value is not None and primary_b[item].value is not None
+    ]
     models = sorted({model for model, _, _ in scored})
     if len(models) < 2:
         return None
@@ -159,54 +178,81 @@ def _system_agreement(system: _System | None, found: resampling.Interval | None)
     with its bootstrap interval over the items."""
     if system is None:
         return None
-    return SystemAgreement(n_models=len(system.models), kendall_tau_b=system.tau,
-                           kendall_tau_b_ci=interval(found) if found is not None else None,
-                           ranking_a=ranking(system.means_a), ranking_b=ranking(system.means_b),
-                           means_a=system.means_a, means_b=system.means_b)
+    return SystemAgreement(
+        n_models=len(system.models),
+        kendall_tau_b=system.tau,
+        kendall_tau_b_ci=interval(found) if found is not None else None,
+        ranking_a=ranking(system.means_a),
+        ranking_b=ranking(system.means_b),
+        means_a=system.means_a,
+        means_b=system.means_b,
+    )
 
 
-def _slices(primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict], shared: Sequence[Item],
-            scale: Scale | None) -> dict[str, dict[str, PairStats]]:
+def _slices(
+    primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict], shared: Sequence[Item], scale: Scale | None
+) -> dict[str, dict[str, PairStats]]:
     by: dict[str, dict[str, list[Item]]] = defaultdict(lambda: defaultdict(list))
     for item in shared:
         for key, value in primary_a[item].slices:
             by[key][value].append(item)
-    return {key: {value: pair_stats(values_of(primary_a, items), values_of(primary_b, items), scale)
-                  for value, items in sorted(values.items())}
-            for key, values in by.items()}
+    return {
+        key: {
+            value: pair_stats(values_of(primary_a, items), values_of(primary_b, items), scale)
+            for value, items in sorted(values.items())
+        }
+        for key, values in by.items()
+    }
 
 
-def _top_disagreements(primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict],
-                       shared: Sequence[Item]) -> list[TopDisagreement]:
+def _top_disagreements(
+    primary_a: Mapping[Item, Verdict], primary_b: Mapping[Item, Verdict], shared: Sequence[Item]
+) -> list[TopDisagreement]:
     gaps = []
     for item in shared:
         va, vb = primary_a[item].value, primary_b[item].value
         if va is not None and vb is not None and va != vb:
             gaps.append((abs(va - vb), item, va, vb))
     top = heapq.nsmallest(TOP_DISAGREEMENTS, gaps, key=lambda g: (-g[0], g[1]))  # the first of them sorted
-    return [TopDisagreement(answers=item[0][0], sample_id=item[0][1], epoch=item[0][2], criterion=item[1],
-                            a=va, b=vb) for _, item, va, vb in top]
+    return [
+        TopDisagreement(answers=item[0][0], sample_id=item[0][1], epoch=item[0][2], criterion=item[1], a=va, b=vb)
+        for _, item, va, vb in top
+    ]
 
 
-def judge_pairs(task: str, role: str, primaries: Mapping[str, Mapping[Item, Verdict]], scale: Scale | None,
-                candidates: Mapping[str, str], seed: int) -> tuple[list[JudgePair], dict[tuple[str, str], PairStats]]:
+def judge_pairs(
+    task: str,
+    role: str,
+    primaries: Mapping[str, Mapping[Item, Verdict]],
+    scale: Scale | None,
+    candidates: Mapping[str, str],
+    seed: int,
+) -> tuple[list[JudgePair], dict[tuple[str, str], PairStats]]:
     """Each two judges of a task and role on the items both rated; and each judge's statistics
     against each other judge, keyed (judge, other), for the judges' cards. A pair's statistics both
     ways and its system-level tau are resampled from one pass of draws."""
     judges, found, against = list(primaries), [], {}
     for i, a in enumerate(judges):
-        for b in judges[i + 1:]:
+        for b in judges[i + 1 :]:
             shared = sorted(set(primaries[a]) & set(primaries[b]))
             system = _system_of(primaries[a], primaries[b], shared, candidates)
             also = [system.resampled] if system is not None and system.resampled is not None else []
-            forth, back, extra = pair_stats_both_ways(values_of(primaries[a], shared),
-                                                      values_of(primaries[b], shared), scale, seed=seed, also=also)
+            forth, back, extra = pair_stats_both_ways(
+                values_of(primaries[a], shared), values_of(primaries[b], shared), scale, seed=seed, also=also
+            )
             against[(a, b)], against[(b, a)] = forth.model_copy(deep=True), back
-            found.append(JudgePair(
-                task=task, role=role, a=a, b=b, overall=forth,
-                slices=_slices(primaries[a], primaries[b], shared, scale),
-                system=_system_agreement(system, extra[0][0] if extra else None),
-                top_disagreements=_top_disagreements(primaries[a], primaries[b], shared)))
+            found.append(
+                JudgePair(
+                    task=task,
+                    role=role,
+                    a=a,
+                    b=b,
+                    overall=forth,
+                    slices=_slices(primaries[a], primaries[b], shared, scale),
+                    system=_system_agreement(system, extra[0][0] if extra else None),
+                    top_disagreements=_top_disagreements(primaries[a], primaries[b], shared),
+                )
+            )
     return found, against
 
 
@@ -218,8 +264,9 @@ def alpha_interval(matrix: Sequence[Sequence[float | None]], level: Level, seed:
     return interval(stats_alpha_interval(matrix, level, seed=seed))
 
 
-def group_agreement(task: str, role: str, primaries: Mapping[str, Mapping[Item, Verdict]], scale: Scale | None,
-                    seed: int) -> GroupAgreement | None:
+def group_agreement(
+    task: str, role: str, primaries: Mapping[str, Mapping[Item, Verdict]], scale: Scale | None, seed: int
+) -> GroupAgreement | None:
     """Krippendorff's alpha over all the judges of a task and role, when there are more than two."""
     if len(primaries) <= 2:
         return None
@@ -227,6 +274,12 @@ def group_agreement(task: str, role: str, primaries: Mapping[str, Mapping[Item, 
     matrix = [values_of(verdicts, items) for verdicts in primaries.values()]
     pairable = pairable_units(matrix)
     alpha = krippendorff_alpha(matrix, level_of(scale))
-    return GroupAgreement(task=task, role=role, judges=list(primaries), n_items=pairable, alpha=alpha,
-                          alpha_ci=alpha_interval(matrix, level_of(scale), seed) if alpha is not None else None,
-                          note=alpha_note(pairable, alpha, "scored by two judges"))
+    return GroupAgreement(
+        task=task,
+        role=role,
+        judges=list(primaries),
+        n_items=pairable,
+        alpha=alpha,
+        alpha_ci=alpha_interval(matrix, level_of(scale), seed) if alpha is not None else None,
+        note=alpha_note(pairable, alpha, "scored by two judges"),
+    )

@@ -63,8 +63,18 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: appends are not locked
     fcntl = None  # type: ignore[assignment]  # no fcntl off POSIX
 
-__all__ = ["Label", "LabelSet", "MatchResult", "MatchedLabel", "append_item", "append_label", "check_labels_file",
-           "check_scales", "match_labels", "read_labels"]
+__all__ = [
+    "Label",
+    "LabelSet",
+    "MatchResult",
+    "MatchedLabel",
+    "append_item",
+    "append_label",
+    "check_labels_file",
+    "check_scales",
+    "match_labels",
+    "read_labels",
+]
 
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 TABLE_DELIMITERS = {".csv": ",", ".tsv": "\t"}
@@ -267,8 +277,12 @@ def _read(path: Path) -> LabelSet:
         kept[key] = label, number
     if errors:
         raise _problems(path, errors)
-    return LabelSet(labels=[label for label, _ in kept.values()], path=path,
-                    lines=[line for _, line in kept.values()], replaced=replaced)
+    return LabelSet(
+        labels=[label for label, _ in kept.values()],
+        path=path,
+        lines=[line for _, line in kept.values()],
+        replaced=replaced,
+    )
 
 
 def _problems(path: Path, errors: Sequence[str]) -> DataError:
@@ -288,8 +302,9 @@ def check_scales(labels: LabelSet, scales: Mapping[str, Collection[Scale]]) -> N
         rated = scales.get(label.criterion)
         if label.score is not None and rated and not any(scale.contains(label.score) for scale in rated):
             on = " or ".join(sorted(scale.describe() for scale in rated))
-            errors.append(f"{labels.path}:{line}: score: {label.score:g} is not on the scale of "
-                          f"{label.criterion!r} ({on})")
+            errors.append(
+                f"{labels.path}:{line}: score: {label.score:g} is not on the scale of {label.criterion!r} ({on})"
+            )
     if errors:
         raise _problems(labels.path, errors)
 
@@ -313,9 +328,13 @@ def _json_lines(raw: bytes, source: str) -> Iterator[Record]:
 
 def _item_labels(number: int, record: dict[str, Any], source: str) -> Iterator[Record]:
     labels = record["labels"]
-    if set(record) - {"item", "labels"} or not isinstance(labels, list) or not labels \
-            or not all(isinstance(label, dict) for label in labels):
-        yield number, f"{source}:{number}: an item record is {{\"item\": {{...}}, \"labels\": [label, ...]}}"
+    if (
+        set(record) - {"item", "labels"}
+        or not isinstance(labels, list)
+        or not labels
+        or not all(isinstance(label, dict) for label in labels)
+    ):
+        yield number, f'{source}:{number}: an item record is {{"item": {{...}}, "labels": [label, ...]}}'
         return
     for label in labels:
         yield number, label
@@ -328,7 +347,7 @@ def _table(raw: bytes, source: str, delimiter: str) -> Iterator[Record]:
     try:
         text = raw.removeprefix(BOM).decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
+        line = raw[: exc.start].count(b"\n") + 1
         yield line, f"{source}:{line}: not valid UTF-8 ({exc.reason}); save the table as UTF-8 CSV"
         return
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
@@ -349,20 +368,30 @@ def _table(raw: bytes, source: str, delimiter: str) -> Iterator[Record]:
             if len(cells) > len(columns):
                 yield number, f"{source}:{number}: {len(cells)} cells but {len(columns)} columns"
                 continue
-            unnamed = [index for index, (name, cell) in enumerate(zip(columns, cells), start=1)
-                       if not name and cell.strip()]
+            unnamed = [
+                index for index, (name, cell) in enumerate(zip(columns, cells), start=1) if not name and cell.strip()
+            ]
             if unnamed:
                 yield number, f"{source}:{number}: a value in column {unnamed[0]}, which has no name in the header"
                 continue
-            yield number, {name: (cell if name == "comment" else cell.strip())
-                           for name, cell in zip(columns, cells) if name and cell.strip()}
+            yield (
+                number,
+                {
+                    name: (cell if name == "comment" else cell.strip())
+                    for name, cell in zip(columns, cells)
+                    if name and cell.strip()
+                },
+            )
     except csv.Error as exc:
         yield reader.line_num, f"{source}:{reader.line_num}: not a readable table ({exc})"
 
 
 def _header_problems(columns: Sequence[str], header: Sequence[str]) -> list[str]:
-    problems = [f"unknown column {given.strip()!r} (the columns are {', '.join(FIELDS)})"
-                for name, given in zip(columns, header) if name and name not in FIELDS]
+    problems = [
+        f"unknown column {given.strip()!r} (the columns are {', '.join(FIELDS)})"
+        for name, given in zip(columns, header)
+        if name and name not in FIELDS
+    ]
     problems += [f"column {name!r} appears twice" for name in sorted(set(columns)) if name and columns.count(name) > 1]
     problems += [f"no {name!r} column" for name in ("sample_id", "criterion", "rater") if name not in columns]
     if "score" not in columns and "preference" not in columns:
@@ -376,7 +405,8 @@ def _describe(error: ValidationError) -> str:
     for item in error.errors():
         location = ".".join(str(part) for part in item["loc"])
         message = {"missing": "missing", "extra_forbidden": "unknown field"}.get(
-            item["type"], item["msg"].removeprefix("Value error, "))
+            item["type"], item["msg"].removeprefix("Value error, ")
+        )
         parts.append(f"{location}: {message}" if location else message)
     return "; ".join(parts)
 
@@ -417,7 +447,7 @@ def append_line(path: Path, line: bytes) -> tuple[int, int]:
             size = _end_last_line(fd, size)
         view = memoryview(line)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     finally:
         os.close(fd)

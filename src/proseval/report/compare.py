@@ -30,9 +30,15 @@ class Comparison:
     metric: str | None = None  # the one `changed` is ranked by
 
 
-def compare_runs(samples_a: Iterable[ScoredSample], samples_b: Iterable[ScoredSample], *,
-                 slice_keys: Iterable[str] = (), metric: str | None = None, top: int = 10,
-                 seed: int = 0) -> Comparison:
+def compare_runs(
+    samples_a: Iterable[ScoredSample],
+    samples_b: Iterable[ScoredSample],
+    *,
+    slice_keys: Iterable[str] = (),
+    metric: str | None = None,
+    top: int = 10,
+    seed: int = 0,
+) -> Comparison:
     """The comparison of run B against run A (B − A)."""
     a, meta = per_sample_values(samples_a)
     b, meta_b = per_sample_values(samples_b)
@@ -45,17 +51,22 @@ def compare_runs(samples_a: Iterable[ScoredSample], samples_b: Iterable[ScoredSa
             if isinstance(values.get(key), (str, int, float, bool)):
                 groups[str(values[key])].add(sample_id)
         comparison.slices[key] = {
-            label: compare_values({i: a[i] for i in ids if i in a}, {i: b[i] for i in ids if i in b}, metrics,
-                                  seed=seed)
+            label: compare_values(
+                {i: a[i] for i in ids if i in a}, {i: b[i] for i in ids if i in b}, metrics, seed=seed
+            )
             for label, ids in sorted(groups.items())
         }
     paired = [d for d in comparison.metrics if d.paired]
     # by default the samples of the metric that changed most clearly (smallest p-value; the first on ties)
-    chosen = metric or (min(paired, key=lambda d: d.p_value if d.p_value is not None else float("inf")).metric
-                        if paired else None)
+    chosen = metric or (
+        min(paired, key=lambda d: d.p_value if d.p_value is not None else float("inf")).metric if paired else None
+    )
     if chosen is not None:
-        pairs = [SampleDiff(i, a[i][chosen], b[i][chosen]) for i in sorted(set(a) & set(b))
-                 if chosen in a[i] and chosen in b[i]]
+        pairs = [
+            SampleDiff(i, a[i][chosen], b[i][chosen])
+            for i in sorted(set(a) & set(b))
+            if chosen in a[i] and chosen in b[i]
+        ]
         comparison.changed = sorted(pairs, key=lambda d: (-abs(d.change), d.id))[:top]
         comparison.metric = chosen
     return comparison

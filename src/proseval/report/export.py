@@ -19,10 +19,32 @@ from .runs import ReportRun
 if TYPE_CHECKING:
     from inspect_ai.model import StopReason
 
-SCORE_COLUMNS = ["run_id", "task", "id", "epoch", "status", "model_failure", "metric", "value", "parse_status",
-                 "explanation", "error"]
-METRIC_COLUMNS = ["run_id", "task", "scope", "slice", "metric", "mean", "ci_low", "ci_high", "n_scored",
-                  "n_unscored", "n_failed"]
+SCORE_COLUMNS = [
+    "run_id",
+    "task",
+    "id",
+    "epoch",
+    "status",
+    "model_failure",
+    "metric",
+    "value",
+    "parse_status",
+    "explanation",
+    "error",
+]
+METRIC_COLUMNS = [
+    "run_id",
+    "task",
+    "scope",
+    "slice",
+    "metric",
+    "mean",
+    "ci_low",
+    "ci_high",
+    "n_scored",
+    "n_unscored",
+    "n_failed",
+]
 FORMATS = ("csv", "parquet", "inspect")
 
 
@@ -42,32 +64,64 @@ def score_rows(run: ReportRun) -> list[dict[str, Any]]:
     errors = {(r.id, r.epoch): r.error for r in run.records(failed)}
     rows = []
     for sample in run.samples:
-        base = {"run_id": run.header.run_id, "task": run.header.task, "id": sample.id, "epoch": sample.epoch,
-                "model_failure": sample.model_failure}
+        base = {
+            "run_id": run.header.run_id,
+            "task": run.header.task,
+            "id": sample.id,
+            "epoch": sample.epoch,
+            "model_failure": sample.model_failure,
+        }
         meta = _scalar_metadata(sample.metadata)
         if sample.status != "ok":
-            rows.append({**base, "status": "failed", "metric": None, "value": None, "parse_status": None,
-                         "explanation": None, "error": errors.get((sample.id, sample.epoch)), **meta})
+            rows.append(
+                {
+                    **base,
+                    "status": "failed",
+                    "metric": None,
+                    "value": None,
+                    "parse_status": None,
+                    "explanation": None,
+                    "error": errors.get((sample.id, sample.epoch)),
+                    **meta,
+                }
+            )
             continue
         for name, score in sample.scores.items():
             for metric, value in _flat(name, score):
-                rows.append({**base, "status": "unscored" if value is None else "scored", "metric": metric,
-                             "value": value, "parse_status": score.parse_status, "explanation": score.explanation,
-                             "error": None, **meta})
+                rows.append(
+                    {
+                        **base,
+                        "status": "unscored" if value is None else "scored",
+                        "metric": metric,
+                        "value": value,
+                        "parse_status": score.parse_status,
+                        "explanation": score.explanation,
+                        "error": None,
+                        **meta,
+                    }
+                )
     return rows
 
 
 def metric_rows(run: ReportRun) -> list[dict[str, Any]]:
     """The headline metrics (scope ``overall``) and every slice table (scope = the slice key)."""
+
     def row(scope: str, label: str | None, metric: str, summary: MetricSummary) -> dict[str, Any]:
-        return {"run_id": run.header.run_id, "task": run.header.task, "scope": scope, "slice": label,
-                "metric": metric, **summary.model_dump()}
+        return {
+            "run_id": run.header.run_id,
+            "task": run.header.task,
+            "scope": scope,
+            "slice": label,
+            "metric": metric,
+            **summary.model_dump(),
+        }
 
     results = run.results
     rows = [row("overall", None, metric, summary) for metric, summary in results.metrics.items()]
     for key, groups in results.slices.items():
-        rows += [row(key, label, metric, summary) for label, metrics in groups.items()
-                 for metric, summary in metrics.items()]
+        rows += [
+            row(key, label, metric, summary) for label, metrics in groups.items() for metric, summary in metrics.items()
+        ]
     return rows
 
 
@@ -104,8 +158,12 @@ def write_tables(run: ReportRun, output: Path, fmt: str) -> tuple[Path, Path]:
 
 
 # Inspect AI -----------------------------------------------------------------------------------
-STOP_REASONS: dict[str, StopReason] = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter",
-                                       "tool_calls": "tool_calls"}
+STOP_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "length": "max_tokens",
+    "content_filter": "content_filter",
+    "tool_calls": "tool_calls",
+}
 GRADER_STATUSES = {"unparsable", "out_of_range", "refused", "partial"}
 
 
@@ -142,8 +200,11 @@ def _sample(run: ReportRun, record: SampleRecord) -> Any:
     from inspect_ai.model import ModelOutput
 
     state = record.state
-    target = record.target if isinstance(record.target, str) else (
-        "" if record.target is None else json.dumps(record.target, ensure_ascii=False))
+    target = (
+        record.target
+        if isinstance(record.target, str)
+        else ("" if record.target is None else json.dumps(record.target, ensure_ascii=False))
+    )
     input_ = record.input if isinstance(record.input, str) else _messages(record.input or [])
     specs = {role: binding.spec for role, binding in run.header.roles.items()}
     by_model: dict[str, tuple[int, int]] = {}
@@ -158,16 +219,21 @@ def _sample(run: ReportRun, record: SampleRecord) -> Any:
         extra["proseval_state"] = {"turns": state.turns, "metadata": state.metadata}
     output = None
     if state is not None:
-        output = ModelOutput.from_content(run.model, state.output,
-                                          stop_reason=STOP_REASONS.get(state.finish_reason or "stop", "unknown"))
+        output = ModelOutput.from_content(
+            run.model, state.output, stop_reason=STOP_REASONS.get(state.finish_reason or "stop", "unknown")
+        )
     return EvalSample(
-        id=record.id, epoch=record.epoch + 1, input=input_, target=target,
+        id=record.id,
+        epoch=record.epoch + 1,
+        input=input_,
+        target=target,
         messages=_messages(state.messages) if state is not None else [],
         output=output or ModelOutput(model=run.model),
         scores={name: _inspect_score(score) for name, score in record.scores.items()},
         metadata={**record.metadata, **extra},
         error=EvalError(message=record.error or "failed", traceback="", traceback_ansi="")
-        if record.status != "ok" else None,
+        if record.status != "ok"
+        else None,
         model_usage=_usage(by_model),
         role_usage=_usage({role: (u.prompt_tokens, u.completion_tokens) for role, u in record.usage.items()}),
         total_time=record.duration_s,
@@ -178,10 +244,14 @@ def _eval_score(name: str, summary: MetricSummary) -> Any:
     from inspect_ai.log import EvalMetric, EvalScore
 
     values = {"mean": summary.mean, "ci_low": summary.ci_low, "ci_high": summary.ci_high}
-    return EvalScore(name=name, scorer=name.split(".")[0], scored_samples=summary.n_scored,
-                     unscored_samples=summary.n_unscored,
-                     metrics={k: EvalMetric(name=k, value=v) for k, v in values.items() if v is not None},
-                     metadata={"n_failed": summary.n_failed})
+    return EvalScore(
+        name=name,
+        scorer=name.split(".")[0],
+        scored_samples=summary.n_scored,
+        unscored_samples=summary.n_unscored,
+        metrics={k: EvalMetric(name=k, value=v) for k, v in values.items() if v is not None},
+        metadata={"n_failed": summary.n_failed},
+    )
 
 
 def inspect_log(run: ReportRun) -> Any:
@@ -192,36 +262,62 @@ def inspect_log(run: ReportRun) -> Any:
     header, results = run.header, run.results
     keys = {(s.id, s.epoch) for s in run.samples}
     main = "candidate" if "candidate" in header.roles else next(iter(header.roles))
-    role_tokens = {role: (int(stats.get("prompt_tokens") or 0), int(stats.get("completion_tokens") or 0))
-                   for role, stats in results.roles.items()}
+    role_tokens = {
+        role: (int(stats.get("prompt_tokens") or 0), int(stats.get("completion_tokens") or 0))
+        for role, stats in results.roles.items()
+    }
     model_tokens: dict[str, tuple[int, int]] = {}
     for role, (i, o) in role_tokens.items():
         spec = header.roles[role].spec if role in header.roles else role
         before = model_tokens.get(spec, (0, 0))
         model_tokens[spec] = (before[0] + i, before[1] + o)
     eval_spec = EvalSpec(
-        run_id=header.run_id, eval_id=header.run_id, task_id=header.run_id, created=header.started_at,
-        task=header.task, task_version=header.task_version, task_args=header.task_params,
+        run_id=header.run_id,
+        eval_id=header.run_id,
+        task_id=header.run_id,
+        created=header.started_at,
+        task=header.task,
+        task_version=header.task_version,
+        task_args=header.task_params,
         dataset=EvalDataset(name=header.task, samples=results.counts.total),
         model=run.model,
-        model_roles={role: ModelConfig(model=b.spec, base_url=b.base_urls[0] if b.base_urls else None)
-                     for role, b in header.roles.items() if role != main} or None,
+        model_roles={
+            role: ModelConfig(model=b.spec, base_url=b.base_urls[0] if b.base_urls else None)
+            for role, b in header.roles.items()
+            if role != main
+        }
+        or None,
         config=EvalConfig(epochs=header.epochs, limit=header.limit),
         packages={"proseval": header.package_version},
-        metadata={"proseval": {"config_hash": header.config_hash, "dataset": header.dataset, "seed": header.seed,
-                               "git_commit": header.git_commit, "counts": results.counts.model_dump(),
-                               "slices": {k: {label: {m: s.model_dump() for m, s in g.items()}
-                                              for label, g in groups.items()}
-                                          for k, groups in results.slices.items()},
-                               "extra": results.extra}},
+        metadata={
+            "proseval": {
+                "config_hash": header.config_hash,
+                "dataset": header.dataset,
+                "seed": header.seed,
+                "git_commit": header.git_commit,
+                "counts": results.counts.model_dump(),
+                "slices": {
+                    k: {label: {m: s.model_dump() for m, s in g.items()} for label, g in groups.items()}
+                    for k, groups in results.slices.items()
+                },
+                "extra": results.extra,
+            }
+        },
     )
     return EvalLog(
         status="success" if results.complete else "started",
         eval=eval_spec,
-        results=EvalResults(total_samples=results.counts.total, completed_samples=results.counts.finished,
-                            scores=[_eval_score(name, s) for name, s in results.metrics.items()]),
-        stats=EvalStats(started_at=header.started_at, completed_at=results.finished_at,
-                        model_usage=_usage(model_tokens), role_usage=_usage(role_tokens)),
+        results=EvalResults(
+            total_samples=results.counts.total,
+            completed_samples=results.counts.finished,
+            scores=[_eval_score(name, s) for name, s in results.metrics.items()],
+        ),
+        stats=EvalStats(
+            started_at=header.started_at,
+            completed_at=results.finished_at,
+            model_usage=_usage(model_tokens),
+            role_usage=_usage(role_tokens),
+        ),
         samples=[_sample(run, record) for record in run.records(keys)],
     )
 

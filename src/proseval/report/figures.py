@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..commandline.units import headed, metric_units
-from ..registry import get_task, tasks
 from ..plots import chart, ci_errors
+from ..registry import get_task, tasks
 from .runs import ReportRun, metric_names
 
 
@@ -39,9 +39,12 @@ def slice_figures(runs: Sequence[ReportRun]) -> list[Figure]:
             for run in runs:
                 groups = run.results.slices.get(key, {})
                 summaries = [groups.get(label, {}).get(metric) for label in labels]
-                series.append((f"{run.model} ({run.header.run_id})",
-                               [(s.mean, s.ci_low, s.ci_high) if s is not None else (None, None, None)
-                                for s in summaries]))
+                series.append(
+                    (
+                        f"{run.model} ({run.header.run_id})",
+                        [(s.mean, s.ci_low, s.ci_high) if s is not None else (None, None, None) for s in summaries],
+                    )
+                )
             if all(mean is None for _, points in series for mean, _, _ in points):
                 continue
             width = min(12.0, max(5.0, 0.5 * len(labels) * len(runs) + 2))
@@ -80,5 +83,8 @@ def benchmark_figures(run: ReportRun) -> tuple[list[Figure], list[str]]:
         produced = made.artifacts(run.results) if made.artifacts is not None else {}
     except Exception as exc:  # the task's data may be missing here: the report goes on without its charts
         return [], [f"the benchmark's charts could not be drawn again ({type(exc).__name__}: {exc})"]
-    return [Figure(Path(name).stem.replace("_", " "), data_uri(content))
-            for name, content in sorted(produced.items()) if name.endswith(".png") and isinstance(content, bytes)], []
+    return [
+        Figure(Path(name).stem.replace("_", " "), data_uri(content))
+        for name, content in sorted(produced.items())
+        if name.endswith(".png") and isinstance(content, bytes)
+    ], []

@@ -79,24 +79,38 @@ class ReportOptions:
     prices: Path | None = None  # prices file for the judges' cost per 1,000 ratings
 
 
-def build(runs: Sequence[ReportRun], options: ReportOptions = ReportOptions(),
-          members: Sequence[SetMember] | None = None) -> str:
+def build(
+    runs: Sequence[ReportRun], options: ReportOptions = ReportOptions(), members: Sequence[SetMember] | None = None
+) -> str:
     """The report as one HTML string; with `members`, an evaluation set's (`report.sets`): every member
     with its state, and the usage and cost of every member."""
     by_task: dict[str, list[ReportRun]] = defaultdict(list)
     for run in runs:
         by_task[run.header.task].append(run)
-    baseline = next((r for r in runs if options.baseline is not None
-                     and r.path.resolve() == Path(options.baseline).resolve()), None)
+    baseline = next(
+        (r for r in runs if options.baseline is not None and r.path.resolve() == Path(options.baseline).resolve()), None
+    )
     sections = [_task_part(task, members, baseline, options) for task, members in by_task.items()]
-    env = Environment(loader=PackageLoader("proseval.report", "templates"), autoescape=select_autoescape(default=True),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=PackageLoader("proseval.report", "templates"),
+        autoescape=select_autoescape(default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
     return env.get_template("report.html.j2").render(
-        title=options.title, runs=runs, usage=usage_table(runs) if members is None else set_usage_table(members),
-        members=None if members is None else members_table(members), states={r.index: run_state(r) for r in runs},
-        sections=sections, generated=generated, version=__version__, demo=any(r.header.demo_models for r in runs),
-        judges=_judges(runs, options))
+        title=options.title,
+        runs=runs,
+        usage=usage_table(runs) if members is None else set_usage_table(members),
+        members=None if members is None else members_table(members),
+        states={r.index: run_state(r) for r in runs},
+        sections=sections,
+        generated=generated,
+        version=__version__,
+        demo=any(r.header.demo_models for r in runs),
+        judges=_judges(runs, options),
+    )
 
 
 def judged_twice(runs: Sequence[ReportRun]) -> bool:
@@ -136,16 +150,28 @@ def _task_part(task: str, runs: list[ReportRun], baseline: ReportRun | None, opt
         figures, figure_notes = benchmark_figures(run)
         own_charts = own_charts or bool(figures)
         keys = list(run.results.slices)
-        rows, note = sample_rows(run, metrics, keys, limit=options.max_samples, forced=forced[run.index],
-                                 text_chars=options.text_chars)
+        rows, note = sample_rows(
+            run, metrics, keys, limit=options.max_samples, forced=forced[run.index], text_chars=options.text_chars
+        )
         parts.append(RunPart(run, tables, figures, table_notes + figure_notes, keys, metrics, rows, note))
-    return TaskPart(task, runs, leaderboard(task, runs, options.rank_by), epochs_table(task, runs),
-                    slice_tables(task, runs), [] if own_charts and len(runs) == 1 else slice_figures(runs),
-                    comparisons, parts)
+    return TaskPart(
+        task,
+        runs,
+        leaderboard(task, runs, options.rank_by),
+        epochs_table(task, runs),
+        slice_tables(task, runs),
+        [] if own_charts and len(runs) == 1 else slice_figures(runs),
+        comparisons,
+        parts,
+    )
 
 
-def write_report(runs: Sequence[ReportRun], output: Path, options: ReportOptions = ReportOptions(),
-                 members: Sequence[SetMember] | None = None) -> int:
+def write_report(
+    runs: Sequence[ReportRun],
+    output: Path,
+    options: ReportOptions = ReportOptions(),
+    members: Sequence[SetMember] | None = None,
+) -> int:
     """Write the report to `output` (with `members`: an evaluation set's); returns its size in bytes."""
     text = build(runs, options, members)
     output.parent.mkdir(parents=True, exist_ok=True)

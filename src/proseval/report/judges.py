@@ -24,28 +24,45 @@ class JudgesPart:
 
 
 def _html(table: AnalysisTable) -> HtmlTable:
-    rows = [[Cell(text, kind="label" if i < table.labels else "num") for i, text in enumerate(cells)]
-            for cells in table.rows]
+    rows = [
+        [Cell(text, kind="label" if i < table.labels else "num") for i, text in enumerate(cells)]
+        for cells in table.rows
+    ]
     return HtmlTable(f"judges-{table.id}", table.title, table.columns, rows, table.caption)
 
 
 def judges_part(analysis: Analysis) -> JudgesPart:
     """The analysis's tables and sentences (`reliability.render`: what the terminal shows, and the
     per-slice detail) as parts of an HTML page."""
-    return JudgesPart(runs=len(analysis.runs), tables=[_html(table) for table in analysis_tables(analysis)],
-                      warnings=[f"{warning}." for warning in analysis_warnings(analysis)],
-                      notes=[f"{line}." for line in analysis_lines(analysis)])
+    return JudgesPart(
+        runs=len(analysis.runs),
+        tables=[_html(table) for table in analysis_tables(analysis)],
+        warnings=[f"{warning}." for warning in analysis_warnings(analysis)],
+        notes=[f"{line}." for line in analysis_lines(analysis)],
+    )
 
 
 def _environment() -> Environment:
-    return Environment(loader=PackageLoader("proseval.report", "templates"), autoescape=select_autoescape(default=True),
-                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    return Environment(
+        loader=PackageLoader("proseval.report", "templates"),
+        autoescape=select_autoescape(default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
 
 
 def write_analysis_page(analysis: Analysis, output: Path, title: str = "proseval: judging the judges") -> None:
     """A self-contained HTML page of the analysis (no script, nothing loaded from outside)."""
-    text = _environment().get_template("agreement.html.j2").render(
-        title=title, judges=judges_part(analysis), version=__version__,
-        generated=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    text = (
+        _environment()
+        .get_template("agreement.html.j2")
+        .render(
+            title=title,
+            judges=judges_part(analysis),
+            version=__version__,
+            generated=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        )
+    )
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")

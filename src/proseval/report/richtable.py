@@ -33,5 +33,6 @@ def plain(cell: Any) -> str:
 def plain_table(table: Table) -> PlainTable:
     columns = [list(column.cells) for column in table.columns]
     rows = [[plain(column[i]) if i < len(column) else "" for column in columns] for i in range(table.row_count)]
-    return PlainTable(plain(table.title or ""), plain(table.caption or ""),
-                      [plain(column.header) for column in table.columns], rows)
+    return PlainTable(
+        plain(table.title or ""), plain(table.caption or ""), [plain(column.header) for column in table.columns], rows
+    )

@@ -53,8 +53,9 @@ def open_runs(paths: Iterable[Path]) -> list[ReportRun]:
         folder = RunFolder(path)
         header = folder.read_header()
         if not (folder.path / "results.json").is_file():
-            raise RunFolderError(f"{path} has no results.json yet (unfinished run? finish it with: "
-                                 f"proseval resume {path})")
+            raise RunFolderError(
+                f"{path} has no results.json yet (unfinished run? finish it with: proseval resume {path})"
+            )
         runs.append(ReportRun(index, folder.path, header, folder.read_results(), folder.unique_scored()[0]))
     return runs
 

@@ -38,9 +38,11 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}… ({len(text) - limit:,} more characters; see samples.jsonl)"
 
 
-def sample_rows(run: ReportRun, metrics: list[str], slice_keys: list[str], *, limit: int | None,
-                forced: set[str], text_chars: int) -> tuple[list[SampleRow], str]:
+def sample_rows(
+    run: ReportRun, metrics: list[str], slice_keys: list[str], *, limit: int | None, forced: set[str], text_chars: int
+) -> tuple[list[SampleRow], str]:
     """The run's samples, failed and unscored ones first; `limit` per run (None: all), plus `forced` ids."""
+
     def trouble(sample: Any) -> int:
         if sample.status != "ok":
             return 0
@@ -48,21 +50,27 @@ def sample_rows(run: ReportRun, metrics: list[str], slice_keys: list[str], *, li
 
     ordered = sorted(run.samples, key=trouble)  # stable: record order within each group
     kept = ordered if limit is None else ordered[:limit]
-    kept += [s for s in ordered[len(kept):] if s.id in forced]
+    kept += [s for s in ordered[len(kept) :] if s.id in forced]
     keys = {(s.id, s.epoch) for s in kept}
     records = {(r.id, r.epoch): r for r in run.records(keys)}
-    rows = [_sample_row(run, records[(s.id, s.epoch)], metrics, slice_keys, text_chars)
-            for s in kept if (s.id, s.epoch) in records]
+    rows = [
+        _sample_row(run, records[(s.id, s.epoch)], metrics, slice_keys, text_chars)
+        for s in kept
+        if (s.id, s.epoch) in records
+    ]
     note = ""
     if len(rows) < len(run.samples):
-        note = (f"Showing {len(rows):,} of {len(run.samples):,} samples (failed and unscored ones first, then in "
-                f"record order); every sample is in {run.path / 'samples.jsonl'}, and "
-                "`proseval report --all-samples` includes them all.")
+        note = (
+            f"Showing {len(rows):,} of {len(run.samples):,} samples (failed and unscored ones first, then in "
+            f"record order); every sample is in {run.path / 'samples.jsonl'}, and "
+            "`proseval report --all-samples` includes them all."
+        )
     return rows, note
 
 
-def _sample_row(run: ReportRun, record: SampleRecord, metrics: list[str], slice_keys: list[str],
-                text_chars: int) -> SampleRow:
+def _sample_row(
+    run: ReportRun, record: SampleRecord, metrics: list[str], slice_keys: list[str], text_chars: int
+) -> SampleRow:
     flat: dict[str, float | None] = {}
     statuses: dict[str, tuple[str, str]] = {}
     for name, score in record.scores.items():
@@ -86,12 +94,30 @@ def _sample_row(run: ReportRun, record: SampleRecord, metrics: list[str], slice_
         status = "failed" + (f" ({record.model_failure})" if record.model_failure else "")
     else:
         status = "ok" + (f", model failure: {record.model_failure}" if record.model_failure else "")
-    prompt = record.input if isinstance(record.input, str) else "\n\n".join(
-        f"[{m.get('role', '?')}] {m.get('content', '')}" for m in record.input or [] if isinstance(m, dict))
-    calls = [(f"{call.role}, turn {call.turn}" + (" (cached)" if call.cached else ""),
-              clip(call.text or "" if call.error is None else f"error: {call.error}", text_chars))
-             for call in record.calls]
-    return SampleRow(anchor(run, record.id, record.epoch), record.id, record.epoch, status,
-                     [str(record.metadata.get(key, "")) for key in slice_keys], scores,
-                     clip(str(prompt or ""), text_chars), clip(record.state.output if record.state else "", text_chars),
-                     record.error or "", notes, calls)
+    prompt = (
+        record.input
+        if isinstance(record.input, str)
+        else "\n\n".join(
+            f"[{m.get('role', '?')}] {m.get('content', '')}" for m in record.input or [] if isinstance(m, dict)
+        )
+    )
+    calls = [
+        (
+            f"{call.role}, turn {call.turn}" + (" (cached)" if call.cached else ""),
+            clip(call.text or "" if call.error is None else f"error: {call.error}", text_chars),
+        )
+        for call in record.calls
+    ]
+    return SampleRow(
+        anchor(run, record.id, record.epoch),
+        record.id,
+        record.epoch,
+        status,
+        [str(record.metadata.get(key, "")) for key in slice_keys],
+        scores,
+        clip(str(prompt or ""), text_chars),
+        clip(record.state.output if record.state else "", text_chars),
+        record.error or "",
+        notes,
+        calls,
+    )

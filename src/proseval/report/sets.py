@@ -51,8 +51,11 @@ def set_members(result: Any) -> list[SetMember]:
     for member in result.members:
         info = member.summary()
         run = _run(member.path, sum(m.run is not None for m in members))
-        members.append(SetMember(member.name, member.task, member.model, member.state, member.reason,
-                                 info["samples"], info["usage"], run))
+        members.append(
+            SetMember(
+                member.name, member.task, member.model, member.state, member.reason, info["samples"], info["usage"], run
+            )
+        )
     return members
 
 

@@ -114,7 +114,8 @@ class Accumulator:
         if sample.status == "ok":
             self.ok += 1
             self.unscored += any(v is None for v in flat.values()) or any(
-                score.parse_status == "partial" for score in sample.scores.values())
+                score.parse_status == "partial" for score in sample.scores.values()
+            )
             failed = sample.failed_scores
             if failed:
                 self.scoring_failed += 1
@@ -129,13 +130,22 @@ class Accumulator:
         return self.overall.summary(seed)
 
     def slice_tables(self, seed: int = 0) -> dict[str, dict[str, dict[str, MetricSummary]]]:
-        return {key: {label: tally.summary(seed) for label, tally in sorted(groups.items())}
-                for key, groups in self.slices.items()}
+        return {
+            key: {label: tally.summary(seed) for label, tally in sorted(groups.items())}
+            for key, groups in self.slices.items()
+        }
 
     def counts(self, total: int) -> Counts:
-        return Counts(total=total, finished=self.finished, ok=self.ok, failed=self.finished - self.ok,
-                      unscored=self.unscored, model_failures=dict(sorted(self.model_failures.items())),
-                      scoring_failed=self.scoring_failed, failure_reasons=count_reasons(self.failure_reasons))
+        return Counts(
+            total=total,
+            finished=self.finished,
+            ok=self.ok,
+            failed=self.finished - self.ok,
+            unscored=self.unscored,
+            model_failures=dict(sorted(self.model_failures.items())),
+            scoring_failed=self.scoring_failed,
+            failure_reasons=count_reasons(self.failure_reasons),
+        )
 
 
 def canonical_order(samples: Iterable[ScoredSample]) -> list[ScoredSample]:
@@ -165,8 +175,12 @@ def epoch_means(samples: Iterable[ScoredSample]) -> list[ScoredSample]:
                 values.setdefault(name, [])
                 if value is not None:
                     values[name].append(float(value))
-        scores = {name: Score(value=float(np.mean(scored)) if scored else None,
-                              parse_status="ok" if scored else "not_applicable") for name, scored in values.items()}
+        scores = {
+            name: Score(
+                value=float(np.mean(scored)) if scored else None, parse_status="ok" if scored else "not_applicable"
+            )
+            for name, scored in values.items()
+        }
         means.append(ScoredSample(id=sample_id, epoch=0, status="ok", metadata=ok[0].metadata, scores=scores))
     return means
 

@@ -106,12 +106,16 @@ def batch_problem(bindings: Mapping[str, Any], roles: Iterable[str], where: str 
             return f"{where} {role}: this task has no role {role}; its roles: {', '.join(sorted(bindings))}"
         provider = binding.spec.partition("/")[0]
         if provider not in BATCH_PROVIDERS:
-            return (f"{where} {role}: {binding.spec} has no batch API; batch mode needs an OpenAI-compatible "
-                    "endpoint with /v1/files and /v1/batches (provider openai or openai-compatible) or "
-                    "Anthropic's Message Batches (provider anthropic)")
+            return (
+                f"{where} {role}: {binding.spec} has no batch API; batch mode needs an OpenAI-compatible "
+                "endpoint with /v1/files and /v1/batches (provider openai or openai-compatible) or "
+                "Anthropic's Message Batches (provider anthropic)"
+            )
         if len(binding.base_urls) > 1:
-            return (f"{where} {role}: batch mode sends to one endpoint, and {role} has {len(binding.base_urls)} "
-                    "replicas; give it one base URL")
+            return (
+                f"{where} {role}: batch mode sends to one endpoint, and {role} has {len(binding.base_urls)} "
+                "replicas; give it one base URL"
+            )
     return None
 
 
@@ -171,8 +175,15 @@ class BatchTracker:
     """One batch at the provider: polled until it ends (once, however many requests wait on it),
     then its results by custom id."""
 
-    def __init__(self, batcher: RoleBatcher, batch_id: str, custom_ids: list[str], *, resumed: bool = False,
-                 counted: bool = False):
+    def __init__(
+        self,
+        batcher: RoleBatcher,
+        batch_id: str,
+        custom_ids: list[str],
+        *,
+        resumed: bool = False,
+        counted: bool = False,
+    ):
         self.batcher = batcher
         self.batch_id = batch_id
         self.custom_ids = custom_ids
@@ -220,20 +231,29 @@ class BatchTracker:
         missing = BatchExpiredError if batch.status == "expired" else RetryableError
         return self._end(batch.status, results, missing(reason))
 
-    def _end(self, status: str, results: dict[str, Completion | ModelError],
-             missing: ModelError) -> dict[str, Completion | ModelError]:
+    def _end(
+        self, status: str, results: dict[str, Completion | ModelError], missing: ModelError
+    ) -> dict[str, Completion | ModelError]:
         for cid in self.custom_ids:
             results.setdefault(cid, missing)
-        results = {cid: r.model_copy(update={"batched": True}) if isinstance(r, Completion) else r
-                   for cid, r in results.items()}
+        results = {
+            cid: r.model_copy(update={"batched": True}) if isinstance(r, Completion) else r
+            for cid, r in results.items()
+        }
         self.status, self.results = status, results
         answered = sum(isinstance(r, Completion) for r in results.values())
         coordinator = self.batcher.coordinator
         if coordinator.on_results is not None:  # paid now: recorded before the 'ended' line and any record
             mine = (results[cid] for cid in self.custom_ids)
             coordinator.on_results(self.batcher.role, [r for r in mine if isinstance(r, Completion)], not self.counted)
-        coordinator.log.append(event="ended", role=self.batcher.role, batch_id=self.batch_id, status=status,
-                               answered=answered, failed=len(results) - answered)
+        coordinator.log.append(
+            event="ended",
+            role=self.batcher.role,
+            batch_id=self.batch_id,
+            status=status,
+            answered=answered,
+            failed=len(results) - answered,
+        )
         if not self.counted:
             self.counted = True
             self.batcher.count_lines(results[cid] for cid in self.custom_ids)
@@ -262,8 +282,9 @@ class RoleBatcher:
         self.tries: Counter[str] = Counter()  # custom id -> batches it failed in (retryably)
         self.counts: Counter[str] = Counter()  # `BATCH_COUNTS` of this session
 
-    async def generate(self, messages: list[Message], config: GenerateConfig, *, key: str,
-                       sample: Sample, sending: Any = None) -> Completion | None:
+    async def generate(
+        self, messages: list[Message], config: GenerateConfig, *, key: str, sample: Sample, sending: Any = None
+    ) -> Completion | None:
         """The request's answer from a batch; None: send it in real time (it failed in batches);
         raises `ModelError` for what a retry cannot fix, or when no batch could be submitted.
         `sending` (`executor.Sending`) is told once a batch of this session holds the request."""
@@ -323,8 +344,10 @@ class RoleBatcher:
     def limits(self) -> tuple[int, int]:
         """Requests and bytes per batch: the settings' (when set), never past the provider's."""
         options, api = self.coordinator.options, self.api
-        return (min(options.max_requests or api.max_requests, api.max_requests),
-                min(options.max_bytes or api.max_bytes, api.max_bytes))
+        return (
+            min(options.max_requests or api.max_requests, api.max_requests),
+            min(options.max_bytes or api.max_bytes, api.max_bytes),
+        )
 
     def flush(self) -> None:
         """Submit the pending requests as one batch (they fit the limits: `_enqueue` saw to it)."""
@@ -332,8 +355,9 @@ class RoleBatcher:
             chunk, self.pending, self.pending_bytes = self.pending, {}, 0
             self.coordinator.spawn(self._submit(chunk))
 
-    async def retrying(self, call: Callable[[], Awaitable[T]], what: str, *,
-                       recover: Callable[[], Awaitable[T | None]] | None = None) -> T:
+    async def retrying(
+        self, call: Callable[[], Awaitable[T]], what: str, *, recover: Callable[[], Awaitable[T | None]] | None = None
+    ) -> T:
         """`call` with the run's retries and backoff for what a retry can fix; before a retry,
         `recover` may find what a failed call did after all (its result then stands)."""
         from .executor import WaitRetryAfter
@@ -359,16 +383,18 @@ class RoleBatcher:
         try:
             data = b"".join(p.line for p in chunk.values())
             api = self.api
-            staged = await self.retrying(lambda: api.stage(data, f"proseval-{self.role}.jsonl"),
-                                         f"uploading a batch file of {len(ids)} {self.role} requests")
+            staged = await self.retrying(
+                lambda: api.stage(data, f"proseval-{self.role}.jsonl"),
+                f"uploading a batch file of {len(ids)} {self.role} requests",
+            )
             uploaded = time.time()
-            coordinator.log.append(event=api.staged_event, role=self.role, **{api.staged_field: staged},
-                                   custom_ids=ids)
+            coordinator.log.append(event=api.staged_event, role=self.role, **{api.staged_field: staged}, custom_ids=ids)
             batch = await self._create(staged, uploaded, len(ids))
             coordinator.log.append(event="created", role=self.role, **{api.staged_field: staged}, batch_id=batch.id)
         except ModelError as exc:
-            failure = BatchFailedError(scrub(f"batch for {self.role} failed at {scrub_url(self.api.base_url)}: {exc}"),
-                                       status=exc.status)
+            failure = BatchFailedError(
+                scrub(f"batch for {self.role} failed at {scrub_url(self.api.base_url)}: {exc}"), status=exc.status
+            )
             coordinator.say(f"{failure}; the samples of its {len(ids)} requests failed")
             for pending in chunk.values():
                 if not pending.future.done():
@@ -388,8 +414,11 @@ class RoleBatcher:
     async def _create(self, staged: str, uploaded: float, count: int) -> Any:
         """Create the batch; when the answer is lost, look the batch up before creating it again."""
         window = self.coordinator.options.completion_window
-        return await self.retrying(lambda: self.api.create(staged, window), "creating a batch",
-                                   recover=lambda: self.find_lost(staged, uploaded, count))
+        return await self.retrying(
+            lambda: self.api.create(staged, window),
+            "creating a batch",
+            recover=lambda: self.find_lost(staged, uploaded, count),
+        )
 
     async def find_lost(self, staged: str, since: float, count: int) -> Any | None:
         """The batch a create whose answer was lost made of `staged`; None: none (or the look-up failed)."""
@@ -411,8 +440,15 @@ class BatchCoordinator:
     """The batch mode of one run: its roles' batchers, the samples in flight and those waiting on
     a batch (when all wait, pending requests are sent), the log, the counts for the display."""
 
-    def __init__(self, options: BatchSettings, folder: Path, *, max_attempts: int = 6,
-                 backoff_initial: float = 1.0, say: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        options: BatchSettings,
+        folder: Path,
+        *,
+        max_attempts: int = 6,
+        backoff_initial: float = 1.0,
+        say: Callable[[str], None] | None = None,
+    ):
         self.options = options
         self.log = BatchLog(folder / BATCH_LOG)
         self.max_attempts = max_attempts
@@ -452,8 +488,11 @@ class BatchCoordinator:
     async def start(self) -> None:
         """Follow the batches an earlier attempt at this run recorded (see the module's text)."""
         entries = self.log.read()
-        ended = {str(e.get("batch_id")) for e in entries  # seen to end by an earlier session: counted there
-                 if e.get("event") == "ended" and e.get("status") != "unreachable"}
+        ended = {
+            str(e.get("batch_id"))
+            for e in entries  # seen to end by an earlier session: counted there
+            if e.get("event") == "ended" and e.get("status") != "unreachable"
+        }
         recorded = {str(e["batch_id"]) for e in entries if e.get("event") == "created" and e.get("batch_id")}
         for each in self.batchers.values():
             each.api.claim(recorded)
@@ -468,8 +507,10 @@ class BatchCoordinator:
             batcher.follow_again(str(batch_id), upload["custom_ids"], counted=str(batch_id) in ended)
             resumed += 1
         if resumed:
-            self.say(f"{resumed} batch(es) recorded in {BATCH_LOG}: their requests wait for them (polled, "
-                     "not submitted again)")
+            self.say(
+                f"{resumed} batch(es) recorded in {BATCH_LOG}: their requests wait for them (polled, "
+                "not submitted again)"
+            )
 
     async def _adopt(self, batcher: RoleBatcher, staged: str, upload: dict[str, Any]) -> str | None:
         """The id of the batch made of `staged` by a create whose answer a kill lost (recorded now),
@@ -477,8 +518,9 @@ class BatchCoordinator:
         found = await batcher.find_lost(staged, float(upload.get("at", 0)), len(upload["custom_ids"]))
         if found is None:
             return None
-        self.log.append(event="created", role=batcher.role, **{batcher.api.staged_field: staged},
-                        batch_id=found.id, adopted=True)
+        self.log.append(
+            event="created", role=batcher.role, **{batcher.api.staged_field: staged}, batch_id=found.id, adopted=True
+        )
         return found.id
 
     # --- samples in flight, and when to send ----------------------------------------------------
@@ -536,8 +578,10 @@ class BatchCoordinator:
 
     def batch_ended(self, tracker: BatchTracker, answered: int, failed: int) -> None:
         self.ended += 1
-        self.say(f"{tracker.batcher.role}: batch {tracker.batch_id} {tracker.status}: {answered} answered, "
-                 f"{failed} failed ({self.status_text()})")
+        self.say(
+            f"{tracker.batcher.role}: batch {tracker.batch_id} {tracker.status}: {answered} answered, "
+            f"{failed} failed ({self.status_text()})"
+        )
         self._changed()
 
     def _changed(self) -> None:
@@ -546,8 +590,7 @@ class BatchCoordinator:
 
     def status_text(self) -> str:
         waiting = sum(len(b.pending) for b in self.batchers.values())
-        text = (f"batches {self.started} submitted, {self.started - self.ended} in progress, "
-                f"{self.ended} done")
+        text = f"batches {self.started} submitted, {self.started - self.ended} in progress, {self.ended} done"
         return text + (f", {waiting} requests waiting for a batch" if waiting else "")
 
     async def close(self) -> None:

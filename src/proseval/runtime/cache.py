@@ -33,7 +33,8 @@ def is_damaged(exc: BaseException) -> bool:
     """Whether SQLite found the cache file itself unreadable (not a database, malformed), rather than
     its folder unwritable or locked."""
     return (isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)) or (
-        isinstance(exc, sqlite3.Error) and any(w in str(exc) for w in ("not a database", "malformed")))
+        isinstance(exc, sqlite3.Error) and any(w in str(exc) for w in ("not a database", "malformed"))
+    )
 
 
 def cache_files(path: Path) -> list[Path]:
@@ -134,12 +135,17 @@ class ResponseCache:
             )
         except (OSError, sqlite3.Error) as exc:
             if is_damaged(exc):
-                raise CacheError(f"the response cache {self.path} is damaged ({exc}): it holds only copies of "
-                                 f"answers, so delete it (proseval cache clear --yes, or rm {self.path}*), or set "
-                                 f"{CACHE_ENV} to another folder, or run with --no-cache", damaged=True) from None
+                raise CacheError(
+                    f"the response cache {self.path} is damaged ({exc}): it holds only copies of "
+                    f"answers, so delete it (proseval cache clear --yes, or rm {self.path}*), or set "
+                    f"{CACHE_ENV} to another folder, or run with --no-cache",
+                    damaged=True,
+                ) from None
             problem = describe_os_error(exc) if isinstance(exc, OSError) else f"{self.path}: {exc}"
-            raise CacheError(f"cannot use the response cache: {problem} (set {CACHE_ENV} to a folder you can "
-                             "write, or run with --no-cache)") from None
+            raise CacheError(
+                f"cannot use the response cache: {problem} (set {CACHE_ENV} to a folder you can "
+                "write, or run with --no-cache)"
+            ) from None
 
     def get(self, key: str) -> Completion | None:
         with self._lock:

@@ -12,8 +12,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import (AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, StrictBool, field_validator,
-                      model_validator)
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    field_validator,
+    model_validator,
+)
 
 from ..core.prices import finite_amount
 from ..core.yamlfile import load_yaml_model

@@ -23,7 +23,6 @@ from .executor import RoleModel
 from .records import Call, Reasoning
 from .secrets import scrub
 
-
 T = TypeVar("T")
 
 
@@ -34,9 +33,16 @@ class MissingRoleError(KeyError):
 class SampleContext:
     """Routes model calls for one sample to its roles and tallies their token use."""
 
-    def __init__(self, sample: Sample, roles: dict[str, RoleModel], *, epoch: int = 0,
-                 prompts: dict[str, PromptTemplate] | None = None, checkpoints: Any = None,
-                 spend: RunSpend | None = None):
+    def __init__(
+        self,
+        sample: Sample,
+        roles: dict[str, RoleModel],
+        *,
+        epoch: int = 0,
+        prompts: dict[str, PromptTemplate] | None = None,
+        checkpoints: Any = None,
+        spend: RunSpend | None = None,
+    ):
         self.sample = sample
         self.prompts = prompts or {}
         self._checkpoints = checkpoints  # a RunFolder, or None outside a run
@@ -104,13 +110,20 @@ class SampleContext:
             if paid is not None:
                 self._tally(role, turn, paid)
             self.candidate_overflow = self.candidate_overflow or (
-                role == "candidate" and isinstance(exc, ContextOverflowError))
+                role == "candidate" and isinstance(exc, ContextOverflowError)
+            )
             if isinstance(exc, BatchFailedError):
                 self.batch_failure = self.batch_failure or exc
             if role != "candidate":
-                self.calls.append(Call(role=role, turn=turn, text=paid.text if paid else None,
-                                       finish_reason=paid.finish_reason if paid else None,
-                                       error=scrub(error_text(exc))))
+                self.calls.append(
+                    Call(
+                        role=role,
+                        turn=turn,
+                        text=paid.text if paid else None,
+                        finish_reason=paid.finish_reason if paid else None,
+                        error=scrub(error_text(exc)),
+                    )
+                )
             raise
         except BaseException:
             if self._spend is not None:  # cancelled: nothing to record
@@ -119,8 +132,15 @@ class SampleContext:
         if self._spend is not None:
             self._spend.after(role, reserved, completion, messages)
         if role != "candidate":
-            self.calls.append(Call(role=role, turn=turn, text=completion.text, finish_reason=completion.finish_reason,
-                                   cached=completion.cached))
+            self.calls.append(
+                Call(
+                    role=role,
+                    turn=turn,
+                    text=completion.text,
+                    finish_reason=completion.finish_reason,
+                    cached=completion.cached,
+                )
+            )
         self._tally(role, turn, completion)
         return completion
 
@@ -135,6 +155,7 @@ class SampleContext:
         used.reasoning_tokens += usage.reasoning_tokens
         used.cached_tokens += usage.cached_tokens
         if completion.reasoning or usage.reasoning_tokens:
-            self.reasoning.append(Reasoning(role=role, turn=turn, text=completion.reasoning,
-                                            tokens=usage.reasoning_tokens))
+            self.reasoning.append(
+                Reasoning(role=role, turn=turn, text=completion.reasoning, tokens=usage.reasoning_tokens)
+            )
         self.cache_hits += int(completion.cached)

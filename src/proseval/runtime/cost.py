@@ -272,8 +272,9 @@ class RunSpend:
         source = "mean" if self.outputs.get(role, (0, 0))[0] else output_source(role, effective, self.meter.estimates)
         return self.output_tokens(role, effective), source
 
-    def expected(self, role: str, messages: list[Message],
-                 config: GenerateConfig | dict[str, Any] | None) -> Callable[[], float]:
+    def expected(
+        self, role: str, messages: list[Message], config: GenerateConfig | dict[str, Any] | None
+    ) -> Callable[[], float]:
         """A request's expected cost, asked when it is reserved: its input counted offline (once), its
         output as expected at that time (module text), at the batch price for a role in batch mode."""
         price = self.price(role)
@@ -283,8 +284,13 @@ class RunSpend:
         tokens, batch = message_tokens(messages), role in self.batch_roles
         return lambda: price.cost(tokens, self.output_tokens(role, effective), batch=batch)
 
-    async def before(self, role: str, messages: list[Message], config: GenerateConfig | dict[str, Any] | None,
-                     wait: Wait | None = None) -> float:
+    async def before(
+        self,
+        role: str,
+        messages: list[Message],
+        config: GenerateConfig | dict[str, Any] | None,
+        wait: Wait | None = None,
+    ) -> float:
         """Reserve a request's expected cost (0 without a limit), waiting while only the reservations
         of requests in flight stand in the way (`CostMeter.reserve`; batch mode's `wait` counts the
         sample as waiting); raises `CostLimitReached` when the spend alone leaves it no room."""
@@ -298,11 +304,13 @@ class RunSpend:
                 meter.refusal = Refusal(role, expected(), *self.reserved_output(role, config))
             raise CostLimitReached(
                 f"not sent: its expected cost ({money(expected(), meter.currency)}) would take the spend "
-                f"({money(meter.spent, meter.currency)}) past --max-cost {money(meter.limit or 0.0, meter.currency)}")
+                f"({money(meter.spent, meter.currency)}) past --max-cost {money(meter.limit or 0.0, meter.currency)}"
+            )
         return reserved
 
-    def after(self, role: str, reserved: float, completion: Completion | None,
-              messages: list[Message] | None = None) -> None:
+    def after(
+        self, role: str, reserved: float, completion: Completion | None, messages: list[Message] | None = None
+    ) -> None:
         """Count the answer (None: the request failed) and release the reservation, last: the
         requests that waited for it see the new spend and mean."""
         if completion is not None:
@@ -340,27 +348,39 @@ class RunSpend:
                 continue
             self._prepaid[id(completion)] = completion
             if record:
-                amount = price.cost(usage.prompt_tokens, usage.completion_tokens, cached_tokens=usage.cached_tokens,
-                                    batch=True)
+                amount = price.cost(
+                    usage.prompt_tokens, usage.completion_tokens, cached_tokens=usage.cached_tokens, batch=True
+                )
                 self.meter.record(amount)
                 self.by_role[role] = self.by_role.get(role, 0.0) + amount
 
     def session_usage(self, roles: Iterable[str]) -> dict[str, dict[str, Any]]:
         """What `usage.jsonl` keeps of this session's spend per priced role."""
-        return {role: {"cost": round(self.by_role.get(role, 0.0), 10), "currency": self.meter.currency}
-                for role in roles if self.price(role) is not None}
+        return {
+            role: {"cost": round(self.by_role.get(role, 0.0), 10), "currency": self.meter.currency}
+            for role in roles
+            if self.price(role) is not None
+        }
 
 
-def meter_for(prices: Prices, specs: Iterable[str], *, limit: float | None = None,
-              estimates: Mapping[str, int] | None = None, previous: float = 0.0,
-              source: str = "the prices") -> CostMeter:
+def meter_for(
+    prices: Prices,
+    specs: Iterable[str],
+    *,
+    limit: float | None = None,
+    estimates: Mapping[str, int] | None = None,
+    previous: float = 0.0,
+    source: str = "the prices",
+) -> CostMeter:
     """The meter of runs whose roles are bound to `specs`; with a limit, every spec must have a price
     in `prices` (named `source` in the error), checked before anything is sent or written."""
     unpriced = missing_prices(prices, specs)
     if limit is not None and unpriced:
-        raise UsageError(f"a cost limit needs a price for every model: {source} has no price for "
-                         f"{', '.join(unpriced)}; add them (e.g. {unpriced[0]}: {{input: 0, output: 0}} for a "
-                         "free local model)")
+        raise UsageError(
+            f"a cost limit needs a price for every model: {source} has no price for "
+            f"{', '.join(unpriced)}; add them (e.g. {unpriced[0]}: {{input: 0, output: 0}} for a "
+            "free local model)"
+        )
     return CostMeter(prices, limit=limit, estimates=dict(estimates or {}), previous=previous)
 
 
@@ -372,12 +392,18 @@ def observed_outputs(sessions: Iterable[Mapping[str, Any]]) -> dict[str, tuple[i
         for role, stats in session.get("roles", {}).items():
             if isinstance(stats, dict):
                 answers, tokens = found.get(role, (0, 0))
-                found[role] = (answers + max(0, int(stats.get("requests") or 0) - int(stats.get("errors") or 0)),
-                               tokens + int(stats.get("completion_tokens") or 0))
+                found[role] = (
+                    answers + max(0, int(stats.get("requests") or 0) - int(stats.get("errors") or 0)),
+                    tokens + int(stats.get("completion_tokens") or 0),
+                )
     return found
 
 
 def previous_spend(sessions: Iterable[Mapping[str, Any]]) -> float:
     """The spend earlier sessions of a run recorded in `usage.jsonl` (sessions without prices add 0)."""
-    return sum(float(stats.get("cost") or 0.0) for session in sessions
-               for stats in session.get("roles", {}).values() if isinstance(stats, dict))
+    return sum(
+        float(stats.get("cost") or 0.0)
+        for session in sessions
+        for stats in session.get("roles", {}).values()
+        if isinstance(stats, dict)
+    )

@@ -173,28 +173,51 @@ class Estimate:
         return None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "task": self.task, "samples": self.samples, "done": self.done,
-                "currency": self.currency, "errors": self.errors,
-                "roles": {role: {"model": r.spec, "requests": r.requests, "input_tokens": r.input_tokens,
-                                 "output_tokens": r.output_tokens, "reasks_not_counted": r.reasks,
-                                 "output_from": sorted(r.sources), "cost": r.cost(),
-                                 "batch_cost": r.cost(batch=True), "batch_mode": r.batch}
-                          for role, r in self.roles.items()}}
+        return {
+            "label": self.label,
+            "task": self.task,
+            "samples": self.samples,
+            "done": self.done,
+            "currency": self.currency,
+            "errors": self.errors,
+            "roles": {
+                role: {
+                    "model": r.spec,
+                    "requests": r.requests,
+                    "input_tokens": r.input_tokens,
+                    "output_tokens": r.output_tokens,
+                    "reasks_not_counted": r.reasks,
+                    "output_from": sorted(r.sources),
+                    "cost": r.cost(),
+                    "batch_cost": r.cost(batch=True),
+                    "batch_mode": r.batch,
+                }
+                for role, r in self.roles.items()
+            },
+        }
 
 
 class StandIn:
     """Plays one role in a dry run: counts each request and answers with the task's reply, else a
     synthetic one."""
 
-    def __init__(self, tally: RoleEstimate, config: GenerateConfig, stated: Mapping[str, int],
-                 reply: DryRunReply | None = None):
+    def __init__(
+        self, tally: RoleEstimate, config: GenerateConfig, stated: Mapping[str, int], reply: DryRunReply | None = None
+    ):
         self.tally = tally
         self.config = config
         self.stated = stated
         self.reply = reply
 
-    async def generate(self, messages: list[Message], config: GenerateConfig | dict[str, Any] | None = None, *,
-                       sample_id: str, epoch: int = 0, turn: str | int = 0) -> Completion:
+    async def generate(
+        self,
+        messages: list[Message],
+        config: GenerateConfig | dict[str, Any] | None = None,
+        *,
+        sample_id: str,
+        epoch: int = 0,
+        turn: str | int = 0,
+    ) -> Completion:
         effective = self.config.merged(config)
         role = self.tally.role
         output = output_estimate(role, effective, self.stated)
@@ -209,8 +232,7 @@ class StandIn:
         text = self.reply(role, messages, output, str(turn)) if self.reply is not None else None
         if text is None:
             text = synthetic_reply(role, effective, output)
-        return Completion(text=text, finish_reason="stop",
-                          usage=Usage(prompt_tokens=prompt, completion_tokens=output))
+        return Completion(text=text, finish_reason="stop", usage=Usage(prompt_tokens=prompt, completion_tokens=output))
 
 
 class _NoCheckpoints:
@@ -253,16 +275,25 @@ class _DryRunner(Runner):
         self.internal += 1
 
 
-async def estimate_run(task: Task, bindings: dict[str, RoleBinding], *, limit: int | None = None, epochs: int = 1,
-                       done: Iterable[tuple[str, int]] = (), prices: Prices | None = None,
-                       estimates: Mapping[str, int] | None = None, batch_roles: Iterable[str] = (),
-                       label: str | None = None) -> Estimate:
+async def estimate_run(
+    task: Task,
+    bindings: dict[str, RoleBinding],
+    *,
+    limit: int | None = None,
+    epochs: int = 1,
+    done: Iterable[tuple[str, int]] = (),
+    prices: Prices | None = None,
+    estimates: Mapping[str, int] | None = None,
+    batch_roles: Iterable[str] = (),
+    label: str | None = None,
+) -> Estimate:
     """Drive `task` over every (sample, epoch) not in `done` with stand-ins (module text)."""
     stated = dict(estimates or {})
     batch = set(batch_roles)
-    tallies = {role: RoleEstimate(role, b.spec, price=None if prices is None else prices.of(b.spec),
-                                  batch=role in batch)
-               for role, b in bindings.items()}
+    tallies = {
+        role: RoleEstimate(role, b.spec, price=None if prices is None else prices.of(b.spec), batch=role in batch)
+        for role, b in bindings.items()
+    }
     stand_ins = {role: StandIn(tallies[role], b.config, stated, task.dry_run_reply) for role, b in bindings.items()}
     candidate = bindings.get("candidate")
     scored = task if candidate is None else _with_text(task, candidate.config, stated)
@@ -270,8 +301,14 @@ async def estimate_run(task: Task, bindings: dict[str, RoleBinding], *, limit: i
     plan = SamplePlan(task, limit)
     check_run_size(plan.count, epochs)
     finished = {key for key in done if key[1] < epochs and key[0] in plan.ids}
-    estimate = Estimate(label or task.name, task.name, 0, len(finished), tallies,
-                        currency=prices.currency if prices is not None else "USD")
+    estimate = Estimate(
+        label or task.name,
+        task.name,
+        0,
+        len(finished),
+        tallies,
+        currency=prices.currency if prices is not None else "USD",
+    )
     for epoch in range(epochs):
         for sample in plan.samples():
             if (sample.id, epoch) in finished:

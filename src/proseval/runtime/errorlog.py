@@ -31,7 +31,8 @@ def save_traceback(exc: BaseException) -> Path:
     """Append `exc`'s traceback, with the time and the command line, to its noted log (else a new
     file under `errors_dir()`); the file written."""
     path = getattr(exc, _LOG_ATTRIBUTE, None) or errors_dir() / (
-        f"traceback-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}.txt")
+        f"traceback-{datetime.now():%Y%m%d-%H%M%S}-{os.getpid()}.txt"
+    )
     at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     path.parent.mkdir(parents=True, exist_ok=True)

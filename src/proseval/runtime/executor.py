@@ -117,8 +117,10 @@ def with_advice(error: FatalError, role: str) -> FatalError:
     setting = refused_setting(str(error)) if plain and error.status in (400, 422) else None
     if setting is None or "-g " in str(error):
         return error
-    advice = (f"the model refused {setting}: leave it out with -g {role}.{setting}=null, or give the model's rule "
-              "in a rules file (docs/models.md)")
+    advice = (
+        f"the model refused {setting}: leave it out with -g {role}.{setting}=null, or give the model's rule "
+        "in a rules file (docs/models.md)"
+    )
     return type(error)(f"{error} — {advice}", retry_after=error.retry_after, status=error.status)
 
 
@@ -163,8 +165,13 @@ class RoleModel:
         key = None
         if self.cache is not None or self.batcher is not None:  # a batch names each request by its key
             key = cache_key(
-                self.model.cache_identity(), messages, effective.sent_params(),
-                sample_id=sample_id, epoch=epoch, turn=turn, repeat=self.repeat,
+                self.model.cache_identity(),
+                messages,
+                effective.sent_params(),
+                sample_id=sample_id,
+                epoch=epoch,
+                turn=turn,
+                repeat=self.repeat,
             )
         if self.cache is not None and key is not None:
             if (hit := self.cache.get(key)) is not None:
@@ -173,16 +180,18 @@ class RoleModel:
                 self._account(hit)
                 return hit
         if getattr(self.model, "seeds_each_request", False):  # in-process samplers keep state
-            effective = effective.model_copy(update={"seed": request_seed(effective.seed, sample_id, epoch, turn,
-                                                                          self.repeat)})
+            effective = effective.model_copy(
+                update={"seed": request_seed(effective.seed, sample_id, epoch, turn, self.repeat)}
+            )
         elif self.repeat and effective.seed is not None:  # a remote judge's repeat: another seed
             effective = effective.model_copy(update={"seed": effective.seed + self.repeat})
         sending = Sending(self.stats)
         try:
             completion = None
             if self.batcher is not None and key is not None:  # None: it failed in batches, sent in real time
-                completion = await self.batcher.generate(messages, effective, key=key, sample=(sample_id, epoch),
-                                                         sending=sending)
+                completion = await self.batcher.generate(
+                    messages, effective, key=key, sample=(sample_id, epoch), sending=sending
+                )
             if completion is None:
                 completion = await self._call_with_retries(messages, effective, sending)
         except FatalError as exc:
@@ -233,8 +242,9 @@ class RoleModel:
             completion.latency = time.perf_counter() - start
         return completion
 
-    async def _call_with_retries(self, messages: list[Message], config: GenerateConfig,
-                                 sending: Sending | None = None) -> Completion:
+    async def _call_with_retries(
+        self, messages: list[Message], config: GenerateConfig, sending: Sending | None = None
+    ) -> Completion:
         sending = sending or Sending(self.stats)
         try:  # the common case needs none of the retry machinery
             return await self._call_once(messages, config, sending.sent)

@@ -74,8 +74,7 @@ def endpoint_key_problem(key: str) -> str | None:
         return None
     provider, sep, model = key.partition("/")
     if provider not in PROVIDERS:
-        return (f"name an endpoint by its base URL, a model spec (provider/model) or a provider "
-                f"({', '.join(PROVIDERS)})")
+        return f"name an endpoint by its base URL, a model spec (provider/model) or a provider ({', '.join(PROVIDERS)})"
     if sep and not model:
         return "a model spec looks like provider/model"
     return None

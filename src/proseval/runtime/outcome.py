@@ -60,4 +60,5 @@ def reasons_text(reasons: dict[str, int], shown: int = REASONS_SHOWN) -> str:
 def exit_status(outcome: Outcome | None) -> int:
     """The exit status of a run that ended with `outcome`."""
     return {"complete": EXIT_OK, "failed_samples": EXIT_FAILED_SAMPLES, "stopped": EXIT_COST_LIMIT}.get(
-        outcome or "complete", EXIT_OK)
+        outcome or "complete", EXIT_OK
+    )

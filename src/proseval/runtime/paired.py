@@ -88,8 +88,12 @@ def paired_stats(diffs: np.ndarray, *, seed: int = 0) -> tuple[float | None, flo
         return None, None, 1.0
     rng = bootstrap_rng(seed)
     # drawn block by block (the same draws as all at once), so memory stays bounded for large runs
-    means = np.concatenate([data[rng.integers(0, data.size, size=(len(rows), data.size))].mean(axis=1)
-                            for rows in np.array_split(np.arange(RESAMPLES), _chunks(data.size))])
+    means = np.concatenate(
+        [
+            data[rng.integers(0, data.size, size=(len(rows), data.size))].mean(axis=1)
+            for rows in np.array_split(np.arange(RESAMPLES), _chunks(data.size))
+        ]
+    )
     low, high = np.percentile(means, [2.5, 97.5])
     observed = abs(data.mean())
     flipped = np.abs(_sign_flipped_sums(data, rng)) / data.size
@@ -97,8 +101,9 @@ def paired_stats(diffs: np.ndarray, *, seed: int = 0) -> tuple[float | None, flo
     return float(low), float(high), float(p_value)
 
 
-def compare_values(a: Mapping[str, Mapping[str, float]], b: Mapping[str, Mapping[str, float]],
-                   metrics: Iterable[str], *, seed: int = 0) -> list[MetricDiff]:
+def compare_values(
+    a: Mapping[str, Mapping[str, float]], b: Mapping[str, Mapping[str, float]], metrics: Iterable[str], *, seed: int = 0
+) -> list[MetricDiff]:
     result = []
     for metric in metrics:
         in_a = {i for i, values in a.items() if metric in values}
@@ -106,18 +111,25 @@ def compare_values(a: Mapping[str, Mapping[str, float]], b: Mapping[str, Mapping
         both = sorted(in_a & in_b)
         diffs = np.array([b[i][metric] - a[i][metric] for i in both])
         low, high, p_value = paired_stats(diffs, seed=seed)
-        result.append(MetricDiff(
-            metric, len(both),
-            float(np.mean([a[i][metric] for i in both])) if both else None,
-            float(np.mean([b[i][metric] for i in both])) if both else None,
-            float(diffs.mean()) if both else None, low, high, p_value,
-            only_a=len(in_a - in_b), only_b=len(in_b - in_a)))
+        result.append(
+            MetricDiff(
+                metric,
+                len(both),
+                float(np.mean([a[i][metric] for i in both])) if both else None,
+                float(np.mean([b[i][metric] for i in both])) if both else None,
+                float(diffs.mean()) if both else None,
+                low,
+                high,
+                p_value,
+                only_a=len(in_a - in_b),
+                only_b=len(in_b - in_a),
+            )
+        )
     return result
 
 
-
 def higher(diff: MetricDiff) -> str | None:
-    """"A" or "B": the run whose values are higher, when the interval of B − A excludes 0; else None."""
+    """ "A" or "B": the run whose values are higher, when the interval of B − A excludes 0; else None."""
     if diff.ci_low is not None and diff.ci_low > 0:
         return "B"
     if diff.ci_high is not None and diff.ci_high < 0:

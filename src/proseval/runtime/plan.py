@@ -16,8 +16,10 @@ MAX_SAMPLE_EPOCHS = 1_000_000
 def check_run_size(samples: int, epochs: int) -> None:
     """Refuse a run of more than `MAX_SAMPLE_EPOCHS` (sample, epoch) pairs, before anything is sent."""
     if samples * epochs > MAX_SAMPLE_EPOCHS:
-        raise UsageError(f"{samples:,} samples x {epochs:,} epochs = {samples * epochs:,} sample-epochs, more than "
-                         f"the {MAX_SAMPLE_EPOCHS:,} a run may have; lower --epochs or --limit")
+        raise UsageError(
+            f"{samples:,} samples x {epochs:,} epochs = {samples * epochs:,} sample-epochs, more than "
+            f"the {MAX_SAMPLE_EPOCHS:,} a run may have; lower --epochs or --limit"
+        )
 
 
 class SamplePlan:

@@ -33,10 +33,19 @@ PROBE_MAX_TOKENS = 16
 PROBE_TIMEOUT = 60.0
 PROBE_ATTEMPTS = 3
 UNPROBED = ("local", "scripted")
-_PROBE_FORMAT = {"type": "json_schema", "json_schema": {
-    "name": "probe", "strict": True,
-    "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"],
-               "additionalProperties": False}}}
+_PROBE_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "probe",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}},
+            "required": ["ok"],
+            "additionalProperties": False,
+        },
+    },
+}
 
 # What the probes of this process found, by binding: the structured-output mode (None where not asked).
 _probed: dict[str, str | None] = {}
@@ -47,8 +56,9 @@ class ProbeFailed(ProsevalError):
 
 
 def binding_key(binding: RoleBinding) -> str:
-    return json.dumps([binding.spec, sorted(binding.base_urls), binding.config.sent_params()], sort_keys=True,
-                      default=str)
+    return json.dumps(
+        [binding.spec, sorted(binding.base_urls), binding.config.sent_params()], sort_keys=True, default=str
+    )
 
 
 def _where(role: str, binding: RoleBinding) -> str:
@@ -62,20 +72,27 @@ def explain(error: ModelError, role: str, binding: RoleBinding) -> ProsevalError
     detail = scrub(str(error))
     setting = refused_setting(detail)
     if setting == "max_tokens" and "max_completion_tokens" in detail:
-        return UsageError(f"{where}: the model takes its token limit as max_completion_tokens ({detail}). Give it "
-                          "a rule with `token_limit: max_completion_tokens` in a rules file (PROSEVAL_MODEL_RULES, "
-                          "proseval docs models)")
+        return UsageError(
+            f"{where}: the model takes its token limit as max_completion_tokens ({detail}). Give it "
+            "a rule with `token_limit: max_completion_tokens` in a rules file (PROSEVAL_MODEL_RULES, "
+            "proseval docs models)"
+        )
     if setting is not None:
-        return UsageError(f"{where}: the model refused the setting {setting} ({detail}). Leave it out with "
-                          f"-g {role}.{setting}=null, or give the model's rule in a rules file (proseval docs models)")
+        return UsageError(
+            f"{where}: the model refused the setting {setting} ({detail}). Leave it out with "
+            f"-g {role}.{setting}=null, or give the model's rule in a rules file (proseval docs models)"
+        )
     if error.status in (401, 403):
         return ProbeFailed(f"{where}: the key was refused ({detail}); check the provider's key variable")
     if error.status == 404:
-        return UsageError(f"{where}: the endpoint does not know this model ({detail}); check the model name "
-                          "and the base URL")
+        return UsageError(
+            f"{where}: the endpoint does not know this model ({detail}); check the model name and the base URL"
+        )
     if isinstance(error, RetryableError):
-        return ProbeFailed(f"{where}: no answer after {PROBE_ATTEMPTS} tries ({detail}); check the endpoint, or "
-                           "start anyway with --no-probe")
+        return ProbeFailed(
+            f"{where}: no answer after {PROBE_ATTEMPTS} tries ({detail}); check the endpoint, or "
+            "start anyway with --no-probe"
+        )
     return UsageError(f"{where}: the probe request was refused ({detail})")
 
 
@@ -92,8 +109,9 @@ async def _ask(model: RoleModel, config: GenerateConfig) -> Any:
     raise error
 
 
-async def probe_roles(roles: Mapping[str, RoleModel], bindings: Mapping[str, RoleBinding],
-                      spend: Any = None) -> dict[str, str | None]:
+async def probe_roles(
+    roles: Mapping[str, RoleModel], bindings: Mapping[str, RoleBinding], spend: Any = None
+) -> dict[str, str | None]:
     """Probe every distinct remote binding of `roles` once (see the module's text); returns each
     probed role's structured-output mode. Raises the error of the first refused probe."""
     modes: dict[str, str | None] = {}
@@ -104,8 +122,13 @@ async def probe_roles(roles: Mapping[str, RoleModel], bindings: Mapping[str, Rol
         key = binding_key(binding)
         if key not in _probed:
             structured = hasattr(model.model, "structured")
-            config = binding.config.merged({"max_tokens": PROBE_MAX_TOKENS, "timeout": PROBE_TIMEOUT,
-                                            **({"response_format": _PROBE_FORMAT} if structured else {})})
+            config = binding.config.merged(
+                {
+                    "max_tokens": PROBE_MAX_TOKENS,
+                    "timeout": PROBE_TIMEOUT,
+                    **({"response_format": _PROBE_FORMAT} if structured else {}),
+                }
+            )
             try:
                 completion = await _ask(model, config)
             except (FatalError, RetryableError) as exc:

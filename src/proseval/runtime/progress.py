@@ -8,8 +8,15 @@ from collections.abc import Callable
 from typing import Literal
 
 from rich.console import Console
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 Display = Literal["rich", "plain", "none"]
 
@@ -17,8 +24,15 @@ Display = Literal["rich", "plain", "none"]
 class RunProgress:
     """Counts samples, errors, tokens and cache hits; `stats` returns (tokens, cache hits)."""
 
-    def __init__(self, total: int, *, display: Display, description: str, stats: Callable[[], tuple[int, int]],
-                 shared: Progress | None = None):
+    def __init__(
+        self,
+        total: int,
+        *,
+        display: Display,
+        description: str,
+        stats: Callable[[], tuple[int, int]],
+        shared: Progress | None = None,
+    ):
         self.total = total
         self.done = 0
         self.errors = 0

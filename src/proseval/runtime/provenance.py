@@ -19,7 +19,6 @@ from .records import PromptInfo, RatingsInfo, RoleBinding, RunHeader
 from .runlog import now_iso
 from .secrets import scrub_url
 
-
 # Generation settings added after runs were first written: left out of the hash while unset, so
 # that those runs keep their hash (and stay resumable).
 _UNSET_NEWER_FIELDS = frozenset({"reasoning_effort"})
@@ -32,9 +31,13 @@ def config_hash(task: Task, bindings: dict[str, RoleBinding], seed: int | None, 
         "version": task.version,
         "params": task.params,
         "roles": {
-            role: {"spec": b.spec, "base_urls": sorted(scrub_url(u) for u in b.base_urls),
-                   "config": b.config.model_dump(
-                exclude={name for name in _UNSET_NEWER_FIELDS if getattr(b.config, name) is None})}
+            role: {
+                "spec": b.spec,
+                "base_urls": sorted(scrub_url(u) for u in b.base_urls),
+                "config": b.config.model_dump(
+                    exclude={name for name in _UNSET_NEWER_FIELDS if getattr(b.config, name) is None}
+                ),
+            }
             for role, b in sorted(bindings.items())
         },
         "seed": seed,
@@ -51,7 +54,10 @@ def git_commit() -> str | None:
     """The commit of the code this process runs, looked up once (the code loaded cannot change)."""
     try:
         out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
             cwd=Path(__file__).resolve().parent,
         )
     except (OSError, subprocess.SubprocessError):
@@ -65,8 +71,14 @@ def new_run_id(task: Task) -> str:
 
 
 def build_header(
-    task: Task, bindings: dict[str, RoleBinding], options: RunOptions, run_id: str, *, demo: bool,
-    rescored_from: str | None = None, n_samples: int,
+    task: Task,
+    bindings: dict[str, RoleBinding],
+    options: RunOptions,
+    run_id: str,
+    *,
+    demo: bool,
+    rescored_from: str | None = None,
+    n_samples: int,
 ) -> RunHeader:
     return RunHeader(
         run_id=run_id,
@@ -74,8 +86,10 @@ def build_header(
         task_version=task.version,
         task_params=task.params,
         dataset={**task.dataset_source, "n_samples": n_samples},
-        roles={role: b.model_copy(update={"base_urls": [scrub_url(u) for u in b.base_urls]})
-               for role, b in bindings.items()},
+        roles={
+            role: b.model_copy(update={"base_urls": [scrub_url(u) for u in b.base_urls]})
+            for role, b in bindings.items()
+        },
         seed=options.seed,
         limit=options.limit,
         epochs=options.epochs,

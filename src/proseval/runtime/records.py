@@ -14,8 +14,21 @@ from ..models.base import GenerateConfig, Usage
 
 # `results.json` and a record's light view are defined in core, where a task's `aggregate` and
 # `artifacts` name them; they are files of the run folder all the same.
-__all__ = ["Call", "Counts", "MetricSummary", "ModelFailure", "PromptInfo", "RatingsInfo", "Reasoning", "Results",
-           "ResumeEvent", "RoleBinding", "RunHeader", "SampleRecord", "ScoredSample"]
+__all__ = [
+    "Call",
+    "Counts",
+    "MetricSummary",
+    "ModelFailure",
+    "PromptInfo",
+    "RatingsInfo",
+    "Reasoning",
+    "Results",
+    "ResumeEvent",
+    "RoleBinding",
+    "RunHeader",
+    "SampleRecord",
+    "ScoredSample",
+]
 
 
 class RoleBinding(BaseModel):
@@ -25,13 +38,21 @@ class RoleBinding(BaseModel):
     base_urls: list[str] = Field(default_factory=list)
     config: GenerateConfig = Field(default_factory=GenerateConfig)
     concurrency: int = 1
-    rules: list[str] = Field(default_factory=list, description="the model-family rules that shaped its requests "
-                             "(`proseval describe-model`, proseval docs models)")
-    not_sent: list[dict[str, Any]] = Field(default_factory=list, description="settings the task or preset asked "
-                                           "for that the model does not take, left out of `config`: setting, value, "
-                                           "reason, rule")
-    structured_output: str | None = Field(None, description="how its endpoint takes schema-held answers, as the "
-                                          "probe found: json_schema, json_object or prompt")
+    rules: list[str] = Field(
+        default_factory=list,
+        description="the model-family rules that shaped its requests (`proseval describe-model`, proseval docs models)",
+    )
+    not_sent: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="settings the task or preset asked "
+        "for that the model does not take, left out of `config`: setting, value, "
+        "reason, rule",
+    )
+    structured_output: str | None = Field(
+        None,
+        description="how its endpoint takes schema-held answers, as the "
+        "probe found: json_schema, json_object or prompt",
+    )
 
 
 class ResumeEvent(BaseModel):
@@ -51,12 +72,16 @@ class RatingsInfo(BaseModel):
     """What the judge-reliability analysis needs of a run's task (`Task.ratings`), recorded so that
     `proseval agreement` reads a run's verdicts without building its task (or loading its data)."""
 
-    recorded: bool = Field(description="the task declares judged verdicts: each finished record lists them in "
-                           "`ratings`")
-    slice_keys: list[str] = Field(default_factory=list, description="the sample metadata agreement is also given "
-                                  "per value of")
-    swapped: bool = Field(False, description="judged with the texts of each judge prompt in the other order "
-                          "(`proseval score --swap-order`)")
+    recorded: bool = Field(
+        description="the task declares judged verdicts: each finished record lists them in `ratings`"
+    )
+    slice_keys: list[str] = Field(
+        default_factory=list, description="the sample metadata agreement is also given per value of"
+    )
+    swapped: bool = Field(
+        False,
+        description="judged with the texts of each judge prompt in the other order (`proseval score --swap-order`)",
+    )
 
 
 class RunHeader(BaseModel):
@@ -79,17 +104,26 @@ class RunHeader(BaseModel):
     started_at: str
     demo_models: bool = False
     rescored_from: str | None = None
-    repeat: int = Field(0, description="a re-score's repeat number (`proseval score --repeats`): repeats of one "
-                        "judge on the same answers have their own cache entries and seeds")
+    repeat: int = Field(
+        0,
+        description="a re-score's repeat number (`proseval score --repeats`): repeats of one "
+        "judge on the same answers have their own cache entries and seeds",
+    )
     resumes: list[ResumeEvent] = Field(default_factory=list)
     prompts: dict[str, PromptInfo] = Field(default_factory=dict)
     preset: dict[str, Any] | None = None
     scorer_plugin: dict[str, Any] | None = None
-    batch: list[str] = Field(default_factory=list, description="the roles whose requests went through the "
-                             "provider's batch API (`--batch`; batches.jsonl records each batch); a resume "
-                             "keeps them in batch mode")
-    ratings: RatingsInfo | None = Field(None, description="what the run's judges rate; absent in runs made before "
-                                        "it was recorded (the analysis then builds the task to read them)")
+    batch: list[str] = Field(
+        default_factory=list,
+        description="the roles whose requests went through the "
+        "provider's batch API (`--batch`; batches.jsonl records each batch); a resume "
+        "keeps them in batch mode",
+    )
+    ratings: RatingsInfo | None = Field(
+        None,
+        description="what the run's judges rate; absent in runs made before "
+        "it was recorded (the analysis then builds the task to read them)",
+    )
 
 
 class Call(BaseModel):
@@ -111,8 +145,9 @@ class Reasoning(BaseModel):
 
     role: str
     turn: str | int = 0
-    text: str | None = Field(None, description="the reasoning text the provider returned (none when it reports "
-                             "only the tokens)")
+    text: str | None = Field(
+        None, description="the reasoning text the provider returned (none when it reports only the tokens)"
+    )
     tokens: int = Field(0, description="reasoning tokens, as the provider reported them (0: not reported)")
 
 
@@ -138,11 +173,16 @@ class SampleRecord(BaseModel):
     scores: dict[str, Score] = Field(default_factory=dict)
     usage: dict[str, Usage] = Field(default_factory=dict)
     calls: list[Call] = Field(default_factory=list)
-    reasoning: list[Reasoning] = Field(default_factory=list, description="the reasoning of every role's calls, "
-                                       "in order; never part of an answer or of a judge's input")
+    reasoning: list[Reasoning] = Field(
+        default_factory=list,
+        description="the reasoning of every role's calls, in order; never part of an answer or of a judge's input",
+    )
     cache_hits: int = 0
     duration_s: float = 0.0
     error: str | None = None
-    ratings: list[Rating] | None = Field(None, description="the verdicts the task's judges gave here "
-                                         "(`Task.ratings`): criterion, value (null: unscored), scale, role; absent "
-                                         "when the task declares none, and in runs made before they were recorded")
+    ratings: list[Rating] | None = Field(
+        None,
+        description="the verdicts the task's judges gave here "
+        "(`Task.ratings`): criterion, value (null: unscored), scale, role; absent "
+        "when the task declares none, and in runs made before they were recorded",
+    )

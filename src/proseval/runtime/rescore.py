@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 import secrets
+from dataclasses import replace
 from datetime import datetime
 
 from ..core.context import Context
@@ -29,8 +29,9 @@ def replay_task(task: Task, source: RunFolder) -> Task:
     states: dict[tuple[str, int], State] = {}
     samples: dict[str, Sample] = {}
     for record in source.iter_records():
-        samples.setdefault(record.id, Sample(id=record.id, input=record.input, target=record.target,
-                                            metadata=record.metadata))
+        samples.setdefault(
+            record.id, Sample(id=record.id, input=record.input, target=record.target, metadata=record.metadata)
+        )
         if record.state is not None:
             states[(record.id, record.epoch)] = record.state
 
@@ -40,8 +41,12 @@ def replay_task(task: Task, source: RunFolder) -> Task:
             raise ModelError("the candidate failed on this sample in the source run; nothing to score")
         return await task.reevaluate(sample, state, ctx) if task.reevaluate else state
 
-    return replace(task, protocol=replay, dataset=lambda: list(samples.values()),
-                   roles_required=tuple(r for r in task.roles_required if r != "candidate"))
+    return replace(
+        task,
+        protocol=replay,
+        dataset=lambda: list(samples.values()),
+        roles_required=tuple(r for r in task.roles_required if r != "candidate"),
+    )
 
 
 def rebindable_roles(task: Task) -> tuple[str, ...]:
@@ -54,8 +59,10 @@ def check_rescore_roles(task: Task, bindings: dict[str, RoleBinding]) -> None:
     allowed = rebindable_roles(task)
     refused = sorted(set(bindings) - set(allowed))
     if refused:
-        raise RoleError(f"a re-score of {task.name} redoes the work of {', '.join(allowed) or 'no role'} on the "
-                        f"stored answers; it cannot rebind {', '.join(refused)} (start a new run for that)")
+        raise RoleError(
+            f"a re-score of {task.name} redoes the work of {', '.join(allowed) or 'no role'} on the "
+            f"stored answers; it cannot rebind {', '.join(refused)} (start a new run for that)"
+        )
 
 
 async def rescore_run(
@@ -67,8 +74,7 @@ async def rescore_run(
     replayed = replay_task(task, source)
     # Only the roles the re-score calls; the candidate's answers come from the source run.
     # A judge bound now gets the run's seed, as the run's own roles did (unless it has its own).
-    merged = {role: seeded_config({**header.roles, **bindings}[role], header.seed)
-              for role in replayed.roles_required}
+    merged = {role: seeded_config({**header.roles, **bindings}[role], header.seed) for role in replayed.roles_required}
     plan = SamplePlan(replayed, None)
     run_id = f"{header.run_id}-rescore-{datetime.now():%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
     if options.repeat:
@@ -83,8 +89,17 @@ async def rescore_run(
             runner.build_roles(replayed.roles_required)
             await runner.preflight()
         with folder.locked():
-            folder.write_header(build_header(task, runner.bindings, options, run_id, demo=header.demo_models,
-                                             rescored_from=str(source.path), n_samples=plan.count))
+            folder.write_header(
+                build_header(
+                    task,
+                    runner.bindings,
+                    options,
+                    run_id,
+                    demo=header.demo_models,
+                    rescored_from=str(source.path),
+                    n_samples=plan.count,
+                )
+            )
             folder.write_prompts(task.prompts)
             return folder, await runner.execute(plan, set(), replayed.roles_required)
     finally:

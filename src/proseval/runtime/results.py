@@ -11,7 +11,6 @@ from .batch import BATCH_COUNTS
 from .records import Results, ScoredSample
 from .runlog import RunFolder, now_iso
 
-
 TOKENS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")  # summed per role over records
 
 
@@ -36,8 +35,9 @@ def role_usage(tokens: dict[str, list[int]], sessions: Sequence[Mapping[str, Any
     totals: dict[str, dict[str, Any]] = {}
 
     def entry(role: str) -> dict[str, Any]:
-        return totals.setdefault(role, {"requests": 0, "cache_hits": 0, "retries": 0, "errors": 0,
-                                        "latency_total": 0.0})
+        return totals.setdefault(
+            role, {"requests": 0, "cache_hits": 0, "retries": 0, "errors": 0, "latency_total": 0.0}
+        )
 
     for session in sessions:
         for role, stats in session.get("roles", {}).items():
@@ -100,8 +100,16 @@ def _streamed(task: Task, folder: RunFolder) -> SessionRecords | None:
     return read
 
 
-def aggregate_run(task: Task, folder: RunFolder, total: int, run_id: str, *, seed: int = 0,
-                  epochs: int = 1, written: SessionRecords | None = None) -> Results:
+def aggregate_run(
+    task: Task,
+    folder: RunFolder,
+    total: int,
+    run_id: str,
+    *,
+    seed: int = 0,
+    epochs: int = 1,
+    written: SessionRecords | None = None,
+) -> Results:
     """Generic numbers over one record per (sample, epoch); task-specific ones on top.
 
     With several epochs the headline metrics are over each sample's mean across its epochs,

@@ -24,16 +24,24 @@ def _differences(header: RunHeader, task: Task, bindings: dict[str, RoleBinding]
     found = []
     if header.task != task.name or header.task_version != task.version:
         found.append(f"task {header.task}@{header.task_version} -> {task.name}@{task.version}")
-    changed = sorted(k for k in set(header.task_params) | set(task.params)
-                     if header.task_params.get(k) != task.params.get(k))
+    changed = sorted(
+        k for k in set(header.task_params) | set(task.params) if header.task_params.get(k) != task.params.get(k)
+    )
     found += [f"--{k.replace('_', '-')}: {header.task_params.get(k)!r} -> {task.params.get(k)!r}" for k in changed]
     for role in sorted(set(header.roles) | set(bindings)):
         before, after = header.roles.get(role), bindings.get(role)
         if before is None or after is None:
             found.append(f"role {role}: {'added' if before is None else 'removed'}")
-        elif (before.spec, sorted(before.base_urls), before.config) != (after.spec, sorted(after.base_urls), after.config):
-            found.append(f"role {role}: {before.spec} -> {after.spec}" if before.spec != after.spec
-                         else f"role {role}: endpoint or generation settings changed")
+        elif (before.spec, sorted(before.base_urls), before.config) != (
+            after.spec,
+            sorted(after.base_urls),
+            after.config,
+        ):
+            found.append(
+                f"role {role}: {before.spec} -> {after.spec}"
+                if before.spec != after.spec
+                else f"role {role}: endpoint or generation settings changed"
+            )
     return found
 
 
@@ -43,12 +51,14 @@ def configuration_changes(header: RunHeader, task: Task, bindings: dict[str, Rol
     wanted = {r: seeded_config(b, header.seed) for r, b in bindings.items()}
     if config_hash(task, wanted, header.seed, header.epochs) == header.config_hash:
         return []
-    return _differences(header, task, wanted) or ["a prompt file (prompts/ in the run folder) or a setting "
-                                                  "recorded only in the config hash"]
+    return _differences(header, task, wanted) or [
+        "a prompt file (prompts/ in the run folder) or a setting recorded only in the config hash"
+    ]
 
 
-def check_resume(folder: RunFolder, task: Task, options: RunOptions,
-                 bindings: dict[str, RoleBinding] | None = None) -> RunHeader:
+def check_resume(
+    folder: RunFolder, task: Task, options: RunOptions, bindings: dict[str, RoleBinding] | None = None
+) -> RunHeader:
     """The run's header as this resume will record it; writes nothing.
 
     Refuses to continue a run with another task, even forced; one whose parameters or role
@@ -60,7 +70,8 @@ def check_resume(folder: RunFolder, task: Task, options: RunOptions,
     if task.name != header.task:  # another task's samples cannot join this run's records, forced or not
         raise ConfigMismatchError(
             f"{folder.path}: this folder holds a {header.task} run; a {task.name} run cannot continue it "
-            f"(--force changes settings, never the task): start a new run, e.g. proseval run {task.name}")
+            f"(--force changes settings, never the task): start a new run, e.g. proseval run {task.name}"
+        )
     wanted = header.roles if bindings is None else {r: seeded_config(b, header.seed) for r, b in bindings.items()}
     expected = config_hash(task, wanted, header.seed, header.epochs)
     forced = expected != header.config_hash
@@ -77,14 +88,16 @@ def check_resume(folder: RunFolder, task: Task, options: RunOptions,
     if hidden:
         raise ConfigMismatchError(
             f"{folder.path}: the endpoint of role(s) {', '.join(hidden)} had credentials in its URL, which "
-            "are never stored; put the key in an environment variable and start a new run")
+            "are never stored; put the key in an environment variable and start a new run"
+        )
     header.resumes.append(ResumeEvent(at=now_iso(), forced=forced, config_hash=expected))
     header.config_hash = expected
     return header
 
 
-async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
-                     bindings: dict[str, RoleBinding] | None = None) -> Results:
+async def resume_run(
+    folder: RunFolder, task: Task, options: RunOptions, bindings: dict[str, RoleBinding] | None = None
+) -> Results:
     """Run only the samples without a finished record (failed ones too with `retry_failed`).
 
     The configuration is checked, the dataset read and every role's model built before the
@@ -97,9 +110,14 @@ async def resume_run(folder: RunFolder, task: Task, options: RunOptions,
         header = check_resume(folder, task, options, bindings)
         # batch mode: the roles asked for now, else the run's own (its recorded batches are followed)
         header.batch = list(options.batch_roles or header.batch)
-        options = replace(options, seed=header.seed, epochs=header.epochs, repeat=header.repeat,
-                          limit=options.limit if options.limit is not None else header.limit,
-                          batch_roles=tuple(header.batch))
+        options = replace(
+            options,
+            seed=header.seed,
+            epochs=header.epochs,
+            repeat=header.repeat,
+            limit=options.limit if options.limit is not None else header.limit,
+            batch_roles=tuple(header.batch),
+        )
         plan = SamplePlan(task, options.limit)
         check_run_size(plan.count, options.epochs)
         runner = Runner(task, header.roles, folder, options)

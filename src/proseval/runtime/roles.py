@@ -50,8 +50,9 @@ def parse_assignments(items: list[str], what: str) -> dict[str, str]:
             raise RoleError(f"{what} {item!r} must look like NAME=VALUE")
         name, value = name.strip(), value.strip()
         if result.get(name, value) != value:
-            raise RoleError(f"{what} {name} is given twice ({what} {name}={result[name]}, {what} {name}={value}): "
-                            "give it once")
+            raise RoleError(
+                f"{what} {name} is given twice ({what} {name}={result[name]}, {what} {name}={value}): give it once"
+            )
         result[name] = value
     return result
 
@@ -135,8 +136,10 @@ def resolve_roles(
     user's), which are refused rather than left out."""
     check_request(request, (*required, *optional))
     if request.model is not None and not request.model.strip():
-        raise RoleError("--model is empty; give PROVIDER/MODEL, e.g. openai/gpt-4o-mini (or leave --model out "
-                        "for a demonstration with the embedded model)")
+        raise RoleError(
+            "--model is empty; give PROVIDER/MODEL, e.g. openai/gpt-4o-mini (or leave --model out "
+            "for a demonstration with the embedded model)"
+        )
     specs = dict(request.roles)
     if request.model:
         specs.setdefault("candidate", request.model)
@@ -150,10 +153,15 @@ def resolve_roles(
     if missing:
         flags = " ".join(f"--role {role}=PROVIDER/MODEL" for role in missing)
         raise RoleError(f"this task needs the role(s) {', '.join(missing)}: add {flags}")
-    bindings = {role: RoleBinding(spec=spec.spec, base_urls=list(spec.base_urls),
-                                  config=_generation(request, role, defaults.get(role, GenerateConfig())),
-                                  concurrency=concurrency_for(request, role, spec.provider))
-                for role, spec in parsed.items()}
+    bindings = {
+        role: RoleBinding(
+            spec=spec.spec,
+            base_urls=list(spec.base_urls),
+            config=_generation(request, role, defaults.get(role, GenerateConfig())),
+            concurrency=concurrency_for(request, role, spec.provider),
+        )
+        for role, spec in parsed.items()
+    }
     own = request.generation if user_set is None else user_set
     for role, spec in parsed.items():
         bindings[role], notices = fit_to_model(role, bindings[role], spec, own.get(role) or {})
@@ -163,8 +171,9 @@ def resolve_roles(
     return bindings, warnings, bool(embedded)
 
 
-def fit_to_model(role: str, binding: RoleBinding, spec: ModelSpec,
-                 user_set: Mapping[str, Any]) -> tuple[RoleBinding, list[str]]:
+def fit_to_model(
+    role: str, binding: RoleBinding, spec: ModelSpec, user_set: Mapping[str, Any]
+) -> tuple[RoleBinding, list[str]]:
     """`binding` with the settings its model's family refuses (`models.families`) left out and
     recorded in `not_sent`, and a notice for each; a setting the user gave that the model refuses
     is a RoleError naming the rule and the `-g` that unsets it."""
@@ -176,8 +185,10 @@ def fit_to_model(role: str, binding: RoleBinding, spec: ModelSpec,
         flag = "--model" if role == "candidate" else f"--role {role}"
         detail = "; ".join(d.describe(refused=True) for d in refused)
         unset = " ".join(f"-g {role}.{d.setting}=null" for d in refused)
-        raise RoleError(f"{flag} {spec.spec}: {detail}. Leave it out with {unset}, or change the rule in a "
-                        f"rules file ({RULES_VARIABLE}, proseval docs models)")
+        raise RoleError(
+            f"{flag} {spec.spec}: {detail}. Leave it out with {unset}, or change the rule in a "
+            f"rules file ({RULES_VARIABLE}, proseval docs models)"
+        )
     fitted = binding.model_copy(update={"rules": rules.names})
     if not dropped:
         return fitted, []
@@ -218,6 +229,8 @@ def _self_judging(bindings: dict[str, RoleBinding]) -> list[str]:
     candidate = bindings.get("candidate")
     if candidate is None:
         return []
-    return [f"the {role} is the candidate model itself ({binding.spec}): self-judging inflates scores"
-            for role, binding in bindings.items()
-            if role != "candidate" and (binding.spec, binding.base_urls) == (candidate.spec, candidate.base_urls)]
+    return [
+        f"the {role} is the candidate model itself ({binding.spec}): self-judging inflates scores"
+        for role, binding in bindings.items()
+        if role != "candidate" and (binding.spec, binding.base_urls) == (candidate.spec, candidate.base_urls)
+    ]

@@ -214,8 +214,10 @@ class RunFolder:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     holder = os.pread(fd, 512, 0).decode("utf-8", "replace").strip() or "unknown process"
-                    raise RunLockedError(f"{self.path} is being written by another proseval process ({holder}); "
-                                         "wait for it to finish or stop it") from None
+                    raise RunLockedError(
+                        f"{self.path} is being written by another proseval process ({holder}); "
+                        "wait for it to finish or stop it"
+                    ) from None
             previous = os.pread(fd, 512, 0).decode("utf-8", "replace").strip()
             stale = f"a previous writer ({previous}) stopped without finishing" if previous else None
             os.ftruncate(fd, 0)
@@ -268,8 +270,10 @@ class RunFolder:
                 continue
             path = self.path / PROMPTS / f"{name}.txt"
             if name not in prompts or not path.is_file():
-                raise RunFolderError(f"{self.path}: the run used its own prompt {name!r} ({info.source}), "
-                                     f"but {path} is missing or the task no longer has that prompt")
+                raise RunFolderError(
+                    f"{self.path}: the run used its own prompt {name!r} ({info.source}), "
+                    f"but {path} is missing or the task no longer has that prompt"
+                )
             result[name] = prompts[name].replaced_by(path.read_text(encoding="utf-8"), info.source)
             if result[name].sha256 != info.sha256:
                 raise RunFolderError(f"{path}: changed since the run started (SHA-256 differs from header.json)")
@@ -368,8 +372,9 @@ class RunFolder:
                 raise self._damaged(line_number, exc) from None
 
     def _damaged(self, line_number: int, exc: ValidationError) -> RunFileError:
-        return RunFileError(f"{self.samples_path}:{line_number}: invalid record: "
-                            f"{describe_validation_error(exc, one_line=True)}")
+        return RunFileError(
+            f"{self.samples_path}:{line_number}: invalid record: {describe_validation_error(exc, one_line=True)}"
+        )
 
     def unique_scored(self) -> tuple[list[ScoredSample], int]:
         """One record per (sample, epoch), and how many duplicates were set aside.
@@ -455,8 +460,9 @@ class RunFolder:
                     sessions.append(USAGE_LINE.validate_json(line))
                 except ValidationError as exc:
                     if any(error["type"] != "json_invalid" for error in exc.errors()):
-                        raise RunFileError(f"{file}:{number}: invalid line: "
-                                           f"{describe_validation_error(exc, one_line=True)}") from None
+                        raise RunFileError(
+                            f"{file}:{number}: invalid line: {describe_validation_error(exc, one_line=True)}"
+                        ) from None
         return sessions
 
     # results ----------------------------------------------------------------

@@ -23,6 +23,7 @@ from .cache import ResponseCache
 from .collector import fewer_collections
 from .context import SampleContext
 from .cost import RunSpend, observed_outputs
+from .errorlog import ERROR_LOG, note_log
 from .executor import RoleModel
 from .interrupts import RunInterrupted
 from .options import RunOptions
@@ -32,7 +33,6 @@ from .progress import RunProgress
 from .provenance import build_header, new_run_id
 from .records import ModelFailure, Results, RoleBinding, SampleRecord
 from .results import SessionRecords, aggregate_run
-from .errorlog import ERROR_LOG, note_log
 from .runlog import (
     SESSION_USAGE,
     RunExistsError,
@@ -44,8 +44,9 @@ from .runlog import (
 from .secrets import scrub
 from .turns import EndOfTurn
 
-
-SNAPSHOT_INTERVAL = 0.0  # seconds between two usage snapshots: none, every answer is on disk by the end of its loop step
+SNAPSHOT_INTERVAL = (
+    0.0  # seconds between two usage snapshots: none, every answer is on disk by the end of its loop step
+)
 
 
 class SessionSnapshots:
@@ -60,8 +61,12 @@ class SessionSnapshots:
     writes at once: before records are written, and when a batch's results are read (its answers
     are paid then)."""
 
-    def __init__(self, snapshot: UsageSnapshot, usage: Callable[[], dict[str, dict[str, Any]]],
-                 interval: float = SNAPSHOT_INTERVAL):
+    def __init__(
+        self,
+        snapshot: UsageSnapshot,
+        usage: Callable[[], dict[str, dict[str, Any]]],
+        interval: float = SNAPSHOT_INTERVAL,
+    ):
         self._snapshot = snapshot
         self._usage = usage
         self.interval = interval
@@ -138,10 +143,17 @@ class Runner:
         # --prices / --max-cost (`runtime.cost`): the run's spend, and the samples abandoned at the
         # limit (no record: a resume runs them). The batch option names the roles in batch mode.
         meter = options.cost
-        self.spend = None if meter is None else RunSpend(
-            meter, {role: b.spec for role, b in bindings.items()}, {role: b.config for role, b in bindings.items()},
-            batch_roles=frozenset(getattr(options, "batch_roles", None) or ()),
-            outputs=observed_outputs(folder.read_usage()))
+        self.spend = (
+            None
+            if meter is None
+            else RunSpend(
+                meter,
+                {role: b.spec for role, b in bindings.items()},
+                {role: b.config for role, b in bindings.items()},
+                batch_roles=frozenset(getattr(options, "batch_roles", None) or ()),
+                outputs=observed_outputs(folder.read_usage()),
+            )
+        )
         if meter is not None:
             meter.metered(folder.path, task)
         self.abandoned: set[tuple[str, int]] = set()
@@ -160,17 +172,26 @@ class Runner:
                 if problem:
                     raise UsageError(problem)
                 say = plain_notice(self.options.label or self.task.name) if self.options.display != "none" else None
-                self.batches = BatchCoordinator(self.options.batch_settings, self.folder.path, say=say,
-                                                max_attempts=self.options.max_attempts,
-                                                backoff_initial=self.options.backoff_initial)
+                self.batches = BatchCoordinator(
+                    self.options.batch_settings,
+                    self.folder.path,
+                    say=say,
+                    max_attempts=self.options.max_attempts,
+                    backoff_initial=self.options.backoff_initial,
+                )
                 self.batches.on_submitted = self._usage_changed
                 self.batches.on_results = self._batch_results
             model = build_checked(binding, "--model" if role == "candidate" else f"--role {role}")
             shared = self.options.endpoint_limits
             self.roles[role] = RoleModel(
-                role=role, model=model, config=binding.config, concurrency=binding.concurrency,
-                cache=self.cache, max_attempts=self.options.max_attempts,
-                backoff_initial=self.options.backoff_initial, repeat=self.options.repeat,
+                role=role,
+                model=model,
+                config=binding.config,
+                concurrency=binding.concurrency,
+                cache=self.cache,
+                max_attempts=self.options.max_attempts,
+                backoff_initial=self.options.backoff_initial,
+                repeat=self.options.repeat,
                 endpoint_slots=shared.for_binding(binding) if shared is not None else (),
                 on_answer=self._usage_changed,
             )
@@ -185,8 +206,10 @@ class Runner:
             await self.batches.probe()
         if self.options.probe:
             modes = await probe_roles(self.roles, self.bindings, self.spend)
-            self.bindings = {role: b.model_copy(update={"structured_output": modes[role]}) if modes.get(role) else b
-                             for role, b in self.bindings.items()}
+            self.bindings = {
+                role: b.model_copy(update={"structured_output": modes[role]}) if modes.get(role) else b
+                for role, b in self.bindings.items()
+            }
 
     def _log_bug(self, exc: Exception) -> Path | str:
         """Append `exc`'s traceback to the run folder's error log; where it went."""
@@ -209,8 +232,9 @@ class Runner:
             if self.snapshots is not None and paid_here:
                 self.snapshots.write()
 
-    def _report_internal(self, where: str, detail: str,
-                         effect: str = "the affected scores are recorded as unscored") -> None:
+    def _report_internal(
+        self, where: str, detail: str, effect: str = "the affected scores are recorded as unscored"
+    ) -> None:
         if where not in self._reported:
             self._reported.add(where)
             print(f"warning: a bug in {where}: {detail}; {effect} (please report it)", file=sys.stderr)
@@ -221,8 +245,9 @@ class Runner:
         return tokens, hits
 
     async def run_sample(self, sample: Sample, epoch: int) -> SampleRecord:
-        ctx = SampleContext(sample, self.roles, epoch=epoch, prompts=self.task.prompts, checkpoints=self.folder,
-                            spend=self.spend)
+        ctx = SampleContext(
+            sample, self.roles, epoch=epoch, prompts=self.task.prompts, checkpoints=self.folder, spend=self.spend
+        )
         record = await self._run_in(ctx, sample, epoch)
         if ctx.cost_refused:  # a request was not sent at --max-cost: the record would be half of one
             self.abandoned.add((sample.id, epoch))
@@ -230,14 +255,25 @@ class Runner:
 
     async def _run_in(self, ctx: SampleContext, sample: Sample, epoch: int) -> SampleRecord:
         start = time.perf_counter()
-        base = {"id": sample.id, "epoch": epoch, "input": sample.input, "target": sample.target,
-                "metadata": sample.metadata}
+        base = {
+            "id": sample.id,
+            "epoch": epoch,
+            "input": sample.input,
+            "target": sample.target,
+            "metadata": sample.metadata,
+        }
 
         def failed(exc: ModelError) -> SampleRecord:
-            return SampleRecord(**base, status="error", error=scrub(error_text(exc)),
-                                model_failure="context_overflow" if ctx.candidate_overflow else None,
-                                usage=ctx.usage, calls=ctx.calls, reasoning=ctx.reasoning,
-                                duration_s=time.perf_counter() - start)
+            return SampleRecord(
+                **base,
+                status="error",
+                error=scrub(error_text(exc)),
+                model_failure="context_overflow" if ctx.candidate_overflow else None,
+                usage=ctx.usage,
+                calls=ctx.calls,
+                reasoning=ctx.reasoning,
+                duration_s=time.perf_counter() - start,
+            )
 
         try:
             state = await self.task.protocol(sample, ctx)
@@ -247,10 +283,16 @@ class Runner:
             return failed(exc)
         except Exception as exc:  # a bug in a protocol must not sink the whole run
             where = self._log_bug(exc)
-            return SampleRecord(**base, status="error", error=f"a bug in the {self.task.name} task: {bug_text(exc)} "
-                                f"(its traceback is in {where}; please report it)",
-                                usage=ctx.usage, calls=ctx.calls, reasoning=ctx.reasoning,
-                                duration_s=time.perf_counter() - start)
+            return SampleRecord(
+                **base,
+                status="error",
+                error=f"a bug in the {self.task.name} task: {bug_text(exc)} "
+                f"(its traceback is in {where}; please report it)",
+                usage=ctx.usage,
+                calls=ctx.calls,
+                reasoning=ctx.reasoning,
+                duration_s=time.perf_counter() - start,
+            )
         scores: dict[str, Score] = {}
         for scorer in self.task.scorers:
             name = scorer_name(scorer)
@@ -258,8 +300,10 @@ class Runner:
                 produced = await scorer(sample, state, ctx)
                 declared = declared_metrics(scorer)
                 if declared is not None and not set(produced) <= set(declared):
-                    raise ValueError(f"scorer {name} returned {sorted(set(produced) - set(declared))}, "
-                                     f"which it does not declare ({', '.join(declared)})")
+                    raise ValueError(
+                        f"scorer {name} returned {sorted(set(produced) - set(declared))}, "
+                        f"which it does not declare ({', '.join(declared)})"
+                    )
                 scores.update(produced)
             except ModelError as exc:
                 # a judge's refusal is its answer, unscored as such; any other failed request can be retried
@@ -272,9 +316,19 @@ class Runner:
                 self._report_internal(name, detail)
         if ctx.batch_failure is not None:  # a scorer's request whose batch could not be sent: failed, not unscored
             return failed(ctx.batch_failure)
-        return SampleRecord(**base, status="ok", state=state, scores=scores, usage=ctx.usage, calls=ctx.calls,
-                            reasoning=ctx.reasoning, model_failure=model_failure(state), cache_hits=ctx.cache_hits,
-                            duration_s=time.perf_counter() - start, ratings=self._ratings(scores))
+        return SampleRecord(
+            **base,
+            status="ok",
+            state=state,
+            scores=scores,
+            usage=ctx.usage,
+            calls=ctx.calls,
+            reasoning=ctx.reasoning,
+            model_failure=model_failure(state),
+            cache_hits=ctx.cache_hits,
+            duration_s=time.perf_counter() - start,
+            ratings=self._ratings(scores),
+        )
 
     def _ratings(self, scores: dict[str, Score]) -> list[Rating] | None:
         """The judges' verdicts in these scores (`Task.ratings`), recorded so the judge analysis needs
@@ -285,8 +339,9 @@ class Runner:
             return self.task.ratings(scores)
         except Exception as exc:
             detail = f"{bug_text(exc)} (its traceback is in {self._log_bug(exc)})"
-            self._report_internal("the task's ratings", detail, "the affected samples' verdicts are not recorded "
-                                  "for proseval agreement")
+            self._report_internal(
+                "the task's ratings", detail, "the affected samples' verdicts are not recorded for proseval agreement"
+            )
             return None
 
     async def execute(self, plan: SamplePlan, done: set[tuple[str, int]], needed: Iterable[str]) -> Results:
@@ -299,11 +354,16 @@ class Runner:
         epochs = self.options.epochs
         total = plan.count * epochs
         n_pending = total - sum(1 for key in done if key[1] < epochs and key[0] in plan.ids)
-        pending = ((sample, epoch) for epoch in range(epochs) for sample in plan.samples()
-                   if (sample.id, epoch) not in done)
-        progress = RunProgress(n_pending, display=self.options.display,
-                               description=self.options.label or self.task.name, stats=self._stats,
-                               shared=self.options.progress)
+        pending = (
+            (sample, epoch) for epoch in range(epochs) for sample in plan.samples() if (sample.id, epoch) not in done
+        )
+        progress = RunProgress(
+            n_pending,
+            display=self.options.display,
+            description=self.options.label or self.task.name,
+            stats=self._stats,
+            shared=self.options.progress,
+        )
         # A few more samples in flight than request slots, so that a slot freed by a finishing
         # sample is taken at once instead of waiting for that sample's bookkeeping.
         slots = max((b.concurrency for b in self.bindings.values()), default=1)
@@ -352,8 +412,9 @@ class Runner:
         fresh = not self.folder.samples_path.is_file() or self.folder.samples_path.stat().st_size == 0
         gathered = SessionRecords(self.task, epochs) if fresh else None
         writer = SampleWriter(self.folder.samples_path)
-        snapshots = self.snapshots = SessionSnapshots(UsageSnapshot(self.folder.path / SESSION_USAGE),
-                                                      self.session_usage)
+        snapshots = self.snapshots = SessionSnapshots(
+            UsageSnapshot(self.folder.path / SESSION_USAGE), self.session_usage
+        )
         finished: EndOfTurn[SampleRecord] = EndOfTurn(write_finished)
         tasks = [asyncio.ensure_future(worker()) for _ in range(workers)]
         interrupted = False
@@ -398,14 +459,23 @@ class Runner:
     def session_usage(self) -> dict[str, dict[str, Any]]:
         """This process's line of `usage.jsonl`: per role, its requests, tokens, batch counts and spend."""
         spend = self.spend.session_usage(self.roles) if self.spend is not None else {}
-        return {role: {**model.stats.as_dict(), **(model.batcher.usage() if model.batcher else {}),
-                       **spend.get(role, {})} for role, model in self.roles.items()}
+        return {
+            role: {**model.stats.as_dict(), **(model.batcher.usage() if model.batcher else {}), **spend.get(role, {})}
+            for role, model in self.roles.items()
+        }
 
     def finish(self, total: int, written: SessionRecords | None = None) -> Results:
         """Aggregate the run and write its results (`written`: every record, gathered as written)."""
         self.folder.append_usage(self.session_usage())
-        results = aggregate_run(self.task, self.folder, total, self.folder.read_header().run_id,
-                                seed=self.options.seed or 0, epochs=self.options.epochs, written=written)
+        results = aggregate_run(
+            self.task,
+            self.folder,
+            total,
+            self.folder.read_header().run_id,
+            seed=self.options.seed or 0,
+            epochs=self.options.epochs,
+            written=written,
+        )
         self.folder.write_results(results)
         if self.task.artifacts is not None:
             for name, content in self.task.artifacts(results).items():
@@ -426,7 +496,11 @@ def model_failure(state: State) -> ModelFailure | None:
 
 
 async def start_run(
-    task: Task, bindings: dict[str, RoleBinding], options: RunOptions, *, demo: bool = False,
+    task: Task,
+    bindings: dict[str, RoleBinding],
+    options: RunOptions,
+    *,
+    demo: bool = False,
     run_dir: Path | None = None,
 ) -> tuple[RunFolder, Results]:
     """A new run in `run_dir` (default `out_dir/<run-id>`).
@@ -449,8 +523,7 @@ async def start_run(
             runner.build_roles(tuple(bindings))
             await runner.preflight()
         with folder.locked():
-            folder.write_header(build_header(task, runner.bindings, options, run_id, demo=demo,
-                                             n_samples=plan.count))
+            folder.write_header(build_header(task, runner.bindings, options, run_id, demo=demo, n_samples=plan.count))
             folder.write_prompts(task.prompts)
             return folder, await runner.execute(plan, set(), tuple(bindings))
     finally:

@@ -18,8 +18,9 @@ SCHEMAS: dict[str, type[BaseModel]] = {
 
 
 def render_schemas(models: Mapping[str, type[BaseModel]] = SCHEMAS) -> dict[str, str]:
-    return {name: json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n"
-            for name, model in models.items()}
+    return {
+        name: json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n" for name, model in models.items()
+    }
 
 
 def export_schemas(directory: Path, models: Mapping[str, type[BaseModel]] = SCHEMAS) -> list[Path]:

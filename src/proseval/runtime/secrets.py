@@ -19,7 +19,10 @@ _PATTERNS = [
     (re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?)(bearer\s+|basic\s+)?[^\s\"',}]+"), r"\1\2" + REDACTED),
     (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{8,}"), r"\1 " + REDACTED),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), REDACTED),
-    (re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token|auth|signature|sig)=)[^&\s\"']+"), r"\1" + REDACTED),
+    (
+        re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token|auth|signature|sig)=)[^&\s\"']+"),
+        r"\1" + REDACTED,
+    ),
     (re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1" + REDACTED + "@"),
     (re.compile(r"(?i)([\"']?(?:api[_-]?key|x-api-key)[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"), r"\1" + REDACTED),
 ]
@@ -50,6 +53,8 @@ def scrub_url(url: str) -> str:
     except ValueError:
         return scrub(url)
     netloc = parts.netloc.rpartition("@")[2] if "@" in parts.netloc else parts.netloc
-    query = [(k, REDACTED if k.lower() in _QUERY_SECRETS else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    query = [
+        (k, REDACTED if k.lower() in _QUERY_SECRETS else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    ]
     cleaned = SplitResult(parts.scheme, netloc, parts.path, urlencode(query, safe="[]"), parts.fragment)
     return scrub(urlunsplit(cleaned))

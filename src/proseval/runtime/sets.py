@@ -56,6 +56,7 @@ DEFAULT_MAX_RUNS = 4
 
 # --- the file ---------------------------------------------------------------------------------
 
+
 class SetModel(BaseModel):
     """One model under test: a spec string, or a mapping with its endpoint and settings."""
 
@@ -90,8 +91,10 @@ class SetModel(BaseModel):
 def _no_candidate(options: RoleOptions) -> None:
     for key, bound in (("roles", options.role), ("role_base_url", options.role_base_url)):
         if "candidate" in bound:
-            raise ValueError(f"{key}: the candidate is each model of models: (set its endpoint there: "
-                             "models: [{spec: ..., base_url: ...}])")
+            raise ValueError(
+                f"{key}: the candidate is each model of models: (set its endpoint there: "
+                "models: [{spec: ..., base_url: ...}])"
+            )
 
 
 class SetTask(RoleOptions):
@@ -148,6 +151,7 @@ class SetFile(RoleOptions, CostOptions):
 
 
 # --- members ----------------------------------------------------------------------------------
+
 
 @dataclass
 class Member:
@@ -295,8 +299,11 @@ class MemberResult:
         if results is None or not results.complete or results.final_outcome() != "failed_samples":
             return
         reasons = reasons_text(results.counts.failure_reasons)
-        self.reason = (f"{self.state}; {results.retryable_failures} of {results.counts.total} samples failed"
-                       + (f": {reasons}" if reasons else "") + f"; {retry_hint}")
+        self.reason = (
+            f"{self.state}; {results.retryable_failures} of {results.counts.total} samples failed"
+            + (f": {reasons}" if reasons else "")
+            + f"; {retry_hint}"
+        )
         self.state = "partial"
 
     def headline(self) -> tuple[str, float | None] | None:
@@ -316,13 +323,23 @@ class MemberResult:
         except RunFolderError:  # a damaged usage.jsonl: the results' usage, if any
             sessions = []
         return {
-            "member": self.name, "task": self.task, "model": self.model, "run_dir": self.path.name,
-            "state": self.state, "reason": self.reason,
+            "member": self.name,
+            "task": self.task,
+            "model": self.model,
+            "run_dir": self.path.name,
+            "state": self.state,
+            "reason": self.reason,
             "outcome": None if self.results is None else self.results.final_outcome(),
-            "samples": None if counts is None else {"finished": counts.finished, "total": counts.total,
-                                                    "failed": counts.failed, "complete": complete,
-                                                    "scoring_failed": counts.scoring_failed,
-                                                    "failure_reasons": counts.failure_reasons},
+            "samples": None
+            if counts is None
+            else {
+                "finished": counts.finished,
+                "total": counts.total,
+                "failed": counts.failed,
+                "complete": complete,
+                "scoring_failed": counts.scoring_failed,
+                "failure_reasons": counts.failure_reasons,
+            },
             "headline": None if headline is None else {"metric": headline[0], "mean": headline[1]},
             "usage": folder_usage(self.results, sessions),
         }
@@ -372,17 +389,20 @@ def decide(member: Member, *, retry_failed: bool = False) -> tuple[Decision, str
         header = folder.read_header()
     except RunFolderError as exc:
         return "refuse", str(exc)
-    fix = ("change the set file back, or move the folder away (or give the entry another name:) to start "
-           "this member anew")
+    fix = (
+        "change the set file back, or move the folder away (or give the entry another name:) to start this member anew"
+    )
     pairs = (("seed", header.seed, member.seed), ("epochs", header.epochs, member.epochs))
     kept = [f"{name} {old} -> {new}" for name, old, new in pairs if old != new]
     if kept:
-        return "refuse", (f"{folder.path}: the run was started with another {' and '.join(kept)}, which a "
-                          f"resume cannot change; {fix}")
+        return "refuse", (
+            f"{folder.path}: the run was started with another {' and '.join(kept)}, which a resume cannot change; {fix}"
+        )
     changes = configuration_changes(header, member.task, member.bindings)
     if changes:
-        return "refuse", (f"{folder.path}: the run was started with another configuration "
-                          f"({'; '.join(changes)}); {fix}")
+        return "refuse", (
+            f"{folder.path}: the run was started with another configuration ({'; '.join(changes)}); {fix}"
+        )
     scored = list(folder.iter_scored())
     done = {(s.id, s.epoch) for s in scored}
     missing = member.keys - done
@@ -397,16 +417,35 @@ def decide(member: Member, *, retry_failed: bool = False) -> tuple[Decision, str
     return "skip", None
 
 
-def _options(setplan: SetPlan, member: Member, *, display: Display, limits: EndpointLimits,
-             progress: Any, cost: CostMeter | None = None) -> RunOptions:
-    return RunOptions(out_dir=setplan.folder, limit=member.limit, seed=member.seed, epochs=member.epochs,
-                      use_cache=setplan.use_cache, display=display, max_attempts=setplan.max_attempts,
-                      endpoint_limits=limits, progress=progress, label=member.name, cost=cost,
-                      batch_roles=member.batch, probe=setplan.probe)
+def _options(
+    setplan: SetPlan,
+    member: Member,
+    *,
+    display: Display,
+    limits: EndpointLimits,
+    progress: Any,
+    cost: CostMeter | None = None,
+) -> RunOptions:
+    return RunOptions(
+        out_dir=setplan.folder,
+        limit=member.limit,
+        seed=member.seed,
+        epochs=member.epochs,
+        use_cache=setplan.use_cache,
+        display=display,
+        max_attempts=setplan.max_attempts,
+        endpoint_limits=limits,
+        progress=progress,
+        label=member.name,
+        cost=cost,
+        batch_roles=member.batch,
+        probe=setplan.probe,
+    )
 
 
-async def _run_member(member: Member, options: RunOptions, *, retry_failed: bool,
-                      notify: Callable[[str], None]) -> MemberResult:
+async def _run_member(
+    member: Member, options: RunOptions, *, retry_failed: bool, notify: Callable[[str], None]
+) -> MemberResult:
     result = MemberResult(member.name, member.task_label, member.model_label, member.path, "failed")
     folder = RunFolder(member.path)
     try:
@@ -417,8 +456,9 @@ async def _run_member(member: Member, options: RunOptions, *, retry_failed: bool
             result.state, result.results = "skipped", folder.read_results()
         elif decision == "start":
             notify(f"{member.name}: starting")
-            _, result.results = await start_run(member.task, member.bindings, options, demo=member.demo,
-                                                run_dir=member.path)
+            _, result.results = await start_run(
+                member.task, member.bindings, options, demo=member.demo, run_dir=member.path
+            )
             result.state = "done"
         else:
             notify(f"{member.name}: resuming ({reason})")
@@ -473,9 +513,17 @@ def write_summary(setplan: SetPlan, result: SetResult) -> Path:
         "usage": total_usage(m["usage"] for m in members if m["usage"] is not None),
         "failed": [m.name for m in result.failed],
         "partial": [m.name for m in result.partial],
-        "rankings": [{"task": r.task, "metric": r.metric, "ranked": [m.name for m in r.ranked], "tiers": r.tiers,
-                      "unranked": [m.name for m in r.unranked], "missing": [m.name for m in r.missing]}
-                     for r in result.rankings],
+        "rankings": [
+            {
+                "task": r.task,
+                "metric": r.metric,
+                "ranked": [m.name for m in r.ranked],
+                "tiers": r.tiers,
+                "unranked": [m.name for m in r.unranked],
+                "missing": [m.name for m in r.missing],
+            }
+            for r in result.rankings
+        ],
         "endpoints": result.endpoints,
         "report": result.report.name if result.report is not None else None,
         "notes": result.notes,
@@ -490,10 +538,15 @@ def recorded_spend(setplan: SetPlan) -> float:
     return sum(previous_spend(RunFolder(m.path).read_usage()) for m in setplan.members)
 
 
-async def run_set_async(setplan: SetPlan, *, display: Display = "none", retry_failed: bool = False,
-                        notify: Callable[[str], None] | None = None,
-                        report: Callable[[SetResult], None] | None = None,
-                        cost: CostMeter | None = None) -> SetResult:
+async def run_set_async(
+    setplan: SetPlan,
+    *,
+    display: Display = "none",
+    retry_failed: bool = False,
+    notify: Callable[[str], None] | None = None,
+    report: Callable[[SetResult], None] | None = None,
+    cost: CostMeter | None = None,
+) -> SetResult:
     """Run every member of a planned set (see the module's text), then write `set.json`; a
     member's failure is recorded in its result, never raised. `report(result)` runs before the
     summary is written (the command line writes `report.html` there).
@@ -512,22 +565,39 @@ async def run_set_async(setplan: SetPlan, *, display: Display = "none", retry_fa
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("errors {task.fields[errors]}"), TextColumn("tokens {task.fields[tokens]:,}"),
-                            TextColumn("cache {task.fields[cache]:,}"), TimeElapsedColumn(),
-                            console=Console(stderr=True), transient=False)
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("errors {task.fields[errors]}"),
+            TextColumn("tokens {task.fields[tokens]:,}"),
+            TextColumn("cache {task.fields[cache]:,}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
 
     async def one(member: Member) -> MemberResult:
         async with gate:
             if cost is not None and cost.full() and decide(member, retry_failed=retry_failed)[0] in ("start", "resume"):
-                return MemberResult(member.name, member.task_label, member.model_label, member.path, "stopped",
-                                    reason="not started: the set's cost limit was reached",
-                                    results=RunFolder(member.path).read_results()
-                                    if RunFolder(member.path).has_results else None)
+                return MemberResult(
+                    member.name,
+                    member.task_label,
+                    member.model_label,
+                    member.path,
+                    "stopped",
+                    reason="not started: the set's cost limit was reached",
+                    results=RunFolder(member.path).read_results() if RunFolder(member.path).has_results else None,
+                )
             options = _options(setplan, member, display=display, limits=limits, progress=progress, cost=cost)
             result = await _run_member(member, options, retry_failed=retry_failed, notify=say)
-            if (cost is not None and result.state in ("done", "resumed") and result.results is not None
-                    and not result.results.complete and cost.full()):
+            if (
+                cost is not None
+                and result.state in ("done", "resumed")
+                and result.results is not None
+                and not result.results.complete
+                and cost.full()
+            ):
                 result.state, result.reason = "stopped", "stopped at the set's cost limit"
             result.mark_failed_samples("run the set again with --retry-failed to run them again")
             if result.state == "partial":
@@ -542,8 +612,9 @@ async def run_set_async(setplan: SetPlan, *, display: Display = "none", retry_fa
     finally:
         if progress is not None:
             progress.stop()
-    result = SetResult(setplan.folder, setplan.path, results, rank(setplan, results), limits.summary(),
-                       list(setplan.warnings))
+    result = SetResult(
+        setplan.folder, setplan.path, results, rank(setplan, results), limits.summary(), list(setplan.warnings)
+    )
     set_tiers(result)
     if report is not None:
         report(result)
@@ -568,16 +639,29 @@ def describe_plan(setplan: SetPlan, *, retry_failed: bool = False) -> list[dict[
     rows = []
     for member in setplan.members:
         decision, reason = decide(member, retry_failed=retry_failed)
-        rows.append({"member": member.name, "task": member.task_label, "model": member.model_label,
-                     "action": decision, "reason": reason, "samples": len(member.keys),
-                     "roles": {role: b.spec for role, b in member.bindings.items()},
-                     "concurrency": {role: b.concurrency for role, b in member.bindings.items()}})
+        rows.append(
+            {
+                "member": member.name,
+                "task": member.task_label,
+                "model": member.model_label,
+                "action": decision,
+                "reason": reason,
+                "samples": len(member.keys),
+                "roles": {role: b.spec for role, b in member.bindings.items()},
+                "concurrency": {role: b.concurrency for role, b in member.bindings.items()},
+            }
+        )
     return rows
 
 
-async def estimate_set(setplan: SetPlan, *, prices: Any = None, estimates: Mapping[str, int] | None = None,
-                       retry_failed: bool = False, batch_roles: tuple[str, ...] = ()
-                       ) -> list[tuple[Member, Decision, str | None, Estimate | None]]:
+async def estimate_set(
+    setplan: SetPlan,
+    *,
+    prices: Any = None,
+    estimates: Mapping[str, int] | None = None,
+    retry_failed: bool = False,
+    batch_roles: tuple[str, ...] = (),
+) -> list[tuple[Member, Decision, str | None, Estimate | None]]:
     """`run-set --dry-run`: for every member, what running the set would do to it and what that
     would send (`runtime.dryrun`): a new run all its samples, a resume the missing ones (and the
     failed ones with `retry_failed`), a finished run nothing; a refused member no estimate.
@@ -593,10 +677,17 @@ async def estimate_set(setplan: SetPlan, *, prices: Any = None, estimates: Mappi
         if decision == "skip":
             done = set(member.keys)
         elif decision == "resume":
-            done = {(s.id, s.epoch) for s in folder.iter_scored()
-                    if not (retry_failed and s.needs_retry)}
-        estimate = await estimate_run(member.task, member.bindings, limit=member.limit, epochs=member.epochs,
-                                      done=done, prices=prices, estimates=estimates,
-                                      batch_roles=member.batch or batch_roles, label=member.name)
+            done = {(s.id, s.epoch) for s in folder.iter_scored() if not (retry_failed and s.needs_retry)}
+        estimate = await estimate_run(
+            member.task,
+            member.bindings,
+            limit=member.limit,
+            epochs=member.epochs,
+            done=done,
+            prices=prices,
+            estimates=estimates,
+            batch_roles=member.batch or batch_roles,
+            label=member.name,
+        )
         rows.append((member, decision, reason, estimate))
     return rows

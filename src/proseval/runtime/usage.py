@@ -34,8 +34,9 @@ def session_usage(sessions: Iterable[Mapping[str, Any]]) -> dict[str, Any] | Non
     received, the spend; None when no session recorded anything. Unlike `results.json`'s tokens (its
     records'), this counts the answers of samples left without a record (abandoned at a cost limit,
     interrupted), which were paid."""
-    roles = [stats for session in sessions for stats in (session.get("roles") or {}).values()
-             if isinstance(stats, Mapping)]
+    roles = [
+        stats for session in sessions for stats in (session.get("roles") or {}).values() if isinstance(stats, Mapping)
+    ]
     if not roles:
         return None
     usage: dict[str, Any] = {key: sum(int(stats.get(key) or 0) for stats in roles) for key in COUNTS}

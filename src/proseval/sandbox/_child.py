@@ -54,19 +54,65 @@ _MODULE_ALLOWLIST = {
 _MODULE_DENIED_NAMES = {"string": {"Formatter"}}
 # Only annotation helpers: `typing.get_type_hints` and `ForwardRef` evaluate strings.
 _TYPING_NAMES = {
-    "Any", "Callable", "Dict", "Iterable", "Iterator", "List", "Match", "Optional",
-    "Pattern", "Sequence", "Set", "Tuple", "Union",
+    "Any",
+    "Callable",
+    "Dict",
+    "Iterable",
+    "Iterator",
+    "List",
+    "Match",
+    "Optional",
+    "Pattern",
+    "Sequence",
+    "Set",
+    "Tuple",
+    "Union",
 }
 _FRAME_ATTRIBUTES = {
-    "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await", "ag_frame",
-    "ag_code", "ag_await", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
-    "tb_frame", "tb_next", "mro",
+    "gi_frame",
+    "gi_code",
+    "gi_yieldfrom",
+    "cr_frame",
+    "cr_code",
+    "cr_await",
+    "ag_frame",
+    "ag_code",
+    "ag_await",
+    "f_back",
+    "f_globals",
+    "f_locals",
+    "f_builtins",
+    "f_code",
+    "tb_frame",
+    "tb_next",
+    "mro",
 }
 _DENIED_BUILTINS = {
-    "open", "eval", "exec", "compile", "__import__", "input", "breakpoint", "help",
-    "globals", "locals", "vars", "getattr", "setattr", "delattr", "dir", "memoryview",
-    "exit", "quit", "copyright", "credits", "license", "__loader__", "__spec__",
-    "__package__", "__doc__",
+    "open",
+    "eval",
+    "exec",
+    "compile",
+    "__import__",
+    "input",
+    "breakpoint",
+    "help",
+    "globals",
+    "locals",
+    "vars",
+    "getattr",
+    "setattr",
+    "delattr",
+    "dir",
+    "memoryview",
+    "exit",
+    "quit",
+    "copyright",
+    "credits",
+    "license",
+    "__loader__",
+    "__spec__",
+    "__package__",
+    "__doc__",
 }
 
 
@@ -153,8 +199,19 @@ def _safe_hasattr(obj, name):
 
 def _restricted_builtins():
     allowed = {k: v for k, v in vars(builtins).items() if k not in _DENIED_BUILTINS}
-    for name in ("open", "eval", "exec", "compile", "input", "breakpoint", "globals",
-                 "locals", "vars", "setattr", "delattr"):
+    for name in (
+        "open",
+        "eval",
+        "exec",
+        "compile",
+        "input",
+        "breakpoint",
+        "globals",
+        "locals",
+        "vars",
+        "setattr",
+        "delattr",
+    ):
         allowed[name] = _denied(name)
     allowed["__import__"] = _restricted_import
     allowed["getattr"] = _safe_getattr
@@ -222,8 +279,11 @@ def _apply_limits(limits):
 
 
 class _LandlockRuleset(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 def _landlock(libc, abi):
@@ -231,13 +291,16 @@ def _landlock(libc, abi):
     fs_bits = {1: 13, 2: 14, 3: 15, 4: 15, 5: 16}.get(abi, 16)
     ruleset = _LandlockRuleset((1 << fs_bits) - 1, 0b11 if abi >= 4 else 0, 0b11 if abi >= 6 else 0)
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-    fd = libc.syscall(ctypes.c_long(_LANDLOCK_CREATE_RULESET), ctypes.byref(ruleset), ctypes.c_size_t(size),
-                      ctypes.c_uint32(0))
+    fd = libc.syscall(
+        ctypes.c_long(_LANDLOCK_CREATE_RULESET), ctypes.byref(ruleset), ctypes.c_size_t(size), ctypes.c_uint32(0)
+    )
     if fd < 0:
         raise SetupError(ctypes.get_errno(), f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}")
     try:
-        _checked(libc.syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_int(fd), ctypes.c_uint32(0)),
-                 "landlock_restrict_self")
+        _checked(
+            libc.syscall(ctypes.c_long(_LANDLOCK_RESTRICT_SELF), ctypes.c_int(fd), ctypes.c_uint32(0)),
+            "landlock_restrict_self",
+        )
     finally:
         os.close(fd)
 
@@ -298,8 +361,11 @@ def _run(payload):
     exec(code, namespace, local_names)  # noqa: S102 - the sandboxed execution itself
     function = local_names.get(payload["function"])
     if not callable(function):
-        return {"status": "error", "kind": "exception",
-                "error": f"the code does not define a function {payload['function']!r}"}
+        return {
+            "status": "error",
+            "kind": "exception",
+            "error": f"the code does not define a function {payload['function']!r}",
+        }
     return {"status": "ok", "value": function(payload["text"])}
 
 

@@ -34,12 +34,31 @@ STRONG_LAYERS = ("seccomp",)
 # System calls the child may make once the filter is installed. Nothing here reaches a file,
 # another process or the network; ``write`` is further limited to fds 1 and 2.
 ALLOWED_SYSCALLS = (
-    "brk", "mmap", "munmap", "mremap", "mprotect", "madvise",
-    "rt_sigreturn", "rt_sigprocmask", "rt_sigaction", "sigaltstack",
-    "futex", "getrandom", "sched_yield",
-    "clock_gettime", "clock_getres", "gettimeofday", "clock_nanosleep", "nanosleep",
-    "fstat", "lseek", "close", "getpid", "gettid",
-    "exit", "exit_group",
+    "brk",
+    "mmap",
+    "munmap",
+    "mremap",
+    "mprotect",
+    "madvise",
+    "rt_sigreturn",
+    "rt_sigprocmask",
+    "rt_sigaction",
+    "sigaltstack",
+    "futex",
+    "getrandom",
+    "sched_yield",
+    "clock_gettime",
+    "clock_getres",
+    "gettimeofday",
+    "clock_nanosleep",
+    "nanosleep",
+    "fstat",
+    "lseek",
+    "close",
+    "getpid",
+    "gettid",
+    "exit",
+    "exit_group",
 )
 
 # Landlock system call numbers (the same on every 64-bit architecture Linux supports).
@@ -54,8 +73,12 @@ def landlock_abi() -> int:
         return 0
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
-    version = libc.syscall(ctypes.c_long(_LANDLOCK_CREATE_RULESET), None, ctypes.c_size_t(0),
-                           ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION))
+    version = libc.syscall(
+        ctypes.c_long(_LANDLOCK_CREATE_RULESET),
+        None,
+        ctypes.c_size_t(0),
+        ctypes.c_uint32(_LANDLOCK_CREATE_RULESET_VERSION),
+    )
     return int(version) if version > 0 else 0
 
 
@@ -105,11 +128,16 @@ def missing_for_strong_isolation(layers: dict[str, bool] | None = None) -> list[
 
 
 def refusal_message(missing: list[str]) -> str:
-    why = "not Linux" if not sys.platform.startswith("linux") else (
-        "libseccomp or the pyseccomp package is missing (pip install pyseccomp; apt-get install libseccomp2)")
-    return (f"code-guided extraction runs model-written code and needs operating-system isolation "
-            f"({', '.join(missing)}), which is not available here: {why}. Use --extraction general "
-            f"(the extractor model lists the parts itself), or --allow-weak-sandbox to accept the risk.")
+    why = (
+        "not Linux"
+        if not sys.platform.startswith("linux")
+        else ("libseccomp or the pyseccomp package is missing (pip install pyseccomp; apt-get install libseccomp2)")
+    )
+    return (
+        f"code-guided extraction runs model-written code and needs operating-system isolation "
+        f"({', '.join(missing)}), which is not available here: {why}. Use --extraction general "
+        f"(the extractor model lists the parts itself), or --allow-weak-sandbox to accept the risk."
+    )
 
 
 def _nobody_exists() -> bool:

@@ -6,7 +6,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 ErrorKind = Literal[
-    "timeout", "memory", "forbidden", "exception", "bad_result", "output_too_large", "crash", "sandbox_error",
+    "timeout",
+    "memory",
+    "forbidden",
+    "exception",
+    "bad_result",
+    "output_too_large",
+    "crash",
+    "sandbox_error",
 ]
 
 

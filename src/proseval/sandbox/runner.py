@@ -51,8 +51,15 @@ def _environment() -> dict[str, str]:
     return {"LC_ALL": "C.UTF-8"}
 
 
-def _payload(code: str, function: str, text: str, limits: SandboxLimits, split_namespace: bool,
-             settings: dict[str, Any], python_guards: bool) -> bytes:
+def _payload(
+    code: str,
+    function: str,
+    text: str,
+    limits: SandboxLimits,
+    split_namespace: bool,
+    settings: dict[str, Any],
+    python_guards: bool,
+) -> bytes:
     return json.dumps(
         {
             "code": code,
@@ -86,7 +93,7 @@ def _sweep_stale_dirs() -> None:
         return
     _swept = True
     for path in Path(tempfile.gettempdir()).glob(_DIR_PREFIX + "*"):
-        pid = path.name[len(_DIR_PREFIX):].partition("-")[0]
+        pid = path.name[len(_DIR_PREFIX) :].partition("-")[0]
         if pid.isdigit() and not _alive(int(pid)):
             shutil.rmtree(path, ignore_errors=True)
 
@@ -127,8 +134,9 @@ def _failure(kind: ErrorKind, error: str, duration: float, layers: tuple[str, ..
     return SandboxResult(ok=False, value=None, error_kind=kind, error=error, duration=duration, layers=layers)
 
 
-def _interpret(returncode: int | None, stdout: bytes, stderr: bytes, duration: float,
-               limits: SandboxLimits) -> SandboxResult:
+def _interpret(
+    returncode: int | None, stdout: bytes, stderr: bytes, duration: float, limits: SandboxLimits
+) -> SandboxResult:
     tail = stderr.decode("utf-8", "replace")[-_STDERR_TAIL:]
     if returncode == -signal.SIGXCPU:
         return _failure("timeout", f"CPU time limit of {limits.cpu_seconds} s exceeded", duration)
@@ -212,7 +220,7 @@ class _Supervisor:
     def _writable(self) -> None:
         assert self.in_fd is not None
         try:
-            self.sent += os.write(self.in_fd, self.payload[self.sent:self.sent + _CHUNK])
+            self.sent += os.write(self.in_fd, self.payload[self.sent : self.sent + _CHUNK])
         except BlockingIOError:
             return
         except OSError:
@@ -294,8 +302,16 @@ async def run_function_async(
     payload = _payload(code, function, text, limits, split_namespace, settings, python_guards)
     workdir = tempfile.mkdtemp(prefix=f"{_DIR_PREFIX}{os.getpid()}-")
     try:
-        process = subprocess.Popen(_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   cwd=workdir, env=_environment(), start_new_session=True, close_fds=True)
+        process = subprocess.Popen(
+            _command(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=workdir,
+            env=_environment(),
+            start_new_session=True,
+            close_fds=True,
+        )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     supervisor = _Supervisor(process, payload, limits)

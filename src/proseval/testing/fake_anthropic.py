@@ -69,15 +69,38 @@ from .fake_openai import (
 
 Responder = Callable[[dict[str, Any]], "str | tuple[str, str]"]
 ItemFault = Callable[[dict[str, Any], int], "str | None"]
-BODY_FIELDS = {"model", "messages", "max_tokens", "system", "temperature", "top_p", "top_k", "stop_sequences",
-               "metadata", "stream", "thinking", "tools", "tool_choice", "service_tier", "container", "mcp_servers",
-               "output_config"}
+BODY_FIELDS = {
+    "model",
+    "messages",
+    "max_tokens",
+    "system",
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop_sequences",
+    "metadata",
+    "stream",
+    "thinking",
+    "tools",
+    "tool_choice",
+    "service_tier",
+    "container",
+    "mcp_servers",
+    "output_config",
+}
 # The `anthropic-version` values the API takes (Anthropic API docs, "API versions": 2023-06-01, and
 # 2026-10-21, which the SDK's 2.x releases send by default; checked 2026-12-01).
 VERSIONS = ("2023-06-01", "2026-10-21")
-ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-               404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
-               529: "overloaded_error"}
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
 CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
@@ -91,8 +114,15 @@ def _words(value: Any) -> int:
     return len(str(value or "").split())
 
 
-def message_of(body: dict[str, Any], answer: str | tuple[str, str], *, before: Sequence[dict[str, Any]] = (),
-               spent: int = 0, limit: int | None = None, cache: Mapping[str, int] | None = None) -> dict[str, Any]:
+def message_of(
+    body: dict[str, Any],
+    answer: str | tuple[str, str],
+    *,
+    before: Sequence[dict[str, Any]] = (),
+    spent: int = 0,
+    limit: int | None = None,
+    cache: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
     """A Messages API `message` answering `body` with the responder's answer, after the content
     blocks `before` (thinking) that cost `spent` output tokens; cut at `limit` output tokens
     (`stop_reason: "max_tokens"`) when one is given; `cache` adds the prompt-cache usage fields."""
@@ -103,9 +133,16 @@ def message_of(body: dict[str, Any], answer: str | tuple[str, str], *, before: S
     shown = [] if not text and (before or stop_reason == "refusal") else [{"type": "text", "text": text}]
     output = spent + _words(text)
     usage = {"input_tokens": prompt, "output_tokens": output if limit is None else min(output, limit)}
-    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": body.get("model", "fake"),
-            "content": [*before, *shown], "stop_reason": stop_reason, "stop_sequence": None,
-            "usage": {**usage, **(cache or {})}}
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "fake"),
+        "content": [*before, *shown],
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {**usage, **(cache or {})},
+    }
 
 
 def thinking_block(text: str, *, shown: bool = True, redacted: bool = False) -> dict[str, Any]:
@@ -173,25 +210,55 @@ class ClaudeFamily:
 CLAUDE_FAMILIES: tuple[ClaudeFamily, ...] = (
     ClaudeFamily("claude-4.5", rf"claude-(sonnet|haiku)-4-5{_DATE}"),
     ClaudeFamily("claude-opus-4.5", rf"claude-opus-4-5{_DATE}", efforts=("low", "medium", "high")),
-    ClaudeFamily("claude-4.6", rf"claude-(opus|sonnet)-4-6{_DATE}", thinking=("enabled", "adaptive", "disabled"),
-                 efforts=("low", "medium", "high", "max")),
-    ClaudeFamily("claude-opus-4.7/4.8", rf"claude-opus-4-[78]{_DATE}", sampling_removed=True,
-                 thinking=("adaptive", "disabled"), efforts=EFFORTS, thinking_display="omitted"),
-    ClaudeFamily("claude-5", rf"claude-(opus-5|sonnet-5|haiku-5-5){_DATE}", sampling_removed=True,
-                 thinking=("adaptive", "disabled"), default_thinking="adaptive", efforts=EFFORTS,
-                 thinking_display="omitted"),
-    ClaudeFamily("claude-sonnet-5.5", rf"claude-sonnet-5-5{_DATE}", sampling_removed=True,
-                 thinking=("adaptive", "between_tools"), default_thinking="adaptive", efforts=EFFORTS,
-                 thinking_display="omitted"),
-    ClaudeFamily("claude-5-always-thinking", rf"claude-(opus-5-5|fable-5(-[12])?|mythos-5(-[12])?){_DATE}",
-                 sampling_removed=True, thinking=("adaptive",), default_thinking="adaptive", efforts=EFFORTS,
-                 thinking_display="omitted"),
+    ClaudeFamily(
+        "claude-4.6",
+        rf"claude-(opus|sonnet)-4-6{_DATE}",
+        thinking=("enabled", "adaptive", "disabled"),
+        efforts=("low", "medium", "high", "max"),
+    ),
+    ClaudeFamily(
+        "claude-opus-4.7/4.8",
+        rf"claude-opus-4-[78]{_DATE}",
+        sampling_removed=True,
+        thinking=("adaptive", "disabled"),
+        efforts=EFFORTS,
+        thinking_display="omitted",
+    ),
+    ClaudeFamily(
+        "claude-5",
+        rf"claude-(opus-5|sonnet-5|haiku-5-5){_DATE}",
+        sampling_removed=True,
+        thinking=("adaptive", "disabled"),
+        default_thinking="adaptive",
+        efforts=EFFORTS,
+        thinking_display="omitted",
+    ),
+    ClaudeFamily(
+        "claude-sonnet-5.5",
+        rf"claude-sonnet-5-5{_DATE}",
+        sampling_removed=True,
+        thinking=("adaptive", "between_tools"),
+        default_thinking="adaptive",
+        efforts=EFFORTS,
+        thinking_display="omitted",
+    ),
+    ClaudeFamily(
+        "claude-5-always-thinking",
+        rf"claude-(opus-5-5|fable-5(-[12])?|mythos-5(-[12])?){_DATE}",
+        sampling_removed=True,
+        thinking=("adaptive",),
+        default_thinking="adaptive",
+        efforts=EFFORTS,
+        thinking_display="omitted",
+    ),
 )
 # A `thinking.type` a family does not take, as the API words it: the first two observed verbatim,
 # the others after their pattern.
 THINKING_REFUSED = {
-    "enabled": ('"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
-                '"output_config.effort" to control thinking behavior.'),
+    "enabled": (
+        '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and '
+        '"output_config.effort" to control thinking behavior.'
+    ),
     "adaptive": '"thinking.type.adaptive" is not supported',
 }
 
@@ -231,8 +298,10 @@ def _sampling_rule(body: dict[str, Any], family: ClaudeFamily, version: str) -> 
 def _thinking_rule(body: dict[str, Any], family: ClaudeFamily, version: str) -> str | None:
     kind = thinking_of(body, family)
     if kind not in THINKING_TYPES:
-        return (f"thinking: Input tag '{kind}' found using 'type' does not match any of the expected tags: "
-                f"{', '.join(repr(known) for known in THINKING_TYPES)}")
+        return (
+            f"thinking: Input tag '{kind}' found using 'type' does not match any of the expected tags: "
+            f"{', '.join(repr(known) for known in THINKING_TYPES)}"
+        )
     if kind not in family.thinking:
         return THINKING_REFUSED.get(kind, f'"thinking.type.{kind}" is not supported for this model.')
     if kind == "enabled":
@@ -246,8 +315,10 @@ def _thinking_rule(body: dict[str, Any], family: ClaudeFamily, version: str) -> 
     if kind not in ("enabled", "adaptive"):
         return None
     if body.get("temperature") is not None and body["temperature"] != 1:
-        return ("`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our "
-                "documentation at https://platform.claude.com/docs/en/build-with-claude/extended-thinking")
+        return (
+            "`temperature` may only be set to 1 when thinking is enabled or in adaptive mode. Please consult our "
+            "documentation at https://platform.claude.com/docs/en/build-with-claude/extended-thinking"
+        )
     if body.get("top_k") is not None:
         return "`top_k` must be unset when thinking is enabled or in adaptive mode"
     if body.get("top_p") is not None and body["top_p"] < 0.95:
@@ -304,26 +375,50 @@ class FakeMessageBatch:
     counts: dict[str, int] = field(default_factory=dict)
 
     def info(self, base_url: str) -> dict[str, Any]:
-        counts = self.counts or {"processing": len(self.requests), "succeeded": 0, "errored": 0, "canceled": 0,
-                                 "expired": 0}
-        return {"id": self.id, "type": "message_batch", "processing_status": self.status,
-                "request_counts": dict(counts), "created_at": _iso(self.created_at), "ended_at": _iso(self.ended_at),
-                "expires_at": _iso(self.created_at + 86400), "cancel_initiated_at": _iso(self.cancel_at),
-                "archived_at": None,
-                "results_url": f"{base_url}/v1/messages/batches/{self.id}/results" if self.status == "ended" else None}
+        counts = self.counts or {
+            "processing": len(self.requests),
+            "succeeded": 0,
+            "errored": 0,
+            "canceled": 0,
+            "expired": 0,
+        }
+        return {
+            "id": self.id,
+            "type": "message_batch",
+            "processing_status": self.status,
+            "request_counts": dict(counts),
+            "created_at": _iso(self.created_at),
+            "ended_at": _iso(self.ended_at),
+            "expires_at": _iso(self.created_at + 86400),
+            "cancel_initiated_at": _iso(self.cancel_at),
+            "archived_at": None,
+            "results_url": f"{base_url}/v1/messages/batches/{self.id}/results" if self.status == "ended" else None,
+        }
 
 
 class FakeAnthropicServer(FakeOpenAIServer):
     """The fake Anthropic API (see the module's text). Run with `async with` inside a loop, or
     `start_in_thread()` from synchronous code."""
 
-    def __init__(self, *, latency: float = 0.0, behaviour: Callable[[int, dict[str, Any]], Reply] | None = None,
-                 responder: Responder = default_text, port: int = 0, polls_to_complete: int = 1,
-                 completion_delay: float = 0.0, item_fault: ItemFault | None = None, strict: bool = False,
-                 api_key: str | None = None, thinking_text: str = REASONING_TEXT, cache_read_tokens: int = 0,
-                 cache_creation_tokens: int = 0):
-        super().__init__(latency=latency, behaviour=behaviour, port=port, strict=strict, api_key=api_key,
-                         responder=responder)  # type: ignore[arg-type]  # it may give a stop reason too
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        behaviour: Callable[[int, dict[str, Any]], Reply] | None = None,
+        responder: Responder = default_text,
+        port: int = 0,
+        polls_to_complete: int = 1,
+        completion_delay: float = 0.0,
+        item_fault: ItemFault | None = None,
+        strict: bool = False,
+        api_key: str | None = None,
+        thinking_text: str = REASONING_TEXT,
+        cache_read_tokens: int = 0,
+        cache_creation_tokens: int = 0,
+    ):
+        super().__init__(
+            latency=latency, behaviour=behaviour, port=port, strict=strict, api_key=api_key, responder=responder
+        )  # type: ignore[arg-type]  # it may give a stop reason too
         self.thinking_text = thinking_text  # strict: what a thinking block says (unless `Reply.reasoning` does)
         self.redact_thinking = False  # while set, thinking comes as `redacted_thinking` blocks
         self.cache_read_tokens = cache_read_tokens  # strict: reported as `usage.cache_read_input_tokens`
@@ -363,8 +458,11 @@ class FakeAnthropicServer(FakeOpenAIServer):
             return await self._json(writer, 401, self._error("authentication_error", "invalid x-api-key"))
         version = headers.get("anthropic-version")
         if version not in VERSIONS:
-            problem = "anthropic-version: header is required" if not version else \
-                f"anthropic-version: {json.dumps(version)} is not a valid version"
+            problem = (
+                "anthropic-version: header is required"
+                if not version
+                else f"anthropic-version: {json.dumps(version)} is not a valid version"
+            )
             return await self._json(writer, 400, self._error("invalid_request_error", problem))
         if parts == ["v1", "messages"] and method == "POST":
             return await self._message(raw, writer, headers, str(version))
@@ -403,22 +501,31 @@ class FakeAnthropicServer(FakeOpenAIServer):
         problem = request_problem(body, family, version)
         return (400, self._error("invalid_request_error", problem)) if problem else None
 
-    def _message_for(self, body: dict[str, Any], answer: str | tuple[str, str],
-                     reasoning: str | None) -> dict[str, Any]:
+    def _message_for(
+        self, body: dict[str, Any], answer: str | tuple[str, str], reasoning: str | None
+    ) -> dict[str, Any]:
         """The message answering `body`: after a thinking block when `reasoning` is given or (strict)
         the request turns thinking on; strict mode adds the cache usage and cuts at `max_tokens`."""
         if not self.strict:
-            return message_of(body, answer) if reasoning is None else \
-                message_of(body, answer, before=[thinking_block(reasoning, redacted=self.redact_thinking)],
-                           spent=_words(reasoning))
-        cache = {"cache_creation_input_tokens": self.cache_creation_tokens,
-                 "cache_read_input_tokens": self.cache_read_tokens}
+            return (
+                message_of(body, answer)
+                if reasoning is None
+                else message_of(
+                    body,
+                    answer,
+                    before=[thinking_block(reasoning, redacted=self.redact_thinking)],
+                    spent=_words(reasoning),
+                )
+            )
+        cache = {
+            "cache_creation_input_tokens": self.cache_creation_tokens,
+            "cache_read_input_tokens": self.cache_read_tokens,
+        }
         family = claude_family_of(str(body["model"]))
         if reasoning is None and thinking_of(body, family) not in ("enabled", "adaptive"):
             return message_of(body, answer, limit=body["max_tokens"], cache=cache)
         thought = self.thinking_text if reasoning is None else reasoning
-        display = (body.get("thinking") or {}).get("display") or \
-            (family.thinking_display if family else "summarized")
+        display = (body.get("thinking") or {}).get("display") or (family.thinking_display if family else "summarized")
         block = thinking_block(thought, shown=display != "omitted", redacted=self.redact_thinking)
         return message_of(body, answer, before=[block], spent=_words(thought), limit=body["max_tokens"], cache=cache)
 
@@ -438,8 +545,9 @@ class FakeAnthropicServer(FakeOpenAIServer):
         if reply is None:
             return False
         if reply.kind == "echo_headers":  # a hostile or careless server: the request's headers in the error
-            return await self._json(writer, reply.status, self._error("invalid_request_error",
-                                                                      f"bad request; headers were {headers}"))
+            return await self._json(
+                writer, reply.status, self._error("invalid_request_error", f"bad request; headers were {headers}")
+            )
         if reply.kind == "status":
             kind = ERROR_TYPES.get(reply.status, "api_error")
             error = self._error(kind, reply.text or f"fake {kind}")
@@ -459,8 +567,9 @@ class FakeAnthropicServer(FakeOpenAIServer):
 
     # --- message batches -----------------------------------------------------------------------
 
-    def _route(self, method: str, parts: list[str], query: dict[str, list[str]], raw: bytes,
-               version: str) -> tuple[int, Any]:
+    def _route(
+        self, method: str, parts: list[str], query: dict[str, list[str]], raw: bytes, version: str
+    ) -> tuple[int, Any]:
         if not parts and method == "POST":
             created = self._create(json.loads(raw or b"{}"), version)
             if self.lose_create_answers > 0:
@@ -506,11 +615,15 @@ class FakeAnthropicServer(FakeOpenAIServer):
         after = query.get("after_id", [None])[0]
         if after is not None:
             ids = [b.id for b in newest]
-            newest = newest[ids.index(after) + 1:] if after in ids else []
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
         limit = int(query.get("limit", ["20"])[0])
         page = newest[:limit]
-        return {"data": [b.info(self.base_url) for b in page], "has_more": len(newest) > limit,
-                "first_id": page[0].id if page else None, "last_id": page[-1].id if page else None}
+        return {
+            "data": [b.info(self.base_url) for b in page],
+            "has_more": len(newest) > limit,
+            "first_id": page[0].id if page else None,
+            "last_id": page[-1].id if page else None,
+        }
 
     def _retrieve(self, batch_id: str) -> dict[str, Any]:
         batch = self.batches[batch_id]
@@ -518,8 +631,12 @@ class FakeAnthropicServer(FakeOpenAIServer):
         batch.polls += 1
         if batch.status == "canceling":
             self._finish(batch, canceled=True)
-        elif batch.status == "in_progress" and not self.hold and batch.polls > self.polls_to_complete \
-                and time.time() - batch.created_at >= self.completion_delay:
+        elif (
+            batch.status == "in_progress"
+            and not self.hold
+            and batch.polls > self.polls_to_complete
+            and time.time() - batch.created_at >= self.completion_delay
+        ):
             self._finish(batch)
         return batch.info(self.base_url)
 
@@ -534,8 +651,11 @@ class FakeAnthropicServer(FakeOpenAIServer):
         counts = {"processing": 0, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
         for request in batch.requests:
             cid, params = request["custom_id"], request["params"]
-            fault = "canceled" if canceled else (
-                self.item_fault(params, self.submitted[cid] - 1) if self.item_fault else None)
+            fault = (
+                "canceled"
+                if canceled
+                else (self.item_fault(params, self.submitted[cid] - 1) if self.item_fault else None)
+            )
             refused = self._refused(params, batch.version) if fault is None else None
             if refused:
                 fault = "invalid_request"
@@ -544,8 +664,11 @@ class FakeAnthropicServer(FakeOpenAIServer):
                 message = self._message_for(params, self.responder(params), None)
                 result: dict[str, Any] = {"type": "succeeded", "message": message}
             elif fault in ("errored", "overloaded", "invalid_request"):
-                kind = {"errored": "api_error", "overloaded": "overloaded_error",
-                        "invalid_request": "invalid_request_error"}[fault]
+                kind = {
+                    "errored": "api_error",
+                    "overloaded": "overloaded_error",
+                    "invalid_request": "invalid_request_error",
+                }[fault]
                 result = {"type": "errored", "error": refused[1] if refused else self._error(kind, f"fake {kind}")}
             elif fault in ("expired", "canceled"):
                 result = {"type": fault}
@@ -566,12 +689,21 @@ def main() -> None:
     add_strict_arguments(parser)
     args = parser.parse_args()
     api_key = key_from_env(args.api_key_env)
-    note = f"ANTHROPIC_API_KEY must be ${args.api_key_env}" if api_key and args.strict else \
-        "ANTHROPIC_API_KEY may be anything"
-    serve_forever(lambda: FakeAnthropicServer(latency=args.latency, port=args.port,
-                                              completion_delay=args.completion_delay, strict=args.strict,
-                                              api_key=api_key),
-                  f" ({'strict; ' if args.strict else ''}{note})")
+    note = (
+        f"ANTHROPIC_API_KEY must be ${args.api_key_env}"
+        if api_key and args.strict
+        else "ANTHROPIC_API_KEY may be anything"
+    )
+    serve_forever(
+        lambda: FakeAnthropicServer(
+            latency=args.latency,
+            port=args.port,
+            completion_delay=args.completion_delay,
+            strict=args.strict,
+            api_key=api_key,
+        ),
+        f" ({'strict; ' if args.strict else ''}{note})",
+    )
 
 
 if __name__ == "__main__":

@@ -47,8 +47,15 @@ class FakeFile:
     created_at: int
 
     def info(self) -> dict[str, Any]:
-        return {"id": self.id, "object": "file", "bytes": len(self.data), "created_at": self.created_at,
-                "filename": self.filename, "purpose": self.purpose, "status": "processed"}
+        return {
+            "id": self.id,
+            "object": "file",
+            "bytes": len(self.data),
+            "created_at": self.created_at,
+            "filename": self.filename,
+            "purpose": self.purpose,
+            "status": "processed",
+        }
 
 
 @dataclass
@@ -67,11 +74,20 @@ class FakeBatch:
     metadata: dict[str, Any] | None = None
 
     def info(self) -> dict[str, Any]:
-        return {"id": self.id, "object": "batch", "endpoint": self.endpoint, "errors": None if not self.errors else
-                {"object": "list", "data": self.errors}, "input_file_id": self.input_file_id,
-                "completion_window": self.completion_window, "status": self.status,
-                "output_file_id": self.output_file_id, "error_file_id": self.error_file_id,
-                "created_at": self.created_at, "request_counts": dict(self.counts), "metadata": self.metadata}
+        return {
+            "id": self.id,
+            "object": "batch",
+            "endpoint": self.endpoint,
+            "errors": None if not self.errors else {"object": "list", "data": self.errors},
+            "input_file_id": self.input_file_id,
+            "completion_window": self.completion_window,
+            "status": self.status,
+            "output_file_id": self.output_file_id,
+            "error_file_id": self.error_file_id,
+            "created_at": self.created_at,
+            "request_counts": dict(self.counts),
+            "metadata": self.metadata,
+        }
 
 
 class FakeBatchServer(FakeOpenAIServer):
@@ -114,8 +130,9 @@ class FakeBatchServer(FakeOpenAIServer):
         await self._send(writer, status, body)
         return True
 
-    def _route(self, method: str, parts: list[str], query: dict[str, list[str]], raw: bytes,
-               headers: dict[str, str]) -> tuple[int, Any]:
+    def _route(
+        self, method: str, parts: list[str], query: dict[str, list[str]], raw: bytes, headers: dict[str, str]
+    ) -> tuple[int, Any]:
         if parts == ["files"] and method == "POST":
             return 200, self._upload(raw, headers.get("content-type", ""))
         if len(parts) == 2 and parts[0] == "files" and method == "GET":
@@ -147,8 +164,7 @@ class FakeBatchServer(FakeOpenAIServer):
         return stored
 
     def _upload(self, raw: bytes, content_type: str) -> dict[str, Any]:
-        message = BytesParser(policy=HTTP).parsebytes(
-            f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
+        message = BytesParser(policy=HTTP).parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
         fields: dict[str, tuple[bytes, str | None]] = {}
         for part in message.iter_parts():
             name = part.get_param("name", header="content-disposition")
@@ -171,8 +187,14 @@ class FakeBatchServer(FakeOpenAIServer):
         if len(set(ids)) != len(ids):
             raise ValueError("custom_id values must be unique within a batch")
         self.creates += 1
-        batch = FakeBatch(self._new_id("batch"), source.id, body.get("endpoint", ""),
-                          body.get("completion_window", "24h"), int(time.time()), metadata=body.get("metadata"))
+        batch = FakeBatch(
+            self._new_id("batch"),
+            source.id,
+            body.get("endpoint", ""),
+            body.get("completion_window", "24h"),
+            int(time.time()),
+            metadata=body.get("metadata"),
+        )
         batch.counts["total"] = len(lines)
         self.submitted.update(ids)
         self.model_requests.update(str(line.get("body", {}).get("model")) for line in lines)
@@ -185,11 +207,16 @@ class FakeBatchServer(FakeOpenAIServer):
         after = query.get("after", [None])[0]
         if after is not None:
             ids = [b.id for b in newest]
-            newest = newest[ids.index(after) + 1:] if after in ids else []
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
         limit = int(query.get("limit", ["20"])[0])
         page = newest[:limit]
-        return {"object": "list", "data": [b.info() for b in page], "has_more": len(newest) > limit,
-                "first_id": page[0].id if page else None, "last_id": page[-1].id if page else None}
+        return {
+            "object": "list",
+            "data": [b.info() for b in page],
+            "has_more": len(newest) > limit,
+            "first_id": page[0].id if page else None,
+            "last_id": page[-1].id if page else None,
+        }
 
     def _retrieve(self, batch_id: str) -> dict[str, Any]:
         batch = self.batches[batch_id]
@@ -212,8 +239,9 @@ class FakeBatchServer(FakeOpenAIServer):
 
     def _finish(self, batch: FakeBatch, *, cancelled: bool = False) -> None:
         """Answer the batch's lines into its output and error files and end it."""
-        lines = [json.loads(line) for line in self.files[batch.input_file_id].data.decode().splitlines()
-                 if line.strip()]
+        lines = [
+            json.loads(line) for line in self.files[batch.input_file_id].data.decode().splitlines() if line.strip()
+        ]
         if self.fail_batches:
             batch.status = "failed"
             batch.errors = [{"code": "invalid_request", "message": "the input file was refused", "line": None}]
@@ -222,25 +250,52 @@ class FakeBatchServer(FakeOpenAIServer):
         expired = False
         for line in lines:
             custom_id, body = line["custom_id"], line["body"]
-            fault = "cancelled" if cancelled else (
-                self.item_fault(body, self.submitted[custom_id] - 1) if self.item_fault else None)
+            fault = (
+                "cancelled"
+                if cancelled
+                else (self.item_fault(body, self.submitted[custom_id] - 1) if self.item_fault else None)
+            )
             request_id = self._new_id("req")
             if fault is None:
                 self.requests.append(body)
                 text = self.responder(body)
-                output.append({"id": request_id, "custom_id": custom_id, "error": None,
-                               "response": {"status_code": 200, "request_id": request_id,
-                                            "body": _completion(body, text, getattr(self, "usage", "words"))}})
+                output.append(
+                    {
+                        "id": request_id,
+                        "custom_id": custom_id,
+                        "error": None,
+                        "response": {
+                            "status_code": 200,
+                            "request_id": request_id,
+                            "body": _completion(body, text, getattr(self, "usage", "words")),
+                        },
+                    }
+                )
             elif fault in ("server_error", "bad_request"):
                 status = 500 if fault == "server_error" else 400
-                errors.append({"id": request_id, "custom_id": custom_id, "error": None,
-                               "response": {"status_code": status, "request_id": request_id,
-                                            "body": {"error": {"message": f"fake {fault}", "type": fault}}}})
+                errors.append(
+                    {
+                        "id": request_id,
+                        "custom_id": custom_id,
+                        "error": None,
+                        "response": {
+                            "status_code": status,
+                            "request_id": request_id,
+                            "body": {"error": {"message": f"fake {fault}", "type": fault}},
+                        },
+                    }
+                )
             elif fault in ("expired", "cancelled"):
                 expired = expired or fault == "expired"
                 message = f"This request could not be executed before the batch was {fault}."
-                errors.append({"id": request_id, "custom_id": custom_id, "response": None,
-                               "error": {"code": f"batch_{fault}", "message": message}})
+                errors.append(
+                    {
+                        "id": request_id,
+                        "custom_id": custom_id,
+                        "response": None,
+                        "error": {"code": f"batch_{fault}", "message": message},
+                    }
+                )
             elif fault != "missing":
                 raise ValueError(f"unknown item fault {fault!r}")
         if output:

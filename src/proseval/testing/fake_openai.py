@@ -116,8 +116,14 @@ def _completion(body: dict[str, Any], text: str, usage: str = "words") -> dict[s
     return render_completion(body, Answer(text, prompt_tokens, completion_tokens))
 
 
-def render_completion(body: dict[str, Any], answer: Answer, *, strict: bool = False,
-                      reasoning_field: str | None = None, cached_tokens: int = 0) -> dict[str, Any]:
+def render_completion(
+    body: dict[str, Any],
+    answer: Answer,
+    *,
+    strict: bool = False,
+    reasoning_field: str | None = None,
+    cached_tokens: int = 0,
+) -> dict[str, Any]:
     """The `chat.completion` object for `answer`. Strict: every message has `refusal` (null unless
     refused) and `annotations`, and usage its details, as OpenAI's answers do today."""
     message: dict[str, Any] = {"role": "assistant", "content": answer.content}
@@ -127,17 +133,30 @@ def render_completion(body: dict[str, Any], answer: Answer, *, strict: bool = Fa
         message["annotations"] = []
     if reasoning_field and answer.reasoning is not None:
         message[reasoning_field] = answer.reasoning
-    usage: dict[str, Any] = {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens,
-                             "total_tokens": answer.prompt_tokens + answer.completion_tokens}
+    usage: dict[str, Any] = {
+        "prompt_tokens": answer.prompt_tokens,
+        "completion_tokens": answer.completion_tokens,
+        "total_tokens": answer.prompt_tokens + answer.completion_tokens,
+    }
     if strict or reasoning_field:
         usage["prompt_tokens_details"] = {"cached_tokens": min(cached_tokens, answer.prompt_tokens), "audio_tokens": 0}
-        usage["completion_tokens_details"] = {"reasoning_tokens": answer.reasoning_tokens, "audio_tokens": 0,
-                                              "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}
+        usage["completion_tokens_details"] = {
+            "reasoning_tokens": answer.reasoning_tokens,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        }
     choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": answer.finish_reason}
     if strict:
         choice["logprobs"] = None
-    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model", "fake"),
-            "choices": [choice], "usage": usage}
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body.get("model", "fake"),
+        "choices": [choice],
+        "usage": usage,
+    }
 
 
 # --- strict mode: OpenAI's request rules ------------------------------------------------------------
@@ -186,11 +205,18 @@ OPENAI_FAMILIES: tuple[ModelFamily, ...] = (
     ModelFamily("gpt-5.x-pro", rf"gpt-5\.\d+-pro{_DATE}", True, ("medium", "high", "xhigh")),
     ModelFamily("gpt-5", rf"gpt-5(-mini|-nano)?{_DATE}", True, ("minimal", "low", "medium", "high")),
     ModelFamily("gpt-5.1", rf"gpt-5\.1(-mini|-nano)?{_DATE}", True, ("none", "low", "medium", "high"), "none", "none"),
-    ModelFamily("gpt-5.2+", rf"gpt-5\.([2-9]|\d\d+)(-mini|-nano)?{_DATE}", True,
-                ("none", "low", "medium", "high", "xhigh"), "none", "none"),
+    ModelFamily(
+        "gpt-5.2+",
+        rf"gpt-5\.([2-9]|\d\d+)(-mini|-nano)?{_DATE}",
+        True,
+        ("none", "low", "medium", "high", "xhigh"),
+        "none",
+        "none",
+    ),
     ModelFamily("o-series", rf"o[134](-mini|-pro)?{_DATE}", True, ("low", "medium", "high")),
-    ModelFamily("chat", r"(gpt-4o(-mini)?|chatgpt-4o-latest|gpt-4\.1(-mini|-nano)?|gpt-4(-turbo)?|gpt-3\.5-turbo)"
-                + _DATE),
+    ModelFamily(
+        "chat", r"(gpt-4o(-mini)?|chatgpt-4o-latest|gpt-4\.1(-mini|-nano)?|gpt-4(-turbo)?|gpt-3\.5-turbo)" + _DATE
+    ),
 )
 FAMILIES_BY_NAME = {family.name: family for family in OPENAI_FAMILIES}
 # The `text` formats `response_format` takes ("Supported values are: 'json_object', 'json_schema', and 'text'.").
@@ -214,8 +240,9 @@ def family_of(model: str, served: Mapping[str, str] | None = None) -> ModelFamil
     return next((family for family in OPENAI_FAMILIES if re.fullmatch(family.pattern, model)), None)
 
 
-def openai_error(message: str, *, param: str | None = None, code: str | None = None,
-                 kind: str = "invalid_request_error") -> dict[str, Any]:
+def openai_error(
+    message: str, *, param: str | None = None, code: str | None = None, kind: str = "invalid_request_error"
+) -> dict[str, Any]:
     """An error body as OpenAI words it: `{"error": {message, type, param, code}}`."""
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
@@ -233,8 +260,12 @@ def _shown(value: Any) -> str:
 
 def _token_limit(body: dict[str, Any], family: ModelFamily) -> dict[str, Any] | None:
     if family.reasoning and body.get("max_tokens") is not None:
-        return openai_error("Unsupported parameter: 'max_tokens' is not supported with this model. "
-                            "Use 'max_completion_tokens' instead.", param="max_tokens", code="unsupported_parameter")
+        return openai_error(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            param="max_tokens",
+            code="unsupported_parameter",
+        )
     return None
 
 
@@ -245,12 +276,18 @@ def _effort(body: dict[str, Any], family: ModelFamily) -> dict[str, Any] | None:
     if not family.efforts:  # a chat model does not know the argument
         return openai_error("Unrecognized request argument supplied: reasoning_effort")
     if effort not in EFFORTS:
-        return openai_error(f"Invalid value: '{effort}'. Supported values are: {_listed(EFFORTS)}.",
-                            param="reasoning_effort", code="invalid_value")
+        return openai_error(
+            f"Invalid value: '{effort}'. Supported values are: {_listed(EFFORTS)}.",
+            param="reasoning_effort",
+            code="invalid_value",
+        )
     if effort not in family.efforts:
-        return openai_error(f"Unsupported value: 'reasoning_effort' does not support '{effort}' with this model. "
-                            f"Supported values are: {_listed(family.efforts)}.",
-                            param="reasoning_effort", code="unsupported_value")
+        return openai_error(
+            f"Unsupported value: 'reasoning_effort' does not support '{effort}' with this model. "
+            f"Supported values are: {_listed(family.efforts)}.",
+            param="reasoning_effort",
+            code="unsupported_value",
+        )
     return None
 
 
@@ -260,17 +297,33 @@ def _sampling(body: dict[str, Any], family: ModelFamily) -> dict[str, Any] | Non
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return openai_error(f"Invalid type for '{name}': expected a decimal, but got "
-                                f"{JSON_TYPES.get(type(value), 'a value')} instead.", param=name, code="invalid_type")
+            return openai_error(
+                f"Invalid type for '{name}': expected a decimal, but got "
+                f"{JSON_TYPES.get(type(value), 'a value')} instead.",
+                param=name,
+                code="invalid_type",
+            )
         if family.fixed_sampling(body) and value != 1:
-            return openai_error(f"Unsupported value: '{name}' does not support {_shown(value)} with this model. "
-                                "Only the default (1) value is supported.", param=name, code="unsupported_value")
+            return openai_error(
+                f"Unsupported value: '{name}' does not support {_shown(value)} with this model. "
+                "Only the default (1) value is supported.",
+                param=name,
+                code="unsupported_value",
+            )
         if value > top:
-            return openai_error(f"Invalid '{name}': decimal above maximum value. Expected a value <= {top}, "
-                                f"but got {_shown(value)} instead.", param=name, code="decimal_above_max_value")
+            return openai_error(
+                f"Invalid '{name}': decimal above maximum value. Expected a value <= {top}, "
+                f"but got {_shown(value)} instead.",
+                param=name,
+                code="decimal_above_max_value",
+            )
         if value < 0:
-            return openai_error(f"Invalid '{name}': decimal below minimum value. Expected a value >= 0, "
-                                f"but got {_shown(value)} instead.", param=name, code="decimal_below_min_value")
+            return openai_error(
+                f"Invalid '{name}': decimal below minimum value. Expected a value >= 0, "
+                f"but got {_shown(value)} instead.",
+                param=name,
+                code="decimal_below_min_value",
+            )
     return None
 
 
@@ -285,9 +338,13 @@ def strict_schema_problem(schema: Any, context: tuple[Any, ...] = ()) -> str | N
             return f"In context={context!r}, 'additionalProperties' is required to be supplied and to be false."
         missing = [key for key in properties or {} if key not in (schema.get("required") or [])]
         if missing:
-            return (f"In context={context!r}, 'required' is required to be supplied and to be an array including "
-                    f"every key in properties. Missing '{missing[0]}'.")
-    children: list[tuple[tuple[Any, ...], Any]] = [(("properties", key), sub) for key, sub in (properties or {}).items()]
+            return (
+                f"In context={context!r}, 'required' is required to be supplied and to be an array including "
+                f"every key in properties. Missing '{missing[0]}'."
+            )
+    children: list[tuple[tuple[Any, ...], Any]] = [
+        (("properties", key), sub) for key, sub in (properties or {}).items()
+    ]
     children += [(("items",), schema["items"])] if "items" in schema else []
     children += [(("anyOf", index), sub) for index, sub in enumerate(schema.get("anyOf") or [])]
     for defs in ("$defs", "definitions"):
@@ -296,8 +353,11 @@ def strict_schema_problem(schema: Any, context: tuple[Any, ...] = ()) -> str | N
 
 
 def _mentions_json(body: dict[str, Any]) -> bool:
-    return any("json" in str(message.get("content", "")).lower() for message in body.get("messages") or []
-               if isinstance(message, dict))
+    return any(
+        "json" in str(message.get("content", "")).lower()
+        for message in body.get("messages") or []
+        if isinstance(message, dict)
+    )
 
 
 def _response_format(body: dict[str, Any], family: ModelFamily) -> dict[str, Any] | None:
@@ -306,26 +366,40 @@ def _response_format(body: dict[str, Any], family: ModelFamily) -> dict[str, Any
         return None
     kind = fmt.get("type") if isinstance(fmt, dict) else None
     if kind is None:
-        return openai_error("Missing required parameter: 'response_format.type'.", param="response_format.type",
-                            code="missing_required_parameter")
+        return openai_error(
+            "Missing required parameter: 'response_format.type'.",
+            param="response_format.type",
+            code="missing_required_parameter",
+        )
     if kind not in RESPONSE_FORMATS:
-        return openai_error(f"Invalid value: '{kind}'. Supported values are: {_listed(RESPONSE_FORMATS)}.",
-                            param="response_format.type", code="invalid_value")
+        return openai_error(
+            f"Invalid value: '{kind}'. Supported values are: {_listed(RESPONSE_FORMATS)}.",
+            param="response_format.type",
+            code="invalid_value",
+        )
     if kind == "json_object" and not _mentions_json(body):
-        return openai_error("'messages' must contain the word 'json' in some form, to use 'response_format' of type "
-                            "'json_object'.", param="messages")
+        return openai_error(
+            "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
+            param="messages",
+        )
     if kind != "json_schema":
         return None
     spec = fmt.get("json_schema")
-    for param, present in (("response_format.json_schema", isinstance(spec, dict)),
-                           ("response_format.json_schema.name", isinstance(spec, dict) and bool(spec.get("name")))):
+    for param, present in (
+        ("response_format.json_schema", isinstance(spec, dict)),
+        ("response_format.json_schema.name", isinstance(spec, dict) and bool(spec.get("name"))),
+    ):
         if not present:
-            return openai_error(f"Missing required parameter: '{param}'.", param=param,
-                                code="missing_required_parameter")
+            return openai_error(
+                f"Missing required parameter: '{param}'.", param=param, code="missing_required_parameter"
+            )
     problem = strict_schema_problem(spec.get("schema") or {}) if spec.get("strict") is True else None
     if problem:
-        return openai_error(f"Invalid schema for response_format '{spec['name']}': {problem}",
-                            param="response_format", code="invalid_json_schema")
+        return openai_error(
+            f"Invalid schema for response_format '{spec['name']}': {problem}",
+            param="response_format",
+            code="invalid_json_schema",
+        )
     return None
 
 
@@ -346,43 +420,64 @@ def masked_key(key: str) -> str:
 def auth_problem(authorization: str | None, api_key: str) -> dict[str, Any] | None:
     """OpenAI's 401 body for a request without the key, or with another one; None for the key."""
     if not authorization or not authorization.startswith("Bearer ") or not authorization[7:].strip():
-        return openai_error("You didn't provide an API key. You need to provide your API key in an Authorization "
-                            "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field "
-                            "(with blank username) if you're accessing the API from your browser and are prompted for "
-                            "a username. You can obtain an API key from https://platform.openai.com/account/api-keys.")
+        return openai_error(
+            "You didn't provide an API key. You need to provide your API key in an Authorization "
+            "header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field "
+            "(with blank username) if you're accessing the API from your browser and are prompted for "
+            "a username. You can obtain an API key from https://platform.openai.com/account/api-keys."
+        )
     sent = authorization[7:].strip()
     if sent != api_key:
-        return openai_error(f"Incorrect API key provided: {masked_key(sent)}. You can find your API key at "
-                            "https://platform.openai.com/account/api-keys.", code="invalid_api_key")
+        return openai_error(
+            f"Incorrect API key provided: {masked_key(sent)}. You can find your API key at "
+            "https://platform.openai.com/account/api-keys.",
+            code="invalid_api_key",
+        )
     return None
 
 
 def model_problem(body: Any, served: Mapping[str, str] | None = None) -> tuple[int, dict[str, Any]] | None:
     """OpenAI's (status, body) for a request naming no model or an unknown one; None otherwise."""
     if not isinstance(body, dict):
-        return 400, openai_error("We could not parse the JSON body of your request. (HINT: This likely means you "
-                                 "aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but "
-                                 "what was sent was not valid JSON. If you have trouble figuring out how to fix this, "
-                                 "please contact us through our help center at help.openai.com.)")
+        return 400, openai_error(
+            "We could not parse the JSON body of your request. (HINT: This likely means you "
+            "aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but "
+            "what was sent was not valid JSON. If you have trouble figuring out how to fix this, "
+            "please contact us through our help center at help.openai.com.)"
+        )
     model = body.get("model")
     if not model:
         return 400, openai_error("you must provide a model parameter")
     if family_of(str(model), served) is None:
-        return 404, openai_error(f"The model `{model}` does not exist or you do not have access to it.",
-                                 code="model_not_found")
+        return 404, openai_error(
+            f"The model `{model}` does not exist or you do not have access to it.", code="model_not_found"
+        )
     return None
 
 
 # --- the server ---------------------------------------------------------------------------------------
 
+
 class FakeOpenAIServer:
     """Run with `async with` inside a loop, or `start_in_thread()` from synchronous code."""
 
-    def __init__(self, *, latency: float = 0.0, behaviour: Behaviour | None = None,
-                 responder: Callable[[dict[str, Any]], str] = default_text, port: int = 0, usage: str = "words",
-                 keep_requests: bool = True, strict: bool = False, api_key: str | None = None,
-                 models: Mapping[str, str] | None = None, reasoning_cost: int = 0, cached_tokens: int = 0,
-                 reasoning_field: str | None = None, reasoning_text: str = REASONING_TEXT):
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        behaviour: Behaviour | None = None,
+        responder: Callable[[dict[str, Any]], str] = default_text,
+        port: int = 0,
+        usage: str = "words",
+        keep_requests: bool = True,
+        strict: bool = False,
+        api_key: str | None = None,
+        models: Mapping[str, str] | None = None,
+        reasoning_cost: int = 0,
+        cached_tokens: int = 0,
+        reasoning_field: str | None = None,
+        reasoning_text: str = REASONING_TEXT,
+    ):
         if usage not in ("words", "tokens"):
             raise ValueError(f"usage must be words or tokens, not {usage!r}")
         if reasoning_field not in (None, *REASONING_FIELDS):
@@ -507,11 +602,13 @@ class FakeOpenAIServer:
             return Answer("", prompt_tokens, limit, "length", reasoning=shown, reasoning_tokens=limit)
         if isinstance(limit, int) and spent + count_text(text, self.usage) > limit:
             text, finish = cut_text(text, limit - spent, self.usage), "length"
-        return Answer(text, prompt_tokens, spent + count_text(text, self.usage), finish, reasoning=shown,
-                      reasoning_tokens=spent)
+        return Answer(
+            text, prompt_tokens, spent + count_text(text, self.usage), finish, reasoning=shown, reasoning_tokens=spent
+        )
 
-    async def _respond(self, request_line: str, raw: bytes, writer: asyncio.StreamWriter,
-                       headers: dict[str, str] | None = None) -> bool:
+    async def _respond(
+        self, request_line: str, raw: bytes, writer: asyncio.StreamWriter, headers: dict[str, str] | None = None
+    ) -> bool:
         """Answer one request; False closes the connection."""
         method, path, _ = (request_line.split(" ") + ["", ""])[:3]
         headers = headers or {}
@@ -550,8 +647,13 @@ class FakeOpenAIServer:
         if reply.kind == "no_choices":
             await self._send(writer, 200, b'{"id": "x", "object": "chat.completion", "choices": []}')
             return True
-        completion = render_completion(body, self._answer(body, reply), strict=self.strict,
-                                       reasoning_field=self.reasoning_field, cached_tokens=self.cached_tokens)
+        completion = render_completion(
+            body,
+            self._answer(body, reply),
+            strict=self.strict,
+            reasoning_field=self.reasoning_field,
+            cached_tokens=self.cached_tokens,
+        )
         payload = json.dumps(completion).encode()
         if reply.kind == "truncated":
             head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
@@ -562,14 +664,26 @@ class FakeOpenAIServer:
         return True
 
     @staticmethod
-    async def _send(writer: asyncio.StreamWriter, status: int, payload: bytes,
-                    headers: dict[str, str] | None = None) -> None:
-        reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-                  413: "Payload Too Large", 429: "Too Many Requests", 500: "Internal Server Error",
-                  503: "Service Unavailable", 529: "Overloaded"}.get(status, "Status")
+    async def _send(
+        writer: asyncio.StreamWriter, status: int, payload: bytes, headers: dict[str, str] | None = None
+    ) -> None:
+        reason = {
+            200: "OK",
+            400: "Bad Request",
+            401: "Unauthorized",
+            403: "Forbidden",
+            404: "Not Found",
+            413: "Payload Too Large",
+            429: "Too Many Requests",
+            500: "Internal Server Error",
+            503: "Service Unavailable",
+            529: "Overloaded",
+        }.get(status, "Status")
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-        head = (f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(payload)}\r\n{extra}\r\n")
+        head = (
+            f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(payload)}\r\n{extra}\r\n"
+        )
         writer.write(head.encode() + payload)
         await writer.drain()
 
@@ -587,10 +701,17 @@ def key_from_env(name: str | None) -> str | None:
 
 def add_strict_arguments(parser: argparse.ArgumentParser) -> None:
     """The options both fakes take for strict mode."""
-    parser.add_argument("--strict", action="store_true",
-                        help="enforce the provider's documented request rules with its own error bodies")
-    parser.add_argument("--api-key-env", default=None, metavar="VARIABLE",
-                        help="strict: accept only the key in this environment variable (default: any key)")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="enforce the provider's documented request rules with its own error bodies",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        default=None,
+        metavar="VARIABLE",
+        help="strict: accept only the key in this environment variable (default: any key)",
+    )
 
 
 def main() -> None:
@@ -598,17 +719,38 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
     parser.add_argument("--reply", default=None, help="answer every request with this text (default: an echo)")
-    parser.add_argument("--usage", choices=("words", "tokens"), default="words",
-                        help="what the reported usage counts: words (default) or cl100k tokens as OpenAI counts them")
-    parser.add_argument("--responder", default=None, metavar="MODULE:FUNCTION",
-                        help="a function(request_body) -> reply text, imported from a module on the path")
+    parser.add_argument(
+        "--usage",
+        choices=("words", "tokens"),
+        default="words",
+        help="what the reported usage counts: words (default) or cl100k tokens as OpenAI counts them",
+    )
+    parser.add_argument(
+        "--responder",
+        default=None,
+        metavar="MODULE:FUNCTION",
+        help="a function(request_body) -> reply text, imported from a module on the path",
+    )
     add_strict_arguments(parser)
-    parser.add_argument("--model", action="append", default=[], metavar="NAME=FAMILY",
-                        help=f"strict: also serve this model name as one of the families {', '.join(FAMILIES_BY_NAME)}")
-    parser.add_argument("--reasoning-cost", type=int, default=0,
-                        help="strict: tokens a reasoning model spends on reasoning before it answers")
-    parser.add_argument("--reasoning-field", choices=REASONING_FIELDS, default=None,
-                        help="answer as a compatible reasoner, the reasoning text in this message field")
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="NAME=FAMILY",
+        help=f"strict: also serve this model name as one of the families {', '.join(FAMILIES_BY_NAME)}",
+    )
+    parser.add_argument(
+        "--reasoning-cost",
+        type=int,
+        default=0,
+        help="strict: tokens a reasoning model spends on reasoning before it answers",
+    )
+    parser.add_argument(
+        "--reasoning-field",
+        choices=REASONING_FIELDS,
+        default=None,
+        help="answer as a compatible reasoner, the reasoning text in this message field",
+    )
     args = parser.parse_args()
     responder = (lambda body: args.reply) if args.reply is not None else default_text
     if args.responder:
@@ -621,11 +763,21 @@ def main() -> None:
     api_key = key_from_env(args.api_key_env)
     # A server run as a program keeps no request bodies: no one can read them, and a benchmark's
     # hundreds of thousands of requests would grow its memory and its collector's work.
-    serve_forever(lambda: FakeOpenAIServer(latency=args.latency, port=args.port, responder=responder,
-                                           usage=args.usage, keep_requests=False, strict=args.strict,
-                                           api_key=api_key, models=served, reasoning_cost=args.reasoning_cost,
-                                           reasoning_field=args.reasoning_field),
-                  " (strict)" if args.strict else "")
+    serve_forever(
+        lambda: FakeOpenAIServer(
+            latency=args.latency,
+            port=args.port,
+            responder=responder,
+            usage=args.usage,
+            keep_requests=False,
+            strict=args.strict,
+            api_key=api_key,
+            models=served,
+            reasoning_cost=args.reasoning_cost,
+            reasoning_field=args.reasoning_field,
+        ),
+        " (strict)" if args.strict else "",
+    )
 
 
 def serve_forever(make_server: Callable[[], FakeOpenAIServer], note: str = "") -> None:

@@ -16,21 +16,28 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, PackageLoader
 
+from ..commandline.units import Unit, definitions, metric_units, unit_of
 from ..runtime.runlog import SAMPLES
 from . import blocks as views
 from .index import IndexCache, LineIndex, Summary, summarize
 from .labelling import LabelOptions, install_labelling
 from .runs import RunInfo, counts, find_runs, pretty, read_info
-from ..commandline.units import Unit, definitions, metric_units, unit_of
 
 COOKIE = "proseval_view_token"
 PER_PAGE = 50
 MAX_PER_PAGE = 500
 SCORE_COLUMNS = 8
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
-SECURITY_HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
-                    "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY", "Cache-Control": "no-store"}
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
 
 
 def is_loopback(host: str) -> bool:
@@ -70,10 +77,16 @@ class Filters:
             except ValueError:
                 return default
 
-        return cls(page=whole("page", 1, 10**9), per=whole("per", PER_PAGE, MAX_PER_PAGE),
-                   status=query.get("status", "") if query.get("status") in ("scored", "unscored", "failed") else "",
-                   metric=query.get("metric", ""), low=number("min"), high=number("max"), text=query.get("q", ""),
-                   slices={k[2:]: v for k, v in query.items() if k.startswith("s.") and v != ""})
+        return cls(
+            page=whole("page", 1, 10**9),
+            per=whole("per", PER_PAGE, MAX_PER_PAGE),
+            status=query.get("status", "") if query.get("status") in ("scored", "unscored", "failed") else "",
+            metric=query.get("metric", ""),
+            low=number("min"),
+            high=number("max"),
+            text=query.get("q", ""),
+            slices={k[2:]: v for k, v in query.items() if k.startswith("s.") and v != ""},
+        )
 
     @property
     def active(self) -> bool:
@@ -89,15 +102,25 @@ class Filters:
             return False
         if self.metric and (self.low is not None or self.high is not None):
             value = s.scores.get(self.metric)
-            if value is None or (self.low is not None and value < self.low) or \
-                    (self.high is not None and value > self.high):
+            if (
+                value is None
+                or (self.low is not None and value < self.low)
+                or (self.high is not None and value > self.high)
+            ):
                 return False
         return True
 
     def query(self, **change: Any) -> str:
-        values = {"status": self.status, "metric": self.metric, "min": _plain(self.low), "max": _plain(self.high),
-                  "q": self.text, "per": self.per if self.per != PER_PAGE else "", "page": self.page,
-                  **{f"s.{k}": v for k, v in self.slices.items()}}
+        values = {
+            "status": self.status,
+            "metric": self.metric,
+            "min": _plain(self.low),
+            "max": _plain(self.high),
+            "q": self.text,
+            "per": self.per if self.per != PER_PAGE else "",
+            "page": self.page,
+            **{f"s.{k}": v for k, v in self.slices.items()},
+        }
         values.update(change)
         return urlencode({k: v for k, v in values.items() if v not in ("", None) and not (k == "page" and v == 1)})
 
@@ -107,8 +130,9 @@ def _plain(value: float | None) -> str:
 
 
 def _environment() -> Environment:
-    env = Environment(loader=PackageLoader("proseval.view", "templates"), autoescape=True,
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=PackageLoader("proseval.view", "templates"), autoescape=True, trim_blocks=True, lstrip_blocks=True
+    )
     env.filters["pretty"] = pretty
     env.filters["num"] = _number
     env.filters["in_unit"] = _in_unit
@@ -126,8 +150,9 @@ def _in_unit(value: Any, unit: Unit | None) -> str:
     return f"{text} {unit.mark}" if unit is not None and unit.mark and value is not None else text
 
 
-def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = None,
-               labelling: LabelOptions | None = None) -> FastAPI:
+def create_app(
+    runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = None, labelling: LabelOptions | None = None
+) -> FastAPI:
     """The app over the run folders in `runs_dir`. A host that is not loopback needs a token."""
     if not is_loopback(host) and not token:
         raise ValueError(f"refusing to serve on {host} without a token: anyone who can reach it could read the runs")
@@ -183,7 +208,7 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
             chosen = [n for n, s in enumerate(summaries) if filters.keeps(s)]
             total = len(chosen)
             first = (filters.page - 1) * filters.per
-            rows = [(n, index.read_one(n)) for n in chosen[first:first + filters.per]]
+            rows = [(n, index.read_one(n)) for n in chosen[first : first + filters.per]]
         else:
             total = len(index)
             rows = index.read(min(total, (filters.page - 1) * filters.per), filters.per)
@@ -192,11 +217,21 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
         columns = _score_columns(info, [s for _, _, s in table if s])
         assert info.header is not None  # run_named refuses a run without one
         units = metric_units(info.header.task, [*(info.results.metrics if info.results else ()), *columns])
-        return page("run.html", info=info, counts=counts(info, cache), filters=filters, table=table, total=total,
-                    units=units,
-                    pages=max(1, math.ceil(total / filters.per)), columns=columns, slice_options=slice_options,
-                    charts=sorted(p.name for p in info.path.glob("*.png")), refresh=_refresh(request),
-                    metrics=_metric_names(info, summaries))
+        return page(
+            "run.html",
+            info=info,
+            counts=counts(info, cache),
+            filters=filters,
+            table=table,
+            total=total,
+            units=units,
+            pages=max(1, math.ceil(total / filters.per)),
+            columns=columns,
+            slice_options=slice_options,
+            charts=sorted(p.name for p in info.path.glob("*.png")),
+            refresh=_refresh(request),
+            metrics=_metric_names(info, summaries),
+        )
 
     @app.get("/runs/{name}/samples/{line}", response_class=HTMLResponse)
     def sample_page(name: str, line: int) -> HTMLResponse:
@@ -228,9 +263,18 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", token: str | None = N
         state = record.get("state") or {}
         assert info.header is not None  # run_named refuses a run without one
         blocks, problems = views.sample_blocks(info.header, record)  # the benchmark's own views, by its hook
-        return page("sample.html", info=info, line=line, lines=len(index), record=record, state=state,
-                    blocks=blocks, view_problems=problems, turns_drawn=views.draws_turns(blocks),
-                    raw_answers=views.raw_answers)
+        return page(
+            "sample.html",
+            info=info,
+            line=line,
+            lines=len(index),
+            record=record,
+            state=state,
+            blocks=blocks,
+            view_problems=problems,
+            turns_drawn=views.draws_turns(blocks),
+            raw_answers=views.raw_answers,
+        )
 
     @app.get("/runs/{name}/files/{filename}")
     def run_file(name: str, filename: str) -> FileResponse:

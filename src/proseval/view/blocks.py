@@ -22,8 +22,15 @@ from .runs import pretty
 RAW_KEYS = ("raw", "raw_answer", "reply", "judge_reply", "judge_raw", "response")
 INNER_KINDS = ("text", "diff", "marked", "kv", "table")  # the kinds a step or a round may hold
 KINDS = (*INNER_KINDS, "steps", "rounds")
-MAIN_KEY = {"text": "text", "diff": "segments", "marked": "segments", "kv": "items", "table": "rows",
-            "steps": "steps", "rounds": "rounds"}
+MAIN_KEY = {
+    "text": "text",
+    "diff": "segments",
+    "marked": "segments",
+    "kv": "items",
+    "table": "rows",
+    "steps": "steps",
+    "rounds": "rounds",
+}
 _CLASS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 Hook = Callable[[dict[str, Any]], Any]
 
@@ -66,8 +73,9 @@ def sample_blocks(header: RunHeader, record: dict[str, Any]) -> tuple[list[dict[
             try:
                 block = check(item)
             except Exception as exc:  # noqa: BLE001 - one bad block, the others still drawn
-                problems.append(f"block {number + 1} of {label}'s sample view cannot be drawn: "
-                                f"{type(exc).__name__}: {exc}")
+                problems.append(
+                    f"block {number + 1} of {label}'s sample view cannot be drawn: {type(exc).__name__}: {exc}"
+                )
                 continue
             if block not in blocks:  # a task's and its re-scorer's hook may both draw the same
                 blocks.append(block)
@@ -90,9 +98,17 @@ def check(item: Any, inner: bool = False) -> dict[str, Any]:
         raise ViewDataError(f"{type(item).__name__} is not a ViewBlock")
     title = "" if title is None else str(title)
     if kind not in KINDS:
-        return {"kind": "text", "title": title or str(kind), "data": {
-            **_common({}), "folded": True, "text": pretty(data), "empty": None,
-            "note": f"(a view of kind {kind!r}, which this viewer does not know: its data as JSON)"}}
+        return {
+            "kind": "text",
+            "title": title or str(kind),
+            "data": {
+                **_common({}),
+                "folded": True,
+                "text": pretty(data),
+                "empty": None,
+                "note": f"(a view of kind {kind!r}, which this viewer does not know: its data as JSON)",
+            },
+        }
     if inner and kind not in INNER_KINDS:
         raise ViewDataError(f"a {kind} block cannot be inside a step or a round")
     fields = dict(data) if isinstance(data, Mapping) else {MAIN_KEY[kind]: data}
@@ -101,8 +117,12 @@ def check(item: Any, inner: bool = False) -> dict[str, Any]:
 
 def _common(fields: Mapping[str, Any]) -> dict[str, Any]:
     note = fields.get("note")
-    return {"note": None if note in (None, "") else str(note), "folded": bool(fields.get("folded")),
-            "open": bool(fields.get("open")), "cls": _classes(fields.get("class"))}
+    return {
+        "note": None if note in (None, "") else str(note),
+        "folded": bool(fields.get("folded")),
+        "open": bool(fields.get("open")),
+        "cls": _classes(fields.get("class")),
+    }
 
 
 def _classes(value: Any) -> str:
@@ -162,11 +182,14 @@ def _cell(value: Any) -> dict[str, Any]:
         return {"text": show(value), "num": numeric, "small": None, "quote": False, "fold": None, "pre": False}
     inner = value.get("text")
     fold = value.get("fold")
-    return {"text": show(inner) if inner is not None or not (fold or value.get("pre")) else "",
-            "num": isinstance(inner, (int, float)) and not isinstance(inner, bool),
-            "small": None if value.get("small") in (None, "") else show(value["small"]),
-            "quote": bool(value.get("quote")), "fold": None if fold in (None, "") else str(fold),
-            "pre": bool(value.get("pre"))}
+    return {
+        "text": show(inner) if inner is not None or not (fold or value.get("pre")) else "",
+        "num": isinstance(inner, (int, float)) and not isinstance(inner, bool),
+        "small": None if value.get("small") in (None, "") else show(value["small"]),
+        "quote": bool(value.get("quote")),
+        "fold": None if fold in (None, "") else str(fold),
+        "pre": bool(value.get("pre")),
+    }
 
 
 def _table(fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -199,17 +222,28 @@ def _parts(key: str) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
             inner = item.get("blocks") or []
             if not isinstance(inner, (list, tuple)):
                 raise ViewDataError(f"the blocks of {key[:-1]} {item.get('title')!r} are not a list")
-            out.append({"title": str(item.get("title") or ""), "cls": _classes(status),
-                        "badge": None if badge in (None, "") else str(badge),
-                        "blocks": [check(b, inner=True) for b in inner]})
+            out.append(
+                {
+                    "title": str(item.get("title") or ""),
+                    "cls": _classes(status),
+                    "badge": None if badge in (None, "") else str(badge),
+                    "blocks": [check(b, inner=True) for b in inner],
+                }
+            )
         return {key: out}
 
     return parts
 
 
 _CHECKS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
-    "text": _text, "diff": _segments, "marked": _segments, "kv": _kv, "table": _table,
-    "steps": _parts("steps"), "rounds": _parts("rounds")}
+    "text": _text,
+    "diff": _segments,
+    "marked": _segments,
+    "kv": _kv,
+    "table": _table,
+    "steps": _parts("steps"),
+    "rounds": _parts("rounds"),
+}
 
 
 def _anchor(blocks: list[dict[str, Any]]) -> None:

@@ -52,8 +52,9 @@ def summarize(record: dict[str, Any]) -> Summary:
         status = "unscored"
     else:
         status = "scored"
-    return Summary(str(record.get("id", "")), int(record.get("epoch") or 0), status, record.get("model_failure"),
-                   slices, scores)
+    return Summary(
+        str(record.get("id", "")), int(record.get("epoch") or 0), status, record.get("model_failure"), slices, scores
+    )
 
 
 def _number(value: Any) -> float | None:
@@ -137,7 +138,7 @@ class LineIndex:
             handle.seek(starts[first])
             block = handle.read(ends[last - 1] - starts[first])
         base = starts[first]
-        return [(n, _parse(block[starts[n] - base:ends[n] - base])) for n in range(first, last)]
+        return [(n, _parse(block[starts[n] - base : ends[n] - base])) for n in range(first, last)]
 
     def read_one(self, number: int) -> dict[str, Any] | None:
         found = self.read(number, 1)
@@ -154,8 +155,11 @@ class LineIndex:
                     for number in range(done, total):
                         handle.seek(self.starts[number])
                         record = _parse(handle.read(self.ends[number] - self.starts[number]))
-                        self.summaries.append(summarize(record) if record is not None else
-                                              Summary("(unreadable line)", 0, "failed", None, {}, {}))
+                        self.summaries.append(
+                            summarize(record)
+                            if record is not None
+                            else Summary("(unreadable line)", 0, "failed", None, {}, {})
+                        )
             return self.summaries
 
 

@@ -9,7 +9,6 @@ bound to the rater's name, and a POST whose ``Sec-Fetch-Site`` is not ``same-ori
 rater's browser; a form too large is refused before it is read (413).
 """
 
-
 from __future__ import annotations
 
 import hmac
@@ -32,8 +31,16 @@ from .labelsession import Session, Shown, parse_values
 from .raters import COMPARED, same_name, spelled
 from .runs import pretty
 
-__all__ = ["LabelOptions", "LabellingError", "MAX_BODY", "install_labelling", "joining_line", "label_address",
-           "rater_links", "reopened_line"]
+__all__ = [
+    "LabelOptions",
+    "LabellingError",
+    "MAX_BODY",
+    "install_labelling",
+    "joining_line",
+    "label_address",
+    "rater_links",
+    "reopened_line",
+]
 
 MAX_BODY = 256 * 1024
 LOAD_TOKEN = re.compile(r"[0-9a-f]{16}")  # drawn for each form shown, recorded with its save
@@ -69,8 +76,9 @@ async def capped_body(request: Request) -> bytes | None:
 
 # the pages -------------------------------------------------------------------------------------
 def _environment() -> Environment:
-    env = Environment(loader=PackageLoader("proseval.view", "templates"), autoescape=True,
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=PackageLoader("proseval.view", "templates"), autoescape=True, trim_blocks=True, lstrip_blocks=True
+    )
     env.filters["pretty"] = pretty
     return env
 
@@ -99,8 +107,9 @@ class _Pages:
         rater = self.session.keys.who(request.cookies.get(self.cookie))
         if rater is None:
             join = ", or join from the start page (/label)" if self.session.joinable else ""
-            return self.problem(f"Open your own rater's link (the one you were given){join} to label in this "
-                                "session.", 403)
+            return self.problem(
+                f"Open your own rater's link (the one you were given){join} to label in this session.", 403
+            )
         if named is not None and named != rater:
             return self.problem("Refused: each rater sees and saves their own labels only.", 403, rater)
         return rater
@@ -114,9 +123,14 @@ class _Pages:
         and in the link shown to them once."""
         total = len(self.session.plan.items)
         if not self.session.joinable:
-            return self.page("label_start.html", status=403, total=total, default=given,
-                             error="This session is closed to joining: only its raters' own links let anyone "
-                                   "in. Open the link you were given.")
+            return self.page(
+                "label_start.html",
+                status=403,
+                total=total,
+                default=given,
+                error="This session is closed to joining: only its raters' own links let anyone "
+                "in. Open the link you were given.",
+            )
         fetch = request.headers.get("sec-fetch-site")
         if fetch is not None and fetch.lower() in ("cross-site", "same-site"):
             return self.problem("Refused: a session is joined from its own start page.", 403)
@@ -129,8 +143,10 @@ class _Pages:
             return self.page("label_start.html", status=409, default=given, total=total, error=error)
         viewer = str(request.base_url) + (f"?{urlencode({'token': self.token})}" if self.token else "")
         link = label_address(viewer, key)
-        return self.with_key(self.page("label_joined.html", rater=name, link=link, total=total,
-                             first=self.session.next_position(name)), key)
+        return self.with_key(
+            self.page("label_joined.html", rater=name, link=link, total=total, first=self.session.next_position(name)),
+            key,
+        )
 
     def claim(self, name: str) -> tuple[str | None, str]:
         """A new key for `name`, or None and why not: it is a rater's name or looks like one, or has
@@ -138,30 +154,41 @@ class _Pages:
         keys = self.session.keys
         earlier = same_name(name, [rater for rater in self.session.store.raters() if rater not in keys])
         if earlier is not None:
-            return None, (f"{_taken(name, earlier)}: {earlier} has labels in this session from before raters had "
-                          f"links of their own; whoever runs the session can give {earlier} a link (by starting "
-                          f"the viewer with --rater {earlier})")
+            return None, (
+                f"{_taken(name, earlier)}: {earlier} has labels in this session from before raters had "
+                f"links of their own; whoever runs the session can give {earlier} a link (by starting "
+                f"the viewer with --rater {earlier})"
+            )
         key = keys.join(name)
         holder = keys.holder(name) or name
-        return key, (f"{_taken(name, holder)}: {holder} comes back through their own link; anyone else, "
-                     "choose another name")
+        return key, (
+            f"{_taken(name, holder)}: {holder} comes back through their own link; anyone else, choose another name"
+        )
 
     def located(self, position: int, rater: str) -> Shown | HTMLResponse:
         """What item `position` shows this rater, or the error page saying why it cannot be shown."""
         total = len(self.session.plan.items)
         if not 1 <= position <= total:
-            return self.problem(f"there is no item {position} in session {self.session.name} (it has {total})", 404,
-                                rater)
+            return self.problem(
+                f"there is no item {position} in session {self.session.name} (it has {total})", 404, rater
+            )
         try:
             return self.session.show(position, rater)
         except LookupError as exc:
             return self.problem(f"item {position}: {exc}.", 410, rater)
         except Exception as exc:  # noqa: BLE001 - a benchmark's hook that fails: say so, on the page
-            return self.problem(f"item {position}: the task's labelling form failed: {type(exc).__name__}: {exc}", 500,
-                           rater)
+            return self.problem(
+                f"item {position}: the task's labelling form failed: {type(exc).__name__}: {exc}", 500, rater
+            )
 
-    def item_page(self, position: int, rater: str, status: int = 200, errors: list[str] | None = None,
-                  submitted: dict[str, str] | None = None) -> HTMLResponse:
+    def item_page(
+        self,
+        position: int,
+        rater: str,
+        status: int = 200,
+        errors: list[str] | None = None,
+        submitted: dict[str, str] | None = None,
+    ) -> HTMLResponse:
         shown = self.located(position, rater)
         if isinstance(shown, Response):
             return shown
@@ -173,11 +200,23 @@ class _Pages:
             chosen = {q.index: submitted.get(f"c{q.index}", "") for q in shown.questions}
             comment = submitted.get("comment", "")
         following = self.session.next_position(rater, position)
-        return self.page("label_item.html", status=status, rater=rater, position=position, total=total,
-                    done=len(done), labelled=position in done, shown=shown, chosen=chosen, comment=comment,
-                    errors=errors or [], csrf=self.session.csrf(rater), loaded=secrets.token_hex(8),
-                    previous=self.session.previous_position(rater, position),
-                    following=following if following != position else None)
+        return self.page(
+            "label_item.html",
+            status=status,
+            rater=rater,
+            position=position,
+            total=total,
+            done=len(done),
+            labelled=position in done,
+            shown=shown,
+            chosen=chosen,
+            comment=comment,
+            errors=errors or [],
+            csrf=self.session.csrf(rater),
+            loaded=secrets.token_hex(8),
+            previous=self.session.previous_position(rater, position),
+            following=following if following != position else None,
+        )
 
     def start(self, request: Request) -> Response:
         total = len(self.session.plan.items)
@@ -204,8 +243,9 @@ class _Pages:
     async def submit(self, position: int, request: Request) -> Response:
         refused = cross_site(request)
         if refused is not None:
-            return self.problem(f"Refused: {refused}. Labels are saved only from this viewer's own labelling "
-                                "page.", 403)
+            return self.problem(
+                f"Refused: {refused}. Labels are saved only from this viewer's own labelling page.", 403
+            )
         body = await capped_body(request)
         if body is None:
             return self.problem(f"the form is too large (at most {MAX_BODY // 1024} KiB)", 413)
@@ -217,8 +257,11 @@ class _Pages:
             return self.problem(f"the form could not be read ({exc})", 400)
         given = form.get("rater", "")
         if not hmac.compare_digest(form.get("csrf", "").encode(), self.session.csrf(given).encode()):
-            return self.problem("Refused: the form's check value is missing or out of date (the viewer may have been "
-                           "restarted since the page was opened). Reload the page and label the item again.", 403)
+            return self.problem(
+                "Refused: the form's check value is missing or out of date (the viewer may have been "
+                "restarted since the page was opened). Reload the page and label the item again.",
+                403,
+            )
         rater = self.who(request, given)
         if isinstance(rater, Response):
             return rater
@@ -237,11 +280,22 @@ class _Pages:
         try:
             labels = self.session.labels_of(shown, rater, values, comment)
         except ValidationError as exc:
-            return self.item_page(position, rater, status=422, submitted=form,
-                             errors=[e["msg"].removeprefix("Value error, ") for e in exc.errors()])
+            return self.item_page(
+                position,
+                rater,
+                status=422,
+                submitted=form,
+                errors=[e["msg"].removeprefix("Value error, ") for e in exc.errors()],
+            )
         loaded = form.get("loaded", "")
-        self.session.store.save(labels, {"session": self.session.name, "position": position,
-                                    **({"form": loaded} if LOAD_TOKEN.fullmatch(loaded) else {})})
+        self.session.store.save(
+            labels,
+            {
+                "session": self.session.name,
+                "position": position,
+                **({"form": loaded} if LOAD_TOKEN.fullmatch(loaded) else {}),
+            },
+        )
         following = self.session.next_position(rater, position)
         if following is None:
             return RedirectResponse("/label", status_code=303)
@@ -260,11 +314,16 @@ def install_labelling(app: FastAPI, root: Path, options: LabelOptions, token: st
     routes = [Route("/label", pages.start, methods=["GET"])]
     if not options.only:
         routes.append(Route("/label/agreement", pages.agreement, methods=["GET"]))
-    routes += [Route("/label/{position:int}", _with_position(pages.show_item), methods=["GET"]),
-               Route("/label/{position:int}", _with_position(pages.submit), methods=["POST"])]
+    routes += [
+        Route("/label/{position:int}", _with_position(pages.show_item), methods=["GET"]),
+        Route("/label/{position:int}", _with_position(pages.submit), methods=["POST"]),
+    ]
     if options.only:  # raters only: no run list, run or sample page (they name models and scores)
-        app.router.routes[:] = [r for r in app.router.routes if getattr(r, "path", "").startswith("/static")
-                                or getattr(r, "path", "") == "/favicon.ico"]
+        app.router.routes[:] = [
+            r
+            for r in app.router.routes
+            if getattr(r, "path", "").startswith("/static") or getattr(r, "path", "") == "/favicon.ico"
+        ]
         routes.append(Route("/", lambda request: RedirectResponse("/label", status_code=303), methods=["GET"]))
     app.router.routes.extend(routes)
     app.state.labelling = session
@@ -282,24 +341,34 @@ def label_address(url: str, key: str | None = None) -> str:
 def rater_links(session: Session, url: str) -> list[str]:
     """A line per rater named when starting the viewer: a new rater's own link (shown this once),
     or that an earlier start gave them one."""
-    return [f"  {name}: {label_address(url, session.new_keys[name])}" if name in session.new_keys else
-            f"  {name}: has the link an earlier start printed (only its hash is kept; to give a new one, "
-            f"take {name} out of {session.keys.path})" for name in session.options.raters]
+    return [
+        f"  {name}: {label_address(url, session.new_keys[name])}"
+        if name in session.new_keys
+        else f"  {name}: has the link an earlier start printed (only its hash is kept; to give a new one, "
+        f"take {name} out of {session.keys.path})"
+        for name in session.options.raters
+    ]
 
 
 def reopened_line(session: Session) -> str:
     """The warning of a start that opened a session closed to joining (`--reopen`)."""
-    return (f"warning: session {session.name} was closed to joining and is open now (--reopen; kept in "
-            f"{session.plan_path}): anyone who reaches /label can join it under a name no one in it has")
+    return (
+        f"warning: session {session.name} was closed to joining and is open now (--reopen; kept in "
+        f"{session.plan_path}): anyone who reaches /label can join it under a name no one in it has"
+    )
 
 
 def joining_line(session: Session) -> str:
     """What the viewer says when it starts of who may label in the session."""
     if session.joinable:
-        return (f"Session {session.name} is open: anyone who reaches /label joins it under a name no one in it has "
-                "(kept in its plan: planned without --rater, or reopened with --reopen).")
-    return (f"Session {session.name} is closed to joining: only its raters' own links let anyone in (it was "
-            "planned with raters named); --rater NAME gives someone else a link, --reopen lets anyone join.")
+        return (
+            f"Session {session.name} is open: anyone who reaches /label joins it under a name no one in it has "
+            "(kept in its plan: planned without --rater, or reopened with --reopen)."
+        )
+    return (
+        f"Session {session.name} is closed to joining: only its raters' own links let anyone in (it was "
+        "planned with raters named); --rater NAME gives someone else a link, --reopen lets anyone join."
+    )
 
 
 def _with_position(handler: Callable[..., Any]) -> Callable[[Request], Any]:
@@ -307,11 +376,14 @@ def _with_position(handler: Callable[..., Any]) -> Callable[[Request], Any]:
     import inspect
 
     if inspect.iscoroutinefunction(handler):
+
         async def endpoint(request: Request) -> Response:
             return await handler(request.path_params["position"], request)
     else:
+
         async def endpoint(request: Request) -> Response:
             return await run_in_threadpool(handler, request.path_params["position"], request)
+
     return endpoint
 
 
@@ -339,7 +411,7 @@ def agreement_tables(analysis: Any) -> tuple[list[Any], list[str]]:
     the count of labels read is the page's own summary."""
     from ..reliability.render import analysis_lines, analysis_tables, analysis_warnings
 
-    lines = analysis_lines(analysis)[1 if analysis.labels is not None else 0:]
+    lines = analysis_lines(analysis)[1 if analysis.labels is not None else 0 :]
     return analysis_tables(analysis), [f"{text}." for text in (*analysis_warnings(analysis), *lines)]
 
 
@@ -365,8 +437,14 @@ def agreement_of(session: Session) -> dict[str, Any]:
             notes.append("No labels yet: the judges are compared with each other only.")
         else:
             notes.append(f"The labels file cannot be read in full, so it is left out: {message}")
-    context: dict[str, Any] = {"notes": notes, "counts": session.raters(), "runs": len(paths), "tables": [],
-                               "summary": None, "error": None}
+    context: dict[str, Any] = {
+        "notes": notes,
+        "counts": session.raters(),
+        "runs": len(paths),
+        "tables": [],
+        "summary": None,
+        "error": None,
+    }
     try:
         analysis = analyse(paths, labels=labels)
     except Exception as exc:  # noqa: BLE001 - shown on the page: no judged runs, a task that cannot be built

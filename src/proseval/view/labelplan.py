@@ -16,7 +16,6 @@ Items (the plan holds run ids; pages name an item only by its position in the pl
   as a score on each criterion (high: the first text, low: the second, the middle: a tie).
 """
 
-
 from __future__ import annotations
 
 import json
@@ -39,8 +38,22 @@ from ..runtime.runlog import RunFolder, RunFolderError
 from .raters import COMPARED, same_name, spelled
 from .runs import find_runs
 
-__all__ = ["FoundRun", "ITEM_KINDS", "JOINING", "LabelOptions", "LabellingError", "ORDERS", "Plan", "PlanItem", "RunSource",
-           "check_rater", "check_session", "duplicate_runs", "plan_items", "scan_runs"]
+__all__ = [
+    "FoundRun",
+    "ITEM_KINDS",
+    "JOINING",
+    "LabelOptions",
+    "LabellingError",
+    "ORDERS",
+    "Plan",
+    "PlanItem",
+    "RunSource",
+    "check_rater",
+    "check_session",
+    "duplicate_runs",
+    "plan_items",
+    "scan_runs",
+]
 
 ITEM_KINDS = ("all", "scores", "pairs")
 ORDERS = ("plan", "shuffled")
@@ -56,8 +69,9 @@ class LabellingError(ValueError):
 def check_session(name: str) -> str:
     """A session name: letters, digits, ``.``, ``_`` and ``-``, at most 64, not starting with a dot."""
     if not SESSION_NAME.match(name):
-        raise LabellingError(f"session name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-', "
-                             "starting with a letter or digit")
+        raise LabellingError(
+            f"session name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
     return name
 
 
@@ -94,8 +108,10 @@ class LabelOptions:
             other = same_name(name, self.raters[:number])
             if other not in (None, name):
                 apart = spelled(other, name)
-                raise LabellingError(f"raters {other!r} and {name!r} look alike ({COMPARED}"
-                                     f"{'; ' + apart if apart else ''}): give each person one name")
+                raise LabellingError(
+                    f"raters {other!r} and {name!r} look alike ({COMPARED}"
+                    f"{'; ' + apart if apart else ''}): give each person one name"
+                )
         if self.items not in ITEM_KINDS:
             raise LabellingError(f"items must be one of {', '.join(ITEM_KINDS)}, not {self.items!r}")
         if self.order is not None and self.order not in ORDERS:
@@ -138,13 +154,25 @@ class PlanItem:
         return (self.runs[1], self.runs[0]) if self.flipped else (self.runs[0], self.runs[1])
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "task": self.task, "id": self.sample_id, "epoch": self.epoch,
-                "runs": list(self.runs), "flipped": self.flipped}
+        return {
+            "kind": self.kind,
+            "task": self.task,
+            "id": self.sample_id,
+            "epoch": self.epoch,
+            "runs": list(self.runs),
+            "flipped": self.flipped,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PlanItem:
-        return cls(str(data["kind"]), str(data["task"]), str(data["id"]), int(data["epoch"]),
-                   tuple(str(r) for r in data["runs"]), bool(data.get("flipped", False)))
+        return cls(
+            str(data["kind"]),
+            str(data["task"]),
+            str(data["id"]),
+            int(data["epoch"]),
+            tuple(str(r) for r in data["runs"]),
+            bool(data.get("flipped", False)),
+        )
 
 
 @dataclass(frozen=True)
@@ -195,10 +223,17 @@ class Plan:
     joining: str | None = None  # `JOINING`, decided when the session is planned (None: a plan made before it was kept)
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": PLAN_FORMAT, "session": self.session, "seed": self.seed, "created_at": self.created_at,
-                "items_kind": self.kinds, "order": self.order,
-                **({"joining": self.joining} if self.joining is not None else {}), "runs": self.runs,
-                "items": [item.to_json() for item in self.items]}
+        return {
+            "format": PLAN_FORMAT,
+            "session": self.session,
+            "seed": self.seed,
+            "created_at": self.created_at,
+            "items_kind": self.kinds,
+            "order": self.order,
+            **({"joining": self.joining} if self.joining is not None else {}),
+            "runs": self.runs,
+            "items": [item.to_json() for item in self.items],
+        }
 
     def order_of(self, rater: str) -> list[int]:
         """The positions in the order `rater` works through them."""
@@ -216,12 +251,20 @@ class Plan:
             joining = data.get("joining")
             if joining is not None and joining not in JOINING:
                 raise ValueError(f"joining is {joining!r}, not one of {', '.join(JOINING)}")
-            return cls(str(data["session"]), int(data["seed"]), str(data["created_at"]), str(data["items_kind"]),
-                       {str(k): str(v) for k, v in data["runs"].items()},
-                       [PlanItem.from_json(item) for item in data["items"]], str(data.get("order", "plan")), joining)
+            return cls(
+                str(data["session"]),
+                int(data["seed"]),
+                str(data["created_at"]),
+                str(data["items_kind"]),
+                {str(k): str(v) for k, v in data["runs"].items()},
+                [PlanItem.from_json(item) for item in data["items"]],
+                str(data.get("order", "plan")),
+                joining,
+            )
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise LabellingError(f"{path}: not a readable labelling plan ({exc}); move it away to plan the "
-                                 "session afresh") from None
+            raise LabellingError(
+                f"{path}: not a readable labelling plan ({exc}); move it away to plan the session afresh"
+            ) from None
 
     def write(self, path: Path) -> Plan:
         """Write the plan unless one is there already (another process was quicker): return the one kept."""
@@ -275,6 +318,7 @@ def duplicate_runs(runs: dict[str, FoundRun]) -> set[str]:
         if source and (Path(source).name in names or _resolved(Path(source)) in paths):
             out.add(run.run_id)
     return out
+
 
 def _resolved(path: Path) -> Path | None:
     try:

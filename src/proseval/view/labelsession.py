@@ -12,7 +12,6 @@ rater named then) and kept in its plan (`joinable`): only an explicit reopen (`L
 ``proseval view --reopen``) opens a closed one, and the plan keeps that too.
 """
 
-
 from __future__ import annotations
 
 import hashlib
@@ -48,13 +47,30 @@ from .labelstore import LabelStore
 from .raters import Raters
 from .runs import pretty
 
-__all__ = ["DEFAULT_CRITERION", "TEN_KEY", "Forms", "Point", "Question", "Records", "Session", "Shown", "joinable",
-           "number_key", "parse_values", "question_title", "scale_points"]
+__all__ = [
+    "DEFAULT_CRITERION",
+    "TEN_KEY",
+    "Forms",
+    "Point",
+    "Question",
+    "Records",
+    "Session",
+    "Shown",
+    "joinable",
+    "number_key",
+    "parse_values",
+    "question_title",
+    "scale_points",
+]
 
 MAX_POINTS = 11  # a scale of more points is a number field instead of buttons
-DEFAULT_CRITERION = LabelCriterion("overall", "The answer as a whole: how well it does what the task asks.", 1, 10,
-                                   title="How good is the answer as a whole (1-10)?")
-
+DEFAULT_CRITERION = LabelCriterion(
+    "overall",
+    "The answer as a whole: how well it does what the task asks.",
+    1,
+    10,
+    title="How good is the answer as a whole (1-10)?",
+)
 
 
 class Records:
@@ -105,8 +121,9 @@ class Forms:
         if entry is not None and entry.labelling is not None:
             form = entry.labelling(record)
             if not isinstance(form, LabelForm):
-                raise TypeError(f"the labelling hook of task {header.task} returned {type(form).__name__}, "
-                                "not a LabelForm")
+                raise TypeError(
+                    f"the labelling hook of task {header.task} returned {type(form).__name__}, not a LabelForm"
+                )
             if not form.criteria:
                 form = replace(form, criteria=[self.default_criterion(header, record)])
         else:
@@ -137,9 +154,13 @@ class Forms:
         low, high = first.scale.low, first.scale.high
         if not (float(low).is_integer() and float(high).is_integer()):
             return DEFAULT_CRITERION
-        return LabelCriterion(first.criterion, f"the judge's verdict {first.criterion!r}, "
-                              f"{first.scale.describe()}", int(low), int(high),
-                              title=_fallback_title(int(low), int(high)))
+        return LabelCriterion(
+            first.criterion,
+            f"the judge's verdict {first.criterion!r}, {first.scale.describe()}",
+            int(low),
+            int(high),
+            title=_fallback_title(int(low), int(high)),
+        )
 
 
 def _fallback_title(low: int, high: int) -> str:
@@ -166,8 +187,10 @@ def _check_form(task: str, form: LabelForm) -> None:
         if not criterion.name.strip():
             raise ValueError(f"the labelling form of task {task} has a criterion without a name")
         if not (isinstance(criterion.low, int) and isinstance(criterion.high, int) and criterion.low < criterion.high):
-            raise ValueError(f"the labelling form of task {task}: criterion {criterion.name!r} needs whole "
-                             f"numbers low < high (got {criterion.low!r}..{criterion.high!r})")
+            raise ValueError(
+                f"the labelling form of task {task}: criterion {criterion.name!r} needs whole "
+                f"numbers low < high (got {criterion.low!r}..{criterion.high!r})"
+            )
     if form.texts is not None and len(form.texts) != 2:
         raise ValueError(f"the labelling form of task {task}: texts must be two texts")
 
@@ -293,14 +316,20 @@ class Session:
             if plan.session != self.name:
                 raise LabellingError(f"{self.plan_path} is the plan of session {plan.session!r}, not {self.name!r}")
             if self.options.seed is not None and self.options.seed != plan.seed:
-                raise LabellingError(f"session {self.name!r} was planned with seed {plan.seed} "
-                                     f"({self.plan_path}); leave --seed out to continue it, or name a new session")
+                raise LabellingError(
+                    f"session {self.name!r} was planned with seed {plan.seed} "
+                    f"({self.plan_path}); leave --seed out to continue it, or name a new session"
+                )
             if self.options.items != "all" and self.options.items != plan.kinds:
-                raise LabellingError(f"session {self.name!r} was planned with items {plan.kinds!r}; leave "
-                                     "--label-items out to continue it, or name a new session")
+                raise LabellingError(
+                    f"session {self.name!r} was planned with items {plan.kinds!r}; leave "
+                    "--label-items out to continue it, or name a new session"
+                )
             if self.options.order is not None and self.options.order != plan.order:
-                raise LabellingError(f"session {self.name!r} was planned with order {plan.order!r}; leave "
-                                     "--label-order out to continue it, or name a new session")
+                raise LabellingError(
+                    f"session {self.name!r} was planned with order {plan.order!r}; leave "
+                    "--label-order out to continue it, or name a new session"
+                )
             return plan
         seed = self.options.seed if self.options.seed is not None else secrets.randbelow(2**31)
         repeated = duplicate_runs(self._runs)
@@ -309,8 +338,16 @@ class Session:
         if not items:
             raise LabellingError(f"nothing to label: no finished sample in the run folders under {self.root}")
         seen = {run_id: run.name for run_id, run in sorted(self._runs.items())}  # planned or not (re-scores)
-        plan = Plan(self.name, seed, datetime.now(timezone.utc).isoformat(timespec="seconds"), self.options.items,
-                    seen, items, self.options.order or "plan", joining)
+        plan = Plan(
+            self.name,
+            seed,
+            datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            self.options.items,
+            seen,
+            items,
+            self.options.order or "plan",
+            joining,
+        )
         return plan.write(self.plan_path)
 
     def _open_raters(self) -> Raters:
@@ -415,8 +452,9 @@ class Session:
             first, second = (pretty(t) for t in form.texts)
             a, b = (second, first) if item.flipped else (first, second)
             panels = [("Text A", a), ("Text B", b)]
-        questions = [self._question(i, c, item, form) for i, c in enumerate(form.criteria)
-                     if c.paired or item.kind != "pair"]
+        questions = [
+            self._question(i, c, item, form) for i, c in enumerate(form.criteria) if c.paired or item.kind != "pair"
+        ]
         return Shown(item, form, panels, questions, self._previous(item, form, rater))
 
     @staticmethod
@@ -441,8 +479,9 @@ class Session:
                 found[index] = f"{label.score:g}"
             elif item.kind == "pair" and label.preference is not None:
                 same = (label.a, label.b) == item.sides
-                found[index] = label.preference if same or label.preference == "tie" else (
-                    "B" if label.preference == "A" else "A")
+                found[index] = (
+                    label.preference if same or label.preference == "tie" else ("B" if label.preference == "A" else "A")
+                )
             elif item.kind == "compare" and label.score is not None:
                 side = "tie"
                 if label.score == criterion.high:
@@ -455,8 +494,14 @@ class Session:
     def labels_of(self, shown: Shown, rater: str, values: dict[int, str], comment: str | None) -> list[Label]:
         item = shown.item
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        common: dict[str, Any] = {"sample_id": item.sample_id, "epoch": item.epoch, "rater": rater,
-                                  "comment": comment, "labelled_at": now, "session": self.name}
+        common: dict[str, Any] = {
+            "sample_id": item.sample_id,
+            "epoch": item.epoch,
+            "rater": rater,
+            "comment": comment,
+            "labelled_at": now,
+            "session": self.name,
+        }
         labels = []
         for question in shown.questions:
             value, criterion = values[question.index], question.criterion
@@ -464,12 +509,16 @@ class Session:
                 labels.append(Label(run=item.runs[0], criterion=criterion.name, score=int(value), **common))
             elif item.kind == "pair":
                 a, b = item.sides
-                labels.append(Label.model_validate({"a": a, "b": b, "criterion": criterion.name, "preference": value,
-                                                    **common}))  # the answer as given: the label checks it
+                labels.append(
+                    Label.model_validate({"a": a, "b": b, "criterion": criterion.name, "preference": value, **common})
+                )  # the answer as given: the label checks it
             else:
                 first = "B" if item.flipped else "A"  # the side the record's first text is on
-                score = (criterion.low + criterion.high) / 2 if value == "tie" else (
-                    criterion.high if value == first else criterion.low)
+                score = (
+                    (criterion.low + criterion.high) / 2
+                    if value == "tie"
+                    else (criterion.high if value == first else criterion.low)
+                )
                 labels.append(Label(run=item.runs[0], criterion=criterion.name, score=score, **common))
         return labels
 

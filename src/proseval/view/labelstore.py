@@ -76,7 +76,7 @@ class LabelStore:
                 raw = file.read() if end is None else file.read(end - self._read)
         except FileNotFoundError:
             return
-        complete = raw[:raw.rfind(b"\n") + 1]
+        complete = raw[: raw.rfind(b"\n") + 1]
         for line in complete.split(b"\n"):
             if line.strip():
                 self._line(line)

@@ -26,8 +26,10 @@ import icu  # PyICU ships no type information (pyproject.toml: [[tool.mypy.overr
 __all__ = ["COMPARED", "Raters", "canonical", "look_alike", "same_name", "skeleton", "spelled"]
 
 RATERS_FORMAT = 1
-COMPARED = ("names are compared as they look: case, width and spacing aside, and letters of other alphabets that "
-            "look the same, as Unicode's confusables data has them")
+COMPARED = (
+    "names are compared as they look: case, width and spacing aside, and letters of other alphabets that "
+    "look the same, as Unicode's confusables data has them"
+)
 _SPOOF = icu.SpoofChecker()
 _SPOOF_LOCK = threading.Lock()  # one checker, shared by the server's threads
 
@@ -81,8 +83,9 @@ def spelled(name: str, other: str) -> str:
     for word, against in ((name, other), (other, name)):
         odd = [c for c in dict.fromkeys(word) if not c.isascii() and c not in against]
         if odd:
-            parts.append(f"{word} has " + ", ".join(f"{c} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed')})"
-                                                    for c in odd))
+            parts.append(
+                f"{word} has " + ", ".join(f"{c} (U+{ord(c):04X} {unicodedata.name(c, 'unnamed')})" for c in odd)
+            )
     return "; ".join(parts)
 
 
@@ -115,8 +118,10 @@ class Raters:
                     new.append(name)
                 elif holder != name:
                     apart = spelled(name, holder)
-                    raise ValueError(f"rater {name!r} looks like {holder!r}, a rater of this session ({self.path}; "
-                                     f"{COMPARED}{'; ' + apart if apart else ''})")
+                    raise ValueError(
+                        f"rater {name!r} looks like {holder!r}, a rater of this session ({self.path}; "
+                        f"{COMPARED}{'; ' + apart if apart else ''})"
+                    )
             return self._give(new)
 
     def __contains__(self, name: str) -> bool:

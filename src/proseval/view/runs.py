@@ -95,8 +95,12 @@ def counts(info: RunInfo, cache: IndexCache) -> dict[str, int]:
     else from the records (summaries are cached and extended as the file grows)."""
     if info.results is not None and info.status != "running":
         c = info.results.counts
-        return {"finished": c.finished, "scored": c.finished - c.failed - c.unscored,
-                "unscored": c.unscored, "failed": c.failed}
+        return {
+            "finished": c.finished,
+            "scored": c.finished - c.failed - c.unscored,
+            "unscored": c.unscored,
+            "failed": c.failed,
+        }
     return tally(cache.get(info.path / SAMPLES).summary_list())
 
 

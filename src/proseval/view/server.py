@@ -50,13 +50,23 @@ def listen(host: str, port: int) -> list[socket.socket]:
             sock.close()
         if exc.errno == errno.EADDRINUSE:
             raise ListenError(f"port {port} on {host} is in use ({exc.strerror}); choose another with --port") from None
-        raise ListenError(f"cannot listen on port {port} on {host} ({exc.strerror}); choose another --host or "
-                          "--port") from None
+        raise ListenError(
+            f"cannot listen on port {port} on {host} ({exc.strerror}); choose another --host or --port"
+        ) from None
     return sockets
 
 
-def serve(runs_dir: Path, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,
-          open_browser: bool = False, announce=print, warn=print, labelling: LabelOptions | None = None) -> None:
+def serve(
+    runs_dir: Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    token: str | None = None,
+    open_browser: bool = False,
+    announce=print,
+    warn=print,
+    labelling: LabelOptions | None = None,
+) -> None:
     """Run the viewer until interrupted. A host other than loopback gets a token (generated when
     not given); `create_app` refuses to serve one without. A port in use raises `ListenError`
     before anything is announced; `warn` says that a session closed to joining was reopened."""

@@ -35,5 +35,6 @@ def c3ebench_construct(params: ConstructParams):
     return construct_task(params)
 
 
-kit.command_group("c3ebench", "proseval.benchmarks.c3ebench.cli:app",
-                  summary="C3EBench tools: build items from your own texts.")
+kit.command_group(
+    "c3ebench", "proseval.benchmarks.c3ebench.cli:app", summary="C3EBench tools: build items from your own texts."
+)

@@ -28,12 +28,22 @@ SEGMENT_MIN, SEGMENT_MAX = 0.20, 0.50
 QUERY_LIMIT = {"expand": 300, "end2end": 100}  # words (EN); Chinese counts characters at twice these
 LEAK_WORDS_EN = 8  # a run of this many words of the hidden passage in a critique reveals it
 LEAK_CHARS_ZH = 12
-REVEALING_TERMS = ("the reference", "reference text", "reference passage", "original passage", "original text",
-                   "human-written", "参考答案", "参考文本", "原文", "标准答案")
+REVEALING_TERMS = (
+    "the reference",
+    "reference text",
+    "reference passage",
+    "original passage",
+    "original text",
+    "human-written",
+    "参考答案",
+    "参考文本",
+    "原文",
+    "标准答案",
+)
 
 INSTRUCTIONS = {
     ("cloze", "en"): "Fill in the passage missing at the gap in the article below, so that the article reads as "
-                     "one coherent text.",
+    "one coherent text.",
     ("cloze", "zh"): "请补写下面文章中空缺处缺失的段落，使全文连贯完整。",
     ("edit", "en"): "Revise the draft according to the critique.",
     ("edit", "zh"): "请根据点评修改初稿。",
@@ -105,7 +115,7 @@ def split_text(text: str, segment: str) -> tuple[str, str, str]:
     position = text.find(segment)
     if position < 0:
         raise ValueError("the passage does not occur verbatim in the text")
-    parts = (text[:position], segment, text[position + len(segment):])
+    parts = (text[:position], segment, text[position + len(segment) :])
     if "".join(parts) != text:  # cannot happen with str.find; kept as the construction's own guarantee
         raise ValueError("the split does not reassemble to the text")
     return parts
@@ -129,9 +139,9 @@ def check_draft(draft: str, passage: str) -> str | None:
 def _shingles(text: str, language: str) -> set[str]:
     if language == "zh":
         chars = re.sub(r"\s+", "", text)
-        return {chars[i:i + LEAK_CHARS_ZH] for i in range(len(chars) - LEAK_CHARS_ZH + 1)}
+        return {chars[i : i + LEAK_CHARS_ZH] for i in range(len(chars) - LEAK_CHARS_ZH + 1)}
     words = re.findall(r"\w+", text.lower())
-    return {" ".join(words[i:i + LEAK_WORDS_EN]) for i in range(len(words) - LEAK_WORDS_EN + 1)}
+    return {" ".join(words[i : i + LEAK_WORDS_EN]) for i in range(len(words) - LEAK_WORDS_EN + 1)}
 
 
 def check_critique(critique: str, passage: str, draft: str, language: str) -> str | None:
@@ -176,12 +186,20 @@ def item_id(task: TaskName, text: SourceText) -> str:
     return f"{OFFICIAL_TASK_TYPE[task]}_{text.language}_{text.id}"
 
 
-def _record(task: TaskName, text: SourceText, instruction: str, fields: Mapping[str, str],
-            reference: str) -> dict[str, Any]:
+def _record(
+    task: TaskName, text: SourceText, instruction: str, fields: Mapping[str, str], reference: str
+) -> dict[str, Any]:
     task_type = OFFICIAL_TASK_TYPE[task]
-    return {"infer_id": item_id(task, text), "task_type": task_type, "sub_task": text.genre,
-            "instruction": instruction, "input": dict(fields), "reference": reference, "language": text.language,
-            "meta": {"source_id": text.id, "constructed": True}}
+    return {
+        "infer_id": item_id(task, text),
+        "task_type": task_type,
+        "sub_task": text.genre,
+        "instruction": instruction,
+        "input": dict(fields),
+        "reference": reference,
+        "language": text.language,
+        "meta": {"source_id": text.id, "constructed": True},
+    }
 
 
 def cloze_item(text: SourceText, prefix: str, passage: str, suffix: str) -> dict[str, Any]:
@@ -189,8 +207,9 @@ def cloze_item(text: SourceText, prefix: str, passage: str, suffix: str) -> dict
 
 
 def edit_item(text: SourceText, draft: str, critique: str, passage: str) -> dict[str, Any]:
-    return _record("edit", text, INSTRUCTIONS[("edit", text.language)], {"content": draft, "critique": critique},
-                   passage)
+    return _record(
+        "edit", text, INSTRUCTIONS[("edit", text.language)], {"content": draft, "critique": critique}, passage
+    )
 
 
 def brief_item(task: TaskName, text: SourceText, brief: Mapping[str, Any]) -> dict[str, Any]:

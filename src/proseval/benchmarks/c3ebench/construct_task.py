@@ -33,44 +33,64 @@ from proseval.kit import (
 BUILDER_CONFIG = GenerateConfig(temperature=0.0, max_tokens=4096)
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
 
-_BRIEF = ("Below is a finished text written by a professional. Work out the writing request it answers. Reply "
-          "with one JSON object and nothing else, with these string fields:\n"
-          '- "genre": the kind of text (e.g. op-ed, report, short story, speech);\n'
-          '- "brief": two or three sentences on what the text says;\n'
-          "{structure_field}"
-          '- "audience": who it is written for, and in what tone;\n'
-          '- "word": its length in words (Chinese: characters), as a number or a range such as "800-1000";\n'
-          '- "query": the request a client would give a writer to obtain such a text, in {language}, at most '
-          "{limit} words{query_note}. Do not quote the text.\n\nText:\n{text}")
+_BRIEF = (
+    "Below is a finished text written by a professional. Work out the writing request it answers. Reply "
+    "with one JSON object and nothing else, with these string fields:\n"
+    '- "genre": the kind of text (e.g. op-ed, report, short story, speech);\n'
+    '- "brief": two or three sentences on what the text says;\n'
+    "{structure_field}"
+    '- "audience": who it is written for, and in what tone;\n'
+    '- "word": its length in words (Chinese: characters), as a number or a range such as "800-1000";\n'
+    '- "query": the request a client would give a writer to obtain such a text, in {language}, at most '
+    "{limit} words{query_note}. Do not quote the text.\n\nText:\n{text}"
+)
 
 BUILDER_PROMPTS: dict[str, PromptTemplate] = {
     "builder_brief_expand": PromptTemplate(
-        "builder_brief_expand", _BRIEF.replace("{structure_field}", '- "structure": the plan of the text, section by '
-                                               'section, with the names, dates and figures each part needs;\n')
-        .replace("{query_note}", ", describing the planned structure"),
-        ("text", "language", "limit"), description="Expand: genre, brief, structure, audience, length and request"),
+        "builder_brief_expand",
+        _BRIEF.replace(
+            "{structure_field}",
+            '- "structure": the plan of the text, section by '
+            "section, with the names, dates and figures each part needs;\n",
+        ).replace("{query_note}", ", describing the planned structure"),
+        ("text", "language", "limit"),
+        description="Expand: genre, brief, structure, audience, length and request",
+    ),
     "builder_brief_end2end": PromptTemplate(
-        "builder_brief_end2end", _BRIEF.replace("{structure_field}", "").replace("{query_note}", ""),
-        ("text", "language", "limit"), description="End2End: genre, brief, audience, length and request"),
+        "builder_brief_end2end",
+        _BRIEF.replace("{structure_field}", "").replace("{query_note}", ""),
+        ("text", "language", "limit"),
+        description="End2End: genre, brief, audience, length and request",
+    ),
     "builder_segment": PromptTemplate(
-        "builder_segment", "Choose one contiguous passage of the text below that carries weight in it (an "
+        "builder_segment",
+        "Choose one contiguous passage of the text below that carries weight in it (an "
         "argument, a turn of the story, a key description) and is between one fifth and one half of the text's "
         "length. Copy it exactly, character for character, including punctuation and line breaks. Reply with one "
-        'JSON object and nothing else: {"passage": "..."}\n\nText:\n{text}', ("text",),
-        description="Cloze and Edit: pick the passage that will be hidden"),
+        'JSON object and nothing else: {"passage": "..."}\n\nText:\n{text}',
+        ("text",),
+        description="Cloze and Edit: pick the passage that will be hidden",
+    ),
     "builder_fill": PromptTemplate(
-        "builder_fill", "A passage is missing from the article below at the place marked [fill in the blank]. "
+        "builder_fill",
+        "A passage is missing from the article below at the place marked [fill in the blank]. "
         "Write that passage, about {length} long, so that the article reads as one text. Reply with the passage "
-        "only.\n\n{article}", ("article", "length"), description="Edit: the draft (a model's fill of the gap)"),
+        "only.\n\n{article}",
+        ("article", "length"),
+        description="Edit: the draft (a model's fill of the gap)",
+    ),
     "builder_critique": PromptTemplate(
-        "builder_critique", "You are an editor. A writer filled a gap in an article with the DRAFT below. You also "
+        "builder_critique",
+        "You are an editor. A writer filled a gap in an article with the DRAFT below. You also "
         "have the author's own passage for that gap (HIDDEN), which the writer will never see. Compare them and "
         "write a diagnosis of the draft's problems with concrete revision advice (at most 300 words, in "
         "{language}), such that a writer following it would move toward the quality of the hidden passage. Do "
         "not quote the hidden passage, do not mention that it exists, and do not call it a reference or an "
         "original. Reply with the critique only.\n\nARTICLE WITH GAP:\n{article}\n\nDRAFT:\n{draft}\n\n"
-        "HIDDEN:\n{passage}", ("article", "draft", "passage", "language"),
-        description="Edit: the critique of the draft, which must not reveal the hidden passage"),
+        "HIDDEN:\n{passage}",
+        ("article", "draft", "passage", "language"),
+        description="Edit: the critique of the draft, which must not reveal the hidden passage",
+    ),
 }
 
 
@@ -78,6 +98,7 @@ def _parse_brief(task: str, language: str) -> Callable[[str], tuple[Any, str | N
     def parse(text: str) -> tuple[Any, str | None]:
         value = extract_json(text).value
         return value, build.check_brief(value, task, language)
+
     return parse
 
 
@@ -89,20 +110,27 @@ def _parse_segment(source: str) -> Callable[[str], tuple[str, str | None]]:
             return "", 'no {"passage": ...} object in the builder\'s answer'
         passage = passage.strip()
         return passage, build.check_segment(source, passage)
+
     return parse
 
 
 def _parse_text(check: Callable[[str], str | None]) -> Callable[[str], tuple[str, str | None]]:
     """A plain-text answer (reasoning removed) and why `check` rejects it."""
+
     def parse(text: str) -> tuple[str, str | None]:
         answer = strip_reasoning(text).text.strip()
         return answer, check(answer)
+
     return parse
 
 
 def _strings(*keys: str) -> dict[str, Any]:
-    return {"type": "object", "properties": {key: {"type": "string"} for key in keys}, "required": list(keys),
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {key: {"type": "string"} for key in keys},
+        "required": list(keys),
+        "additionalProperties": False,
+    }
 
 
 # The shape of each JSON-answering step, for --structured.
@@ -123,41 +151,58 @@ class _Builder:
     def __init__(self, ctx: SampleContext, params: ConstructParams):
         self.ctx, self.params = ctx, params
 
-    async def ask(self, name: str, values: dict[str, Any], parse: Callable[[str], tuple[Any, str | None]]
-                  ) -> tuple[Any, str | None]:
+    async def ask(
+        self, name: str, values: dict[str, Any], parse: Callable[[str], tuple[Any, str | None]]
+    ) -> tuple[Any, str | None]:
         """The first answer that passes its check, else the last answer and the reason it failed."""
         messages = [{"role": "user", "content": self.ctx.prompt(name).render(**values)}]
-        config = ({"response_format": json_schema_format(name, SCHEMAS[name])}
-                  if self.params.structured and name in SCHEMAS else None)
-        asked = await ask_until(self.ctx, "builder", messages, parse, lambda r: r[1] is None,
-                                attempts=self.params.builder_attempts, turn=name, config=config)
+        config = (
+            {"response_format": json_schema_format(name, SCHEMAS[name])}
+            if self.params.structured and name in SCHEMAS
+            else None
+        )
+        asked = await ask_until(
+            self.ctx,
+            "builder",
+            messages,
+            parse,
+            lambda r: r[1] is None,
+            attempts=self.params.builder_attempts,
+            turn=name,
+            config=config,
+        )
         if asked.error is not None:
             raise asked.error  # a failed request: the text's sample fails and can be retried
         assert asked.last is not None
         return asked.last
 
 
-async def _brief_item(builder: _Builder, task: TaskName,
-                      text: build.SourceText) -> tuple[dict[str, Any] | None, str | None]:
+async def _brief_item(
+    builder: _Builder, task: TaskName, text: build.SourceText
+) -> tuple[dict[str, Any] | None, str | None]:
     """The Expand or End2End item of `text`, or why it failed."""
     values = {"text": text.text, "language": LANGUAGE_NAMES[text.language], "limit": build.QUERY_LIMIT[task]}
     brief, reason = await builder.ask(f"builder_brief_{task}", values, _parse_brief(task, text.language))
     return (build.brief_item(task, text, brief), None) if reason is None else (None, reason)
 
 
-async def _edit_item(builder: _Builder, text: build.SourceText, prefix: str, passage: str, suffix: str
-                     ) -> tuple[dict[str, Any] | None, str | None]:
+async def _edit_item(
+    builder: _Builder, text: build.SourceText, prefix: str, passage: str, suffix: str
+) -> tuple[dict[str, Any] | None, str | None]:
     """The Edit item of `text`: a model's fill of the gap (the draft), then a critique that hides the passage."""
     article = build.masked(prefix, suffix)
-    draft, reason = await builder.ask("builder_fill", {"article": article,
-                                                       "length": _length_hint(passage, text.language)},
-                                      _parse_text(lambda answer: build.check_draft(answer, passage)))
+    draft, reason = await builder.ask(
+        "builder_fill",
+        {"article": article, "length": _length_hint(passage, text.language)},
+        _parse_text(lambda answer: build.check_draft(answer, passage)),
+    )
     if reason is not None:
         return None, reason
     critique, reason = await builder.ask(
-        "builder_critique", {"article": article, "draft": draft, "passage": passage,
-                             "language": LANGUAGE_NAMES[text.language]},
-        _parse_text(lambda answer: build.check_critique(answer, passage, draft, text.language)))
+        "builder_critique",
+        {"article": article, "draft": draft, "passage": passage, "language": LANGUAGE_NAMES[text.language]},
+        _parse_text(lambda answer: build.check_critique(answer, passage, draft, text.language)),
+    )
     if reason is not None:
         return None, reason
     return build.edit_item(text, draft, critique, passage), None
@@ -168,10 +213,15 @@ def construct_task(params: ConstructParams) -> Task:
     texts = build.read_texts(path.read_bytes(), str(path), params.task)
 
     def dataset() -> list[Sample]:
-        return [Sample(id=f"construct/{t.id}", input=t.text[:200],
-                       target={"id": t.id, "text": t.text, "language": t.language, "genre": t.genre,
-                               "tasks": list(t.tasks)}, metadata={"language": t.language})
-                for t in texts]
+        return [
+            Sample(
+                id=f"construct/{t.id}",
+                input=t.text[:200],
+                target={"id": t.id, "text": t.text, "language": t.language, "genre": t.genre, "tasks": list(t.tasks)},
+                metadata={"language": t.language},
+            )
+            for t in texts
+        ]
 
     async def protocol(sample: Sample, ctx: SampleContext) -> State:
         text = build.SourceText(**{**sample.target, "tasks": tuple(sample.target["tasks"])})
@@ -208,6 +258,14 @@ def construct_task(params: ConstructParams) -> Task:
         wanted = len(sample.target["tasks"])
         return {"built": Score(value=len(state.metadata.get("items", [])) / wanted)}
 
-    return Task(name="c3ebench-construct", version="1", dataset=dataset, protocol=protocol, scorers=[built],
-                roles_required=("builder",), role_configs={"builder": BUILDER_CONFIG},
-                dataset_source={"source": str(path), "texts": len(texts)}, prompts=dict(BUILDER_PROMPTS))
+    return Task(
+        name="c3ebench-construct",
+        version="1",
+        dataset=dataset,
+        protocol=protocol,
+        scorers=[built],
+        roles_required=("builder",),
+        role_configs={"builder": BUILDER_CONFIG},
+        dataset_source={"source": str(path), "texts": len(texts)},
+        prompts=dict(BUILDER_PROMPTS),
+    )

@@ -3,7 +3,7 @@ states it (a 1-10 judge score, the human reference worth 6)."""
 
 METRICS = {
     "c3e": "judge score 1-10 of the candidate text against the human reference (reference = 6); an empty "
-           "answer gets 1 without a judge call",
+    "answer gets 1 without a judge call",
 }
 
 CONSTRUCT_METRICS = {

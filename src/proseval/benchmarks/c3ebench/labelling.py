@@ -13,5 +13,6 @@ from proseval.kit.views import LabelForm
 
 def label_form(record: dict[str, Any]) -> LabelForm:
     # the judge's verdict, named as its ratings name it
-    return judge_form(record, METRIC, "Which candidate text is better?",
-                      "How good is the candidate text, on the rubric below (1-10)?")
+    return judge_form(
+        record, METRIC, "Which candidate text is better?", "How good is the candidate text, on the rubric below (1-10)?"
+    )

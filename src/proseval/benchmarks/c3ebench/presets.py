@@ -11,6 +11,6 @@ PRESETS = {
         params={"compat": "official", "budget": "reference", "judge_attempts": 1},
         gen={"candidate": {"temperature": 0.7}, "judge": {"temperature": 0.0, "max_tokens": 1000, "timeout": 120}},
         notes="the official judge is gpt-5.2-2025-12-11 (bind it with --role judge=...); the official rubric texts "
-              "are not shipped: pass them with --prompt judge_{task}_{lang}=FILE",
+        "are not shipped: pass them with --prompt judge_{task}_{lang}=FILE",
     ),
 }

@@ -32,13 +32,23 @@ def _row(labels: dict[str, str], samples: list[ScoredSample]) -> dict[str, Any]:
             official.append(float(kept))
     # one score has no spread to resample: no interval (the cell shows a dash and n = 1)
     low, high = bootstrap_ci(values)
-    return {**labels, "mean": sum(values) / len(values) if values else None, "ci_low": low, "ci_high": high,
-            "n_scored": len(values), "n_unscored": unscored, "n_failed": failed, "n_empty": empty,
-            "official_mean": sum(official) / len(official) if official else None, "official_n": len(official)}
+    return {
+        **labels,
+        "mean": sum(values) / len(values) if values else None,
+        "ci_low": low,
+        "ci_high": high,
+        "n_scored": len(values),
+        "n_unscored": unscored,
+        "n_failed": failed,
+        "n_empty": empty,
+        "official_mean": sum(official) / len(official) if official else None,
+        "official_n": len(official),
+    }
 
 
-def _grouped(samples: Iterable[ScoredSample], key: Callable[[ScoredSample], tuple[str, ...]],
-             names: tuple[str, ...]) -> list[dict[str, Any]]:
+def _grouped(
+    samples: Iterable[ScoredSample], key: Callable[[ScoredSample], tuple[str, ...]], names: tuple[str, ...]
+) -> list[dict[str, Any]]:
     groups: dict[tuple[str, ...], list[ScoredSample]] = {}
     for sample in samples:
         groups.setdefault(key(sample), []).append(sample)
@@ -48,12 +58,17 @@ def _grouped(samples: Iterable[ScoredSample], key: Callable[[ScoredSample], tupl
 def _cost(labels: dict[str, str], samples: list[ScoredSample]) -> dict[str, Any]:
     """Judge calls and each role's tokens, per item (means over every finished item, failed ones included)."""
     n = len(samples)
-    calls = sum(int((s.scores.get(METRIC).metadata if s.scores.get(METRIC) else {}).get("judge_calls", 0))
-                for s in samples)
+    calls = sum(
+        int((s.scores.get(METRIC).metadata if s.scores.get(METRIC) else {}).get("judge_calls", 0)) for s in samples
+    )
     roles = sorted({role for s in samples for role in s.usage})
-    tokens = {role: {"prompt": sum(s.usage[role].prompt_tokens for s in samples if role in s.usage) / n,
-                     "completion": sum(s.usage[role].completion_tokens for s in samples if role in s.usage) / n}
-              for role in roles}
+    tokens = {
+        role: {
+            "prompt": sum(s.usage[role].prompt_tokens for s in samples if role in s.usage) / n,
+            "completion": sum(s.usage[role].completion_tokens for s in samples if role in s.usage) / n,
+        }
+        for role in roles
+    }
     return {**labels, "n": n, "judge_calls": calls / n, "tokens": tokens}
 
 
@@ -63,6 +78,7 @@ def _task_rank(task: str) -> int:
 
 def summarize(samples: list[ScoredSample]) -> dict[str, Any]:
     """The figures of `results.json` → extra → c3ebench."""
+
     def meta(s: ScoredSample, k: str) -> str:
         return str(s.metadata.get(k, "(none)"))
 
@@ -73,10 +89,16 @@ def summarize(samples: list[ScoredSample]) -> dict[str, Any]:
     genres = _grouped(samples, lambda s: (meta(s, "language"), meta(s, "genre")), ("language", "genre"))
     genres.sort(key=lambda r: (r["language"], -(r["n_scored"] + r["n_unscored"] + r["n_failed"]), r["genre"]))
     known = [s for s in samples if s.metadata.get("reference_source") in ("human", "hybrid")]
-    sources = _grouped(known, lambda s: (meta(s, "language"), meta(s, "task"), meta(s, "reference_source")),
-                       ("language", "task", "reference_source"))
-    sources += _grouped(known, lambda s: (meta(s, "language"), "all", meta(s, "reference_source")),
-                        ("language", "task", "reference_source"))
+    sources = _grouped(
+        known,
+        lambda s: (meta(s, "language"), meta(s, "task"), meta(s, "reference_source")),
+        ("language", "task", "reference_source"),
+    )
+    sources += _grouped(
+        known,
+        lambda s: (meta(s, "language"), "all", meta(s, "reference_source")),
+        ("language", "task", "reference_source"),
+    )
     sources.sort(key=lambda r: (r["language"], _task_rank(r["task"]), r["reference_source"]))
     statuses: dict[str, int] = {}
     for sample in samples:
@@ -90,8 +112,14 @@ def summarize(samples: list[ScoredSample]) -> dict[str, Any]:
     cost.sort(key=lambda r: (_task_rank(r["task"]), r["language"]))
     if samples:
         cost.append(_cost({"task": "all", "language": "all"}, samples))
-    return {"cells": cells, "languages": languages, "genres": genres, "reference_sources": sources,
-            "unscored_by_status": dict(sorted(statuses.items())), "cost_per_item": cost}
+    return {
+        "cells": cells,
+        "languages": languages,
+        "genres": genres,
+        "reference_sources": sources,
+        "unscored_by_status": dict(sorted(statuses.items())),
+        "cost_per_item": cost,
+    }
 
 
 def _fmt(value: float | None) -> str:
@@ -113,28 +141,58 @@ COLUMNS = ("score 1-10", "95% CI", "scored", "unscored", "failed", "empty", "off
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
-    return [_fmt(row["mean"]), _ci(row), str(row["n_scored"]), str(row["n_unscored"]), str(row["n_failed"]),
-            str(row["n_empty"]), _fmt(row["official_mean"])]
+    return [
+        _fmt(row["mean"]),
+        _ci(row),
+        str(row["n_scored"]),
+        str(row["n_unscored"]),
+        str(row["n_failed"]),
+        str(row["n_empty"]),
+        _fmt(row["official_mean"]),
+    ]
 
 
 def tables(summary: dict[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) of each table."""
-    out = [("By task and language (reference = 6)", ["task", "lang", *COLUMNS],
-            [[TASK_LABELS.get(r["task"], r["task"]), r["language"], *_cells(r)] for r in summary["cells"]]),
-           ("By language", ["lang", *COLUMNS], [[r["language"], *_cells(r)] for r in summary["languages"]]),
-           ("By genre", ["lang", "genre", *COLUMNS],
-            [[r["language"], r["genre"], *_cells(r)] for r in summary["genres"]])]
+    out = [
+        (
+            "By task and language (reference = 6)",
+            ["task", "lang", *COLUMNS],
+            [[TASK_LABELS.get(r["task"], r["task"]), r["language"], *_cells(r)] for r in summary["cells"]],
+        ),
+        ("By language", ["lang", *COLUMNS], [[r["language"], *_cells(r)] for r in summary["languages"]]),
+        ("By genre", ["lang", "genre", *COLUMNS], [[r["language"], r["genre"], *_cells(r)] for r in summary["genres"]]),
+    ]
     cost = summary.get("cost_per_item") or []
     roles = sorted({role for row in cost for role in row["tokens"]})
     if cost:
-        out.append(("Calls and tokens per item", ["task", "lang", "items", "judge calls",
-                                                  *[f"{role} tokens in / out" for role in roles]],
-                    [[TASK_LABELS.get(r["task"], r["task"]), r["language"], str(r["n"]), f"{r['judge_calls']:.2f}",
-                      *[_tokens(r["tokens"].get(role)) for role in roles]] for r in cost]))
+        out.append(
+            (
+                "Calls and tokens per item",
+                ["task", "lang", "items", "judge calls", *[f"{role} tokens in / out" for role in roles]],
+                [
+                    [
+                        TASK_LABELS.get(r["task"], r["task"]),
+                        r["language"],
+                        str(r["n"]),
+                        f"{r['judge_calls']:.2f}",
+                        *[_tokens(r["tokens"].get(role)) for role in roles],
+                    ]
+                    for r in cost
+                ],
+            )
+        )
     if summary["reference_sources"]:
-        out.append(("By reference source (human-written vs model-replaced)", ["lang", "task", "reference", *COLUMNS],
-                    [[r["language"], TASK_LABELS.get(r["task"], r["task"]), r["reference_source"], *_cells(r)]
-                     for r in summary["reference_sources"]]))
+        out.append(
+            (
+                "By reference source (human-written vs model-replaced)",
+                ["lang", "task", "reference", *COLUMNS],
+                [
+                    [r["language"], TASK_LABELS.get(r["task"], r["task"]), r["reference_source"], *_cells(r)]
+                    for r in summary["reference_sources"]
+                ],
+            )
+        )
     return out
 
 
@@ -144,10 +202,12 @@ def markdown(summary: dict[str, Any]) -> str:
         lines = [f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         parts.append("\n".join(lines))
-    note = ("\n\nscored: judged 1-10 (an empty answer scores 1 without a judge call); unscored: the judge's answer "
-            "was unusable after every re-ask; failed: the candidate request failed; official mean: the mean the "
-            "official aggregation would report (unreadable answers and scores that are not JSON numbers, such as "
-            "\"7\" or [7], silently dropped).\n")
+    note = (
+        "\n\nscored: judged 1-10 (an empty answer scores 1 without a judge call); unscored: the judge's answer "
+        "was unusable after every re-ask; failed: the candidate request failed; official mean: the mean the "
+        "official aggregation would report (unreadable answers and scores that are not JSON numbers, such as "
+        '"7" or [7], silently dropped).\n'
+    )
     return "# C3EBench results\n\n" + "\n\n".join(parts) + note
 
 

@@ -25,7 +25,14 @@ def sample_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     output = (record.get("state") or {}).get("output")
     if draft is None or not isinstance(output, str) or not output.strip() or output == draft:
         return []
-    return [kit.views.ViewBlock("diff", "Draft → revision", {
-        "segments": kit.views.word_diff(draft, output),
-        "note": "Word differences from the draft to the output: removed words struck through on red, "
-                "added words on green."})]
+    return [
+        kit.views.ViewBlock(
+            "diff",
+            "Draft → revision",
+            {
+                "segments": kit.views.word_diff(draft, output),
+                "note": "Word differences from the draft to the output: removed words struck through on red, "
+                "added words on green.",
+            },
+        )
+    ]

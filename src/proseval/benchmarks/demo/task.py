@@ -9,8 +9,8 @@ from proseval.kit import (
     GenerateConfig,
     PromptTemplate,
     Sample,
-    Scale,
     SampleContext,
+    Scale,
     Score,
     State,
     Task,
@@ -24,6 +24,7 @@ from proseval.kit import (
     single_turn,
 )
 from proseval.kit.measures import length_adherence
+
 from .prompts import PROMPTS
 
 JUDGE_TEXT = """You are grading a piece of writing produced for the request below.
@@ -44,8 +45,9 @@ Reply with JSON only, in this form: {"score": <integer 1-10>, "reason": "<one se
 JUDGE_FORMAT = {"response_format": json_schema_format("quality_score", score_schema(scale=(1, 10)))}
 
 TEMPLATES = {
-    "judge": PromptTemplate("judge", JUDGE_TEXT, ("request", "response"),
-                            description="the judge's rating request (one user message)"),
+    "judge": PromptTemplate(
+        "judge", JUDGE_TEXT, ("request", "response"), description="the judge's rating request (one user message)"
+    ),
 }
 
 
@@ -64,15 +66,19 @@ def dataset() -> list[Sample]:
 @scorer("length")
 async def length(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
     target, words = int(sample.target["words"]), count_words(state.output)
-    return {"length": Score(value=length_adherence(words, target),
-                            explanation=f"{words} words for a target of {target}")}
+    return {
+        "length": Score(value=length_adherence(words, target), explanation=f"{words} words for a target of {target}")
+    }
 
 
 @scorer("quality")
 async def judge_quality(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
     if not state.output.strip():  # a model failure: the lowest quality, without asking the judge
-        return {"quality": Score(value=1.0, parse_status="empty",
-                                 explanation="the candidate's answer is empty: lowest score (1)")}
+        return {
+            "quality": Score(
+                value=1.0, parse_status="empty", explanation="the candidate's answer is empty: lowest score (1)"
+            )
+        }
     prompt = ctx.prompt("judge").render(request=sample.input, response=state.output)
     completion = await ctx.generate("judge", [{"role": "user", "content": prompt}], JUDGE_FORMAT, turn="judge")
     parsed = extract_json(completion.text)
@@ -83,8 +89,9 @@ async def judge_quality(sample: Sample, state: State, ctx: SampleContext) -> dic
     if score.value is None:
         return {"quality": Score.unscored(score.status, score.detail, raw=completion.text[:500])}
     status = "repaired" if parsed.status == "repaired" else "ok"
-    return {"quality": Score(value=float(score.value), explanation=str(answer.get("reason", ""))[:500],
-                             parse_status=status)}
+    return {
+        "quality": Score(value=float(score.value), explanation=str(answer.get("reason", ""))[:500], parse_status=status)
+    }
 
 
 def make_task() -> Task:

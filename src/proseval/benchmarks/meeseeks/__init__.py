@@ -22,7 +22,10 @@ def meeseeks(params: MeeseeksParams):
     return make_task(params)
 
 
-kit.command_group("meeseeks", "proseval.benchmarks.meeseeks.cli:app",
-                  summary="Meeseeks tools: download the data, rule coverage, items from a template.")
+kit.command_group(
+    "meeseeks",
+    "proseval.benchmarks.meeseeks.cli:app",
+    summary="Meeseeks tools: download the data, rule coverage, items from a template.",
+)
 kit.generate_command("meeseeks", "proseval.benchmarks.meeseeks.cli:generate")
 kit.doctor_check("meeseeks", "proseval.benchmarks.meeseeks.doctor:checks")

@@ -49,9 +49,7 @@ class DependencyGraph:
         for position, dep in enumerate(graph.deps):
             missing = [d for d in dep if d not in known]
             if missing:
-                raise ValueError(
-                    f"{where}, sub-question {position}: depends on unknown point_id(s) {missing}"
-                )
+                raise ValueError(f"{where}, sub-question {position}: depends on unknown point_id(s) {missing}")
         graph.levels(where)
         return graph
 
@@ -80,10 +78,7 @@ class DependencyGraph:
     def waves(self) -> list[list[int]]:
         """Positions grouped by level, lowest level first: the evaluation order."""
         levels = self.levels()
-        return [
-            [i for i, lv in enumerate(levels) if lv == wanted]
-            for wanted in range(max(levels, default=-1) + 1)
-        ]
+        return [[i for i, lv in enumerate(levels) if lv == wanted] for wanted in range(max(levels, default=-1) + 1)]
 
     def gate(self, position: int, values: Sequence[int | None]) -> Gate:
         """Whether sub-question `position` may be evaluated, given its dependencies' values."""
@@ -95,9 +90,7 @@ class DependencyGraph:
         return "open"
 
 
-def apply_dependencies(
-    graph: DependencyGraph, own_results: Sequence[int | None]
-) -> list[GatedResult]:
+def apply_dependencies(graph: DependencyGraph, own_results: Sequence[int | None]) -> list[GatedResult]:
     """Gate the results each sub-question would have on its own (1, 0 or None)."""
     if len(own_results) != len(graph.point_ids):
         raise ValueError(f"{len(own_results)} results for {len(graph.point_ids)} sub-questions")

@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 
 from proseval.kit import DataError
+
 from .data import SUBFOLDERS, MeeseeksDataError, input_root
 from .params import default_data_dir
 
@@ -97,8 +98,10 @@ def combined_sha256(root: str | os.PathLike[str]) -> str:
 
 
 def _mismatch(where: object, actual: str, count: int) -> str:
-    return (f"{where}: the combined SHA-256 of its {count} Meeseeks data files is {actual}; the official "
-            f"{DATA_FILE_COUNT} files of {OFFICIAL_REPOSITORY} at commit {OFFICIAL_COMMIT[:7]} have {DATA_SHA256}")
+    return (
+        f"{where}: the combined SHA-256 of its {count} Meeseeks data files is {actual}; the official "
+        f"{DATA_FILE_COUNT} files of {OFFICIAL_REPOSITORY} at commit {OFFICIAL_COMMIT[:7]} have {DATA_SHA256}"
+    )
 
 
 def verify_data(root: str | os.PathLike[str]) -> str:
@@ -122,8 +125,9 @@ class DataCheck:
 
     def as_source(self) -> dict[str, Any]:
         """The fields recorded in a run's ``dataset_source``."""
-        source: dict[str, Any] = {"repository": OFFICIAL_REPOSITORY, "commit": OFFICIAL_COMMIT} \
-            if self.official_file_set else {}
+        source: dict[str, Any] = (
+            {"repository": OFFICIAL_REPOSITORY, "commit": OFFICIAL_COMMIT} if self.official_file_set else {}
+        )
         source.update(sha256=self.sha256, n_files=self.file_count, verified=self.verified)
         if self.note:
             source["verification"] = self.note
@@ -140,18 +144,29 @@ def check_data(root: str | os.PathLike[str], *, verify: bool = True) -> DataChec
     files = data_paths(root)
     actual = _combined(files)
     if _names(files) != NAMES_SHA256:
-        return DataCheck(actual, len(files), official_file_set=False, verified=False,
-                         note=f"not the official file set ({len(files)} data files; the official data "
-                              f"are {DATA_FILE_COUNT} files with fixed names)")
+        return DataCheck(
+            actual,
+            len(files),
+            official_file_set=False,
+            verified=False,
+            note=f"not the official file set ({len(files)} data files; the official data "
+            f"are {DATA_FILE_COUNT} files with fixed names)",
+        )
     if actual == DATA_SHA256:
         return DataCheck(actual, len(files), official_file_set=True, verified=True)
     if verify:
         raise DataIntegrityError(
             f"{_mismatch(root, actual, len(files))}. The files were changed or come from another "
             f"commit: fetch them again with `proseval meeseeks download`, or add --verify false to run on "
-            f"them anyway (the run records them as unverified)")
-    return DataCheck(actual, len(files), official_file_set=True, verified=False,
-                     note="the official file names, but the SHA-256 differs (--verify false)")
+            f"them anyway (the run records them as unverified)"
+        )
+    return DataCheck(
+        actual,
+        len(files),
+        official_file_set=True,
+        verified=False,
+        note="the official file names, but the SHA-256 differs (--verify false)",
+    )
 
 
 def has_data(root: str | os.PathLike[str]) -> bool:
@@ -201,8 +216,10 @@ def _fetch(http: httpx.Client, url: str, target: Path, progress: ProgressCallbac
                         progress(received, total)
     except httpx.HTTPStatusError as exc:
         status = exc.response
-        raise DownloadError(f"could not download the Meeseeks data from {url}: HTTP {status.status_code} "
-                            f"{status.reason_phrase}".rstrip()) from exc
+        raise DownloadError(
+            f"could not download the Meeseeks data from {url}: HTTP {status.status_code} "
+            f"{status.reason_phrase}".rstrip()
+        ) from exc
     except httpx.HTTPError as exc:
         raise DownloadError(f"could not download the Meeseeks data from {url}: {type(exc).__name__}: {exc}") from exc
 
@@ -264,8 +281,9 @@ def download(
         try:
             verify_data(root)
         except DataIntegrityError as exc:
-            raise DataIntegrityError(f"{exc}. Not overwriting these files: remove {input_root(root)} or choose "
-                                     f"another folder") from exc
+            raise DataIntegrityError(
+                f"{exc}. Not overwriting these files: remove {input_root(root)} or choose another folder"
+            ) from exc
         return root
     root.parent.mkdir(parents=True, exist_ok=True)
     url = archive_url()

@@ -33,8 +33,16 @@ from proseval.kit.sandbox import SandboxResult
 Compat = Literal["fixed", "head"]
 PartKind = Literal["code", "json", "list", "llm"]
 FailureKind = Literal[
-    "no_code", "timeout", "memory", "forbidden", "exception", "bad_result", "crash",
-    "unparseable", "invalid_json", "invalid_list",
+    "no_code",
+    "timeout",
+    "memory",
+    "forbidden",
+    "exception",
+    "bad_result",
+    "crash",
+    "unparseable",
+    "invalid_json",
+    "invalid_list",
 ]
 
 CODE_MARKER = "#CODE#"
@@ -60,12 +68,12 @@ class Part:
 def classify_part(instruction: str) -> Part:
     """Read the path marker at the start of an extraction instruction."""
     if instruction.startswith(CODE_MARKER):
-        return Part("code", instruction[len(CODE_MARKER):])
+        return Part("code", instruction[len(CODE_MARKER) :])
     if instruction.startswith(JSON_MARKER):
         key = instruction.partition(":")[2]
-        return Part("json", instruction[len(JSON_MARKER):], json_key=key)
+        return Part("json", instruction[len(JSON_MARKER) :], json_key=key)
     if instruction.startswith(LIST_MARKER):
-        return Part("list", instruction[len(LIST_MARKER):])
+        return Part("list", instruction[len(LIST_MARKER) :])
     return Part("llm", instruction)
 
 
@@ -86,7 +94,9 @@ def _failed(kind: FailureKind, detail: str) -> Extraction:
     return Extraction(None, kind, detail)
 
 
-_CODE_PROMPT_MULTI = PromptTemplate("extractor_code", """\
+_CODE_PROMPT_MULTI = PromptTemplate(
+    "extractor_code",
+    """\
 You write Python code that extracts parts of a model's answer.
 
 The answer was given in reply to a writing task. Its line breaks have been removed below; \
@@ -112,10 +122,14 @@ collections, functools, unicodedata, textwrap or typing, nothing else. Do not re
 print or use the network.
 
 Reply with the function only, in one ```python code block.
-""", ("model_response", "instruction"),
-    description="asks the extractor for extract_info_list code (items with several parts)")
+""",
+    ("model_response", "instruction"),
+    description="asks the extractor for extract_info_list code (items with several parts)",
+)
 
-_CODE_PROMPT_SINGLE = PromptTemplate("extractor_code_single", """\
+_CODE_PROMPT_SINGLE = PromptTemplate(
+    "extractor_code_single",
+    """\
 You write Python code that extracts one part of a model's answer.
 
 The answer was given in reply to a writing task. Its line breaks have been removed below; \
@@ -137,10 +151,14 @@ functools, unicodedata, textwrap or typing, nothing else. Do not read files, pri
 network.
 
 Reply with the function only, in one ```python code block.
-""", ("model_response", "instruction"),
-    description="the same for a single part (category *single*)")
+""",
+    ("model_response", "instruction"),
+    description="the same for a single part (category *single*)",
+)
 
-_LLM_PROMPT_MULTI = PromptTemplate("extractor_list", """\
+_LLM_PROMPT_MULTI = PromptTemplate(
+    "extractor_list",
+    """\
 You extract parts of a model's answer, word for word.
 
 The task the model was given:
@@ -159,10 +177,14 @@ What to extract:
 Copy every requested part exactly as it appears in the answer (do not correct, translate, \
 merge or summarise anything), in order. Reply with a Python list of strings and nothing \
 else, for example ["first part", "second part"]. Reply [] if the answer contains none.
-""", ("input_instruction", "model_response", "extraction_prompt"),
-    description="asks the extractor for the parts as a list of strings")
+""",
+    ("input_instruction", "model_response", "extraction_prompt"),
+    description="asks the extractor for the parts as a list of strings",
+)
 
-_LLM_PROMPT_SINGLE = PromptTemplate("extractor_list_single", """\
+_LLM_PROMPT_SINGLE = PromptTemplate(
+    "extractor_list_single",
+    """\
 You extract one part of a model's answer, word for word.
 
 The task the model was given:
@@ -182,12 +204,15 @@ Copy the requested part exactly as it appears in the answer (do not correct, tra
 summarise it). Reply with a Python list holding it as one string and nothing else, for \
 example ["the text"]. If the requested part is the entire answer, reply with the single \
 word ALL instead.
-""", ("input_instruction", "model_response", "extraction_prompt"),
-    description="the same for a single part (may answer ALL)")
+""",
+    ("input_instruction", "model_response", "extraction_prompt"),
+    description="the same for a single part (may answer ALL)",
+)
 
 
-EXTRACTOR_PROMPTS = {t.name: t for t in (_CODE_PROMPT_MULTI, _CODE_PROMPT_SINGLE, _LLM_PROMPT_MULTI,
-                                          _LLM_PROMPT_SINGLE)}
+EXTRACTOR_PROMPTS = {
+    t.name: t for t in (_CODE_PROMPT_MULTI, _CODE_PROMPT_SINGLE, _LLM_PROMPT_MULTI, _LLM_PROMPT_SINGLE)
+}
 
 
 def code_extraction_prompt(
@@ -212,9 +237,7 @@ def llm_extraction_prompt(
 ) -> str:
     """Prompt asking the extractor for a Python list of the parts."""
     chosen = prompts["extractor_list_single" if single else "extractor_list"]
-    return chosen.render(
-        input_instruction=question, model_response=response, extraction_prompt=instruction
-    )
+    return chosen.render(input_instruction=question, model_response=response, extraction_prompt=instruction)
 
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -302,7 +325,7 @@ def parse_list_answer(answer: str, response: str, *, compat: Compat = "fixed") -
         return Extraction([response])
     value = _literal(text)
     if value is None and "[" in text and "]" in text:
-        value = _literal(text[text.index("["):text.rindex("]") + 1])
+        value = _literal(text[text.index("[") : text.rindex("]") + 1])
     if value is None:
         repaired = json_repair.loads(text)
         value = repaired if repaired != "" else None

@@ -38,7 +38,9 @@ from .metrics import checks_from_sub_questions
 FeedbackMode = Literal["reask", "chat"]
 ChatLanguage = Literal["en", "zh"]
 
-REASK_TEMPLATE = PromptTemplate("reask", """\
+REASK_TEMPLATE = PromptTemplate(
+    "reask",
+    """\
 Your previous answer did not satisfy every requirement of the task below. Revise it so that \
 all requirements are met, and reply with the revised answer only.
 
@@ -52,8 +54,10 @@ all requirements are met, and reply with the revised answer only.
 {previous_answer}
 
 [Revised answer]
-""", ("question", "errors", "previous_answer"),
-    description="the re-ask message of rounds 2+ (--feedback reask): task, unmet requirements, previous answer")
+""",
+    ("question", "errors", "previous_answer"),
+    description="the re-ask message of rounds 2+ (--feedback reask): task, unmet requirements, previous answer",
+)
 
 
 @dataclass(frozen=True)
@@ -71,8 +75,7 @@ _CHAT_TEXT: dict[ChatLanguage, tuple[str, _Wording, str]] = {
     "en": (
         "Your answer does not meet every requirement yet. These were not satisfied:",
         _ENGLISH,
-        "Please give a corrected, complete answer that meets all requirements, "
-        "and reply with the answer only.",
+        "Please give a corrected, complete answer that meets all requirements, and reply with the answer only.",
     ),
     "zh": (
         "你的回答还没有满足全部要求，以下要求未达到：",
@@ -155,9 +158,7 @@ def reask_prompt(
     template: PromptTemplate = REASK_TEMPLATE,
 ) -> str:
     """The single re-ask message: round-1 question, failed requirements, previous answer."""
-    return template.render(
-        question=original_question, errors=reask_errors(outcomes), previous_answer=previous_answer
-    )
+    return template.render(question=original_question, errors=reask_errors(outcomes), previous_answer=previous_answer)
 
 
 def chat_feedback(outcomes: Sequence[CheckOutcome], *, language: ChatLanguage = "en") -> str:
@@ -168,8 +169,7 @@ def chat_feedback(outcomes: Sequence[CheckOutcome], *, language: ChatLanguage = 
     """
     opening, wording, closing = _CHAT_TEXT[language]
     lines = [
-        f"{n}. " + _describe(o, wording).replace("\n", "\n   ")
-        for n, o in enumerate(_failures(outcomes), start=1)
+        f"{n}. " + _describe(o, wording).replace("\n", "\n   ") for n, o in enumerate(_failures(outcomes), start=1)
     ]
     return "\n".join([opening, *lines, closing])
 

@@ -27,8 +27,19 @@ from typing import Any
 from proseval.benchmarks.meeseeks.task import SCORE, requirement_names
 from proseval.kit.views import LabelCriterion, LabelForm
 
-LANGUAGE_NAMES = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean", "en": "English", "de": "German", "fr": "French",
-                  "es": "Spanish", "pt": "Portuguese", "ru": "Russian", "ar": "Arabic", "id": "Indonesian"}
+LANGUAGE_NAMES = {
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "pt": "Portuguese",
+    "ru": "Russian",
+    "ar": "Arabic",
+    "id": "Indonesian",
+}
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
 KANA_OR_HANGUL = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 
@@ -45,8 +56,10 @@ def description(position: int, requirement: str, language: str) -> str:
     text = f"Requirement {position + 1} of the task: yes if the answer meets it, no if it does not."
     if language != "zh" and in_chinese(requirement):
         name = LANGUAGE_NAMES.get(language, language)
-        text += (f" It is in Chinese, as the benchmark's data give most requirements of its {name} items (the task "
-                 "itself is not): the judge was asked it in Chinese too.")
+        text += (
+            f" It is in Chinese, as the benchmark's data give most requirements of its {name} items (the task "
+            "itself is not): the judge was asked it in Chinese too."
+        )
     return text
 
 
@@ -61,7 +74,14 @@ def label_form(record: dict[str, Any]) -> LabelForm:
     verdicts = judged_verdicts(record)
     language = str((record.get("metadata") or {}).get("language") or "")
     # the name is the requirement's text (numbered when asked twice), the title it with its place in the item
-    criteria = [LabelCriterion(name, description(verdict["position"], verdict["question"], language), 0, 1,
-                               title=f"Requirement {verdict['position'] + 1}: {verdict['question']}")
-                for name, verdict in zip(requirement_names(verdicts), verdicts)]
+    criteria = [
+        LabelCriterion(
+            name,
+            description(verdict["position"], verdict["question"], language),
+            0,
+            1,
+            title=f"Requirement {verdict['position'] + 1}: {verdict['question']}",
+        )
+        for name, verdict in zip(requirement_names(verdicts), verdicts)
+    ]
     return LabelForm(question=str(record.get("input") or ""), criteria=criteria, pairwise="")

@@ -56,7 +56,9 @@ from proseval.kit.sandbox import SandboxLimits, run_function_async
 
 # --- the Yes/No judge (proseval's own wording; the official output format) -----------------
 
-JUDGE_TEMPLATE = PromptTemplate("judge", """\
+JUDGE_TEMPLATE = PromptTemplate(
+    "judge",
+    """\
 You check one requirement of an answer written for a task.
 
 [Task]
@@ -71,7 +73,10 @@ You check one requirement of an answer written for a task.
 Consider only this requirement, nothing else about the answer. Reply with exactly two lines:
 分析：<your short analysis>
 判断：是   (if the answer meets the requirement)   or   判断：否   (if it does not)
-""", ("input", "output", "question"), description="the Yes/No judge of one requirement (reply format: 判断：是/否)")
+""",
+    ("input", "output", "question"),
+    description="the Yes/No judge of one requirement (reply format: 判断：是/否)",
+)
 
 _VERDICT = re.compile(r"判断\s*[:：]\s*(是|否)")
 _VERDICT_HEAD = re.compile(r"判断：是|判断：否")
@@ -120,16 +125,18 @@ EXTRACTOR_KINDS = frozenset({"code", "llm"})
 class RoundEvaluator:
     """Evaluates one answer of one item: extraction, rule checks, judge, dependencies."""
 
-    def __init__(self, item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContext, params: MeeseeksParams,
-                 round_no: int):
+    def __init__(
+        self, item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContext, params: MeeseeksParams, round_no: int
+    ):
         self.item = item
         self.graph = graph
         self.ctx = ctx
         self.params = params
         self.round_no = round_no
         self.compat = params.compat
-        self.limits = SandboxLimits(wall_seconds=params.sandbox_seconds,
-                                    memory_bytes=params.sandbox_memory_mb * 1024 * 1024)
+        self.limits = SandboxLimits(
+            wall_seconds=params.sandbox_seconds, memory_bytes=params.sandbox_memory_mb * 1024 * 1024
+        )
         self.rule_ctx = RuleContext(language=item.language, json_schema=item.json_schema, compat=params.compat)
 
     async def _ask(self, role: str, prompt: str, turn: str) -> str:
@@ -140,31 +147,40 @@ class RoundEvaluator:
     async def extract(self, key: str, answer: str, task_text: str) -> PartResult:
         instruction = self.item.corresponding_parts.get(key)
         if instruction is None:
-            return PartResult(None, True, {"failure": "missing_part",
-                                           "detail": f"no corresponding_parts entry named {key!r}"})
+            return PartResult(
+                None, True, {"failure": "missing_part", "detail": f"no corresponding_parts entry named {key!r}"}
+            )
         part = classify_part(instruction)
         kind = "llm" if part.kind == "code" and self.params.extraction == "general" else part.kind
         single = "single" in self.item.category
         record: dict[str, Any] = {"kind": kind}
         try:
             if kind == "code":
-                reply = await self._ask("extractor", code_extraction_prompt(answer, part.instruction, single=single,
-                                                                           prompts=self.ctx.prompts),
-                                        f"extract/{key}")
+                reply = await self._ask(
+                    "extractor",
+                    code_extraction_prompt(answer, part.instruction, single=single, prompts=self.ctx.prompts),
+                    f"extract/{key}",
+                )
                 record["reply"] = reply
                 code = code_from_answer(reply, compat=self.compat)
                 if code is None:
                     extraction = Extraction(None, "no_code", "the extractor's answer defines no extract_info_list")
                 else:
-                    result = await run_function_async(code, answer, limits=self.limits,
-                                                      split_namespace=SPLIT_NAMESPACE[self.compat],
-                                                      allow_weak=self.params.allow_weak_sandbox)
+                    result = await run_function_async(
+                        code,
+                        answer,
+                        limits=self.limits,
+                        split_namespace=SPLIT_NAMESPACE[self.compat],
+                        allow_weak=self.params.allow_weak_sandbox,
+                    )
                     record["sandbox"] = {"seconds": round(result.duration, 3), "layers": list(result.layers)}
                     extraction = extraction_from_sandbox(result, compat=self.compat)
             elif kind == "llm":
-                reply = await self._ask("extractor", llm_extraction_prompt(task_text, answer, part.instruction,
-                                                                           single=single, prompts=self.ctx.prompts),
-                                        f"extract/{key}")
+                reply = await self._ask(
+                    "extractor",
+                    llm_extraction_prompt(task_text, answer, part.instruction, single=single, prompts=self.ctx.prompts),
+                    f"extract/{key}",
+                )
                 record["reply"] = reply
                 extraction = parse_list_answer(reply, answer, compat=self.compat)
             elif kind == "json":
@@ -187,20 +203,42 @@ class RoundEvaluator:
         def parse(reply: str) -> tuple[int | None, str]:
             return parse_judge_verdict(reply, compat=self.compat), reply
 
-        asked = await ask_until(self.ctx, "judge", messages, parse, lambda parsed: parsed[0] is not None,
-                                attempts=attempts, turn=f"r{self.round_no}/judge/{sq.position}")
+        asked = await ask_until(
+            self.ctx,
+            "judge",
+            messages,
+            parse,
+            lambda parsed: parsed[0] is not None,
+            attempts=attempts,
+            turn=f"r{self.round_no}/judge/{sq.position}",
+        )
         if asked.error is not None:
-            return {"method": "judge", "result": None, "status": "error", "attempts": asked.attempts,
-                    "reason": f"judge call failed: {type(asked.error).__name__}: {asked.error}"}
+            return {
+                "method": "judge",
+                "result": None,
+                "status": "error",
+                "attempts": asked.attempts,
+                "reason": f"judge call failed: {type(asked.error).__name__}: {asked.error}",
+            }
         verdict, reply = asked.last or (None, "")
         if verdict is not None:
-            record = {"method": "judge", "result": verdict, "status": "judged", "attempts": asked.attempts,
-                      "reason": reply.strip()}
+            record = {
+                "method": "judge",
+                "result": verdict,
+                "status": "judged",
+                "attempts": asked.attempts,
+                "reason": reply.strip(),
+            }
             if self.compat == "head" and _VERDICT_HEAD.search(reply) is None:
                 record["defaulted"] = True  # no verdict line: 0 by the reference's rule, not the judge's word
             return record
-        return {"method": "judge", "result": None, "status": "unscored", "attempts": asked.attempts,
-                "reason": f"no 判断：是/否 verdict in the judge's reply: {reply.strip()[:300]!r}"}
+        return {
+            "method": "judge",
+            "result": None,
+            "status": "unscored",
+            "attempts": asked.attempts,
+            "reason": f"no 判断：是/否 verdict in the judge's reply: {reply.strip()[:300]!r}",
+        }
 
     def rule_check(self, sq: SubQuestion, answer: str, parts: dict[str, PartResult]) -> dict[str, Any]:
         label = sq.rule or ""
@@ -215,15 +253,27 @@ class RoundEvaluator:
             return self._verdict(evaluate_rule(label, [], self.rule_ctx, self.item.dispatcher))
         part = parts.get(sq.corresponding_part or "")
         if part is None:
-            return {"method": "rule", "result": None, "status": "undecidable",
-                    "reason": "the sub-question names no corresponding_part"}
+            return {
+                "method": "rule",
+                "result": None,
+                "status": "undecidable",
+                "reason": "the sub-question names no corresponding_part",
+            }
         if part.undecided:
             failure = part.record.get("failure", "")
-            return {"method": "rule", "result": None, "status": "extraction_undecided",
-                    "reason": f"extraction failed ({failure}): {part.record.get('detail', '')[:300]}"}
+            return {
+                "method": "rule",
+                "result": None,
+                "status": "extraction_undecided",
+                "reason": f"extraction failed ({failure}): {part.record.get('detail', '')[:300]}",
+            }
         if part.items is None:
-            return {"method": "rule", "result": 0, "status": "extraction_failed",
-                    "reason": f"{EXTRACTION_FAILED} ({part.record['failure']}: {part.record['detail'][:300]})"}
+            return {
+                "method": "rule",
+                "result": 0,
+                "status": "extraction_failed",
+                "reason": f"{EXTRACTION_FAILED} ({part.record['failure']}: {part.record['detail'][:300]})",
+            }
         return self._verdict(evaluate_rule(label, part.items, self.rule_ctx, self.item.dispatcher))
 
     @staticmethod
@@ -234,27 +284,46 @@ class RoundEvaluator:
     async def evaluate(self, answer: str, task_text: str) -> dict[str, Any]:
         """Extraction and checks of one answer, level by level; gated sub-questions are not evaluated."""
         subs = self.item.sub_questions
-        keys = sorted({sq.corresponding_part for sq in subs
-                       if sq.rule and sq.corresponding_part and not sq.rule.upper().startswith("SCHEMA")})
+        keys = sorted(
+            {
+                sq.corresponding_part
+                for sq in subs
+                if sq.rule and sq.corresponding_part and not sq.rule.upper().startswith("SCHEMA")
+            }
+        )
         extracted = await asyncio.gather(*(self.extract(k, answer, task_text) for k in keys))
         parts = dict(zip(keys, extracted))
         records: list[dict[str, Any]] = [{} for _ in subs]
         values: list[int | None] = [None] * len(subs)
         for wave in self.graph.waves():
             to_check = [p for p in wave if self.graph.gate(p, values) == "open"]
-            checked = await asyncio.gather(*(
-                self.judge(subs[p], answer, task_text) if subs[p].rule is None else self._sync(subs[p], answer, parts)
-                for p in to_check))
+            checked = await asyncio.gather(
+                *(
+                    self.judge(subs[p], answer, task_text)
+                    if subs[p].rule is None
+                    else self._sync(subs[p], answer, parts)
+                    for p in to_check
+                )
+            )
             for position, record in zip(to_check, checked):
                 records[position] = record
             gated = apply_dependencies(self.graph, [r.get("result") for r in records])
             values = [g.value for g in gated]
         for sq, record, gate in zip(subs, records, gated):
             if gate.reason != "evaluated":
-                record.update(method="dependency", result=gate.value, status=gate.reason,
-                              reason=DEPENDENCIES_FAILED if gate.value == 0 else "a dependency is undecided")
-            record.update(position=sq.position, point_id=sq.point_id, question=sq.question, rule=sq.rule,
-                          tags=tag_string(sq, self.compat))
+                record.update(
+                    method="dependency",
+                    result=gate.value,
+                    status=gate.reason,
+                    reason=DEPENDENCIES_FAILED if gate.value == 0 else "a dependency is undecided",
+                )
+            record.update(
+                position=sq.position,
+                point_id=sq.point_id,
+                question=sq.question,
+                rule=sq.rule,
+                tags=tag_string(sq, self.compat),
+            )
         return {"parts": {k: p.record for k, p in parts.items()}, "sub_questions": records}
 
     async def _sync(self, sq: SubQuestion, answer: str, parts: dict[str, PartResult]) -> dict[str, Any]:
@@ -272,16 +341,18 @@ def metric_checks(sub_questions: Sequence[dict[str, Any]]) -> list[list[Any]]:
         if record.get("points") and record["method"] == "rule":
             checks.extend([p["tags"], p["result"], False] for p in record["points"])
         else:
-            checks.append([record["tags"], record["result"],
-                           record["result"] is None and record.get("status") in INFRA_STATUSES])
+            checks.append(
+                [record["tags"], record["result"], record["result"] is None and record.get("status") in INFRA_STATUSES]
+            )
     return checks
 
 
 UNSUPPORTED_STATUSES = frozenset({"unsupported", "missing_dependency"})
 
 
-def round_record(round_no: int, prompt: str, answer: str, finish_reason: str | None,
-                 evaluation: dict[str, Any]) -> dict[str, Any]:
+def round_record(
+    round_no: int, prompt: str, answer: str, finish_reason: str | None, evaluation: dict[str, Any]
+) -> dict[str, Any]:
     subs = evaluation["sub_questions"]
     return {
         "round": round_no,
@@ -311,9 +382,15 @@ async def run_item(item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContex
         except ModelError as exc:
             if round_no == 1:
                 raise
-            turns.append({"round": round_no, "prompt": messages[-1]["content"], "checks": None,
-                          "candidate_error": f"{type(exc).__name__}: {exc}",
-                          "candidate_overflow": isinstance(exc, ContextOverflowError)})
+            turns.append(
+                {
+                    "round": round_no,
+                    "prompt": messages[-1]["content"],
+                    "checks": None,
+                    "candidate_error": f"{type(exc).__name__}: {exc}",
+                    "candidate_overflow": isinstance(exc, ContextOverflowError),
+                }
+            )
             break
         answer, finish_reason = completion.text, completion.finish_reason
         # The reference shows the current prompt (the re-ask prompt from round 2 on) to the
@@ -324,16 +401,29 @@ async def run_item(item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContex
         outcomes = [CheckOutcome(r["question"], r["result"], r["reason"]) for r in evaluation["sub_questions"]]
         if round_no == params.rounds or not needs_another_round(outcomes):
             break
-        messages = next_round_messages(params.feedback, messages, item.question, answer, outcomes,
-                                       template=ctx.prompt("reask"), language=params.feedback_language)
+        messages = next_round_messages(
+            params.feedback,
+            messages,
+            item.question,
+            answer,
+            outcomes,
+            template=ctx.prompt("reask"),
+            language=params.feedback_language,
+        )
     stopped_by_error = "candidate_error" in turns[-1]
     conversation = list(messages) if stopped_by_error else [*messages, {"role": "assistant", "content": answer}]
-    return State(messages=conversation, output=answer, finish_reason=finish_reason, turns=turns,
-                 metadata={"rounds_run": len(turns)})
+    return State(
+        messages=conversation,
+        output=answer,
+        finish_reason=finish_reason,
+        turns=turns,
+        metadata={"rounds_run": len(turns)},
+    )
 
 
-async def reevaluate_item(item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContext, params: MeeseeksParams,
-                          stored: State) -> State:
+async def reevaluate_item(
+    item: MeeseeksItem, graph: DependencyGraph, ctx: SampleContext, params: MeeseeksParams, stored: State
+) -> State:
     """Evaluate the stored answers of every round again with the roles bound now (re-scoring).
 
     The candidate is not called: each round keeps its prompt and answer, and its extraction,
@@ -348,6 +438,5 @@ async def reevaluate_item(item: MeeseeksItem, graph: DependencyGraph, ctx: Sampl
             continue
         task_text = turn["prompt"] if params.compat == "head" else item.question
         evaluation = await RoundEvaluator(item, graph, ctx, params, turn["round"]).evaluate(turn["answer"], task_text)
-        turns.append(round_record(turn["round"], turn["prompt"], turn["answer"], turn.get("finish_reason"),
-                                  evaluation))
+        turns.append(round_record(turn["round"], turn["prompt"], turn["answer"], turn.get("finish_reason"), evaluation))
     return stored.model_copy(update={"turns": turns})

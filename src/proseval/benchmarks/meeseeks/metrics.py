@@ -146,6 +146,7 @@ def dataset_score(items: Sequence[ItemChecks | _ModelFailed | None]) -> DatasetS
 def official_counting(items: Sequence[ItemChecks | _ModelFailed | None]) -> DatasetScore:
     """The scores as the official code counts: a check left undecided by a judge, extractor or
     sandbox failure is a failed check (a check without a ported checker stays undecided)."""
+
     def counted(checks: ItemChecks | _ModelFailed | None) -> ItemChecks | _ModelFailed | None:
         if checks is None or checks is MODEL_FAILED:
             return checks
@@ -170,16 +171,14 @@ HIERARCHY: Hierarchy = (
                 "字数约束",
                 tuple(
                     (name, ())
-                    for name in ("精确", "范围", "倍数", "多对象", "0~10字", "10~50字",
-                                 "50~200字", "200字以上")
+                    for name in ("精确", "范围", "倍数", "多对象", "0~10字", "10~50字", "50~200字", "200字以上")
                 ),
             ),
             (
                 "其他特殊规则",
                 tuple(
                     (name, ())
-                    for name in ("押韵", "关键词", "重复", "平仄", "接龙", "emoji", "符号",
-                                 "写作手法", "词频")
+                    for name in ("押韵", "关键词", "重复", "平仄", "接龙", "emoji", "符号", "写作手法", "词频")
                 ),
             ),
         ),

@@ -20,6 +20,6 @@ PRESETS = {
         params={"rounds": 20, "feedback": "chat", "feedback_language": "zh"},
         gen={role: {"temperature": 0.0} for role in ("candidate", "extractor", "judge")},
         notes="the paper reports on a 700-item set that is not the published data; its judge and extractor "
-              "prompts were few-shot (pass them with --prompt judge=FILE etc. if you have them)",
+        "prompts were few-shot (pass them with --prompt judge=FILE etc. if you have them)",
     ),
 }

@@ -38,9 +38,7 @@ def _official_nodes(nodes: Sequence[CapabilityNode], english: bool) -> dict[str,
     }
 
 
-def official_round_stats(
-    round_number: int, items: Sequence[ItemChecks | None], *, english: bool
-) -> dict[str, Any]:
+def official_round_stats(round_number: int, items: Sequence[ItemChecks | None], *, english: bool) -> dict[str, Any]:
     """Statistics in the layout of the official `round_N_stats.json`.
 
     `items` is the full item set (None for an item never evaluated: left out, as are undecided
@@ -113,9 +111,7 @@ def rounds_report(
         report.append(
             {
                 "official": official_round_stats(number, items, english=english),
-                "summary": round_summary(
-                    number, items, processed=len(processed), english=english
-                ),
+                "summary": round_summary(number, items, processed=len(processed), english=english),
             }
         )
     return report

@@ -349,9 +349,7 @@ def parse_template(raw: Any, source: str = "<template>") -> ItemTemplate:
     try:
         return ItemTemplate.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'template'}: {e['msg']}" for e in exc.errors()
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'template'}: {e['msg']}" for e in exc.errors())
         raise TemplateError(f"{source}: {problems}") from exc
 
 
@@ -397,9 +395,7 @@ def load_template(path: Path) -> ItemTemplate:
     try:
         raw = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise TemplateError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from exc
+        raise TemplateError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
     return parse_template(raw, str(path))
 
 

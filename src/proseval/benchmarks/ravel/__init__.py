@@ -9,7 +9,7 @@ from proseval.benchmarks.ravel.params import RavelParams
 @kit.task(
     "ravel",
     summary="RAVEL: agentic writing (outline/draft/review/refine/finish) on C3EBench End2End topics; "
-            "success S, efficiency, refinement density and delta, ERR, judge score",
+    "success S, efficiency, refinement density and delta, ERR, judge score",
     metrics="proseval.benchmarks.ravel.metrics:DEFINITIONS",
     params=RavelParams,
     labelling="proseval.benchmarks.ravel.labelling:label_form",
@@ -24,5 +24,8 @@ def ravel(params: RavelParams):
     return make_task(params)
 
 
-kit.command_group("ravel", "proseval.benchmarks.ravel.cli:app",
-                  summary="RAVEL: show an episode step by step; plot several runs (one series per model).")
+kit.command_group(
+    "ravel",
+    "proseval.benchmarks.ravel.cli:app",
+    summary="RAVEL: show an episode step by step; plot several runs (one series per model).",
+)

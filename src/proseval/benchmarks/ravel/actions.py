@@ -18,8 +18,12 @@ ActionName = Literal["outline", "draft", "review", "refine", "finish"]
 ACTIONS: tuple[ActionName, ...] = ("outline", "draft", "review", "refine", "finish")
 SECTION_ACTIONS = frozenset({"draft", "review", "refine"})
 # The official action names, accepted as synonyms.
-ALIASES: dict[str, ActionName] = {"plan_outline": "outline", "write_paragraph": "draft",
-                                  "review_content": "review", "revise_paragraph": "refine"}
+ALIASES: dict[str, ActionName] = {
+    "plan_outline": "outline",
+    "write_paragraph": "draft",
+    "review_content": "review",
+    "revise_paragraph": "refine",
+}
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,10 @@ app = typer.Typer(no_args_is_help=True)  # its help: the summary it is registere
 
 
 @app.command()
-def show(run: Path = typer.Argument(..., help="a ravel run folder"),
-         sample: str | None = typer.Option(None, "--sample", "-s", help="episode id (default: the first)")) -> None:
+def show(
+    run: Path = typer.Argument(..., help="a ravel run folder"),
+    sample: str | None = typer.Option(None, "--sample", "-s", help="episode id (default: the first)"),
+) -> None:
     """Replay one episode: each decision, its outcome, what it changed, and the tool's answer."""
     from proseval.benchmarks.ravel.env import Step
 
@@ -31,8 +33,10 @@ def show(run: Path = typer.Argument(..., help="a ravel run folder"),
         step = Step.model_validate(turn)
         where = f" section {step.section_id}" if step.section_id is not None else ""
         outcome = step.outcome + (f" ({step.failure})" if step.failure else "")
-        typer.echo(f"[{step.step:>3}] {step.action or '(invalid)'}{where}: {outcome}"
-                   + (f" — {step.error}" if step.error else ""))
+        typer.echo(
+            f"[{step.step:>3}] {step.action or '(invalid)'}{where}: {outcome}"
+            + (f" — {step.error}" if step.error else "")
+        )
         if step.diff:
             typer.echo(f"      changed: {step.diff}")
         if step.tool is not None:
@@ -41,8 +45,10 @@ def show(run: Path = typer.Argument(..., help="a ravel run folder"),
 
 
 @app.command()
-def plot(runs: list[Path] = typer.Argument(..., help="ravel run folders (one series per policy model)"),
-         out: Path = typer.Option(Path("."), "--out", "-o", help="folder for the PNG files")) -> None:
+def plot(
+    runs: list[Path] = typer.Argument(..., help="ravel run folders (one series per policy model)"),
+    out: Path = typer.Option(Path("."), "--out", "-o", help="folder for the PNG files"),
+) -> None:
     """Paragraph lifecycles and score over steps, one series per run's policy model; prints each
     run's Fig. 4 Δ_med (median completion − median first-draft step) and the cross-run shift of
     its median completion step from the first run's."""
@@ -66,12 +72,17 @@ def plot(runs: list[Path] = typer.Argument(..., help="ravel run folders (one ser
         median = "—" if row["completion_median"] is None else f"{row['completion_median']:g}"
         shift = row["completion_median_shift_vs_first"]
         shift = "" if shift is None else f"; cross-run shift from the first run's: {shift:+g}"
-        typer.echo(f"{row['label']}: {fig4_caption(row)}; median completion step over all {row['sections']} "
-                   f"sections {median}{shift}")
-    (out / "ravel_lifecycle_medians.json").write_text(json.dumps(shifts, indent=2, ensure_ascii=False) + "\n",
-                                                      encoding="utf-8")
-    for name, drawer in (("ravel_lifecycles.png", lifecycle_drawer(lifecycles)),
-                         ("ravel_score_curve.png", curve_drawer(curves))):
+        typer.echo(
+            f"{row['label']}: {fig4_caption(row)}; median completion step over all {row['sections']} "
+            f"sections {median}{shift}"
+        )
+    (out / "ravel_lifecycle_medians.json").write_text(
+        json.dumps(shifts, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    for name, drawer in (
+        ("ravel_lifecycles.png", lifecycle_drawer(lifecycles)),
+        ("ravel_score_curve.png", curve_drawer(curves)),
+    ):
         png = chart(drawer) if drawer is not None else None
         if png:
             (out / name).write_bytes(png)

@@ -67,8 +67,9 @@ def prepare(episode: st.Episode, decision: Decision, settings: st.Settings) -> s
     return TOOL_OF[decision.action]
 
 
-def apply(episode: st.Episode, decision: Decision, output: Outline | Text | Review | None,
-          settings: st.Settings) -> tuple[st.Episode, Outcome]:
+def apply(
+    episode: st.Episode, decision: Decision, output: Outline | Text | Review | None, settings: st.Settings
+) -> tuple[st.Episode, Outcome]:
     """The next state. `output` is the tool's parsed answer (None when no tool ran: finish, or a
     review/refine the official cap blocked)."""
     action = decision.action

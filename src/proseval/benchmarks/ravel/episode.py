@@ -67,11 +67,20 @@ def tool_role(ctx: SampleContext, tool: str) -> str:
 def policy_view(episode: st.Episode, full_texts: bool = False) -> str:
     """The state as the policy sees it: sections with status, score, feedback, revisions and summary
     (with `full_texts`, each section's whole text and feedback, for the policy to pass on)."""
-    view: dict[str, Any] = {"topic": episode.topic, "style_guide": episode.style_guide, "title": episode.title,
-                            "outline": []}
+    view: dict[str, Any] = {
+        "topic": episode.topic,
+        "style_guide": episode.style_guide,
+        "title": episode.title,
+        "outline": [],
+    }
     for s in episode.sections:
-        entry: dict[str, Any] = {"section_id": s.id, "title": s.title, "points": list(s.points), "status": s.status,
-                                 "revisions": s.revisions}
+        entry: dict[str, Any] = {
+            "section_id": s.id,
+            "title": s.title,
+            "points": list(s.points),
+            "status": s.status,
+            "revisions": s.revisions,
+        }
         if s.content:
             entry["words"] = len(s.content.split())
             entry["summary"] = s.summary
@@ -107,10 +116,14 @@ def cap_rule(settings: st.Settings) -> str:
     if settings.revision_cap is None:
         return "There is no limit on refinements."
     if settings.compat == "official":
-        return (f"Each section can be refined at most {settings.revision_cap} times; after that, a review or "
-                "refine of it closes it as it is.")
-    return (f"Each section can be refined at most {settings.revision_cap} times; a review after the last "
-            "refinement completes it whatever its score.")
+        return (
+            f"Each section can be refined at most {settings.revision_cap} times; after that, a review or "
+            "refine of it closes it as it is."
+        )
+    return (
+        f"Each section can be refined at most {settings.revision_cap} times; a review after the last "
+        "refinement completes it whatever its score."
+    )
 
 
 def section_rule(settings: st.Settings) -> str:
@@ -124,11 +137,17 @@ def section_rule(settings: st.Settings) -> str:
 def policy_messages(ctx: SampleContext, episode: st.Episode, steps: list[Step], setup: Setup) -> list[dict]:
     settings, k = setup.settings, len(steps) + 1
     template = "policy_system_texts" if setup.texts_from_policy else "policy_system"
-    system = ctx.prompt(template).render(tau=f"{settings.tau:g}", cap_rule=cap_rule(settings),
-                                         max_steps=settings.max_steps)
+    system = ctx.prompt(template).render(
+        tau=f"{settings.tau:g}", cap_rule=cap_rule(settings), max_steps=settings.max_steps
+    )
     state = policy_view(episode, full_texts=setup.texts_from_policy)
-    user = ctx.prompt("policy_turn").render(step=k, max_steps=settings.max_steps, steps_left=settings.max_steps - k,
-                                            state=state, history=history_view(steps, settings.history_window))
+    user = ctx.prompt("policy_turn").render(
+        step=k,
+        max_steps=settings.max_steps,
+        steps_left=settings.max_steps - k,
+        state=state,
+        history=history_view(steps, settings.history_window),
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -146,20 +165,34 @@ def tool_messages(ctx: SampleContext, episode: st.Episode, decision: Decision, s
         text = ctx.prompt("planner").render(**common, language=language, section_rule=section_rule(settings))
         return [{"role": "user", "content": text}]
     section = episode.section(decision.params["section_id"])
-    texts = decision.params if setup.texts_from_policy else {"content": section.content,
-                                                             "feedback": section.feedback}
+    texts = decision.params if setup.texts_from_policy else {"content": section.content, "feedback": section.feedback}
     if decision.action == "draft":
-        previous = next((s.summary for s in reversed(episode.sections[:section.id]) if s.summary), "")
-        text = ctx.prompt("writer").render(**common, language=language, title=episode.title,
-                                           section_title=section.title, points=_points(section),
-                                           previous_summary=previous or "(this is the first section)")
+        previous = next((s.summary for s in reversed(episode.sections[: section.id]) if s.summary), "")
+        text = ctx.prompt("writer").render(
+            **common,
+            language=language,
+            title=episode.title,
+            section_title=section.title,
+            points=_points(section),
+            previous_summary=previous or "(this is the first section)",
+        )
     elif decision.action == "review":
-        text = ctx.prompt("reviewer").render(**common, section_title=section.title, points=_points(section),
-                                             content=texts["content"], tau=f"{settings.tau:g}")
+        text = ctx.prompt("reviewer").render(
+            **common,
+            section_title=section.title,
+            points=_points(section),
+            content=texts["content"],
+            tau=f"{settings.tau:g}",
+        )
     else:
-        text = ctx.prompt("reviser").render(**common, language=language, section_title=section.title,
-                                            points=_points(section), content=texts["content"],
-                                            feedback=texts["feedback"] or "(no feedback)")
+        text = ctx.prompt("reviser").render(
+            **common,
+            language=language,
+            section_title=section.title,
+            points=_points(section),
+            content=texts["content"],
+            feedback=texts["feedback"] or "(no feedback)",
+        )
     return [{"role": "user", "content": text}]
 
 
@@ -173,8 +206,9 @@ def parse_tool(action: str, text: str, settings: st.Settings) -> Any:
     return parse_refinement(text)
 
 
-async def decide(ctx: SampleContext, episode: st.Episode, steps: list[Step], setup: Setup
-                 ) -> tuple[Decision | Invalid, str | None, str | None]:
+async def decide(
+    ctx: SampleContext, episode: st.Episode, steps: list[Step], setup: Setup
+) -> tuple[Decision | Invalid, str | None, str | None]:
     """(the decision, the policy's raw reply, its finish reason); scripted protocols make no call."""
     if setup.protocol != "agent":
         tried = any(s.action == "outline" for s in steps)
@@ -186,13 +220,18 @@ async def decide(ctx: SampleContext, episode: st.Episode, steps: list[Step], set
     return decision, completion.text, completion.finish_reason
 
 
-async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], setup: Setup
-                    ) -> tuple[st.Episode, Step]:
+async def step_once(
+    ctx: SampleContext, episode: st.Episode, steps: list[Step], setup: Setup
+) -> tuple[st.Episode, Step]:
     """Decide, act, record: one step of the trajectory."""
     k = len(steps) + 1
     decision, reply, finish_reason = await decide(ctx, episode, steps, setup)
-    base: dict[str, Any] = {"step": k, "source": "policy" if setup.protocol == "agent" else "scripted",
-                            "reply": reply, "finish_reason": finish_reason}
+    base: dict[str, Any] = {
+        "step": k,
+        "source": "policy" if setup.protocol == "agent" else "scripted",
+        "reply": reply,
+        "finish_reason": finish_reason,
+    }
     if isinstance(decision, Invalid):
         raw = decision.raw if isinstance(decision.raw, dict) else None
         action = raw.get("action") if raw and isinstance(raw.get("action"), str) else None
@@ -206,8 +245,9 @@ async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], 
     if tool is not None:
         role = tool_role(ctx, tool)
         config = tool_format(decision.action) if setup.structured_tools else None
-        completion = await ctx.generate(role, tool_messages(ctx, episode, decision, setup), config,
-                                        turn=turn_name(k, tool))
+        completion = await ctx.generate(
+            role, tool_messages(ctx, episode, decision, setup), config, turn=turn_name(k, tool)
+        )
         call = ToolCall(role=tool, bound_to=role, reply=completion.text, finish_reason=completion.finish_reason)
         try:
             output = parse_tool(decision.action, completion.text, setup.settings)
@@ -222,11 +262,16 @@ async def step_once(ctx: SampleContext, episode: st.Episode, steps: list[Step], 
     section = after.section(decision.section_id) if decision.section_id is not None and after.n else None
     ran = outcome == "success"
     reviewed = output.score if output is not None and decision.action == "review" else None
-    return after, Step(**base, outcome=outcome, tool=call, diff=st.diff(episode, after),
-                       error=CAPPED.format(cap=setup.settings.revision_cap) if outcome == "skipped" else "",
-                       score=reviewed if ran else None,
-                       score_before=before_score if ran and decision.action == "refine" else None,
-                       status_after=section.status if section is not None else None)
+    return after, Step(
+        **base,
+        outcome=outcome,
+        tool=call,
+        diff=st.diff(episode, after),
+        error=CAPPED.format(cap=setup.settings.revision_cap) if outcome == "skipped" else "",
+        score=reviewed if ran else None,
+        score_before=before_score if ran and decision.action == "refine" else None,
+        status_after=section.status if section is not None else None,
+    )
 
 
 def restore(saved: Any) -> tuple[st.Episode, list[Step]] | None:
@@ -236,8 +281,11 @@ def restore(saved: Any) -> tuple[st.Episode, list[Step]] | None:
 
 
 def checkpoint(episode: st.Episode, steps: list[Step]) -> dict[str, Any]:
-    return {"version": CHECKPOINT_VERSION, "episode": episode.model_dump(mode="json"),
-            "steps": [s.model_dump(mode="json") for s in steps]}
+    return {
+        "version": CHECKPOINT_VERSION,
+        "episode": episode.model_dump(mode="json"),
+        "steps": [s.model_dump(mode="json") for s in steps],
+    }
 
 
 async def run_episode(ctx: SampleContext, start: st.Episode, setup: Setup) -> tuple[st.Episode, list[Step], int]:

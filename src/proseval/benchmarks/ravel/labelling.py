@@ -44,16 +44,19 @@ def _reviews(record: dict[str, Any]) -> list[SectionReview]:
 def _criterion(review: SectionReview, tau: float, style: str) -> LabelCriterion:
     points = "\n".join(f"- {point}" for point in review.points) or "- (none given)"
     ask = f"{REVIEW_CHECK} {REVIEW_SCALE.replace('{tau}', f'{tau:g}')}."
-    description = (f"The reviewer's question about section {review.section + 1}, \"{review.title}\", as it read "
-                   f"it:\n{ask}\n\nStyle and genre: {style}\nPoints it must cover:\n{points}\n\n"
-                   f"Section text:\n{review.text}")
-    title = f"Section {review.section + 1}, \"{review.title}\": how well does it stand as written (0-10)?"
+    description = (
+        f'The reviewer\'s question about section {review.section + 1}, "{review.title}", as it read '
+        f"it:\n{ask}\n\nStyle and genre: {style}\nPoints it must cover:\n{points}\n\n"
+        f"Section text:\n{review.text}"
+    )
+    title = f'Section {review.section + 1}, "{review.title}": how well does it stand as written (0-10)?'
     return LabelCriterion(review.criterion, description, 0, 10, paired=False, title=title)
 
 
 def label_form(record: dict[str, Any]) -> LabelForm:
-    form = judge_form(record, JUDGE, "Which manuscript is better?",
-                      "How good is the final manuscript, on the rubric below (1-10)?")
+    form = judge_form(
+        record, JUDGE, "Which manuscript is better?", "How good is the final manuscript, on the rubric below (1-10)?"
+    )
     metadata = (record.get("state") or {}).get("metadata") or {}
     tau = float((metadata.get("settings") or {}).get("tau", st.Settings().tau))
     style = str((metadata.get("final_state") or {}).get("style_guide", ""))

@@ -54,7 +54,7 @@ DEFINITIONS = {
     "judge": "final judge score 1-10 against the reference (reference = 6)",
     "completion_median": "median step at which a section is completed, never-completed ones at T_max",
     "delta_med": "Delta_med (Fig. 4): median completion step - median first-draft step, drafted sections, "
-                 "never-completed ones at T_max",
+    "never-completed ones at T_max",
 }
 
 POLICY_FAILURES = ("decision", "state")  # the policy's invalid actions (ERR)
@@ -164,14 +164,24 @@ def lifecycles(steps: list[Step], final: st.Episode, max_steps: int) -> list[dic
     last_outline = max((s.step for s in steps if s.action == "outline" and s.outcome == "success"), default=0)
     rows = []
     for section in final.sections:
-        own = [s for s in steps if s.step > last_outline and s.section_id == section.id
-               and s.outcome in ("success", "skipped")]
+        own = [
+            s
+            for s in steps
+            if s.step > last_outline and s.section_id == section.id and s.outcome in ("success", "skipped")
+        ]
         drafts = [s.step for s in own if s.action == "draft"]
         done = [s.step for s in own if s.status_after == "completed"]
         completed = done[-1] if done and section.status == "completed" else None
-        rows.append({"section": section.id, "first_draft": drafts[0] if drafts else None, "completed": completed,
-                     "completion_step": completed if completed is not None else max_steps,
-                     "status": section.status, "revisions": section.revisions})
+        rows.append(
+            {
+                "section": section.id,
+                "first_draft": drafts[0] if drafts else None,
+                "completed": completed,
+                "completion_step": completed if completed is not None else max_steps,
+                "status": section.status,
+                "revisions": section.revisions,
+            }
+        )
     return rows
 
 
@@ -194,15 +204,25 @@ def lifecycle_medians(points: Iterable[dict[str, Any]], max_steps: int = DEFAULT
     points = list(points)
     drafted = [p for p in points if p.get("first_draft") is not None]
     starts = [p["first_draft"] for p in drafted]
-    ends = [p["completion_step"] if p.get("completion_step") is not None
-            else p["completed"] if p.get("completed") is not None else max_steps for p in drafted]
+    ends = [
+        p["completion_step"]
+        if p.get("completion_step") is not None
+        else p["completed"]
+        if p.get("completed") is not None
+        else max_steps
+        for p in drafted
+    ]
     start = float(statistics.median(starts)) if starts else None
     end = float(statistics.median(ends)) if ends else None
-    return {"start_median": start, "end_median": end,
-            "delta_med": None if start is None or end is None else end - start,
-            "sections": len(points), "drafted": len(drafted),
-            "not_completed": sum(p.get("completed") is None for p in drafted),
-            "never_drafted": len(points) - len(drafted)}
+    return {
+        "start_median": start,
+        "end_median": end,
+        "delta_med": None if start is None or end is None else end - start,
+        "sections": len(points),
+        "drafted": len(drafted),
+        "not_completed": sum(p.get("completed") is None for p in drafted),
+        "never_drafted": len(points) - len(drafted),
+    }
 
 
 def score_curve(states: list[st.Episode]) -> list[float | None]:
@@ -214,11 +234,15 @@ def score_curve(states: list[st.Episode]) -> list[float | None]:
     return curve
 
 
-def measure(steps: list[Step], final: st.Episode, states: list[st.Episode] | None = None, *,
-            max_steps: int = DEFAULT_MAX_STEPS) -> EpisodeMetrics:
+def measure(
+    steps: list[Step], final: st.Episode, states: list[st.Episode] | None = None, *, max_steps: int = DEFAULT_MAX_STEPS
+) -> EpisodeMetrics:
     """The episode's metrics; `max_steps` is T_max (where never-completed sections are placed)."""
     return EpisodeMetrics(
-        steps=len(steps), outline_len=final.n, finished=final.finished, all_completed=final.all_completed,
+        steps=len(steps),
+        outline_len=final.n,
+        finished=final.finished,
+        all_completed=final.all_completed,
         failed_actions=sum(s.outcome == "failed" for s in steps),
         skipped=sum(s.outcome == "skipped" for s in steps),
         failed_by=dict(Counter(s.failure or "unknown" for s in steps if s.outcome == "failed")),

@@ -26,21 +26,29 @@ Section ids are whole numbers starting at 0. You have {max_steps} turns in all; 
 invalid one included. Answer with one JSON object and nothing else, for example:
 {"thought": "section 0 has no text yet", "action": "draft", "params": {"section_id": 0}}"""
 
-POLICY_SYSTEM = _POLICY_HEAD + """- review — params {"section_id": N}: the reviewer scores a written section from 0 to 10. A score of {tau} or \
+POLICY_SYSTEM = (
+    _POLICY_HEAD
+    + """- review — params {"section_id": N}: the reviewer scores a written section from 0 to 10. A score of {tau} or \
 more makes it "completed"; a lower score makes it "revision_needed", with feedback.
 - refine — params {"section_id": N}: the reviser rewrites a "revision_needed" section following the feedback. \
 It becomes "drafted" again and needs another review. {cap_rule}
-""" + _POLICY_TAIL
+"""
+    + _POLICY_TAIL
+)
 
 # --tool-text policy: the tools work on the texts the policy passes, as in the official agent.
-POLICY_SYSTEM_TEXTS = _POLICY_HEAD + """- review — params {"section_id": N, "content": "<the text to review>"}: \
+POLICY_SYSTEM_TEXTS = (
+    _POLICY_HEAD
+    + """- review — params {"section_id": N, "content": "<the text to review>"}: \
 the reviewer scores the text you pass as section N, from 0 to 10. A score of {tau} or more makes the section \
 "completed"; a lower score makes it "revision_needed", with feedback. Pass the section's current text in full.
 - refine — params {"section_id": N, "content": "<the text to revise>", "feedback": "<what to change>"}: the \
 reviser rewrites the text you pass following the feedback you pass, and the result becomes section N's text. \
 Pass the section's current text and the reviewer's feedback in full. The section becomes "drafted" again and \
 needs another review. {cap_rule}
-""" + _POLICY_TAIL
+"""
+    + _POLICY_TAIL
+)
 
 POLICY_TURN = """Turn {step} of {max_steps} ({steps_left} left after this one).
 
@@ -80,11 +88,14 @@ object and nothing else:
 {"content": "<the body of the section>", "summary": "<one sentence>"}"""
 
 # What the reviewer checks and how it scores: also what a person labelling a reviewed section is asked.
-REVIEW_CHECK = ("Check that every point is covered, that the style fits, that the reasoning or narrative holds "
-                "together and that the section has substance.")
+REVIEW_CHECK = (
+    "Check that every point is covered, that the style fits, that the reasoning or narrative holds "
+    "together and that the section has substance."
+)
 REVIEW_SCALE = "Score it from 0 to 10: {tau} or more means it can stand as it is (minor flaws at most)"
 
-REVIEWER = """You review one section of a longer text.
+REVIEWER = (
+    """You review one section of a longer text.
 
 Task of the whole text: {topic}
 Style and genre: {style_guide}
@@ -95,9 +106,14 @@ Points it must cover:
 Section text:
 {content}
 
-""" + REVIEW_CHECK + " " + REVIEW_SCALE + """; below {tau}, say precisely what is missing or wrong so that a \
+"""
+    + REVIEW_CHECK
+    + " "
+    + REVIEW_SCALE
+    + """; below {tau}, say precisely what is missing or wrong so that a \
 reviser can fix it. Answer with one JSON object and nothing else:
 {"score": <your score, a number from 0 to 10>, "feedback": "<what to fix; empty if nothing>"}"""
+)
 
 REVISER = """You revise one section of a longer text according to a reviewer's feedback.
 
@@ -124,23 +140,58 @@ def _t(name: str, text: str, placeholders: tuple[str, ...], description: str) ->
 
 
 OWN = [
-    _t("policy_system", POLICY_SYSTEM, ("tau", "cap_rule", "max_steps"),
-       "the policy's system message: the actions and the answer format"),
-    _t("policy_system_texts", POLICY_SYSTEM_TEXTS, ("tau", "cap_rule", "max_steps"),
-       "the policy's system message with --tool-text policy: review and refine carry the texts in params"),
-    _t("policy_turn", POLICY_TURN, ("step", "max_steps", "steps_left", "state", "history"),
-       "the policy's turn: the state (JSON) and its recent actions with their outcomes"),
-    _t("planner", PLANNER, ("topic", "style_guide", "language", "section_rule"),
-       "outline tool: title and sections ({section_rule}: as many as the text needs, or the --max-sections cap)"),
-    _t("writer", WRITER, ("topic", "style_guide", "language", "title", "section_title", "points", "previous_summary"),
-       "draft tool: one section's text and a one-sentence summary"),
-    _t("reviewer", REVIEWER, ("topic", "style_guide", "section_title", "points", "content", "tau"),
-       "review tool: a 0-10 score and feedback (the pass mark τ is stated)"),
-    _t("reviser", REVISER, ("topic", "style_guide", "language", "section_title", "points", "content", "feedback"),
-       "refine tool: the section rewritten from the feedback"),
+    _t(
+        "policy_system",
+        POLICY_SYSTEM,
+        ("tau", "cap_rule", "max_steps"),
+        "the policy's system message: the actions and the answer format",
+    ),
+    _t(
+        "policy_system_texts",
+        POLICY_SYSTEM_TEXTS,
+        ("tau", "cap_rule", "max_steps"),
+        "the policy's system message with --tool-text policy: review and refine carry the texts in params",
+    ),
+    _t(
+        "policy_turn",
+        POLICY_TURN,
+        ("step", "max_steps", "steps_left", "state", "history"),
+        "the policy's turn: the state (JSON) and its recent actions with their outcomes",
+    ),
+    _t(
+        "planner",
+        PLANNER,
+        ("topic", "style_guide", "language", "section_rule"),
+        "outline tool: title and sections ({section_rule}: as many as the text needs, or the --max-sections cap)",
+    ),
+    _t(
+        "writer",
+        WRITER,
+        ("topic", "style_guide", "language", "title", "section_title", "points", "previous_summary"),
+        "draft tool: one section's text and a one-sentence summary",
+    ),
+    _t(
+        "reviewer",
+        REVIEWER,
+        ("topic", "style_guide", "section_title", "points", "content", "tau"),
+        "review tool: a 0-10 score and feedback (the pass mark τ is stated)",
+    ),
+    _t(
+        "reviser",
+        REVISER,
+        ("topic", "style_guide", "language", "section_title", "points", "content", "feedback"),
+        "refine tool: the section rewritten from the feedback",
+    ),
 ]
 
-JUDGE_NAMES = ("judge_end2end_en", "judge_end2end_zh", "traits_end2end_en", "traits_end2end_zh",
-               "bands_end2end_en", "bands_end2end_zh", "judge_user_end2end")
+JUDGE_NAMES = (
+    "judge_end2end_en",
+    "judge_end2end_zh",
+    "traits_end2end_en",
+    "traits_end2end_zh",
+    "bands_end2end_en",
+    "bands_end2end_zh",
+    "judge_user_end2end",
+)
 
 PROMPTS: dict[str, PromptTemplate] = {**{t.name: t for t in OWN}, **{n: JUDGE_PROMPTS[n] for n in JUDGE_NAMES}}

@@ -49,15 +49,15 @@ def criterion(section: int) -> str:
     return f"reviewer: section {section + 1}"
 
 
-def last_reviews(start: st.Episode, steps: list[Step], states: list[st.Episode],
-                 texts_from_policy: bool) -> list[SectionReview]:
+def last_reviews(
+    start: st.Episode, steps: list[Step], states: list[st.Episode], texts_from_policy: bool
+) -> list[SectionReview]:
     """The last successful review of each section of the final outline, in outline order. `states`
     are the states after each step (`env.replay`); the text reviewed is the section's stored text
     before the review, or with ``--tool-text policy`` the text the policy passed in."""
-    last_outline = max((i for i, s in enumerate(steps) if s.action == "outline" and s.outcome == "success"),
-                       default=-1)
+    last_outline = max((i for i, s in enumerate(steps) if s.action == "outline" and s.outcome == "success"), default=-1)
     last: dict[int, tuple[int, float]] = {}
-    for i, s in enumerate(steps[last_outline + 1:], start=last_outline + 1):
+    for i, s in enumerate(steps[last_outline + 1 :], start=last_outline + 1):
         if s.action == "review" and s.outcome == "success" and s.score is not None and s.section_id is not None:
             last[s.section_id] = i, s.score
     found = []

@@ -33,8 +33,15 @@ def decision_schema(texts: bool = False) -> dict[str, Any]:
 
 
 TOOL_SCHEMAS: dict[str, dict[str, Any]] = {
-    "outline": _object({"title": _TEXT, "sections": {"type": "array", "items": _object(
-        {"title": _TEXT, "points": {"type": "array", "items": _TEXT}})}}),
+    "outline": _object(
+        {
+            "title": _TEXT,
+            "sections": {
+                "type": "array",
+                "items": _object({"title": _TEXT, "points": {"type": "array", "items": _TEXT}}),
+            },
+        }
+    ),
     "draft": _object({"content": _TEXT, "summary": _TEXT}),
     "review": _object({"score": {"type": "number"}, "feedback": _TEXT}),
     "refine": _object({"content": _TEXT, "changes": _TEXT}),

@@ -10,7 +10,6 @@ If the outline action fails, the episode finishes (there is nothing to write).
 
 from __future__ import annotations
 
-
 from proseval.benchmarks.ravel import state as st
 from proseval.benchmarks.ravel.actions import ActionName, Decision
 

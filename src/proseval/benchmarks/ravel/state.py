@@ -105,19 +105,32 @@ def apply_outline(episode: Episode, title: str, sections: list[tuple[str, list[s
     if not sections:
         raise TransitionError("the outline has no sections")
     new = tuple(Section(id=i, title=t, points=tuple(p)) for i, (t, p) in enumerate(sections))
-    return episode.model_copy(update={"title": title or episode.topic[:120], "sections": new,
-                                      "outlines": episode.outlines + 1})
+    return episode.model_copy(
+        update={"title": title or episode.topic[:120], "sections": new, "outlines": episode.outlines + 1}
+    )
 
 
-def apply_draft(episode: Episode, section_id: int, content: str, summary: str, *,
-                reset_revisions: bool = False) -> Episode:
+def apply_draft(
+    episode: Episode, section_id: int, content: str, summary: str, *, reset_revisions: bool = False
+) -> Episode:
     """A section's (new) text: drafted, unreviewed; its revision count is kept (reset: official)."""
     section = check_id(episode, section_id)
     if not content.strip():
         raise TransitionError("the draft is empty")
-    return _replace(episode, section.model_copy(update={
-        "status": "drafted", "content": content, "summary": summary, "score": None, "feedback": "",
-        "forced": False, "revisions": 0 if reset_revisions else section.revisions}))
+    return _replace(
+        episode,
+        section.model_copy(
+            update={
+                "status": "drafted",
+                "content": content,
+                "summary": summary,
+                "score": None,
+                "feedback": "",
+                "forced": False,
+                "revisions": 0 if reset_revisions else section.revisions,
+            }
+        ),
+    )
 
 
 def can_review(section: Section) -> None:
@@ -149,14 +162,20 @@ def apply_review(episode: Episode, section_id: int, score: float, feedback: str,
     passed = score >= settings.tau
     capped = at_cap(section, settings)
     status: Status = "completed" if passed or capped else "revision_needed"
-    return _replace(episode, section.model_copy(update={
-        "status": status, "score": float(score), "feedback": feedback, "forced": capped and not passed}))
+    return _replace(
+        episode,
+        section.model_copy(
+            update={"status": status, "score": float(score), "feedback": feedback, "forced": capped and not passed}
+        ),
+    )
 
 
 def can_refine(section: Section) -> None:
     if section.status != "revision_needed":
-        raise TransitionError(f"section {section.id} is {section.status}: only a section a review sent back "
-                              "(revision_needed) can be refined")
+        raise TransitionError(
+            f"section {section.id} is {section.status}: only a section a review sent back "
+            "(revision_needed) can be refined"
+        )
 
 
 def apply_refine(episode: Episode, section_id: int, content: str) -> Episode:
@@ -164,8 +183,10 @@ def apply_refine(episode: Episode, section_id: int, content: str) -> Episode:
     section = check_id(episode, section_id)
     if not content.strip():
         raise TransitionError("the revision is empty")
-    return _replace(episode, section.model_copy(update={
-        "status": "drafted", "content": content, "revisions": section.revisions + 1}))
+    return _replace(
+        episode,
+        section.model_copy(update={"status": "drafted", "content": content, "revisions": section.revisions + 1}),
+    )
 
 
 def apply_finish(episode: Episode) -> Episode:
@@ -184,8 +205,7 @@ def diff(before: Episode, after: Episode) -> dict[str, object]:
     """What a step changed: the outline, and per section the fields that differ."""
     out: dict[str, object] = {}
     if before.outlines != after.outlines:
-        out["outline"] = {"title": after.title, "sections": [s.title for s in after.sections],
-                          "replaced": before.n}
+        out["outline"] = {"title": after.title, "sections": [s.title for s in after.sections], "replaced": before.n}
         return out
     changes = {}
     for old, new in zip(before.sections, after.sections):

@@ -59,9 +59,14 @@ METRIC_VERSION = "ravel-metrics-3 (proseval docs ravel)"
 
 
 def settings_of(params: RavelParams) -> st.Settings:
-    return st.Settings(tau=params.tau, revision_cap=params.revision_cap, max_steps=params.max_steps,
-                       history_window=params.history_window, max_sections=params.max_sections,
-                       compat=params.compat)
+    return st.Settings(
+        tau=params.tau,
+        revision_cap=params.revision_cap,
+        max_steps=params.max_steps,
+        history_window=params.history_window,
+        max_sections=params.max_sections,
+        compat=params.compat,
+    )
 
 
 def load_items(params: RavelParams) -> tuple[c3e_data.C3EData, list[c3e_data.Item]]:
@@ -93,23 +98,34 @@ def make_trajectory_scorer(settings: st.Settings, style_guide: str | None = None
         states = replay(start, steps, settings)
         m = measure(steps, final, states, max_steps=settings.max_steps)
         reviewed = last_reviews(start, steps, states, texts_from_policy=state.metadata.get("tool_text") == "policy")
-        detail = {"lifecycles": list(m.lifecycles), "score_curve": list(m.score_curve), "deltas": list(m.deltas),
-                  "failed_actions": m.failed_actions, "failed_by": m.failed_by, "invalid_actions": m.invalid_actions,
-                  "tool_failures": m.tool_failures, "refines": m.refines, "reviews": m.reviews,
-                  "outlines": final.outlines,
-                  "skipped_actions": m.skipped, "executed_actions": m.executed,
-                  "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
-                  "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps),
-                  RECORDED: [review.recorded() for review in reviewed]}
-        out = {"success": Score(value=float(m.success)),
-               "success_all_completed": Score(value=float(m.success_all_completed)),
-               "premature_finish": Score(value=float(m.premature_finish)),
-               "steps": Score(value=float(m.steps), metadata=detail),
-               "outline_len": Score(value=float(m.outline_len)),
-               "refines_per_step": Score(value=m.refines_per_step),
-               "error_rate": Score(value=m.error_rate, metadata={"invalid_actions": m.invalid_actions}),
-               "tool_error_rate": Score(value=m.tool_error_rate, metadata={"tool_failures": m.tool_failures}),
-               "forced_completions": Score(value=float(m.forced_completions))}
+        detail = {
+            "lifecycles": list(m.lifecycles),
+            "score_curve": list(m.score_curve),
+            "deltas": list(m.deltas),
+            "failed_actions": m.failed_actions,
+            "failed_by": m.failed_by,
+            "invalid_actions": m.invalid_actions,
+            "tool_failures": m.tool_failures,
+            "refines": m.refines,
+            "reviews": m.reviews,
+            "outlines": final.outlines,
+            "skipped_actions": m.skipped,
+            "executed_actions": m.executed,
+            "truncated_policy_replies": sum(s.finish_reason == "length" for s in steps),
+            "truncated_tool_replies": sum(s.tool is not None and s.tool.finish_reason == "length" for s in steps),
+            RECORDED: [review.recorded() for review in reviewed],
+        }
+        out = {
+            "success": Score(value=float(m.success)),
+            "success_all_completed": Score(value=float(m.success_all_completed)),
+            "premature_finish": Score(value=float(m.premature_finish)),
+            "steps": Score(value=float(m.steps), metadata=detail),
+            "outline_len": Score(value=float(m.outline_len)),
+            "refines_per_step": Score(value=m.refines_per_step),
+            "error_rate": Score(value=m.error_rate, metadata={"invalid_actions": m.invalid_actions}),
+            "tool_error_rate": Score(value=m.tool_error_rate, metadata={"tool_failures": m.tool_failures}),
+            "forced_completions": Score(value=float(m.forced_completions)),
+        }
         if m.efficiency is not None:
             out["efficiency"] = Score(value=m.efficiency)
         if m.reviews_per_section is not None:
@@ -130,13 +146,26 @@ def make_judge_scorer(params: RavelParams) -> Any:
     async def judge(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
         item = from_target(sample.target)
         if not state.output.strip():
-            return {JUDGE: Score(value=EMPTY_SCORE, parse_status="empty",
-                                 explanation="no section was written: lowest score, no judge call")}
+            return {
+                JUDGE: Score(
+                    value=EMPTY_SCORE,
+                    parse_status="empty",
+                    explanation="no section was written: lowest score, no judge call",
+                )
+            }
         messages = judge_messages(item, state.output, setup, ctx.prompt)
         if params.judge_format == "single":  # the January scripts: rubric and fields in one user message
             messages = [{"role": "user", "content": "\n\n".join(m["content"] for m in messages)}]
-        asked = await ask_until(ctx, "judge", messages, parse_verdict,
-                                lambda v: v.scored, attempts=params.judge_attempts, turn="judge", config=config)
+        asked = await ask_until(
+            ctx,
+            "judge",
+            messages,
+            parse_verdict,
+            lambda v: v.scored,
+            attempts=params.judge_attempts,
+            turn="judge",
+            config=config,
+        )
         meta: dict[str, Any] = {"judge_calls": asked.attempts}
         if params.judge_order == "swapped":  # the position-bias probe: [Candidate] shown before [Reference]
             meta["judge_order"] = "swapped"
@@ -146,8 +175,11 @@ def make_judge_scorer(params: RavelParams) -> Any:
         assert verdict is not None
         if not verdict.scored:
             return {JUDGE: Score.unscored(verdict.status, verdict.detail, **meta)}
-        return {JUDGE: Score(value=float(verdict.score), parse_status=verdict.status, explanation=verdict.verdict,
-                             metadata=meta)}
+        return {
+            JUDGE: Score(
+                value=float(verdict.score), parse_status=verdict.status, explanation=verdict.verdict, metadata=meta
+            )
+        }
 
     return judge
 
@@ -160,23 +192,33 @@ def make_task(params: RavelParams) -> Task:
     setup = Setup(settings, params.protocol, params.structured_policy, params.structured_tools, params.tool_text)
 
     def dataset() -> list[Sample]:
-        return [Sample(id=i.id, input=i.instruction, target=to_target(i),
-                       metadata={"language": i.language, "genre": i.genre}) for i in items]
+        return [
+            Sample(
+                id=i.id, input=i.instruction, target=to_target(i), metadata={"language": i.language, "genre": i.genre}
+            )
+            for i in items
+        ]
 
     async def protocol(sample: Sample, ctx: SampleContext) -> State:
         start = episode_start(from_target(sample.target), params.style_guide)
         final, steps, resumed_at = await run_episode(ctx, start, setup)
         return State(
-            output=st.manuscript(final), finish_reason="finish" if final.finished else "max_steps",
+            output=st.manuscript(final),
+            finish_reason="finish" if final.finished else "max_steps",
             turns=[s.model_dump(mode="json") for s in steps],
-            metadata={"final_state": final.model_dump(mode="json"),
-                      "termination": "finish" if final.finished else "max_steps",
-                      "resumed_at_step": resumed_at, "protocol": params.protocol,
-                      "settings": settings.model_dump(mode="json"), "policy_role": POLICY_ROLE,
-                      "tool_roles": {tool: tool_role(ctx, tool) for tool in TOOL_ROLES},
-                      "structured": {"policy": params.structured_policy, "tools": params.structured_tools},
-                      "tool_text": params.tool_text,
-                      "metrics": METRIC_VERSION})
+            metadata={
+                "final_state": final.model_dump(mode="json"),
+                "termination": "finish" if final.finished else "max_steps",
+                "resumed_at_step": resumed_at,
+                "protocol": params.protocol,
+                "settings": settings.model_dump(mode="json"),
+                "policy_role": POLICY_ROLE,
+                "tool_roles": {tool: tool_role(ctx, tool) for tool in TOOL_ROLES},
+                "structured": {"policy": params.structured_policy, "tools": params.structured_tools},
+                "tool_text": params.tool_text,
+                "metrics": METRIC_VERSION,
+            },
+        )
 
     def aggregate(samples: list[ScoredSample]) -> dict[str, Any]:
         return {"ravel": summarize(samples)}
@@ -186,8 +228,10 @@ def make_task(params: RavelParams) -> Task:
         if not summary:
             return {}
         files: dict[str, str | bytes] = {"ravel.md": markdown(summary)}
-        for name, drawer in (("ravel_lifecycles.png", lifecycle_drawer({"this run": summary["lifecycles"]})),
-                             ("ravel_score_curve.png", curve_drawer({"this run": summary["score_curve"]}))):
+        for name, drawer in (
+            ("ravel_lifecycles.png", lifecycle_drawer({"this run": summary["lifecycles"]})),
+            ("ravel_score_curve.png", curve_drawer({"this run": summary["score_curve"]})),
+        ):
             png = chart(drawer) if drawer is not None else None
             if png:
                 files[name] = png
@@ -195,19 +239,28 @@ def make_task(params: RavelParams) -> Task:
 
     roles = (POLICY_ROLE, "judge")
     return Task(
-        name="ravel", version=VERSION,
+        name="ravel",
+        version=VERSION,
         description="RAVEL: a policy plans, drafts, reviews and refines a text with tool models; trajectory "
-                    "metrics and the C3EBench End2End judge score of the manuscript",
-        dataset=dataset, protocol=protocol,
+        "metrics and the C3EBench End2End judge score of the manuscript",
+        dataset=dataset,
+        protocol=protocol,
         scorers=[make_trajectory_scorer(settings, params.style_guide), make_judge_scorer(params)],
-        roles_required=roles, optional_roles=TOOL_ROLES,
+        roles_required=roles,
+        optional_roles=TOOL_ROLES,
         role_configs={**{role: AGENT_CONFIG for role in (POLICY_ROLE, *TOOL_ROLES)}, "judge": JUDGE_CONFIG},
         slice_keys=("language", "genre"),
         headline="judge",  # the final manuscript's score; the trajectory metrics follow
-        dataset_source={"source": "C3EBench End2End items", "files": [
-            {"path": f.path, "sha256": f.sha256, "verified": f.verified} for f in data.files],
-            "n_selected": len(items), "protocol": params.protocol, "metrics": METRIC_VERSION},
-        aggregate=aggregate, artifacts=artifacts, prompts=presented(PROMPTS, params.judge_order),
+        dataset_source={
+            "source": "C3EBench End2End items",
+            "files": [{"path": f.path, "sha256": f.sha256, "verified": f.verified} for f in data.files],
+            "n_selected": len(items),
+            "protocol": params.protocol,
+            "metrics": METRIC_VERSION,
+        },
+        aggregate=aggregate,
+        artifacts=artifacts,
+        prompts=presented(PROMPTS, params.judge_order),
         rescore_roles=("judge",),
         # The final manuscript's End2End judge score, and the reviewer's last score of each section
         # (role "reviewer"); the trajectory metrics are computed by rule, never ratings.

@@ -52,19 +52,30 @@ def _step(number: int, turn: dict[str, Any], states: list[st.Episode] | None) ->
     if tool:
         blocks.append(kit.views.ViewBlock("text", "tool reply", {"text": tool.get("reply"), "folded": True}))
     if turn.get("diff"):
-        blocks.append(kit.views.ViewBlock("text", "state changes",
-                                          {"text": turn["diff"], "folded": True, "open": True}))
+        blocks.append(
+            kit.views.ViewBlock("text", "state changes", {"text": turn["diff"], "folded": True, "open": True})
+        )
     if states is not None:
         after = states[number]
         before = states[number - 1] if number else None
         section = turn.get("section_id")
-        if (turn.get("action") in ("draft", "refine") and turn.get("outcome") == "success"
-                and isinstance(section, int) and before is not None and section < before.n
-                and before.section(section).content):
+        if (
+            turn.get("action") in ("draft", "refine")
+            and turn.get("outcome") == "success"
+            and isinstance(section, int)
+            and before is not None
+            and section < before.n
+            and before.section(section).content
+        ):
             changes = kit.views.word_diff(before.section(section).content, after.section(section).content)
             blocks.append(kit.views.ViewBlock("diff", "Section text, before → after", {"segments": changes}))
-        blocks.append(kit.views.ViewBlock("text", f"Manuscript after step {turn.get('step')}", {
-            "text": st.manuscript(after), "empty": "(nothing written yet)", "class": "output manuscript"}))
+        blocks.append(
+            kit.views.ViewBlock(
+                "text",
+                f"Manuscript after step {turn.get('step')}",
+                {"text": st.manuscript(after), "empty": "(nothing written yet)", "class": "output manuscript"},
+            )
+        )
     return {"title": title, "status": turn.get("outcome"), "blocks": blocks}
 
 

@@ -25,7 +25,7 @@ def __getattr__(name: str) -> Any:
 @kit.task(
     "revision-distance",
     summary="Revision Distance: edits a reviser model would make to your drafts (or chosen/rejected pairs); "
-            "ROUGE beside it",
+    "ROUGE beside it",
     metrics="proseval.benchmarks.revision_distance.definitions:DRAFTS_AND_PAIRS",
     params=RevisionDistanceParams,
     labelling="proseval.benchmarks.revision_distance.labelling:label_form",
@@ -42,7 +42,7 @@ def revision_distance(params: RevisionDistanceParams):
 @kit.task(
     "revision-distance-stability",
     summary="how far Revision Distance moves under small seeded, meaning-preserving word substitutions "
-            "(see: proseval revision-distance stability)",
+    "(see: proseval revision-distance stability)",
     metrics="proseval.benchmarks.revision_distance.definitions:STABILITY",
     params=StabilityParams,
     render="proseval.benchmarks.revision_distance.render:render",
@@ -55,19 +55,24 @@ def revision_distance_stability(params: StabilityParams):
     return make_stability_task(params)
 
 
-kit.command_group("revision-distance", "proseval.benchmarks.revision_distance.cli:app",
-                  summary="Revision Distance tools: the stability check, the perturber, drafts from a run.")
+kit.command_group(
+    "revision-distance",
+    "proseval.benchmarks.revision_distance.cli:app",
+    summary="Revision Distance tools: the stability check, the perturber, drafts from a run.",
+)
 
 # Any run's stored answers can be measured: proseval score RUN --scorer revision-distance --role reviser=...
 kit.scorer_plugin(
     "revision-distance",
     summary="edits a reviser model would make to each stored answer (options: setting=general|knowledge|"
-            "reference-free, weighting=none|level|size, per_words=N, attempts=N)",
+    "reference-free, weighting=none|level|size, per_words=N, attempts=N)",
     roles=("reviser",),
     factory="proseval.benchmarks.revision_distance.scoring:revision_distance_scorer",
     prompts="proseval.benchmarks.revision_distance.prompts:PROMPTS",
     role_configs={"reviser": dict(REVISER_SETTINGS)},
     views="proseval.benchmarks.revision_distance.views:sample_views",
 )
-kit.doctor_check("revision-distance", lambda: [kit.doctor.extra_check("extra revision-distance", "revision-distance",
-                                                                        ("rouge_score",))])
+kit.doctor_check(
+    "revision-distance",
+    lambda: [kit.doctor.extra_check("extra revision-distance", "revision-distance", ("rouge_score",))],
+)

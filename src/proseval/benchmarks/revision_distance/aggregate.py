@@ -18,13 +18,13 @@ from proseval.benchmarks.revision_distance.edits import LEVELS, OTHER, category_
 from proseval.benchmarks.revision_distance.rouge import ROUGE_TYPES
 from proseval.benchmarks.revision_distance.stats import (
     average_ranks,
+    distance_vs_human,
     mean,
     mean_ci,
+    perturbation_spread,
     spearman,
     spearman_ci,
     summarise_pairs,
-    distance_vs_human,
-    perturbation_spread,
     summarise_stability,
     wilson_ci,
 )
@@ -70,8 +70,11 @@ def _breakdown(scored: Sequence[ScoredSample], metric: str, names: Sequence[str]
     out = {}
     for name in names:
         counts = [float((_value(s, metric) or {}).get(name) or 0) for s in scored]
-        out[name] = {**_with_ci(counts), "share": sum(counts) / total if total else None,
-                     "share_ci": wilson_ci(sum(counts), int(total))}
+        out[name] = {
+            **_with_ci(counts),
+            "share": sum(counts) / total if total else None,
+            "share_ci": wilson_ci(sum(counts), int(total)),
+        }
     return out
 
 
@@ -94,18 +97,37 @@ def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: s
     with_rouge = [s for s in scored if isinstance(_value(s, "rouge"), dict)]
     baselines = {}
     for name in ROUGE_TYPES:
-        rho, rho_ci = _spearman([float(_value(s, "rouge")[name]) for s in with_rouge],
-                                [-float(_value(s, "revision_distance")) for s in with_rouge])
-        baselines[name] = {**_with_ci([float(_value(s, "rouge")[name]) for s in all_rouge]), "n": len(all_rouge),
-                           "spearman_vs_neg_distance": rho, "spearman_ci": rho_ci, "n_paired": len(with_rouge)}
+        rho, rho_ci = _spearman(
+            [float(_value(s, "rouge")[name]) for s in with_rouge],
+            [-float(_value(s, "revision_distance")) for s in with_rouge],
+        )
+        baselines[name] = {
+            **_with_ci([float(_value(s, "rouge")[name]) for s in all_rouge]),
+            "n": len(all_rouge),
+            "spearman_vs_neg_distance": rho,
+            "spearman_ci": rho_ci,
+            "n_paired": len(with_rouge),
+        }
     return {
-        "mode": "drafts", "setting": setting, "weighting": weighting, "per_words": per_words, "scored": len(scored),
-        "unscored": unscored, "failed": failed,
-        "distance": {**_with_ci(distances), "median": median(distances) if distances else None,
-                     "min": min(distances, default=None), "max": max(distances, default=None)},
-        "normalised_mean": mean(normalised), "normalised_mean_ci": mean_ci(normalised),
-        "weighted_mean": mean(weighted), "weighted_mean_ci": mean_ci(weighted),
-        "grounded": grounded, "ungrounded": ungrounded,
+        "mode": "drafts",
+        "setting": setting,
+        "weighting": weighting,
+        "per_words": per_words,
+        "scored": len(scored),
+        "unscored": unscored,
+        "failed": failed,
+        "distance": {
+            **_with_ci(distances),
+            "median": median(distances) if distances else None,
+            "min": min(distances, default=None),
+            "max": max(distances, default=None),
+        },
+        "normalised_mean": mean(normalised),
+        "normalised_mean_ci": mean_ci(normalised),
+        "weighted_mean": mean(weighted),
+        "weighted_mean_ci": mean_ci(weighted),
+        "grounded": grounded,
+        "ungrounded": ungrounded,
         "grounded_share": grounded / (grounded + ungrounded) if grounded + ungrounded else None,
         "grounded_share_ci": wilson_ci(grounded, int(grounded + ungrounded)),
         "insertions": total_edits - grounded - ungrounded,
@@ -114,9 +136,14 @@ def aggregate_drafts(samples: Sequence[ScoredSample], setting: str, weighting: s
         "levels": _breakdown(scored, "revision_levels", (*LEVELS, OTHER), total_edits),
         "baselines": baselines,
         "disagreements": disagreements(with_rouge),
-        "points": [[s.id, float(_value(s, "revision_distance")),
-                    float(_value(s, "rouge")["rougeL"]) if isinstance(_value(s, "rouge"), dict) else None]
-                   for s in scored],
+        "points": [
+            [
+                s.id,
+                float(_value(s, "revision_distance")),
+                float(_value(s, "rouge")["rougeL"]) if isinstance(_value(s, "rouge"), dict) else None,
+            ]
+            for s in scored
+        ],
     }
 
 
@@ -126,15 +153,22 @@ def disagreements(samples: Sequence[ScoredSample], top: int = DISAGREEMENTS) -> 
         return []
     by_distance = average_ranks([-float(_value(s, "revision_distance")) for s in samples])
     by_rouge = average_ranks([float(_value(s, "rouge")["rougeL"]) for s in samples])
-    rows = [{"id": s.id, "distance": float(_value(s, "revision_distance")),
-             "rougeL": float(_value(s, "rouge")["rougeL"]), "rank_gap": (rd - rr) / len(samples)}
-            for s, rd, rr in zip(samples, by_distance, by_rouge)]
+    rows = [
+        {
+            "id": s.id,
+            "distance": float(_value(s, "revision_distance")),
+            "rougeL": float(_value(s, "rouge")["rougeL"]),
+            "rank_gap": (rd - rr) / len(samples),
+        }
+        for s, rd, rr in zip(samples, by_distance, by_rouge)
+    ]
     rows.sort(key=lambda row: (-abs(row["rank_gap"]), row["id"]))
     return [row for row in rows[:top] if row["rank_gap"] != 0]
 
 
-def _human_scores(samples: Sequence[ScoredSample], values: Sequence[tuple[float, float]]
-                  ) -> tuple[list[float], list[float]]:
+def _human_scores(
+    samples: Sequence[ScoredSample], values: Sequence[tuple[float, float]]
+) -> tuple[list[float], list[float]]:
     """(human score, value) for every text of `samples` with a human score; `values` are (chosen, rejected)."""
     humans, paired = [], []
     for sample, pair in zip(samples, values):
@@ -161,9 +195,13 @@ def _rouge_pairs(samples: Sequence[ScoredSample], scored: Sequence[ScoredSample]
     for name in ROUGE_TYPES:
         humans, values = _human_scores(same, [(-c, -r) for c, r in negated(same, name)])
         rho, rho_ci = _spearman(humans, values)
-        out[name] = {"scored_pairs": asdict(summarise_pairs(negated(same, name))),
-                     "all_pairs": asdict(summarise_pairs(negated(have, name))),
-                     "spearman_human": rho, "spearman_human_ci": rho_ci, "human_scored_texts": len(humans)}
+        out[name] = {
+            "scored_pairs": asdict(summarise_pairs(negated(same, name))),
+            "all_pairs": asdict(summarise_pairs(negated(have, name))),
+            "spearman_human": rho,
+            "spearman_human_ci": rho_ci,
+            "human_scored_texts": len(humans),
+        }
     return out
 
 
@@ -174,28 +212,43 @@ def aggregate_pairs(samples: Sequence[ScoredSample], weighting: str = "none") ->
     rho, rho_ci = _spearman(humans, values)
     paper_rho, paper_ci = distance_vs_human(rho, rho_ci)
     chosen, rejected = [c for c, _ in outcomes], [r for _, r in outcomes]
-    result = {"mode": "pairs", "weighting": weighting, "scored": len(scored), "unscored": unscored, "failed": failed,
-              **asdict(summarise_pairs(outcomes)),
-              "mean_distance_chosen": mean(chosen), "mean_distance_chosen_ci": mean_ci(chosen),
-              "mean_distance_rejected": mean(rejected), "mean_distance_rejected_ci": mean_ci(rejected),
-              "spearman_human_vs_neg_distance": rho, "spearman_human_vs_neg_distance_ci": rho_ci,
-              # the paper's convention (its R = -0.38): distance against human score
-              "spearman_distance_vs_human": paper_rho, "spearman_distance_vs_human_ci": paper_ci,
-              "human_scored_texts": len(humans),
-              "points": [[s.id, c, r] for s, (c, r) in zip(scored, outcomes)]}
+    result = {
+        "mode": "pairs",
+        "weighting": weighting,
+        "scored": len(scored),
+        "unscored": unscored,
+        "failed": failed,
+        **asdict(summarise_pairs(outcomes)),
+        "mean_distance_chosen": mean(chosen),
+        "mean_distance_chosen_ci": mean_ci(chosen),
+        "mean_distance_rejected": mean(rejected),
+        "mean_distance_rejected_ci": mean_ci(rejected),
+        "spearman_human_vs_neg_distance": rho,
+        "spearman_human_vs_neg_distance_ci": rho_ci,
+        # the paper's convention (its R = -0.38): distance against human score
+        "spearman_distance_vs_human": paper_rho,
+        "spearman_distance_vs_human_ci": paper_ci,
+        "human_scored_texts": len(humans),
+        "points": [[s.id, c, r] for s, (c, r) in zip(scored, outcomes)],
+    }
     if weighting != "none":
         pairs = [(float(_value(s, "weighted_chosen")), float(_value(s, "weighted_rejected"))) for s in scored]
         weighted_chosen, weighted_rejected = [c for c, _ in pairs], [r for _, r in pairs]
-        result["weighted"] = {**asdict(summarise_pairs(pairs)),
-                              "mean_chosen": mean(weighted_chosen), "mean_chosen_ci": mean_ci(weighted_chosen),
-                              "mean_rejected": mean(weighted_rejected), "mean_rejected_ci": mean_ci(weighted_rejected)}
+        result["weighted"] = {
+            **asdict(summarise_pairs(pairs)),
+            "mean_chosen": mean(weighted_chosen),
+            "mean_chosen_ci": mean_ci(weighted_chosen),
+            "mean_rejected": mean(weighted_rejected),
+            "mean_rejected_ci": mean_ci(weighted_rejected),
+        }
     if rouge := _rouge_pairs(samples, scored):
         result["rouge"] = rouge
     return result
 
 
-def aggregate_stability(samples: Sequence[ScoredSample], seed: int, rate: float,
-                        skipped: Sequence[str]) -> dict[str, Any]:
+def aggregate_stability(
+    samples: Sequence[ScoredSample], seed: int, rate: float, skipped: Sequence[str]
+) -> dict[str, Any]:
     scored, unscored, failed = _unscored(samples, "stability_abs_change")
     pairs = [(float(_value(s, "distance_original")), float(_value(s, "distance_perturbed"))) for s in scored]
     substitutions = [float(s.metadata.get("substitutions", 0)) for s in scored]
@@ -204,15 +257,30 @@ def aggregate_stability(samples: Sequence[ScoredSample], seed: int, rate: float,
     for sample, pair in zip(scored, pairs):
         by_draft.setdefault(str(sample.metadata.get("draft_id", sample.id)), []).append(pair)
     # the original text's distance: its first scored copy's (the same request each time, cached)
-    per_draft = [{"draft": draft, **perturbation_spread(items[0][0], [p for _, p in items])}
-                 for draft, items in by_draft.items()]
+    per_draft = [
+        {"draft": draft, **perturbation_spread(items[0][0], [p for _, p in items])} for draft, items in by_draft.items()
+    ]
     spreads = [float(d["spread"]) for d in per_draft]
-    return {"mode": "stability", "seed": seed, "rate": rate, "skipped_unperturbable": list(skipped),
-            "drafts_scored": len(per_draft), "per_draft": per_draft,
-            "mean_perturbations": mean([float(len(d["perturbed"])) for d in per_draft]),
-            "mean_spread": mean(spreads), "mean_spread_ci": mean_ci(spreads), "max_spread": max(spreads, default=None),
-            "scored": len(scored), "unscored": unscored, "failed": failed, **asdict(summarise_stability(pairs)),
-            "mean_distance_original": mean(originals), "mean_distance_original_ci": mean_ci(originals),
-            "mean_distance_perturbed": mean(perturbed), "mean_distance_perturbed_ci": mean_ci(perturbed),
-            "mean_substitutions": mean(substitutions), "mean_substitutions_ci": mean_ci(substitutions),
-            "points": [[s.id, o, p] for s, (o, p) in zip(scored, pairs)]}
+    return {
+        "mode": "stability",
+        "seed": seed,
+        "rate": rate,
+        "skipped_unperturbable": list(skipped),
+        "drafts_scored": len(per_draft),
+        "per_draft": per_draft,
+        "mean_perturbations": mean([float(len(d["perturbed"])) for d in per_draft]),
+        "mean_spread": mean(spreads),
+        "mean_spread_ci": mean_ci(spreads),
+        "max_spread": max(spreads, default=None),
+        "scored": len(scored),
+        "unscored": unscored,
+        "failed": failed,
+        **asdict(summarise_stability(pairs)),
+        "mean_distance_original": mean(originals),
+        "mean_distance_original_ci": mean_ci(originals),
+        "mean_distance_perturbed": mean(perturbed),
+        "mean_distance_perturbed_ci": mean_ci(perturbed),
+        "mean_substitutions": mean(substitutions),
+        "mean_substitutions_ci": mean_ci(substitutions),
+        "points": [[s.id, o, p] for s, (o, p) in zip(scored, pairs)],
+    }

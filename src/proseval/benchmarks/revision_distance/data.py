@@ -121,8 +121,10 @@ def read_drafts(path: Path, refs: Path | None = None, *, need_reference: bool = 
         reference = joined[key][1] if key in joined else _text(record, REFERENCE_KEYS, where, required=False)
         if need_reference and reference is None:
             source = f"in {refs} (by id) or " if refs is not None else ""
-            raise DataError(f"{where}: draft {key!r} has no reference {source}under {' / '.join(REFERENCE_KEYS)}; "
-                            "this setting compares with a reference (or use --setting reference-free)")
+            raise DataError(
+                f"{where}: draft {key!r} has no reference {source}under {' / '.join(REFERENCE_KEYS)}; "
+                "this setting compares with a reference (or use --setting reference-free)"
+            )
         drafts.append(Draft(key, text, reference, _text(record, INSTRUCTION_KEYS, where, required=False) or ""))
     if not drafts:
         raise DataError(f"{path}: no drafts")
@@ -137,12 +139,21 @@ def read_pairs(path: Path, *, need_reference: bool = False) -> list[Pair]:
         key = _id(record, number, where, seen)
         reference = _text(record, REFERENCE_KEYS, where, required=False)
         if need_reference and reference is None:
-            raise DataError(f"{where}: pair {key!r} has no reference under {' / '.join(REFERENCE_KEYS)}; "
-                            "this setting compares with a reference (or use --setting reference-free)")
-        pairs.append(Pair(key, _text(record, ("chosen",), where, required=True) or "",
-                          _text(record, ("rejected",), where, required=True) or "", reference,
-                          _text(record, INSTRUCTION_KEYS, where, required=False) or "",
-                          _score(record, "chosen_score", where), _score(record, "rejected_score", where)))
+            raise DataError(
+                f"{where}: pair {key!r} has no reference under {' / '.join(REFERENCE_KEYS)}; "
+                "this setting compares with a reference (or use --setting reference-free)"
+            )
+        pairs.append(
+            Pair(
+                key,
+                _text(record, ("chosen",), where, required=True) or "",
+                _text(record, ("rejected",), where, required=True) or "",
+                reference,
+                _text(record, INSTRUCTION_KEYS, where, required=False) or "",
+                _score(record, "chosen_score", where),
+                _score(record, "rejected_score", where),
+            )
+        )
     if not pairs:
         raise DataError(f"{path}: no pairs")
     return pairs

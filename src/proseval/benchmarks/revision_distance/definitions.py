@@ -7,7 +7,7 @@ proseval docs revision-distance gives the full definitions; every run-level mean
 DRAFTS_AND_PAIRS = {
     "revision_distance": "D_Revision (paper §3): the number of edits the reviser proposes; lower is better",
     "revision_categories.*": "edits per category: order / comparison / description (knowledge, Table 4) "
-                             "or add / delete / rewrite / reorder, plus other",
+    "or add / delete / rewrite / reorder, plus other",
     "revision_levels.*": "edits per level: word, phrase, sentence, paragraph, document, reference, other (App. D)",
     "revision_distance_norm": "edits per --per-words words of the draft",
     "revision_distance_weighted": "edits weighted by level or size (--weighting)",

@@ -32,8 +32,14 @@ from typing import Any
 
 from proseval.kit import find_json_values, repair_json_value, strip_reasoning
 
-FIELDS = ("action_name", "revision_description", "revision_level", "original_snippet", "revised_snippet",
-          "revision_intention")
+FIELDS = (
+    "action_name",
+    "revision_description",
+    "revision_level",
+    "original_snippet",
+    "revised_snippet",
+    "revision_intention",
+)
 # The knowledge-intensive setting files every edit under one of these (the paper's Table 4).
 KNOWLEDGE_CATEGORIES = ("order", "comparison", "description")
 # The other settings count edits by the kind of action (our own small vocabulary).
@@ -80,23 +86,58 @@ ACTIONS: tuple[Action, ...] = (
     Action("describe", ("describe", "explain", "specify", "define"), None, "description"),
     Action("correct", ("correct", "fix"), "rewrite", "description"),
     Action("compare", ("compare", "contrast", "differentiate", "distinguish"), None, "comparison"),
-    Action("reorganise", ("reorganise", "reorganize", "restructure", "rearrange", "reorder", "resequence"),
-           "reorder", "order"),
+    Action(
+        "reorganise",
+        ("reorganise", "reorganize", "restructure", "rearrange", "reorder", "resequence"),
+        "reorder",
+        "order",
+    ),
     Action("move", ("move", "relocate", "swap"), "reorder", "order"),
     Action("group", ("group", "cluster", "categorise", "categorize"), "reorder", "order"),
     Action("merge", ("merge", "combine"), "rewrite", None),
     Action("split", ("split", "divide"), "rewrite", None),
     Action("rewrite", ("rewrite", "rephrase", "reword", "paraphrase"), "rewrite", None),
     Action("replace", ("replace", "substitute"), "rewrite", None),
-    Action("revise", ("revise", "modify", "change", "edit", "adjust", "improve", "update", "polish", "refine",
-                      "strengthen", "tighten", "streamline", "emphasise", "emphasize", "highlight"), "rewrite", None),
+    Action(
+        "revise",
+        (
+            "revise",
+            "modify",
+            "change",
+            "edit",
+            "adjust",
+            "improve",
+            "update",
+            "polish",
+            "refine",
+            "strengthen",
+            "tighten",
+            "streamline",
+            "emphasise",
+            "emphasize",
+            "highlight",
+        ),
+        "rewrite",
+        None,
+    ),
 )
 _VERB_ACTION: dict[str, Action] = {verb: action for action in ACTIONS for verb in action.verbs}
 # Nouns of actions ("reorganization of the paragraphs") that the suffix rules below do not reach.
-_NOUNS = {"addition": "add", "expansion": "expand", "extension": "extend", "comparison": "compare",
-          "simplification": "simplify", "clarification": "clarify", "description": "describe",
-          "explanation": "explain", "removal": "remove", "omission": "omit", "division": "divide",
-          "revision": "revise", "definition": "define"}
+_NOUNS = {
+    "addition": "add",
+    "expansion": "expand",
+    "extension": "extend",
+    "comparison": "compare",
+    "simplification": "simplify",
+    "clarification": "clarify",
+    "description": "describe",
+    "explanation": "explain",
+    "removal": "remove",
+    "omission": "omit",
+    "division": "divide",
+    "revision": "revise",
+    "definition": "define",
+}
 
 _LEVEL_WORDS: dict[str, tuple[str, ...]] = {
     "word": ("word", "token", "spelling", "punctuation", "character"),
@@ -111,10 +152,17 @@ _LEVEL_WORDS: dict[str, tuple[str, ...]] = {
 def _verb_forms(word: str) -> list[str]:
     """The base forms `word` may be an inflection of (moves, moved, moving, simplified, dropped)."""
     forms = [word]
-    for suffix, endings in (("ies", ("y",)), ("ied", ("y",)), ("es", ("", "e")), ("s", ("",)), ("ed", ("", "e")),
-                            ("d", ("",)), ("ing", ("", "e"))):
+    for suffix, endings in (
+        ("ies", ("y",)),
+        ("ied", ("y",)),
+        ("es", ("", "e")),
+        ("s", ("",)),
+        ("ed", ("", "e")),
+        ("d", ("",)),
+        ("ing", ("", "e")),
+    ):
         if word.endswith(suffix) and len(word) > len(suffix) + 1:
-            stem = word[:-len(suffix)]
+            stem = word[: -len(suffix)]
             forms.extend(stem + ending for ending in endings)
             if suffix in ("ed", "ing") and len(stem) > 2 and stem[-1] == stem[-2]:
                 forms.append(stem[:-1])  # dropped → drop
@@ -129,10 +177,14 @@ def action_of_word(word: str, *, nouns: bool = False) -> Action | None:
     if nouns:
         singular = word[:-1] if word.endswith("s") else word
         forms += [_NOUNS.get(singular, "")]
-        for suffix, endings in (("isation", ("ise",)), ("ization", ("ize",)), ("ation", ("e", "ate", "")),
-                                ("ion", ("", "e"))):
+        for suffix, endings in (
+            ("isation", ("ise",)),
+            ("ization", ("ize",)),
+            ("ation", ("e", "ate", "")),
+            ("ion", ("", "e")),
+        ):
             if singular.endswith(suffix):
-                forms.extend(singular[:-len(suffix)] + ending for ending in endings)
+                forms.extend(singular[: -len(suffix)] + ending for ending in endings)
     return next((_VERB_ACTION[form] for form in forms if form in _VERB_ACTION), None)
 
 
@@ -234,8 +286,10 @@ def to_edit(item: Any) -> Edit | None:
     """An `Edit` from one array element, or None when it is not an edit object."""
     if not is_edit_object(item):
         return None
-    return Edit(**{name: _text(item.get(name)) for name in FIELDS},
-                category=_text(item.get("category") or item.get("revision_category")))
+    return Edit(
+        **{name: _text(item.get(name)) for name in FIELDS},
+        category=_text(item.get("category") or item.get("revision_category")),
+    )
 
 
 def split_actions(action_name: str) -> list[str]:
@@ -332,9 +386,16 @@ def parse_reply(text: str) -> ParsedReply:
         return ParsedReply(None, "unparsable", "the reply copies the format description instead of proposing edits")
     missing = sum(1 for item in items if any(name not in item for name in FIELDS))
     kept, added, noops, duplicates = normalise(valid)
-    return ParsedReply(tuple(kept), status, raw_count=len(valid),
-                       split_added=added, noops=noops, duplicates=duplicates, missing_fields=missing,
-                       notes={"template_echoes": len(listed) - len(valid)} if len(listed) > len(valid) else {})
+    return ParsedReply(
+        tuple(kept),
+        status,
+        raw_count=len(valid),
+        split_added=added,
+        noops=noops,
+        duplicates=duplicates,
+        missing_fields=missing,
+        notes={"template_echoes": len(listed) - len(valid)} if len(listed) > len(valid) else {},
+    )
 
 
 def _classify(text: str, vocabulary: dict[str, tuple[str, ...]]) -> str:
@@ -347,8 +408,14 @@ def _classify(text: str, vocabulary: dict[str, tuple[str, ...]]) -> str:
 
 def _first_action(text: str) -> Action | None:
     """The first action the words of `text` name (a verb or its noun: "deletion", "reorganisation")."""
-    return next((action for word in _LETTERS.findall(text.casefold())
-                 if (action := action_of_word(word, nouns=True)) is not None), None)
+    return next(
+        (
+            action
+            for word in _LETTERS.findall(text.casefold())
+            if (action := action_of_word(word, nouns=True)) is not None
+        ),
+        None,
+    )
 
 
 def action_category(edit: Edit) -> str:

@@ -37,8 +37,11 @@ def drafts_of(records: Iterable[SampleRecord]) -> Exported:
             empty += 1
             continue
         sample = Sample(id=record.id, input=record.input if record.input is not None else "", target=record.target)
-        row: dict[str, Any] = {"id": f"{record.id}#{record.epoch}" if several_epochs else record.id,
-                               "draft": record.state.output, "instruction": instruction_of(sample)}
+        row: dict[str, Any] = {
+            "id": f"{record.id}#{record.epoch}" if several_epochs else record.id,
+            "draft": record.state.output,
+            "instruction": instruction_of(sample),
+        }
         if (reference := reference_of(sample)) is not None:
             row["reference"] = reference
         rows.append(row)

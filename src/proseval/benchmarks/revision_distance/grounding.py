@@ -43,7 +43,7 @@ def match_score(snippet: str, draft: str) -> float:
         return 0.0
     have = tokens(draft)
     size = len(wanted)
-    if any(have[i:i + size] == wanted for i in range(len(have) - size + 1)):
+    if any(have[i : i + size] == wanted for i in range(len(have) - size + 1)):
         return 1.0
     best = 0.0
     matcher = SequenceMatcher(autojunk=False)
@@ -52,7 +52,7 @@ def match_score(snippet: str, draft: str) -> float:
         if width < 1:
             continue
         for start in range(max(1, len(have) - width + 1)):
-            matcher.set_seq1(have[start:start + width])
+            matcher.set_seq1(have[start : start + width])
             if matcher.real_quick_ratio() <= best or matcher.quick_ratio() <= best:
                 continue
             best = max(best, matcher.ratio())

@@ -25,8 +25,15 @@ class Measure:
     grounding: Grounding
 
 
-def measure(edits: Sequence[Edit], draft: str, setting: str, *, per_words: int = 100, weighting: str = "none",
-            threshold: float = DEFAULT_THRESHOLD) -> Measure:
+def measure(
+    edits: Sequence[Edit],
+    draft: str,
+    setting: str,
+    *,
+    per_words: int = 100,
+    weighting: str = "none",
+    threshold: float = DEFAULT_THRESHOLD,
+) -> Measure:
     categories = dict.fromkeys(category_names(setting), 0.0)
     levels = dict.fromkeys((*LEVELS, OTHER), 0.0)
     for edit in edits:
@@ -34,5 +41,11 @@ def measure(edits: Sequence[Edit], draft: str, setting: str, *, per_words: int =
         levels[level_of(edit)] += 1
     words = word_count(draft)
     normalised = len(edits) * per_words / words if per_words > 0 and words else None
-    return Measure(distance=len(edits), categories=categories, levels=levels, normalised=normalised,
-                   weighted=weighted_distance(edits, weighting), grounding=ground(edits, draft, threshold))
+    return Measure(
+        distance=len(edits),
+        categories=categories,
+        levels=levels,
+        normalised=normalised,
+        weighted=weighted_distance(edits, weighting),
+        grounding=ground(edits, draft, threshold),
+    )

@@ -35,28 +35,175 @@ from dataclasses import dataclass
 
 Context = Callable[[str, str], bool]  # (previous word, next token), both lower case → may substitute here
 
-_NUMBER_WORDS = {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-                 "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred",
-                 "thousand", "million", "billion", "half"}
+_NUMBER_WORDS = {
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "fifteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "hundred",
+    "thousand",
+    "million",
+    "billion",
+    "half",
+}
 # Not the copulas: "the film is about two brothers" is about them, not approximately them.
-_BEFORE_APPROXIMATE = {"of", "for", "at", "by", "to", "in", "within", "with", "from", "after", "than", "only", "just",
-                       "take", "takes", "took", "last", "lasts", "lasted",
-                       "cost", "costs", "weigh", "weighs", "weighed", "sleep", "sleeps", "slept", "wait", "waited",
-                       "spend", "spends", "spent", "earn", "earns", "earned", "pay", "pays", "paid", "reach",
-                       "reaches", "reached", "rose", "fell", "grew", "increased", "decreased", "dropped"}
+_BEFORE_APPROXIMATE = {
+    "of",
+    "for",
+    "at",
+    "by",
+    "to",
+    "in",
+    "within",
+    "with",
+    "from",
+    "after",
+    "than",
+    "only",
+    "just",
+    "take",
+    "takes",
+    "took",
+    "last",
+    "lasts",
+    "lasted",
+    "cost",
+    "costs",
+    "weigh",
+    "weighs",
+    "weighed",
+    "sleep",
+    "sleeps",
+    "slept",
+    "wait",
+    "waited",
+    "spend",
+    "spends",
+    "spent",
+    "earn",
+    "earns",
+    "earned",
+    "pay",
+    "pays",
+    "paid",
+    "reach",
+    "reaches",
+    "reached",
+    "rose",
+    "fell",
+    "grew",
+    "increased",
+    "decreased",
+    "dropped",
+}
 _COPULAS = {"is", "am", "are", "was", "were", "be", "been", "being", "feel", "feels", "felt", "very", "so", "really"}
-_SUBJECTS = {"i", "you", "we", "they", "he", "she", "it", "who", "one", "some", "everyone", "everybody", "someone",
-             "somebody", "nobody", "also", "still", "really", "often", "usually"}
+_SUBJECTS = {
+    "i",
+    "you",
+    "we",
+    "they",
+    "he",
+    "she",
+    "it",
+    "who",
+    "one",
+    "some",
+    "everyone",
+    "everybody",
+    "someone",
+    "somebody",
+    "nobody",
+    "also",
+    "still",
+    "really",
+    "often",
+    "usually",
+}
 # After "need(s)", a word that makes it a noun ("some needs are") or an auxiliary ("need not", "need to").
-_NOT_AN_OBJECT = {"to", "of", "not", "be", "are", "is", "was", "were", "will", "would", "can", "could", "should",
-                  "must", "may", "might", "have", "has", "had", "do", "does", "did", "remain", "remains", "vary",
-                  "change", "include", "includes"}
-_NOT_PLURAL_NOUNS = {"is", "was", "has", "does", "this", "its", "his", "hers", "ours", "yours", "theirs", "us", "as",
-                     "less", "unless", "thus", "plus", "yes", "whereas", "perhaps", "thanks"}
+_NOT_AN_OBJECT = {
+    "to",
+    "of",
+    "not",
+    "be",
+    "are",
+    "is",
+    "was",
+    "were",
+    "will",
+    "would",
+    "can",
+    "could",
+    "should",
+    "must",
+    "may",
+    "might",
+    "have",
+    "has",
+    "had",
+    "do",
+    "does",
+    "did",
+    "remain",
+    "remains",
+    "vary",
+    "change",
+    "include",
+    "includes",
+}
+_NOT_PLURAL_NOUNS = {
+    "is",
+    "was",
+    "has",
+    "does",
+    "this",
+    "its",
+    "his",
+    "hers",
+    "ours",
+    "yours",
+    "theirs",
+    "us",
+    "as",
+    "less",
+    "unless",
+    "thus",
+    "plus",
+    "yes",
+    "whereas",
+    "perhaps",
+    "thanks",
+}
 _DEGREE = {"how", "so", "too", "as", "great", "very", "that", "not", "a"}
 # Nouns of time and of repetition: "many years ago", "many times" are set phrases that "numerous" does not fit.
-_SET_PHRASE_NOUNS = {"years", "months", "weeks", "days", "hours", "minutes", "seconds", "decades", "centuries",
-                     "times", "ways"}
+_SET_PHRASE_NOUNS = {
+    "years",
+    "months",
+    "weeks",
+    "days",
+    "hours",
+    "minutes",
+    "seconds",
+    "decades",
+    "centuries",
+    "times",
+    "ways",
+}
 
 
 def always(previous: str, following: str) -> bool:
@@ -89,8 +236,13 @@ def verb_after_subject(previous: str, following: str) -> bool:
 def before_plural_noun(previous: str, following: str) -> bool:
     """``many books`` — not "how many", "many of", "so many", "many is", nor the set phrases "many
     years (ago)", "many times", "many ways"."""
-    return (previous not in _DEGREE and following.isalpha() and following.endswith("s")
-            and following not in _NOT_PLURAL_NOUNS and following not in _SET_PHRASE_NOUNS)
+    return (
+        previous not in _DEGREE
+        and following.isalpha()
+        and following.endswith("s")
+        and following not in _NOT_PLURAL_NOUNS
+        and following not in _SET_PHRASE_NOUNS
+    )
 
 
 def attributive(previous: str, following: str) -> bool:
@@ -117,26 +269,56 @@ class Rule:
 
 RULES: tuple[Rule, ...] = (
     # one sense, substitute covers it (both ways where both are safe)
-    Rule("often", "frequently"), Rule("frequently", "often"), Rule("maybe", "perhaps"), Rule("perhaps", "maybe"),
-    Rule("nearly", "almost"), Rule("almost", "nearly"), Rule("mostly", "largely"), Rule("largely", "mostly"),
-    Rule("quickly", "rapidly"), Rule("rapidly", "quickly"), Rule("usually", "typically"),
-    Rule("numerous", "many"), Rule("approximately", "about"), Rule("additionally", "also"),
-    Rule("entire", "whole"), Rule("sufficient", "enough"), Rule("glad", "happy"),
-    Rule("outcome", "result"), Rule("outcomes", "results"), Rule("notion", "idea"), Rule("notions", "ideas"),
-    Rule("enhance", "improve"), Rule("enhances", "improves"), Rule("enhanced", "improved"),
-    Rule("obtain", "get"), Rule("obtains", "gets"), Rule("begin", "start"), Rule("begins", "starts"),
-    Rule("began", "started"), Rule("method", "approach"), Rule("methods", "approaches"),
-    Rule("require", "need", lambda p, f: f != "that"), Rule("requires", "needs", lambda p, f: f != "that"),
+    Rule("often", "frequently"),
+    Rule("frequently", "often"),
+    Rule("maybe", "perhaps"),
+    Rule("perhaps", "maybe"),
+    Rule("nearly", "almost"),
+    Rule("almost", "nearly"),
+    Rule("mostly", "largely"),
+    Rule("largely", "mostly"),
+    Rule("quickly", "rapidly"),
+    Rule("rapidly", "quickly"),
+    Rule("usually", "typically"),
+    Rule("numerous", "many"),
+    Rule("approximately", "about"),
+    Rule("additionally", "also"),
+    Rule("entire", "whole"),
+    Rule("sufficient", "enough"),
+    Rule("glad", "happy"),
+    Rule("outcome", "result"),
+    Rule("outcomes", "results"),
+    Rule("notion", "idea"),
+    Rule("notions", "ideas"),
+    Rule("enhance", "improve"),
+    Rule("enhances", "improves"),
+    Rule("enhanced", "improved"),
+    Rule("obtain", "get"),
+    Rule("obtains", "gets"),
+    Rule("begin", "start"),
+    Rule("begins", "starts"),
+    Rule("began", "started"),
+    Rule("method", "approach"),
+    Rule("methods", "approaches"),
+    Rule("require", "need", lambda p, f: f != "that"),
+    Rule("requires", "needs", lambda p, f: f != "that"),
     # the context settles the sense
     Rule("about", "approximately", before_number),
-    Rule("show", "demonstrate", before_that), Rule("shows", "demonstrates", before_that),
-    Rule("showed", "demonstrated", before_that), Rule("shown", "demonstrated", before_that),
-    Rule("try", "attempt", before_to), Rule("tries", "attempts", before_to), Rule("tried", "attempted", before_to),
-    Rule("need", "require", verb_after_subject), Rule("needs", "requires", verb_after_subject),
+    Rule("show", "demonstrate", before_that),
+    Rule("shows", "demonstrates", before_that),
+    Rule("showed", "demonstrated", before_that),
+    Rule("shown", "demonstrated", before_that),
+    Rule("try", "attempt", before_to),
+    Rule("tries", "attempts", before_to),
+    Rule("tried", "attempted", before_to),
+    Rule("need", "require", verb_after_subject),
+    Rule("needs", "requires", verb_after_subject),
     Rule("many", "numerous", before_plural_noun),
     Rule("main", "primary", attributive),
-    Rule("easy", "simple", before_to), Rule("difficult", "hard", before_to),  # not "a difficult person"
-    Rule("happy", "glad", predicative), Rule("start", "begin", starting_off),
+    Rule("easy", "simple", before_to),
+    Rule("difficult", "hard", before_to),  # not "a difficult person"
+    Rule("happy", "glad", predicative),
+    Rule("start", "begin", starting_off),
     Rule("choose", "select", lambda p, f: f.isalpha() and f not in ("to", "not")),
     Rule("chose", "selected", lambda p, f: f.isalpha() and f not in ("to", "not")),
 )
@@ -177,9 +359,9 @@ def substitutable(text: str) -> list[re.Match[str]]:
         start, end = match.span()
         if (start and text[start - 1] in _JOINED) or (end < len(text) and text[end] in _JOINED):
             continue
-        between = text[words[index - 1].end():start] if index else ""
+        between = text[words[index - 1].end() : start] if index else ""
         previous = words[index - 1].group(0).lower() if index and not re.search(r"[.!?;:]", between) else ""
-        following = (m.group(1).lower() if (m := _NEXT.match(text, end)) else "")
+        following = m.group(1).lower() if (m := _NEXT.match(text, end)) else ""
         if rule.context(previous, following) and _article_fits(previous, rule.word, rule.substitute):
             found.append(match)
     return found
@@ -202,7 +384,7 @@ def perturb(text: str, *, seed: int = 0, rate: float = 0.05, key: str = "") -> P
         match = matches[index]
         old = match.group(0)
         new = _cased(_RULE[old.lower()].substitute, old)
-        pieces.extend([text[position:match.start()], new])
+        pieces.extend([text[position : match.start()], new])
         position = match.end()
         done.append((old, new))
     pieces.append(text[position:])

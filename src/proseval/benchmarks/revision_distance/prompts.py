@@ -12,12 +12,17 @@ from __future__ import annotations
 from proseval.kit import PromptTemplate
 
 SETTINGS = ("general", "knowledge", "reference-free")
-PROMPT_OF_SETTING = {"general": "reviser-general", "knowledge": "reviser-knowledge",
-                     "reference-free": "reviser-reference-free"}
+PROMPT_OF_SETTING = {
+    "general": "reviser-general",
+    "knowledge": "reviser-knowledge",
+    "reference-free": "reviser-reference-free",
+}
 # The revision levels each prompt offers (and the structured-output schema allows).
-PROMPT_LEVELS = {"general": ("phrase", "sentence", "paragraph", "document"),
-                 "knowledge": ("reference", "sentence", "paragraph", "document"),
-                 "reference-free": ("phrase", "sentence", "paragraph", "document")}
+PROMPT_LEVELS = {
+    "general": ("phrase", "sentence", "paragraph", "document"),
+    "knowledge": ("reference", "sentence", "paragraph", "document"),
+    "reference-free": ("phrase", "sentence", "paragraph", "document"),
+}
 
 _FOCUS = """Revise for substance, not surface. Look at the concepts the draft presents, how it is structured, whether
 its parts hang together and whether one point leads logically to the next. Leave grammar, spelling,
@@ -38,8 +43,11 @@ a passage, list the two edits separately. Copy original snippets from the draft 
 List only edits that are needed; if the draft needs none, reply with []."""
 
 
-_GENERAL_FORMAT = _format("add, delete, expand, simplify, reorganize, move, merge, split",
-                          "phrase, sentence, paragraph or document", "the text after the edit")
+_GENERAL_FORMAT = _format(
+    "add, delete, expand, simplify, reorganize, move, merge, split",
+    "phrase, sentence, paragraph or document",
+    "the text after the edit",
+)
 
 GENERAL = PromptTemplate(
     "reviser-general",
@@ -48,7 +56,9 @@ You know what the final text should look like: it is the target text. List the e
 draft so that it conveys what the target conveys. Do not rewrite the draft into the target wholesale; list
 the separate edits a careful writer would make.
 
-""" + _FOCUS + """
+"""
+    + _FOCUS
+    + """
 
 Request (may be empty): {instruction}
 
@@ -62,10 +72,12 @@ Draft:
 {draft}
 >>>
 
-""" + _GENERAL_FORMAT,
-    ("draft", "reference"), optional=("instruction",),
+"""
+    + _GENERAL_FORMAT,
+    ("draft", "reference"),
+    optional=("instruction",),
     description="reference-based general writing: edits of concept, structure, coherence and flow that bring "
-                "the draft to the human reference (not grammar or word choice)",
+    "the draft to the human reference (not grammar or word choice)",
 )
 
 KNOWLEDGE = PromptTemplate(
@@ -95,14 +107,18 @@ Draft:
 {draft}
 >>>
 
-""" + _format("expand, simplify, compare, group, reorganize, add, delete",
-              "reference, sentence, paragraph or document (reference: the edit concerns one cited work)",
-              "what the passage should convey after the edit, in your own words",
-              ',\n "category": "<order, comparison or description>"'),
-    ("draft", "reference"), optional=("instruction",),
+"""
+    + _format(
+        "expand, simplify, compare, group, reorganize, add, delete",
+        "reference, sentence, paragraph or document (reference: the edit concerns one cited work)",
+        "what the passage should convey after the edit, in your own words",
+        ',\n "category": "<order, comparison or description>"',
+    ),
+    ("draft", "reference"),
+    optional=("instruction",),
     description="reference-based knowledge-intensive writing (e.g. a related-work section): edits to the cited "
-                "works (expand, simplify, compare, group, reorganise), filed under order / comparison / "
-                "description",
+    "works (expand, simplify, compare, group, reorganise), filed under order / comparison / "
+    "description",
 )
 
 REFERENCE_FREE = PromptTemplate(
@@ -111,7 +127,9 @@ REFERENCE_FREE = PromptTemplate(
 against the text you yourself would consider ideal for the request. List the edits you would make before
 using the draft.
 
-""" + _FOCUS + """
+"""
+    + _FOCUS
+    + """
 
 Request (may be empty): {instruction}
 
@@ -120,10 +138,12 @@ Draft:
 {draft}
 >>>
 
-""" + _GENERAL_FORMAT,
-    ("draft",), optional=("instruction",),
+"""
+    + _GENERAL_FORMAT,
+    ("draft",),
+    optional=("instruction",),
     description="reference-free: edits of concept, structure, coherence and flow towards the reviser's own "
-                "ideal text (not grammar or word choice)",
+    "ideal text (not grammar or word choice)",
 )
 
 PROMPTS: dict[str, PromptTemplate] = {t.name: t for t in (GENERAL, KNOWLEDGE, REFERENCE_FREE)}

@@ -68,8 +68,12 @@ def edits_schema(setting: str) -> dict[str, Any]:
     if setting == "knowledge":
         properties["category"] = {"type": "string", "enum": list(KNOWLEDGE_CATEGORIES)}
     edit = {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-    return {"type": "object", "properties": {"edits": {"type": "array", "items": edit}}, "required": ["edits"],
-            "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {"edits": {"type": "array", "items": edit}},
+        "required": ["edits"],
+        "additionalProperties": False,
+    }
 
 
 @dataclass(frozen=True)
@@ -85,8 +89,12 @@ class Revision:
     def unscored(self) -> Score:
         status = "error" if self.error else self.parsed.status
         reason = self.error or self.parsed.detail or "the reviser's reply holds no list of edits"
-        return Score.unscored(status if status in ("error", "empty", "unparsable") else "unparsable", reason,
-                              raw=self.raw[:300], attempts=self.attempts)
+        return Score.unscored(
+            status if status in ("error", "empty", "unparsable") else "unparsable",
+            reason,
+            raw=self.raw[:300],
+            attempts=self.attempts,
+        )
 
 
 def reference_of(sample: Sample) -> str | None:
@@ -125,16 +133,20 @@ class _FinishReasons:
         return completion
 
 
-async def revise(ctx: Any, options: ReviserOptions, *, draft: str, reference: str | None, instruction: str,
-                 turn: str) -> Revision:
+async def revise(
+    ctx: Any, options: ReviserOptions, *, draft: str, reference: str | None, instruction: str, turn: str
+) -> Revision:
     """Ask the reviser for the edits of one draft and measure them; never raises for a failed call."""
     template = ctx.prompt(PROMPT_OF_SETTING[options.setting])
     values: dict[str, str] = {"draft": draft, "instruction": instruction}
     if options.needs_reference:
         values["reference"] = reference or ""
     messages = [{"role": "user", "content": template.render(**values)}]
-    config = {"response_format": json_schema_format("revision_edits", edits_schema(options.setting))} \
-        if options.structured else None
+    config = (
+        {"response_format": json_schema_format("revision_edits", edits_schema(options.setting))}
+        if options.structured
+        else None
+    )
     raw: list[str] = []
     calls = _FinishReasons(ctx)
 
@@ -142,20 +154,30 @@ async def revise(ctx: Any, options: ReviserOptions, *, draft: str, reference: st
         raw.append(text)
         parsed = parse_reply(text)
         if parsed.status == "repaired" and calls.last == "length":
-            return ParsedReply(None, "unparsable", "the reply was cut at max_tokens inside its list of edits "
-                               "(raise -g reviser.max_tokens)")
+            return ParsedReply(
+                None,
+                "unparsable",
+                "the reply was cut at max_tokens inside its list of edits (raise -g reviser.max_tokens)",
+            )
         return parsed
 
-    asked = await ask_until(calls, options.role, messages, parse, lambda p: p.usable, attempts=options.attempts,
-                            turn=turn, config=config)
+    asked = await ask_until(
+        calls, options.role, messages, parse, lambda p: p.usable, attempts=options.attempts, turn=turn, config=config
+    )
     last = asked.last or ParsedReply(None, "error", "no reply")
     text = raw[-1] if raw else ""
     if asked.error is not None and not last.usable:
         return Revision(last, None, text, asked.attempts, error=f"reviser call failed: {asked.error}")
     if not last.usable:
         return Revision(last, None, text, asked.attempts)
-    measured = measure(last.edits or (), draft, options.setting, per_words=options.per_words,
-                       weighting=options.weighting, threshold=options.threshold)
+    measured = measure(
+        last.edits or (),
+        draft,
+        options.setting,
+        per_words=options.per_words,
+        weighting=options.weighting,
+        threshold=options.threshold,
+    )
     return Revision(last, measured, text, asked.attempts)
 
 
@@ -174,32 +196,56 @@ def revision_scores(revision: Revision, options: ReviserOptions) -> dict[str, Sc
     if revision.measured is None:  # every metric unscored, the per-category ones included
         failed = revision.unscored()
         per_key = {"revision_categories": category_names(options.setting), "revision_levels": (*LEVELS, OTHER)}
-        return {name: failed.model_copy(update={"value": dict.fromkeys(per_key[name])}) if name in per_key
-                else failed for name in names}
+        return {
+            name: failed.model_copy(update={"value": dict.fromkeys(per_key[name])}) if name in per_key else failed
+            for name in names
+        }
     m, p = revision.measured, revision.parsed
     edits = [{**edit.as_dict(), "grounding": score} for edit, score in zip(p.edits or (), m.grounding.scores)]
-    detail = {"status": p.status, "raw_count": p.raw_count, "split_added": p.split_added, "noops": p.noops,
-              "duplicates": p.duplicates, "missing_fields": p.missing_fields, "attempts": revision.attempts,
-              "grounded_share": m.grounding.share, "template_echoes": p.notes.get("template_echoes", 0)}
+    detail = {
+        "status": p.status,
+        "raw_count": p.raw_count,
+        "split_added": p.split_added,
+        "noops": p.noops,
+        "duplicates": p.duplicates,
+        "missing_fields": p.missing_fields,
+        "attempts": revision.attempts,
+        "grounded_share": m.grounding.share,
+        "template_echoes": p.notes.get("template_echoes", 0),
+    }
     scores = {
-        "revision_distance": Score(value=float(m.distance), parse_status="repaired" if p.status == "repaired" else "ok",
-                                   explanation=f"{m.distance} edit(s)", metadata={**detail, "edits": edits}),
+        "revision_distance": Score(
+            value=float(m.distance),
+            parse_status="repaired" if p.status == "repaired" else "ok",
+            explanation=f"{m.distance} edit(s)",
+            metadata={**detail, "edits": edits},
+        ),
         "revision_categories": Score(value=dict(m.categories)),
         "revision_levels": Score(value=dict(m.levels)),
         "grounded_edits": Score(value=float(m.grounding.grounded)),
         "ungrounded_edits": Score(value=float(m.grounding.ungrounded)),
     }
     if "revision_distance_norm" in names:
-        scores["revision_distance_norm"] = Score(value=m.normalised) if m.normalised is not None else \
-            Score.unscored("not_applicable", "the draft has no words")
+        scores["revision_distance_norm"] = (
+            Score(value=m.normalised)
+            if m.normalised is not None
+            else Score.unscored("not_applicable", "the draft has no words")
+        )
     if "revision_distance_weighted" in names:
         scores["revision_distance_weighted"] = Score(value=m.weighted, metadata={"weighting": options.weighting})
     return scores
 
 
-def revision_distance_scorer(setting: str = "general", *, weighting: str = "none", per_words: int = 100,
-                             threshold: float = DEFAULT_THRESHOLD, attempts: int = 1, structured: bool = False,
-                             role: str = ROLE) -> Callable[..., Any]:
+def revision_distance_scorer(
+    setting: str = "general",
+    *,
+    weighting: str = "none",
+    per_words: int = 100,
+    threshold: float = DEFAULT_THRESHOLD,
+    attempts: int = 1,
+    structured: bool = False,
+    role: str = ROLE,
+) -> Callable[..., Any]:
     """A ``@scorer("revision-distance")`` measuring how many edits the `role` model would make to a draft.
 
     Contract. The returned coroutine function takes ``(sample, state, ctx)`` of any run:
@@ -234,10 +280,13 @@ def revision_distance_scorer(setting: str = "general", *, weighting: str = "none
             return {name: Score.unscored("empty", "empty draft: nothing to revise") for name in names}
         reference = reference_of(sample)
         if options.needs_reference and reference is None:
-            return {name: Score.unscored("error", f"setting {setting!r} needs a reference in sample.target")
-                    for name in names}
-        revision = await revise(ctx, options, draft=state.output, reference=reference,
-                                instruction=instruction_of(sample), turn="revise")
+            return {
+                name: Score.unscored("error", f"setting {setting!r} needs a reference in sample.target")
+                for name in names
+            }
+        revision = await revise(
+            ctx, options, draft=state.output, reference=reference, instruction=instruction_of(sample), turn="revise"
+        )
         return revision_scores(revision, options)
 
     return revision_distance
@@ -271,26 +320,39 @@ def pair_scorer(options: ReviserOptions) -> Callable[..., Any]:
 
     @scorer("pairwise", metrics=names)
     async def pairwise(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
-        both = await _revise_both(ctx, options, sample, ("chosen", state.output, "chosen"),
-                                  ("rejected", sample.target["rejected"], "rejected"), names)
+        both = await _revise_both(
+            ctx,
+            options,
+            sample,
+            ("chosen", state.output, "chosen"),
+            ("rejected", sample.target["rejected"], "rejected"),
+            names,
+        )
         if isinstance(both, dict):
             return both
         chosen, rejected = both
         assert chosen.measured is not None and rejected.measured is not None
         c, r = chosen.measured.distance, rejected.measured.distance
         outcome = PairOutcome.of(c, r)
-        edits = {which: [e.as_dict() for e in (rev.parsed.edits or ())] for which, rev in
-                 (("chosen", chosen), ("rejected", rejected))}
-        scores = {"distance_chosen": Score(value=float(c), metadata={"edits": edits["chosen"]}),
-                  "distance_rejected": Score(value=float(r), metadata={"edits": edits["rejected"]}),
-                  "pair_agree": Score(value=outcome.agree), "pair_tie": Score(value=outcome.tie)}
+        edits = {
+            which: [e.as_dict() for e in (rev.parsed.edits or ())]
+            for which, rev in (("chosen", chosen), ("rejected", rejected))
+        }
+        scores = {
+            "distance_chosen": Score(value=float(c), metadata={"edits": edits["chosen"]}),
+            "distance_rejected": Score(value=float(r), metadata={"edits": edits["rejected"]}),
+            "pair_agree": Score(value=outcome.agree),
+            "pair_tie": Score(value=outcome.tie),
+        }
         if options.weighting != "none":
             wc, wr = chosen.measured.weighted, rejected.measured.weighted
             weighted = PairOutcome.of(wc, wr)
-            scores |= {"weighted_chosen": Score(value=wc, metadata={"weighting": options.weighting}),
-                       "weighted_rejected": Score(value=wr, metadata={"weighting": options.weighting}),
-                       "pair_agree_weighted": Score(value=weighted.agree),
-                       "pair_tie_weighted": Score(value=weighted.tie)}
+            scores |= {
+                "weighted_chosen": Score(value=wc, metadata={"weighting": options.weighting}),
+                "weighted_rejected": Score(value=wr, metadata={"weighting": options.weighting}),
+                "pair_agree_weighted": Score(value=weighted.agree),
+                "pair_tie_weighted": Score(value=weighted.tie),
+            }
         return scores
 
     return pairwise
@@ -331,12 +393,20 @@ async def pair_rouge_scorer(sample: Sample, state: State, ctx: Any) -> dict[str,
     if reference is None:
         missing = Score.unscored("not_applicable", "no reference")
         return {"rouge_chosen": missing, "rouge_rejected": missing}
-    return {"rouge_chosen": Score(value=rouge_scores(state.output, reference)),
-            "rouge_rejected": Score(value=rouge_scores(sample.target["rejected"], reference))}
+    return {
+        "rouge_chosen": Score(value=rouge_scores(state.output, reference)),
+        "rouge_rejected": Score(value=rouge_scores(sample.target["rejected"], reference)),
+    }
 
 
-async def _revise_both(ctx: Any, options: ReviserOptions, sample: Sample, first: tuple[str, str, str],
-                       second: tuple[str, str, str], names: tuple[str, ...]) -> Any:
+async def _revise_both(
+    ctx: Any,
+    options: ReviserOptions,
+    sample: Sample,
+    first: tuple[str, str, str],
+    second: tuple[str, str, str],
+    names: tuple[str, ...],
+) -> Any:
     """Two drafts of one sample revised alike, each ``(label, draft, turn)``: both revisions, or
     the unscored scores of every metric in `names` when either reply is unusable."""
     reference, instruction = reference_of(sample), instruction_of(sample)
@@ -362,15 +432,24 @@ def stability_scorer(options: ReviserOptions) -> Callable[..., Any]:
     async def stability(sample: Sample, state: State, ctx: Any) -> dict[str, Score]:
         # the original draft is asked exactly as the drafts task asks it (same turn), so a drafts run
         # over the same ids and reviser fills the cache for this half of the check
-        both = await _revise_both(ctx, options, sample, ("original", state.output, "revise"),
-                                  ("perturbed", sample.target["perturbed"], "perturbed"), STABILITY_METRICS)
+        both = await _revise_both(
+            ctx,
+            options,
+            sample,
+            ("original", state.output, "revise"),
+            ("perturbed", sample.target["perturbed"], "perturbed"),
+            STABILITY_METRICS,
+        )
         if isinstance(both, dict):
             return both
         original, perturbed = both
         assert original.measured is not None and perturbed.measured is not None
         o, p = original.measured.distance, perturbed.measured.distance
-        return {"distance_original": Score(value=float(o)), "distance_perturbed": Score(value=float(p)),
-                "stability_abs_change": Score(value=float(abs(p - o))),
-                "stability_unchanged": Score(value=float(o == p))}
+        return {
+            "distance_original": Score(value=float(o)),
+            "distance_perturbed": Score(value=float(p)),
+            "stability_abs_change": Score(value=float(abs(p - o))),
+            "stability_unchanged": Score(value=float(o == p)),
+        }
 
     return stability

@@ -128,9 +128,17 @@ def summarise_pairs(outcomes: Sequence[tuple[float, float]]) -> PairSummary:
     def rate(k: float, of: float) -> float | None:
         return k / of if of else None
 
-    return PairSummary(n, rate(agree, n), wilson_ci(agree, n), rate(ties, n), wilson_ci(ties, n),
-                       rate(decided - agree, n), wilson_ci(decided - agree, n),
-                       rate(agree, decided), wilson_ci(agree, int(decided)))
+    return PairSummary(
+        n,
+        rate(agree, n),
+        wilson_ci(agree, n),
+        rate(ties, n),
+        wilson_ci(ties, n),
+        rate(decided - agree, n),
+        wilson_ci(decided - agree, n),
+        rate(agree, decided),
+        wilson_ci(agree, int(decided)),
+    )
 
 
 @dataclass(frozen=True)
@@ -145,8 +153,9 @@ class StabilitySummary:
     max_abs_change: float | None
 
 
-def distance_vs_human(rho_human_vs_neg_distance: float | None, ci: Interval | Sequence[float]
-                      ) -> tuple[float | None, Interval]:
+def distance_vs_human(
+    rho_human_vs_neg_distance: float | None, ci: Interval | Sequence[float]
+) -> tuple[float | None, Interval]:
     """The paper's sign convention: ρ(D, human) = −ρ(human, −D), its interval mirrored. Spearman's ρ
     is symmetric and negating one variable negates it, so the paper's R = −0.38 (distance against
     human scores: more edits, lower scores) is +0.38 in proseval's ρ(human, −D)."""
@@ -159,10 +168,13 @@ def perturbation_spread(original: float, perturbed: Sequence[float]) -> dict[str
     (largest minus smallest perturbed distance), the largest |change| from the original and how many
     copies kept the original's distance."""
     values = [float(p) for p in perturbed]
-    return {"original": float(original), "perturbed": values,
-            "spread": max(values) - min(values) if values else None,
-            "max_abs_change": max((abs(p - original) for p in values), default=None),
-            "unchanged": sum(p == original for p in values)}
+    return {
+        "original": float(original),
+        "perturbed": values,
+        "spread": max(values) - min(values) if values else None,
+        "max_abs_change": max((abs(p - original) for p in values), default=None),
+        "unchanged": sum(p == original for p in values),
+    }
 
 
 def summarise_stability(pairs: Sequence[tuple[float, float]]) -> StabilitySummary:
@@ -172,9 +184,11 @@ def summarise_stability(pairs: Sequence[tuple[float, float]]) -> StabilitySummar
     unchanged = sum(1 for c in changes if c == 0)
     return StabilitySummary(
         drafts=len(pairs),
-        mean_abs_change=mean(changes), mean_abs_change_ci=mean_ci(changes),
+        mean_abs_change=mean(changes),
+        mean_abs_change_ci=mean_ci(changes),
         share_unchanged=unchanged / len(changes) if changes else None,
         share_unchanged_ci=wilson_ci(unchanged, len(changes)),
-        mean_relative_change=mean(relative), mean_relative_change_ci=mean_ci(relative),
+        mean_relative_change=mean(relative),
+        mean_relative_change_ci=mean_ci(relative),
         max_abs_change=max(changes, default=None),
     )

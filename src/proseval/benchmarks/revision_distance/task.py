@@ -46,9 +46,14 @@ async def hand_over(sample: Sample, ctx: Any) -> State:
 
 
 def options_of(params: ScoringOptions) -> ReviserOptions:
-    return ReviserOptions(setting=params.setting, weighting=params.weighting, per_words=params.per_words,
-                          threshold=params.grounding_threshold, attempts=params.attempts,
-                          structured=params.structured)
+    return ReviserOptions(
+        setting=params.setting,
+        weighting=params.weighting,
+        per_words=params.per_words,
+        threshold=params.grounding_threshold,
+        attempts=params.attempts,
+        structured=params.structured,
+    )
 
 
 def _source(path: Path, **more: Any) -> dict[str, Any]:
@@ -61,37 +66,80 @@ def _artifacts(results: Results) -> dict[str, str | bytes]:
     return {f"revision_distance_{data['mode']}.png": png} if png else {}
 
 
-def _task(name: str, samples: list[Sample], scorers: list[Any], source: dict[str, Any], aggregate: Any,
-          description: str, headline: str, ratings: Any = None) -> Task:
-    return Task(name=name, version=VERSION, description=description, dataset=lambda: list(samples),
-                protocol=hand_over, scorers=scorers, roles_required=(ROLE,), role_configs={ROLE: REVISER_CONFIG},
-                dataset_source=source, aggregate=aggregate, artifacts=_artifacts, prompts=dict(PROMPTS),
-                rescore_roles=(ROLE,), headline=headline, ratings=ratings)
+def _task(
+    name: str,
+    samples: list[Sample],
+    scorers: list[Any],
+    source: dict[str, Any],
+    aggregate: Any,
+    description: str,
+    headline: str,
+    ratings: Any = None,
+) -> Task:
+    return Task(
+        name=name,
+        version=VERSION,
+        description=description,
+        dataset=lambda: list(samples),
+        protocol=hand_over,
+        scorers=scorers,
+        roles_required=(ROLE,),
+        role_configs={ROLE: REVISER_CONFIG},
+        dataset_source=source,
+        aggregate=aggregate,
+        artifacts=_artifacts,
+        prompts=dict(PROMPTS),
+        rescore_roles=(ROLE,),
+        headline=headline,
+        ratings=ratings,
+    )
 
 
 def make_task(params: RevisionDistanceParams) -> Task:
     options = options_of(params)
     if params.pairs is not None:
         return _pairs_task(params, options)
-    drafts = read_drafts(Path(params.drafts or ""), Path(params.refs) if params.refs else None,
-                         need_reference=options.needs_reference)
-    samples = [Sample(id=d.id, input=d.instruction,
-                      target={"draft": d.draft, "reference": d.reference, "instruction": d.instruction},
-                      metadata={"has_reference": d.reference is not None}) for d in drafts]
-    scorers: list[Any] = [revision_distance_scorer(options.setting, weighting=options.weighting,
-                                                   per_words=options.per_words, threshold=options.threshold,
-                                                   attempts=options.attempts, structured=options.structured)]
+    drafts = read_drafts(
+        Path(params.drafts or ""), Path(params.refs) if params.refs else None, need_reference=options.needs_reference
+    )
+    samples = [
+        Sample(
+            id=d.id,
+            input=d.instruction,
+            target={"draft": d.draft, "reference": d.reference, "instruction": d.instruction},
+            metadata={"has_reference": d.reference is not None},
+        )
+        for d in drafts
+    ]
+    scorers: list[Any] = [
+        revision_distance_scorer(
+            options.setting,
+            weighting=options.weighting,
+            per_words=options.per_words,
+            threshold=options.threshold,
+            attempts=options.attempts,
+            structured=options.structured,
+        )
+    ]
     if all(d.reference is not None for d in drafts):
         require_rouge_score()
         scorers.append(rouge_scorer)
-    source = _source(Path(params.drafts or ""), drafts=len(drafts),
-                     **({"refs": _source(Path(params.refs))} if params.refs else {}))
+    source = _source(
+        Path(params.drafts or ""), drafts=len(drafts), **({"refs": _source(Path(params.refs))} if params.refs else {})
+    )
 
     def aggregate(scored: list[ScoredSample]) -> dict[str, Any]:
         return {KEY: aggregate_drafts(scored, options.setting, options.weighting, options.per_words)}
 
-    return _task("revision-distance", samples, scorers, source, aggregate,
-                 f"revision distance of drafts ({options.setting})", "revision_distance")
+    return _task(
+        "revision-distance",
+        samples,
+        scorers,
+        source,
+        aggregate,
+        f"revision distance of drafts ({options.setting})",
+        "revision_distance",
+    )
 
 
 def _pairs_task(params: RevisionDistanceParams, options: ReviserOptions) -> Task:
@@ -103,9 +151,19 @@ def _pairs_task(params: RevisionDistanceParams, options: ReviserOptions) -> Task
             metadata["chosen_score"] = pair.chosen_score
         if pair.rejected_score is not None:
             metadata["rejected_score"] = pair.rejected_score
-        samples.append(Sample(id=pair.id, input=pair.instruction, metadata=metadata,
-                              target={"draft": pair.chosen, "rejected": pair.rejected, "reference": pair.reference,
-                                      "instruction": pair.instruction}))
+        samples.append(
+            Sample(
+                id=pair.id,
+                input=pair.instruction,
+                metadata=metadata,
+                target={
+                    "draft": pair.chosen,
+                    "rejected": pair.rejected,
+                    "reference": pair.reference,
+                    "instruction": pair.instruction,
+                },
+            )
+        )
 
     scorers: list[Any] = [pair_scorer(options)]
     if all(pair.reference is not None for pair in pairs):  # ROUGE of both texts, for the alignment comparison
@@ -117,15 +175,23 @@ def _pairs_task(params: RevisionDistanceParams, options: ReviserOptions) -> Task
 
     # The reviser's preference per pair is its verdict (scoring.pair_ratings). The drafts mode and the
     # stability check declare none: an edit count has no upper bound to put on a rating scale.
-    return _task("revision-distance", samples, scorers, _source(Path(params.pairs or ""), pairs=len(pairs)),
-                 aggregate, f"revision distance of chosen/rejected pairs ({options.setting})", "pair_agree",
-                 ratings=pair_ratings(ROLE))
+    return _task(
+        "revision-distance",
+        samples,
+        scorers,
+        _source(Path(params.pairs or ""), pairs=len(pairs)),
+        aggregate,
+        f"revision distance of chosen/rejected pairs ({options.setting})",
+        "pair_agree",
+        ratings=pair_ratings(ROLE),
+    )
 
 
 def make_stability_task(params: StabilityParams) -> Task:
     options = options_of(params)
-    drafts = read_drafts(Path(params.drafts), Path(params.refs) if params.refs else None,
-                         need_reference=options.needs_reference)
+    drafts = read_drafts(
+        Path(params.drafts), Path(params.refs) if params.refs else None, need_reference=options.needs_reference
+    )
     samples, skipped = [], []
     for d in drafts:
         # App. H: each text perturbed several ways (seeds seed .. seed + variants - 1); a copy equal to an
@@ -137,12 +203,20 @@ def make_stability_task(params: StabilityParams) -> Task:
                 continue
             texts.append(changed.text)
             sample_id = d.id if params.variants == 1 else f"{d.id}/p{j + 1}"
-            samples.append(Sample(id=sample_id, input=d.instruction,
-                                  metadata={"substitutions": len(changed.substitutions), "draft_id": d.id,
-                                            "variant": j + 1},
-                                  target={"draft": d.draft, "perturbed": changed.text, "reference": d.reference,
-                                          "instruction": d.instruction,
-                                          "substituted": [list(pair) for pair in changed.substitutions]}))
+            samples.append(
+                Sample(
+                    id=sample_id,
+                    input=d.instruction,
+                    metadata={"substitutions": len(changed.substitutions), "draft_id": d.id, "variant": j + 1},
+                    target={
+                        "draft": d.draft,
+                        "perturbed": changed.text,
+                        "reference": d.reference,
+                        "instruction": d.instruction,
+                        "substituted": [list(pair) for pair in changed.substitutions],
+                    },
+                )
+            )
         if not texts:
             skipped.append(d.id)
     if not samples:
@@ -152,5 +226,12 @@ def make_stability_task(params: StabilityParams) -> Task:
         return {KEY: aggregate_stability(scored, params.perturb_seed, params.rate, skipped)}
 
     source = _source(Path(params.drafts), drafts=len(drafts), perturbed=len(samples), skipped=skipped)
-    return _task("revision-distance-stability", samples, [stability_scorer(options)], source, aggregate,
-                 "revision distance before and after seeded word substitutions", "stability_abs_change")
+    return _task(
+        "revision-distance-stability",
+        samples,
+        [stability_scorer(options)],
+        source,
+        aggregate,
+        "revision distance before and after seeded word substitutions",
+        "stability_abs_change",
+    )

@@ -30,19 +30,38 @@ def edit_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
         text = target.get(suffix) if isinstance(target.get(suffix), str) and suffix != "draft" else None
         text = text if text is not None else output or target.get("draft") or ""
         segments, missing = kit.views.highlight(text, [str(e.get("original_snippet") or "") for e in edits])
-        blocks.append(kit.views.ViewBlock("marked", f"Edits ({name}): {len(edits)}", {
-            "segments": segments, "class": "edited",
-            "note": "Each edit's original snippet is marked where it was found in the text."}))
+        blocks.append(
+            kit.views.ViewBlock(
+                "marked",
+                f"Edits ({name}): {len(edits)}",
+                {
+                    "segments": segments,
+                    "class": "edited",
+                    "note": "Each edit's original snippet is marked where it was found in the text.",
+                },
+            )
+        )
         rows = []
         for number, edit in enumerate(edits):
             found = "no" if number in missing else "yes"
             grounding = edit.get("grounding")
-            rows.append([number + 1, edit.get("action_name"), edit.get("revision_level"),
-                         {"text": edit.get("original_snippet"), "quote": True},
-                         {"text": edit.get("revised_snippet"), "quote": True},
-                         {"text": found, "small": None if "grounding" not in edit else f"grounding {_num(grounding)}"}])
-        blocks.append(kit.views.ViewBlock("table", "", {
-            "columns": ["#", "action", "level", "original", "revised", "found"], "rows": rows, "class": "edits"}))
+            rows.append(
+                [
+                    number + 1,
+                    edit.get("action_name"),
+                    edit.get("revision_level"),
+                    {"text": edit.get("original_snippet"), "quote": True},
+                    {"text": edit.get("revised_snippet"), "quote": True},
+                    {"text": found, "small": None if "grounding" not in edit else f"grounding {_num(grounding)}"},
+                ]
+            )
+        blocks.append(
+            kit.views.ViewBlock(
+                "table",
+                "",
+                {"columns": ["#", "action", "level", "original", "revised", "found"], "rows": rows, "class": "edits"},
+            )
+        )
     return blocks
 
 
@@ -51,13 +70,25 @@ def revision_diff(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
     target = record.get("target")
     draft = target.get("draft") if isinstance(target, dict) else None
     output = (record.get("state") or {}).get("output")
-    if not isinstance(draft, str) or not draft.strip() or not isinstance(output, str) or not output.strip() \
-            or output == draft:
+    if (
+        not isinstance(draft, str)
+        or not draft.strip()
+        or not isinstance(output, str)
+        or not output.strip()
+        or output == draft
+    ):
         return []
-    return [kit.views.ViewBlock("diff", "Draft → revision", {
-        "segments": kit.views.word_diff(draft, output),
-        "note": "Word differences from the draft to the output: removed words struck through on red, "
-                "added words on green."})]
+    return [
+        kit.views.ViewBlock(
+            "diff",
+            "Draft → revision",
+            {
+                "segments": kit.views.word_diff(draft, output),
+                "note": "Word differences from the draft to the output: removed words struck through on red, "
+                "added words on green.",
+            },
+        )
+    ]
 
 
 def _num(value: Any) -> str:

@@ -16,8 +16,15 @@ from proseval.benchmarks.revision_distance.edits import Edit, level_of
 from proseval.benchmarks.revision_distance.grounding import tokens
 
 WEIGHTINGS = ("none", "level", "size")
-LEVEL_WEIGHTS = {"word": 1.0, "phrase": 1.0, "sentence": 2.0, "reference": 2.0, "paragraph": 3.0, "document": 4.0,
-                 "other": 1.0}
+LEVEL_WEIGHTS = {
+    "word": 1.0,
+    "phrase": 1.0,
+    "sentence": 2.0,
+    "reference": 2.0,
+    "paragraph": 3.0,
+    "document": 4.0,
+    "other": 1.0,
+}
 
 
 def word_levenshtein(a: Sequence[str], b: Sequence[str]) -> int:

@@ -53,5 +53,8 @@ def writingbench_curate(params: CurateParams):
     return curate_task(Path(params.in_file), scorer)
 
 
-kit.command_group("writingbench", "proseval.benchmarks.writingbench.cli:app",
-                  summary="WritingBench tools: download the data, write criteria, curate training data.")
+kit.command_group(
+    "writingbench",
+    "proseval.benchmarks.writingbench.cli:app",
+    summary="WritingBench tools: download the data, write criteria, curate training data.",
+)

@@ -34,8 +34,9 @@ def _records_in_input_order(folder: kit.runs.RunFolder, in_file: Path) -> list:
 
 
 @app.command()
-def download(dest: Path = typer.Option(None, "--dest", help="Target folder (default: the folder proseval "
-                                                            "looks in by default).")) -> None:
+def download(
+    dest: Path = typer.Option(None, "--dest", help="Target folder (default: the folder proseval looks in by default)."),
+) -> None:
     """Download the official query files at the pinned commit and check their SHA-256."""
     target = dest or default_data_dir()
     try:
@@ -49,8 +50,9 @@ def download(dest: Path = typer.Option(None, "--dest", help="Target folder (defa
 def criteria(
     in_file: Path = InOpt,
     output: Path = OutOpt,
-    role: Optional[list[str]] = typer.Option(None, "--role", "-r", help="criteria=PROVIDER/MODEL (the model "
-                                             "that writes the criteria)."),
+    role: Optional[list[str]] = typer.Option(
+        None, "--role", "-r", help="criteria=PROVIDER/MODEL (the model that writes the criteria)."
+    ),
     base_url: Optional[list[str]] = kit.cli.BaseUrlOpt,
     concurrency: Optional[int] = kit.cli.ConcurrencyOpt,
     runs: Path = RunsOpt,
@@ -62,12 +64,15 @@ def criteria(
     `proseval run writingbench --queries OUTPUT` to evaluate models on your own prompts.
     """
     options = kit.cli.RunOptions(out_dir=runs, display=kit.cli.display_mode(display))
-    folder, results = kit.cli.execute("writingbench-criteria", {"in_file": str(in_file)},
-                                      _request(role, base_url, concurrency), options)
+    folder, results = kit.cli.execute(
+        "writingbench-criteria", {"in_file": str(in_file)}, _request(role, base_url, concurrency), options
+    )
     text, failed = criteria_output(_records_in_input_order(folder, in_file))
     output.write_text(text, encoding="utf-8")
-    kit.cli.console.print(f"wrote {output}: {results.counts.finished - failed} queries with criteria, "
-                          f"{failed} without (see criteria_error); run folder {folder.path}")
+    kit.cli.console.print(
+        f"wrote {output}: {results.counts.finished - failed} queries with criteria, "
+        f"{failed} without (see criteria_error); run folder {folder.path}"
+    )
 
 
 @app.command()
@@ -89,16 +94,22 @@ def curate(
     scored are counted and never kept.
     """
     options = kit.cli.RunOptions(out_dir=runs, display=kit.cli.display_mode(display))
-    folder, results = kit.cli.execute("writingbench-curate", {"in_file": str(in_file), "judge_mode": judge_mode},
-                                      _request(role, base_url, concurrency), options)
+    folder, results = kit.cli.execute(
+        "writingbench-curate",
+        {"in_file": str(in_file), "judge_mode": judge_mode},
+        _request(role, base_url, concurrency),
+        options,
+    )
     scored = []
     for record in _records_in_input_order(folder, in_file):
         score = record.scores.get("writingbench")
         value = score.value if (record.status == "ok" and score is not None) else None
         scored.append((dict(record.target or {}), value))
     kept, unscored = select_top(scored, keep)
-    output.write_text("".join(json.dumps({**r, "writingbench_score": s}, ensure_ascii=False) + "\n"
-                              for r, s in kept), encoding="utf-8")
+    output.write_text(
+        "".join(json.dumps({**r, "writingbench_score": s}, ensure_ascii=False) + "\n" for r, s in kept),
+        encoding="utf-8",
+    )
     table = Table(title="Score distribution (mean over criteria)", title_justify="left")
     table.add_column("score")
     table.add_column("pairs", justify="right")
@@ -106,16 +117,19 @@ def curate(
         table.add_row(label, str(count))
     kit.cli.console.print(table)
     threshold = f"{kept[-1][1]:.2f}" if kept else "—"
-    kit.cli.console.print(f"kept {len(kept)} of {len(scored) - unscored} scored pairs (score >= {threshold}); "
-                          f"{unscored} unscored pairs left out; wrote {output}; run folder {folder.path}")
+    kit.cli.console.print(
+        f"kept {len(kept)} of {len(scored) - unscored} scored pairs (score >= {threshold}); "
+        f"{unscored} unscored pairs left out; wrote {output}; run folder {folder.path}"
+    )
 
 
 @app.command()
 def export(
     run_dir: Path = typer.Argument(..., help="A writingbench run folder."),
     scores: Path = typer.Option(..., "--scores", help="Score file to write, in the official format."),
-    responses: Optional[Path] = typer.Option(None, "--responses", help="Response file to write, in the official "
-                                             "format."),
+    responses: Optional[Path] = typer.Option(
+        None, "--responses", help="Response file to write, in the official format."
+    ),
 ) -> None:
     """Write a run's judge scores (and responses) as official-format files.
 
@@ -130,8 +144,11 @@ def export(
         if record.state is not None:
             response_lines.append(ResponseRecord(index=index, response=record.state.output))
         criteria = record.scores["writingbench"].metadata.get("criteria", {}) if "writingbench" in record.scores else {}
-        judged = {name: [{"score": entry["score"], "reason": entry.get("reason") or ""}]
-                  for name, entry in criteria.items() if entry.get("score") is not None}
+        judged = {
+            name: [{"score": entry["score"], "reason": entry.get("reason") or ""}]
+            for name, entry in criteria.items()
+            if entry.get("score") is not None
+        }
         left_out += len(criteria) - len(judged)
         if judged:
             lines.append(ScoreLine(index=index, scores=judged))
@@ -144,10 +161,14 @@ def export(
 
 @app.command("official-table")
 def official_table_cmd(
-    score_dir: Path = typer.Option(..., "--score-dir", help="Folder of official-format score files (one per model).",
-                                   exists=True, file_okay=False),
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="benchmark_query/ folder (default: "
-                                            "$PROSEVAL_WRITINGBENCH_DIR, else the download folder)."),
+    score_dir: Path = typer.Option(
+        ..., "--score-dir", help="Folder of official-format score files (one per model).", exists=True, file_okay=False
+    ),
+    data_dir: Optional[Path] = typer.Option(
+        None,
+        "--data-dir",
+        help="benchmark_query/ folder (default: $PROSEVAL_WRITINGBENCH_DIR, else the download folder).",
+    ),
     output: Path = typer.Option(..., "--output", "-o", help="CSV file to write."),
     verify: bool = typer.Option(True, "--verify/--no-verify", help="Check the data files' SHA-256."),
 ) -> None:

@@ -75,7 +75,9 @@ def validate_checklist(criteria: list[Any], *, size: int | None = None) -> tuple
     return tuple(checked)
 
 
-CRITERIA_PROMPT = PromptTemplate("criteria", """\
+CRITERIA_PROMPT = PromptTemplate(
+    "criteria",
+    """\
 You design grading rubrics for writing tasks. Read the writing request below and write \
 exactly {count} criteria that a reviewer would use to judge a response to this particular \
 request. Make each criterion specific to the request: name the facts, materials, audience, \
@@ -94,14 +96,18 @@ values, and nothing else.
 Writing request:
 ```
 {query}
-```""", ("count", "query"), description="asks the criteria role for {count} criteria for one request")
+```""",
+    ("count", "query"),
+    description="asks the criteria role for {count} criteria for one request",
+)
 
 
 CRITERIA_PROMPTS = {"criteria": CRITERIA_PROMPT}
 
 
-def criteria_messages(query: str, count: int = CRITERIA_PER_QUERY,
-                      template: PromptTemplate = CRITERIA_PROMPT) -> list[dict[str, str]]:
+def criteria_messages(
+    query: str, count: int = CRITERIA_PER_QUERY, template: PromptTemplate = CRITERIA_PROMPT
+) -> list[dict[str, str]]:
     """Chat messages asking a model to write ``count`` criteria for ``query``."""
     return [{"role": "user", "content": template.render(count=count, query=query)}]
 

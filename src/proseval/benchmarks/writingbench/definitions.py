@@ -3,7 +3,7 @@ states it (Table 3: a 10-point scale)."""
 
 METRICS = {
     "writingbench": "score 1-10: the mean of the judge's 1-10 scores of the query's criteria (5 per query), "
-                    "the paper's Score",
+    "the paper's Score",
 }
 
 CRITERIA_METRICS = {

@@ -15,4 +15,3 @@ def iter_json_objects(raw: bytes, source: str) -> Iterator[tuple[int, dict[str, 
     """``(line_number, object)`` per line, strictly: no blank lines, no byte-order mark (the
     official files have neither); CRLF line ends are accepted (``benchmark_all.jsonl`` has them)."""
     return read_json_objects(raw, source, blank_lines=False)
-

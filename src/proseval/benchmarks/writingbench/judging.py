@@ -74,7 +74,8 @@ def _template(instruction: str, output: str, criteria_header: str) -> str:
 _SLOTS = ("criteria", "query", "response")
 
 JUDGE_SYSTEM = PromptTemplate(
-    "judge_system", "You are a demanding writing reviewer who grades responses against explicit criteria.",
+    "judge_system",
+    "You are a demanding writing reviewer who grades responses against explicit criteria.",
     description="the judge's system message (both judge modes)",
 )
 
@@ -112,7 +113,10 @@ def render_criterion(criterion: Criterion) -> str:
 
 
 def judge_messages(
-    query: str, response: str, criterion: Criterion, template: PromptTemplate = PER_CRITERION_TEMPLATE,
+    query: str,
+    response: str,
+    criterion: Criterion,
+    template: PromptTemplate = PER_CRITERION_TEMPLATE,
     system: PromptTemplate = JUDGE_SYSTEM,
 ) -> list[dict[str, str]]:
     """Messages for judging one criterion."""
@@ -121,7 +125,10 @@ def judge_messages(
 
 
 def batched_judge_messages(
-    query: str, response: str, criteria: Sequence[Criterion], template: PromptTemplate = BATCHED_TEMPLATE,
+    query: str,
+    response: str,
+    criteria: Sequence[Criterion],
+    template: PromptTemplate = BATCHED_TEMPLATE,
     system: PromptTemplate = JUDGE_SYSTEM,
 ) -> list[dict[str, str]]:
     """Messages for judging all criteria of a query in one call."""

@@ -31,5 +31,8 @@ def label_form(record: dict[str, Any]) -> LabelForm:
         judged = (score.get("metadata") or {}).get("criteria") if isinstance(score, dict) else None
         criteria = [LabelCriterion(str(name), "", 1, 10, title=str(name)) for name in (judged or {})]
     query = record.get("input")
-    return LabelForm(question=query if isinstance(query, str) else str(query), criteria=criteria,
-                     pairwise="Which response meets this criterion better?")
+    return LabelForm(
+        question=query if isinstance(query, str) else str(query),
+        criteria=criteria,
+        pairwise="Which response meets this criterion better?",
+    )

@@ -14,7 +14,7 @@ PRESETS = {
         params={"judge_mode": "per-criterion", "reasoning": "official"},
         gen={"candidate": _CANDIDATE, "judge": {"temperature": 0.7, "top_p": 0.8, "top_k": 20, "max_tokens": 2048}},
         notes="the paper scored the v1 queries (1,239, no longer distributed) with its first judge prompt; "
-              "this preset runs the published v2 queries; pass a judge prompt with --prompt judge=FILE",
+        "this preset runs the published v2 queries; pass a judge prompt with --prompt judge=FILE",
     ),
     "official": Preset(
         "official",
@@ -23,6 +23,6 @@ PRESETS = {
         params={"judge_mode": "per-criterion", "reasoning": "official"},
         gen={"candidate": _CANDIDATE, "judge": {"temperature": 1.0, "top_p": 0.95, "max_tokens": 2048}},
         notes="a judge that does not take these settings (Claude under Anthropic's API version 2026-10-21, OpenAI's "
-              "reasoning models) is sent what it takes; the run says what was left out (proseval docs models)",
+        "reasoning models) is sent what it takes; the run says what was left out (proseval docs models)",
     ),
 }

@@ -8,9 +8,13 @@ from rich.table import Table
 
 from proseval.benchmarks.writingbench.aggregate import Report, SliceKind, SliceResult
 
-TITLES: dict[SliceKind, str] = {"overall": "Overall", "domain1": "By domain", "lang": "By language",
-                                "requirement_R": "Requirement subsets (R: query means)",
-                                "requirement_C": "Requirement subsets (C: requirement criteria)"}
+TITLES: dict[SliceKind, str] = {
+    "overall": "Overall",
+    "domain1": "By domain",
+    "lang": "By language",
+    "requirement_R": "Requirement subsets (R: query means)",
+    "requirement_C": "Requirement subsets (C: requirement criteria)",
+}
 
 
 def ci_text(item: SliceResult, *, dash: str = "—", joiner: str = "–", digits: int = 2) -> str:
@@ -26,8 +30,15 @@ def _table(title: str, items: list[SliceResult]) -> Table:
         table.add_column(column, justify="left" if column == "slice" else "right")
     for item in items:
         value = "—" if item.value is None else f"{item.value:.2f}"
-        table.add_row(item.label, value, ci_text(item), str(item.queries_scored), str(item.queries_unscored),
-                      str(item.criteria_scored), str(item.criteria_unscored))
+        table.add_row(
+            item.label,
+            value,
+            ci_text(item),
+            str(item.queries_scored),
+            str(item.queries_unscored),
+            str(item.criteria_scored),
+            str(item.criteria_unscored),
+        )
     return table
 
 

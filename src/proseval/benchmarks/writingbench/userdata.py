@@ -81,8 +81,9 @@ async def generate_criteria(ctx: SampleContext, query: str) -> tuple[tuple[Crite
     """Criteria from the `criteria` role: (criteria or None, last error, attempts used)."""
     error = ""
     for attempt in range(CRITERIA_ATTEMPTS):
-        completion = await ctx.generate("criteria", criteria_messages(query, template=ctx.prompt("criteria")),
-                                       turn=f"criteria#{attempt}")
+        completion = await ctx.generate(
+            "criteria", criteria_messages(query, template=ctx.prompt("criteria")), turn=f"criteria#{attempt}"
+        )
         parsed = parse_criteria(completion.text)
         if parsed.criteria is not None:
             return parsed.criteria, "", attempt + 1
@@ -97,14 +98,15 @@ def criteria_task(in_file: Path) -> Task:
     rows = read_lines(in_file)
 
     def dataset() -> list[Sample]:
-        return [Sample(id=f"criteria/{key}", input=request_text(record), target=record)
-                for key, record in rows]
+        return [Sample(id=f"criteria/{key}", input=request_text(record), target=record) for key, record in rows]
 
     async def protocol(sample: Sample, ctx: SampleContext) -> State:
         criteria, error, attempts = await generate_criteria(ctx, str(sample.input))
         checklist = [c.to_official_dict() for c in criteria] if criteria else None
-        return State(output=json.dumps(checklist, ensure_ascii=False) if checklist else "",
-                     metadata={"checklist": checklist, "error": error, "attempts": attempts})
+        return State(
+            output=json.dumps(checklist, ensure_ascii=False) if checklist else "",
+            metadata={"checklist": checklist, "error": error, "attempts": attempts},
+        )
 
     @scorer("criteria_valid")
     async def valid(sample: Sample, state: State, ctx: SampleContext) -> dict[str, Score]:
@@ -112,9 +114,17 @@ def criteria_task(in_file: Path) -> Task:
             return {"criteria_valid": Score.unscored("unparsable", state.metadata.get("error", ""))}
         return {"criteria_valid": Score(value=1.0)}
 
-    return Task(name="writingbench-criteria", version="1", dataset=dataset, protocol=protocol, scorers=[valid],
-                roles_required=("criteria",), role_configs={"criteria": CRITERIA_CONFIG},
-                dataset_source={"source": str(in_file)}, prompts=dict(CRITERIA_PROMPTS))
+    return Task(
+        name="writingbench-criteria",
+        version="1",
+        dataset=dataset,
+        protocol=protocol,
+        scorers=[valid],
+        roles_required=("criteria",),
+        role_configs={"criteria": CRITERIA_CONFIG},
+        dataset_source={"source": str(in_file)},
+        prompts=dict(CRITERIA_PROMPTS),
+    )
 
 
 def criteria_output(records: Sequence[SampleRecord]) -> tuple[str, int]:
@@ -143,8 +153,7 @@ def curate_task(in_file: Path, judge_scorer: Any) -> Task:
     rows = read_lines(in_file, need_response=True)
 
     def dataset() -> list[Sample]:
-        return [Sample(id=f"curate/{key}", input=request_text(record), target=record)
-                for key, record in rows]
+        return [Sample(id=f"curate/{key}", input=request_text(record), target=record) for key, record in rows]
 
     async def protocol(sample: Sample, ctx: SampleContext) -> State:
         criteria, error, attempts = await generate_criteria(ctx, str(sample.input))
@@ -159,11 +168,19 @@ def curate_task(in_file: Path, judge_scorer: Any) -> Task:
         with_criteria = sample.model_copy(update={"target": {"checklist": checklist}})
         return await judge_scorer(with_criteria, state, ctx)
 
-    return Task(name="writingbench-curate", version="1", dataset=dataset, protocol=protocol, scorers=[score],
-                roles_required=("criteria", "judge"), role_configs={"criteria": CRITERIA_CONFIG},
-                dataset_source={"source": str(in_file)}, prompts=dict(CURATE_PROMPTS),
-                # The judge's per-criterion verdicts; the criteria role writes criteria, it rates nothing.
-                ratings=criterion_ratings)
+    return Task(
+        name="writingbench-curate",
+        version="1",
+        dataset=dataset,
+        protocol=protocol,
+        scorers=[score],
+        roles_required=("criteria", "judge"),
+        role_configs={"criteria": CRITERIA_CONFIG},
+        dataset_source={"source": str(in_file)},
+        prompts=dict(CURATE_PROMPTS),
+        # The judge's per-criterion verdicts; the criteria role writes criteria, it rates nothing.
+        ratings=criterion_ratings,
+    )
 
 
 def select_top(scored: Sequence[tuple[dict, float | None]], keep: float) -> tuple[list[tuple[dict, float]], int]:

@@ -23,9 +23,20 @@ def sample_views(record: dict[str, Any]) -> list[kit.views.ViewBlock]:
         found = verdicts(score.get("metadata") if isinstance(score, dict) else None)
         if not found:
             continue
-        rows = [[criterion, v.get("score"), v.get("status", ""), {"text": v.get("reason") or v.get("error") or "",
-                                                                 "pre": True}]
-                for criterion, v in found.items()]
-        blocks.append(kit.views.ViewBlock("table", f"Criteria ({name}): {len(rows)}", {
-            "columns": ["criterion", "score (1-10)", "status", "reason"], "rows": rows, "class": "criteria"}))
+        rows = [
+            [
+                criterion,
+                v.get("score"),
+                v.get("status", ""),
+                {"text": v.get("reason") or v.get("error") or "", "pre": True},
+            ]
+            for criterion, v in found.items()
+        ]
+        blocks.append(
+            kit.views.ViewBlock(
+                "table",
+                f"Criteria ({name}): {len(rows)}",
+                {"columns": ["criterion", "score (1-10)", "status", "reason"], "rows": rows, "class": "criteria"},
+            )
+        )
     return blocks

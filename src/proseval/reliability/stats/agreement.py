@@ -41,9 +41,7 @@ def _disagreement_weights(k: int, weights: str) -> np.ndarray:
     return distance / scale if weights == "linear" else (distance / scale) ** 2
 
 
-def weighted_kappa(
-    x: Values, y: Values, low: int, high: int, weights: Weights = "quadratic"
-) -> float | None:
+def weighted_kappa(x: Values, y: Values, low: int, high: int, weights: Weights = "quadratic") -> float | None:
     """Cohen's kappa over the integer categories low..high, weighted by how far apart scores are.
 
     kappa = 1 - sum(w * observed) / sum(w * expected), with expected = the product of the two

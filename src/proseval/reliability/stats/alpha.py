@@ -27,8 +27,9 @@ _PATTERN_CELLS = 1_000_000
 _KRIPPENDORFF_CELLS = 4_000_000
 
 
-def krippendorff_alpha(matrix_: Ratings, level: Level = "interval", *,
-                       value_domain: Sequence[float] | None = None) -> float | None:
+def krippendorff_alpha(
+    matrix_: Ratings, level: Level = "interval", *, value_domain: Sequence[float] | None = None
+) -> float | None:
     """Krippendorff's alpha for raters x units (None/NaN = missing), as the `krippendorff` package
     computes it.
 
@@ -98,8 +99,11 @@ def distances(values: np.ndarray, counts: np.ndarray, level: str) -> np.ndarray:
         cum = np.cumsum(counts, axis=1)
         # Between values i <= j (both included) lie cum[j] - cum[i] + counts[i] ratings.
         lower = np.arange(values.size)[:, None] <= np.arange(values.size)[None, :]
-        span = np.where(lower, cum[:, None, :] - cum[:, :, None] + counts[:, :, None],
-                        cum[:, :, None] - cum[:, None, :] + counts[:, None, :])
+        span = np.where(
+            lower,
+            cum[:, None, :] - cum[:, :, None] + counts[:, :, None],
+            cum[:, :, None] - cum[:, None, :] + counts[:, None, :],
+        )
         return (span - (counts[:, :, None] + counts[:, None, :]) / 2) ** 2
     if level == "interval":
         return (values[:, None] - values[None, :]) ** 2
@@ -129,14 +133,16 @@ def alpha_resampling(matrix_: Ratings, level: Level = "interval", *, resamples: 
     data = data[:, (~np.isnan(data)).sum(axis=0) >= 2] if data.size else np.empty((0, 0))
     values, patterns, pattern_of = _patterns(data)
     if patterns.shape[0] * values.size**2 <= _PATTERN_CELLS:
-        return data.shape[1], Resampling(_pattern_alpha(patterns, pattern_of, values, level), 1, resamples,
-                                         counting=True)
+        return data.shape[1], Resampling(
+            _pattern_alpha(patterns, pattern_of, values, level), 1, resamples, counting=True
+        )
     if level == "interval":
         return data.shape[1], Resampling(_closed_form_alpha(data), 1, resamples, counting=True)
 
     def statistic(block: Block) -> np.ndarray:
-        return np.array([[np.nan if (a := krippendorff_alpha(data[:, row], level)) is None else a]
-                         for row in block.indices])
+        return np.array(
+            [[np.nan if (a := krippendorff_alpha(data[:, row], level)) is None else a] for row in block.indices]
+        )
 
     return data.shape[1], Resampling(statistic, 1, resamples)
 
@@ -148,14 +154,16 @@ def _patterns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values = np.unique(data[present])
     units, raters = np.nonzero(present.T)
     k = values.size
-    per_unit = np.bincount(units * k + np.searchsorted(values, data.T[units, raters]),
-                           minlength=data.shape[1] * k).reshape(data.shape[1], k)
+    per_unit = np.bincount(
+        units * k + np.searchsorted(values, data.T[units, raters]), minlength=data.shape[1] * k
+    ).reshape(data.shape[1], k)
     if not per_unit.size:
         return values, per_unit.astype(float), np.zeros(data.shape[1], dtype=np.intp)
     base = data.shape[0] + 1  # a unit's count of one value is at most the number of raters
     if k * np.log2(base) < 62:  # each pattern as one integer
-        _, first, pattern_of = np.unique(per_unit @ base ** np.arange(k, dtype=np.int64), return_index=True,
-                                         return_inverse=True)
+        _, first, pattern_of = np.unique(
+            per_unit @ base ** np.arange(k, dtype=np.int64), return_index=True, return_inverse=True
+        )
         return values, per_unit[first].astype(float), pattern_of.reshape(-1)
     order = np.lexsort(per_unit.T[::-1])
     ranked = per_unit[order]
@@ -214,8 +222,9 @@ def _closed_form_alpha(data: np.ndarray):
     return statistic
 
 
-def alpha_interval(matrix_: Ratings, level: Level = "interval", *, resamples: int = 1000, seed: int = 0,
-                   confidence: float = 0.95) -> Interval:
+def alpha_interval(
+    matrix_: Ratings, level: Level = "interval", *, resamples: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> Interval:
     """Bootstrap interval of `krippendorff_alpha` of raters x units, its pairable units resampled."""
     n, wanted = alpha_resampling(matrix_, level, resamples=resamples)
     return bootstrap_together(n, [wanted], seed=seed, confidence=confidence)[0][0]

@@ -103,14 +103,17 @@ def percentile_interval(values: np.ndarray, resamples: int, confidence: float, m
     """The percentile interval of one statistic's resampled values (NaN = undefined there)."""
     kept = values[np.isfinite(values)]
     if kept.size < min_valid:
-        return Interval(None, None, int(kept.size), f"defined in {kept.size} of {resamples} resamples (under {min_valid})")
+        return Interval(
+            None, None, int(kept.size), f"defined in {kept.size} of {resamples} resamples (under {min_valid})"
+        )
     tail = (1 - confidence) / 2
     low, high = np.quantile(kept, [tail, 1 - tail])
     return Interval(float(low), float(high), int(kept.size))
 
 
-def bootstrap_together(n: int, wanted: Sequence[Resampling], *, seed: int = 0,
-                       confidence: float = 0.95) -> list[list[Interval]]:
+def bootstrap_together(
+    n: int, wanted: Sequence[Resampling], *, seed: int = 0, confidence: float = 0.95
+) -> list[list[Interval]]:
     """Percentile intervals of several statistics of the same `n` items from one pass of draws: for
     each Resampling, its `count` intervals, each the same as `bootstrap` of it alone gives. No
     interval for fewer than two items."""
@@ -118,8 +121,10 @@ def bootstrap_together(n: int, wanted: Sequence[Resampling], *, seed: int = 0,
         _check(confidence, one.resamples)
     if n < 2 or not wanted:
         return [[Interval(None, None, 0, f"n = {n}: no interval")] * one.count for one in wanted]
-    return [[percentile_interval(column, one.resamples, confidence, one.min_valid) for column in values.T]
-            for one, values in zip(wanted, _resampled(n, wanted, seed))]
+    return [
+        [percentile_interval(column, one.resamples, confidence, one.min_valid) for column in values.T]
+        for one, values in zip(wanted, _resampled(n, wanted, seed))
+    ]
 
 
 def _resampled(n: int, wanted: Sequence[Resampling], seed: int) -> list[np.ndarray]:
@@ -137,8 +142,16 @@ def _resampled(n: int, wanted: Sequence[Resampling], seed: int) -> list[np.ndarr
     return [np.concatenate(values).reshape(one.resamples, one.count) for one, values in zip(wanted, found)]
 
 
-def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], n: int, *, resamples: int = 1000, seed: int = 0,
-              confidence: float = 0.95, min_valid: int = MIN_VALID, count: int = 1) -> list[Interval]:
+def bootstrap(
+    statistic: Callable[[np.ndarray], np.ndarray],
+    n: int,
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    min_valid: int = MIN_VALID,
+    count: int = 1,
+) -> list[Interval]:
     """Percentile intervals of one or more statistics over `n` items resampled with replacement.
 
     `statistic` maps a block of resamples, an (rows, n) array of item indices, to an (rows, count)
@@ -150,8 +163,14 @@ def bootstrap(statistic: Callable[[np.ndarray], np.ndarray], n: int, *, resample
     return bootstrap_together(n, [wanted], seed=seed, confidence=confidence)[0]
 
 
-def bootstrap_each(statistic: Callable[[np.ndarray], float | None], n: int, *, resamples: int = 1000,
-                   seed: int = 0, confidence: float = 0.95) -> Interval:
+def bootstrap_each(
+    statistic: Callable[[np.ndarray], float | None],
+    n: int,
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Interval:
     """`bootstrap` of a statistic computed one resample at a time (`statistic`: the item indices of
     one resample -> its value, None where undefined): for statistics with no vectorised form."""
 
@@ -236,8 +255,9 @@ def mean_difference_of(diffs: np.ndarray, found: Interval, confidence: float = 0
     return MeanDifference(float(diffs.mean()), found.low, found.high, int(diffs.size), confidence)
 
 
-def gap_difference_interval(gaps: Values, first: Sequence[bool], *, resamples: int = 1000, seed: int = 0,
-                            confidence: float = 0.95) -> Interval:
+def gap_difference_interval(
+    gaps: Values, first: Sequence[bool], *, resamples: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> Interval:
     """Bootstrap interval of mean(gaps where `first`) - mean(gaps elsewhere), both kinds of item
     resampled together (a resample lacking either kind is dropped): e.g. self-preference."""
     g, own = floats(gaps), np.asarray(first, dtype=bool)
@@ -253,8 +273,9 @@ def gap_difference_interval(gaps: Values, first: Sequence[bool], *, resamples: i
     return bootstrap_together(g.size, [Resampling(statistic, 1, resamples)], seed=seed, confidence=confidence)[0][0]
 
 
-def ratio_interval(numerators: Values, denominators: Values, *, resamples: int = 1000, seed: int = 0,
-                   confidence: float = 0.95) -> Interval:
+def ratio_interval(
+    numerators: Values, denominators: Values, *, resamples: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> Interval:
     """Bootstrap interval of sum(numerators) / sum(denominators) over clusters resampled whole (e.g.
     the pairs of answers to one instruction that the judge and people order alike, of those people
     order): a resample whose denominators sum to 0 is undefined."""

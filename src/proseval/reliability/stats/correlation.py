@@ -89,8 +89,9 @@ def _exact_sums(values: np.ndarray) -> bool:
     return not values.size or bool(np.all(values == np.round(values)) and np.abs(values).max() * values.size < 2.0**52)
 
 
-def system_kendall_resampling(a: np.ndarray, b: np.ndarray, models: np.ndarray, n_models: int, *,
-                              resamples: int = 1000) -> Resampling:
+def system_kendall_resampling(
+    a: np.ndarray, b: np.ndarray, models: np.ndarray, n_models: int, *, resamples: int = 1000
+) -> Resampling:
     """The bootstrap of `system_kendall` of per-model means over items resampled with replacement:
     item i is model `models[i]` (0 .. n_models - 1, in the order of the models' names) scored `a[i]`
     and `b[i]`; a model not drawn in a resample is left out of its tau.
@@ -111,16 +112,22 @@ def system_kendall_resampling(a: np.ndarray, b: np.ndarray, models: np.ndarray, 
             rows = block.indices.shape[0]
             flat = (models[block.indices] + (np.arange(rows) * n_models)[:, None]).ravel()
             size = rows * n_models
-            counts, sums_a, sums_b = (np.bincount(flat, weights=w, minlength=size).reshape(rows, n_models)
-                                      for w in (None, a[block.indices].ravel(), b[block.indices].ravel()))
+            counts, sums_a, sums_b = (
+                np.bincount(flat, weights=w, minlength=size).reshape(rows, n_models)
+                for w in (None, a[block.indices].ravel(), b[block.indices].ravel())
+            )
         with np.errstate(all="ignore"):
             return counts > 0, sums_a / counts, sums_b / counts
 
     def statistic(block: Block) -> np.ndarray:
         present, mean_a, mean_b = means(block)
         if n_models > FEW:
-            return np.array([[np.nan if (tau := kendall_tau_b(ma[p], mb[p])) is None else tau]
-                             for p, ma, mb in zip(present, mean_a, mean_b)])
+            return np.array(
+                [
+                    [np.nan if (tau := kendall_tau_b(ma[p], mb[p])) is None else tau]
+                    for p, ma, mb in zip(present, mean_a, mean_b)
+                ]
+            )
         both = present[:, upper[0]] & present[:, upper[1]]
         with np.errstate(all="ignore"):
             dx = np.where(both, np.sign(mean_a[:, upper[0]] - mean_a[:, upper[1]]), 0.0)

@@ -85,11 +85,13 @@ def _group_sums(row_of: np.ndarray, group: np.ndarray, k: int, columns: np.ndarr
     width = columns.shape[1]
     return sparse.csr_array(
         (columns.ravel(), (np.repeat(row_of, width), (np.arange(width)[None, :] * k + group[:, None]).ravel())),
-        shape=(int(row_of.max()) + 1 if row_of.size else 0, width * k))
+        shape=(int(row_of.max()) + 1 if row_of.size else 0, width * k),
+    )
 
 
-def _within(block_counts: np.ndarray, by_group: sparse.csr_array, products: np.ndarray, k: int,
-            width: int) -> np.ndarray:
+def _within(
+    block_counts: np.ndarray, by_group: sparse.csr_array, products: np.ndarray, k: int, width: int
+) -> np.ndarray:
     """Per resample, the within-group cross-products of the columns after the first (rows, width - 1,
     width - 1): the drawn sum of z z^T less, in every group drawn, (sum of z)(sum of z)^T / its
     weight. The first column is the constant 1, whose group sums are the groups' weights;
@@ -102,15 +104,23 @@ def _within(block_counts: np.ndarray, by_group: sparse.csr_array, products: np.n
     return total - np.einsum("igr,jgr->rij", scaled, grouped[1:])
 
 
-def length_slope_interval(scores: Values, lengths: Values, groups: Labels,
-                          units: Labels | None = None, *, resamples: int = 1000, seed: int = 0,
-                          confidence: float = 0.95) -> Interval:
+def length_slope_interval(
+    scores: Values,
+    lengths: Values,
+    groups: Labels,
+    units: Labels | None = None,
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Interval:
     """Bootstrap interval of `length_slope`, resampling `units` whole (default: each item its own): the
     verdicts on one answer share its length, so they are drawn together. Each resample's
     within-group slope comes from its unit-weighted group sums (a group drawn once contributes
     nothing), vectorised."""
-    labels, _ = codes(units if isinstance(units, np.ndarray) else list(units) if units is not None
-                      else np.arange(len(groups)))
+    labels, _ = codes(
+        units if isinstance(units, np.ndarray) else list(units) if units is not None else np.arange(len(groups))
+    )
     y, x, group, (kept,) = _length_inputs(scores, lengths, groups, labels)
     unit, _ = codes(kept)  # the units of the complete items, numbered again from 0
     k = int(group.max()) + 1 if group.size else 0
@@ -128,8 +138,9 @@ def length_slope_interval(scores: Values, lengths: Values, groups: Labels,
         with np.errstate(all="ignore"):
             return np.where(sxx > EQUAL, sxy / sxx, np.nan)[:, None]
 
-    return bootstrap_together(m, [Resampling(statistic, 1, resamples, counting=True)], seed=seed,
-                              confidence=confidence)[0][0]
+    return bootstrap_together(
+        m, [Resampling(statistic, 1, resamples, counting=True)], seed=seed, confidence=confidence
+    )[0][0]
 
 
 @dataclass(frozen=True)
@@ -170,8 +181,16 @@ def length_controlled_means(
     return LengthControlled(beta, int(y.size), means)
 
 
-def length_beta_interval(scores: Values, lengths: Values, groups: Sequence[Hashable], systems: Sequence[Hashable],
-                         *, resamples: int = 1000, seed: int = 0, confidence: float = 0.95) -> Interval:
+def length_beta_interval(
+    scores: Values,
+    lengths: Values,
+    groups: Sequence[Hashable],
+    systems: Sequence[Hashable],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Interval:
     """Bootstrap interval of the beta of `length_controlled_means`, resampling items (refitted per
     resample; a resample where length is confounded with system is dropped)."""
     y, x, group, (labels,) = _length_inputs(scores, lengths, groups, systems)
@@ -193,7 +212,11 @@ def _beta_statistic(y: np.ndarray, x: np.ndarray, group: np.ndarray, system: np.
     width = columns.shape[1]
     by_group = _group_sums(np.arange(y.size), group, k, columns)
     products = (columns[:, 1:, None] * columns[:, None, 1:]).reshape(-1, (width - 1) ** 2)
-    d, lx, ly = slice(0, n_systems - 1), n_systems - 1, n_systems  # in the cross-products of the columns after the first
+    d, lx, ly = (
+        slice(0, n_systems - 1),
+        n_systems - 1,
+        n_systems,
+    )  # in the cross-products of the columns after the first
 
     def refit(row: np.ndarray) -> float:
         groups_drawn = np.unique(group[row], return_inverse=True)[1]

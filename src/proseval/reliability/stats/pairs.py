@@ -36,9 +36,17 @@ PAIR_STATISTICS: tuple[str, ...] = ("spearman", "kendall_tau_b", "pearson", "wei
 _TABLE_VALUES = 40
 
 
-def pair_intervals(x: Values, y: Values, *, low: int | None = None, high: int | None = None,
-                   level: Level = "interval", resamples: int = 1000, seed: int = 0,
-                   confidence: float = 0.95) -> dict[str, Interval]:
+def pair_intervals(
+    x: Values,
+    y: Values,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    level: Level = "interval",
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict[str, Interval]:
     """Bootstrap intervals of `PAIR_STATISTICS` of two raters, resampling the pairs jointly.
 
     `weighted_kappa` is the quadratic kappa over low..high (given only with a scale and integer
@@ -49,8 +57,15 @@ def pair_intervals(x: Values, y: Values, *, low: int | None = None, high: int | 
     return dict(zip(names, bootstrap_together(n, [wanted], seed=seed, confidence=confidence)[0]))
 
 
-def pair_resampling(x: Values, y: Values, *, low: int | None = None, high: int | None = None,
-                    level: Level = "interval", resamples: int = 1000) -> tuple[int, list[str], Resampling]:
+def pair_resampling(
+    x: Values,
+    y: Values,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    level: Level = "interval",
+    resamples: int = 1000,
+) -> tuple[int, list[str], Resampling]:
     """What `pair_intervals` resamples: the number of complete pairs, the statistics given (their
     names) and their Resampling."""
     a, b = paired(x, y)
@@ -59,13 +74,23 @@ def pair_resampling(x: Values, y: Values, *, low: int | None = None, high: int |
     names = [s for s in PAIR_STATISTICS if s != "weighted_kappa" or _kappa_applies(a, b, low, high)]
     values = np.unique(np.concatenate([a, b]))
     if values.size <= _TABLE_VALUES:
-        return int(a.size), names, Resampling(_table_statistic(a, b, values, names, low, high, level), len(names),
-                                              resamples, counting=True)
+        return (
+            int(a.size),
+            names,
+            Resampling(_table_statistic(a, b, values, names, low, high, level), len(names), resamples, counting=True),
+        )
     return int(a.size), names, Resampling(_row_statistic(a, b, names, low, high, level), len(names), resamples)
 
 
-def _table_statistic(a: np.ndarray, b: np.ndarray, values: np.ndarray, names: Sequence[str], low: int | None,
-                     high: int | None, level: Level):
+def _table_statistic(
+    a: np.ndarray,
+    b: np.ndarray,
+    values: np.ndarray,
+    names: Sequence[str],
+    low: int | None,
+    high: int | None,
+    level: Level,
+):
     """Every statistic of a resample from its table of value pairs: counted from the drawn pairs, or,
     when the block's counts of each item are at hand, summed from them in ranges (the pairs are
     sorted, so the pairs of one cell of the table are consecutive items)."""
@@ -87,19 +112,24 @@ def _table_statistic(a: np.ndarray, b: np.ndarray, values: np.ndarray, names: Se
     return statistic
 
 
-def _of_tables(table: np.ndarray, values: np.ndarray, names: Sequence[str], low: int | None, high: int | None,
-               level: Level) -> np.ndarray:
+def _of_tables(
+    table: np.ndarray, values: np.ndarray, names: Sequence[str], low: int | None, high: int | None, level: Level
+) -> np.ndarray:
     """The named statistics (columns) of each table of value pairs (rows, k, k) over `values`."""
-    found = {"spearman": _table_spearman(table), "kendall_tau_b": _table_kendall(table),
-             "pearson": _table_correlation(table, values, values),
-             "alpha": coincidence_alpha(table + table.transpose(0, 2, 1), values, level)}
+    found = {
+        "spearman": _table_spearman(table),
+        "kendall_tau_b": _table_kendall(table),
+        "pearson": _table_correlation(table, values, values),
+        "alpha": coincidence_alpha(table + table.transpose(0, 2, 1), values, level),
+    }
     if "weighted_kappa" in names and low is not None and high is not None:  # the scale is known (`_kappa_applies`)
         found["weighted_kappa"] = _table_kappa(table, ((values[:, None] - values[None, :]) / max(high - low, 1)) ** 2)
     return np.stack([found[name] for name in names], axis=1)
 
 
-def table_statistics(x: Values, y: Values, *, low: int | None = None, high: int | None = None,
-                     level: Level = "interval") -> dict[str, float | None] | None:
+def table_statistics(
+    x: Values, y: Values, *, low: int | None = None, high: int | None = None, level: Level = "interval"
+) -> dict[str, float | None] | None:
     """`PAIR_STATISTICS` of the complete pairs (None where undefined) from their table of value pairs,
     in the closed forms every resample's are computed with (they agree with scipy and the
     krippendorff package to rounding); None with fewer than two pairs or more than
@@ -115,12 +145,13 @@ def table_statistics(x: Values, y: Values, *, low: int | None = None, high: int 
     return {name: finite(value) for name, value in zip(names, found)}
 
 
-def _row_statistic(a: np.ndarray, b: np.ndarray, names: Sequence[str], low: int | None, high: int | None,
-                   level: Level):
+def _row_statistic(a: np.ndarray, b: np.ndarray, names: Sequence[str], low: int | None, high: int | None, level: Level):
     """Every statistic of a resample from its drawn pairs (many distinct values)."""
-    scalar = {"kendall_tau_b": kendall_tau_b,
-              "weighted_kappa": lambda p, q: None if low is None or high is None else weighted_kappa(p, q, low, high),
-              "alpha": lambda p, q: krippendorff_alpha([p, q], level)}
+    scalar = {
+        "kendall_tau_b": kendall_tau_b,
+        "weighted_kappa": lambda p, q: None if low is None or high is None else weighted_kappa(p, q, low, high),
+        "alpha": lambda p, q: krippendorff_alpha([p, q], level),
+    }
 
     def each(name: str, rows: np.ndarray) -> np.ndarray:
         return np.array([np.nan if (v := scalar[name](a[row], b[row])) is None else v for row in rows])
@@ -128,10 +159,11 @@ def _row_statistic(a: np.ndarray, b: np.ndarray, names: Sequence[str], low: int 
     def statistic(block: Block) -> np.ndarray:
         rows = block.indices
         first, second = a[rows], b[rows]
-        found = {"pearson": _rows_pearson(first, second),
-                 "spearman": _rows_pearson(scipy_stats.rankdata(first, axis=1),
-                                           scipy_stats.rankdata(second, axis=1)),
-                 "alpha": _rows_interval_alpha(first, second) if level == "interval" else each("alpha", rows)}
+        found = {
+            "pearson": _rows_pearson(first, second),
+            "spearman": _rows_pearson(scipy_stats.rankdata(first, axis=1), scipy_stats.rankdata(second, axis=1)),
+            "alpha": _rows_interval_alpha(first, second) if level == "interval" else each("alpha", rows),
+        }
         return np.stack([found[name] if name in found else each(name, rows) for name in names], axis=1)
 
     return statistic
@@ -159,8 +191,12 @@ def _rows_interval_alpha(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 def _kappa_applies(a: np.ndarray, b: np.ndarray, low: int | None, high: int | None) -> bool:
     both = np.concatenate([a, b])
-    return (low is not None and high is not None and bool(np.all(both == np.round(both)))
-            and bool(np.all((both >= low) & (both <= high))))
+    return (
+        low is not None
+        and high is not None
+        and bool(np.all(both == np.round(both)))
+        and bool(np.all((both >= low) & (both <= high)))
+    )
 
 
 def _varies(margin: np.ndarray) -> np.ndarray:
@@ -239,21 +275,30 @@ class TwoRaterResampling:
     wanted: list[Resampling]
     difference_resamples: int = 2000
 
-    def results(self, found: Sequence[list[Interval]], *, seed: int = 0, confidence: float = 0.95) -> tuple[
-            MeanDifference, dict[str, Interval]]:
+    def results(
+        self, found: Sequence[list[Interval]], *, seed: int = 0, confidence: float = 0.95
+    ) -> tuple[MeanDifference, dict[str, Interval]]:
         """The mean difference and the named intervals, from `bootstrap_together`'s answer to `wanted`
         (drawn with `seed`)."""
         if len(found) == 1:
-            difference = mean_interval(self.differences, resamples=self.difference_resamples, seed=seed,
-                                       confidence=confidence)
+            difference = mean_interval(
+                self.differences, resamples=self.difference_resamples, seed=seed, confidence=confidence
+            )
         else:
             (difference,) = found[0]
         return mean_difference_of(self.differences, difference, confidence), dict(zip(self.names, found[-1]))
 
 
-def two_rater_resampling(x: Values, y: Values, *, low: int | None = None, high: int | None = None,
-                         level: Level = "interval", resamples: int = 1000,
-                         difference_resamples: int = 2000) -> TwoRaterResampling:
+def two_rater_resampling(
+    x: Values,
+    y: Values,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    level: Level = "interval",
+    resamples: int = 1000,
+    difference_resamples: int = 2000,
+) -> TwoRaterResampling:
     """What `mean_difference` and `pair_intervals` resample, to be drawn together."""
     diffs = differences(x, y)
     n, names, statistics = pair_resampling(x, y, low=low, high=high, level=level, resamples=resamples)

@@ -77,8 +77,9 @@ def score_shift(first: Values, swapped: Values) -> ScoreShift:
     )
 
 
-def share_changed_interval(first: Values, swapped: Values, *, resamples: int = 1000, seed: int = 0,
-                           confidence: float = 0.95) -> Interval:
+def share_changed_interval(
+    first: Values, swapped: Values, *, resamples: int = 1000, seed: int = 0, confidence: float = 0.95
+) -> Interval:
     """Bootstrap interval of `score_shift`'s share_changed (the position flip rate), over the items."""
     a, b = paired(first, swapped)
     return mean_interval(np.abs(b - a) > EQUAL, resamples=resamples, seed=seed, confidence=confidence)

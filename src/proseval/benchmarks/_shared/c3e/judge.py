@@ -49,17 +49,20 @@ def template_names(item: Item, setup: JudgeSetup) -> dict[str, str]:
         scale = f"bands_{task}_{lang}" if setup.reference else f"bands_noref_{lang}"
     else:
         scale = f"scale_plain_{lang}" if setup.reference else f"scale_plain_noref_{lang}"
-    return {"system": f"judge_{task}_{lang}",
-            "traits": f"traits_{task}_{lang}" if setup.traits else f"traits_generic_{lang}",
-            "scale": scale,
-            "user": f"judge_user_{task}" + ("" if setup.reference else "_noref")}
+    return {
+        "system": f"judge_{task}_{lang}",
+        "traits": f"traits_{task}_{lang}" if setup.traits else f"traits_generic_{lang}",
+        "scale": scale,
+        "user": f"judge_user_{task}" + ("" if setup.reference else "_noref"),
+    }
 
 
 def judge_messages(item: Item, candidate: str, setup: JudgeSetup, prompt: PromptLookup) -> list[dict[str, str]]:
     """System = the task's rubric (traits and scale filled in); user = the labelled fields."""
     names = template_names(item, setup)
-    system = render_with(prompt(names["system"]), {"traits": prompt(names["traits"]).render(),
-                                                    "scale": prompt(names["scale"]).render()})
+    system = render_with(
+        prompt(names["system"]), {"traits": prompt(names["traits"]).render(), "scale": prompt(names["scale"]).render()}
+    )
     user = render_with(prompt(names["user"]), {**field_values(item), "candidate": candidate})
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
@@ -79,7 +82,7 @@ def _block(text: str, start: int, end: int, others: list[tuple[int, int]]) -> tu
     following = min((s for s, e in others if s >= end), default=len(text))
     breaks = list(_BLANK_LINE.finditer(text))
     # the paragraph holding the placeholder, or the one above when the placeholder opens its paragraph
-    begin = max((m.end() for m in breaks if m.end() <= start and text[m.end():start].strip()), default=0)
+    begin = max((m.end() for m in breaks if m.end() <= start and text[m.end() : start].strip()), default=0)
     finish = min((m.start() for m in breaks if m.start() >= end), default=len(text))
     begin, finish = max(begin, previous), min(finish, following)
     while begin < start and text[begin].isspace():
@@ -89,8 +92,7 @@ def _block(text: str, start: int, end: int, others: list[tuple[int, int]]) -> tu
     return begin, finish
 
 
-def swap_blocks(text: str, slots: Iterable[str], first: str = SWAPPED_SLOTS[0],
-                second: str = SWAPPED_SLOTS[1]) -> str:
+def swap_blocks(text: str, slots: Iterable[str], first: str = SWAPPED_SLOTS[0], second: str = SWAPPED_SLOTS[1]) -> str:
     """`text` (a template) with the blocks of ``{first}`` and ``{second}`` in each other's place.
 
     A placeholder's block is the paragraph it is in (paragraphs are separated by blank lines),
@@ -110,12 +112,15 @@ def swap_blocks(text: str, slots: Iterable[str], first: str = SWAPPED_SLOTS[0],
         if len(at) != 1:
             raise ValueError(f"{{{name}}} appears {len(at)} times; swapping the order needs it exactly once")
         spans[name] = at[0]
-    blocks = {name: _block(text, *span, [(s, e) for n, s, e in found if (s, e) != span])
-              for name, span in spans.items()}
+    blocks = {
+        name: _block(text, *span, [(s, e) for n, s, e in found if (s, e) != span]) for name, span in spans.items()
+    }
     (s1, e1), (s2, e2) = sorted(blocks.values())
     if e1 > s2:
-        raise ValueError(f"{{{first}}} and {{{second}}} are in one paragraph; put a blank line between their "
-                         "blocks (each with its label) so that they can change places")
+        raise ValueError(
+            f"{{{first}}} and {{{second}}} are in one paragraph; put a blank line between their "
+            "blocks (each with its label) so that they can change places"
+        )
     return text[:s1] + text[s2:e2] + text[e1:s2] + text[s1:e1] + text[e2:]
 
 
@@ -130,13 +135,16 @@ class SwappedOrder(PromptTemplate):
         try:
             swap_blocks(self.text, (*self.placeholders, *self.optional))
         except ValueError as exc:
-            raise PromptError(f"prompt {self.name!r} ({self.source}): cannot show the judge its two texts in "
-                              f"the other order (judge_order swapped): {exc}") from None
+            raise PromptError(
+                f"prompt {self.name!r} ({self.source}): cannot show the judge its two texts in "
+                f"the other order (judge_order swapped): {exc}"
+            ) from None
 
     def render(self, **values: object) -> str:
         swapped = swap_blocks(self.text, (*self.placeholders, *self.optional))
-        return PromptTemplate(self.name, swapped, self.placeholders, self.optional, self.description,
-                              self.source).render(**values)
+        return PromptTemplate(
+            self.name, swapped, self.placeholders, self.optional, self.description, self.source
+        ).render(**values)
 
 
 def presented(prompts: Mapping[str, PromptTemplate], order: JudgeOrder) -> dict[str, PromptTemplate]:
@@ -144,9 +152,12 @@ def presented(prompts: Mapping[str, PromptTemplate], order: JudgeOrder) -> dict[
     ``{candidate}``) in `order`: as given, the same templates; swapped, each as `SwappedOrder`."""
     if order == "as_given":
         return dict(prompts)
-    return {name: SwappedOrder(t.name, t.text, t.placeholders, t.optional, t.description, t.source)
-            if name.startswith("judge_user_") and set(SWAPPED_SLOTS) <= {*t.placeholders, *t.optional} else t
-            for name, t in prompts.items()}
+    return {
+        name: SwappedOrder(t.name, t.text, t.placeholders, t.optional, t.description, t.source)
+        if name.startswith("judge_user_") and set(SWAPPED_SLOTS) <= {*t.placeholders, *t.optional}
+        else t
+        for name, t in prompts.items()
+    }
 
 
 # The keys of each rubric's example answer besides score and verdict (see the judge_{task}_{lang} templates):
@@ -171,8 +182,9 @@ def judge_schema(task: str) -> dict[str, Any]:
     to a score before writing its reasons.
     """
     text = {"type": "string"}
-    analysis = {key: text if sub is None else _object({name: text for name in sub})
-                for key, sub in ANSWER_FIELDS[task].items()}
+    analysis = {
+        key: text if sub is None else _object({name: text for name in sub}) for key, sub in ANSWER_FIELDS[task].items()
+    }
     return _object({"score": {"type": "integer"}, **analysis, "verdict": text})
 
 

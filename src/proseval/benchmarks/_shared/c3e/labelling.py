@@ -32,6 +32,9 @@ def judge_form(record: dict[str, Any], criterion: str, pairwise: str, title: str
     if not reference:
         bands = _text(f"bands_noref_{language}")
     rubric = "\n\n".join(part for part in (traits, bands) if part)
-    return LabelForm(question="\n\n".join(p for p in parts if p),
-                     criteria=[LabelCriterion(criterion, rubric, 1, 10, title=title)],
-                     reference=str(reference) if reference else None, pairwise=pairwise)
+    return LabelForm(
+        question="\n\n".join(p for p in parts if p),
+        criteria=[LabelCriterion(criterion, rubric, 1, 10, title=title)],
+        reference=str(reference) if reference else None,
+        pairwise=pairwise,
+    )

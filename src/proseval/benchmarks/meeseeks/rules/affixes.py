@@ -41,7 +41,9 @@ def check_endswithany_each(suffixes: list[str], items: Items, ctx: RuleContext) 
     """Every item ends with one of the suffixes (CJK-cleaned)."""
     targets = tuple(_cjk(s, ctx) for s in suffixes)
     bad = [item for item in items if not _cjk(item, ctx).endswith(targets)]
-    return Verdict.of(not bad, f"items not ending with any of {suffixes}: {bad}" if bad else f"every item ends with one of {suffixes}")
+    return Verdict.of(
+        not bad, f"items not ending with any of {suffixes}: {bad}" if bad else f"every item ends with one of {suffixes}"
+    )
 
 
 RULES = [

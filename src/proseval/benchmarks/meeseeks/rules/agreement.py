@@ -92,7 +92,9 @@ def format_table(rows: list[FamilyAgreement]) -> str:
         lines.append(f"| {r.dispatcher} | `{r.family}` | {r.cases} | {r.default} | {r.head} |")
     total = sum(r.cases for r in rows)
     default, head = sum(r.default for r in rows), sum(r.head for r in rows)
-    lines.append(f"| **listed** | | {total} | {default} ({_percent(default, total)}) | {head} ({_percent(head, total)}) |")
+    lines.append(
+        f"| **listed** | | {total} | {default} ({_percent(default, total)}) | {head} ({_percent(head, total)}) |"
+    )
     return "\n".join(lines)
 
 
@@ -109,8 +111,10 @@ def main(argv: list[str] | None = None) -> None:
         print(format_table(shown) if shown else "(every case agrees)")
         total = sum(r.cases for r in rows)
         default, head = sum(r.default for r in rows), sum(r.head for r in rows)
-        print(f"\ntotal: {total} cases; default {default} ({_percent(default, total)}); "
-              f"head {head} ({_percent(head, total)})")
+        print(
+            f"\ntotal: {total} cases; default {default} ({_percent(default, total)}); "
+            f"head {head} ({_percent(head, total)})"
+        )
         print(f"official code always errors: {', '.join(always_erroring_families(cases)) or 'none'}\n")
 
 

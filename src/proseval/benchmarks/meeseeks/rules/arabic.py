@@ -39,11 +39,37 @@ def _lexicon(words: Iterable[str]) -> frozenset[str]:
     return frozenset(key(w) for w in words)
 
 
-PRONOUN_TYPES = {key(w): t for w, t in (
-    ("أنا", "1s"), ("نحن", "1p"), ("أنت", "2s"), ("أنتما", "2d"), ("أنتم", "2mp"), ("أنتن", "2fp"),
-    ("هو", "3ms"), ("هي", "3fs"), ("هما", "3d"), ("هم", "3mp"), ("هن", "3fp"))}
-PRONOUN_NAMES = {"1s": "أنا", "1p": "نحن", "2s": "أنت", "2ms": "أنتَ", "2fs": "أنتِ", "2d": "أنتما",
-                 "2mp": "أنتم", "2fp": "أنتن", "3ms": "هو", "3fs": "هي", "3d": "هما", "3mp": "هم", "3fp": "هن"}
+PRONOUN_TYPES = {
+    key(w): t
+    for w, t in (
+        ("أنا", "1s"),
+        ("نحن", "1p"),
+        ("أنت", "2s"),
+        ("أنتما", "2d"),
+        ("أنتم", "2mp"),
+        ("أنتن", "2fp"),
+        ("هو", "3ms"),
+        ("هي", "3fs"),
+        ("هما", "3d"),
+        ("هم", "3mp"),
+        ("هن", "3fp"),
+    )
+}
+PRONOUN_NAMES = {
+    "1s": "أنا",
+    "1p": "نحن",
+    "2s": "أنت",
+    "2ms": "أنتَ",
+    "2fs": "أنتِ",
+    "2d": "أنتما",
+    "2mp": "أنتم",
+    "2fp": "أنتن",
+    "3ms": "هو",
+    "3fs": "هي",
+    "3d": "هما",
+    "3mp": "هم",
+    "3fp": "هن",
+}
 # Words spelt with a leading ال that is not the article (relatives, fossilised forms, والد…).
 NOT_ARTICLE = _lexicon(word_list("arabic/not_article"))
 NON_DUAL = _lexicon(word_list("arabic/non_dual"))
@@ -59,8 +85,7 @@ MASCULINE_T = _lexicon("بيت وقت صوت موت زيت سبت نبت كبر�
 # Function words never counted as masculine or feminine nouns in the gender ratio.
 _PREPOSITIONS = "ل ب ك في من عن مع على إلى لدى عند تحت فوق أمام خلف بين حول دون بعد قبل".split()
 _SUFFIXES = "ه ها هم هما هن ك كم كما كن ي نا".split()
-FUNCTION_WORDS = _lexicon([*word_list("arabic/function_words"),
-                           *(p + s for p in _PREPOSITIONS for s in _SUFFIXES)])
+FUNCTION_WORDS = _lexicon([*word_list("arabic/function_words"), *(p + s for p in _PREPOSITIONS for s in _SUFFIXES)])
 COMMON_VERBS = _lexicon(word_list("arabic/common_verbs"))
 # Broken plurals of the templates the shape patterns below cannot see (fuʿūl, fiʿāl, fuʿul, fuʿʿāl…).
 BROKEN_PLURALS = _lexicon(word_list("arabic/broken_plurals"))
@@ -112,7 +137,7 @@ def article(word: str) -> tuple[str, str] | None:
             head = pre + prep
             if not word.startswith(head):
                 continue
-            rest = word[len(head):]
+            rest = word[len(head) :]
             if prep == "ل" and rest.startswith("ل") and len(rest) >= 3:
                 return head, rest[1:]
             if rest.startswith("ال") and len(rest) >= 4 and key(rest) not in NOT_ARTICLE:
@@ -135,6 +160,7 @@ def is_definite(w: Word) -> bool:
 
 
 # --- duals and sound masculine plurals ---------------------------------------------------
+
 
 def is_dual(w: Word) -> bool:
     """Ends in -ān / -ayn (tān/tayn for tā' marbūṭa nouns) and is not a known non-dual word."""
@@ -163,13 +189,13 @@ def is_masc_plural_nominative(w: Word) -> bool:
         return False
     if len(stem) == 5 and stem[0] == "م" and stem[3] == "و":
         return False  # مسجون، مجنون: singular mafʿūl of roots ending in nūn
-    if not found and any(v.startswith("ي") or (v.startswith("ت") and not v.endswith("يون"))
-                         for v in variants(w.bare)):
+    if not found and any(v.startswith("ي") or (v.startswith("ت") and not v.endswith("يون")) for v in variants(w.bare)):
         return False  # يلعبون، تلعبون: plural verbs
     return not set(w.mark(-1)) & (TANWEEN | {DAMMA, KASRA})
 
 
 # --- pronouns and verbs ------------------------------------------------------------------
+
 
 def pronoun_type(w: Word) -> str | None:
     """Person/number/gender of an independent pronoun (after و / ف); أنت split by its vowel."""
@@ -197,7 +223,7 @@ def _imperfect_stem(w: Word) -> str | None:
     """The word without و/ف and سـ/لـ when what remains starts with the prefix يـ."""
     for pre in ("", "و", "ف", "س", "ل", "وس", "فس", "ول", "فل"):
         if w.bare.startswith(pre + "ي") and len(w.bare) - len(pre) >= (4 if pre else 3):
-            return w.bare[len(pre):]
+            return w.bare[len(pre) :]
     return None
 
 
@@ -218,14 +244,19 @@ def ptm_verb(w: Word) -> tuple[bool, bool]:
 
 # --- gender ------------------------------------------------------------------------------
 
+
 def is_feminine(stem: str) -> bool:
     """tā' marbūṭa, a sound feminine plural in -āt, or an inherently feminine noun/adjective."""
     if stem.endswith("ة") or key(stem) in FEMININE_BARE:
         return True
     if (m := _T_SUFFIXED.match(stem)) and key(m.group(1)) not in MASCULINE_T:
         return True  # دعوتكم، ابنتنا: ة written ت before a possessive suffix
-    return (stem.endswith("ات") and len(stem) >= 4 and key(stem) not in NOT_FEM_AT
-            and (not MASDAR_NOT_AT_PLURAL.match(stem) or stem == "أمهات"))
+    return (
+        stem.endswith("ات")
+        and len(stem) >= 4
+        and key(stem) not in NOT_FEM_AT
+        and (not MASDAR_NOT_AT_PLURAL.match(stem) or stem == "أمهات")
+    )
 
 
 def feminine_indefinite(w: Word) -> bool:
@@ -268,14 +299,14 @@ def gender_counts(ws: Iterable[Word]) -> tuple[int, int]:
 # --- broken plurals and iḍāfa ------------------------------------------------------------
 
 _BROKEN_SHAPES = (
-    re.compile(r"^..ا.ي[^ة]$"),     # mafāʿīl, faʿālīl, afāʿīl: مفاتيح، عصافير، أساليب
+    re.compile(r"^..ا.ي[^ة]$"),  # mafāʿīl, faʿālīl, afāʿīl: مفاتيح، عصافير، أساليب
     re.compile(r"^[^تيا].ا.[^ةيى]$"),  # mafāʿil, fawāʿil, faʿāʾil, faʿālil: مدارس، شوارع، رسائل
-    re.compile(r"^..ا.ى$"),         # faʿālā: صحارى، فتاوى
+    re.compile(r"^..ا.ى$"),  # faʿālā: صحارى، فتاوى
     re.compile(r"^(?:[مأ].|.[وي])ا.ي$"),  # faʿālī: معاني، أغاني، ليالي
-    re.compile(r"^أ..ا.$"),         # afʿāl: أقلام، أطفال
-    re.compile(r"^أ...ة$"),         # afʿila: أسئلة، أجهزة
-    re.compile(r"^[^إا]..اء$"),     # fuʿalāʾ: علماء، وزراء
-    re.compile(r"^أ...اء$"),        # afʿilāʾ: أصدقاء، أقرباء
+    re.compile(r"^أ..ا.$"),  # afʿāl: أقلام، أطفال
+    re.compile(r"^أ...ة$"),  # afʿila: أسئلة، أجهزة
+    re.compile(r"^[^إا]..اء$"),  # fuʿalāʾ: علماء، وزراء
+    re.compile(r"^أ...اء$"),  # afʿilāʾ: أصدقاء، أقرباء
 )
 
 
@@ -325,6 +356,7 @@ def idafa_count(ws: list[Word]) -> int:
 
 
 # --- checkers ----------------------------------------------------------------------------
+
 
 def _bounds(label: str) -> tuple[int, int]:
     low, high = range_param(label)
@@ -378,8 +410,12 @@ def counter(measure: Measure, unit: str, *, total: bool):
             return Verdict.of(_in(n, bounds), f"{n} {unit}{found}, expected {_expect(bounds)}")
         if not items:
             return Verdict.fail(f"no items; each needs {_expect(bounds)} {unit}")
-        bad = [f"item {i}: {n}{found}" for i, item in enumerate(items, 1)
-               if not _in((r := measure(words(item)))[0], bounds) for n, found in [r]]
+        bad = [
+            f"item {i}: {n}{found}"
+            for i, item in enumerate(items, 1)
+            if not _in((r := measure(words(item)))[0], bounds)
+            for n, found in [r]
+        ]
         return Verdict.of(not bad, f"each item needs {_expect(bounds)} {unit}" + (f"; {'; '.join(bad)}" if bad else ""))
 
     return check
@@ -439,16 +475,37 @@ def _rule(name: str, measure: Measure, unit: str, total: bool, wrap=lambda c: c)
 
 
 RULES = [
-    *(_rule(f"{prefix}_{scope}", measure, unit, scope == "total")
-      for prefix, measure, unit in _FAMILIES for scope in ("total", "each")),
-    _rule("athlete_masc_plural_each", tokens(matching(is_masc_plural_nominative)),
-          "nominative sound masculine plurals (-ūn)", False),
+    *(
+        _rule(f"{prefix}_{scope}", measure, unit, scope == "total")
+        for prefix, measure, unit in _FAMILIES
+        for scope in ("total", "each")
+    ),
+    _rule(
+        "athlete_masc_plural_each",
+        tokens(matching(is_masc_plural_nominative)),
+        "nominative sound masculine plurals (-ūn)",
+        False,
+    ),
     _rule("arabic_broken_plurals_each", tokens(matching(is_broken_plural)), "broken plurals", False),
-    _rule("arabic_idafa_structure_each", lambda ws: (idafa_count(ws), ""),
-          "definite iḍāfa structures (noun + definite noun)", False),
-    _rule("arabic_feminine_indefinite_total", tokens(heads(feminine_indefinite)), "indefinite feminine nouns in ة",
-          True, _head_unbound),
-    _rule("arabic_feminine_definite_total", tokens(heads(feminine_definite)), "definite feminine nouns", True,
-          _head_unbound),
+    _rule(
+        "arabic_idafa_structure_each",
+        lambda ws: (idafa_count(ws), ""),
+        "definite iḍāfa structures (noun + definite noun)",
+        False,
+    ),
+    _rule(
+        "arabic_feminine_indefinite_total",
+        tokens(heads(feminine_indefinite)),
+        "indefinite feminine nouns in ة",
+        True,
+        _head_unbound,
+    ),
+    _rule(
+        "arabic_feminine_definite_total",
+        tokens(heads(feminine_definite)),
+        "definite feminine nouns",
+        True,
+        _head_unbound,
+    ),
     rule("arabic_gender_ratio_total", _ratio, check_gender_ratio),
 ]

@@ -124,7 +124,9 @@ def tone_checker(first: bool):
             chars = han_chars(item)
             ch = (chars[0] if first else chars[-1]) if chars else None
             if ch is None or tone_of(ch) != tone:
-                return Verdict.fail(f"item {i}: {where} character {ch!r} has tone {ch and tone_of(ch)}, expected {tone}")
+                return Verdict.fail(
+                    f"item {i}: {where} character {ch!r} has tone {ch and tone_of(ch)}, expected {tone}"
+                )
         return Verdict.ok(f"every item's {where} character has tone {tone}")
 
     return check
@@ -132,7 +134,7 @@ def tone_checker(first: bool):
 
 def _named_range(prefix: str):
     def parse(label: str) -> tuple[str, tuple[float, float]]:
-        name = label[len(prefix):].split(":", 1)[0].strip()
+        name = label[len(prefix) :].split(":", 1)[0].strip()
         if not name:
             raise ParameterError(f"rule {label!r} names nothing after {prefix}")
         return name, range_param(label)
@@ -157,8 +159,22 @@ def check_hanzi_component(params: tuple[str, tuple[float, float]], items: Items,
 
 
 # Structure names in the order of the structure codes of the character table.
-STRUCTURES = ("独体字", "左右结构", "上下结构", "左中右结构", "上中下结构", "右上包围结构", "左上包围结构",
-              "左下包围结构", "上三包围结构", "下三包围结构", "左三包围结构", "全包围结构", "镶嵌结构", "品字结构")
+STRUCTURES = (
+    "独体字",
+    "左右结构",
+    "上下结构",
+    "左中右结构",
+    "上中下结构",
+    "右上包围结构",
+    "左上包围结构",
+    "左下包围结构",
+    "上三包围结构",
+    "下三包围结构",
+    "左三包围结构",
+    "全包围结构",
+    "镶嵌结构",
+    "品字结构",
+)
 HALF_ENCLOSED = frozenset(range(5, 11))
 
 
@@ -244,12 +260,30 @@ def check_jielong(kind: int, items: Items, ctx: RuleContext) -> Verdict:
 
 RULES = [
     rule("fanti", no_params, check_fanti, dispatchers=("cjk",), requires=("opencc",), extra=EXTRA),
-    rule("stroke_count_total", int_after_colon, check_stroke_count_total,
-         dispatchers=("cjk",), requires=("strokes",), extra=EXTRA),
-    rule("stroke_count_each", range_param, check_stroke_count_each, dispatchers=("cjk",),
-         requires=("strokes",), extra=EXTRA),
-    rule("check_pinyin_order", no_params, check_pinyin_order, dispatchers=("cjk",),
-         requires=("pinyin_order", "pypinyin"), extra=EXTRA),
+    rule(
+        "stroke_count_total",
+        int_after_colon,
+        check_stroke_count_total,
+        dispatchers=("cjk",),
+        requires=("strokes",),
+        extra=EXTRA,
+    ),
+    rule(
+        "stroke_count_each",
+        range_param,
+        check_stroke_count_each,
+        dispatchers=("cjk",),
+        requires=("strokes",),
+        extra=EXTRA,
+    ),
+    rule(
+        "check_pinyin_order",
+        no_params,
+        check_pinyin_order,
+        dispatchers=("cjk",),
+        requires=("pinyin_order", "pypinyin"),
+        extra=EXTRA,
+    ),
     rule("start_hanzi_tone", _tone, tone_checker(True), dispatchers=("cjk",)),
     rule("end_hanzi_tone", _tone, tone_checker(False), dispatchers=("cjk",)),
     rule("hanzi_component", _named_range("hanzi_component"), check_hanzi_component, dispatchers=("cjk",)),

@@ -66,9 +66,7 @@ _PINGSHUI = {
         "齐脐蛴黎犁藜黧妻萋凄堤低题提蹄啼鹈缇醍稊荑鸡稽笄兮奚溪蹊鼷携畦西栖犀嘶梯鼙批迷泥倪霓猊鲵麑圭闺"
         "珪奎刲暌睽羝鞮跻齑嵇醯齊臍蠐悽題鵜緹雞攜棲鯢閨躋齏"
     ),
-    "九佳": (
-        "佳街鞋牌柴钗差崖涯偕阶皆喈谐骸排俳乖怀淮槐豺侪埋霾斋揩蜗娲娃哇蛙洼挨捱歪釵階諧懷儕齋蝸媧窪"
-    ),
+    "九佳": ("佳街鞋牌柴钗差崖涯偕阶皆喈谐骸排俳乖怀淮槐豺侪埋霾斋揩蜗娲娃哇蛙洼挨捱歪釵階諧懷儕齋蝸媧窪"),
 }
 PINGSHUI_ORDER = tuple(_PINGSHUI)
 PINGSHUI_GROUP = {ch: group for group, chars in _PINGSHUI.items() for ch in chars}
@@ -112,8 +110,7 @@ def best_groups(options: Sequence[tuple[str, ...]]) -> list[str | None]:
     prefix: Counter[str] = Counter()
     chosen: list[str | None] = []
     for i, opts in enumerate(options):
-        pick = next((g for g in opts
-                     if any(prefix[h] + (h == g) + suffix[i + 1][h] >= best for h in suffix[0])), None)
+        pick = next((g for g in opts if any(prefix[h] + (h == g) + suffix[i + 1][h] >= best for h in suffix[0])), None)
         if pick:
             prefix[pick] += 1
         chosen.append(pick)
@@ -149,8 +146,10 @@ def check_yayun(_: None, items: Items, ctx: RuleContext) -> Verdict:
         return Verdict.fail("no line ends in a Chinese character")
     group, n = top_group(rhyme_groups(lines))
     share = Fraction(n, len(lines))
-    return Verdict.of(share >= RHYME_SHARE, f"{n} of {len(lines)} lines rhyme in {group or 'no group'}"
-                                            f" ({float(share):.0%}); at least 50% required")
+    return Verdict.of(
+        share >= RHYME_SHARE,
+        f"{n} of {len(lines)} lines rhyme in {group or 'no group'} ({float(share):.0%}); at least 50% required",
+    )
 
 
 _TONE_CLASS = {"1": "平", "2": "平", "3": "仄", "4": "仄"}
@@ -220,8 +219,9 @@ def check_first_line_rhyme(mode: FirstLine, items: Items, ctx: RuleContext) -> V
     rhymes = top_group(groups)[1] == len(checked)
     wanted = mode == "入韵"
     found = "rhymes" if rhymes else "does not rhyme"
-    return Verdict.of(rhymes == wanted, f"the first line {found} with the even lines, expected {mode}: "
-                                        f"{_endings(checked, groups)}")
+    return Verdict.of(
+        rhymes == wanted, f"the first line {found} with the even lines, expected {mode}: {_endings(checked, groups)}"
+    )
 
 
 def check_odd_lines_no_rhyme(_: None, items: Items, ctx: RuleContext) -> Verdict:
@@ -238,8 +238,9 @@ def check_odd_lines_no_rhyme(_: None, items: Items, ctx: RuleContext) -> Verdict
     odd_groups = rhyme_groups([line for _, line in odd])
     bad = [(o, g) for o, g in zip(odd, odd_groups) if g == group]
     if bad:
-        return Verdict.fail(f"odd lines rhyme with the even lines ({group}): "
-                            f"{_endings([o for o, _ in bad], [g for _, g in bad])}")
+        return Verdict.fail(
+            f"odd lines rhyme with the even lines ({group}): {_endings([o for o, _ in bad], [g for _, g in bad])}"
+        )
     return Verdict.ok(f"the even lines rhyme in {group} and no odd line does: {_endings(odd, odd_groups)}")
 
 
@@ -258,7 +259,9 @@ def alternating_rhyme_checker(form: str):
         groups = {n: PINGSHUI_GROUP.get(ch or "") for n, ch in chars.items()}
         detail = "; ".join(f"line {n} ends in {chars[n]} ({groups[n] or 'outside 五微–九佳'})" for n in groups)
         if not all(groups.values()):
-            return Verdict.fail(f"rhyme characters must come from the 平水韵 groups 五微, 六鱼, 七虞, 八齐, 九佳: {detail}")
+            return Verdict.fail(
+                f"rhyme characters must come from the 平水韵 groups 五微, 六鱼, 七虞, 八齐, 九佳: {detail}"
+            )
         for a, b in (pair_a, pair_b):
             if groups[a] != groups[b]:
                 return Verdict.fail(f"lines {a} and {b} must share a rhyme group: {detail}")

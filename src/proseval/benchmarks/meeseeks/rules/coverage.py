@@ -69,6 +69,7 @@ def format_coverage_table(rows: Iterable[CoverageRow]) -> Table:
     for (dispatcher, family), t in sorted(families.items(), key=lambda kv: (-kv[1]["uses"], kv[0])):
         extras = ", ".join(k.removeprefix("extra:") for k in t if k.startswith("extra:"))
         needs = f"{t['needs_extra']} ({extras})" if t["needs_extra"] else "0"
-        table.add_row(dispatcher, family, str(t["labels"]), str(t["uses"]), str(t["implemented"]), needs,
-                      str(t["unsupported"]))
+        table.add_row(
+            dispatcher, family, str(t["labels"]), str(t["uses"]), str(t["implemented"]), needs, str(t["unsupported"])
+        )
     return table

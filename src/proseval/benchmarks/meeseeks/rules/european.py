@@ -43,9 +43,11 @@ def mark_word_checker(marks: str, what: str, *, per_item: bool, all_of: tuple[st
 
     def check(bounds: Range, items: Items, ctx: RuleContext) -> Verdict:
         lo, hi = bounds
-        groups = [words_with(item, marks, all_of=all_of) for item in items] if per_item else [
-            [w for item in items for w in words_with(item, marks, all_of=all_of)]
-        ]
+        groups = (
+            [words_with(item, marks, all_of=all_of) for item in items]
+            if per_item
+            else [[w for item in items for w in words_with(item, marks, all_of=all_of)]]
+        )
         for i, found in enumerate(groups, 1):
             if not lo <= len(found) <= hi:
                 where = f"item {i}" if per_item else "the text"
@@ -187,28 +189,49 @@ FR_ACUTE_GRAVE, FR_CIRCUMFLEX, FR_DIAERESIS = "éèàù", "âêîôû", "ëïü�
 RULES = [
     rule("has_nasal_vowel", range_param, mark_word_checker(PT_NASAL, "words with a nasal vowel", per_item=True)),
     rule("has_acute_accent", range_param, mark_word_checker(PT_ACUTE, "words with an acute accent", per_item=False)),
-    rule("each_has_acute_accent", range_param,
-         mark_word_checker(PT_ACUTE, "words with an acute accent", per_item=True)),
-    rule("has_circumflex_accent", range_param,
-         mark_word_checker(PT_CIRCUMFLEX, "words with a circumflex", per_item=False)),
-    rule("each_has_circumflex_accent", range_param,
-         mark_word_checker(PT_CIRCUMFLEX, "words with a circumflex", per_item=True)),
+    rule(
+        "each_has_acute_accent", range_param, mark_word_checker(PT_ACUTE, "words with an acute accent", per_item=True)
+    ),
+    rule(
+        "has_circumflex_accent",
+        range_param,
+        mark_word_checker(PT_CIRCUMFLEX, "words with a circumflex", per_item=False),
+    ),
+    rule(
+        "each_has_circumflex_accent",
+        range_param,
+        mark_word_checker(PT_CIRCUMFLEX, "words with a circumflex", per_item=True),
+    ),
     rule("has_cedilla_words", range_param, mark_word_checker(CEDILLA, "words with ç", per_item=True)),
-    rule("has_nasal_and_cedilla_words", range_param,
-         mark_word_checker(CEDILLA, "words with ç and a nasal vowel", per_item=True, all_of=(PT_NASAL,))),
-    rule("french_accent_count_each", _range_or_number,
-         mark_word_checker(FR_ACUTE_GRAVE, "words with an acute or grave accent", per_item=True)),
-    rule("french_circumflex_total", _range_or_number,
-         mark_word_checker(FR_CIRCUMFLEX, "words with a circumflex", per_item=False)),
-    rule("french_diaeresis_total", _range_or_number,
-         mark_word_checker(FR_DIAERESIS, "words with a diaeresis", per_item=False)),
-    rule("french_diaeresis_each", _range_or_number,
-         mark_word_checker(FR_DIAERESIS, "words with a diaeresis", per_item=True)),
+    rule(
+        "has_nasal_and_cedilla_words",
+        range_param,
+        mark_word_checker(CEDILLA, "words with ç and a nasal vowel", per_item=True, all_of=(PT_NASAL,)),
+    ),
+    rule(
+        "french_accent_count_each",
+        _range_or_number,
+        mark_word_checker(FR_ACUTE_GRAVE, "words with an acute or grave accent", per_item=True),
+    ),
+    rule(
+        "french_circumflex_total",
+        _range_or_number,
+        mark_word_checker(FR_CIRCUMFLEX, "words with a circumflex", per_item=False),
+    ),
+    rule(
+        "french_diaeresis_total",
+        _range_or_number,
+        mark_word_checker(FR_DIAERESIS, "words with a diaeresis", per_item=False),
+    ),
+    rule(
+        "french_diaeresis_each",
+        _range_or_number,
+        mark_word_checker(FR_DIAERESIS, "words with a diaeresis", per_item=True),
+    ),
     rule("french_cedilla_total", _range_or_number, mark_word_checker(CEDILLA, "words with ç", per_item=False)),
     rule("french_h_word_count", _range_or_number, check_h_words),
     rule("german_article_count", _at_least, article_checker(("der", "die", "das"))),
-    *(rule(f"german_article_{a}", _at_least, article_checker((a,)))
-      for a in ("der", "die", "das")),
+    *(rule(f"german_article_{a}", _at_least, article_checker((a,))) for a in ("der", "die", "das")),
     rule("ENG_cap_num", int_after_colon, case_count_checker(True), family="eng_cap_num"),
     rule("ENG_low_num", int_after_colon, case_count_checker(False), family="eng_low_num"),
     rule("compound_word_num", range_param, check_compound_words),

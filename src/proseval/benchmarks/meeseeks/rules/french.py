@@ -336,10 +336,18 @@ RULES = [
     rule("french_adverbial_y", range_param, check_adverbial_y),
     rule("french_ne_usage", _ne_params, check_ne_usage),
     rule("french_punctuation_spacing", no_params, check_punctuation_spacing),
-    rule("french_seven_digit_number", no_params,
-         _each_item_has(_SEVEN_DIGITS, "a seven-digit number grouped as 1 234 567"),
-         bare_string="item"),
-    rule("is_vigesimal_number", no_params,
-         _each_item_has(_VIGESIMAL, "a vigesimal number word (71–99: soixante-et-onze…, quatre-vingts…)",
-                        words_only=True), bare_string="item"),
+    rule(
+        "french_seven_digit_number",
+        no_params,
+        _each_item_has(_SEVEN_DIGITS, "a seven-digit number grouped as 1 234 567"),
+        bare_string="item",
+    ),
+    rule(
+        "is_vigesimal_number",
+        no_params,
+        _each_item_has(
+            _VIGESIMAL, "a vigesimal number word (71–99: soixante-et-onze…, quatre-vingts…)", words_only=True
+        ),
+        bare_string="item",
+    ),
 ]

@@ -19,12 +19,7 @@ def cjk_count(keyword: str, item: str) -> int:
 
 
 def _exactly(n: int, keywords: list[str], items: Items, count) -> Verdict:
-    wrong = [
-        f"item {i}: {k!r} ×{c}"
-        for i, item in enumerate(items, 1)
-        for k in keywords
-        if (c := count(k, item)) != n
-    ]
+    wrong = [f"item {i}: {k!r} ×{c}" for i, item in enumerate(items, 1) for k in keywords if (c := count(k, item)) != n]
     if wrong:
         return Verdict.fail(f"each keyword must occur exactly {n} times in every item; " + "; ".join(wrong))
     return Verdict.ok(f"every keyword occurs exactly {n} times in every item")
@@ -52,7 +47,9 @@ def check_cjk_non_word_freq(params: FreqParams, items: Items, ctx: RuleContext) 
         if not items:
             return Verdict.fail("nothing was extracted")
         items = items[:1]
-    over = [f"item {i}: {k!r} ×{c}" for i, item in enumerate(items, 1) for k in keywords if (c := cjk_count(k, item)) > n]
+    over = [
+        f"item {i}: {k!r} ×{c}" for i, item in enumerate(items, 1) for k in keywords if (c := cjk_count(k, item)) > n
+    ]
     return Verdict.of(not over, f"at most {n} occurrences allowed" + (": " + "; ".join(over) if over else ""))
 
 
@@ -62,9 +59,7 @@ def check_latin_non_word_freq(params: FreqParams, items: Items, ctx: RuleContext
     if ctx.compat == "head":
         keywords = keywords[:1]
     over = [
-        f"{k!r} ×{total}"
-        for k in keywords
-        if (total := sum(lemma.count(k, item, ctx.language) for item in items)) > n
+        f"{k!r} ×{total}" for k in keywords if (total := sum(lemma.count(k, item, ctx.language) for item in items)) > n
     ]
     return Verdict.of(not over, f"at most {n} occurrences allowed in total" + (": " + ", ".join(over) if over else ""))
 
@@ -81,7 +76,7 @@ def check_any_word_freq(params: FreqParams, items: Items, ctx: RuleContext) -> V
 
 def _character_params(label: str) -> tuple[str, tuple[float, float]]:
     name = label.split(":", 1)[0].strip()
-    letter = name[len("character_freq_"):]
+    letter = name[len("character_freq_") :]
     if len(letter) != 1:
         raise ParameterError(f"rule {label!r} does not name one letter")
     return letter.lower(), range_param(label)

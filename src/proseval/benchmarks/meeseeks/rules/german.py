@@ -61,13 +61,29 @@ def bounds(label: str) -> Range:
 
 _UNITS = {"ein": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9}
 _SMALL = {
-    "eins": 1, **{k: v for k, v in _UNITS.items() if k != "ein"}, "zehn": 10, "elf": 11, "zwölf": 12,
-    "dreizehn": 13, "vierzehn": 14, "fünfzehn": 15, "sechzehn": 16, "siebzehn": 17, "achtzehn": 18,
+    "eins": 1,
+    **{k: v for k, v in _UNITS.items() if k != "ein"},
+    "zehn": 10,
+    "elf": 11,
+    "zwölf": 12,
+    "dreizehn": 13,
+    "vierzehn": 14,
+    "fünfzehn": 15,
+    "sechzehn": 16,
+    "siebzehn": 17,
+    "achtzehn": 18,
     "neunzehn": 19,
 }
 _TENS = {
-    "zwanzig": 20, "dreißig": 30, "dreissig": 30, "vierzig": 40, "fünfzig": 50, "sechzig": 60,
-    "siebzig": 70, "achtzig": 80, "neunzig": 90,
+    "zwanzig": 20,
+    "dreißig": 30,
+    "dreissig": 30,
+    "vierzig": 40,
+    "fünfzig": 50,
+    "sechzig": 60,
+    "siebzig": 70,
+    "achtzig": 80,
+    "neunzig": 90,
 }
 
 
@@ -78,8 +94,9 @@ def _below_100(s: str) -> int | None:
     return _UNITS[unit] + _TENS[ten] if sep and unit in _UNITS and ten in _TENS else None
 
 
-def _scaled(s: str, word: str, factor: int, left: Callable[[str], int | None],
-            right: Callable[[str], int | None]) -> int | None:
+def _scaled(
+    s: str, word: str, factor: int, left: Callable[[str], int | None], right: Callable[[str], int | None]
+) -> int | None:
     head, sep, tail = s.partition(word)
     if not sep:
         return right(s)
@@ -129,15 +146,23 @@ def check_numbers_length(n: int, items: Items, ctx: RuleContext) -> Verdict:
     if not found:
         return Verdict.fail("no German number word (written out in letters) was found")
     short = [w for w in found if len(w) < n]
-    return Verdict.of(not short, f"number words shorter than {n} letters: {short}" if short
-                      else f"all {len(found)} number words have at least {n} letters")
+    return Verdict.of(
+        not short,
+        f"number words shorter than {n} letters: {short}"
+        if short
+        else f"all {len(found)} number words have at least {n} letters",
+    )
 
 
 def check_item_length(n: int, items: Items, ctx: RuleContext) -> Verdict:
     """Every extracted number is written with at least N characters."""
     short = [i for i in items if len(i.strip()) < n]
-    return Verdict.of(not short, f"numbers shorter than {n} characters: {_quote(short)}" if short
-                      else f"every number has at least {n} characters")
+    return Verdict.of(
+        not short,
+        f"numbers shorter than {n} characters: {_quote(short)}"
+        if short
+        else f"every number has at least {n} characters",
+    )
 
 
 def _parsed(items: Items) -> tuple[list[int], list[str]]:
@@ -189,8 +214,9 @@ def check_conjunctions_per_item(b: Range, items: Items, ctx: RuleContext) -> Ver
     for i, item in enumerate(items, 1):
         used = [c for c, p in _COORDINATING.items() if p.search(item)]
         if not lo <= len(used) <= hi:
-            return Verdict.fail(f"sentence {i} uses {len(used)} distinct conjunctions {used}, "
-                                f"expected [{lo:g}, {hi:g}]")
+            return Verdict.fail(
+                f"sentence {i} uses {len(used)} distinct conjunctions {used}, expected [{lo:g}, {hi:g}]"
+            )
     return Verdict.ok(f"every sentence uses [{lo:g}, {hi:g}] distinct coordinating conjunctions")
 
 
@@ -203,8 +229,10 @@ def check_conjunctions_order(_: None, items: Items, ctx: RuleContext) -> Verdict
         if m is None:
             return Verdict.fail(f"'{c}' was not found; expected {', '.join(COORDINATING)} in this order")
         if m.start() < last:
-            return Verdict.fail(f"the first '{c}' (offset {m.start()}) comes before the conjunction preceding it "
-                                f"in {', '.join(COORDINATING)}")
+            return Verdict.fail(
+                f"the first '{c}' (offset {m.start()}) comes before the conjunction preceding it "
+                f"in {', '.join(COORDINATING)}"
+            )
         last = m.start()
     return Verdict.ok(f"{', '.join(COORDINATING)} first occur in this order")
 
@@ -218,8 +246,12 @@ def check_three_conjunctions(_: None, items: Items, ctx: RuleContext) -> Verdict
         return Verdict.fail("nothing was extracted")
     text = items[0] if ctx.compat == "head" else " ".join(items)
     missing = [name for name, p in _CLAUSE_OPENERS.items() if not p.search(text)]
-    return Verdict.of(not missing, f"missing clauses introduced by {', '.join(missing)}" if missing
-                      else "clauses with weil, dass and obwohl are all present")
+    return Verdict.of(
+        not missing,
+        f"missing clauses introduced by {', '.join(missing)}"
+        if missing
+        else "clauses with weil, dass and obwohl are all present",
+    )
 
 
 _ARTICLES = {a: _word_re(a) for a in ("der", "das", "die")}
@@ -236,8 +268,9 @@ def check_three_articles(_: None, items: Items, ctx: RuleContext) -> Verdict:
         missing = [a for a in _ARTICLES if a not in tokens]
     else:
         missing = [a for a, p in _ARTICLES.items() if not p.search(text)]
-    return Verdict.of(not missing, f"articles not used: {', '.join(missing)}" if missing
-                      else "der, das and die are all used")
+    return Verdict.of(
+        not missing, f"articles not used: {', '.join(missing)}" if missing else "der, das and die are all used"
+    )
 
 
 # --- word lists ---------------------------------------------------------------------------
@@ -272,8 +305,12 @@ _NOT_INFINITIVE = frozenset(word_list("german/not_infinitive"))
 
 def _infinitive_like(word: str) -> bool:
     low = word.lower()
-    return word[:1].islower() and low not in _NOT_INFINITIVE and low not in MODAL_FORMS and (
-        low in ("sein", "tun") or re.search(r"(?:en|ern|eln)$", low) is not None)
+    return (
+        word[:1].islower()
+        and low not in _NOT_INFINITIVE
+        and low not in MODAL_FORMS
+        and (low in ("sein", "tun") or re.search(r"(?:en|ern|eln)$", low) is not None)
+    )
 
 
 def _modal_clause(clause: list[str], forms: frozenset[str]) -> bool:
@@ -303,8 +340,10 @@ def _declaratives(items: Items, ctx: RuleContext) -> list[str]:
 def check_declarative_modal(n: int, items: Items, ctx: RuleContext) -> Verdict:
     """At least N distinct items are statements using a modal verb with an infinitive."""
     found = list(dict.fromkeys(_declaratives(items, ctx)))
-    return Verdict.of(len(found) >= n, f"{len(found)} distinct statements with a modal verb and an infinitive "
-                      f"{_quote(found)}, at least {n} required")
+    return Verdict.of(
+        len(found) >= n,
+        f"{len(found)} distinct statements with a modal verb and an infinitive {_quote(found)}, at least {n} required",
+    )
 
 
 def check_declarative_monotonicity(_: None, items: Items, ctx: RuleContext) -> Verdict:
@@ -321,13 +360,15 @@ _DIMINUTIVE = re.compile(r"^[A-ZÄÖÜ][a-zäöüß]+(?:chen|lein)$")
 # -chen right after a vowel (Kuchen, Zeichen, Bereichen) or -schen without an umlaut before
 # it (Menschen, Taschen; but Häuschen, Gläschen) are plural or dative forms, not diminutives.
 _NOT_DIMINUTIVE = re.compile(r"(?:[aeiouäöüy]chen|(?<![äöü])(?<!äu)schen)$")
-_NOT_DIMINUTIVE_WORDS = frozenset(
-    "München Kirchen Lerchen Furchen Manchen Solchen Welchen Allein Klein Verein".split())
+_NOT_DIMINUTIVE_WORDS = frozenset("München Kirchen Lerchen Furchen Manchen Solchen Welchen Allein Klein Verein".split())
 
 
 def diminutives(text: str) -> list[str]:
-    return [w for w in _LETTERS.findall(text) if len(w) >= 6 and _DIMINUTIVE.match(w)
-            and not _NOT_DIMINUTIVE.search(w) and w not in _NOT_DIMINUTIVE_WORDS]
+    return [
+        w
+        for w in _LETTERS.findall(text)
+        if len(w) >= 6 and _DIMINUTIVE.match(w) and not _NOT_DIMINUTIVE.search(w) and w not in _NOT_DIMINUTIVE_WORDS
+    ]
 
 
 def check_diminutives(n: int, items: Items, ctx: RuleContext) -> Verdict:
@@ -343,17 +384,35 @@ def check_weak_nouns(n: int, items: Items, ctx: RuleContext) -> Verdict:
     if len(items) != n:
         return Verdict.fail(f"{len(items)} weak masculine nouns were extracted, expected {n}")
     bad = [i for i in items if not re.fullmatch(r"[A-Za-zÄÖÜäöüß]+n", i.strip(" .,;:!?()[]0123456789"))]
-    return Verdict.of(not bad, f"not a single word ending in -n/-en: {_quote(bad)}" if bad
-                      else f"all {n} words have the -(e)n form")
+    return Verdict.of(
+        not bad, f"not a single word ending in -n/-en: {_quote(bad)}" if bad else f"all {n} words have the -(e)n form"
+    )
 
 
 # --- professions (DATA-SPECIAL5: one fixed passage) -----------------------------------------
 
 _MASCULINE = ("Lehrer", "Arzt", "Ingenieur", "Professor", "Anwalt", "Musiker", "Pianist", "Journalist", "Politiker")
-_FEMININE = ("Köchin", "Bäuerin", "Architektin", "Friseurin", "Künstlerin", "Schneiderin", "Polizistin",
-             "Wissenschaftlerin")
-_MASCULINE_SWAPPED = ("Lehrerin", "Ärztin", "Ingenieurin", "Professorin", "Anwältin", "Musikerin", "Pianistin",
-                      "Journalistin", "Politikerin")
+_FEMININE = (
+    "Köchin",
+    "Bäuerin",
+    "Architektin",
+    "Friseurin",
+    "Künstlerin",
+    "Schneiderin",
+    "Polizistin",
+    "Wissenschaftlerin",
+)
+_MASCULINE_SWAPPED = (
+    "Lehrerin",
+    "Ärztin",
+    "Ingenieurin",
+    "Professorin",
+    "Anwältin",
+    "Musikerin",
+    "Pianistin",
+    "Journalistin",
+    "Politikerin",
+)
 _FEMININE_SWAPPED = ("Koch", "Bauer", "Architekt", "Friseur", "Künstler", "Schneider", "Polizist", "Wissenschaftler")
 _ARTICLE = re.compile(r"^(?:der|die|das|ein|eine|einen)\s+", re.IGNORECASE)
 
@@ -367,8 +426,10 @@ def profession_order_checker(sequences: tuple[tuple[str, ...], ...], what: str):
             if names == [s.lower() for s in seq[: len(names)]]:
                 return Verdict.ok(f"the {what} follow the order of the passage")
         options = " or ".join(", ".join(seq[: max(len(names), 1)]) for seq in sequences)
-        return Verdict.fail(f"the {what} {_quote(items)} are not the first ones of the passage in order "
-                            f"(expected the start of: {options})")
+        return Verdict.fail(
+            f"the {what} {_quote(items)} are not the first ones of the passage in order "
+            f"(expected the start of: {options})"
+        )
 
     return check
 
@@ -379,8 +440,9 @@ _CLOSED_CLASS = frozenset(word_list("german/closed_class"))
 _DETERMINER = re.compile(r"^(?:mein|dein|sein|ihr|unser|euer|eur|kein|dies|jed|all|manch|solch|welch|jen)\w*$")
 _NOUN_SUFFIX = re.compile(r"(?:ung|heit|keit|schaft|tät|ion|nis|tum|ismus|ment|chen|lein|er)$")
 _SUBJECT = frozenset("ich du er wir ihr man".split())
-_ADVERB_T = frozenset("jetzt nicht sofort stets oft selbst erst zuerst bereits sonst fast gut recht zuletzt selten "
-                      "zusammen".split())
+_ADVERB_T = frozenset(
+    "jetzt nicht sofort stets oft selbst erst zuerst bereits sonst fast gut recht zuletzt selten zusammen".split()
+)
 
 
 def _finite_like(word: str) -> bool:
@@ -423,11 +485,11 @@ def imperative_checker(kinds: tuple[str, ...], what: str):
 
     def check(b: Range, items: Items, ctx: RuleContext) -> Verdict:
         active = tuple(k for k in kinds if ctx.compat != "head" or k == "formal")
-        found = list(dict.fromkeys(
-            i for i in items if any(imperative_kind(s) in active for s in sentences(i))))
+        found = list(dict.fromkeys(i for i in items if any(imperative_kind(s) in active for s in sentences(i))))
         lo, hi = b
-        return Verdict.of(lo <= len(found) <= hi, f"{len(found)} distinct {what} {_quote(found)}, "
-                          f"expected [{lo:g}, {hi:g}]")
+        return Verdict.of(
+            lo <= len(found) <= hi, f"{len(found)} distinct {what} {_quote(found)}, expected [{lo:g}, {hi:g}]"
+        )
 
     return check
 
@@ -435,17 +497,19 @@ def imperative_checker(kinds: tuple[str, ...], what: str):
 # --- sentence and clause lengths ------------------------------------------------------------
 
 
-def _monotone(counts: list[int], *, strict: bool, rising: bool, what: str, start: int = 1,
-              step: int = 1) -> Verdict:
+def _monotone(counts: list[int], *, strict: bool, rising: bool, what: str, start: int = 1, step: int = 1) -> Verdict:
     for k, (a, b) in enumerate(zip(counts, counts[1:])):
         ok = (a < b if strict else a <= b) if rising else (a > b if strict else a >= b)
         if not ok:
             pos = start + (k + 1) * step
             trend = "longer" if rising else "shorter"
-            return Verdict.fail(f"{what} {pos} has {b} words after {a}; each must be {'' if strict else 'no '}"
-                                f"{trend if strict else ('shorter' if rising else 'longer')}")
-    return Verdict.ok(f"word counts {counts} are {'strictly ' if strict else ''}"
-                      f"{'increasing' if rising else 'decreasing'}")
+            return Verdict.fail(
+                f"{what} {pos} has {b} words after {a}; each must be {'' if strict else 'no '}"
+                f"{trend if strict else ('shorter' if rising else 'longer')}"
+            )
+    return Verdict.ok(
+        f"word counts {counts} are {'strictly ' if strict else ''}{'increasing' if rising else 'decreasing'}"
+    )
 
 
 def length_trend_checker(*, strict: bool, rising: bool, parity: int | None = None, what: str = "sentence"):
@@ -454,8 +518,14 @@ def length_trend_checker(*, strict: bool, rising: bool, parity: int | None = Non
     def check(_: None, items: Items, ctx: RuleContext) -> Verdict:
         start = 1 if parity is None else (1 if parity else 2)
         chosen = items if parity is None else items[start - 1 :: 2]
-        return _monotone([len(words(i)) for i in chosen], strict=strict, rising=rising, what=what,
-                         start=start, step=1 if parity is None else 2)
+        return _monotone(
+            [len(words(i)) for i in chosen],
+            strict=strict,
+            rising=rising,
+            what=what,
+            start=start,
+            step=1 if parity is None else 2,
+        )
 
     return check
 
@@ -483,8 +553,10 @@ def parity_checker(odd_positions: bool):
             n = _sentence_words(items[pos - 1], ctx)
             if n % 2 != pos % 2:
                 return Verdict.fail(f"sentence {pos} has {n} words; it must be {'odd' if pos % 2 else 'even'}")
-        return Verdict.ok(f"every {'odd' if odd_positions else 'even'}-numbered sentence has "
-                          f"an {'odd' if odd_positions else 'even'} number of words")
+        return Verdict.ok(
+            f"every {'odd' if odd_positions else 'even'}-numbered sentence has "
+            f"an {'odd' if odd_positions else 'even'} number of words"
+        )
 
     return check
 
@@ -552,8 +624,9 @@ def check_clause_verb_final(_: None, items: Items, ctx: RuleContext) -> Verdict:
             return Verdict.fail(f"item {i} holds no clause")
         for clause in clauses:
             if not ends_with_finite_verb(clause):
-                return Verdict.fail(f"in item {i} the clause '{' '.join(clause)}' ends with '{clause[-1]}', "
-                                    "not with its finite verb")
+                return Verdict.fail(
+                    f"in item {i} the clause '{' '.join(clause)}' ends with '{clause[-1]}', not with its finite verb"
+                )
     return Verdict.ok("every clause ends with its verb")
 
 
@@ -565,8 +638,11 @@ RULES = [
         ("check_three_conjunctions", no_params, check_three_conjunctions),
         ("check_three_articles", no_params, check_three_articles),
         ("order_profession1_check", no_params, profession_order_checker((_MASCULINE, _FEMININE), "professions")),
-        ("order_profession2_check", no_params,
-         profession_order_checker((_MASCULINE_SWAPPED, _FEMININE_SWAPPED), "replaced professions")),
+        (
+            "order_profession2_check",
+            no_params,
+            profession_order_checker((_MASCULINE_SWAPPED, _FEMININE_SWAPPED), "replaced professions"),
+        ),
         ("german_numbers_length", first_int, check_item_length),
         ("german_numbers_parity", first_int, check_parity),
         ("check_number_monotonicity", no_params, check_number_monotonicity),
@@ -579,8 +655,11 @@ RULES = [
         ("check_declarative_sentence_length_monotonicity", no_params, check_declarative_monotonicity),
         ("check_imperative_sentence", bounds, imperative_checker(("formal", "informal"), "imperative sentences")),
         ("check_formal_imperative_sentence", bounds, imperative_checker(("formal",), "formal imperatives (Sie)")),
-        ("check_informal_imperative_sentence", bounds,
-         imperative_checker(("informal",), "informal imperatives (du/ihr)")),
+        (
+            "check_informal_imperative_sentence",
+            bounds,
+            imperative_checker(("informal",), "informal imperatives (du/ihr)"),
+        ),
         ("check_sentence_length_monotonicity", no_params, length_trend_checker(strict=False, rising=True)),
         ("check_odd_increase", no_params, length_trend_checker(strict=True, rising=True, parity=1)),
         ("check_even_decrease", no_params, length_trend_checker(strict=True, rising=False, parity=0)),

@@ -35,10 +35,22 @@ NOT_PLURAL = frozenset(word_list("indonesian/not_plural"))
 
 # Negators: spelling variants and the words after which each one is clearly wrong.
 NEGATION_VARIANTS = {"tidak": ("tidak", "tdk", "tak"), "bukan": ("bukan", "bkn"), "jangan": ("jangan", "jgn")}
-PRONOUNS = frozenset({
-    "saya", "aku", "kamu", "engkau", "anda", "dia", "ia", "beliau", "kami", "kita", "mereka",
-    "kalian",
-})
+PRONOUNS = frozenset(
+    {
+        "saya",
+        "aku",
+        "kamu",
+        "engkau",
+        "anda",
+        "dia",
+        "ia",
+        "beliau",
+        "kami",
+        "kita",
+        "mereka",
+        "kalian",
+    }
+)
 HUMAN_NOUNS = frozenset(word_list("indonesian/human_nouns"))
 ANIMAL_NOUNS = frozenset(word_list("indonesian/animal_nouns"))
 PREDICATES = frozenset(word_list("indonesian/predicates"))
@@ -242,7 +254,8 @@ def check_abbreviations(params: tuple[int, str], items: Items, ctx: RuleContext)
     """Exactly N known written abbreviations (repetitions counted unless ``unique``)."""
     n, mode = params
     found = [
-        w.lower() for w, dot in _ABBREVIATION.findall(_joined(items))
+        w.lower()
+        for w, dot in _ABBREVIATION.findall(_joined(items))
         if w.lower() in ABBREVIATIONS and (dot or w.lower() not in _NEEDS_DOT or (w.isupper() and w != "NO"))
     ]
     if mode == "unique":

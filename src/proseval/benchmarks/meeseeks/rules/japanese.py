@@ -27,7 +27,9 @@ def _count_total(chars: frozenset[str], what: str):
 
 
 # A numbered line: "1." "1、" "①" "一." "ⅰ." at the start of a line.
-_NUMBERED = re.compile(r"^\s*(?:\d+[.．、)]|[\u2460-\u2473]|[一二三四五六七八九十]+[.．、]|[\u2170-\u217f\u2160-\u216f]+[.．、]?)", re.M)
+_NUMBERED = re.compile(
+    r"^\s*(?:\d+[.．、)]|[\u2460-\u2473]|[一二三四五六七八九十]+[.．、]|[\u2170-\u217f\u2160-\u216f]+[.．、]?)", re.M
+)
 
 
 def check_small_kana(n: int, items: Items, ctx: RuleContext) -> Verdict:
@@ -38,12 +40,16 @@ def check_small_kana(n: int, items: Items, ctx: RuleContext) -> Verdict:
         bounds = [m.start() for m in _NUMBERED.finditer(joined)][1:] + [len(joined)]
         counts = [sum(c in SMALL_KANA for c in joined[s:e]) for s, e in zip(starts, bounds)]
         bad = [f"entry {i}: {c}" for i, c in enumerate(counts, 1) if c != n]
-        return Verdict.of(not bad, f"small kana per numbered entry must be {n}" + (f"; {', '.join(bad)}" if bad else ""))
+        return Verdict.of(
+            not bad, f"small kana per numbered entry must be {n}" + (f"; {', '.join(bad)}" if bad else "")
+        )
     total = sum(c in SMALL_KANA for c in joined)
     return Verdict.of(total == n, f"{total} small kana in the text, expected {n}")
 
 
-_FURIGANA = re.compile(f"[{text.HAN}]+(?:（[{text.HIRAGANA}{text.KATAKANA}]+）|\\([{text.HIRAGANA}{text.KATAKANA}]+\\))")
+_FURIGANA = re.compile(
+    f"[{text.HAN}]+(?:（[{text.HIRAGANA}{text.KATAKANA}]+）|\\([{text.HIRAGANA}{text.KATAKANA}]+\\))"
+)
 
 
 def check_furigana(n: int, items: Items, ctx: RuleContext) -> Verdict:
@@ -63,9 +69,21 @@ def check_honorific_prefix_each(_: None, items: Items, ctx: RuleContext) -> Verd
 
 
 KANA_ROWS = {
-    "あ": "あいうえお", "か": "かきくけこがぎぐげご", "さ": "さしすせそざじずぜぞ", "た": "たちつてとだぢづでど",
-    "な": "なにぬねの", "は": "はひふへほばびぶべぼぱぴぷぺぽ", "ま": "まみむめも", "や": "やゆよ", "ら": "らりるれろ",
-    "わ": "わをん", "が": "がぎぐげご", "ざ": "ざじずぜぞ", "だ": "だぢづでど", "ば": "ばびぶべぼ", "ぱ": "ぱぴぷぺぽ",
+    "あ": "あいうえお",
+    "か": "かきくけこがぎぐげご",
+    "さ": "さしすせそざじずぜぞ",
+    "た": "たちつてとだぢづでど",
+    "な": "なにぬねの",
+    "は": "はひふへほばびぶべぼぱぴぷぺぽ",
+    "ま": "まみむめも",
+    "や": "やゆよ",
+    "ら": "らりるれろ",
+    "わ": "わをん",
+    "が": "がぎぐげご",
+    "ざ": "ざじずぜぞ",
+    "だ": "だぢづでど",
+    "ば": "ばびぶべぼ",
+    "ぱ": "ぱぴぷぺぽ",
 }
 _READING = re.compile(r"[（(]([^）)]+)[）)]")
 
@@ -175,8 +193,12 @@ def _used_nominally(next_token) -> bool:
     if next_token is None:
         return True
     pos, sub = next_token.part_of_speech.split(",")[:2]
-    return ((pos == "記号" and sub != "読点") or pos == "名詞" or (pos == "助詞" and sub != "接続助詞")
-            or (pos == "助動詞" and next_token.base_form in _NOMINAL_AUXILIARIES))
+    return (
+        (pos == "記号" and sub != "読点")
+        or pos == "名詞"
+        or (pos == "助詞" and sub != "接続助詞")
+        or (pos == "助動詞" and next_token.base_form in _NOMINAL_AUXILIARIES)
+    )
 
 
 def okurigana_nouns(item: str) -> list[str]:
@@ -208,6 +230,12 @@ RULES = [
     rule("jpn_starts_with_kana_row", _kana_row, check_starts_with_kana_row, dispatchers=("cjk",)),
     rule("jpn_mixed_ratio", _shares, check_mixed_ratio, dispatchers=("cjk",)),
     rule("jpn_yayun", no_params, check_jpn_yayun, dispatchers=("cjk",)),
-    rule("has_kanji_okurigana_pattern", int_after_colon, check_okurigana_nouns,
-         dispatchers=("cjk",), requires=("janome",), extra="meeseeks"),
+    rule(
+        "has_kanji_okurigana_pattern",
+        int_after_colon,
+        check_okurigana_nouns,
+        dispatchers=("cjk",),
+        requires=("janome",),
+        extra="meeseeks",
+    ),
 ]

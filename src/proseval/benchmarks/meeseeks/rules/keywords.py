@@ -89,7 +89,9 @@ def check_startword(words: list[str], items: Items, ctx: RuleContext) -> Verdict
     if not items:
         return Verdict.fail("nothing was extracted")
     hit = next((w for w in words if w in items[0]), None)
-    return Verdict.of(hit is not None, f"first item {items[0]!r} {'contains ' + repr(hit) if hit else 'lacks all of ' + repr(words)}")
+    return Verdict.of(
+        hit is not None, f"first item {items[0]!r} {'contains ' + repr(hit) if hit else 'lacks all of ' + repr(words)}"
+    )
 
 
 RULES = [

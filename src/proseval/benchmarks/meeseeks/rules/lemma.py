@@ -60,20 +60,14 @@ def lemma_count(keyword: str, item: str, language: str) -> int:
     if language not in LEMMA_LANGUAGES:
         return sum(1 for t in tokens(item) if t == keyword.lower())
     targets = _forms(keyword, language)
-    return sum(
-        1 for t in tokens(item) if not targets.isdisjoint(_forms(t, language))
-    )
+    return sum(1 for t in tokens(item) if not targets.isdisjoint(_forms(t, language)))
 
 
 def count(keyword: str, item: str, language: str) -> int:
     """Tokens with the keyword's lemma; else whole-word occurrences; else substring occurrences."""
     if is_cjk(keyword):
         return direct_count(keyword, item)
-    return (
-        lemma_count(keyword, item, language)
-        or direct_count(keyword, item)
-        or item.lower().count(keyword.lower())
-    )
+    return lemma_count(keyword, item, language) or direct_count(keyword, item) or item.lower().count(keyword.lower())
 
 
 def matches(keyword: str, item: str, language: str) -> bool:

@@ -151,12 +151,20 @@ RULES = [
     rule("mixed_language_each_length", _mixed_params, check_mixed_language_each_length),
 ]
 
-for _language, _prefix in [("english", ""), ("arabic", "arabic_"), ("russian", "russian_"), ("french", "french_"),
-                           ("spanish", "spanish_"), ("indonesian", "indonesian_"), ("german", "german_")]:
+for _language, _prefix in [
+    ("english", ""),
+    ("arabic", "arabic_"),
+    ("russian", "russian_"),
+    ("french", "french_"),
+    ("spanish", "spanish_"),
+    ("indonesian", "indonesian_"),
+    ("german", "german_"),
+]:
     _each_fn, _total_fn = word_length_checkers(_language)
     RULES.append(rule(f"{_prefix}each_length", range_param, _each_fn))
     RULES.append(rule(f"{_prefix}total_length", range_param, _total_fn))
 
 for _native in _NATIVE:
-    RULES.append(rule(f"count_mixed_{_native}_english_words", range_param,
-                      native_english_checker(_native), dispatchers=("cjk",)))
+    RULES.append(
+        rule(f"count_mixed_{_native}_english_words", range_param, native_english_checker(_native), dispatchers=("cjk",))
+    )

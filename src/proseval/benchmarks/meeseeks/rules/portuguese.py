@@ -91,12 +91,12 @@ def check_euro_format(bounds: Range, items: Items, ctx: RuleContext) -> Verdict:
     return _check_euro(bounds, items, ctx)
 
 
-MONTHS = (
-    "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro".split()
-)
+MONTHS = "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro".split()
 _MONTH = "(?:" + "|".join(MONTHS) + ")"
-_DAY_WORDS = r"(?:primeiro|dois|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|catorze|quatorze|quinze|" \
+_DAY_WORDS = (
+    r"(?:primeiro|dois|três|quatro|cinco|seis|sete|oito|nove|dez|onze|doze|treze|catorze|quatorze|quinze|"
     r"dezasseis|dezesseis|dezassete|dezessete|dezoito|dezanove|dezenove|vinte(?: e \w+)?|trinta(?: e um)?)"
+)
 _DAY = rf"(?:[0-3]?\d|{_DAY_WORDS})"
 _YEAR = r"(?:\d{4}|(?:dois )?mil(?:(?: e)? [^\W\d_]+)*)"
 _GOOD_DATE = re.compile(rf"\b{_DAY}\s+de\s+{_MONTH}(?:\s+de\s+{_YEAR}\b)?", re.IGNORECASE)
@@ -171,8 +171,11 @@ def check_address_abbreviation(_: None, items: Items, ctx: RuleContext) -> Verdi
 RULES = [
     rule("portuguese_double_negation", range_param, per_item_range(double_negations, "double negations")),
     rule("portuguese_number_spelling", range_param, per_item_range(spelled_numbers, "spelled-out numbers")),
-    rule("portuguese_ordinal_abbreviation", range_param,
-         per_item_range(ordinal_abbreviations, "ordinal abbreviations (1.º lugar, 2.ª vez)")),
+    rule(
+        "portuguese_ordinal_abbreviation",
+        range_param,
+        per_item_range(ordinal_abbreviations, "ordinal abbreviations (1.º lugar, 2.ª vez)"),
+    ),
     rule("portuguese_euro_format", range_param, check_euro_format),
     rule("portuguese_date_format", no_params, check_date_format),
     rule("portuguese_starts_with_nao", no_params, check_starts_with_nao),

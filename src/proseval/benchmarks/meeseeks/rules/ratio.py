@@ -103,8 +103,10 @@ def check_russian_english_ratio(pair: tuple[float, float], items: Items, ctx: Ru
 
 
 RULES = [
-    *(rule(f"{n}_english_ratio", _pair, native_english_ratio_checker(n), dispatchers=("cjk",), bare_string="item")
-      for n in ("chinese", "korean", "japanese")),
+    *(
+        rule(f"{n}_english_ratio", _pair, native_english_ratio_checker(n), dispatchers=("cjk",), bare_string="item")
+        for n in ("chinese", "korean", "japanese")
+    ),
     rule("arabic_english_ratio", _pair, native_english_ratio_checker("arabic")),
     rule("language_ratio", _language_ratio_params, check_language_ratio),
     rule("russian_english_ratio", _colon_pair, check_russian_english_ratio),

@@ -62,8 +62,7 @@ _ALL: list[RuleSpec] = [
 ]
 
 REGISTRIES: dict[Dispatcher, tuple[RuleSpec, ...]] = {
-    d: tuple(sorted((s for s in _ALL if d in s.dispatchers), key=lambda s: -len(s.prefix)))
-    for d in ("cjk", "latin")
+    d: tuple(sorted((s for s in _ALL if d in s.dispatchers), key=lambda s: -len(s.prefix))) for d in ("cjk", "latin")
 }
 
 
@@ -82,9 +81,7 @@ def missing_modules(spec: RuleSpec) -> list[str]:
     return [m for m in spec.requires if not module_available(m)]
 
 
-def evaluate_rule(
-    label: str, items: list[str] | str, ctx: RuleContext, dispatcher: Dispatcher
-) -> Verdict:
+def evaluate_rule(label: str, items: list[str] | str, ctx: RuleContext, dispatcher: Dispatcher) -> Verdict:
     """Check extracted ``items`` (or, for ``SCHEMA``, the raw response) against ``label``.
 
     A bare string given where a list is expected is read as the checker's spec says.

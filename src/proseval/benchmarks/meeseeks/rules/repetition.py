@@ -99,7 +99,9 @@ def _not_similar(units: list[set], items: Items) -> Verdict:
     for (i, a), (j, b) in combinations(enumerate(units), 2):
         score = dice(a, b)
         if score > SIMILARITY_LIMIT:
-            return Verdict.fail(f"{items[i]!r} and {items[j]!r} are too similar (Dice {score:.2f} > {SIMILARITY_LIMIT})")
+            return Verdict.fail(
+                f"{items[i]!r} and {items[j]!r} are too similar (Dice {score:.2f} > {SIMILARITY_LIMIT})"
+            )
     return Verdict.ok(f"no two items have Dice similarity above {SIMILARITY_LIMIT}")
 
 
@@ -119,8 +121,9 @@ RULES = [
     rule("no_word_repeat", no_params, check_latin_no_word_repeat),
     rule("ar_no_word_repeat", no_params, check_ar_no_word_repeat, bare_string="raw"),
     rule("each_no_word_repeat", no_params, check_each_no_word_repeat, dispatchers=("cjk",)),
-    rule("no_word_eachrepeat", no_params, check_each_no_word_repeat, family="each_no_word_repeat",
-         dispatchers=("cjk",)),
+    rule(
+        "no_word_eachrepeat", no_params, check_each_no_word_repeat, family="each_no_word_repeat", dispatchers=("cjk",)
+    ),
     rule("no_character_repeat", no_params, check_no_character_repeat),
     rule("non_very_similar", no_params, check_cjk_non_very_similar, dispatchers=("cjk",)),
     rule("non_very_similar", no_params, check_latin_non_very_similar, requires=("simplemma",)),

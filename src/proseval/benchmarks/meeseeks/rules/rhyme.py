@@ -46,7 +46,7 @@ def last_word(line: str, word: re.Pattern[str] = _WORD) -> str | None:
 def vowel_tail(word: str, vowels: str) -> str:
     """The word from its last vowel on (the whole word when it has none)."""
     positions = [i for i, c in enumerate(word) if c in vowels]
-    return word[positions[-1]:] if positions else word
+    return word[positions[-1] :] if positions else word
 
 
 def _share(keys: list[str], n_lines: int) -> tuple[str, Fraction]:
@@ -149,8 +149,10 @@ def check_french_rhyme_pattern(scheme: str, items: Items, ctx: RuleContext) -> V
 
 RULES = [
     rule("yayun", no_params, vowel_rhyme_checker("english")),
-    *(rule(f"{lang}_yayun", no_params, vowel_rhyme_checker(lang))
-      for lang in ("portuguese", "german", "spanish", "indonesian", "russian")),
+    *(
+        rule(f"{lang}_yayun", no_params, vowel_rhyme_checker(lang))
+        for lang in ("portuguese", "german", "spanish", "indonesian", "russian")
+    ),
     rule("arabic_yayun", no_params, check_arabic_yayun),
     rule("french_yayun", no_params, check_french_yayun, requires=("pyphen",), extra="meeseeks"),
     rule("french_rhyme_pattern", _scheme, check_french_rhyme_pattern),

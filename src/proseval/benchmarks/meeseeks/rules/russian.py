@@ -68,6 +68,7 @@ reference_crash = crashes_under_head("the reference checker crashes on this rule
 
 # --- stress --------------------------------------------------------------------------
 
+
 def _stress_lexicon(words: Iterable[str]) -> dict[str, int]:
     """Words written with their stressed vowel in upper case → index of that vowel."""
     table = {}
@@ -145,13 +146,15 @@ def stress_index(word: str) -> int | None:
 # word → (reading per stressed vowel index: cue word stems found in the same sentence)
 HOMOGRAPHS: dict[str, dict[int, tuple[str, ...]]] = {
     word: {int(reading): tuple(cues) for reading, cues in readings.items()}
-    for word, readings in word_table("russian/homograph_cues").items()}
+    for word, readings in word_table("russian/homograph_cues").items()
+}
 
 
 # word → reading → words that, right before it, decide the reading (noun after a preposition …)
 HOMOGRAPH_PREVIOUS: dict[str, dict[int, frozenset[str]]] = {
     word: {int(reading): frozenset(previous) for reading, previous in readings.items()}
-    for word, readings in word_table("russian/homograph_previous_words").items()}
+    for word, readings in word_table("russian/homograph_previous_words").items()
+}
 
 
 def cue_reading(word: str, sentence: list[str], at: int) -> int | None:
@@ -162,8 +165,10 @@ def cue_reading(word: str, sentence: list[str], at: int) -> int | None:
         if previous in words:
             return reading
     context = [plain(t) for k, t in enumerate(sentence) if k != at]
-    hits = {r: sum(1 for t in context for stem in stems if t == stem or len(stem) > 3 and t.startswith(stem))
-            for r, stems in HOMOGRAPHS.get(word, {}).items()}
+    hits = {
+        r: sum(1 for t in context for stem in stems if t == stem or len(stem) > 3 and t.startswith(stem))
+        for r, stems in HOMOGRAPHS.get(word, {}).items()
+    }
     best = max(hits.values(), default=0)
     winners = [r for r, h in hits.items() if h == best]
     return winners[0] if best and len(winners) == 1 else None
@@ -195,8 +200,10 @@ def check_stress_homonyms(params: tuple[str, int], items: Items, ctx: RuleContex
     if not found:
         return Verdict.fail(f"'{word}' does not occur")
     need = min(n, 2)
-    return Verdict.of(len(readings) >= need, f"'{word}' occurs {found} times with {len(readings)} "
-                      f"distinguishable stress reading(s), {need} required")
+    return Verdict.of(
+        len(readings) >= need,
+        f"'{word}' occurs {found} times with {len(readings)} distinguishable stress reading(s), {need} required",
+    )
 
 
 # --- metre ---------------------------------------------------------------------------
@@ -249,15 +256,22 @@ def check_single_meter(meter: str, items: Items, ctx: RuleContext) -> Verdict:
 
 TIME_NOUNS = frozenset(word_list("russian/time_nouns"))
 _CASES = {"4th": frozenset({"accs"}), "6th": frozenset({"loct", "loc2"})}
-_PREPOSITIONS = {"4th": frozenset({"в", "во", "на", "через", "за", "под", "спустя"}),
-                 "6th": frozenset({"в", "во", "на", "при"})}
+_PREPOSITIONS = {
+    "4th": frozenset({"в", "во", "на", "через", "за", "под", "спустя"}),
+    "6th": frozenset({"в", "во", "на", "при"}),
+}
 _MODIFIER_POS = frozenset({"ADJF", "PRTF", "NUMR"})
 
 
 def _time_noun(word: str, cases: frozenset[str]) -> bool:
     """A time noun in one of the cases (среда counts as a weekday only in the accusative)."""
-    return any(p.tag.POS == "NOUN" and p.normal_form in TIME_NOUNS and p.tag.case in cases
-               and not (p.normal_form == "среда" and p.tag.case != "accs") for p in parses(word))
+    return any(
+        p.tag.POS == "NOUN"
+        and p.normal_form in TIME_NOUNS
+        and p.tag.case in cases
+        and not (p.normal_form == "среда" and p.tag.case != "accs")
+        for p in parses(word)
+    )
 
 
 def _modifier(word: str, cases: frozenset[str]) -> bool:
@@ -274,7 +288,7 @@ def time_expressions(text: str, case: str) -> list[str]:
             continue
         for j in range(i + 1, min(i + 5, len(toks))):
             if _time_noun(toks[j], cases):
-                found.append(" ".join(toks[i: j + 1]))
+                found.append(" ".join(toks[i : j + 1]))
                 break
             if not _modifier(toks[j], cases):
                 break
@@ -286,8 +300,9 @@ def time_case_checker(case: str):
         if not "".join(items).strip():
             return Verdict.of(n == 0, f"no text; {n} time expressions required")
         found = [e for item in items for e in time_expressions(item, case)]
-        return Verdict.of(len(found) == n, f"{len(found)} time expressions in the {case} case {found[:10]}, "
-                          f"exactly {n} required")
+        return Verdict.of(
+            len(found) == n, f"{len(found)} time expressions in the {case} case {found[:10]}, exactly {n} required"
+        )
 
     return check
 
@@ -372,8 +387,11 @@ def check_semantic_pairs(n: int, items: Items, ctx: RuleContext) -> Verdict:
         return Verdict.fail("nothing was extracted")
     counts = [semantic_pairs(item) for item in items]
     bad = [f"item {i}: {c}" for i, c in enumerate(counts, 1) if len(c) != n]
-    return Verdict.of(not bad, f"every item needs exactly {n} singular/plural pairs of different meaning"
-                      + (f"; {'; '.join(bad)}" if bad else ""))
+    return Verdict.of(
+        not bad,
+        f"every item needs exactly {n} singular/plural pairs of different meaning"
+        + (f"; {'; '.join(bad)}" if bad else ""),
+    )
 
 
 # noun → regexes of its plural variants that differ in meaning
@@ -405,8 +423,11 @@ _VARIANT_RE = {noun: tuple(re.compile(rf"^{v}$") for v in vs) for noun, vs in PL
 
 def multiple_plural_nouns(text: str) -> list[str]:
     words = {plain(t) for t in tokens(text)}
-    return [noun for noun, variants in _VARIANT_RE.items()
-            if sum(1 for v in variants if any(v.match(w) for w in words)) >= 2]
+    return [
+        noun
+        for noun, variants in _VARIANT_RE.items()
+        if sum(1 for v in variants if any(v.match(w) for w in words)) >= 2
+    ]
 
 
 def check_multiple_plurals(n: int, items: Items, ctx: RuleContext) -> Verdict:
@@ -414,18 +435,27 @@ def check_multiple_plurals(n: int, items: Items, ctx: RuleContext) -> Verdict:
         return Verdict.fail("nothing was extracted")
     found = [multiple_plural_nouns(item) for item in items]
     bad = [f"item {i}: {f}" for i, f in enumerate(found, 1) if len(f) < n]
-    return Verdict.of(not bad, f"every item needs {n} noun(s) with two plural forms of different meaning"
-                      + (f"; {'; '.join(bad)}" if bad else ""))
+    return Verdict.of(
+        not bad,
+        f"every item needs {n} noun(s) with two plural forms of different meaning"
+        + (f"; {'; '.join(bad)}" if bad else ""),
+    )
 
 
 # --- derived words -------------------------------------------------------------------
 
 PREFIXES = word_list("russian/prefixes")
 ROOTS: dict[str, tuple[str, ...]] = {
-    "писать": ("пис", "пиш", "письм"), "читать": ("чит", "чт"), "брать": ("бра", "бир", "бор", "бер"),
-    "ехать": ("ех", "езд", "езж"), "идти": ("йти", "ид", "шед", "шл", "ход", "хож"),
-    "давать": ("да", "дач", "дан"), "ставить": ("став", "стан", "стал"), "носить": ("нос", "нош", "нес", "нёс"),
-    "делать": ("дел",), "говорить": ("говор",),
+    "писать": ("пис", "пиш", "письм"),
+    "читать": ("чит", "чт"),
+    "брать": ("бра", "бир", "бор", "бер"),
+    "ехать": ("ех", "езд", "езж"),
+    "идти": ("йти", "ид", "шед", "шл", "ход", "хож"),
+    "давать": ("да", "дач", "дан"),
+    "ставить": ("став", "стан", "стал"),
+    "носить": ("нос", "нош", "нес", "нёс"),
+    "делать": ("дел",),
+    "говорить": ("говор",),
 }
 _PREFIX_RE = "(?:" + "|".join(sorted(PREFIXES, key=len, reverse=True)) + ")ъ?"
 
@@ -470,14 +500,33 @@ def derived_words(text: str, verb: str) -> list[str]:
 def check_derived_words(params: tuple[str, int], items: Items, ctx: RuleContext) -> Verdict:
     verb, n = params
     found = derived_words(" ".join(items), verb)
-    return Verdict.of(bool(items) and len(found) >= n,
-                      f"{len(found)} words derived from '{verb}' {found[:10]}, at least {n} required")
+    return Verdict.of(
+        bool(items) and len(found) >= n, f"{len(found)} words derived from '{verb}' {found[:10]}, at least {n} required"
+    )
 
 
 # --- agreement -----------------------------------------------------------------------
 
-_SUBORDINATORS = frozenset({"который", "которая", "которое", "которые", "которую", "которого", "которой",
-                            "которым", "что", "где", "когда", "если", "потому", "чтобы", "хотя", "пока"})
+_SUBORDINATORS = frozenset(
+    {
+        "который",
+        "которая",
+        "которое",
+        "которые",
+        "которую",
+        "которого",
+        "которой",
+        "которым",
+        "что",
+        "где",
+        "когда",
+        "если",
+        "потому",
+        "чтобы",
+        "хотя",
+        "пока",
+    }
+)
 _PRONOUNS = frozenset({"я", "ты", "он", "она", "оно", "мы", "вы", "они"})
 
 
@@ -518,8 +567,8 @@ def agreement_pairs(text: str, noun: str) -> tuple[list[str], list[str]]:
             for k, tok in enumerate(seg):
                 if not any(p.normal_form == noun and p.tag.case == "nomn" for p in parses(tok)):
                     continue
-                verbs = _segment_verbs(seg[k + 1:])
-                for later in segments[si + 1:]:
+                verbs = _segment_verbs(seg[k + 1 :])
+                for later in segments[si + 1 :]:
                     if verbs:
                         break
                     if later and plain(later[0]) not in _SUBORDINATORS:
@@ -551,8 +600,11 @@ def check_gender_agreement(params: tuple[str, int], items: Items, ctx: RuleConte
     except ParameterError as exc:
         return Verdict.undecidable(str(exc))
     ok = len(good) >= n and not bad
-    return Verdict.of(ok, f"past-tense verbs agreeing with '{noun}': {good[:10]}; disagreeing: {bad[:10]}; "
-                      f"at least {n} agreeing and none disagreeing required")
+    return Verdict.of(
+        ok,
+        f"past-tense verbs agreeing with '{noun}': {good[:10]}; disagreeing: {bad[:10]}; "
+        f"at least {n} agreeing and none disagreeing required",
+    )
 
 
 # --- verbs: inflections, gerunds, temporal relation -----------------------------------
@@ -567,8 +619,10 @@ def _is_form_of(lemma: str, verb: str) -> bool:
         return True
     reflexive = "ся" if verb.endswith("ся") else ""
     stem = re.sub(r"(ать|ять|еть|ить|ть|ти)(ся)?$", "", verb)
-    return re.fullmatch(rf"(?:{_PREFIX_RE})+{re.escape(stem)}(?:ыв|ив|в)?(?:ать|ять|еть|ить|ть|ти){reflexive}",
-                        lemma) is not None
+    return (
+        re.fullmatch(rf"(?:{_PREFIX_RE})+{re.escape(stem)}(?:ыв|ив|в)?(?:ать|ять|еть|ить|ть|ти){reflexive}", lemma)
+        is not None
+    )
 
 
 def _verb_forms(text: str, verb: str) -> list[tuple[int, str]]:
@@ -586,8 +640,11 @@ def check_keyword_inflections(verbs: list[str], items: Items, ctx: RuleContext) 
     """Every item holds every keyword in some form."""
     if not items:
         return Verdict.fail("nothing was extracted")
-    bad = [f"item {i} lacks {miss}" for i, item in enumerate(items, 1)
-           if (miss := [v for v in verbs if not _verb_forms(item, v)])]
+    bad = [
+        f"item {i} lacks {miss}"
+        for i, item in enumerate(items, 1)
+        if (miss := [v for v in verbs if not _verb_forms(item, v)])
+    ]
     return Verdict.of(not bad, "; ".join(bad) if bad else f"every item uses {verbs}")
 
 
@@ -622,8 +679,12 @@ def check_participle_usage(verbs: tuple[str, str], items: Items, ctx: RuleContex
     if not items:
         return Verdict.fail("nothing was extracted")
     bad = [i for i, item in enumerate(items, 1) if not gerund_ok(item, verbs)]
-    return Verdict.of(not bad, f"items without a gerund of one of {list(verbs)} closing the sentence after "
-                      f"the other verb: {bad}" if bad else "the gerund phrase closes every sentence")
+    return Verdict.of(
+        not bad,
+        f"items without a gerund of one of {list(verbs)} closing the sentence after the other verb: {bad}"
+        if bad
+        else "the gerund phrase closes every sentence",
+    )
 
 
 RELATIONS = {"одновременн": "simultaneous", "хронологическ": "sequential", "последовательн": "sequential"}
@@ -666,6 +727,7 @@ def check_temporal_relation(relation: str, items: Items, ctx: RuleContext) -> Ve
 
 
 # --- adjective forms -----------------------------------------------------------------
+
 
 def _parse_adjective_type(label: str) -> tuple[str, int]:
     fields = _fields(label)
@@ -715,8 +777,11 @@ RULES = [
     _morph_rule("check_russian_derived_words", _parse_verb_n, reference_crash(check_derived_words)),
     _morph_rule("check_russian_gender_agreement", _parse_verb_n, check_gender_agreement),
     _morph_rule("check_russian_participle_usage", _parse_two_verbs, reference_crash(check_participle_usage)),
-    _morph_rule("check_keyword_inflections_each", lambda label: [v.lower() for v in string_list_param(label)],
-                reference_crash(check_keyword_inflections)),
+    _morph_rule(
+        "check_keyword_inflections_each",
+        lambda label: [v.lower() for v in string_list_param(label)],
+        reference_crash(check_keyword_inflections),
+    ),
     _morph_rule("check_russian_verb_temporal_relation", _parse_relation, reference_crash(check_temporal_relation)),
     _morph_rule("russian_adjective_type_count", _parse_adjective_type, reference_crash(check_adjective_type)),
 ]

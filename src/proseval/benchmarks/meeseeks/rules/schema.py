@@ -184,7 +184,11 @@ def _array_points(elements: list, item_schema: dict, prefix: str) -> list[Schema
             points.append(SchemaPoint(path, False, f"{path}: field not found in any array item", _tag(prop)))
             continue
         errors = [f"item {i}: {e}" for i, v in enumerate(values, 1) if (e := _error(v, prop))]
-        reason = f"{path}: {len(errors)} of {len(values)} values invalid ({'; '.join(errors)})" if errors else f"{path}: {len(values)} valid values"
+        reason = (
+            f"{path}: {len(errors)} of {len(values)} values invalid ({'; '.join(errors)})"
+            if errors
+            else f"{path}: {len(values)} valid values"
+        )
         points.append(SchemaPoint(path, not errors, reason, _tag(prop)))
     return points
 
@@ -217,5 +221,14 @@ def check_schema(_: None, response: str | list[str], ctx: RuleContext) -> Verdic
     return Verdict.of(not failed, "; ".join(failed) if failed else f"all {len(points)} fields valid")
 
 
-RULES = [rule("SCHEMA", no_params, check_schema, family="schema", dispatchers=("cjk", "latin"), requires=("jsonschema",),
-              bare_string="raw")]
+RULES = [
+    rule(
+        "SCHEMA",
+        no_params,
+        check_schema,
+        family="schema",
+        dispatchers=("cjk", "latin"),
+        requires=("jsonschema",),
+        bare_string="raw",
+    )
+]

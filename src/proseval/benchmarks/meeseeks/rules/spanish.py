@@ -56,21 +56,37 @@ def error_budget_checker(find: Finder, what: str, *, require: str | None = None,
             errors.append(require)
         found = f"{len(correct)} correct {what}" + (f" ({_listing(correct)})" if correct else "")
         if len(errors) > max_errors:
-            return Verdict.fail(f"{len(errors)} {what} errors, at most {max_errors} allowed: {_listing(errors)}; {found}")
+            return Verdict.fail(
+                f"{len(errors)} {what} errors, at most {max_errors} allowed: {_listing(errors)}; {found}"
+            )
         return Verdict.ok(f"{len(errors)} {what} errors (at most {max_errors} allowed); {found}")
 
     return check
 
 
 # ``head``: the reference raises NameError (an undefined text cleaner) on any non-empty list.
-crashes_in_head = crashes_under_head("the reference checker raises NameError on non-empty input (scored 0)",
-                                     on_empty=False)
+crashes_in_head = crashes_under_head(
+    "the reference checker raises NameError on non-empty input (scored 0)", on_empty=False
+)
 
 
 # --- dates -------------------------------------------------------------------------------
 
-MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "setiembre",
-          "octubre", "noviembre", "diciembre")
+MONTHS = (
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "setiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+)
 WEEKDAYS = ("lunes", "martes", "miércoles", "miercoles", "jueves", "viernes", "sábado", "sabado", "domingo")
 _MONTH = "(?:" + "|".join(MONTHS) + ")"
 _SLASH_DATE = re.compile(r"(?<![\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/])")
@@ -94,8 +110,9 @@ def find_dates(item: str) -> Found:
             errors.append(f"'{m.group(0)}' → '{m.group(2)}/{m.group(1)}/{m.group(3)}' (month first: use DD/MM/YYYY)")
     for m in _ISO_DATE.finditer(item):
         iso_year, iso_month, iso_day = m.groups()
-        errors.append(f"'{m.group(0)}' → '{int(iso_day):02d}/{int(iso_month):02d}/{iso_year}' "
-                      "(year first: use DD/MM/YYYY)")
+        errors.append(
+            f"'{m.group(0)}' → '{int(iso_day):02d}/{int(iso_month):02d}/{iso_year}' (year first: use DD/MM/YYYY)"
+        )
     correct += [m.group(0) for m in _LONG_DATE.finditer(item)]
     for m in _ENGLISH_LONG_DATE.finditer(item):
         errors.append(f"'{m.group(0)}' → '{m.group(2)} de {m.group(1).lower()} de {m.group(3)}' (English order)")
@@ -138,7 +155,9 @@ def find_numbers(item: str) -> Found:
     for m in _NUMBER.finditer(item):
         number = m.group(0)
         if _ENGLISH_DECIMAL.fullmatch(number) or _ENGLISH_MILLIONS.fullmatch(number):
-            errors.append(f"'{number}' → '{_to_spanish(number)}' (English format: comma for thousands, point for decimals)")
+            errors.append(
+                f"'{number}' → '{_to_spanish(number)}' (English format: comma for thousands, point for decimals)"
+            )
         elif _SPANISH_GROUPED.fullmatch(number):
             correct.append(number)
     return correct, errors
@@ -154,10 +173,14 @@ _MONEY_BEFORE = re.compile(rf"([{_CURRENCY}])\s?({_AMOUNT})")
 def find_currency(item: str) -> Found:
     """Amounts are written ``25 €``: symbol after the number, separated by a space."""
     correct = [f"{m.group(1)} {m.group(2)}" for m in _MONEY_CORRECT.finditer(item)]
-    errors = [f"'{m.group(0)}' → '{m.group(1)} {m.group(2)}' (missing space before the currency symbol)"
-              for m in _MONEY_ATTACHED.finditer(item)]
-    errors += [f"'{m.group(0)}' → '{m.group(2)} {m.group(1)}' (currency symbol must follow the number)"
-               for m in _MONEY_BEFORE.finditer(item)]
+    errors = [
+        f"'{m.group(0)}' → '{m.group(1)} {m.group(2)}' (missing space before the currency symbol)"
+        for m in _MONEY_ATTACHED.finditer(item)
+    ]
+    errors += [
+        f"'{m.group(0)}' → '{m.group(2)} {m.group(1)}' (currency symbol must follow the number)"
+        for m in _MONEY_BEFORE.finditer(item)
+    ]
     return correct, errors
 
 
@@ -203,8 +226,7 @@ def find_ordinals(item: str) -> Found:
 
 # --- time of day -------------------------------------------------------------------------
 
-_HOUR_WORDS = {w: i for i, w in enumerate(
-    "una dos tres cuatro cinco seis siete ocho nueve diez once doce".split(), 1)}
+_HOUR_WORDS = {w: i for i, w in enumerate("una dos tres cuatro cinco seis siete ocho nueve diez once doce".split(), 1)}
 _TIME = re.compile(
     r"(?:\b(?P<ctx>a|de|desde|hasta|hacia|sobre|para|por|entre|tras|y|son|es|era|eran|será|serán)\s+)?"
     r"\b(?P<art>la|las|el|los)\s+(?P<hour>" + "|".join(_HOUR_WORDS) + r"|\d{1,2}(?!\d|[.,]\d{3}|\.[ºª]))\b"
@@ -234,10 +256,27 @@ def find_time_articles(item: str) -> Found:
 
 # --- interrogatives ----------------------------------------------------------------------
 
-_INTERROGATIVES = {_plain(w): w for w in (
-    "qué", "quién", "quiénes", "cuál", "cuáles", "cuándo", "cuánto", "cuánta", "cuántos", "cuántas",
-    "dónde", "adónde", "cómo")}
-_LEADING = frozenset("a de desde hasta para por con en hacia sin sobre entre según contra y e o pero entonces pues".split())
+_INTERROGATIVES = {
+    _plain(w): w
+    for w in (
+        "qué",
+        "quién",
+        "quiénes",
+        "cuál",
+        "cuáles",
+        "cuándo",
+        "cuánto",
+        "cuánta",
+        "cuántos",
+        "cuántas",
+        "dónde",
+        "adónde",
+        "cómo",
+    )
+}
+_LEADING = frozenset(
+    "a de desde hasta para por con en hacia sin sobre entre según contra y e o pero entonces pues".split()
+)
 _QUESTION = re.compile(r"¿[^¿?]*\?|[^.!?¿¡\n]*\?")
 
 
@@ -272,15 +311,34 @@ _MASCULINE = word_list("spanish/masculine_nouns")
 _FEMININE = word_list("spanish/feminine_nouns")
 _BOTH = frozenset(_plain(w) for w in word_list("spanish/common_gender_nouns"))
 _STRESSED_A = frozenset(
-    _plain(w) for w in "agua alma arma águila área aula hambre hacha hada ala ave ancla alga asma habla haba arca arpa".split())
-_INVARIANT = {_plain(w): g for g, words in (
-    ("m", "lunes martes miércoles jueves viernes análisis énfasis paréntesis oasis virus tórax"),
-    ("f", "crisis tesis dosis hipótesis síntesis diabetes caries"),
-) for w in words.split()}
-_LEXICON = {**{_plain(w): "m" for w in _MASCULINE}, **{_plain(w): "f" for w in _FEMININE},
-            **{w: "mf" for w in _BOTH}, **{w: "f" for w in _STRESSED_A}}
-_SUFFIX_GENDER = (("cion", "f"), ("sion", "f"), ("dad", "f"), ("tad", "f"), ("tud", "f"), ("umbre", "f"),
-                  ("aje", "m"), ("miento", "m"), ("ismo", "m"))
+    _plain(w)
+    for w in "agua alma arma águila área aula hambre hacha hada ala ave ancla alga asma habla haba arca arpa".split()
+)
+_INVARIANT = {
+    _plain(w): g
+    for g, words in (
+        ("m", "lunes martes miércoles jueves viernes análisis énfasis paréntesis oasis virus tórax"),
+        ("f", "crisis tesis dosis hipótesis síntesis diabetes caries"),
+    )
+    for w in words.split()
+}
+_LEXICON = {
+    **{_plain(w): "m" for w in _MASCULINE},
+    **{_plain(w): "f" for w in _FEMININE},
+    **{w: "mf" for w in _BOTH},
+    **{w: "f" for w in _STRESSED_A},
+}
+_SUFFIX_GENDER = (
+    ("cion", "f"),
+    ("sion", "f"),
+    ("dad", "f"),
+    ("tad", "f"),
+    ("tud", "f"),
+    ("umbre", "f"),
+    ("aje", "m"),
+    ("miento", "m"),
+    ("ismo", "m"),
+)
 _VERB_HOMOGRAPHS = frozenset(_plain(w) for w in word_list("spanish/verb_homographs"))
 
 
@@ -306,17 +364,29 @@ def noun_info(word: str) -> tuple[str, str] | None:
     return None
 
 
-_ARTICLES = {"el": ("m", "s"), "del": ("m", "s"), "al": ("m", "s"), "la": ("f", "s"), "los": ("m", "p"), "las": ("f", "p")}
+_ARTICLES = {
+    "el": ("m", "s"),
+    "del": ("m", "s"),
+    "al": ("m", "s"),
+    "la": ("f", "s"),
+    "los": ("m", "p"),
+    "las": ("f", "p"),
+}
 _ARTICLE_NOUN = re.compile(rf"\b(el|del|al|la|los|las)\s+({_WORD})", re.IGNORECASE)
 _CORRECT_ARTICLE = {("m", "s"): "el", ("f", "s"): "la", ("m", "p"): "los", ("f", "p"): "las"}
 
 
-_SUBJECT_OR_CLITIC = frozenset(_plain(w) for w in """
+_SUBJECT_OR_CLITIC = frozenset(
+    _plain(w)
+    for w in """
 yo tú él ella usted nosotros nosotras vosotros vosotras ellos ellas ustedes no me te se nos os le les
-""".split())
+""".split()
+)
 
 
-_COPULAS = frozenset(_plain(w) for w in "es está son están era eran fue fueron estaba estaban tiene tienen hay ha han".split())
+_COPULAS = frozenset(
+    _plain(w) for w in "es está son están era eran fue fueron estaba estaban tiene tienen hay ha han".split()
+)
 
 
 def _clitic_position(item: str, m: re.Match[str]) -> bool:
@@ -330,7 +400,7 @@ def _clitic_position(item: str, m: re.Match[str]) -> bool:
     if before and _plain(before[-1]) in _SUBJECT_OR_CLITIC:
         return True
     sentence_start = not item[: m.start()].strip() or item[: m.start()].rstrip()[-1] in ".!?¡¿:;\n"
-    after = re.findall(_WORD, item[m.end():])
+    after = re.findall(_WORD, item[m.end() :])
     return sentence_start and bool(after) and _plain(after[0]) not in _COPULAS
 
 
@@ -401,7 +471,9 @@ def find_ningun_agreement(item: str) -> Found:
             correct.append(m.group(0))
         else:
             right = "ninguna" if info[0] == "f" else "ningún"
-            errors.append(f"'{m.group(0)}' → '{right} {noun}' ('{noun}' is {'feminine' if info[0] == 'f' else 'masculine'})")
+            errors.append(
+                f"'{m.group(0)}' → '{right} {noun}' ('{noun}' is {'feminine' if info[0] == 'f' else 'masculine'})"
+            )
     return correct, errors
 
 
@@ -411,7 +483,8 @@ _PREFIXES = word_list("spanish/prefixes")
 _PREFIX_HYPHEN = re.compile(r"\b((?i:" + "|".join(_PREFIXES) + r"))-([a-záéíóúüñ]+)\b")
 _PREFIX_SPACE = re.compile(
     r"\b((?i:anti|pre|post|sub|hiper|intra|inter|multi|semi|micro|macro|pseudo|cardio|cerebro|neuro|psico|vice))"
-    r"\s+([a-záéíóúüñ]{3,})\b")
+    r"\s+([a-záéíóúüñ]{3,})\b"
+)
 _HYPHENATED = re.compile(rf"\b{_WORD}(?:-{_WORD})+\b")
 
 
@@ -442,13 +515,23 @@ _COMPANY_FORMS = frozenset(("S.A.", "S.L.", "S.R.L."))
 
 def find_abbreviation_format(item: str) -> Found:
     """Acronyms in capitals without points and without plural -s (ONU, las ONG); abbreviations end in a point (Sr., etc.)."""
-    errors = [f"'{m.group(1)}' → '{m.group(1).replace('.', '')}' (acronyms take no points)"
-              for m in _DOTTED_ACRONYM.finditer(item) if m.group(1) not in _COMPANY_FORMS]
-    errors += [f"'{m.group(0)}' → '{m.group(1)}' (acronyms do not take a plural -s)" for m in _PLURAL_ACRONYM.finditer(item)
-               if not _ROMAN.fullmatch(m.group(1))]
-    errors += [f"'{m.group(0)}' → '{m.group(0).upper()}' (acronyms are written in capitals)"
-               for m in _LOWER_ACRONYM.finditer(item)]
-    errors += [f"'{m.group(0)}' → '{m.group(0)}.' (abbreviations end with a point)" for m in _UNDOTTED_TITLE.finditer(item)]
+    errors = [
+        f"'{m.group(1)}' → '{m.group(1).replace('.', '')}' (acronyms take no points)"
+        for m in _DOTTED_ACRONYM.finditer(item)
+        if m.group(1) not in _COMPANY_FORMS
+    ]
+    errors += [
+        f"'{m.group(0)}' → '{m.group(1)}' (acronyms do not take a plural -s)"
+        for m in _PLURAL_ACRONYM.finditer(item)
+        if not _ROMAN.fullmatch(m.group(1))
+    ]
+    errors += [
+        f"'{m.group(0)}' → '{m.group(0).upper()}' (acronyms are written in capitals)"
+        for m in _LOWER_ACRONYM.finditer(item)
+    ]
+    errors += [
+        f"'{m.group(0)}' → '{m.group(0)}.' (abbreviations end with a point)" for m in _UNDOTTED_TITLE.finditer(item)
+    ]
     errors += [f"'{m.group(0)}' → 'EE. UU.'" for m in _BAD_USA.finditer(item)]
     return spanish_abbreviations(item), errors
 
@@ -458,19 +541,26 @@ def spanish_abbreviations(item: str) -> list[str]:
     found = [(m.start(), re.sub(r"\s", "", m.group(0))) for m in _MULTIPART_ABBREVIATIONS.finditer(item)]
     rest = _MULTIPART_ABBREVIATIONS.sub(lambda m: " " * len(m.group(0)), item)
     found += [(m.start(), m.group(1)) for m in _DOTTED.finditer(rest)]
-    found += [(m.start(), m.group(0)) for m in _ACRONYM.finditer(rest)
-              if not _ROMAN.fullmatch(m.group(0)) and m.group(0) != "EEUU"]
+    found += [
+        (m.start(), m.group(0))
+        for m in _ACRONYM.finditer(rest)
+        if not _ROMAN.fullmatch(m.group(0)) and m.group(0) != "EEUU"
+    ]
     return [a for _, a in sorted(found)]
 
 
 def check_abbreviation_count(n: int, items: Items, ctx: RuleContext) -> Verdict:
     """At least N distinct correctly written Spanish abbreviations or acronyms over all items."""
     found = list(dict.fromkeys(a for item in items for a in spanish_abbreviations(item)))
-    return Verdict.of(len(found) >= n, f"{len(found)} distinct correct Spanish abbreviations {found[:10]}, at least {n} required")
+    return Verdict.of(
+        len(found) >= n, f"{len(found)} distinct correct Spanish abbreviations {found[:10]}, at least {n} required"
+    )
 
 
-_STREET = (r"(?:\b(?:[Cc]alle|[Aa]venida|[Pp]aseo|[Pp]laza|[Cc]amino|[Cc]arretera|[Rr]onda|[Tt]ravesía|[Gg]lorieta"
-           r"|[Bb]ulevar|[Cc]allejón|[Pp]asaje)\b|\b(?:Avda|Av|Pza|Ctra|Pº)\b\.?|\b[Cc]/)")
+_STREET = (
+    r"(?:\b(?:[Cc]alle|[Aa]venida|[Pp]aseo|[Pp]laza|[Cc]amino|[Cc]arretera|[Rr]onda|[Tt]ravesía|[Gg]lorieta"
+    r"|[Bb]ulevar|[Cc]allejón|[Pp]asaje)\b|\b(?:Avda|Av|Pza|Ctra|Pº)\b\.?|\b[Cc]/)"
+)
 _ADDRESS = re.compile(rf"{_STREET}\s*(?:(?:de|del|la|las|los|el|y)\s+)*(?:[A-ZÁÉÍÓÚÑ0-9][\w.]*)")
 _ABBREVIATED_STREET = re.compile(r"\b(Avda|Pza|Ctra|Av)\b(?!\.)")
 _ENGLISH_NUMBER_SIGN = re.compile(r"#\s?\d+|\bNo\.\s?\d+")
@@ -482,14 +572,22 @@ _POSTCODE = re.compile(r"\b(?:C\.\s?P\.|CP|código postal)\s*:?\s*(\d+)", re.IGN
 def find_addresses(item: str) -> Found:
     """Street addresses: type + name (calle Mayor, 15, 3.º B); abbreviations with a point, no English # or No."""
     correct = [m.group(0) for m in _ADDRESS.finditer(item)]
-    errors = [f"'{m.group(0)}' → '{m.group(0)}.' (street-type abbreviations end with a point)"
-              for m in _ABBREVIATED_STREET.finditer(item)]
-    errors += [f"'{m.group(0)}' → 'n.º {re.sub(r'[^0-9]', '', m.group(0))}' (English number sign)"
-               for m in _ENGLISH_NUMBER_SIGN.finditer(item)]
-    errors += [f"'{m.group(0)}…' (the number goes after the street name: calle Mayor, 15)" for m in _NUMBER_FIRST.finditer(item)]
-    errors += [f"'{m.group(0)}' → '{_ordinal_fix(*m.groups())}' (floor ordinal)"
-               for m in _FLOOR_BAD.finditer(item)]
-    errors += [f"postal code '{m.group(1)}' must have 5 digits" for m in _POSTCODE.finditer(item) if len(m.group(1)) != 5]
+    errors = [
+        f"'{m.group(0)}' → '{m.group(0)}.' (street-type abbreviations end with a point)"
+        for m in _ABBREVIATED_STREET.finditer(item)
+    ]
+    errors += [
+        f"'{m.group(0)}' → 'n.º {re.sub(r'[^0-9]', '', m.group(0))}' (English number sign)"
+        for m in _ENGLISH_NUMBER_SIGN.finditer(item)
+    ]
+    errors += [
+        f"'{m.group(0)}…' (the number goes after the street name: calle Mayor, 15)"
+        for m in _NUMBER_FIRST.finditer(item)
+    ]
+    errors += [f"'{m.group(0)}' → '{_ordinal_fix(*m.groups())}' (floor ordinal)" for m in _FLOOR_BAD.finditer(item)]
+    errors += [
+        f"postal code '{m.group(1)}' must have 5 digits" for m in _POSTCODE.finditer(item) if len(m.group(1)) != 5
+    ]
     return correct, errors
 
 
@@ -505,15 +603,18 @@ def check_ningun_sentences(bounds: Range, items: Items, ctx: RuleContext) -> Ver
         return Verdict.fail("nothing was extracted")
     lo, hi = bounds
     found = [s.strip() for item in items for s in _SENTENCE.findall(item) if _NINGUN_WORD.search(s)]
-    return Verdict.of(lo <= len(found) <= hi,
-                      f"{len(found)} sentences with ningún/ninguna, expected [{lo:g}, {hi:g}]"
-                      + (f": {_listing(found, 3)}" if found else ""))
+    return Verdict.of(
+        lo <= len(found) <= hi,
+        f"{len(found)} sentences with ningún/ninguna, expected [{lo:g}, {hi:g}]"
+        + (f": {_listing(found, 3)}" if found else ""),
+    )
 
 
 _CLITICS = r"(?:(?:me|te|se|lo|la|le|nos|os|los|las|les)\s+){0,2}"
 _HABER = r"(?:(?:he|has|ha|hemos|habéis|han|había|habías|habíamos|habían)\s+)?"
 _DOUBLE_NEGATIVE = re.compile(
-    rf"\bno\s+{_CLITICS}{_HABER}{_WORD}\s+(?:nada|nadie|nunca|jamás|tampoco|ningún|ninguna|ninguno)\b", re.IGNORECASE)
+    rf"\bno\s+{_CLITICS}{_HABER}{_WORD}\s+(?:nada|nadie|nunca|jamás|tampoco|ningún|ninguna|ninguno)\b", re.IGNORECASE
+)
 
 
 def check_double_negatives(bounds: Range, items: Items, ctx: RuleContext) -> Verdict:
@@ -524,17 +625,32 @@ def check_double_negatives(bounds: Range, items: Items, ctx: RuleContext) -> Ver
     """
     lo, hi = bounds
     found = [m.group(0) for item in items for m in _DOUBLE_NEGATIVE.finditer(item)]
-    return Verdict.of(lo <= len(found) <= hi,
-                      f"{len(found)} double negatives (no + verb + nada/nadie/…), expected [{lo:g}, {hi:g}]"
-                      + (f": {_listing(found, 4)}" if found else ""))
+    return Verdict.of(
+        lo <= len(found) <= hi,
+        f"{len(found)} double negatives (no + verb + nada/nadie/…), expected [{lo:g}, {hi:g}]"
+        + (f": {_listing(found, 4)}" if found else ""),
+    )
 
 
-_SUBJECT_PRONOUNS = ("yo", "tú", "él", "ella", "nosotros", "nosotras", "vosotros", "vosotras", "ellos", "ellas",
-                     "usted", "ustedes")
+_SUBJECT_PRONOUNS = (
+    "yo",
+    "tú",
+    "él",
+    "ella",
+    "nosotros",
+    "nosotras",
+    "vosotros",
+    "vosotras",
+    "ellos",
+    "ellas",
+    "usted",
+    "ustedes",
+)
 _PRONOUN = re.compile(r"(?<!\w)(" + "|".join(_SUBJECT_PRONOUNS) + r")(?!\w)", re.IGNORECASE)
 _NOT_SUBJECT_BEFORE = re.compile(
     r"\b(?:a|ante|con|contra|de|desde|en|entre|hacia|hasta|para|por|según|sin|sobre|tras|excepto|salvo|menos)\s+$",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def check_subject_omission(max_errors: int, items: Items, ctx: RuleContext) -> Verdict:
@@ -555,14 +671,35 @@ def check_subject_omission(max_errors: int, items: Items, ctx: RuleContext) -> V
 # --- keywords of the source text -------------------------------------------------------
 
 _SOURCE_NOUNS = {  # nouns of the item's source passage (the only data file using this rule), with gender
-    "palabra": "f", "lenguaje": "m", "comunicación": "f", "papel": "m", "susurro": "m", "corazón": "m",
-    "bolígrafo": "m", "pensamiento": "m", "hogar": "m", "estrella": "f", "cielo": "m", "sentimiento": "m",
+    "palabra": "f",
+    "lenguaje": "m",
+    "comunicación": "f",
+    "papel": "m",
+    "susurro": "m",
+    "corazón": "m",
+    "bolígrafo": "m",
+    "pensamiento": "m",
+    "hogar": "m",
+    "estrella": "f",
+    "cielo": "m",
+    "sentimiento": "m",
     "raíz": "f",
 }
-_SOURCE_PLURALS = {"palabras": "palabra", "papeles": "papel", "susurros": "susurro", "corazones": "corazón",
-                   "bolígrafos": "bolígrafo", "pensamientos": "pensamiento", "hogares": "hogar", "estrellas": "estrella",
-                   "cielos": "cielo", "sentimientos": "sentimiento", "raíces": "raíz", "comunicaciones": "comunicación",
-                   "lenguajes": "lenguaje"}
+_SOURCE_PLURALS = {
+    "palabras": "palabra",
+    "papeles": "papel",
+    "susurros": "susurro",
+    "corazones": "corazón",
+    "bolígrafos": "bolígrafo",
+    "pensamientos": "pensamiento",
+    "hogares": "hogar",
+    "estrellas": "estrella",
+    "cielos": "cielo",
+    "sentimientos": "sentimiento",
+    "raíces": "raíz",
+    "comunicaciones": "comunicación",
+    "lenguajes": "lenguaje",
+}
 
 
 def keywords_with_articles(item: str) -> list[str]:
@@ -587,7 +724,9 @@ def check_keywords_with_articles(bounds: Range, items: Items, ctx: RuleContext) 
     counts = [keywords_with_articles(item) for item in items]
     bad = [f"item {i}: {len(k)} {k}" for i, k in enumerate(counts, 1) if not lo <= len(k) <= hi]
     if bad:
-        return Verdict.fail(f"source nouns with a definite article, expected [{lo:g}, {hi:g}] per item: {'; '.join(bad)}")
+        return Verdict.fail(
+            f"source nouns with a definite article, expected [{lo:g}, {hi:g}] per item: {'; '.join(bad)}"
+        )
     return Verdict.ok(f"every item uses [{lo:g}, {hi:g}] source nouns with a definite article")
 
 
@@ -610,10 +749,19 @@ RULES = [
     _budget("has_correct_spanish_date_format", find_dates, "date format"),
     _budget("has_correct_spanish_number_format", find_numbers, "number format"),
     _budget("has_correct_spanish_currency_format", find_currency, "currency format"),
-    _budget("has_correct_spanish_phone_format", find_phones, "phone number format",
-            require="no phone number found (expected e.g. 612 345 678 or 91 234 56 78)"),
-    _budget("has_correct_spanish_ordinal_format", find_ordinals, "ordinal abbreviation", empty_fails=True,
-            require="no ordinal abbreviation found (expected e.g. 1.º, 2.ª)"),
+    _budget(
+        "has_correct_spanish_phone_format",
+        find_phones,
+        "phone number format",
+        require="no phone number found (expected e.g. 612 345 678 or 91 234 56 78)",
+    ),
+    _budget(
+        "has_correct_spanish_ordinal_format",
+        find_ordinals,
+        "ordinal abbreviation",
+        empty_fails=True,
+        require="no ordinal abbreviation found (expected e.g. 1.º, 2.ª)",
+    ),
     _budget("has_correct_spanish_question_accents", find_question_accents, "question-word accent"),
     _budget("has_correct_spanish_time_articles", find_time_articles, "clock-time article"),
     rule("has_correct_spanish_article_gender_agreement", int_after_colon, _check_article_agreement),
@@ -621,8 +769,12 @@ RULES = [
     _budget_head_crash("has_correct_spanish_date_names_case", find_date_names, "month/weekday case"),
     _budget_head_crash("has_correct_compound_hyphen_usage", find_compounds, "compound-word"),
     _budget_head_crash("has_correct_abbreviation_format_only", find_abbreviation_format, "abbreviation format"),
-    _budget_head_crash("has_correct_spanish_address_format", find_addresses, "address format",
-                       require="no street address found (expected e.g. calle Mayor, 15, 3.º B)"),
+    _budget_head_crash(
+        "has_correct_spanish_address_format",
+        find_addresses,
+        "address format",
+        require="no street address found (expected e.g. calle Mayor, 15, 3.º B)",
+    ),
     rule("has_correct_subject_omission_with_verb_conjugation", int_after_colon, check_subject_omission),
     rule("has_spanish_abbreviation_count", int_after_colon, crashes_in_head(check_abbreviation_count)),
     rule("has_spanish_ningun_sentences", range_param, check_ningun_sentences),
