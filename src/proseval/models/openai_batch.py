@@ -115,8 +115,10 @@ class OpenAIBatchAPI:
 
     async def create(self, file_id: str, window: str) -> Any:
         return await self.client.batches.create(
-            input_file_id=file_id, endpoint="/v1/chat/completions", completion_window=window
-        )  # type: ignore[arg-type]  # SDK: "24h" only
+            input_file_id=file_id,
+            endpoint="/v1/chat/completions",
+            completion_window=window,  # type: ignore[arg-type]  # SDK: "24h" only
+        )
 
     async def find(self, file_id: str, since: float, count: int = 0) -> Any | None:
         """The batch created from `file_id`, if any (newest first; none older than an hour before `since`)."""

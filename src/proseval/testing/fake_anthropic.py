@@ -417,8 +417,13 @@ class FakeAnthropicServer(FakeOpenAIServer):
         cache_creation_tokens: int = 0,
     ):
         super().__init__(
-            latency=latency, behaviour=behaviour, port=port, strict=strict, api_key=api_key, responder=responder
-        )  # type: ignore[arg-type]  # it may give a stop reason too
+            latency=latency,
+            behaviour=behaviour,
+            port=port,
+            strict=strict,
+            api_key=api_key,
+            responder=responder,  # type: ignore[arg-type]  # it may give a stop reason too
+        )
         self.thinking_text = thinking_text  # strict: what a thinking block says (unless `Reply.reasoning` does)
         self.redact_thinking = False  # while set, thinking comes as `redacted_thinking` blocks
         self.cache_read_tokens = cache_read_tokens  # strict: reported as `usage.cache_read_input_tokens`
