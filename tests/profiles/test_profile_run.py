@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from profiles.profile_support import CALLS, register_all, unregister_all
 from proseval.cli import app
@@ -20,6 +20,12 @@ MODELS = ["scripted/profile-long", "scripted/profile-brief"]
 QUICK = {"meeseeks": 12, "longweave": 14, "writingbench": 12, "c3ebench": 16, "ravel": 3, "revision-distance": 12}
 
 
+def profile_quick(folder: Path, data_args: list[str]) -> Result:
+    """`proseval profile` of the two scripted candidates, judged by the scripted judge, into `folder`."""
+    options = ["--judge", "scripted/profile-judge", "-o", str(folder), *data_args, "--yes", "--display", "none"]
+    return CliRunner().invoke(app, ["profile", *MODELS, *options])
+
+
 @pytest.fixture(scope="module")
 def profiled(data_args: list[str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     folder = tmp_path_factory.mktemp("profile") / "out"
@@ -27,21 +33,7 @@ def profiled(data_args: list[str], tmp_path_factory: pytest.TempPathFactory) -> 
         patch.setenv("PROSEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
         register_all()
         try:
-            result = CliRunner().invoke(
-                app,
-                [
-                    "profile",
-                    *MODELS,
-                    "--judge",
-                    "scripted/profile-judge",
-                    "-o",
-                    str(folder),
-                    *data_args,
-                    "--yes",
-                    "--display",
-                    "none",
-                ],
-            )
+            result = profile_quick(folder, data_args)
             assert result.exit_code == 0, result.output
             yield folder, result.output
         finally:
@@ -112,21 +104,7 @@ def test_running_again_sends_nothing(profiled, data_args):
     folder, _ = profiled
     register_all()
     try:
-        result = CliRunner().invoke(
-            app,
-            [
-                "profile",
-                *MODELS,
-                "--judge",
-                "scripted/profile-judge",
-                "-o",
-                str(folder),
-                *data_args,
-                "--yes",
-                "--display",
-                "none",
-            ],
-        )
+        result = profile_quick(folder, data_args)
     finally:
         unregister_all()
     assert result.exit_code == 0, result.output
