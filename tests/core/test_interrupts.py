@@ -414,17 +414,31 @@ ABORT_CHILD = textwrap.dedent(
             return evaluate(self, tokens)
 
         local.stopped_when, type(llama).eval = watched, counted
+        stopped = threading.Event()  # the story's generation has returned from the llama thread
+        generate_sync = model._generate_sync
+
+        def tracked(*args):
+            try:
+                return generate_sync(*args)
+            finally:
+                stopped.set()
+
+        model._generate_sync = tracked
         story = asyncio.ensure_future(model.generate(
             [{"role": "user", "content": "Write a very long story, at least 3000 words, about a lighthouse keeper."}],
             GenerateConfig(temperature=0.0, max_tokens=3000, seed=1)))
         assert await asyncio.to_thread(under_way.wait, 600), "the story never got going"
         story.cancel()
-        after = (await model.generate(colour, greedy)).text  # waits for the llama thread
+        await model.aclose()  # a run closes its models before it closes its samples file and exits
+        closed_after_stop = stopped.is_set()
+        model._generate_sync = generate_sync
+        after = (await model.generate(colour, greedy)).text
         local.stopped_when, type(llama).eval = stopped_when, evaluate
         second = next(i for i, (n, _) in enumerate(evaluations) if i and n > 1)  # the next request's prompt
         story = evaluations[:second]
         return {"ok": True, "before": before, "after": after, "story_tokens": len(story) - 1,
-                "after_cancel": sum(1 for _, cancelled in story if cancelled)}
+                "after_cancel": sum(1 for _, cancelled in story if cancelled),
+                "closed_after_stop": closed_after_stop}
 
     print(json.dumps(asyncio.run(main())))
     """
@@ -435,7 +449,8 @@ ABORT_CHILD = textwrap.dedent(
 def test_a_cancelled_request_stops_the_embedded_model_at_its_next_token():
     """A story of up to 3,000 tokens cancelled once under way leaves the llama thread to the next
     request at its next token: once the request knows it is cancelled, at most the evaluation it was
-    starting goes on (counted, not timed), and the next answer is the same as before."""
+    starting goes on (counted, not timed), closing the model waits for that, and the next answer is the
+    same as before."""
     pytest.importorskip("llama_cpp", reason="the embedded model needs: pip install 'proseval[local]'")
     result = local_probe.run_child(["-c", ABORT_CHILD], timeout=600)
     assert result.ok, result.error
@@ -443,6 +458,7 @@ def test_a_cancelled_request_stops_the_embedded_model_at_its_next_token():
     assert 10 <= report["story_tokens"] < 3000  # cut short, not run to its limit
     assert report["after_cancel"] <= 1, report  # story evaluations that started once it was cancelled
     assert report["before"] and report["after"] == report["before"]
+    assert report["closed_after_stop"], "closing the model returned while its generation still ran"
 
 
 @pytest.mark.local_model

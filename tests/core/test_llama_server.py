@@ -105,19 +105,6 @@ async def test_an_answer_comes_back_with_its_usage_and_finish_reason(server):
     assert completion.usage.completion_tokens == 8 and completion.usage.prompt_tokens > 5
 
 
-async def test_a_seeded_request_gets_the_same_text_whatever_ran_before_it(server):
-    """Repeated, and after a different request that shares its start (the server keeps the last
-    prompt's state and reuses a shared prefix): the answer does not change."""
-    config = GenerateConfig(temperature=0.8, seed=11, max_tokens=16)
-    keeper = [{"role": "user", "content": "Write two sentences about a lighthouse keeper."}]
-    night = [{"role": "user", "content": "Write two sentences about a lighthouse at night."}]
-    first, repeat, other, after_other = [
-        (await generate(server.base_url, messages, config)).text for messages in (keeper, keeper, night, keeper)
-    ]
-    assert first.strip() and first == repeat == after_other
-    assert other != first
-
-
 def test_demo_runs_end_to_end_with_every_sample_scored(server, tmp_path: Path):
     """The judge's schema-held reply reaches this server in a form it takes; every sample is scored."""
     out = tmp_path / "out"

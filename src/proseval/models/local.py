@@ -16,6 +16,7 @@ generation runs (an interrupt, a timeout) stops that generation at its next toke
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import importlib.util
 import os
@@ -24,7 +25,6 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,7 +149,7 @@ def before_llama_cpp_loads() -> None:
 
 _LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
 _LOAD_LOCK = threading.Lock()
-_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="proseval-llama")
+_WORKER = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="proseval-llama")
 _TURNS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
 
 
@@ -322,10 +322,16 @@ class LocalModel:
     # at a time) is queued, not failing; the executor leaves the timing to `generate`.
     applies_timeout = True
 
+    #: How long `aclose` waits for a cancelled generation to reach its next token and stop.
+    CLOSE_WAIT_SECONDS = 30.0
+
     def __init__(self, name: str, *, n_ctx: int = 8192):
         self.name = name
         self.path = resolve_model_path(name)
         self.n_ctx = n_ctx
+        # Generations handed to the worker thread and not finished: a cancelled request's asyncio
+        # future ends at once, while its generation runs on until its next token.
+        self._running: set[concurrent.futures.Future[Completion]] = set()
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
         """One completion; `config.request_timeout()` counts from when this request's generation
@@ -334,12 +340,10 @@ class LocalModel:
         limit = config.request_timeout()
         try:
             async with generation_turn():
-                return await within(
-                    asyncio.get_running_loop().run_in_executor(
-                        _WORKER, self._generate_sync, messages, config, cancelled
-                    ),
-                    limit,
-                )
+                running = _WORKER.submit(self._generate_sync, messages, config, cancelled)
+                self._running.add(running)
+                running.add_done_callback(self._running.discard)
+                return await within(asyncio.wrap_future(running), limit)
         except asyncio.TimeoutError:
             cancelled.set()
             raise RetryableError(f"no answer within {limit:g}s of generation") from None
@@ -375,4 +379,9 @@ class LocalModel:
         return {"provider": self.provider, "model": self.name, "file": self.path.name, "size": stat.st_size}
 
     async def aclose(self) -> None:
-        return None
+        """Wait until no generation of this model runs any more: a request cancelled by an
+        interrupt or a timeout stops at its next token, and the run that closes its models
+        closes its samples file and ends the process only after that."""
+        running = set(self._running)
+        if running:
+            await asyncio.to_thread(concurrent.futures.wait, running, self.CLOSE_WAIT_SECONDS)
