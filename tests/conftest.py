@@ -7,6 +7,12 @@ from pathlib import Path
 
 import pytest
 
+# What a command prints in a test never depends on the terminal pytest was started from: a console
+# takes its width from COLUMNS when the process starts (pytest-xdist's workers get COLUMNS=80),
+# so the variables are dropped before any proseval module makes one. A test that needs a width sets it.
+for _size in ("COLUMNS", "LINES"):
+    os.environ.pop(_size, None)
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
 

@@ -48,8 +48,10 @@ def test_quick_takes_a_fixed_balanced_subset_and_paper_the_papers_preset_at_full
     }
 
 
-def test_show_suite_prints_the_bundled_file_which_loads_as_a_suite_file(tmp_path: Path):
-    result = CliRunner().invoke(app, ["profile", "--show-suite"])
+@pytest.mark.parametrize("columns", [None, "40"], ids=["no COLUMNS", "COLUMNS=40"])
+def test_show_suite_prints_the_bundled_file_which_loads_as_a_suite_file(tmp_path: Path, columns):
+    """As written, whatever the terminal's width: `--show-suite > my-suite.yaml` is how a suite starts."""
+    result = CliRunner().invoke(app, ["profile", "--show-suite"], env={"COLUMNS": columns})
     assert result.exit_code == 0
     assert result.output == bundled_text()
     copy = tmp_path / "mine.yaml"

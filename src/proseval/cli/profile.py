@@ -124,7 +124,7 @@ def profile_cmd(
     from ..profile.suite import SIZES, bundled_text, load_suite, size_named
 
     if show_suite:
-        console.print(bundled_text(), markup=False, highlight=False, end="")
+        typer.echo(bundled_text(), nl=False)  # as written: a console would wrap long lines at its width
         return
     if not models:
         fail("name the model(s) to profile, e.g. proseval profile openai/gpt-4o-mini --judge openai/gpt-4o")

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 
 from proseval.benchmarks.longweave.generators import generate as generate_sample
 from proseval.benchmarks.longweave.params import LongWeaveParams
 from proseval.kit import describe_validation_error
+from proseval.kit.cli import console, fail
 
 
 def generate(
@@ -27,10 +27,7 @@ def generate(
     try:
         params = LongWeaveParams.model_validate({"task": task, "length": length})  # comma lists, split by the model
     except ValidationError as exc:
-        Console(stderr=True).print(
-            f"error: {describe_validation_error(exc, task='longweave')}", markup=False, soft_wrap=True
-        )
-        raise typer.Exit(2) from None
+        fail(describe_validation_error(exc, task="longweave"))
     count = 0
     with output.open("w", encoding="utf-8") as handle:
         for name in params.task:
@@ -38,4 +35,4 @@ def generate(
                 for index in range(start, start + n):
                     handle.write(generate_sample(name, size, index, seed).model_dump_json() + "\n")
                     count += 1
-    Console().print(f"wrote {count} samples to {output}")
+    console.print(f"wrote {count} samples to {output}", markup=False, highlight=False, soft_wrap=True)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     DownloadColumn,
@@ -38,9 +37,9 @@ from proseval.benchmarks.meeseeks.template import (
     expand_template,
     load_template,
 )
+from proseval.kit.cli import console
 
 app = typer.Typer(no_args_is_help=True)  # its help: the summary it is registered with
-console = Console()
 
 STATUS_TEXT = {"implemented": "yes", "needs_extra": "yes, needs extra", "unsupported": "no"}
 
