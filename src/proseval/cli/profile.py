@@ -120,7 +120,7 @@ def profile_cmd(
     never averaged into one number.
 
     See proseval docs profile: what each size runs, the bindings, the report and the papers' figures."""
-    from ..commandline.console import console, fail
+    from ..commandline.console import fail
     from ..profile.suite import SIZES, bundled_text, load_suite, size_named
 
     if show_suite:
