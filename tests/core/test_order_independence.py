@@ -29,6 +29,8 @@ from ravel.ravel_fixtures import efficient, model, write_data
 from revision_distance.measure_scripted import rules
 from writingbench.wb_fixtures import tiny_files, write_files
 
+pytestmark = pytest.mark.slow
+
 runner = CliRunner()
 Register = Callable[[str, Callable[[list[dict[str, str]]], str]], str]
 RD_DATA = Path(__file__).resolve().parents[1] / "revision_distance" / "data"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -216,8 +217,6 @@ def test_reasons_text_names_the_most_common_and_counts_the_rest():
 
 
 def test_tables_keep_every_column_when_the_output_is_not_a_terminal(monkeypatch):
-    from io import StringIO
-
     from rich.table import Table
 
     monkeypatch.delenv("COLUMNS", raising=False)
@@ -233,6 +232,17 @@ def test_tables_keep_every_column_when_the_output_is_not_a_terminal(monkeypatch)
     narrow = LogFriendlyConsole(file=StringIO(), width=80)  # what rich assumes elsewhere
     narrow.print(table)
     assert not all(name in narrow.file.getvalue() for name in names)
+
+
+def test_a_long_line_to_a_log_stays_whole_and_a_terminal_wraps_it():
+    """A command to copy from a log or a file (`proseval resume` with a long folder) is never broken."""
+    command = "proseval resume " + "/very/long/folder" * 30 + " --max-cost 2.7"
+    logged = LogFriendlyConsole(file=StringIO())
+    logged.print(f"[bold yellow]stopped at the cost limit:[/] left to a resume: {command}", highlight=False)
+    assert logged.file.getvalue().count("\n") == 1 and command in logged.file.getvalue()
+    terminal = LogFriendlyConsole(file=StringIO(), force_terminal=True, width=80, color_system=None)
+    terminal.print(f"left to a resume: {command}", highlight=False)
+    assert terminal.file.getvalue().count("\n") > 1
 
 
 def test_a_set_member_whose_endpoint_is_down_is_partial_not_ranked_and_the_set_exits_4(work):

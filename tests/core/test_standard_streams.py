@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 RUN = ["run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "2", "--display", "none"]
 
 

@@ -15,6 +15,8 @@ from proseval.models import local_probe
 from proseval.testing.fake_openai import FakeOpenAIServer
 from support.core import sample_requests
 
+pytestmark = pytest.mark.slow
+
 cli = CliRunner()
 CHILD = Path(__file__).with_name("judge_child.py")
 SCHEMA = {

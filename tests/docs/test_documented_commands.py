@@ -81,6 +81,8 @@ from proseval.cli import app
 from proseval.models.base import GenerateConfig
 from proseval.runtime.dryrun import synthetic_reply
 
+pytestmark = pytest.mark.slow
+
 COMMANDS = all_commands()
 CANDIDATE, JUDGE = "openai/gpt-4o-mini", "openai/gpt-4o"
 MODEL_WORDS = {"MODEL": CANDIDATE, "JUDGE": JUDGE}

@@ -34,6 +34,8 @@ from proseval.benchmarks.longweave.scorers.pr import PRConfig, score_pr
 from proseval.benchmarks.longweave.scorers.result import RuleScore
 from proseval.benchmarks.longweave.scorers.sms import SMSConfig, SMSInstance, score_sms
 
+pytestmark = pytest.mark.slow
+
 TOLERANCE = 1e-6
 FLAKE8_DEFAULT_IGNORED = ("E121", "E123", "E126", "E226", "E24", "E704", "W503", "W504")
 Record = dict[str, Any]

@@ -29,7 +29,10 @@ from proseval.benchmarks.meeseeks.rules.base import Verdict
 
 _OPTIONAL = ("simplemma", "jsonschema", "pyphen", "opencc", "strokes", "pinyin_order", "pypinyin")
 _MISSING = [m for m in _OPTIONAL if importlib.util.find_spec(m) is None]
-pytestmark = pytest.mark.skipif(bool(_MISSING), reason=f"checker dependencies not installed: {_MISSING}")
+pytestmark = [
+    pytest.mark.skipif(bool(_MISSING), reason=f"checker dependencies not installed: {_MISSING}"),
+    pytest.mark.slow,
+]
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from profiles.profile_support import CALLS, register_all, revision_distance_entry, unregister_all
@@ -16,6 +17,8 @@ from proseval.models.scripted import register_script, unregister_script
 from proseval.profile.drafts import read_rows, stale_ids
 from proseval.profile.report import Profile
 from proseval.runtime.runlog import RunFolder
+
+pytestmark = pytest.mark.slow
 
 SUITE = """\
 benchmarks:

@@ -18,6 +18,8 @@ from proseval.profile.suite import load_suite
 from proseval.runtime.probe import PROBE_MESSAGES
 from proseval.testing.fake_openai import FakeOpenAIServer
 
+pytestmark = pytest.mark.slow
+
 CANDIDATE = "openai-compatible/writer"
 JUDGE = "openai-compatible/judge"
 

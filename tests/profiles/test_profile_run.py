@@ -16,6 +16,8 @@ from proseval.profile.report import Profile
 from proseval.runtime.sets import member_name
 from report.page import Page
 
+pytestmark = pytest.mark.slow
+
 MODELS = ["scripted/profile-long", "scripted/profile-brief"]
 QUICK = {"meeseeks": 12, "longweave": 14, "writingbench": 12, "c3ebench": 16, "ravel": 3, "revision-distance": 12}
 

@@ -18,6 +18,8 @@ from proseval.models.base import FatalError
 from ravel.ravel_fixtures import decide, efficient, model, tools
 from support.core import sample_requests
 
+pytestmark = pytest.mark.slow
+
 JUDGE_OK = '{"analysis": {}, "score": 7, "verdict": "solid"}'
 
 

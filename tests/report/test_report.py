@@ -22,6 +22,8 @@ from proseval.runtime.runlog import RunFolder
 from report.page import NUMBER, Page, ParsedTable
 from report.report_fixtures import HOSTILE
 
+pytestmark = pytest.mark.slow
+
 cli = CliRunner()
 DASH = "—"
 

@@ -15,6 +15,8 @@ import pytest
 
 from proseval.sandbox import SandboxLimits, run_function, run_function_async
 
+pytestmark = pytest.mark.slow
+
 FAST = SandboxLimits(wall_seconds=5.0, cpu_seconds=2, memory_bytes=256 * 1024 * 1024)
 
 

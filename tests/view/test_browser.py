@@ -15,6 +15,8 @@ import pytest
 from view.chromium import ARGS, CHROMIUM, serving_app
 from view.view_fixtures import HOSTILE
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def server(built_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

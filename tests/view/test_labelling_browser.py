@@ -22,6 +22,8 @@ from proseval.view.labelling import LabelOptions
 from view.chromium import ARGS, CHROMIUM, serving_app
 from view.test_labelling import MODELS, labelling_runs, plan_of, rd_pair_record, secrets_of_the_runs
 
+pytestmark = pytest.mark.slow
+
 
 def serving(root: Path, options: LabelOptions) -> AbstractContextManager[str]:
     """The viewer in labelling mode, served (`serving_app`)."""

@@ -19,8 +19,9 @@ LOG_WIDTH = 240  # columns when the output is not a terminal and COLUMNS is not 
 class LogFriendlyConsole(Console):
     """A console whose tables keep every column when the output goes to a file, a pipe or a CI log:
     there rich would assume 80 columns and squeeze or drop columns; here it gets `LOG_WIDTH` (or
-    `COLUMNS` when set). On a terminal, the terminal's width as usual. Decided at each print, so a
-    redirected stream (tests, `| tee`) is seen as it is."""
+    `COLUMNS` when set), and lines are not broken at that width (`soft_wrap`). On a terminal, the
+    terminal's width as usual. Decided at each print, so a redirected stream (tests, `| tee`) is seen
+    as it is."""
 
     @property
     def size(self) -> ConsoleDimensions:
@@ -32,6 +33,17 @@ class LogFriendlyConsole(Console):
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
         Console.size.fset(self, new_size)  # type: ignore[attr-defined]  # rich's own setter
+
+    @property
+    def soft_wrap(self) -> bool:
+        """Whether a printed line is left whole rather than broken at the width: always where the
+        output is not a terminal, so a log or a file keeps a command to copy (`proseval resume …`
+        with a long path) on one line. On a terminal, lines are wrapped at its width as usual."""
+        return self._soft_wrap or not self.is_terminal
+
+    @soft_wrap.setter
+    def soft_wrap(self, value: bool) -> None:
+        self._soft_wrap = value
 
 
 def terminal_size_variables() -> None:
