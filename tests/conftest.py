@@ -72,11 +72,3 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> objec
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, where every extra and ../shared/ must be present: {reason}"
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files marked `slow` run first (the order within a file is kept). The suite's files are shared
-    out among parallel workers (pytest-xdist, `--dist loadfile`, pyproject.toml): a long file handed
-    out last would keep one worker busy while the others have nothing left to do."""
-    slow = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow)

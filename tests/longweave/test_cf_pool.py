@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from proseval.benchmarks.longweave.budgets import clean_program
 from proseval.benchmarks.longweave.generators import generate
 from proseval.benchmarks.longweave.scorers import CFConfig, score_cf
-from proseval.benchmarks.longweave.scorers.code_checks import CheckerPool, check_sources
+from proseval.benchmarks.longweave.scorers.code_checks import CheckerPool, check_sources, check_sources_under
 
 
 def sources() -> list[str]:
@@ -34,6 +34,19 @@ def test_concurrent_pool_checks_equal_in_process_checks() -> None:
     finally:
         pool.close()
     assert not os.path.exists(pool._folder)
+
+
+def test_a_check_in_process_does_not_depend_on_the_settings_checked_before_it() -> None:
+    """pep8-naming keeps the selection it was last given: a check without naming in between must not
+    take the naming codes out of the next check with them (in this process or in one batch)."""
+    with_naming, without = CFConfig().flake8_settings(), CFConfig(count_naming=False).flake8_settings()
+    first = check_sources(sources(), with_naming)
+    assert any(code.startswith("N8") for check in first for code in check.violations or {})
+    check_sources(sources(), without)
+    assert check_sources(sources(), with_naming) == first
+    both = check_sources_under(sources(), [without, with_naming])
+    assert both[1] == first
+    assert not any(code.startswith("N8") for check in both[0] for code in check.violations or {})
 
 
 def test_a_dead_worker_fails_one_file_and_is_replaced() -> None:

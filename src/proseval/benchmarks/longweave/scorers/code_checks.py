@@ -395,11 +395,28 @@ class _CountingFormatter(BaseFormatter):
 @dataclass
 class _Run:
     """One run of flake8's checkers (plugins loaded once) and the command lines that share it,
-    each with its own options and its select/ignore decisions (made once per code, not per file)."""
+    each with its own options and its select/ignore decisions (made once per code, not per file).
+    `argv` is the command line whose options the checkers run with."""
 
     plugins: Any
     options: argparse.Namespace
     guides: list[tuple[int, argparse.Namespace, DecisionEngine]]
+    argv: tuple[str, ...]
+
+
+# Plugins keep the options they were last given in class attributes (pep8-naming picks the checks it
+# runs from the selection), so the options parsed for one run would change what another run finds. A
+# run's options are given to the plugins again (flake8's option parsing, about 20 ms) whenever another
+# run's were given since; the lock keeps two threads from checking under each other's options.
+_PLUGIN_OPTIONS = threading.RLock()
+_options_given: list[tuple[str, ...] | None] = [None]
+
+
+def _parse(argv: tuple[str, ...]) -> tuple[Any, argparse.Namespace]:
+    """flake8's plugins and options for `argv`, given to the plugins (call with `_PLUGIN_OPTIONS` held)."""
+    plugins, options = parse_args(list(argv))
+    _options_given[0] = argv
+    return plugins, options
 
 
 class _Checker:
@@ -408,10 +425,11 @@ class _Checker:
     def __init__(self, argvs: tuple[tuple[str, ...], ...]) -> None:
         self._count = len(argvs)
         self._runs: dict[tuple[str, ...], _Run] = {}
-        for index, argv in enumerate(argvs):
-            plugins, options = parse_args(list(argv))
-            run = self._runs.setdefault(_run_key(argv), _Run(plugins.checkers, options, []))
-            run.guides.append((index, options, DecisionEngine(options)))
+        with _PLUGIN_OPTIONS:
+            for index, argv in enumerate(argvs):
+                plugins, options = _parse(argv)
+                run = self._runs.setdefault(_run_key(argv), _Run(plugins.checkers, options, [], argv))
+                run.guides.append((index, options, DecisionEngine(options)))
 
     def check(self, source: str, path: str) -> list[CodeCheck]:
         """One check per command line, in their order."""
@@ -430,16 +448,19 @@ class _Checker:
         return [check for check in checks if check is not None]  # every command line is in a run
 
     def _violations(self, run: _Run, path: str, tree: ast.Module | None) -> list[tuple[int, dict[str, int]]]:
-        checker = FileChecker(filename=path, plugins=run.plugins, options=run.options)
-        if checker.processor is not None:
-            if tree is not None:
-                # flake8 would parse the same source again; hand its AST plugins our tree.
-                checker.processor.build_ast = lambda: tree
-            if not any(_NOQA.search(line) for line in checker.processor.lines):
-                # flake8 tokenizes the whole file a second time to find the line a noqa comment
-                # would be on. Without one no violation can be suppressed, so any line will do.
-                checker.processor.noqa_line_for = lambda line_number: ""
-        filename, results, _ = checker.run_checks()
+        with _PLUGIN_OPTIONS:
+            if _options_given[0] != run.argv:
+                _parse(run.argv)
+            checker = FileChecker(filename=path, plugins=run.plugins, options=run.options)
+            if checker.processor is not None:
+                if tree is not None:
+                    # flake8 would parse the same source again; hand its AST plugins our tree.
+                    checker.processor.build_ast = lambda: tree
+                if not any(_NOQA.search(line) for line in checker.processor.lines):
+                    # flake8 tokenizes the whole file a second time to find the line a noqa comment
+                    # would be on. Without one no violation can be suppressed, so any line will do.
+                    checker.processor.noqa_line_for = lambda line_number: ""
+            filename, results, _ = checker.run_checks()
         results.sort(key=operator.itemgetter(1, 2))
         counted = []
         for index, options, decider in run.guides:
