@@ -48,7 +48,8 @@ PRICED = Prices.model_validate(yaml.safe_load(PRICES))
 SPECS = {"candidate": "openai-compatible/cand", "judge": "openai-compatible/judge"}
 ROLE_OF = {spec.split("/")[1]: role for role, spec in SPECS.items()}  # the model a request names -> its role
 EPOCHS = 10  # 80 samples of the demo task, two requests each
-pytestmark = [pytest.mark.usefixtures("signals_reach_children"), pytest.mark.slow]  # tests/core/conftest.py
+# signals_reach_children: tests/core/conftest.py
+pytestmark = [pytest.mark.usefixtures("signals_reach_children"), pytest.mark.slow]
 
 
 def responder(body: dict[str, Any]) -> str:

@@ -409,13 +409,14 @@ class _Run:
 # run's options are given to the plugins again (flake8's option parsing, about 20 ms) whenever another
 # run's were given since; the lock keeps two threads from checking under each other's options.
 _PLUGIN_OPTIONS = threading.RLock()
-_options_given: list[tuple[str, ...] | None] = [None]
+_options_given: tuple[str, ...] | None = None  # the command line the plugins were last given
 
 
 def _parse(argv: tuple[str, ...]) -> tuple[Any, argparse.Namespace]:
     """flake8's plugins and options for `argv`, given to the plugins (call with `_PLUGIN_OPTIONS` held)."""
+    global _options_given
     plugins, options = parse_args(list(argv))
-    _options_given[0] = argv
+    _options_given = argv
     return plugins, options
 
 
@@ -449,7 +450,7 @@ class _Checker:
 
     def _violations(self, run: _Run, path: str, tree: ast.Module | None) -> list[tuple[int, dict[str, int]]]:
         with _PLUGIN_OPTIONS:
-            if _options_given[0] != run.argv:
+            if _options_given != run.argv:
                 _parse(run.argv)
             checker = FileChecker(filename=path, plugins=run.plugins, options=run.options)
             if checker.processor is not None:
