@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,13 @@ import pytest
 # so the variables are dropped before any proseval module makes one. A test that needs a width sets it.
 for _size in ("COLUMNS", "LINES"):
     os.environ.pop(_size, None)
+
+# Compiled bytecode is kept (Python's default) even where the environment turns it off
+# (PYTHONDONTWRITEBYTECODE, set in some CI images): otherwise every worker rewrites and compiles
+# every test module again on each run, and every `python -m proseval` a test starts compiles the
+# package again. README (Development) has the measured difference.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
