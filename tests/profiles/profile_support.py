@@ -1,5 +1,6 @@
 """Scripted models for the profile tests (registered in the test process and in its child): two
-candidates that write differently and an echoing judge, each call counted per model."""
+candidates that write differently and a judge that answers a request for a score with a verdict and
+any other request with the request itself, each call counted per model."""
 
 from __future__ import annotations
 
@@ -54,11 +55,22 @@ def _echo(messages) -> str:
     return messages[-1]["content"] if messages else ""
 
 
+#: The judge's answer to a request for a JSON score: a score and a reason.
+VERDICT = '{"score": 5, "reason": "clear enough"}'
+
+
+def _judge(messages) -> str:
+    """A verdict where the request speaks of a score (the WritingBench, C3EBench, LongWeave and RAVEL
+    judges), the request itself elsewhere (Meeseeks' extractor and judge, the reviser)."""
+    asked = "\n".join(message["content"] for message in messages).lower()
+    return VERDICT if "score" in asked else _echo(messages)
+
+
 def register_all(latency: float = 0.0) -> None:
     CALLS.clear()
     register_script("profile-long", _script("profile-long", _echo, latency))
     register_script("profile-brief", _script("profile-brief", lambda messages: "A brief answer.", latency))
-    register_script("profile-judge", _script("profile-judge", _echo, latency))
+    register_script("profile-judge", _script("profile-judge", _judge, latency))
 
 
 def unregister_all() -> None:
