@@ -128,24 +128,30 @@ def chart(draw: Callable[[Any], None], *, size: tuple[float, float] = (7.0, 4.5)
 
 def _drawn(draw: Callable[[Any], None], size: tuple[float, float]) -> tuple[bytes, list[warnings.WarningMessage]]:
     """The chart's PNG bytes and the warnings drawing it gave."""
-    from matplotlib import rc_context
+    from matplotlib import image, rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     with rc_context({"font.family": list(font_families())}), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        figure = Figure(figsize=size, layout="constrained")  # room made for labels and the legend
-        FigureCanvasAgg(figure)
+        figure = Figure(figsize=size, dpi=PNG_DPI, layout="constrained")  # room made for labels and the legend
+        canvas = FigureCanvasAgg(figure)
         axes = figure.subplots()
         draw(axes)
         place_legend(figure, axes)
+        # Drawn once: the layout checks measure this drawing and the PNG holds its pixels (as `savefig`
+        # writes them, which would draw the figure again).
+        canvas.draw()
         if os.environ.get(STRICT_ENV):
-            problems = layout_problems(figure)
+            problems = _problems_in_drawn(figure)
             if problems:
                 raise ChartLayoutError("; ".join(dict.fromkeys(problems)))
         buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=110)
+        image.imsave(buffer, canvas.buffer_rgba(), format="png", origin="upper", dpi=PNG_DPI)
     return buffer.getvalue(), caught
+
+
+PNG_DPI = 110
 
 
 LEGEND_BESIDE = 28  # longest label (characters) of a legend put beside the plot; longer ones go below it
@@ -176,6 +182,11 @@ def layout_problems(figure: Any) -> list[str]:
     drawn texts (title, axis labels, tick labels) or a legend reaching outside the figure. Checked
     for every chart the tests draw (`STRICT_ENV`)."""
     figure.canvas.draw()
+    return _problems_in_drawn(figure)
+
+
+def _problems_in_drawn(figure: Any) -> list[str]:
+    """`layout_problems` of a figure as last drawn."""
     renderer = figure.canvas.get_renderer()
     box = figure.bbox
 

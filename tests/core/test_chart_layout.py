@@ -64,3 +64,36 @@ def test_in_strict_mode_a_chart_that_hides_data_raises():
 
     with pytest.raises(ChartLayoutError, match="has text outside the figure"):
         chart(hiding)
+
+
+def test_a_chart_drawn_once_is_the_png_savefig_writes(monkeypatch):
+    """`chart` draws a figure once, checks that drawing and writes its pixels: the file is the one
+    matplotlib's `savefig` writes of the same figure, with the strict check on or off."""
+    import io
+
+    import numpy as np
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    from proseval.plots import PNG_DPI, font_families
+
+    def draw(axes):
+        bars(axes)
+        axes.set_title("滑铁卢 — a title with CJK glyphs")
+
+    saved = io.BytesIO()
+    with rc_context({"font.family": list(font_families())}):  # as `chart` draws
+        figure = Figure(figsize=(7.0, 4.5), layout="constrained")
+        FigureCanvasAgg(figure)
+        axes = figure.subplots()
+        draw(axes)
+        place_legend(figure, axes)
+        figure.savefig(saved, format="png", dpi=PNG_DPI)
+    expected = np.asarray(Image.open(saved))
+    for strict in ("1", ""):
+        monkeypatch.setenv("PROSEVAL_STRICT_CHARTS", strict)
+        png = chart(draw)
+        assert png is not None
+        assert np.array_equal(np.asarray(Image.open(io.BytesIO(png))), expected)
