@@ -17,7 +17,7 @@ for _size in ("COLUMNS", "LINES"):
 # Compiled bytecode is kept (Python's default) even where the environment turns it off
 # (PYTHONDONTWRITEBYTECODE, set in some CI images): otherwise every worker rewrites and compiles
 # every test module again on each run, and every `python -m proseval` a test starts compiles the
-# package again. README (Development) has the measured difference.
+# package again (collection alone: 27 s without, 14 s with, on a 2-core AMD EPYC).
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 

@@ -151,9 +151,7 @@ def _drawn(draw: Callable[[Any], None], size: tuple[float, float]) -> tuple[byte
     return buffer.getvalue(), caught
 
 
-PNG_DPI = 110
-
-
+PNG_DPI = 110  # the charts' resolution (pixels per inch)
 LEGEND_BESIDE = 28  # longest label (characters) of a legend put beside the plot; longer ones go below it
 LEGEND_WRAP = 70
 STRICT_ENV = "PROSEVAL_STRICT_CHARTS"  # set (the test suite sets it): a chart that hides data or cuts a label raises

@@ -18,11 +18,11 @@ def bars(axes) -> None:
     axes.set_ylim(0, 10)
 
 
-def figure_of(draw):
+def figure_of(draw, size=(7, 3.6)):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(7, 3.6), layout="constrained")
+    figure = Figure(figsize=size, layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.subplots()
     draw(axes)
@@ -73,8 +73,6 @@ def test_a_chart_drawn_once_is_the_png_savefig_writes(monkeypatch):
 
     import numpy as np
     from matplotlib import rc_context
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
     from PIL import Image
 
     from proseval.plots import PNG_DPI, font_families
@@ -85,10 +83,7 @@ def test_a_chart_drawn_once_is_the_png_savefig_writes(monkeypatch):
 
     saved = io.BytesIO()
     with rc_context({"font.family": list(font_families())}):  # as `chart` draws
-        figure = Figure(figsize=(7.0, 4.5), layout="constrained")
-        FigureCanvasAgg(figure)
-        axes = figure.subplots()
-        draw(axes)
+        figure, axes = figure_of(draw, size=(7.0, 4.5))
         place_legend(figure, axes)
         figure.savefig(saved, format="png", dpi=PNG_DPI)
     expected = np.asarray(Image.open(saved))

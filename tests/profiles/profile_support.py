@@ -60,8 +60,8 @@ VERDICT = '{"score": 5, "reason": "clear enough"}'
 
 
 def _judge(messages) -> str:
-    """A verdict where the request speaks of a score (the WritingBench, C3EBench, LongWeave and RAVEL
-    judges), the request itself elsewhere (Meeseeks' extractor and judge, the reviser)."""
+    """A verdict where the request speaks of a score (the WritingBench and C3EBench judges), the
+    request itself elsewhere (LongWeave's and Meeseeks' checks, Meeseeks' extractor, the reviser)."""
     asked = "\n".join(message["content"] for message in messages).lower()
     return VERDICT if "score" in asked else _echo(messages)
 
