@@ -124,7 +124,7 @@ def test_demo_runs_end_to_end_with_every_sample_scored(server, tmp_path: Path):
             "-r",
             "judge=openai-compatible/smol",
             "--limit",
-            "3",
+            "2",
             "-g",
             "candidate.max_tokens=32",
             "-g",
@@ -144,9 +144,9 @@ def test_demo_runs_end_to_end_with_every_sample_scored(server, tmp_path: Path):
     (folder,) = [path for path in out.iterdir() if (path / "results.json").exists()]
     results = json.loads((folder / "results.json").read_text())
     assert results["outcome"] == "complete"
-    assert results["counts"]["ok"] == 3 and results["counts"]["unscored"] == 0
+    assert results["counts"]["ok"] == 2 and results["counts"]["unscored"] == 0
     records = [json.loads(line) for line in (folder / "samples.jsonl").read_text().splitlines()]
-    assert len(records) == 3
+    assert len(records) == 2
     for record in records:
         assert record["status"] == "ok"
         assert all(score["value"] is not None for score in record["scores"].values()), record["scores"]

@@ -1,8 +1,11 @@
 """Data files are parsed once per content in a process (`benchmarks/_shared/parsed.py`): an unchanged
-file is not parsed again, a changed one is, a failed parse is not kept, and the kept bytes stay bounded."""
+file is not parsed again, a changed one is, a failed parse is not kept, and the kept bytes stay bounded;
+a file whose status has not changed since it was read is not read again, unless it changed just now."""
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,3 +102,67 @@ def test_forget_drops_every_kept_parse() -> None:
     parsed.forget()
     parsed.parse_once(("bench",), parse, b"x")
     assert parse.calls == 2
+
+
+# `unchanged_files_once`: no reading at all while a file's status stands for its bytes ---------------------
+@pytest.fixture
+def change_times_in_the_past(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clock a minute ahead: files written now count as settled (their change time cannot be set back)."""
+    ahead = time.time_ns() + 60 * 10**9
+    monkeypatch.setattr(parsed.time, "time_ns", lambda: ahead)
+
+
+def test_an_unchanged_settled_file_is_not_read_again(tmp_path: Path, change_times_in_the_past: None) -> None:
+    file = tmp_path / "items.json"
+    file.write_bytes(b"[1]")
+    compute = Counting()
+    first = parsed.unchanged_files_once(("bench",), [file], compute)
+    again = parsed.unchanged_files_once(("bench",), [file], compute)
+    assert compute.calls == 1 and again is first
+    assert parsed.unchanged_files_once(("other",), [file], compute) != first  # the key keeps values apart
+
+
+def test_a_file_changed_in_any_way_is_read_again(tmp_path: Path, change_times_in_the_past: None) -> None:
+    file = tmp_path / "items.json"
+    file.write_bytes(b"[1]")
+    compute = Counting()
+    parsed.unchanged_files_once(("bench",), [file], compute)
+    file.write_bytes(b"[2]")  # same size
+    parsed.unchanged_files_once(("bench",), [file], compute)
+    stat = file.stat()
+    file.write_bytes(b"[3]")
+    os.utime(file, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size and modification time: the change time differs
+    parsed.unchanged_files_once(("bench",), [file], compute)
+    replacement = tmp_path / "new.json"
+    replacement.write_bytes(b"[3]")
+    os.utime(replacement, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    replacement.replace(file)  # another file moved in its place
+    parsed.unchanged_files_once(("bench",), [file], compute)
+    assert compute.calls == 4
+
+
+def test_a_file_changed_just_now_is_read_every_time(tmp_path: Path) -> None:
+    """Its status may not show a second write within the same tick of the file system's clock."""
+    file = tmp_path / "items.json"
+    file.write_bytes(b"[1]")
+    compute = Counting()
+    parsed.unchanged_files_once(("bench",), [file], compute)
+    parsed.unchanged_files_once(("bench",), [file], compute)
+    assert compute.calls == 2
+
+
+def test_a_file_changed_while_it_was_read_is_not_kept(tmp_path: Path, change_times_in_the_past: None) -> None:
+    file = tmp_path / "items.json"
+    file.write_bytes(b"[1]")
+    calls = 0
+
+    def read_while_it_changes() -> bytes:
+        nonlocal calls
+        calls += 1
+        content = file.read_bytes()
+        file.write_bytes(b"[1, 2]")
+        return content
+
+    parsed.unchanged_files_once(("bench",), [file], read_while_it_changes)
+    parsed.unchanged_files_once(("bench",), [file], read_while_it_changes)
+    assert calls == 2

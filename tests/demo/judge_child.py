@@ -12,6 +12,8 @@ import json
 from proseval.benchmarks.demo.task import JUDGE_FORMAT, TEMPLATES, dataset, make_task
 from proseval.models.local import LocalModel
 
+MAX_TOKENS = 64
+
 # Two answers a candidate might give: one on topic, and a poor one (the judge's reason for it runs on
 # to `max_tokens`).
 ANSWERS = {
@@ -23,7 +25,9 @@ ANSWERS = {
 
 async def replies() -> dict:
     model = LocalModel("smollm2-135m", n_ctx=2048)
-    config = make_task().role_configs["judge"].merged(JUDGE_FORMAT)
+    # The demo judge's own request, with fewer tokens than its 200: the shape is set by the first few, and a
+    # reason that runs on is cut as it would be at 200 (the score, first, is whole either way).
+    config = make_task().role_configs["judge"].merged(JUDGE_FORMAT).merged({"max_tokens": MAX_TOKENS})
     samples = {sample.id: sample for sample in dataset()}
     texts = {}
     for sample_id, answer in ANSWERS.items():

@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pytest
-from inspect_ai.log import read_eval_log
 from typer.testing import CliRunner
 
 from proseval.cli import app
 from proseval.runtime.aggregate import flatten_scores
 from proseval.runtime.runlog import RunFolder
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 cli = CliRunner()
 
@@ -24,6 +26,8 @@ def export(run: Path, fmt: str, out: Path) -> None:
 
 
 def read(path: Path) -> pd.DataFrame:
+    import pandas as pd  # here: a second of every worker's collection otherwise
+
     return pd.read_csv(path) if path.suffix == ".csv" else pd.read_parquet(path)
 
 
@@ -88,6 +92,8 @@ def test_tables_round_trip(runs, tmp_path, fmt, task):
 def test_the_inspect_log_reads_back_with_every_sample_and_score(runs, tmp_path, suffix, task):
     run = runs[task][1]
     export(run, "inspect", tmp_path / f"log{suffix}")
+    from inspect_ai.log import read_eval_log  # here: a second of every worker's collection otherwise
+
     log = read_eval_log(str(tmp_path / f"log{suffix}"))
     records = {(r.id, r.epoch): r for r in RunFolder(run).iter_records()}
     header = RunFolder(run).read_header()

@@ -7,6 +7,12 @@ bytes it was made from, with whatever else it depends on (the file's name in mes
 a changed file is parsed again, an unchanged one is not, wherever it lies. A parse that fails is
 not kept, so its error is raised again on the next read.
 
+Reading and hashing is cheap, but not free: the official Meeseeks data are 690 files, read and hashed
+twice per build. `unchanged_files_once` skips both for files whose status (device, inode, size,
+modification and change times) is the same as when they were last read, once that status is old enough
+to be trusted: a file changed less than `SETTLED_NS` ago is read again, since a second write in the
+same clock tick could leave its times unchanged (git trusts its index the same way).
+
 Kept values are shared between callers: they must be immutable (frozen models and dataclasses,
 tuples), and callers copy what they hand out as a list.
 """
@@ -14,9 +20,11 @@ tuples), and callers copy what they hand out as a list.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -25,7 +33,14 @@ T = TypeVar("T")
 #: data sets together are under 100 MB.
 MAX_KEPT_BYTES = 256 * 1024 * 1024
 
+#: How long ago a file must have last changed for its status to stand for its bytes (FAT's times are
+#: two seconds apart; the others' finer).
+SETTLED_NS = 2_000_000_000
+#: The most values kept under file statuses (the values themselves are mostly those `parse_once` keeps).
+MAX_KEPT_BY_STATUS = 16384
+
 _KEPT: OrderedDict[tuple[Hashable, ...], tuple[Any, int]] = OrderedDict()
+_BY_STATUS: OrderedDict[tuple[Hashable, ...], Any] = OrderedDict()
 _LOCK = threading.Lock()
 _kept_bytes = 0
 
@@ -51,9 +66,43 @@ def parse_once(key: tuple[Hashable, ...], parse: Callable[[], T], *contents: byt
     return value
 
 
+def settled_status(path: str | os.PathLike[str]) -> tuple[int, ...] | None:
+    """The status of the file at `path` that a change to its bytes would alter (device, inode, size,
+    modification and change times), or None if it changed less than `SETTLED_NS` ago."""
+    status = os.stat(path)
+    if time.time_ns() - max(status.st_mtime_ns, status.st_ctime_ns) < SETTLED_NS:
+        return None
+    return (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+
+
+def unchanged_files_once(
+    key: tuple[Hashable, ...], paths: Sequence[str | os.PathLike[str]], compute: Callable[[], T]
+) -> T:
+    """`compute()` (which reads the files at `paths`), or the value it gave before for the same `key`
+    while none of the files has changed since (`settled_status`). A value is kept only when every
+    file's status was settled and the same before and after the computation."""
+    names = tuple(os.fspath(path) for path in paths)
+    before = tuple(settled_status(name) for name in names)
+    full = (*key, names, before)
+    settled = None not in before
+    if settled:
+        with _LOCK:
+            if full in _BY_STATUS:
+                _BY_STATUS.move_to_end(full)
+                return _BY_STATUS[full]
+    value = compute()
+    if settled and tuple(settled_status(name) for name in names) == before:
+        with _LOCK:
+            _BY_STATUS[full] = value
+            while len(_BY_STATUS) > MAX_KEPT_BY_STATUS:
+                _BY_STATUS.popitem(last=False)
+    return value
+
+
 def forget() -> None:
-    """Drop every kept parse."""
+    """Drop every kept parse and value."""
     global _kept_bytes
     with _LOCK:
         _KEPT.clear()
+        _BY_STATUS.clear()
         _kept_bytes = 0

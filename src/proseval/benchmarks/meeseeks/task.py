@@ -72,16 +72,35 @@ def resolve_items(params: MeeseeksParams) -> tuple[list[MeeseeksItem], DataCheck
 
 
 def dependency_graph(item: MeeseeksItem) -> DependencyGraph:
-    where = f"{item.source_file}: item {item.index}"
-    return _graph(
-        tuple(sq.point_id for sq in item.sub_questions), tuple(tuple(sq.dep) for sq in item.sub_questions), where
-    )
+    """Built (and checked) once per item in a process: a task is built several times per profile or run
+    set, from the same item objects while the data are unchanged (`data.load_file`)."""
+    return _graph(_Same(item))
+
+
+class _Same:
+    """An item compared by identity: a key as cheap to hash as the item is costly (a frozen model hashes
+    every field), and as safe, since the cache holds the item and so its identity."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: MeeseeksItem) -> None:
+        self.item = item
+
+    def __hash__(self) -> int:
+        return id(self.item)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.item is self.item
 
 
 @functools.lru_cache(maxsize=1 << 15)
-def _graph(point_ids: tuple[int, ...], deps: tuple[tuple[int, ...], ...], where: str) -> DependencyGraph:
-    """Built (and checked) once per item in a process: a task is built several times per profile or run set."""
-    return DependencyGraph.build(point_ids, deps, where=where)
+def _graph(same: _Same) -> DependencyGraph:
+    item = same.item
+    return DependencyGraph.build(
+        tuple(sq.point_id for sq in item.sub_questions),
+        tuple(tuple(sq.dep) for sq in item.sub_questions),
+        where=f"{item.source_file}: item {item.index}",
+    )
 
 
 def to_sample(item: MeeseeksItem) -> Sample:
