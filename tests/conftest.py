@@ -21,6 +21,15 @@ for _size in ("COLUMNS", "LINES"):
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject.toml): one worker per CPU core and one more, at most 4. Many tests wait on a
+    child process, a browser or a server, so a third worker fills the time two leave idle (the whole
+    suite on a 2-core AMD EPYC: 231 s with 2 workers, 209 s with 3, 213 s with 4)."""
+    return min(4, (os.cpu_count() or 1) + 1)
+
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = (REPO_ROOT.parent / "shared").resolve()
 

@@ -89,7 +89,7 @@ def hold() -> Hold:
 
 @pytest.fixture(scope="module")
 def server(hold: Hold) -> Iterator[FakeOpenAIServer]:
-    fake = FakeOpenAIServer(latency=0.05, behaviour=hold, responder=responder, usage="tokens").start_in_thread()
+    fake = FakeOpenAIServer(latency=0.01, behaviour=hold, responder=responder, usage="tokens").start_in_thread()
     yield fake
     hold.release()
     fake.stop_thread()
