@@ -22,7 +22,6 @@ sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
-
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto` (pyproject.toml): one worker per CPU core and one more, at most 4. Many tests wait on a
     child process, a browser or a server, so a third worker fills the time two leave idle (the whole
