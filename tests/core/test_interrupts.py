@@ -273,7 +273,7 @@ def test_instant_answers_stop_at_the_first_signal(tmp_path):
     """Every answer comes from the response cache (a run of the same samples filled it), so no
     request ever waits: the first SIGINT still stops the run, and a resume finishes it."""
     run = tmp_path / "run"
-    total = 8 * 200
+    total = 8 * 100
     args = [
         "run",
         "demo",
@@ -282,14 +282,14 @@ def test_instant_answers_stop_at_the_first_signal(tmp_path):
         "--role",
         "judge=scripted/echo",
         "--epochs",
-        "200",
+        "100",
         "--display",
         "none",
         "--run-dir",
     ]
     assert proseval(*args, str(tmp_path / "filling the cache"), cwd=tmp_path).returncode == 0
-    status, stderr = interrupt([*args, str(run)], tmp_path, signal.SIGINT, recorded(run, 100))
-    assert len(check_interrupted(status, stderr, run, signal.SIGINT, total)) >= 100  # and fewer than all
+    status, stderr = interrupt([*args, str(run)], tmp_path, signal.SIGINT, recorded(run, 50))
+    assert len(check_interrupted(status, stderr, run, signal.SIGINT, total)) >= 50  # and fewer than all
     check_resumed(run, total)
 
 

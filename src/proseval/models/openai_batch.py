@@ -10,8 +10,6 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
-import openai
-
 from .base import Completion, GenerateConfig, Message, ModelError, RetryableError
 from .batch_parts import Answer, BatchExpiredError, Reader, result_lines, status_error, transport_error
 from .http import short
@@ -56,6 +54,8 @@ class OpenAIBatchAPI:
     probe_path = "/batches"
 
     def __init__(self, base_url: str, key: str):
+        import openai  # here: the SDK takes 0.3 s to import, which only this provider needs
+
         self.base_url = base_url
         self.client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=600.0)
 
@@ -103,6 +103,8 @@ class OpenAIBatchAPI:
     @staticmethod
     def error(exc: BaseException, what: str) -> ModelError:
         """An exception of the `openai` client as a `ModelError` of the usual kind."""
+        import openai
+
         if isinstance(exc, openai.APIStatusError):
             return status_error(exc.status_code, exc.message, what, exc.response.headers)
         return transport_error(exc, what)

@@ -13,8 +13,6 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import openai
-
 from .base import (
     Completion,
     FatalError,
@@ -92,6 +90,8 @@ class OpenAIModel(_ChatEndpoint):
     """OpenAI itself, through the official SDK (its own retries off: retrying is the executor's)."""
 
     def __init__(self, provider: str, name: str, base_urls: list[str] | None = None):
+        import openai  # here: the SDK takes 0.3 s to import, which only this provider needs
+
         super().__init__(provider, name, base_urls)
         self.rules = rules_for(provider, name)
         self._clients = [
@@ -104,6 +104,8 @@ class OpenAIModel(_ChatEndpoint):
         check_maximum(config, "temperature", TEMPERATURE_MAX, f"openai/{self.name}")
 
     async def generate(self, messages: list[Message], config: GenerateConfig) -> Completion:
+        import openai  # imported by __init__ already
+
         index = self._endpoints.pick()
         self._endpoints.in_flight[index] += 1
         start = time.perf_counter()
@@ -200,6 +202,8 @@ def _http_client() -> Any:
     """The SDK's aiohttp-based client when aiohttp is installed, else the SDK's default."""
     if importlib.util.find_spec("aiohttp") is None:
         return None
+    import openai
+
     return openai.DefaultAioHttpClient()
 
 

@@ -12,7 +12,6 @@ import warnings
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from .bootstrap import Block, Resampling
 from .inputs import Values, finite, paired
@@ -32,6 +31,8 @@ def _correlation(x: Values, y: Values, method) -> float | None:
 
 def spearman(x: Values, y: Values) -> float | None:
     """Spearman's rho: agreement on the ordering of items, insensitive to scale use (ties averaged)."""
+    from scipy import stats as scipy_stats  # here: importing scipy takes a command 0.6 s, and most need none
+
     return _correlation(x, y, lambda a, b: scipy_stats.spearmanr(a, b).statistic)
 
 
@@ -45,6 +46,8 @@ def _tau_b(a: np.ndarray, b: np.ndarray) -> float:
     """scipy's tau-b, counted over every pair directly for a few items (a system tau over a handful
     of models is bootstrapped a thousand times)."""
     if a.size > FEW:
+        from scipy import stats as scipy_stats
+
         return scipy_stats.kendalltau(a, b, variant="b").statistic
     upper = np.triu_indices(a.size, 1)
     dx, dy = np.sign(np.subtract.outer(a, a)[upper]), np.sign(np.subtract.outer(b, b)[upper])
@@ -55,6 +58,8 @@ def _tau_b(a: np.ndarray, b: np.ndarray) -> float:
 
 def pearson(x: Values, y: Values) -> float | None:
     """Pearson's r: linear agreement; sensitive to outliers and to how each rater uses the scale."""
+    from scipy import stats as scipy_stats
+
     return _correlation(x, y, lambda a, b: scipy_stats.pearsonr(a, b).statistic)
 
 

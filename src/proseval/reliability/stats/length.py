@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import sparse
 
 from .bootstrap import Block, Interval, Resampling, bootstrap_together
 from .inputs import EQUAL, Labels, Values, codes, floats, group_demean
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 # A resample's beta is solved from its weighted cross-products when they are well conditioned: the
 # system dummies' smallest eigenvalue at least this share of the largest, the length deviation's
@@ -82,6 +85,8 @@ def length_slope(scores: Values, lengths: Values, groups: Labels) -> LengthSlope
 def _group_sums(row_of: np.ndarray, group: np.ndarray, k: int, columns: np.ndarray) -> sparse.csr_array:
     """The (rows of `row_of`, columns x k) matrix summing each item's `columns` into its group: a
     resample's counts per row times it give the drawn sums of every column in every group."""
+    from scipy import sparse  # here: importing scipy takes a command 0.6 s, and most need none
+
     width = columns.shape[1]
     return sparse.csr_array(
         (columns.ravel(), (np.repeat(row_of, width), (np.arange(width)[None, :] * k + group[:, None]).ravel())),

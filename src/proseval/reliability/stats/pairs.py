@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from .agreement import weighted_kappa
 from .alpha import Level, coincidence_alpha, krippendorff_alpha
@@ -155,6 +154,8 @@ def _row_statistic(a: np.ndarray, b: np.ndarray, names: Sequence[str], low: int 
 
     def each(name: str, rows: np.ndarray) -> np.ndarray:
         return np.array([np.nan if (v := scalar[name](a[row], b[row])) is None else v for row in rows])
+
+    from scipy import stats as scipy_stats  # here: importing scipy takes a command 0.6 s, and most need none
 
     def statistic(block: Block) -> np.ndarray:
         rows = block.indices
