@@ -479,7 +479,7 @@ def test_an_interrupted_run_on_the_embedded_model_exits_promptly_and_resumes(tmp
         "--display",
         "none",
         "-g",
-        "candidate.max_tokens=64",
+        "candidate.max_tokens=32",
         "-g",
         "judge.max_tokens=48",
         "--run-dir",
