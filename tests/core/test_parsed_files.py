@@ -166,3 +166,36 @@ def test_a_file_changed_while_it_was_read_is_not_kept(tmp_path: Path, change_tim
     parsed.unchanged_files_once(("bench",), [file], read_while_it_changes)
     parsed.unchanged_files_once(("bench",), [file], read_while_it_changes)
     assert calls == 2
+
+
+def test_parse_files_once_parses_an_unchanged_file_once_and_a_changed_one_again(
+    tmp_path: Path, change_times_in_the_past: None
+) -> None:
+    file = tmp_path / "items.json"
+    file.write_bytes(b"[1]")
+    seen: list[list[bytes]] = []
+
+    def parse(contents: list[bytes]) -> tuple[bytes, ...]:
+        seen.append(contents)
+        return tuple(contents)
+
+    assert parsed.parse_files_once(("bench",), [file], parse) == (b"[1]",)
+    assert parsed.parse_files_once(("bench",), [file], parse) == (b"[1]",)
+    file.write_bytes(b"[2]")
+    assert parsed.parse_files_once(("bench",), [file], parse) == (b"[2]",)
+    assert seen == [[b"[1]"], [b"[2]"]]
+
+
+def test_parse_files_once_keeps_no_parse_past_the_byte_limit(
+    tmp_path: Path, change_times_in_the_past: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only digests are kept under a file's status: a parse the byte limit dropped is made again."""
+    monkeypatch.setattr(parsed, "MAX_KEPT_BYTES", 4)
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_bytes(b"[1]")
+    second.write_bytes(b"[22]")
+    parse = Counting()
+    parsed.parse_files_once(("bench",), [first], lambda contents: parse())
+    parsed.parse_files_once(("bench",), [second], lambda contents: parse())  # 7 bytes: the first goes
+    parsed.parse_files_once(("bench",), [first], lambda contents: parse())
+    assert parse.calls == 3

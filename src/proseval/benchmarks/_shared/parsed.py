@@ -8,7 +8,7 @@ a changed file is parsed again, an unchanged one is not, wherever it lies. A par
 not kept, so its error is raised again on the next read.
 
 Reading and hashing is cheap, but not free: the official Meeseeks data are 690 files, read and hashed
-twice per build. `unchanged_files_once` skips both for files whose status (device, inode, size,
+twice per build. `parse_files_once` and `unchanged_files_once` skip both for files whose status (device, inode, size,
 modification and change times) is the same as when they were last read, once that status is old enough
 to be trusted: a file changed less than `SETTLED_NS` ago is read again, since a second write in the
 same clock tick could leave its times unchanged (git trusts its index the same way).
@@ -36,11 +36,12 @@ MAX_KEPT_BYTES = 256 * 1024 * 1024
 #: How long ago a file must have last changed for its status to stand for its bytes (FAT's times are
 #: two seconds apart; the others' finer).
 SETTLED_NS = 2_000_000_000
-#: The most values kept under file statuses (the values themselves are mostly those `parse_once` keeps).
+#: The most values (`unchanged_files_once`) and file digests (`parse_files_once`) kept under file statuses.
 MAX_KEPT_BY_STATUS = 16384
 
 _KEPT: OrderedDict[tuple[Hashable, ...], tuple[Any, int]] = OrderedDict()
 _BY_STATUS: OrderedDict[tuple[Hashable, ...], Any] = OrderedDict()
+_DIGESTS: OrderedDict[tuple[str, tuple[int, ...]], bytes] = OrderedDict()
 _LOCK = threading.Lock()
 _kept_bytes = 0
 
@@ -48,14 +49,21 @@ _kept_bytes = 0
 def parse_once(key: tuple[Hashable, ...], parse: Callable[[], T], *contents: bytes) -> T:
     """`parse()`, or the value it gave before for the same `key` and the same `contents`
     (the bytes the parse reads). The least recently used parses go first past `MAX_KEPT_BYTES`."""
+    digests = tuple(_digest(content) for content in contents)
+    return _kept_or_parsed((*key, *digests), parse, sum(len(content) for content in contents))
+
+
+def _digest(content: bytes) -> bytes:
+    return hashlib.blake2b(content, digest_size=32).digest()
+
+
+def _kept_or_parsed(full: tuple[Hashable, ...], parse: Callable[[], T], size: int) -> T:
     global _kept_bytes
-    full = (*key, *(hashlib.blake2b(content, digest_size=32).digest() for content in contents))
     with _LOCK:
         if full in _KEPT:
             _KEPT.move_to_end(full)
             return _KEPT[full][0]
     value = parse()
-    size = sum(len(content) for content in contents)
     with _LOCK:
         if full not in _KEPT:
             _KEPT[full] = (value, size)
@@ -63,6 +71,36 @@ def parse_once(key: tuple[Hashable, ...], parse: Callable[[], T], *contents: byt
         while _kept_bytes > MAX_KEPT_BYTES and len(_KEPT) > 1:
             _, (_, dropped) = _KEPT.popitem(last=False)
             _kept_bytes -= dropped
+    return value
+
+
+def parse_files_once(
+    key: tuple[Hashable, ...], paths: Sequence[str | os.PathLike[str]], parse: Callable[[list[bytes]], T]
+) -> T:
+    """`parse(contents)` of the files at `paths`, kept as `parse_once` keeps it; a file whose status
+    has not changed since it was read (`settled_status`) is neither read nor hashed again. Only the
+    files' digests are kept under their status: the parses stay within `MAX_KEPT_BYTES`."""
+    names = [os.fspath(path) for path in paths]
+    before = [settled_status(name) for name in names]
+    with _LOCK:
+        known = [_DIGESTS.get((name, status)) if status else None for name, status in zip(names, before)]
+        if None not in known:
+            full = (*key, *known)
+            if full in _KEPT:
+                _KEPT.move_to_end(full)
+                return _KEPT[full][0]
+    contents = []
+    for name in names:
+        with open(name, "rb") as handle:
+            contents.append(handle.read())
+    digests = [_digest(content) for content in contents]
+    value = _kept_or_parsed((*key, *digests), lambda: parse(contents), sum(map(len, contents)))
+    with _LOCK:
+        for name, status, digest in zip(names, before, digests):
+            if status is not None and settled_status(name) == status:  # unchanged while it was read
+                _DIGESTS[(name, status)] = digest
+        while len(_DIGESTS) > MAX_KEPT_BY_STATUS:
+            _DIGESTS.popitem(last=False)
     return value
 
 
@@ -80,7 +118,8 @@ def unchanged_files_once(
 ) -> T:
     """`compute()` (which reads the files at `paths`), or the value it gave before for the same `key`
     while none of the files has changed since (`settled_status`). A value is kept only when every
-    file's status was settled and the same before and after the computation."""
+    file's status was settled and the same before and after the computation. For small values (a
+    checksum); a parse goes through `parse_files_once`, whose memory is bounded."""
     names = tuple(os.fspath(path) for path in paths)
     before = tuple(settled_status(name) for name in names)
     full = (*key, names, before)
@@ -105,4 +144,5 @@ def forget() -> None:
     with _LOCK:
         _KEPT.clear()
         _BY_STATUS.clear()
+        _DIGESTS.clear()
         _kept_bytes = 0

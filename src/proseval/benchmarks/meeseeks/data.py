@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from proseval.benchmarks._shared.parsed import parse_once, unchanged_files_once
+from proseval.benchmarks._shared.parsed import parse_files_once
 from proseval.kit import DataError
 
 from .rules.base import Dispatcher
@@ -149,17 +149,11 @@ def parse_item(raw: Any, *, source_file: str, index: int, language: str) -> Mees
 
 
 def load_file(path: Path, source_name: str | None = None) -> list[MeeseeksItem]:
-    """All items of one data file (parsed once per content in a process, and not read again while
-    unchanged: `parse_once`, `unchanged_files_once`)."""
+    """All items of one data file (parsed once per content in a process, not read again while
+    unchanged: `parse_files_once`)."""
     name = source_name or path.name
     language = language_of(path.name)
-    key = ("meeseeks", name, language)
-
-    def parse() -> tuple[MeeseeksItem, ...]:
-        content = path.read_bytes()
-        return parse_once(key, lambda: _parse_file(content, name, language), content)
-
-    return list(unchanged_files_once(key, [path], parse))
+    return list(parse_files_once(("meeseeks", name, language), [path], lambda raw: _parse_file(raw[0], name, language)))
 
 
 def _parse_file(content: bytes, name: str, language: str) -> tuple[MeeseeksItem, ...]:

@@ -23,7 +23,7 @@ from typing import Any, Literal, get_args
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from proseval.benchmarks._shared.parsed import parse_once, unchanged_files_once
+from proseval.benchmarks._shared.parsed import parse_files_once
 from proseval.benchmarks.writingbench.criteria import Criterion, validate_checklist
 from proseval.benchmarks.writingbench.jsonl import DataFormatError, describe_validation_error, iter_json_objects
 from proseval.kit import DataError, MissingDataError, round_robin
@@ -263,13 +263,11 @@ def load_benchmark(data_dir: str | os.PathLike[str], *, verify: bool = True) -> 
     root = resolve_data_dir(data_dir)
     names = tuple(name for name in DATA_FILES if (root / name).is_file())
     prefix = f"{root}{os.sep}"
-    key = ("writingbench", verify, prefix, names)
-
-    def build() -> WritingBench:  # once per content in a process, not read again while unchanged
-        raw = {name: (root / name).read_bytes() for name in names}
-        return parse_once(key, lambda: build_benchmark(raw, verify=verify, source_prefix=prefix), *raw.values())
-
-    return unchanged_files_once(key, [root / name for name in names], build)
+    return parse_files_once(  # once per content in a process, not read again while unchanged
+        ("writingbench", verify, prefix, names),
+        [root / name for name in names],
+        lambda raw: build_benchmark(dict(zip(names, raw)), verify=verify, source_prefix=prefix),
+    )
 
 
 def download(dest: str | os.PathLike[str], *, client: httpx.Client | None = None, timeout: float = 60.0) -> Path:
