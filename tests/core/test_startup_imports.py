@@ -108,3 +108,14 @@ def test_every_command_is_listed_with_its_own_help():
     for command in listed:
         help_text = command.loaded.help or ""
         assert " ".join(command.help.split()) == " ".join(help_text.split("\n\n")[0].split()), command.name
+
+
+def test_a_run_that_sends_no_http_request_imports_no_http_client(tmp_path):
+    """A run on scripted models (as on the embedded one) never imports aiohttp or the OpenAI SDK, which
+    build their TLS contexts and types on import."""
+    offline = modules_after(
+        tmp_path, "run", "demo", "-m", "scripted/echo", "-r", "judge=scripted/echo", "-n", "2", "--display", "none",
+        "--run-dir", str(tmp_path / "run"),
+    )  # fmt: skip
+    assert "proseval.runtime.runner" in offline  # it did run
+    assert sorted(m for m in offline if m.split(".")[0] in ("aiohttp", "openai", "anthropic")) == []

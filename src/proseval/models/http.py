@@ -10,16 +10,20 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import aiohttp
-from yarl import URL
+from typing import TYPE_CHECKING, Any
 
 from .base import ContextOverflowError, FatalError, ModelError, RetryableError, is_context_overflow
 
 # (HTTP status, response body, response headers, replica index) -> the error that status means for this provider
 StatusError = Callable[[int, bytes, Mapping[str, str], int], ModelError]
 _RETRYABLE_STATUS = {408, 409, 425, 429}
+
+if TYPE_CHECKING:
+    import aiohttp
+    from yarl import URL
+
+# aiohttp is imported where a request is made (it builds its TLS contexts on import, about 0.17 s):
+# a run on the embedded model or a scripted one, a dry run and the commands that read runs never need it.
 
 
 def short(text: str, limit: int = 300) -> str:
@@ -29,6 +33,8 @@ def short(text: str, limit: int = 300) -> str:
 def connection_words(exc: BaseException) -> str:
     """What went wrong with a connection, in words: "cannot connect to 127.0.0.1:9: connection
     refused", never the client library's own phrasing ("ssl:default", "Connect call failed (…)")."""
+    import aiohttp
+
     if isinstance(exc, aiohttp.ClientSSLError):  # a certificate or TLS failure: its errno means nothing here
         cause = exc.os_error
         detail = getattr(cause, "verify_message", None) or getattr(cause, "reason", None) or str(cause)
@@ -83,6 +89,8 @@ class JsonEndpoints:
         self._urls: dict[tuple[int, str], URL] = {}  # parsed once, not on every request
 
     def session(self) -> aiohttp.ClientSession:
+        import aiohttp
+
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300))
         return self._session
@@ -96,6 +104,9 @@ class JsonEndpoints:
         """POST `body` to `path` of the least busy replica: the decoded JSON reply and the latency.
         `status_error(status, body, headers, replica)` is raised for a status of 400 or more; time-outs,
         dropped connections and malformed bodies are retryable."""
+        import aiohttp
+        from yarl import URL
+
         index = self.pick()
         url = self.base_urls[index]
         target = self._urls.get((index, path))
