@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats as scipy_stats
 
 from proseval.reliability.stats import agreement, alpha, bootstrap, correlation, inputs, length, position
 
@@ -50,6 +49,8 @@ def test_correlations_with_ties_by_hand():
 
 
 def test_correlations_match_scipy_on_the_complete_pairs():
+    from scipy import stats as scipy_stats  # here, not at collection: scipy.stats takes about 0.5 s to import
+
     rng = np.random.default_rng(3)
     x = rng.integers(1, 11, size=60).astype(float)
     y = np.clip(x + rng.integers(-2, 3, size=60), 1, 10)
@@ -492,6 +493,8 @@ def test_score_shift_by_hand():
 def test_tau_b_counted_pair_by_pair_equals_scipys():
     """Up to a few dozen items tau-b is counted over the pairs directly; ties in either rater and
     both are handled as scipy's variant b does."""
+    from scipy import stats as scipy_stats
+
     from proseval.reliability.stats.correlation import FEW
 
     rng = np.random.default_rng(11)
