@@ -40,15 +40,17 @@ What a run meets in place of the reader's world (nothing is downloaded, nothing 
   C3EBench files are read once (they are read-only here), charts are not drawn (a blank PNG in
   their place: the charts are tested where they are made), and the trust store is one certificate
   (the fakes speak plain HTTP). Tokens are counted as words (the estimates and the fakes' usage
-  count a great many; the counting is tested where it is made). The first `proseval profile` of a
-  block profiles; the block's later ones get `--dry-run` (their options, bindings, suite and
-  estimate checked; nothing sent).
+  count a great many; the counting is tested where it is made). Batches go out once every
+  sample in flight has waited 0.05 s instead of 1 s (the waiting is tested where batches are
+  made). The first `proseval profile` of a block profiles; the block's later ones get
+  `--dry-run` (their options, bindings, suite and estimate checked; nothing sent).
 
 Relative links to `page.md#anchor` must name a heading of that page (GitHub's anchors).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import json
 import re
@@ -79,6 +81,7 @@ from docs.documented_commands import (
 from docs.test_reproducing_papers import PLACEHOLDERS, check
 from proseval.cli import app
 from proseval.models.base import GenerateConfig
+from proseval.runtime.batch import BatchCoordinator, BatchSettings
 from proseval.runtime.dryrun import synthetic_reply
 
 pytestmark = pytest.mark.slow
@@ -372,6 +375,15 @@ class WordCount:
         return text.split()
 
 
+def settling_at_once(coordinator: type[BatchCoordinator]) -> Callable[..., BatchCoordinator]:
+    """Batch coordinators that send their batches once every sample in flight has waited 0.05 s, not 1 s."""
+
+    def make(settings: BatchSettings, *args: Any, **kwargs: Any) -> BatchCoordinator:
+        return coordinator(dataclasses.replace(settings, settle=0.05), *args, **kwargs)
+
+    return make
+
+
 def one_certificate(into: Path) -> Path:
     """A trust store of one certificate (the system's first), quick to load for each client."""
     import ssl
@@ -429,6 +441,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, shared_dir: Path) -> Iterato
         patch.setattr("webbrowser.open", lambda *args, **kwargs: True)
         patch.setattr("proseval.plots._drawn", not_drawn)
         patch.setattr("proseval.tokens._encoding", WordCount)
+        patch.setattr("proseval.runtime.runner.BatchCoordinator", settling_at_once(BatchCoordinator))
         patch.setenv("SSL_CERT_FILE", str(one_certificate(root / "certificate.pem")))
         read_data_once(patch)
         (root / "suites").mkdir()
