@@ -8,7 +8,7 @@ between the ways and the sources (`--compare-src`: a source without `score_cf_co
 one configuration after the other only). Medians of wall and CPU time (this process and its flake8
 workers); the scores of every way are compared with those of the first.
 
-    .venv/bin/python bench/longweave_cf_configs.py [--processes 2] [--runs 3] [--compare-src DIR]
+    .venv/bin/python bench/longweave_cf_configs.py [--processes 2] [--runs 3] [--compare-src DIR] [--ways together]
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ def main() -> None:
     parser.add_argument("--vectors", type=Path, default=DEFAULT_VECTORS)
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--ways", choices=["both", "apart", "together"], default="both", help="the ways measured (default: both)"
+    )
     parser.add_argument("--child", choices=["apart", "together"], help=argparse.SUPPRESS)
     add_sources(parser)
     args = parser.parse_args()
@@ -87,6 +90,7 @@ def main() -> None:
         (name, src, way)
         for name, src in sources_of(args).items()
         for way in (("apart", "together") if has_configs(src) else ("apart",))
+        if args.ways in ("both", way)
     ]
     results: dict[tuple[str, str], list[dict]] = {(name, way): [] for name, _, way in ways}
     for run in range(1, args.runs + 1):

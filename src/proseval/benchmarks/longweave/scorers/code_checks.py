@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import ast
 import atexit
+import gc
 import itertools
 import json
 import operator
@@ -487,6 +488,12 @@ def _worker_main(argvs: str) -> None:
     """Check the file named on each stdin line under each command line of `argvs` (JSON); answer
     each file with one JSON line on stdout."""
     checker = _checker_for(tuple(tuple(argv) for argv in json.loads(argvs)))
+    # What is loaded now (flake8, its plugins, their options) lives as long as the worker: frozen, the
+    # cycle collector stops walking it again for every file. A file's syntax trees (linked to their
+    # parents by plugins, so in cycles) are collected after 50,000 allocations instead of 700: about
+    # 13 % less CPU (bench/longweave_cf_configs.py --ways together --compare-src).
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
     while line := sys.stdin.readline().rstrip("\n"):
         path, _, original_path = line.partition("\t")
         checks = checker.check(_read(path), path)
