@@ -83,6 +83,7 @@ from proseval.cli import app
 from proseval.models.base import GenerateConfig
 from proseval.runtime.batch import BatchCoordinator, BatchSettings
 from proseval.runtime.dryrun import synthetic_reply
+from support.batching import FAST
 
 pytestmark = pytest.mark.slow
 
@@ -376,10 +377,11 @@ class WordCount:
 
 
 def settling_at_once(coordinator: type[BatchCoordinator]) -> Callable[..., BatchCoordinator]:
-    """Batch coordinators that send their batches once every sample in flight has waited 0.05 s, not 1 s."""
+    """Batch coordinators that send their batches once every sample in flight has waited as long as
+    in the batch-mode tests (`FAST`: 0.05 s), not 1 s."""
 
     def make(settings: BatchSettings, *args: Any, **kwargs: Any) -> BatchCoordinator:
-        return coordinator(dataclasses.replace(settings, settle=0.05), *args, **kwargs)
+        return coordinator(dataclasses.replace(settings, settle=FAST.settle), *args, **kwargs)
 
     return make
 

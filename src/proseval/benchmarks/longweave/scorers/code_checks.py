@@ -490,8 +490,9 @@ def _worker_main(argvs: str) -> None:
     checker = _checker_for(tuple(tuple(argv) for argv in json.loads(argvs)))
     # What is loaded now (flake8, its plugins, their options) lives as long as the worker: frozen, the
     # cycle collector stops walking it again for every file. A file's syntax trees (linked to their
-    # parents by plugins, so in cycles) are collected after 50,000 allocations instead of 700: about
-    # 13 % less CPU (bench/longweave_cf_configs.py --ways together --compare-src).
+    # parents by plugins, so in cycles) are collected after 50,000 allocations instead of 700, the
+    # threshold runs use (`runtime.collector.YOUNG_THRESHOLD`; this script imports only the standard
+    # library and flake8): about 13 % less CPU (bench/longweave_cf_configs.py --ways together).
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
     while line := sys.stdin.readline().rstrip("\n"):
