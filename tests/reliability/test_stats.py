@@ -243,8 +243,14 @@ def test_interval_alpha_on_many_distinct_values_takes_the_linear_closed_form(mon
     def cubic(*args, **kwargs):  # 3,000 units x 12,000 values x 12,000 values: far too big to build
         raise AssertionError("the package's units x values x values array was built")
 
+    def dense(*args, **kwargs):  # 3,000 units x 12,000 values of counts (288 MB) for patterns never used
+        raise AssertionError("the units x values counts were built")
+
     monkeypatch.setattr(alpha.krippendorff, "alpha", cubic)
+    monkeypatch.setattr(alpha, "_patterns", dense)
     assert alpha.krippendorff_alpha(data) == pytest.approx(0.5, abs=0.05)
+    units, resampling = alpha.alpha_resampling(data)
+    assert units == 3000 and resampling.counting  # the closed form, resampled by counts
 
 
 # --- mean difference with a paired bootstrap -----------------------------------------------------

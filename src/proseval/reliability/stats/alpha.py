@@ -52,8 +52,9 @@ def krippendorff_alpha(
     if pairable.sum() < 2 or np.unique(pairable_values).size < 2:
         return None
     if domain is None:  # a value_domain may order the ordinal categories otherwise than by value
-        values, patterns, pattern_of = _patterns(data[:, pairable])
-        if patterns.shape[0] * values.size**2 <= _PATTERN_CELLS:
+        counted = _few_patterns(data[:, pairable])
+        if counted is not None:
+            values, patterns, pattern_of = counted
             times = np.bincount(pattern_of, minlength=patterns.shape[0])[None, :]
             return finite(coincidence_alpha(_coincidences(patterns, times), values, level)[0])
     distinct = np.unique(data[present]).size if domain is None else domain.size
@@ -131,8 +132,9 @@ def alpha_resampling(matrix_: Ratings, level: Level = "interval", *, resamples: 
         raise ValueError(f"unknown level {level!r}; expected one of {LEVELS}")
     data = matrix(matrix_, ragged=False)
     data = data[:, (~np.isnan(data)).sum(axis=0) >= 2] if data.size else np.empty((0, 0))
-    values, patterns, pattern_of = _patterns(data)
-    if patterns.shape[0] * values.size**2 <= _PATTERN_CELLS:
+    counted = _few_patterns(data)
+    if counted is not None:
+        values, patterns, pattern_of = counted
         return data.shape[1], Resampling(
             _pattern_alpha(patterns, pattern_of, values, level), 1, resamples, counting=True
         )
@@ -145,6 +147,19 @@ def alpha_resampling(matrix_: Ratings, level: Level = "interval", *, resamples: 
         )
 
     return data.shape[1], Resampling(statistic, 1, resamples)
+
+
+def _few_patterns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """`_patterns` of raters x units while patterns x values x values stays under `_PATTERN_CELLS`, else
+    None. A unit's pattern holds at most one value per rater, so k distinct values make at least k /
+    raters patterns: past the limit by that count alone, the units x values counts are never built
+    (3,000 averaged scores of 4 raters: 12,000 values, a 288 MB array for nothing)."""
+    present = ~np.isnan(data)
+    distinct = np.unique(data[present]).size
+    if -(-distinct // max(data.shape[0], 1)) * distinct**2 > _PATTERN_CELLS:
+        return None
+    values, patterns, pattern_of = _patterns(data)
+    return (values, patterns, pattern_of) if patterns.shape[0] * values.size**2 <= _PATTERN_CELLS else None
 
 
 def _patterns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
