@@ -12,7 +12,7 @@ import json
 from proseval.benchmarks.demo.task import JUDGE_FORMAT, TEMPLATES, dataset, make_task
 from proseval.models.local import LocalModel
 
-MAX_TOKENS = 64
+MAX_TOKENS = 32
 
 # Two answers a candidate might give: one on topic, and a poor one (the judge's reason for it runs on
 # to `max_tokens`).
