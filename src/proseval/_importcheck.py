@@ -18,7 +18,7 @@ the usual routes, not a proof: the contracts and the registry's checks still hol
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -220,12 +220,12 @@ def _aliases(node: ast.AST, module: str, package: bool) -> Iterator[tuple[str, s
             yield path, None if alias.name == "*" else alias.asname or alias.name, path
 
 
-def _imports(tree: ast.Module, module: str, package: bool) -> tuple[Found, dict[str, str]]:
+def _imports(nodes: Sequence[ast.AST], module: str, package: bool) -> tuple[Found, dict[str, str]]:
     """The import statements refused, and each name an import binds with the dotted name it stands for."""
     exempt = _exempt_paths(module)
     found: Found = []
     bound: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in nodes:
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
         for path, local, stands_for in _aliases(node, module, package):
@@ -298,12 +298,12 @@ def _use_refusal(path: str, node: ast.AST, parents: dict[int, ast.AST], value: b
 
 
 def _names_used(
-    tree: ast.Module, bound: dict[str, str], parents: dict[int, ast.AST], exempt: set[int]
+    nodes: Sequence[ast.AST], bound: dict[str, str], parents: dict[int, ast.AST], exempt: set[int]
 ) -> Iterator[tuple[int, str]]:
     """Uses of a name an import bound, and of the built-ins and attributes that import or run code
     (but in `exempt` nodes)."""
-    bases = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-    for node in ast.walk(tree):
+    bases = {id(node.value) for node in nodes if isinstance(node, ast.Attribute)}
+    for node in nodes:
         if id(node) in exempt:
             continue
         if isinstance(node, ast.Attribute):
@@ -333,10 +333,12 @@ def _name_refusals(node: ast.Name, bound: dict[str, str], parents: dict[int, ast
         yield node.lineno, f"{node.id}: {CONTRACTS}"
 
 
-def _data_files(tree: ast.Module, bound: dict[str, str], parents: dict[int, ast.AST]) -> Iterator[tuple[int, str]]:
+def _data_files(
+    nodes: Sequence[ast.AST], bound: dict[str, str], parents: dict[int, ast.AST]
+) -> Iterator[tuple[int, str]]:
     """`module.files(...)` of a module an import bound (one that holds `importlib.resources.files`)
     called with anything but the package's own name."""
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute) and node.attr == "files" and isinstance(parents.get(id(node)), ast.Call):
             root = _root(node)
             if isinstance(root, ast.Name) and root.id in bound and not _own_package_files(node, parents):
@@ -367,10 +369,10 @@ def _attribute_call(node: ast.AST, bound: dict[str, str]) -> tuple[ast.Call, str
     return None
 
 
-def _attribute_calls(tree: ast.Module, bound: dict[str, str]) -> Iterator[tuple[int, str]]:
+def _attribute_calls(nodes: Sequence[ast.AST], bound: dict[str, str]) -> Iterator[tuple[int, str]]:
     """`getattr(x, "name")` and its kin: a name refused as an attribute, or a name of a module an
     import bound (the kit, sys) that is computed or set."""
-    for any_node in ast.walk(tree):
+    for any_node in nodes:
         if (found := _attribute_call(any_node, bound)) is None:
             continue
         node, call = found
@@ -399,9 +401,9 @@ def _bound_names(node: ast.AST) -> list[str]:
     return [name] if isinstance(node, (*_BINDERS, ast.MatchMapping)) and isinstance(name, str) else []
 
 
-def _assignments(tree: ast.Module, bound: dict[str, str]) -> Iterator[tuple[int, str]]:
+def _assignments(nodes: Sequence[ast.AST], bound: dict[str, str]) -> Iterator[tuple[int, str]]:
     """A module global that says which module this is, rebound; an attribute of an imported module set."""
-    for node in ast.walk(tree):
+    for node in nodes:
         for name in _bound_names(node):
             if name in MODULE_GLOBALS:
                 yield getattr(node, "lineno", 0), f"assignment to {name}: the registry reads it to check hook strings"
@@ -421,23 +423,25 @@ def _exempt_paths(module: str) -> frozenset[str]:
     return frozenset(ast.unparse(call.func) for call in _exempt_calls(module) if isinstance(call, ast.Call))
 
 
-def _exempt_nodes(tree: ast.Module, module: str) -> set[int]:
+def _exempt_nodes(nodes: Sequence[ast.AST], module: str) -> set[int]:
     """The nodes inside the calls `EXEMPT` lists for `module`, written exactly as listed."""
     listed = {ast.dump(call) for call in _exempt_calls(module)}
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and ast.dump(node) in listed]
+    if not listed:
+        return set()
+    calls = [node for node in nodes if isinstance(node, ast.Call) and ast.dump(node) in listed]
     return {id(inner) for call in calls for inner in ast.walk(call)}
 
 
 def refusals(source: str, module: str, package: bool = False) -> Found:
     """The (line, what and why) of each way the source of `module` (`package`: its `__init__.py`)
     could import a module that the import contracts cannot see, sorted."""
-    tree = ast.parse(source)
-    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-    found, bound = _imports(tree, module, package)
-    found += _names_used(tree, bound, parents, _exempt_nodes(tree, module))
-    found += _attribute_calls(tree, bound)
-    found += _data_files(tree, bound, parents)
-    found += _assignments(tree, bound)
+    nodes = list(ast.walk(ast.parse(source)))  # walked once; each check goes over the list
+    parents = {id(child): node for node in nodes for child in ast.iter_child_nodes(node)}
+    found, bound = _imports(nodes, module, package)
+    found += _names_used(nodes, bound, parents, _exempt_nodes(nodes, module))
+    found += _attribute_calls(nodes, bound)
+    found += _data_files(nodes, bound, parents)
+    found += _assignments(nodes, bound)
     return sorted(set(found))
 
 
