@@ -4,6 +4,7 @@ numbers), and its bootstrap over the units."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Literal
 
@@ -154,38 +155,36 @@ def _few_patterns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     None. A unit's pattern holds at most one value per rater, so k distinct values make at least k /
     raters patterns: past the limit by that count alone, the units x values counts are never built
     (3,000 averaged scores of 4 raters: 12,000 values, a 288 MB array for nothing)."""
-    present = ~np.isnan(data)
-    distinct = np.unique(data[present]).size
-    if -(-distinct // max(data.shape[0], 1)) * distinct**2 > _PATTERN_CELLS:
+    values = np.unique(data[~np.isnan(data)])
+    if math.ceil(values.size / max(data.shape[0], 1)) * values.size**2 > _PATTERN_CELLS:
         return None
-    values, patterns, pattern_of = _patterns(data)
+    patterns, pattern_of = _patterns(data, values)
     return (values, patterns, pattern_of) if patterns.shape[0] * values.size**2 <= _PATTERN_CELLS else None
 
 
-def _patterns(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The sorted distinct values of pairable raters x units, the distinct rating patterns of the
-    units (patterns x values: how many ratings of each value), and each unit's pattern."""
+def _patterns(data: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rating patterns of the units of pairable raters x units (patterns x `values`, the
+    sorted distinct values: how many ratings of each value), and each unit's pattern."""
     present = ~np.isnan(data)
-    values = np.unique(data[present])
     units, raters = np.nonzero(present.T)
     k = values.size
     per_unit = np.bincount(
         units * k + np.searchsorted(values, data.T[units, raters]), minlength=data.shape[1] * k
     ).reshape(data.shape[1], k)
     if not per_unit.size:
-        return values, per_unit.astype(float), np.zeros(data.shape[1], dtype=np.intp)
+        return per_unit.astype(float), np.zeros(data.shape[1], dtype=np.intp)
     base = data.shape[0] + 1  # a unit's count of one value is at most the number of raters
     if k * np.log2(base) < 62:  # each pattern as one integer
         _, first, pattern_of = np.unique(
             per_unit @ base ** np.arange(k, dtype=np.int64), return_index=True, return_inverse=True
         )
-        return values, per_unit[first].astype(float), pattern_of.reshape(-1)
+        return per_unit[first].astype(float), pattern_of.reshape(-1)
     order = np.lexsort(per_unit.T[::-1])
     ranked = per_unit[order]
     first = np.r_[True, np.any(ranked[1:] != ranked[:-1], axis=1)]
     pattern_of = np.empty(order.size, dtype=np.intp)
     pattern_of[order] = np.cumsum(first) - 1
-    return values, ranked[first].astype(float), pattern_of
+    return ranked[first].astype(float), pattern_of
 
 
 def _coincidences(patterns: np.ndarray, times: np.ndarray) -> np.ndarray:
