@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -72,10 +73,15 @@ def scripts():
         yield register
 
 
+_cache_folders = itertools.count()
+
+
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own response cache, never the user's."""
-    path = tmp_path_factory.mktemp("cache")
+    """Every test gets its own response cache, never the user's: a folder that does not exist
+    yet, as on a machine proseval never ran on (what writes to it makes it). Most tests write
+    nothing there, so most of these folders are never made, nor removed by a later session."""
+    path = tmp_path_factory.getbasetemp() / "caches" / str(next(_cache_folders))
     monkeypatch.setenv("PROSEVAL_CACHE_DIR", str(path))
     return path
 

@@ -165,7 +165,7 @@ def test_dry_run_sends_nothing_and_writes_no_run_folder_or_cache(tmp_path, serve
     result = invoke("run", "demo", *models(server.base_url), "--dry-run", "--prices", str(prices), "--out", str(out))
     assert result.exit_code == 0, result.output
     assert server.requests == []  # nothing reached the endpoint
-    assert not out.exists() and list(isolated_cache.iterdir()) == []
+    assert not out.exists() and not isolated_cache.exists()
     assert "Dry run: nothing sent, nothing written; cost in USD" in result.output
     total = next(line for line in result.output.splitlines() if line.strip("│ ").startswith("total"))
     assert total.split("│")[5].strip() == "16"  # 16 requests over the 8 samples
@@ -175,7 +175,7 @@ def test_dry_run_sends_nothing_and_writes_no_run_folder_or_cache(tmp_path, serve
     bare = invoke("run", "demo", "--dry-run", "-n", "2", "--estimate-output", "judge=50", "--out", str(out))
     assert bare.exit_code == 0, bare.output
     assert "prices missing for local/smollm2-135m" in bare.output and "judge stated" in bare.output
-    assert not out.exists() and list(isolated_cache.iterdir()) == []
+    assert not out.exists() and not isolated_cache.exists()
 
 
 def test_run_set_dry_run_lists_every_member_and_sends_nothing(tmp_path, server, prices):
