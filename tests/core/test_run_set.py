@@ -198,6 +198,27 @@ def test_a_failing_member_does_not_stop_the_others_and_runs_when_the_set_is_run_
     assert support.CALLS["set-m1"] == 0 and support.CALLS["set-m2"] == 2
 
 
+def test_a_member_whose_writer_was_killed_inside_a_write_resumes_when_the_set_is_run_again(tmp_path, support):
+    """A kill inside a record's write leaves half a line at the end of samples.jsonl: deciding what
+    to run reads past it, the resume cuts it and runs that sample again; no member fails."""
+    path = write(tmp_path, SMALL)
+    folder = tmp_path / "set"
+    assert not run_set(path).failed
+    torn = folder / "demo--scripted-set-m2"
+    samples = torn / "samples.jsonl"
+    whole = samples.read_bytes()
+    samples.write_bytes(whole[: whole.rindex(b"\n", 0, len(whole) - 1) + 1 + 40])  # the last record cut at 40 bytes
+    (torn / "results.json").unlink()  # the killed writer never finished the run
+    assert len(keys_of(torn)) == 1  # the torn line is not read as a record, nor refused
+
+    again = run_set(path)
+    assert not again.failed, [m.reason for m in again.failed]
+    assert {m.name: m.state for m in again.members}["demo--scripted-set-m2"] == "resumed"
+    counted = keys_of(torn)
+    assert len(counted) == 2 and set(counted.values()) == {1}
+    assert samples.read_bytes().endswith(b"\n")
+
+
 def test_a_changed_configuration_fails_that_member_naming_the_change(tmp_path, support):
     path = write(tmp_path, SMALL)
     run_set(path)

@@ -115,6 +115,14 @@ def read_model(model: type[Model], file: Path, what: str) -> Model:
         raise RunFileError(f"{file}: invalid {what}: {describe_validation_error(exc)}") from None
 
 
+def _torn(line: str) -> bool:
+    """Whether an unreadable line of `samples.jsonl` is the half-written last line of a writer
+    killed inside its write: every record is written whole with its newline (`SampleWriter`), so
+    only the last line can lack one. Readers leave it out; a resume cuts it (`repair_tail`). An
+    unreadable line that ends in a newline is damage and is reported."""
+    return not line.endswith("\n")
+
+
 def scored_view(line: str) -> ScoredSample:
     """A line of `samples.jsonl` as aggregation reads it: the record's `ScoredSample` fields, its
     texts skipped. The one reading for records read back and those gathered as written."""
@@ -361,7 +369,8 @@ class RunFolder:
             try:
                 yield SampleRecord.model_validate_json(line)
             except ValidationError as exc:
-                raise self._damaged(line_number, exc) from None
+                if not _torn(line):
+                    raise self._damaged(line_number, exc) from None
 
     def iter_scored(self) -> Iterator[ScoredSample]:
         """Records without their texts: what aggregation needs, light on memory."""
@@ -369,7 +378,8 @@ class RunFolder:
             try:
                 yield scored_view(line)
             except ValidationError as exc:  # not JSON, or not a record
-                raise self._damaged(line_number, exc) from None
+                if not _torn(line):
+                    raise self._damaged(line_number, exc) from None
 
     def _damaged(self, line_number: int, exc: ValidationError) -> RunFileError:
         return RunFileError(
