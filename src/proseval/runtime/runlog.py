@@ -10,7 +10,7 @@ import json
 import os
 import socket
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
@@ -105,6 +105,7 @@ class UsageSession(TypedDict, total=False):
 
 USAGE_LINE = TypeAdapter(UsageSession)
 Model = TypeVar("Model", bound=BaseModel)
+Record = TypeVar("Record", SampleRecord, ScoredSample)
 
 
 def read_model(model: type[Model], file: Path, what: str) -> Model:
@@ -365,26 +366,24 @@ class RunFolder:
         return size - keep
 
     def iter_records(self) -> Iterator[SampleRecord]:
-        for line_number, line in self._lines():
-            try:
-                yield SampleRecord.model_validate_json(line)
-            except ValidationError as exc:
-                if not _torn(line):
-                    raise self._damaged(line_number, exc) from None
+        return self._parsed(SampleRecord.model_validate_json)
 
     def iter_scored(self) -> Iterator[ScoredSample]:
         """Records without their texts: what aggregation needs, light on memory."""
+        return self._parsed(scored_view)
+
+    def _parsed(self, parse: Callable[[str], Record]) -> Iterator[Record]:
+        """Each line of samples.jsonl as `parse` reads it; a line that is not JSON or not a record
+        is reported with its number, but a torn last line (`_torn`) is left out."""
         for line_number, line in self._lines():
             try:
-                yield scored_view(line)
-            except ValidationError as exc:  # not JSON, or not a record
+                yield parse(line)
+            except ValidationError as exc:
                 if not _torn(line):
-                    raise self._damaged(line_number, exc) from None
-
-    def _damaged(self, line_number: int, exc: ValidationError) -> RunFileError:
-        return RunFileError(
-            f"{self.samples_path}:{line_number}: invalid record: {describe_validation_error(exc, one_line=True)}"
-        )
+                    raise RunFileError(
+                        f"{self.samples_path}:{line_number}: invalid record: "
+                        f"{describe_validation_error(exc, one_line=True)}"
+                    ) from None
 
     def unique_scored(self) -> tuple[list[ScoredSample], int]:
         """One record per (sample, epoch), and how many duplicates were set aside.
